@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cfgfile.h>
+
+#include "options.h"
+
+#define SECTION "ewykd"
+#define EAL_SECTION "eal"
+#define MAX_SECTIONS 16
+
+typedef int (*opt_set_fn)(struct ewykd_config *cfg, const char *val,
+		char *err, size_t errlen);
+
+struct opt_def {
+	const char *name;
+	const char *arg;	/* metavariable; NULL for a flag */
+	opt_set_fn set;
+	const char *help;
+};
+
+static int
+parse_u64(const char *val, uint64_t min, uint64_t max, uint64_t *out,
+		char *err, size_t errlen)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(val, &end, 10);
+	if (val[0] == '\0' || val[0] == '-' || *end != '\0' || errno != 0 ||
+			v < min || v > max) {
+		snprintf(err, errlen, "'%s' is not a number from %llu to %llu",
+				val, (unsigned long long)min,
+				(unsigned long long)max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* One setter per numeric field, generated: name, field, min, max. */
+#define NUM_SETTER(fn, field, min, max) \
+static int \
+fn(struct ewykd_config *cfg, const char *val, char *err, size_t errlen) \
+{ \
+	uint64_t v; \
+	if (parse_u64(val, min, max, &v, err, errlen) != 0) \
+		return -1; \
+	cfg->field = (__typeof__(cfg->field))v; \
+	return 0; \
+}
+
+NUM_SETTER(set_www_max_mb, www_max_mb, 1, 65536)
+NUM_SETTER(set_port_id, port_id, 0, 1023)
+NUM_SETTER(set_shards, shards, 1, 128)
+NUM_SETTER(set_listen_port, listen_port, 1, 65535)
+NUM_SETTER(set_mtu, mtu, 576, 9000)
+NUM_SETTER(set_rx_desc, rx_desc, 64, 16384)
+NUM_SETTER(set_tx_desc, tx_desc, 64, 16384)
+NUM_SETTER(set_mbufs, mbufs, 1024, 16777216)
+NUM_SETTER(set_max_conns, max_conns, 16, 4194304)
+NUM_SETTER(set_snd_buf, snd_buf, 4096, 16777216)
+NUM_SETTER(set_rto_min_ms, rto_min_ms, 1, 60000)
+NUM_SETTER(set_time_wait_ms, time_wait_ms, 0, 240000)
+NUM_SETTER(set_idle_sleep_us, idle_sleep_us, 1, 100000)
+
+static int
+set_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+{
+	char buf[32];
+	char *slash;
+	uint64_t prefix;
+	struct in_addr a;
+
+	if (strlen(val) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, val);
+	slash = strchr(buf, '/');
+	if (slash == NULL)
+		goto bad;
+	*slash = '\0';
+	if (inet_pton(AF_INET, buf, &a) != 1 ||
+			parse_u64(slash + 1, 1, 32, &prefix, err, errlen) != 0)
+		goto bad;
+	cfg->ip = a.s_addr;
+	cfg->prefix = (uint8_t)prefix;
+	return 0;
+bad:
+	snprintf(err, errlen, "'%s' is not an IPv4 address with a prefix "
+			"length (A.B.C.D/N)", val);
+	return -1;
+}
+
+static int
+set_path(char *dst, const char *val, char *err, size_t errlen)
+{
+	if (val[0] == '\0' || strlen(val) >= PATH_MAX) {
+		snprintf(err, errlen, "'%s' is not a usable path", val);
+		return -1;
+	}
+	strcpy(dst, val);
+	return 0;
+}
+
+static int
+set_www(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+{
+	return set_path(cfg->www, val, err, errlen);
+}
+
+static int
+set_config(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+{
+	return set_path(cfg->config_file, val, err, errlen);
+}
+
+static int
+set_idle(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+{
+	if (strcmp(val, "poll") == 0)
+		cfg->idle = IDLE_POLL;
+	else if (strcmp(val, "sleep") == 0)
+		cfg->idle = IDLE_SLEEP;
+	else {
+		snprintf(err, errlen, "'%s' is not an idle mode (poll or sleep)",
+				val);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct opt_def opts[] = {
+	{ "config", "FILE", set_config,
+	  "INI file: [ewykd] takes these options as keys, [eal] args= the EAL options" },
+	{ "ip", "ADDR/PREFIX", set_ip, "address of the appliance (198.18.0.2/24)" },
+	{ "www", "DIR", set_www, "static files, loaded into memory at start (none)" },
+	{ "www-max-mb", "N", set_www_max_mb, "refuse to start if --www holds more (1024)" },
+	{ "listen-port", "N", set_listen_port, "TCP port served (80)" },
+	{ "port-id", "N", set_port_id, "DPDK ethdev port (0)" },
+	{ "shards", "N", set_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
+	{ "mtu", "N", set_mtu, "MTU of the port (1500)" },
+	{ "rx-desc", "N", set_rx_desc, "RX descriptors per queue (1024)" },
+	{ "tx-desc", "N", set_tx_desc, "TX descriptors per queue (1024)" },
+	{ "mbufs", "N", set_mbufs, "mbufs in the pool (32767)" },
+	{ "max-conns", "N", set_max_conns, "TCP connections per shard (4096)" },
+	{ "snd-buf", "BYTES", set_snd_buf, "send queue per connection (65536)" },
+	{ "rto-min-ms", "MS", set_rto_min_ms, "lower bound of the retransmission timeout (200)" },
+	{ "time-wait-ms", "MS", set_time_wait_ms, "TIME-WAIT and FIN-WAIT-2 linger (4000)" },
+	{ "idle", "MODE", set_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
+	{ "idle-sleep-us", "US", set_idle_sleep_us, "longest idle sleep (100)" },
+	{ "help", NULL, NULL, "this text" },
+	{ "version", NULL, NULL, "print the version" },
+};
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+void
+options_defaults(struct ewykd_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	inet_pton(AF_INET, "198.18.0.2", &cfg->ip);
+	cfg->prefix = 24;
+	cfg->www_max_mb = 1024;
+	cfg->listen_port = 80;
+	cfg->mtu = 1500;
+	cfg->rx_desc = 1024;
+	cfg->tx_desc = 1024;
+	cfg->mbufs = 32767;
+	cfg->max_conns = 4096;
+	cfg->snd_buf = 65536;
+	cfg->rto_min_ms = 200;
+	cfg->time_wait_ms = 4000;
+	cfg->idle = IDLE_SLEEP;
+	cfg->idle_sleep_us = 100;
+}
+
+void
+options_usage(const char *prog)
+{
+	size_t i;
+
+	printf("Usage: %s [EAL options] -- [ewykd options]\n"
+	       "       %s --config FILE\n\n"
+	       "ewyk: a kernel-bypass HTTP/1.1 appliance on DPDK.\n\n"
+	       "ewykd options:\n", prog, prog);
+	for (i = 0; i < NOPTS; i++) {
+		char left[40];
+
+		snprintf(left, sizeof(left), "--%s%s%s", opts[i].name,
+				opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
+		printf("  %-26s %s\n", left, opts[i].help);
+	}
+	printf("\nEAL options (before --), for example:\n"
+	       "  -l 0-1 --vdev net_tap0,iface=ewyk0 --in-memory\n"
+	       "  -l 0-2 -a 0000:3b:00.0 --huge-dir /dev/hugepages\n"
+	       "Run with any EAL option and --help before -- for the EAL's own list.\n"
+	       "\nTelemetry: dpdk-telemetry.py -f PREFIX, commands /ewyk/info and "
+	       "/ewyk/stats.\n");
+}
+
+static const struct opt_def *
+find_opt(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NOPTS; i++)
+		if (strcmp(opts[i].name, name) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+/* Line of "key" inside [section] of an INI file (of the section header
+ * when key is NULL), for error messages; 0 if not found. */
+static int
+ini_line_of(const char *file, const char *section, const char *key)
+{
+	char line[4096], cur[128] = "";
+	int no = 0;
+	FILE *f = fopen(file, "r");
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p = line, *e;
+
+		no++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '[') {
+			e = strchr(p, ']');
+			if (e != NULL) {
+				*e = '\0';
+				snprintf(cur, sizeof(cur), "%s", p + 1);
+				if (key == NULL && strcmp(cur, section) == 0) {
+					fclose(f);
+					return no;
+				}
+			}
+			continue;
+		}
+		e = p + strcspn(p, "= \t");
+		if (key != NULL && strcmp(cur, section) == 0 && (size_t)(e - p) == strlen(key) &&
+				strncmp(p, key, strlen(key)) == 0) {
+			fclose(f);
+			return no;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* rte_cfgfile says only "failed"; find the first line it cannot read. */
+static int
+ini_check_syntax(const char *file, char *err, size_t errlen)
+{
+	char line[4096];
+	int no = 0;
+	FILE *f = fopen(file, "r");
+
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", file, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p = line;
+
+		no++;
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			p++;
+		if (*p == '\0' || *p == ';' || *p == '#')
+			continue;
+		if (*p == '[' ? strchr(p, ']') == NULL : strchr(p, '=') == NULL ||
+				*p == '=') {
+			snprintf(err, errlen, "%s:%d: expected [section] or "
+					"key = value", file, no);
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static int
+load_config(struct ewykd_config *cfg, char *err, size_t errlen)
+{
+	const char *file = cfg->config_file;
+	char store[MAX_SECTIONS][CFG_NAME_LEN];
+	char *names[MAX_SECTIONS];
+	struct rte_cfgfile *ini;
+	int i, n, rc = -1;
+	char sub[256];
+
+	if (ini_check_syntax(file, err, errlen) != 0)
+		return -1;
+	ini = rte_cfgfile_load(file, 0);
+	if (ini == NULL) {
+		snprintf(err, errlen, "%s: cannot be read as an INI file", file);
+		return -1;
+	}
+	n = rte_cfgfile_num_sections(ini, NULL, 0);
+	if (n > MAX_SECTIONS) {
+		snprintf(err, errlen, "%s: more than %d sections", file, MAX_SECTIONS);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		names[i] = store[i];
+	rte_cfgfile_sections(ini, names, n);
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i], SECTION) != 0 &&
+				strcmp(names[i], EAL_SECTION) != 0) {
+			snprintf(err, errlen, "%s:%d: unknown section [%s] (expected "
+					"[" SECTION "] or [" EAL_SECTION "])", file,
+					ini_line_of(file, names[i], NULL), names[i]);
+			goto out;
+		}
+	}
+	if (rte_cfgfile_has_section(ini, EAL_SECTION)) {
+		const char *v = rte_cfgfile_get_entry(ini, EAL_SECTION, "args");
+
+		if (v == NULL || rte_cfgfile_section_num_entries(ini, EAL_SECTION) != 1) {
+			snprintf(err, errlen, "%s: [" EAL_SECTION "] takes one key, "
+					"args = EAL options", file);
+			goto out;
+		}
+		snprintf(cfg->eal_args, sizeof(cfg->eal_args), "%s", v);
+	}
+	if (rte_cfgfile_has_section(ini, SECTION)) {
+		int ne = rte_cfgfile_section_num_entries(ini, SECTION);
+		struct rte_cfgfile_entry *entries = calloc((size_t)ne + 1,
+				sizeof(*entries));
+
+		if (entries == NULL)
+			goto out;
+		rte_cfgfile_section_entries(ini, SECTION, entries, ne);
+		for (i = 0; i < ne; i++) {
+			const struct opt_def *o = find_opt(entries[i].name);
+			int line = ini_line_of(file, SECTION, entries[i].name);
+
+			if (o == NULL || o->set == NULL || o->set == set_config) {
+				snprintf(err, errlen, "%s:%d: unknown key '%s'",
+						file, line, entries[i].name);
+				free(entries);
+				goto out;
+			}
+			if (o->set(cfg, entries[i].value, sub, sizeof(sub)) != 0) {
+				snprintf(err, errlen, "%s:%d: %s: %s", file, line,
+						entries[i].name, sub);
+				free(entries);
+				goto out;
+			}
+		}
+		free(entries);
+	}
+	rc = 0;
+out:
+	rte_cfgfile_close(ini);
+	return rc;
+}
+
+int
+options_parse(struct ewykd_config *cfg, int argc, char **argv)
+{
+	struct option lopts[NOPTS + 1];
+	char err[PATH_MAX + 1024], sub[256];
+	size_t i;
+	int c, idx;
+
+	memset(lopts, 0, sizeof(lopts));
+	for (i = 0; i < NOPTS; i++) {
+		lopts[i].name = opts[i].name;
+		lopts[i].has_arg = opts[i].arg ? required_argument : no_argument;
+		lopts[i].val = 0;
+	}
+	/* First pass: --help, --version and --config. */
+	for (i = 1; i < (size_t)argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			options_usage("ewykd");
+			return OPT_EXIT_OK;
+		}
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("ewykd %s\n", EWYK_VERSION);
+			return OPT_EXIT_OK;
+		}
+	}
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", lopts, &idx)) != -1) {
+		if (c == 0 && opts[idx].set == set_config &&
+				set_config(cfg, optarg, sub, sizeof(sub)) != 0) {
+			fprintf(stderr, "ewykd: --config: %s\n", sub);
+			return OPT_EXIT_USAGE;
+		}
+	}
+	if (cfg->config_file[0] != '\0' && load_config(cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ewykd: %s\n", err);
+		return OPT_EXIT_USAGE;
+	}
+	/* Second pass: the command line overrides the file. */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", lopts, &idx)) != -1) {
+		switch (c) {
+		case 0:
+			if (opts[idx].set == NULL || opts[idx].set == set_config)
+				break;
+			if (opts[idx].set(cfg, optarg, sub, sizeof(sub)) != 0) {
+				fprintf(stderr, "ewykd: --%s: %s\n", opts[idx].name, sub);
+				return OPT_EXIT_USAGE;
+			}
+			break;
+		case ':':
+			fprintf(stderr, "ewykd: %s: needs a value\n", argv[optind - 1]);
+			return OPT_EXIT_USAGE;
+		default:
+			fprintf(stderr, "ewykd: %s: unknown option (see --help)\n",
+					argv[optind - 1]);
+			return OPT_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ewykd: %s: unexpected argument (see --help)\n",
+				argv[optind]);
+		return OPT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+void
+options_format_ip(const struct ewykd_config *cfg, char *buf, size_t len)
+{
+	char a[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &cfg->ip, a, sizeof(a));
+	snprintf(buf, len, "%s/%u", a, cfg->prefix);
+}

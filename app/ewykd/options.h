@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ewykd's options: one table serves the command line, the INI file
+ * (--config, parsed with rte_cfgfile) and --help, so the three never drift.
+ */
+#ifndef EWYKD_OPTIONS_H
+#define EWYKD_OPTIONS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum idle_mode {
+	IDLE_POLL,	/* spin: lowest latency, a full core per shard */
+	IDLE_SLEEP,	/* back off to short sleeps when no packets come */
+};
+
+struct ewykd_config {
+	char config_file[PATH_MAX];
+	uint32_t ip;		/* network order */
+	uint8_t prefix;
+	char www[PATH_MAX];	/* empty: no static files */
+	uint64_t www_max_mb;
+	uint16_t port_id;
+	uint16_t shards;	/* 0: one per worker lcore */
+	uint16_t listen_port;
+	uint16_t mtu;
+	uint16_t rx_desc;
+	uint16_t tx_desc;
+	uint32_t mbufs;
+	uint32_t max_conns;	/* per shard */
+	uint32_t snd_buf;	/* bytes per connection */
+	uint32_t rto_min_ms;
+	uint32_t time_wait_ms;
+	enum idle_mode idle;
+	uint32_t idle_sleep_us;
+	char eal_args[1024];	/* [eal] args= of the config file */
+};
+
+#define OPT_EXIT_OK 1		/* --help or --version was served */
+#define OPT_EXIT_USAGE 2	/* bad option: exit status 2 */
+
+void options_defaults(struct ewykd_config *cfg);
+/* Parses ewykd's own arguments (after "--"), loading --config first so the
+ * command line overrides the file. Returns 0, OPT_EXIT_OK or OPT_EXIT_USAGE
+ * (the error line is printed). */
+int options_parse(struct ewykd_config *cfg, int argc, char **argv);
+void options_usage(const char *prog);
+/* One line per setting, for the log and /ewyk/info. */
+void options_format_ip(const struct ewykd_config *cfg, char *buf, size_t len);
+
+#endif /* EWYKD_OPTIONS_H */

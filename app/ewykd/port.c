@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "net_stack.h"
+#include "options.h"
+#include "port.h"
+
+int
+port_start(const struct ewykd_config *cfg, uint16_t nb_queues,
+		struct rte_mempool *pool, struct net_if *ifc, char *err,
+		size_t errlen)
+{
+	uint16_t port = cfg->port_id, nb_rxd = cfg->rx_desc, nb_txd = cfg->tx_desc;
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	struct rte_ether_addr mac;
+	uint16_t q;
+	int rc;
+
+	if (!rte_eth_dev_is_valid_port(port)) {
+		snprintf(err, errlen, "--port-id %u: no such port (%u available; "
+				"give a device with -a or --vdev)", port,
+				rte_eth_dev_count_avail());
+		return -1;
+	}
+	rc = rte_eth_dev_info_get(port, &info);
+	if (rc != 0)
+		goto fail;
+	if (nb_queues > info.max_rx_queues || nb_queues > info.max_tx_queues) {
+		snprintf(err, errlen, "port %u: %u shards need %u queue pairs, the "
+				"device has %u", port, nb_queues, nb_queues,
+				RTE_MIN(info.max_rx_queues, info.max_tx_queues));
+		return -1;
+	}
+	memset(&conf, 0, sizeof(conf));
+	conf.rxmode.mtu = cfg->mtu;
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+		ifc->tx_multiseg = true;
+	}
+	if ((info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+			RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) ==
+			(RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) {
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+			RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+		ifc->rx_cksum_offload = true;
+	}
+	if (nb_queues > 1) {
+		/* Each connection must live on exactly one shard. */
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP |
+				RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
+	}
+	rc = rte_eth_dev_configure(port, nb_queues, nb_queues, &conf);
+	if (rc != 0)
+		goto fail;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	if (rc != 0)
+		goto fail;
+	for (q = 0; q < nb_queues; q++) {
+		rc = rte_eth_rx_queue_setup(port, q, nb_rxd,
+				rte_eth_dev_socket_id(port), NULL, pool);
+		if (rc != 0)
+			goto fail;
+		rc = rte_eth_tx_queue_setup(port, q, nb_txd,
+				rte_eth_dev_socket_id(port), NULL);
+		if (rc != 0)
+			goto fail;
+	}
+	rc = rte_eth_dev_start(port);
+	if (rc != 0)
+		goto fail;
+	rte_eth_macaddr_get(port, &mac);
+	memcpy(ifc->mac, mac.addr_bytes, 6);
+	ifc->mtu = cfg->mtu;
+	return 0;
+fail:
+	snprintf(err, errlen, "port %u: set-up failed: %s", port, rte_strerror(-rc));
+	return -1;
+}
+
+void
+port_stop(uint16_t port_id)
+{
+	rte_eth_dev_stop(port_id);
+	rte_eth_dev_close(port_id);
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Ethernet port set-up: one RX/TX queue pair per shard, RSS across them. */
+#ifndef EWYKD_PORT_H
+#define EWYKD_PORT_H
+
+#include <stdint.h>
+
+struct rte_mempool;
+struct net_if;
+struct ewykd_config;
+
+/* Configures and starts the port; fills ifc with what the device offers.
+ * Returns 0, or -1 with a message in err. */
+int port_start(const struct ewykd_config *cfg, uint16_t nb_queues,
+		struct rte_mempool *pool, struct net_if *ifc, char *err,
+		size_t errlen);
+void port_stop(uint16_t port_id);
+
+#endif /* EWYKD_PORT_H */

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "options.h"
+#include "shard.h"
+
+#define RX_BURST 32
+#define IDLE_POLLS_BEFORE_SLEEP 256
+
+static uint64_t tsc_per_ms;
+
+static inline uint64_t
+now_ms(void)
+{
+	return rte_get_tsc_cycles() / tsc_per_ms;
+}
+
+static uint16_t
+tx_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct shard *s = ctx;
+
+	return rte_eth_tx_burst(s->port, s->queue, pkts, n);
+}
+
+int
+shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
+		const struct net_if *ifc, struct arp_cache *arp,
+		struct rte_mempool *pool, const struct www *www)
+{
+	struct tcp_config tcfg;
+
+	if (tsc_per_ms == 0)
+		tsc_per_ms = rte_get_tsc_hz() / 1000;
+	s->id = id;
+	s->port = cfg->port_id;
+	s->queue = id;
+	s->cfg = cfg;
+	tcp_config_defaults(&tcfg);
+	tcfg.max_conns = cfg->max_conns;
+	tcfg.snd_buf = cfg->snd_buf;
+	tcfg.rto_min_ms = cfg->rto_min_ms;
+	tcfg.time_wait_ms = cfg->time_wait_ms;
+	tcfg.listen_port = cfg->listen_port;
+	if (net_stack_init(&s->ns, ifc, arp, pool, &tcfg, tx_burst, s,
+			&s->net_stats, now_ms()) != 0)
+		return -1;
+	return http1_server_init(&s->http, &s->ns, www, &s->http_stats,
+			cfg->max_conns);
+}
+
+/* Back off when idle so a small host stays usable: pause first, then
+ * sleeps that grow to idle_sleep_us. */
+static void
+idle_backoff(struct shard *s, uint32_t *idle_polls)
+{
+	uint32_t us;
+
+	if (s->cfg->idle == IDLE_POLL || ++*idle_polls < IDLE_POLLS_BEFORE_SLEEP) {
+		rte_pause();
+		return;
+	}
+	us = (*idle_polls - IDLE_POLLS_BEFORE_SLEEP) / 16 + 1;
+	if (us > s->cfg->idle_sleep_us)
+		us = s->cfg->idle_sleep_us;
+	s->stats.idle_sleeps++;
+	usleep(us);
+}
+
+int
+shard_main(void *arg)
+{
+	struct shard *s = arg;
+	struct rte_mbuf *pkts[RX_BURST];
+	uint32_t idle_polls = 0;
+
+	s->lcore = rte_lcore_id();
+	while (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED)) {
+		uint16_t n = rte_eth_rx_burst(s->port, s->queue, pkts, RX_BURST), i;
+
+		s->stats.polls++;
+		s->ns.now_ms = now_ms();
+		for (i = 0; i < n; i++)
+			net_input(&s->ns, pkts[i]);
+		net_timers(&s->ns, s->ns.now_ms);
+		net_flush(&s->ns);
+		if (n > 0) {
+			s->stats.busy_polls++;
+			idle_polls = 0;
+		} else {
+			idle_backoff(s, &idle_polls);
+		}
+	}
+	/* Reset the peers of open connections rather than leave them hanging. */
+	net_stack_fini(&s->ns);
+	http1_server_fini(&s->http);
+	return 0;
+}

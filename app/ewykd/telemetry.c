@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Telemetry callbacks run on the telemetry threads, concurrently with the
+ * lcores: they only read per-shard counters, with relaxed atomic loads.
+ * Keys are [A-Za-z0-9_] and counters end in their unit.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_mempool.h>
+#include <rte_telemetry.h>
+#include <rte_version.h>
+
+#include "options.h"
+#include "shard.h"
+#include "telemetry.h"
+
+static struct telemetry_view view;
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+static int
+tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	const struct ewykd_config *cfg = view.cfg;
+	struct rte_tel_data *lcores, *www;
+	char ip[32];
+	uint16_t i;
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "version", EWYK_VERSION);
+	rte_tel_data_add_dict_string(d, "dpdk", rte_version());
+	options_format_ip(cfg, ip, sizeof(ip));
+	rte_tel_data_add_dict_string(d, "ip", ip);
+	rte_tel_data_add_dict_int(d, "listen_port", cfg->listen_port);
+	rte_tel_data_add_dict_int(d, "port_id", cfg->port_id);
+	rte_tel_data_add_dict_string(d, "port_name", view.port_name);
+	rte_tel_data_add_dict_int(d, "mtu", cfg->mtu);
+	rte_tel_data_add_dict_int(d, "shards", view.nb_shards);
+	rte_tel_data_add_dict_int(d, "max_conns_per_shard", (int)cfg->max_conns);
+	rte_tel_data_add_dict_string(d, "idle", cfg->idle == IDLE_POLL ?
+			"poll" : "sleep");
+	rte_tel_data_add_dict_u64(d, "uptime_ms", (rte_get_tsc_cycles() -
+			view.start_tsc) / (rte_get_tsc_hz() / 1000));
+	lcores = rte_tel_data_alloc();
+	if (lcores != NULL) {
+		rte_tel_data_start_array(lcores, RTE_TEL_INT_VAL);
+		for (i = 0; i < view.nb_shards; i++)
+			rte_tel_data_add_array_int(lcores,
+					(int)view.shards[i].lcore);
+		rte_tel_data_add_dict_container(d, "shard_lcores", lcores, 0);
+	}
+	rte_tel_data_add_dict_int(d, "lcores", (int)rte_lcore_count());
+	www = rte_tel_data_alloc();
+	if (www != NULL) {
+		rte_tel_data_start_dict(www);
+		rte_tel_data_add_dict_string(www, "root", cfg->www[0] ?
+				view.www->root : "");
+		rte_tel_data_add_dict_int(www, "files", (int)view.www->n);
+		rte_tel_data_add_dict_u64(www, "size_bytes", view.www->bytes);
+		rte_tel_data_add_dict_container(d, "www", www, 0);
+	}
+	return 0;
+}
+
+/* Sums a uint64_t field over shards. */
+#define SUM(expr) ({ \
+	uint64_t _t = 0; \
+	for (uint16_t _i = 0; _i < view.nb_shards; _i++) { \
+		struct shard *s = &view.shards[_i]; \
+		_t += LOAD(expr); \
+	} \
+	_t; })
+
+static int
+tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	struct rte_tel_data *drops, *status;
+	uint64_t drop_total = 0;
+	unsigned int r;
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx_pkts", SUM(s->net_stats.rx_pkts));
+	rte_tel_data_add_dict_u64(d, "tx_pkts", SUM(s->net_stats.tx_pkts));
+	rte_tel_data_add_dict_u64(d, "rx_bytes", SUM(s->net_stats.rx_bytes));
+	rte_tel_data_add_dict_u64(d, "tx_bytes", SUM(s->net_stats.tx_bytes));
+	drops = rte_tel_data_alloc();
+	if (drops == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(drops);
+	for (r = 1; r < NET_DROP__COUNT; r++) {
+		uint64_t v = SUM(s->net_stats.drop[r]);
+
+		drop_total += v;
+		rte_tel_data_add_dict_u64(drops, net_drop_name(r), v);
+	}
+	rte_tel_data_add_dict_u64(d, "drop_pkts", drop_total);
+	rte_tel_data_add_dict_container(d, "drop_by_reason_pkts", drops, 0);
+	rte_tel_data_add_dict_u64(d, "arp_in_pkts", SUM(s->net_stats.arp_in));
+	rte_tel_data_add_dict_u64(d, "arp_reply_pkts",
+			SUM(s->net_stats.arp_replies));
+	rte_tel_data_add_dict_u64(d, "icmp_echo_pkts", SUM(s->net_stats.icmp_echo));
+	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->net_stats.tcp_conns_open));
+	rte_tel_data_add_dict_u64(d, "total_conns",
+			SUM(s->net_stats.tcp_passive_opens));
+	rte_tel_data_add_dict_u64(d, "closed_conns",
+			SUM(s->net_stats.tcp_conns_closed));
+	rte_tel_data_add_dict_u64(d, "refused_conns",
+			SUM(s->http_stats.conns_refused));
+	rte_tel_data_add_dict_u64(d, "tcp_retransmit_segs",
+			SUM(s->net_stats.tcp_retransmits));
+	rte_tel_data_add_dict_u64(d, "tcp_reset_out_segs",
+			SUM(s->net_stats.tcp_resets_out));
+	rte_tel_data_add_dict_u64(d, "requests_reqs", SUM(s->http_stats.requests));
+	status = rte_tel_data_alloc();
+	if (status == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(status);
+	for (r = 0; r < HTTP_ST__COUNT; r++) {
+		char key[16];
+		int code = http_slot_status(r);
+
+		if (code != 0)
+			snprintf(key, sizeof(key), "%d", code);
+		else
+			snprintf(key, sizeof(key), "other");
+		rte_tel_data_add_dict_u64(status, key, SUM(s->http_stats.by_status[r]));
+	}
+	rte_tel_data_add_dict_container(d, "requests_by_status_reqs", status, 0);
+	rte_tel_data_add_dict_u64(d, "body_out_bytes",
+			SUM(s->http_stats.body_bytes_out));
+	rte_tel_data_add_dict_u64(d, "mbufs_in_use_mbufs",
+			rte_mempool_in_use_count(view.pool));
+	rte_tel_data_add_dict_u64(d, "mbufs_total_mbufs", view.pool->size);
+	return 0;
+}
+
+int
+telemetry_register(const struct telemetry_view *v)
+{
+	view = *v;
+	if (rte_telemetry_register_cmd("/ewyk/info", tel_info,
+			"ewykd version, configuration, shards and lcores. No parameters") != 0 ||
+			rte_telemetry_register_cmd("/ewyk/stats", tel_stats,
+			"Packets, drops by reason, connections, requests by status, mbufs in use. No parameters") != 0)
+		return -1;
+	return 0;
+}

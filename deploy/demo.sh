@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# ewyk demo: from a fresh Debian 12 machine (as root) it installs what is
+# missing, builds, starts ewykd on a virtual NIC (net_tap) in a private
+# network namespace, fetches pages with curl, drives it with h2load --h1,
+# prints the results and the telemetry, and stops everything cleanly.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "demo.sh: run as root (namespaces, tap devices, hugepages)" >&2
+	exit 1
+fi
+
+NS="ewyk-demo-$$"
+PREFIX="$NS"
+WWW=$(mktemp -d /tmp/ewyk-demo-www.XXXXXX)
+LOG=$(mktemp /tmp/ewyk-demo-log.XXXXXX)
+PID=""
+DURATION=${EWYK_DEMO_SECONDS:-5}
+
+cleanup() {
+	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
+		kill -TERM "$PID" 2>/dev/null || true
+		for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$PID" 2>/dev/null || true
+	fi
+	ip netns del "$NS" 2>/dev/null || true
+	rm -rf "$WWW" "$LOG" "/var/run/dpdk/$PREFIX"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+step() { printf '\n== %s\n' "$*"; }
+in_ns() { ip netns exec "$NS" "$@"; }
+
+step "set-up"
+./deploy/setup.sh
+
+step "build"
+[ -d build ] || meson setup build >/dev/null
+ninja -C build >/dev/null
+echo "built build/app/ewykd"
+
+step "static files"
+cat > "$WWW/index.html" <<'HTML'
+<!doctype html><title>ewyk</title><h1>Hello from ewyk</h1>
+<p>Served by a kernel-bypass TCP/HTTP stack on DPDK.</p>
+HTML
+head -c $((1 << 20)) /dev/urandom > "$WWW/1mb.bin"
+ls -l "$WWW"
+
+step "start ewykd in namespace $NS on net_tap (appliance 198.18.0.2, kernel 198.18.0.1)"
+ip netns add "$NS"
+# shellcheck disable=SC2046
+ip netns exec "$NS" ./build/app/ewykd -l 0-1 --no-pci \
+	--vdev net_tap0,iface=ewyk0 --file-prefix "$PREFIX" --log-level '*:warning' \
+	$(./deploy/eal-mem.sh 256) -- --www "$WWW" >"$LOG" 2>&1 &
+PID=$!
+for _ in $(seq 200); do
+	grep -q serving "$LOG" && break
+	kill -0 "$PID" 2>/dev/null || { cat "$LOG"; echo "ewykd failed to start" >&2; exit 1; }
+	sleep 0.1
+done
+grep serving "$LOG"
+ip -n "$NS" addr add 198.18.0.1/24 dev ewyk0
+ip -n "$NS" link set ewyk0 up
+ip -n "$NS" link set lo up
+in_ns ping -c 3 -i 0.2 198.18.0.2
+
+step "curl http://198.18.0.2/"
+in_ns curl -sS -m 10 -D - http://198.18.0.2/
+
+step "curl a 1 MB file, checksum compared"
+in_ns curl -sS -m 30 -o "$WWW/.download" -w 'HTTP %{http_code}, %{size_download} bytes in %{time_total}s\n' \
+	http://198.18.0.2/1mb.bin
+if cmp -s "$WWW/.download" "$WWW/1mb.bin"; then echo "byte-exact: yes"; else echo "byte-exact: NO"; exit 1; fi
+
+step "h2load --h1 for ${DURATION}s, 16 connections"
+in_ns h2load --h1 -D "$DURATION" -c 16 -t 1 http://198.18.0.2/ | grep -vE '^(starting|spawning|progress|Application protocol)'
+
+step "telemetry: /ewyk/stats and /ewyk/info (dpdk-telemetry.py -f $PREFIX)"
+printf '/ewyk/stats\n/ewyk/info\n' | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$PREFIX" |
+	/usr/bin/python3 -c 'import json, sys
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith("{"):
+        print(json.dumps(json.loads(line), indent=1))'
+
+step "stop (SIGTERM)"
+kill -TERM "$PID"
+status=0
+wait "$PID" || status=$?
+PID=""
+tail -n 1 "$LOG"
+echo "ewykd exit status: $status"
+exit "$status"

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Prepares a Debian 12 host for ewyk: installs the packages that the build, the
+# tests, the demo and the benchmarks need (only those missing), reserves
+# hugepages and mounts hugetlbfs. Where hugepages cannot be had it says so;
+# deploy/eal-mem.sh then falls back to --no-huge. Run as root; idempotent.
+set -euo pipefail
+
+PACKAGES=(
+	dpdk dpdk-dev libdpdk-dev libnghttp2-dev meson ninja-build pkg-config gcc
+	nghttp2-client nghttp2-server curl wrk iproute2 iputils-ping nftables
+	python3 python3-pytest python3-scapy python3-h2 libcmocka-dev
+)
+HUGEPAGES=${EWYK_HUGEPAGES:-512}   # 2 MiB pages: 1 GiB
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup.sh: must run as root (installs packages, reserves hugepages)" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup.sh: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Hugepages: best effort. A host that cannot reserve them still runs ewyk
+# with --no-huge (see deploy/eal-mem.sh).
+nr=/proc/sys/vm/nr_hugepages
+if [ -w "$nr" ] && [ "$(cat "$nr")" -lt "$HUGEPAGES" ]; then
+	echo "$HUGEPAGES" > "$nr" 2>/dev/null || true
+fi
+if ! mount -t hugetlbfs | grep -q ' /dev/hugepages '; then
+	mkdir -p /dev/hugepages
+	mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null || true
+fi
+free_pages=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+if [ "${free_pages:-0}" -gt 0 ]; then
+	echo "setup.sh: ${free_pages} hugepages free on /dev/hugepages"
+else
+	echo "setup.sh: no hugepages available; ewykd will run with --no-huge"
+fi

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+#include <strings.h>
+
+#include "http1_parse.h"
+
+/* tchar (RFC 9110 5.6.2) */
+static bool
+is_tchar(unsigned char c)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			(c >= '0' && c <= '9'))
+		return true;
+	return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+/* field-value characters: VCHAR, SP, HTAB, obs-text */
+static bool
+is_field_char(unsigned char c)
+{
+	return c == '\t' || (c >= 0x20 && c != 0x7f);
+}
+
+static const struct {
+	const char *name;
+	enum http_method m;
+} methods[] = {
+	{ "GET", HTTP_GET }, { "HEAD", HTTP_HEAD }, { "POST", HTTP_POST },
+	{ "PUT", HTTP_PUT }, { "DELETE", HTTP_DELETE },
+	{ "OPTIONS", HTTP_OPTIONS }, { "PATCH", HTTP_PATCH },
+	{ "TRACE", HTTP_TRACE }, { "CONNECT", HTTP_CONNECT },
+};
+
+const char *
+http_method_name(enum http_method m)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (methods[i].m == m)
+			return methods[i].name;
+	return "OTHER";
+}
+
+bool
+http_str_eq_nocase(struct http_str s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.len == n && strncasecmp(s.p, lit, n) == 0;
+}
+
+const struct http_str *
+http1_header(const struct http1_request *r, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nheaders; i++)
+		if (http_str_eq_nocase(r->headers[i].name, name))
+			return &r->headers[i].value;
+	return NULL;
+}
+
+/* Finds the CRLF ending the line at p; -1 incomplete, -2 bare CR or LF. */
+static long
+line_end(const char *p, const char *end)
+{
+	const char *q;
+
+	for (q = p; q < end; q++) {
+		if (*q == '\n')
+			return -2;
+		if (*q == '\r') {
+			if (q + 1 == end)
+				return -1;
+			return q[1] == '\n' ? q - p : -2;
+		}
+	}
+	return -1;
+}
+
+static int
+parse_request_line(const char *p, size_t n, struct http1_request *r)
+{
+	const char *end = p + n, *sp1, *sp2;
+	size_t i;
+
+	sp1 = memchr(p, ' ', n);
+	if (sp1 == NULL || sp1 == p)
+		return -400;
+	for (i = 0; p + i < sp1; i++)
+		if (!is_tchar((unsigned char)p[i]))
+			return -400;
+	r->method_str = (struct http_str){ p, (uint32_t)(sp1 - p) };
+	r->method = HTTP_OTHER;
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (r->method_str.len == strlen(methods[i].name) &&
+				memcmp(p, methods[i].name, r->method_str.len) == 0)
+			r->method = methods[i].m;
+
+	sp2 = memchr(sp1 + 1, ' ', (size_t)(end - sp1 - 1));
+	if (sp2 == NULL || sp2 == sp1 + 1)
+		return -400;
+	if (sp2 - sp1 - 1 > HTTP1_MAX_TARGET)
+		return -414;
+	for (i = 1; sp1 + i < sp2; i++)
+		if ((unsigned char)sp1[i] <= 0x20 || (unsigned char)sp1[i] >= 0x7f)
+			return -400;
+	r->target = (struct http_str){ sp1 + 1, (uint32_t)(sp2 - sp1 - 1) };
+	/* origin-form, or "*" for OPTIONS (RFC 9112 3.2) */
+	if (r->target.p[0] != '/' && !(r->target.len == 1 &&
+			r->target.p[0] == '*' && r->method == HTTP_OPTIONS))
+		return -400;
+
+	if (end - sp2 - 1 != 8 || memcmp(sp2 + 1, "HTTP/", 5) != 0 ||
+			sp2[6] < '0' || sp2[6] > '9' || sp2[7] != '.' ||
+			sp2[8] < '0' || sp2[8] > '9')
+		return -400;
+	if (sp2[6] != '1')
+		return -505;
+	r->minor = (uint8_t)(sp2[8] - '0');
+
+	{
+		const char *q = memchr(r->target.p, '?', r->target.len);
+
+		if (q == NULL) {
+			r->path = r->target;
+			r->query = (struct http_str){ r->target.p + r->target.len, 0 };
+		} else {
+			r->path = (struct http_str){ r->target.p,
+				(uint32_t)(q - r->target.p) };
+			r->query = (struct http_str){ q + 1,
+				(uint32_t)(r->target.p + r->target.len - q - 1) };
+		}
+	}
+	return 0;
+}
+
+static int
+parse_content_length(struct http_str v, int64_t *out)
+{
+	int64_t n = 0;
+	uint32_t i;
+
+	if (v.len == 0 || v.len > 18)
+		return -400;
+	for (i = 0; i < v.len; i++) {
+		if (v.p[i] < '0' || v.p[i] > '9')
+			return -400;
+		n = n * 10 + (v.p[i] - '0');
+	}
+	if (*out >= 0 && *out != n)
+		return -400;	/* conflicting duplicates */
+	*out = n;
+	return 0;
+}
+
+/* Connection: a comma-separated token list. */
+static void
+parse_connection(struct http_str v, struct http1_request *r)
+{
+	uint32_t i = 0;
+
+	while (i < v.len) {
+		uint32_t s, e;
+
+		while (i < v.len && (v.p[i] == ' ' || v.p[i] == '\t' || v.p[i] == ','))
+			i++;
+		s = i;
+		while (i < v.len && v.p[i] != ',')
+			i++;
+		e = i;
+		while (e > s && (v.p[e - 1] == ' ' || v.p[e - 1] == '\t'))
+			e--;
+		if (http_str_eq_nocase((struct http_str){ v.p + s, e - s }, "close"))
+			r->keep_alive = false;
+		else if (http_str_eq_nocase((struct http_str){ v.p + s, e - s },
+				"keep-alive"))
+			r->keep_alive = true;
+	}
+}
+
+static int
+header_semantics(struct http1_request *r)
+{
+	bool host = false, te = false;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < r->nheaders; i++) {
+		struct http_str n = r->headers[i].name, v = r->headers[i].value;
+
+		if (http_str_eq_nocase(n, "host")) {
+			if (host)
+				return -400;	/* RFC 9112 3.2 */
+			host = true;
+		} else if (http_str_eq_nocase(n, "content-length")) {
+			rc = parse_content_length(v, &r->content_length);
+			if (rc < 0)
+				return rc;
+		} else if (http_str_eq_nocase(n, "transfer-encoding")) {
+			if (te || !http_str_eq_nocase(v, "chunked"))
+				return -501;	/* only chunked, once */
+			te = true;
+		} else if (http_str_eq_nocase(n, "connection")) {
+			parse_connection(v, r);
+		} else if (http_str_eq_nocase(n, "expect")) {
+			if (!http_str_eq_nocase(v, "100-continue"))
+				return -417;
+			r->expect_continue = true;
+		}
+	}
+	if (r->minor >= 1 && !host)
+		return -400;
+	if (te && (r->content_length >= 0 || r->minor == 0))
+		return -400;	/* RFC 9112 6.1: a smuggling vector */
+	r->chunked = te;
+	return 0;
+}
+
+int
+http1_parse_request(const char *buf, size_t len, struct http1_request *r)
+{
+	const char *p = buf, *end = buf + len;
+	long n;
+	int rc;
+
+	/* RFC 9112 2.2: ignore empty lines before the request line. */
+	while (end - p >= 2 && p[0] == '\r' && p[1] == '\n')
+		p += 2;
+	n = line_end(p, end);
+	if (n == -1)
+		return 0;
+	if (n < 0)
+		return -400;
+	memset(r, 0, offsetof(struct http1_request, headers));
+	r->content_length = -1;
+	rc = parse_request_line(p, (size_t)n, r);
+	if (rc < 0)
+		return rc;
+	r->keep_alive = r->minor >= 1;
+	p += n + 2;
+
+	for (;;) {
+		const char *colon, *v, *ve;
+		uint32_t i;
+
+		n = line_end(p, end);
+		if (n == -1)
+			return 0;
+		if (n < 0)
+			return -400;
+		if (n == 0) {
+			p += 2;
+			break;
+		}
+		if (*p == ' ' || *p == '\t')
+			return -400;	/* obs-fold (RFC 9112 5.2) */
+		colon = memchr(p, ':', (size_t)n);
+		if (colon == NULL || colon == p)
+			return -400;
+		for (i = 0; p + i < colon; i++)
+			if (!is_tchar((unsigned char)p[i]))
+				return -400;	/* includes space before colon */
+		v = colon + 1;
+		ve = p + n;
+		for (i = 0; v + i < ve; i++)
+			if (!is_field_char((unsigned char)v[i]))
+				return -400;
+		while (v < ve && (*v == ' ' || *v == '\t'))
+			v++;
+		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+			ve--;
+		if (r->nheaders == HTTP1_MAX_HEADERS)
+			return -431;
+		r->headers[r->nheaders].name =
+			(struct http_str){ p, (uint32_t)(colon - p) };
+		r->headers[r->nheaders].value =
+			(struct http_str){ v, (uint32_t)(ve - v) };
+		r->nheaders++;
+		p += n + 2;
+	}
+	rc = header_semantics(r);
+	if (rc < 0)
+		return rc;
+	return (int)(p - buf);
+}
+
+int
+http1_overflow_status(const char *buf, size_t len)
+{
+	/* No end of the request line in a full buffer: the target is huge. */
+	return memchr(buf, '\n', len) == NULL ? 414 : 431;
+}

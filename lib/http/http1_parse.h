@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * HTTP/1.1 request-head parser (RFC 9112). Zero copy: the request points
+ * into the caller's buffer. Strict where leniency lets requests be smuggled:
+ * no obs-fold, no bare CR or LF, no whitespace before a colon, no control
+ * characters, one consistent Content-Length, no Content-Length beside
+ * Transfer-Encoding.
+ */
+#ifndef EWYK_HTTP1_PARSE_H
+#define EWYK_HTTP1_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HTTP1_MAX_HEADERS 64
+#define HTTP1_MAX_TARGET 4096
+
+enum http_method {
+	HTTP_GET,
+	HTTP_HEAD,
+	HTTP_POST,
+	HTTP_PUT,
+	HTTP_DELETE,
+	HTTP_OPTIONS,
+	HTTP_PATCH,
+	HTTP_TRACE,
+	HTTP_CONNECT,
+	HTTP_OTHER,
+};
+
+struct http_str {
+	const char *p;
+	uint32_t len;
+};
+
+struct http_header {
+	struct http_str name;
+	struct http_str value;
+};
+
+struct http1_request {
+	enum http_method method;
+	struct http_str method_str;
+	struct http_str target;
+	struct http_str path;	/* target up to '?' */
+	struct http_str query;	/* after '?', may be empty */
+	uint8_t minor;		/* HTTP/1.<minor> */
+	bool keep_alive;
+	bool chunked;
+	bool expect_continue;
+	int64_t content_length;	/* -1 when absent */
+	uint32_t nheaders;
+	struct http_header headers[HTTP1_MAX_HEADERS];
+};
+
+/*
+ * Parses the request head at buf. Returns its length once complete, 0 when
+ * more bytes are needed, or the negated HTTP status to answer with (400,
+ * 414, 417, 431, 501, 505) when the request is bad.
+ */
+int http1_parse_request(const char *buf, size_t len, struct http1_request *r);
+
+/* Status to send when the buffer is full but the head is incomplete. */
+int http1_overflow_status(const char *buf, size_t len);
+
+/* Case-insensitive header lookup; NULL when absent. */
+const struct http_str *http1_header(const struct http1_request *r,
+		const char *name);
+
+const char *http_method_name(enum http_method m);
+bool http_str_eq_nocase(struct http_str s, const char *lit);
+
+#endif /* EWYK_HTTP1_PARSE_H */

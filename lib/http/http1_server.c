@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_malloc.h>
+
+#include "http1_parse.h"
+#include "http1_server.h"
+#include "net_stack.h"
+#include "tcp.h"
+
+#define HEAD_RESERVE 1024	/* send space needed before starting an answer */
+
+struct http1_conn {
+	struct http1_conn *free_next;
+	struct tcp_conn *tcp;
+	const uint8_t *body;	/* answer body still to queue */
+	uint64_t body_left;
+	uint64_t discard_left;	/* request body bytes to skip */
+	bool close_after;	/* close once the answer is queued */
+	bool peer_closed;
+	bool closing;
+	uint32_t in_len;
+	char in[HTTP1_IN_MAX];
+};
+
+static const char *
+reason_phrase(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 204: return "No Content";
+	case 304: return "Not Modified";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 411: return "Length Required";
+	case 413: return "Content Too Large";
+	case 414: return "URI Too Long";
+	case 417: return "Expectation Failed";
+	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
+	case 501: return "Not Implemented";
+	case 503: return "Service Unavailable";
+	case 505: return "HTTP Version Not Supported";
+	default: return "Unknown";
+	}
+}
+
+/* RFC 9110 6.6.1: an origin server with a clock sends Date. Formatted once
+ * a second per shard. */
+static const char *
+date_now(struct http1_server *s)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if ((uint64_t)now != s->date_sec) {
+		s->date_sec = (uint64_t)now;
+		gmtime_r(&now, &tm);
+		strftime(s->date, sizeof(s->date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	}
+	return s->date;
+}
+
+static void
+count_status(struct http1_server *s, int status)
+{
+	s->stats->requests++;
+	s->stats->by_status[http_status_slot(status)]++;
+}
+
+/* Queues the status line and headers; the body follows from pump(). */
+static void
+write_head(struct http1_server *s, struct http1_conn *hc, int status,
+		const char *ctype, uint64_t length, const char *extra)
+{
+	char head[HEAD_RESERVE];
+	int n;
+
+	n = snprintf(head, sizeof(head),
+			"HTTP/1.1 %d %s\r\nServer: ewyk/" EWYK_VERSION "\r\n"
+			"Date: %s\r\nContent-Length: %llu\r\n%s%s%s%s%s\r\n",
+			status, reason_phrase(status), date_now(s),
+			(unsigned long long)length,
+			ctype != NULL ? "Content-Type: " : "",
+			ctype != NULL ? ctype : "", ctype != NULL ? "\r\n" : "",
+			extra != NULL ? extra : "",
+			hc->close_after ? "Connection: close\r\n" : "");
+	if (n < 0 || n >= (int)sizeof(head))
+		n = 0;	/* cannot happen with our header set */
+	/* HEAD_RESERVE of space was checked before the request was taken. */
+	tcp_write(s->ns, hc->tcp, head, (uint32_t)n);
+	count_status(s, status);
+}
+
+static void
+answer_error(struct http1_server *s, struct http1_conn *hc, int status,
+		bool head_only, const char *extra)
+{
+	char body[64];
+	int n = snprintf(body, sizeof(body), "%d %s\n", status,
+			reason_phrase(status));
+
+	/* Head and this body fit in the HEAD_RESERVE checked beforehand. */
+	write_head(s, hc, status, "text/plain; charset=utf-8", (uint64_t)n, extra);
+	if (!head_only)
+		tcp_write(s->ns, hc->tcp, body, (uint32_t)n);
+}
+
+static bool
+etag_matches(const struct http1_request *r, const struct www_file *f)
+{
+	const struct http_str *inm = http1_header(r, "if-none-match");
+	size_t tl = strlen(f->etag);
+	uint32_t i = 0;
+
+	if (inm == NULL)
+		return false;
+	if (inm->len == 1 && inm->p[0] == '*')
+		return true;
+	/* A list of entity tags; weak comparison (RFC 9110 13.1.2). */
+	while (i < inm->len) {
+		const char *p;
+		uint32_t len;
+
+		while (i < inm->len && (inm->p[i] == ' ' || inm->p[i] == ','))
+			i++;
+		if (i + 2 <= inm->len && inm->p[i] == 'W' && inm->p[i + 1] == '/')
+			i += 2;
+		p = inm->p + i;
+		while (i < inm->len && inm->p[i] != ',')
+			i++;
+		len = (uint32_t)(inm->p + i - p);
+		while (len > 0 && p[len - 1] == ' ')
+			len--;
+		if (len == tl && memcmp(p, f->etag, tl) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void
+answer_static(struct http1_server *s, struct http1_conn *hc,
+		const struct http1_request *r)
+{
+	bool head_only = r->method == HTTP_HEAD;
+	const struct www_file *f;
+	char extra[64];
+
+	if (r->method != HTTP_GET && r->method != HTTP_HEAD) {
+		answer_error(s, hc, 405, false, "Allow: GET, HEAD\r\n");
+		return;
+	}
+	f = s->www != NULL ? www_find(s->www, r->path.p, r->path.len) : NULL;
+	if (f == NULL) {
+		answer_error(s, hc, 404, head_only, NULL);
+		return;
+	}
+	snprintf(extra, sizeof(extra), "ETag: %s\r\n", f->etag);
+	if (etag_matches(r, f)) {
+		/* 304 carries no body but may not lie about its length. */
+		write_head(s, hc, 304, NULL, f->size, extra);
+		return;
+	}
+	write_head(s, hc, 200, f->content_type, f->size, extra);
+	if (!head_only) {
+		hc->body = f->data;
+		hc->body_left = f->size;
+	}
+}
+
+/* Queues as much of the pending body as the send queue takes. */
+static void
+pump(struct http1_server *s, struct http1_conn *hc)
+{
+	while (hc->body_left > 0) {
+		uint32_t chunk = hc->body_left > UINT32_MAX ? UINT32_MAX :
+			(uint32_t)hc->body_left;
+		uint32_t n = tcp_write(s->ns, hc->tcp, hc->body, chunk);
+
+		if (n == 0)
+			return;
+		hc->body += n;
+		hc->body_left -= n;
+		s->stats->body_bytes_out += n;
+	}
+}
+
+static void
+consume(struct http1_conn *hc, uint32_t n)
+{
+	memmove(hc->in, hc->in + n, hc->in_len - n);
+	hc->in_len -= n;
+}
+
+static void
+start_close(struct http1_server *s, struct http1_conn *hc)
+{
+	hc->closing = true;
+	hc->in_len = 0;
+	tcp_close(s->ns, hc->tcp);
+}
+
+/* Serves requests from the buffer until it runs dry or the send queue
+ * fills; called on new data and when acknowledgements free send space. */
+static void
+serve(struct http1_server *s, struct http1_conn *hc)
+{
+	struct http1_request req;
+	int rc;
+
+	while (!hc->closing) {
+		pump(s, hc);
+		if (hc->body_left > 0)
+			return;		/* resumed by the sent callback */
+		if (hc->close_after) {
+			start_close(s, hc);
+			return;
+		}
+		if (hc->discard_left > 0) {
+			uint32_t d = (uint32_t)RTE_MIN(hc->discard_left,
+					(uint64_t)hc->in_len);
+
+			consume(hc, d);
+			hc->discard_left -= d;
+			if (hc->discard_left > 0)
+				return;
+		}
+		if (tcp_send_space(s->ns, hc->tcp) < HEAD_RESERVE)
+			return;
+		rc = hc->in_len > 0 ? http1_parse_request(hc->in, hc->in_len, &req) : 0;
+		if (rc == 0) {
+			if (hc->in_len == HTTP1_IN_MAX) {
+				hc->close_after = true;
+				answer_error(s, hc, http1_overflow_status(hc->in,
+						hc->in_len), false, NULL);
+				hc->in_len = 0;
+				continue;
+			}
+			if (hc->peer_closed)
+				start_close(s, hc);
+			return;
+		}
+		if (rc < 0) {
+			/* The framing is lost: answer and close. */
+			hc->close_after = true;
+			answer_error(s, hc, -rc, false, NULL);
+			hc->in_len = 0;
+			continue;
+		}
+		/* Chunked request bodies are not read yet: answer, then close
+		 * rather than guess where the next request starts. */
+		if (!req.keep_alive || req.chunked)
+			hc->close_after = true;
+		answer_static(s, hc, &req);
+		consume(hc, (uint32_t)rc);
+		if (req.content_length > 0)
+			hc->discard_left = (uint64_t)req.content_length;
+	}
+}
+
+/* TCP callbacks ---------------------------------------------------------- */
+
+static int
+on_accepted(void *ctx, struct tcp_conn *c)
+{
+	struct http1_server *s = ctx;
+	struct http1_conn *hc = s->free_list;
+
+	if (hc == NULL) {
+		s->stats->conns_refused++;
+		return -1;
+	}
+	s->free_list = hc->free_next;
+	memset(hc, 0, offsetof(struct http1_conn, in));
+	hc->tcp = c;
+	c->app = hc;
+	s->stats->conns_accepted++;
+	return 0;
+}
+
+static uint32_t
+on_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
+{
+	struct http1_server *s = ctx;
+	struct http1_conn *hc = c->app;
+	uint32_t n;
+
+	if (hc->closing)
+		return len;	/* after our close, input is dropped */
+	n = RTE_MIN(len, (uint32_t)(HTTP1_IN_MAX - hc->in_len));
+	memcpy(hc->in + hc->in_len, data, n);
+	hc->in_len += n;
+	serve(s, hc);
+	return n;
+}
+
+static uint32_t
+on_rcv_space(void *ctx, struct tcp_conn *c)
+{
+	struct http1_conn *hc = c->app;
+
+	RTE_SET_USED(ctx);
+	if (hc == NULL)
+		return HTTP1_IN_MAX;
+	return hc->closing ? HTTP1_IN_MAX : HTTP1_IN_MAX - hc->in_len;
+}
+
+static void
+on_sent(void *ctx, struct tcp_conn *c)
+{
+	serve(ctx, c->app);
+}
+
+static void
+on_peer_closed(void *ctx, struct tcp_conn *c)
+{
+	struct http1_conn *hc = c->app;
+
+	hc->peer_closed = true;
+	serve(ctx, hc);
+}
+
+static void
+on_closed(void *ctx, struct tcp_conn *c)
+{
+	struct http1_server *s = ctx;
+	struct http1_conn *hc = c->app;
+
+	hc->tcp = NULL;
+	hc->free_next = s->free_list;
+	s->free_list = hc;
+}
+
+static const struct tcp_upcalls http1_upcalls = {
+	.accepted = on_accepted,
+	.recv = on_recv,
+	.rcv_space = on_rcv_space,
+	.sent = on_sent,
+	.peer_closed = on_peer_closed,
+	.closed = on_closed,
+};
+
+int
+http1_server_init(struct http1_server *s, struct net_stack *ns,
+		const struct www *www, struct http_stats *stats,
+		uint32_t max_conns)
+{
+	uint32_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->ns = ns;
+	s->www = www;
+	s->stats = stats;
+	s->nconns = max_conns;
+	s->conns = rte_zmalloc("http1_conns", sizeof(*s->conns) * max_conns,
+			RTE_CACHE_LINE_SIZE);
+	if (s->conns == NULL)
+		return -1;
+	for (i = max_conns; i-- > 0;) {
+		s->conns[i].free_next = s->free_list;
+		s->free_list = &s->conns[i];
+	}
+	net_stack_set_upcalls(ns, &http1_upcalls, s);
+	return 0;
+}
+
+void
+http1_server_fini(struct http1_server *s)
+{
+	rte_free(s->conns);
+	s->conns = NULL;
+	s->free_list = NULL;
+}

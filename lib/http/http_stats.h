@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* HTTP counters of one shard: written by its owner, summed by telemetry. */
+#ifndef EWYK_HTTP_STATS_H
+#define EWYK_HTTP_STATS_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+
+/* Statuses counted one by one; anything else lands in "other". */
+#define HTTP_STATUSES(X) \
+	X(200) X(204) X(206) X(304) X(400) X(404) X(405) X(408) X(411) \
+	X(413) X(414) X(417) X(431) X(500) X(501) X(503) X(505)
+
+enum http_status_slot {
+#define HTTP_STATUS_SLOT(n) HTTP_ST_##n,
+	HTTP_STATUSES(HTTP_STATUS_SLOT)
+#undef HTTP_STATUS_SLOT
+	HTTP_ST_OTHER,
+	HTTP_ST__COUNT
+};
+
+struct http_stats {
+	uint64_t requests;
+	uint64_t by_status[HTTP_ST__COUNT];
+	uint64_t body_bytes_out;
+	uint64_t conns_accepted;
+	uint64_t conns_refused;	/* no connection state left */
+} __rte_cache_aligned;
+
+enum http_status_slot http_status_slot(int status);
+/* Code of a slot, 0 for "other". */
+int http_slot_status(enum http_status_slot s);
+
+#endif /* EWYK_HTTP_STATS_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "cksum.h"
+
+/* Sum of 16-bit words in memory order; the one's-complement sum is byte-order
+ * independent, so the folded result can be stored without swapping. */
+static uint32_t
+raw_sum(const uint8_t *p, size_t len)
+{
+	uint64_t sum = 0;
+	uint32_t w32;
+	uint16_t w16;
+
+	while (len >= 4) {
+		memcpy(&w32, p, 4);
+		sum += w32;
+		p += 4;
+		len -= 4;
+	}
+	if (len >= 2) {
+		memcpy(&w16, p, 2);
+		sum += w16;
+		p += 2;
+		len -= 2;
+	}
+	if (len == 1) {
+		w16 = 0;
+		memcpy(&w16, p, 1);	/* odd byte padded with zero (RFC 1071) */
+		sum += w16;
+	}
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint32_t)sum;
+}
+
+static uint32_t
+fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+void
+cksum_feed(struct cksum *c, const void *buf, size_t len)
+{
+	uint32_t s = raw_sum(buf, len);
+
+	/* A piece that starts at an odd offset sits in the other byte lane. */
+	if (c->off & 1)
+		s = ((s & 0xff) << 8) | (s >> 8);
+	c->sum = fold(c->sum + s);
+	c->off += len;
+}
+
+void
+cksum_feed_u32(struct cksum *c, uint32_t be)
+{
+	cksum_feed(c, &be, sizeof(be));
+}
+
+uint16_t
+cksum_finish(const struct cksum *c)
+{
+	return (uint16_t)~fold(c->sum);
+}
+
+void
+cksum_pseudo_ipv4(struct cksum *c, uint32_t src_be, uint32_t dst_be,
+		uint8_t proto, uint16_t l4_len)
+{
+	uint16_t tail[2] = { htons(proto), htons(l4_len) };
+
+	cksum_feed(c, &src_be, 4);
+	cksum_feed(c, &dst_be, 4);
+	cksum_feed(c, tail, sizeof(tail));
+}
+
+uint16_t
+cksum_buf(const void *buf, size_t len)
+{
+	struct cksum c;
+
+	cksum_init(&c);
+	cksum_feed(&c, buf, len);
+	return cksum_finish(&c);
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connection table of a shard: a fixed array of connections allocated at
+ * start-up, a LIFO free list (a recycled slot is likely still in cache) and
+ * an open-addressing index from (remote address, remote port, local port)
+ * with linear probing and backward-shift deletion, so no tombstones build up.
+ * The hash is keyed by a per-start secret: peers cannot aim at one bucket.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "tcp_impl.h"
+
+static const char *const state_names[TCP_STATE__COUNT] = {
+	"closed", "listen", "syn_sent", "syn_received", "established",
+	"fin_wait_1", "fin_wait_2", "closing", "time_wait", "close_wait",
+	"last_ack",
+};
+
+const char *
+tcp_state_name(enum tcp_state s)
+{
+	return (unsigned int)s < TCP_STATE__COUNT ? state_names[s] : "invalid";
+}
+
+static uint32_t
+hash_key(const struct net_stack *ns, uint32_t raddr, uint16_t rport,
+		uint16_t lport)
+{
+	uint64_t k = ((uint64_t)raddr << 32 | (uint64_t)rport << 16 | lport) ^
+		ns->hash_seed;
+
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return (uint32_t)k;
+}
+
+int
+tcp_table_init(struct net_stack *ns)
+{
+	uint32_t n = ns->cfg.max_conns, size = 1, i;
+
+	while (size < 2 * n)
+		size <<= 1;
+	ns->conns = rte_zmalloc("tcp_conns", sizeof(*ns->conns) * n,
+			RTE_CACHE_LINE_SIZE);
+	ns->index = rte_zmalloc("tcp_index", sizeof(*ns->index) * size,
+			RTE_CACHE_LINE_SIZE);
+	if (ns->conns == NULL || ns->index == NULL) {
+		rte_free(ns->conns);
+		rte_free(ns->index);
+		return -1;
+	}
+	ns->index_mask = size - 1;
+	for (i = n; i-- > 0;) {
+		struct tcp_conn *c = &ns->conns[i];
+
+		c->index = i;
+		c->state = TCP_CLOSED;
+		tw_timer_init(&c->rexmit);
+		tw_timer_init(&c->linger);
+		c->free_next = ns->free_list;
+		ns->free_list = c;
+	}
+	return 0;
+}
+
+void
+tcp_table_fini(struct net_stack *ns)
+{
+	uint32_t i;
+
+	if (ns->conns == NULL)
+		return;
+	for (i = 0; i < ns->cfg.max_conns; i++) {
+		struct tcp_conn *c = &ns->conns[i];
+
+		if (c->state == TCP_CLOSED)
+			continue;
+		if (c->state != TCP_TIME_WAIT && c->state != TCP_SYN_RECEIVED)
+			tcp_send_rst(ns, c);
+		tcp_conn_free(ns, c);
+	}
+	rte_free(ns->conns);
+	rte_free(ns->index);
+	ns->conns = NULL;
+	ns->index = NULL;
+}
+
+struct tcp_conn *
+tcp_lookup(struct net_stack *ns, uint32_t raddr, uint16_t rport,
+		uint16_t lport)
+{
+	uint32_t i = hash_key(ns, raddr, rport, lport) & ns->index_mask;
+
+	for (;; i = (i + 1) & ns->index_mask) {
+		uint32_t slot = ns->index[i];
+		struct tcp_conn *c;
+
+		if (slot == 0)
+			return NULL;
+		c = &ns->conns[slot - 1];
+		if (c->raddr == raddr && c->rport == rport && c->lport == lport)
+			return c;
+	}
+}
+
+struct tcp_conn *
+tcp_conn_new(struct net_stack *ns, uint32_t raddr, uint16_t rport,
+		uint16_t lport)
+{
+	struct tcp_conn *c = ns->free_list;
+	uint32_t i;
+
+	if (c == NULL)
+		return NULL;
+	ns->free_list = c->free_next;
+	i = hash_key(ns, raddr, rport, lport) & ns->index_mask;
+	while (ns->index[i] != 0)
+		i = (i + 1) & ns->index_mask;
+	ns->index[i] = c->index + 1;
+
+	/* Keep the slot's identity (index, generation); reset the rest. */
+	c->free_next = NULL;
+	c->app = NULL;
+	c->flags = 0;
+	c->backoff = 0;
+	c->raddr = raddr;
+	c->rport = rport;
+	c->lport = lport;
+	c->laddr = ns->ifc->ip;
+	c->srtt = 0;
+	c->rttvar = 0;
+	c->rto = ns->cfg.rto_init_ms;
+	memset(&c->sndq, 0, sizeof(c->sndq));
+	ns->stats->tcp_conns_open++;
+	return c;
+}
+
+static void
+index_remove(struct net_stack *ns, struct tcp_conn *c)
+{
+	uint32_t mask = ns->index_mask;
+	uint32_t i = hash_key(ns, c->raddr, c->rport, c->lport) & mask, j;
+
+	while (ns->index[i] != c->index + 1)
+		i = (i + 1) & mask;
+	/* Backward-shift: pull later entries of the probe run into the hole
+	 * when their home slot does not lie between the hole and them. */
+	for (j = (i + 1) & mask; ns->index[j] != 0; j = (j + 1) & mask) {
+		struct tcp_conn *o = &ns->conns[ns->index[j] - 1];
+		uint32_t home = hash_key(ns, o->raddr, o->rport, o->lport) & mask;
+
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			ns->index[i] = ns->index[j];
+			i = j;
+		}
+	}
+	ns->index[i] = 0;
+}
+
+void
+tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (c->app != NULL && ns->up != NULL)
+		ns->up->closed(ns->up_ctx, c);
+	c->app = NULL;
+	tw_cancel(&ns->wheel, &c->rexmit);
+	tw_cancel(&ns->wheel, &c->linger);
+	tcp_sndq_free(&c->sndq);
+	index_remove(ns, c);
+	c->state = TCP_CLOSED;
+	c->gen++;
+	c->free_next = ns->free_list;
+	ns->free_list = c;
+	ns->stats->tcp_conns_open--;
+	ns->stats->tcp_conns_closed++;
+}

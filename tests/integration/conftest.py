@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: BSD-3-Clause
+import hashlib
+import os
+import shutil
+import tempfile
+
+import pytest
+
+from ewyk_harness import EWYKD, Appliance
+
+
+def pytest_sessionstart(session):
+    # These tests need what a deployment has: root, /dev/net/tun and the
+    # built appliance. Missing pieces are failures, never silent skips.
+    problems = []
+    if os.geteuid() != 0:
+        problems.append("must run as root (network namespaces, tap devices)")
+    if not os.path.exists("/dev/net/tun"):
+        problems.append("/dev/net/tun is missing")
+    if not os.access(EWYKD, os.X_OK):
+        problems.append(f"{EWYKD} is not built")
+    if problems:
+        pytest.exit("integration tests cannot run: " + "; ".join(problems), returncode=1)
+
+
+@pytest.fixture(scope="session")
+def www():
+    """A static root: an index, a 1 MB file with known content, a text file."""
+    d = tempfile.mkdtemp(prefix="ewyk-www-")
+    with open(os.path.join(d, "index.html"), "w") as f:
+        f.write("<!doctype html><title>ewyk</title><h1>ewyk</h1>\n")
+    with open(os.path.join(d, "hello.txt"), "w") as f:
+        f.write("hello from ewyk\n")
+    data = os.urandom(1 << 20)
+    with open(os.path.join(d, "big.bin"), "wb") as f:
+        f.write(data)
+    os.makedirs(os.path.join(d, "sub"))
+    with open(os.path.join(d, "sub", "index.html"), "w") as f:
+        f.write("sub index\n")
+    info = {"dir": d, "big_sha256": hashlib.sha256(data).hexdigest(), "big_size": len(data)}
+    yield info
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def appliance(www):
+    a = Appliance(www=www["dir"])
+    a.start()
+    yield a
+    a.close()

@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Runs ewykd on a net_tap device inside a private network namespace.
+
+The namespace, the tap device, the DPDK runtime directory and the process
+are created per appliance and removed on every exit path (close(), the
+pytest fixtures' finalizers, or atexit when the interpreter goes down).
+Addresses are the contract's: ewykd 198.18.0.2/24, the kernel side
+198.18.0.1/24 (RFC 2544 benchmarking range). Nothing else is ever used.
+"""
+import atexit
+import itertools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EWYKD = os.environ.get("EWYKD", os.path.join(ROOT, "build", "app", "ewykd"))
+PYTHON = "/usr/bin/python3"
+TELEMETRY = "/usr/bin/dpdk-telemetry.py"
+APP_IP = "198.18.0.2"
+HOST_IP = "198.18.0.1"
+IFACE = "ewyk0"
+
+_seq = itertools.count()
+_live = set()
+
+
+def eal_memory_args(mb=256):
+    """Hugepages when enough are free, else ordinary memory (--no-huge)."""
+    free = size_kb = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("HugePages_Free:"):
+                free = int(line.split()[1])
+            elif line.startswith("Hugepagesize:"):
+                size_kb = int(line.split()[1])
+    if free * size_kb // 1024 >= mb:
+        return ["--in-memory", "-m", str(mb)]
+    return ["--no-huge", "--no-shconf", "-m", str(mb)]
+
+
+def run(cmd, check=True, **kw):
+    return subprocess.run(cmd, check=check, text=True, capture_output=True, **kw)
+
+
+class Appliance:
+    """One ewykd process in its own namespace."""
+
+    def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256):
+        n = next(_seq)
+        self.name = f"ewyk-t{os.getpid()}-{n}"
+        self.prefix = self.name
+        self.www = www
+        self.args = list(args)
+        self.lcores = lcores
+        self.vdev_args = vdev_args
+        self.mem_mb = mem_mb
+        self.proc = None
+        self.log_path = None
+        self.returncode = None
+
+    # -- lifecycle -----------------------------------------------------
+    def start(self, timeout=20):
+        run(["ip", "netns", "add", self.name])
+        _live.add(self)
+        fd, self.log_path = tempfile.mkstemp(prefix=self.name + "-", suffix=".log")
+        os.close(fd)
+        cmd = ["ip", "netns", "exec", self.name, EWYKD, "-l", self.lcores,
+               "--no-pci", "--vdev", f"net_tap0,iface={IFACE}{self.vdev_args}",
+               "--file-prefix", self.prefix, "--log-level", "*:warning",
+               *eal_memory_args(self.mem_mb), "--"]
+        if self.www:
+            cmd += ["--www", self.www]
+        cmd += self.args
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"ewykd exited with {self.proc.returncode}:\n{self.read_log()}")
+            if "serving" in self.read_log():
+                break
+            time.sleep(0.05)
+        else:
+            raise RuntimeError(f"ewykd did not start:\n{self.read_log()}")
+        self.ip("addr", "add", f"{HOST_IP}/24", "dev", IFACE)
+        self.ip("link", "set", IFACE, "up")
+        self.ip("link", "set", "lo", "up")
+        # ARP and the first answer: the appliance is ready when it pings.
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.ns(["ping", "-c", "1", "-W", "1", APP_IP], check=False).returncode == 0:
+                return self
+        raise RuntimeError(f"ewykd does not answer ping:\n{self.read_log()}")
+
+    def stop(self, sig=signal.SIGTERM, timeout=10):
+        """Signals ewykd and returns (exit status, seconds it took)."""
+        if self.proc is None or self.proc.poll() is not None:
+            return (self.proc.returncode if self.proc else None), 0.0
+        t0 = time.monotonic()
+        self.proc.send_signal(sig)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.returncode = self.proc.returncode
+        return self.returncode, time.monotonic() - t0
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.stop(timeout=5)
+        if self.proc is not None:
+            self.log.close()
+        run(["ip", "netns", "del", self.name], check=False)
+        shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)
+        if self.log_path and os.path.exists(self.log_path):
+            os.unlink(self.log_path)
+            self.log_path = None
+        _live.discard(self)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- helpers ------------------------------------------------------
+    def read_log(self):
+        try:
+            with open(self.log_path) as f:
+                return f.read()
+        except (OSError, TypeError):
+            return ""
+
+    def ip(self, *args):
+        return run(["ip", "-n", self.name, *args])
+
+    def ns(self, cmd, check=True, timeout=120, **kw):
+        """Runs a command inside the namespace (the client side)."""
+        return run(["ip", "netns", "exec", self.name, *cmd], check=check,
+                   timeout=timeout, **kw)
+
+    def ns_python(self, code, timeout=120):
+        """Runs Python code inside the namespace; returns its stdout."""
+        r = self.ns([PYTHON, "-c", code], check=False, timeout=timeout)
+        if r.returncode != 0:
+            raise AssertionError(f"namespace script failed:\n{r.stdout}\n{r.stderr}")
+        return r.stdout
+
+    def url(self, path="/"):
+        return f"http://{APP_IP}{path}"
+
+    def telemetry(self, *cmds):
+        """Reads commands through the stock dpdk-telemetry.py."""
+        r = run([PYTHON, TELEMETRY, "-f", self.prefix], input="\n".join(cmds) + "\n",
+                timeout=30)
+        out = {}
+        for line in r.stdout.splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                out.update(json.loads(line))
+        missing = [c for c in cmds if c not in out]
+        if missing:
+            raise AssertionError(f"no telemetry answer for {missing}: {r.stdout} {r.stderr}")
+        return out if len(cmds) > 1 else out[cmds[0]]
+
+    def stats(self):
+        return self.telemetry("/ewyk/stats")
+
+    def wait_idle(self, baseline_mbufs, timeout=10):
+        """Waits for connections to close and mbufs to return to idle."""
+        deadline = time.time() + timeout
+        s = self.stats()
+        while time.time() < deadline:
+            s = self.stats()
+            if s["open_conns"] == 0 and s["mbufs_in_use_mbufs"] == baseline_mbufs:
+                return s
+            time.sleep(0.2)
+        raise AssertionError(f"not idle after {timeout}s: open_conns={s['open_conns']} "
+                             f"mbufs_in_use={s['mbufs_in_use_mbufs']} (idle {baseline_mbufs})")
+
+
+@atexit.register
+def _cleanup_all():
+    for a in list(_live):
+        a.close()

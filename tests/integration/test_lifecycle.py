@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Start-up errors, the configuration file, and stopping under load."""
+import subprocess
+import time
+
+from ewyk_harness import EWYKD, Appliance, run
+
+
+def test_help_lists_the_contract_options():
+    r = run([EWYKD, "--help"])
+    for opt in ["--config FILE", "--ip ADDR/PREFIX", "--www DIR"]:
+        assert opt in r.stdout
+
+
+def test_bad_option_is_one_line_and_status_2():
+    for args, word in [(["--", "--ip", "300.1.1.1/24"], "--ip"),
+                       (["--", "--shards", "zero"], "--shards"),
+                       (["--", "--no-such-option"], "--no-such-option"),
+                       (["--", "--www"], "--www"),
+                       (["--", "--idle", "nap"], "--idle")]:
+        r = run([EWYKD, *args], check=False)
+        assert r.returncode == 2, (args, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and word in lines[0], r.stderr
+
+
+def test_bad_config_file_names_the_line(tmp_path):
+    cases = {
+        "[ewykd]\nip = 198.18.0.2/24\nmtu = 20\n": ":3: mtu:",
+        "[ewykd]\nwww = /tmp\nfrobnicate = 1\n": ":3: unknown key 'frobnicate'",
+        "[ewykd]\nthis line is broken\n": ":2: expected",
+        "[ewykd]\nip = 198.18.0.2/24\n[other]\nx = 1\n": ":3: unknown section [other]",
+    }
+    for text, expect in cases.items():
+        f = tmp_path / "ewykd.conf"
+        f.write_text(text)
+        r = run([EWYKD, "--config", str(f)], check=False)
+        assert r.returncode == 2, (text, r.stderr)
+        assert expect in r.stderr, (text, r.stderr)
+    r = run([EWYKD, "--config", str(tmp_path / "missing.conf")], check=False)
+    assert r.returncode == 2 and "missing.conf" in r.stderr
+
+
+def test_config_file_is_applied(www, tmp_path):
+    conf = tmp_path / "ewykd.conf"
+    conf.write_text(f"; test configuration\n[ewykd]\nwww = {www['dir']}\n"
+                    "max-conns = 64\nidle = sleep\n")
+    with Appliance(args=["--config", str(conf)]) as a:
+        info = a.telemetry("/ewyk/info")
+        assert info["max_conns_per_shard"] == 64
+        assert info["www"]["files"] == 4
+        r = a.ns(["curl", "-sS", "-m", "5", a.url("/hello.txt")])
+        assert r.stdout == "hello from ewyk\n"
+
+
+def test_sigterm_during_traffic_exits_0_within_2s(www):
+    with Appliance(www=www["dir"]) as a:
+        load = subprocess.Popen(["ip", "netns", "exec", a.name, "h2load", "--h1",
+                                 "-D", "4", "-c", "16", a.url("/hello.txt")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(1.0)
+            status, took = a.stop()
+        finally:
+            load.wait(timeout=30)
+        assert status == 0, a.read_log()
+        assert took < 2.0, f"took {took:.2f}s"
+        assert "ewykd: stopped" in a.read_log()

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Installs what is missing, builds with warnings as errors, runs every test
+# (cmocka unit tests, ThreadSanitizer stress tests, pytest integration tests
+# against the Linux stack through net_tap in private namespaces) and ends
+# with one line: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+./deploy/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+
+passed=0
+failed=0
+add_counts() {	# add_counts PASSED FAILED
+	passed=$((passed + $1))
+	failed=$((failed + $2))
+}
+
+# Meson's summary: "Ok: N", "Fail: N", "Timeout: N" ...
+meson_counts() {
+	local log=$1 ok fail
+	ok=$(awk '/^Ok:/ {print $2}' "$log")
+	fail=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $2} END {print s + 0}' "$log")
+	echo "${ok:-0} ${fail:-0}"
+}
+
+build() {	# build DIR [meson options...]
+	local dir=$1
+	shift
+	if [ -d "$dir" ]; then
+		meson setup --reconfigure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@" >/dev/null
+	fi && ninja -C "$dir" "${NINJA_TARGETS[@]}"
+}
+
+echo "== build (warnings as errors)"
+NINJA_TARGETS=()
+if ! build build -Dwerror=true; then
+	echo "build failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+echo "== unit tests"
+log=$(mktemp)
+meson test -C build --suite unit --print-errorlogs --no-rebuild 2>&1 | tee "$log" |
+	grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Timeout):'
+read -r ok fail < <(meson_counts "$log")
+add_counts "$ok" "$fail"
+rm -f "$log"
+
+# Stress tests that registered in the 'tsan' suite run again under
+# ThreadSanitizer, in a tree of their own.
+if meson test -C build --list --suite tsan --no-rebuild 2>/dev/null | grep -q tsan; then
+	echo "== ThreadSanitizer stress tests"
+	mapfile -t NINJA_TARGETS < <(meson introspect build --tests |
+		/usr/bin/python3 -c 'import json,sys,os
+for t in json.load(sys.stdin):
+    if "tsan" in t["suite"] or any(s.endswith(":tsan") for s in t["suite"]):
+        print(os.path.relpath(t["cmd"][0], "build"))')
+	if build build-tsan -Db_sanitize=thread -Db_lundef=false -Dwerror=true; then
+		log=$(mktemp)
+		meson test -C build-tsan --suite tsan --print-errorlogs --no-rebuild 2>&1 |
+			tee "$log" | grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Timeout):'
+		read -r ok fail < <(meson_counts "$log")
+		add_counts "$ok" "$fail"
+		rm -f "$log"
+	else
+		echo "ThreadSanitizer build failed"
+		add_counts 0 1
+	fi
+	NINJA_TARGETS=()
+fi
+
+echo "== integration tests (net_tap in private namespaces)"
+log=$(mktemp)
+/usr/bin/python3 -m pytest -q -p no:cacheprovider "$ROOT/tests/integration" 2>&1 | tee "$log"
+summary=$(tail -n 1 "$log")
+ip=$(echo "$summary" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
+if=$(echo "$summary" | grep -oE '[0-9]+ (failed|error|errors)' | grep -oE '[0-9]+' |
+	awk '{s += $1} END {print s + 0}')
+if [ -z "$ip" ] && [ "${if:-0}" -eq 0 ]; then
+	if=1	# pytest ran nothing: that is a failure, not a pass
+fi
+add_counts "${ip:-0}" "${if:-0}"
+rm -f "$log"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
