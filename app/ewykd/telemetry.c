@@ -140,6 +140,42 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+static int
+tel_shards(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	uint16_t i;
+
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < view.nb_shards; i++) {
+		struct shard *s = &view.shards[i];
+		struct rte_tel_data *sd = rte_tel_data_alloc();
+		char key[16];
+
+		if (sd == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(sd);
+		rte_tel_data_add_dict_int(sd, "lcore", (int)LOAD(s->lcore));
+		rte_tel_data_add_dict_int(sd, "queue", s->queue);
+		rte_tel_data_add_dict_u64(sd, "rx_pkts", LOAD(s->net_stats.rx_pkts));
+		rte_tel_data_add_dict_u64(sd, "tx_pkts", LOAD(s->net_stats.tx_pkts));
+		rte_tel_data_add_dict_u64(sd, "open_conns",
+				LOAD(s->net_stats.tcp_conns_open));
+		rte_tel_data_add_dict_u64(sd, "total_conns",
+				LOAD(s->net_stats.tcp_passive_opens));
+		rte_tel_data_add_dict_u64(sd, "requests_reqs",
+				LOAD(s->http_stats.requests));
+		rte_tel_data_add_dict_u64(sd, "polls_count", LOAD(s->stats.polls));
+		rte_tel_data_add_dict_u64(sd, "busy_polls_count",
+				LOAD(s->stats.busy_polls));
+		rte_tel_data_add_dict_u64(sd, "idle_sleeps_count",
+				LOAD(s->stats.idle_sleeps));
+		snprintf(key, sizeof(key), "shard_%u", i);
+		rte_tel_data_add_dict_container(d, key, sd, 0);
+	}
+	return 0;
+}
+
 int
 telemetry_register(const struct telemetry_view *v)
 {
@@ -147,7 +183,9 @@ telemetry_register(const struct telemetry_view *v)
 	if (rte_telemetry_register_cmd("/ewyk/info", tel_info,
 			"ewykd version, configuration, shards and lcores. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/stats", tel_stats,
-			"Packets, drops by reason, connections, requests by status, mbufs in use. No parameters") != 0)
+			"Packets, drops by reason, connections, requests by status, mbufs in use. No parameters") != 0 ||
+			rte_telemetry_register_cmd("/ewyk/shards", tel_shards,
+			"Per shard: lcore, queue, packets, connections, requests, polls. No parameters") != 0)
 		return -1;
 	return 0;
 }

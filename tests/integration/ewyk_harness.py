@@ -69,7 +69,8 @@ class Appliance:
         _live.add(self)
         fd, self.log_path = tempfile.mkstemp(prefix=self.name + "-", suffix=".log")
         os.close(fd)
-        cmd = ["ip", "netns", "exec", self.name, EWYKD, "-l", self.lcores,
+        lc = "--lcores" if "@" in self.lcores else "-l"
+        cmd = ["ip", "netns", "exec", self.name, EWYKD, lc, self.lcores,
                "--no-pci", "--vdev", f"net_tap0,iface={IFACE}{self.vdev_args}",
                "--file-prefix", self.prefix, "--log-level", "*:warning",
                *eal_memory_args(self.mem_mb), "--"]

@@ -66,3 +66,21 @@ def test_sigterm_during_traffic_exits_0_within_2s(www):
         assert status == 0, a.read_log()
         assert took < 2.0, f"took {took:.2f}s"
         assert "ewykd: stopped" in a.read_log()
+
+
+def test_two_shards_serve_each_connection_on_one_shard(www):
+    # Two shards on a two-queue tap; the kernel spreads flows by hash and
+    # each flow must be answered by the shard that owns its queue, else the
+    # other shard would reset it.
+    with Appliance(www=www["dir"], lcores="0@0,1@1,2@1", args=["--shards", "2"]) as a:
+        r = a.ns(["h2load", "--h1", "-n", "4000", "-c", "64", "-m", "1",
+                  a.url("/hello.txt")], timeout=120)
+        assert "4000 succeeded" in r.stdout, r.stdout
+        shards = a.telemetry("/ewyk/shards")
+        assert sorted(shards) == ["shard_0", "shard_1"]
+        per = [shards[k]["total_conns"] for k in sorted(shards)]
+        assert sum(per) >= 64 and all(n > 0 for n in per), per
+        assert {shards[k]["lcore"] for k in shards} == {1, 2}
+        stats = a.stats()
+        assert stats["drop_by_reason_pkts"]["tcp_no_conn"] == 0
+        assert stats["tcp_reset_out_segs"] == 0
