@@ -424,6 +424,16 @@ rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 		tcp_arm_rexmit(ns, c);
 		return;
 	}
+	if (c->snd_wnd == 0 && c->sndq.bytes > 0 &&
+			SEQ_LEQ(c->snd_max, c->snd_una + 1)) {
+		/* Persist: probe the zero window for as long as it takes,
+		 * backing off up to the largest RTO. */
+		if (c->backoff > 16)
+			c->backoff = 16;
+		tcp_send_probe(ns, c);
+		tcp_arm_rexmit(ns, c);
+		return;
+	}
 	if (c->snd_una != c->snd_max) {
 		uint32_t flight = c->snd_max - c->snd_una;
 
@@ -439,14 +449,6 @@ rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 		c->flags &= ~TCP_F_RTT_TIMING;
 		tcp_arm_rexmit(ns, c);
 		tcp_output(ns, c);
-		return;
-	}
-	if (c->sndq.bytes > 0 && c->snd_wnd == 0) {
-		/* Persist: probe the zero window, backing off without limit. */
-		if (c->backoff > 16)
-			c->backoff = 16;
-		tcp_send_probe(ns, c);
-		tcp_arm_rexmit(ns, c);
 	}
 }
 

@@ -379,8 +379,10 @@ attach_payload(struct net_stack *ns, struct rte_mbuf *m, struct tcp_sndq *q,
 	return 0;
 }
 
+/* Sends [seq, seq + len) of the queue, with FIN after it if asked. */
 static bool
-send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t len, bool fin)
+send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
+		bool fin)
 {
 	uint8_t flags = TCP_ACK;
 	struct seg_spec s;
@@ -388,14 +390,14 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t len, bool fin)
 
 	if (fin)
 		flags |= TCP_FIN;
-	if (len > 0 && c->snd_nxt + len == c->snd_una + c->sndq.bytes)
+	if (len > 0 && seq + len == c->snd_una + c->sndq.bytes)
 		flags |= TCP_PSH;
-	conn_spec(c, &s, c->snd_nxt, flags, advertise(ns, c));
+	conn_spec(c, &s, seq, flags, advertise(ns, c));
 	m = start_segment(ns, &s, (uint16_t)len);
 	if (m == NULL)
 		return false;
-	if (len > 0 && attach_payload(ns, m, &c->sndq,
-			c->snd_nxt - c->snd_una, len) != 0) {
+	if (len > 0 && attach_payload(ns, m, &c->sndq, seq - c->snd_una,
+			len) != 0) {
 		rte_pktmbuf_free(m);
 		return false;
 	}
@@ -415,13 +417,12 @@ fin_after(const struct tcp_conn *c, uint32_t len)
 void
 tcp_send_probe(struct net_stack *ns, struct tcp_conn *c)
 {
-	/* One byte past a zero window (RFC 9293 3.8.6.1). */
-	if (c->sndq.bytes > c->snd_nxt - c->snd_una &&
-			send_data(ns, c, 1, false)) {
-		c->snd_nxt++;
-		if (SEQ_GT(c->snd_nxt, c->snd_max))
-			c->snd_max = c->snd_nxt;
-	}
+	/* The first unacknowledged byte, into a zero window (RFC 9293
+	 * 3.8.6.1). snd_nxt stays: if the window opens without the byte
+	 * being taken, sending resumes from it. */
+	if (c->sndq.bytes > 0 && send_data(ns, c, c->snd_una, 1, false) &&
+			SEQ_GT(c->snd_una + 1, c->snd_max))
+		c->snd_max = c->snd_una + 1;
 }
 
 void
@@ -460,7 +461,7 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 				tcp_arm_rexmit(ns, c);
 			return;
 		}
-		if (!send_data(ns, c, len, fin))
+		if (!send_data(ns, c, c->snd_nxt, len, fin))
 			return;		/* out of mbufs: the timer retries */
 		if (SEQ_LT(c->snd_nxt, c->snd_max))
 			ns->stats->tcp_retransmits++;

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A deterministic, in-process TCP harness in the manner of packetdrill: the
+ * stack under test is a real net_stack on a real mempool (EAL in memory, no
+ * device), its transmissions are captured instead of sent, time is a
+ * virtual clock, and the peer is the test, which injects segments and
+ * checks every segment the stack answers with.
+ */
+#ifndef EWYK_TCP_HARNESS_H
+#define EWYK_TCP_HARNESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net_stack.h"
+#include "pkt.h"
+
+#define TH_PEER_IP 0x010012c6u	/* 198.18.0.1, network order on little-endian */
+#define TH_LOCAL_IP 0x020012c6u	/* 198.18.0.2 */
+#define TH_PORT 80
+#define TH_MAX_CAPTURE 4096
+#define TH_APP_BUF (1 << 20)
+
+/* A segment as the test writes or reads it. */
+struct th_seg {
+	uint16_t sport;		/* peer's port when injecting */
+	uint32_t seq;
+	uint32_t ack;
+	uint8_t flags;
+	uint16_t win;
+	uint8_t opts[40];
+	uint8_t optlen;
+	const void *data;
+	uint16_t len;
+};
+
+/* A captured segment, parsed. */
+struct th_out {
+	struct tcp_view t;
+	uint8_t payload[9000];
+	uint32_t ip_id;
+	uint64_t at;		/* virtual time of transmission */
+};
+
+/* The application above the stack: records what it got. */
+struct th_app {
+	int accepted;
+	int closed;
+	int peer_closed;
+	struct tcp_conn *conn;
+	uint32_t rcv_space;	/* window the app offers */
+	uint32_t got_len;
+	uint8_t *got;		/* TH_APP_BUF bytes */
+	bool close_on_fin;	/* tcp_close() when the peer closes */
+};
+
+struct th {
+	struct net_stack ns;
+	struct net_if ifc;
+	struct arp_cache *arp;
+	struct net_stats stats;
+	struct th_app app;
+	uint64_t now;
+	unsigned int n_out;	/* captured, not yet read */
+	unsigned int rd;
+	struct rte_mbuf *out[TH_MAX_CAPTURE];
+	uint64_t out_at[TH_MAX_CAPTURE];
+	unsigned int in_use_at_start;
+};
+
+/* Sets up a stack; cfg may be NULL for the defaults. */
+struct th *th_new(const struct tcp_config *cfg);
+/* Tears down; fails the test if mbufs leaked. */
+void th_free(struct th *h);
+
+void th_inject(struct th *h, const struct th_seg *s);
+/* Advance the virtual clock by ms, running timers every millisecond. */
+void th_advance(struct th *h, uint64_t ms);
+/* Next captured segment, or false if none. */
+bool th_next(struct th *h, struct th_out *o);
+unsigned int th_pending(const struct th *h);
+/* Drops everything captured so far. */
+void th_drain(struct th *h);
+
+/* Three-way handshake from peer port sport with ISN irs and the given SYN
+ * options; returns the stack's ISS. The connection is then established. */
+uint32_t th_handshake(struct th *h, uint16_t sport, uint32_t irs,
+		const uint8_t *opts, uint8_t optlen, uint16_t win);
+
+/* Option builders: append to s->opts. */
+void th_opt_mss(struct th_seg *s, uint16_t mss);
+void th_opt_wscale(struct th_seg *s, uint8_t shift);
+void th_opt_sack_ok(struct th_seg *s);
+void th_opt_ts(struct th_seg *s, uint32_t val, uint32_t ecr);
+void th_opt_sack(struct th_seg *s, const uint32_t (*blocks)[2], int n);
+
+struct rte_mempool *th_pool(void);
+
+#endif /* EWYK_TCP_HARNESS_H */

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Scripted TCP conversations: handshake, data, retransmission, closes,
+ * TIME-WAIT, resets and challenge ACKs. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tcp_harness.h"
+
+#define IRS 1000000u
+
+static struct th_seg
+seg(uint32_t seq, uint32_t ack, uint8_t flags)
+{
+	struct th_seg s = { .sport = 40000, .seq = seq, .ack = ack,
+		.flags = flags, .win = 65535 };
+
+	return s;
+}
+
+static void
+expect(struct th *h, struct th_out *o, uint8_t flags, uint32_t seq,
+		uint32_t ack)
+{
+	if (!th_next(h, o))
+		fail_msg("expected a segment with flags %#x", flags);
+	if (o->t.flags != flags || o->t.seq != seq ||
+			((flags & TCP_ACK) && o->t.ack != ack))
+		fail_msg("got flags %#x seq %u ack %u, want %#x %u %u",
+				o->t.flags, o->t.seq, o->t.ack, flags, seq, ack);
+}
+
+static void
+test_handshake_options(void **state)
+{
+	struct th *h = th_new(NULL);
+	struct th_seg s = seg(IRS, 0, TCP_SYN);
+	struct th_out o;
+
+	(void)state;
+	th_opt_mss(&s, 1000);
+	th_inject(h, &s);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.flags, TCP_SYN | TCP_ACK);
+	assert_int_equal(o.t.ack, IRS + 1);
+	assert_int_equal(o.t.opt.mss, 1460);
+	assert_true(o.t.win > 0);
+	assert_int_equal(h->app.accepted, 0);	/* not before the ACK */
+	s = seg(IRS + 1, o.t.seq + 1, TCP_ACK);
+	th_inject(h, &s);
+	assert_int_equal(h->app.accepted, 1);
+	assert_int_equal(h->app.conn->state, TCP_ESTABLISHED);
+	assert_int_equal(h->app.conn->mss, 1000);	/* the peer's limit */
+	assert_int_equal(th_pending(h), 0);
+	th_free(h);
+}
+
+static void
+test_closed_port_and_stray_ack_get_rst(void **state)
+{
+	struct th *h = th_new(NULL);
+	struct th_seg s = seg(IRS, 0, TCP_SYN);
+	struct th_out o;
+
+	(void)state;
+	s.sport = 40001;
+	/* stray ACK: RST with seq = its ack */
+	s.flags = TCP_ACK;
+	s.ack = 777;
+	th_inject(h, &s);
+	expect(h, &o, TCP_RST, 777, 0);
+	/* a RST is never answered */
+	s.flags = TCP_RST;
+	th_inject(h, &s);
+	assert_int_equal(th_pending(h), 0);
+	assert_int_equal(h->stats.drop[NET_DROP_TCP_NO_CONN], 2);
+	th_free(h);
+}
+
+static void
+test_data_is_delivered_and_acked(void **state)
+{
+	struct th *h = th_new(NULL);
+	uint32_t iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	struct th_seg s = seg(IRS + 1, iss + 1, TCP_ACK | TCP_PSH);
+	struct th_out o;
+
+	(void)state;
+	s.data = "GET / HTTP/1.1\r\n\r\n";
+	s.len = 18;
+	th_inject(h, &s);
+	assert_int_equal(h->app.got_len, 18);
+	assert_memory_equal(h->app.got, s.data, 18);
+	th_advance(h, 50);	/* a delayed ACK goes within 40 ms at most */
+	expect(h, &o, TCP_ACK, iss + 1, IRS + 19);
+	assert_true(o.at - 1000 <= 40 + 1);
+	/* duplicate: no second delivery, an immediate ACK */
+	th_inject(h, &s);
+	assert_int_equal(h->app.got_len, 18);
+	expect(h, &o, TCP_ACK, iss + 1, IRS + 19);
+	th_free(h);
+}
+
+static void
+test_response_and_retransmission_backoff(void **state)
+{
+	struct th *h = th_new(NULL);
+	uint32_t iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	struct th_out o;
+	uint64_t t0, prev_gap = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(tcp_write(&h->ns, h->app.conn, "hello", 5), 5);
+	tcp_output(&h->ns, h->app.conn);
+	net_flush(&h->ns);
+	expect(h, &o, TCP_ACK | TCP_PSH, iss + 1, IRS + 1);
+	assert_int_equal(o.t.len, 5);
+	t0 = o.at;
+	/* unacknowledged: resent after each RTO, the gap doubling */
+	for (i = 0; i < 5; i++) {
+		uint64_t gap;
+		int guard = 0;
+
+		while (th_pending(h) == 0 && guard++ < 200000)
+			th_advance(h, 1);
+		assert_true(th_next(h, &o));
+		assert_int_equal(th_pending(h), 0);
+		assert_int_equal(o.t.seq, iss + 1);
+		assert_int_equal(o.t.len, 5);
+		gap = o.at - t0;
+		if (prev_gap != 0 && gap < 60000)
+			assert_in_range(gap, 2 * prev_gap - 2, 2 * prev_gap + 2);
+		else
+			assert_in_range(gap, 200, 1002);	/* initial RTO: 1 s */
+		prev_gap = gap;
+		t0 = o.at;
+	}
+	assert_true(h->stats.tcp_retransmits >= 4);
+	/* the ACK stops it */
+	{
+		struct th_seg s = seg(IRS + 1, iss + 6, TCP_ACK);
+
+		th_inject(h, &s);
+	}
+	th_advance(h, 130000);
+	assert_int_equal(th_pending(h), 0);
+	th_free(h);
+}
+
+static void
+test_gives_up_after_max_retries(void **state)
+{
+	struct tcp_config cfg;
+	struct th *h;
+	struct th_out o;
+	bool rst = false;
+
+	(void)state;
+	tcp_config_defaults(&cfg);
+	cfg.max_retries = 3;
+	cfg.rto_max_ms = 2000;
+	h = th_new(&cfg);
+	th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	tcp_write(&h->ns, h->app.conn, "x", 1);
+	tcp_output(&h->ns, h->app.conn);
+	th_advance(h, 20000);
+	while (th_next(h, &o))
+		rst = rst || (o.t.flags & TCP_RST);
+	assert_true(rst);
+	assert_int_equal(h->app.closed, 1);
+	assert_int_equal(h->stats.tcp_conns_open, 0);
+	th_free(h);
+}
+
+static void
+test_passive_close(void **state)
+{
+	struct th *h = th_new(NULL);
+	uint32_t iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	struct th_seg s = seg(IRS + 1, iss + 1, TCP_ACK | TCP_FIN);
+	struct th_out o;
+
+	(void)state;
+	th_inject(h, &s);		/* FIN: the app closes too */
+	assert_int_equal(h->app.peer_closed, 1);
+	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 2);
+	s = seg(IRS + 2, iss + 2, TCP_ACK);
+	th_inject(h, &s);		/* LAST-ACK -> CLOSED */
+	assert_int_equal(h->app.closed, 1);
+	assert_int_equal(h->stats.tcp_conns_open, 0);
+	th_free(h);
+}
+
+static void
+test_active_close_and_time_wait(void **state)
+{
+	struct tcp_config cfg;
+	struct th *h;
+	uint32_t iss;
+	struct th_seg s;
+	struct th_out o;
+
+	(void)state;
+	tcp_config_defaults(&cfg);
+	cfg.time_wait_ms = 3000;
+	h = th_new(&cfg);
+	iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	tcp_close(&h->ns, h->app.conn);
+	net_flush(&h->ns);
+	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
+	s = seg(IRS + 1, iss + 2, TCP_ACK);
+	th_inject(h, &s);		/* FIN-WAIT-2 */
+	s = seg(IRS + 1, iss + 2, TCP_ACK | TCP_FIN);
+	th_inject(h, &s);		/* TIME-WAIT */
+	expect(h, &o, TCP_ACK, iss + 2, IRS + 2);
+	assert_int_equal(h->app.closed, 1);	/* released at TIME-WAIT */
+	assert_int_equal(h->stats.tcp_conns_open, 1);
+	th_inject(h, &s);		/* retransmitted FIN: re-ACKed */
+	expect(h, &o, TCP_ACK, iss + 2, IRS + 2);
+	th_advance(h, 3100);
+	assert_int_equal(h->stats.tcp_conns_open, 0);
+	th_free(h);
+}
+
+static void
+test_simultaneous_close(void **state)
+{
+	struct th *h = th_new(NULL);
+	uint32_t iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	struct th_seg s;
+	struct th_out o;
+
+	(void)state;
+	h->app.close_on_fin = false;
+	tcp_close(&h->ns, h->app.conn);
+	net_flush(&h->ns);
+	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
+	s = seg(IRS + 1, iss + 1, TCP_ACK | TCP_FIN);	/* crossing FIN */
+	th_inject(h, &s);
+	expect(h, &o, TCP_ACK, iss + 2, IRS + 2);		/* CLOSING */
+	assert_int_equal(h->app.conn->state, TCP_CLOSING);
+	s = seg(IRS + 2, iss + 2, TCP_ACK);
+	th_inject(h, &s);
+	assert_int_equal(h->stats.tcp_conns_open, 1);	/* TIME-WAIT */
+	th_advance(h, 10000);
+	assert_int_equal(h->stats.tcp_conns_open, 0);
+	th_free(h);
+}
+
+static void
+test_rst_exact_resets_in_window_challenges(void **state)
+{
+	struct th *h = th_new(NULL);
+	uint32_t iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	struct th_seg s;
+	struct th_out o;
+
+	(void)state;
+	s = seg(IRS + 100, 0, TCP_RST);		/* in window, not exact */
+	th_inject(h, &s);
+	expect(h, &o, TCP_ACK, iss + 1, IRS + 1);	/* challenge ACK */
+	assert_int_equal(h->app.closed, 0);
+	s = seg(IRS + 1 + 200000, 0, TCP_RST);	/* out of window: ignored */
+	th_inject(h, &s);
+	assert_int_equal(th_pending(h), 0);
+	assert_int_equal(h->app.closed, 0);
+	s = seg(IRS + 1, 0, TCP_RST);		/* exact */
+	th_inject(h, &s);
+	assert_int_equal(h->app.closed, 1);
+	assert_int_equal(th_pending(h), 0);
+	assert_int_equal(h->stats.tcp_resets_in, 1);
+	th_free(h);
+}
+
+static void
+test_syn_on_established_gets_challenge_ack(void **state)
+{
+	struct th *h = th_new(NULL);
+	uint32_t iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	struct th_seg s = seg(IRS + 5000, 0, TCP_SYN);
+	struct th_out o;
+
+	(void)state;
+	th_inject(h, &s);
+	expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
+	assert_int_equal(h->app.conn->state, TCP_ESTABLISHED);
+	th_free(h);
+}
+
+static void
+test_zero_window_probe(void **state)
+{
+	struct th *h = th_new(NULL);
+	uint32_t iss = th_handshake(h, 40000, IRS, NULL, 0, 0);
+	struct th_seg s;
+	struct th_out o;
+
+	(void)state;
+	tcp_write(&h->ns, h->app.conn, "abc", 3);
+	tcp_output(&h->ns, h->app.conn);
+	net_flush(&h->ns);
+	assert_int_equal(th_pending(h), 0);	/* window closed */
+	th_advance(h, 1500);
+	assert_true(th_next(h, &o));		/* one-byte probe */
+	assert_int_equal(o.t.seq, iss + 1);
+	assert_int_equal(o.t.len, 1);
+	s = seg(IRS + 1, iss + 1, TCP_ACK);	/* still zero */
+	s.win = 0;
+	th_inject(h, &s);
+	th_advance(h, 5000);
+	assert_true(th_next(h, &o));		/* probes continue */
+	s.win = 1000;				/* opens */
+	th_drain(h);
+	th_inject(h, &s);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.len, 3);
+	assert_int_equal(o.t.seq, iss + 1);
+	th_free(h);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_handshake_options),
+		cmocka_unit_test(test_closed_port_and_stray_ack_get_rst),
+		cmocka_unit_test(test_data_is_delivered_and_acked),
+		cmocka_unit_test(test_response_and_retransmission_backoff),
+		cmocka_unit_test(test_gives_up_after_max_retries),
+		cmocka_unit_test(test_passive_close),
+		cmocka_unit_test(test_active_close_and_time_wait),
+		cmocka_unit_test(test_simultaneous_close),
+		cmocka_unit_test(test_rst_exact_resets_in_window_challenges),
+		cmocka_unit_test(test_syn_on_established_gets_challenge_ack),
+		cmocka_unit_test(test_zero_window_probe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
