@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -107,15 +108,15 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "icmp_echo_pkts", SUM(s->net_stats.icmp_echo));
 	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->net_stats.tcp_conns_open));
 	rte_tel_data_add_dict_u64(d, "total_conns",
-			SUM(s->net_stats.tcp_passive_opens));
+			SUM(s->net_stats.tcp.passive_opens));
 	rte_tel_data_add_dict_u64(d, "closed_conns",
 			SUM(s->net_stats.tcp_conns_closed));
 	rte_tel_data_add_dict_u64(d, "refused_conns",
 			SUM(s->http_stats.conns_refused));
 	rte_tel_data_add_dict_u64(d, "tcp_retransmit_segs",
-			SUM(s->net_stats.tcp_retransmits));
+			SUM(s->net_stats.tcp.retransmits));
 	rte_tel_data_add_dict_u64(d, "tcp_reset_out_segs",
-			SUM(s->net_stats.tcp_resets_out));
+			SUM(s->net_stats.tcp.resets_out));
 	rte_tel_data_add_dict_u64(d, "requests_reqs", SUM(s->http_stats.requests));
 	status = rte_tel_data_alloc();
 	if (status == NULL)
@@ -137,6 +138,36 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use_mbufs",
 			rte_mempool_in_use_count(view.pool));
 	rte_tel_data_add_dict_u64(d, "mbufs_total_mbufs", view.pool->size);
+	return 0;
+}
+
+/* netstat -s in telemetry: every TCP counter, summed, with its unit. */
+static int
+tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	struct rte_tel_data *drops;
+	unsigned int r;
+
+	rte_tel_data_start_dict(d);
+#define TCP_COUNTER_TEL(n) \
+	rte_tel_data_add_dict_u64(d, #n "_count", SUM(s->net_stats.tcp.n));
+	TCP_COUNTERS(TCP_COUNTER_TEL)
+#undef TCP_COUNTER_TEL
+	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->net_stats.tcp_conns_open));
+	rte_tel_data_add_dict_u64(d, "syn_received_conns",
+			SUM(s->net_stats.tcp_syn_recv));
+	rte_tel_data_add_dict_u64(d, "time_wait_conns",
+			SUM(s->net_stats.tcp_time_wait));
+	drops = rte_tel_data_alloc();
+	if (drops == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(drops);
+	for (r = 1; r < NET_DROP__COUNT; r++)
+		if (strncmp(net_drop_name(r), "tcp_", 4) == 0)
+			rte_tel_data_add_dict_u64(drops, net_drop_name(r) + 4,
+					SUM(s->net_stats.drop[r]));
+	rte_tel_data_add_dict_container(d, "drop_by_reason_pkts", drops, 0);
 	return 0;
 }
 
@@ -162,7 +193,7 @@ tel_shards(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(sd, "open_conns",
 				LOAD(s->net_stats.tcp_conns_open));
 		rte_tel_data_add_dict_u64(sd, "total_conns",
-				LOAD(s->net_stats.tcp_passive_opens));
+				LOAD(s->net_stats.tcp.passive_opens));
 		rte_tel_data_add_dict_u64(sd, "requests_reqs",
 				LOAD(s->http_stats.requests));
 		rte_tel_data_add_dict_u64(sd, "polls_count", LOAD(s->stats.polls));
@@ -184,6 +215,8 @@ telemetry_register(const struct telemetry_view *v)
 			"ewykd version, configuration, shards and lcores. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/stats", tel_stats,
 			"Packets, drops by reason, connections, requests by status, mbufs in use. No parameters") != 0 ||
+			rte_telemetry_register_cmd("/ewyk/tcp", tel_tcp,
+			"TCP counters in the manner of netstat -s, drops by reason. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/shards", tel_shards,
 			"Per shard: lcore, queue, packets, connections, requests, polls. No parameters") != 0)
 		return -1;

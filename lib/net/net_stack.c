@@ -14,13 +14,23 @@ void
 tcp_config_defaults(struct tcp_config *cfg)
 {
 	cfg->max_conns = 4096;
-	cfg->snd_buf = 64 * 1024;
+	cfg->syn_backlog = 1024;
+	cfg->max_time_wait = 2048;
+	cfg->mbuf_reserve = 0;
+	cfg->snd_buf = 256 * 1024;
+	cfg->rcv_win_max = 1 << 20;
 	cfg->rto_min_ms = 200;
 	cfg->rto_init_ms = 1000;
 	cfg->rto_max_ms = 60000;
+	cfg->delack_ms = 40;
+	cfg->time_wait_ms = 4000;
+	cfg->keepalive_ms = 0;
+	cfg->keepalive_intvl_ms = 10000;
+	cfg->keepalive_probes = 5;
+	cfg->idle_timeout_ms = 0;
 	cfg->max_retries = 8;
 	cfg->syn_retries = 5;
-	cfg->time_wait_ms = 4000;
+	cfg->syncookies = true;
 	cfg->listen_port = 80;
 }
 
@@ -40,6 +50,9 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	ns->stats = stats;
 	ns->now_ms = now_ms;
 	ns->hash_seed = rte_rand();
+	ns->secret[0] = rte_rand();
+	ns->secret[1] = rte_rand();
+	ns->cc = &tcp_cc_newreno;
 	ns->ip_id = (uint16_t)rte_rand();
 	tw_init(&ns->wheel, now_ms);
 	return tcp_table_init(ns);
@@ -201,11 +214,9 @@ ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 		why = tcp_parse(&ip, l4_cksum_flag(ns, m), &t);
 		if (why != NET_OK)
 			goto drop;
-		if (t.opt.malformed)
-			ns->stats->tcp_bad_options++;
-		ns->stats->tcp_segs_in++;
-		tcp_input(ns, &ip, &t, eth->src);
-		rte_pktmbuf_free(m);
+		ns->stats->tcp.segs_in++;
+		if (!tcp_input(ns, m, &ip, &t, eth->src))
+			rte_pktmbuf_free(m);
 		return;
 	}
 	default:

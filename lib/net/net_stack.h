@@ -29,21 +29,49 @@ struct net_if {
 	uint16_t mtu;
 	bool tx_multiseg;	/* the device takes chained mbufs */
 	bool rx_cksum_offload;	/* the device flags L3/L4 checksums */
+	bool tx_cksum_offload;	/* the device fills IPv4 and TCP checksums */
 };
 
 struct tcp_config {
 	uint32_t max_conns;	/* per shard */
+	uint32_t syn_backlog;	/* half-open connections before SYN cookies */
+	uint32_t max_time_wait;	/* TIME-WAIT connections kept; more are freed */
+	uint32_t mbuf_reserve;	/* free mbufs below which new SYNs are refused */
 	uint32_t snd_buf;	/* bytes queued per connection */
+	uint32_t rcv_win_max;	/* largest window advertised (sets our shift) */
 	uint32_t rto_min_ms;
 	uint32_t rto_init_ms;
 	uint32_t rto_max_ms;
+	uint32_t delack_ms;	/* at most this long for a delayed ACK */
+	uint32_t time_wait_ms;
+	uint32_t keepalive_ms;	/* idle time before probing; 0 = off */
+	uint32_t keepalive_intvl_ms;
+	uint32_t idle_timeout_ms;	/* abort after this long idle; 0 = off */
+	uint8_t keepalive_probes;
 	uint8_t max_retries;	/* timeouts in a row before giving up */
 	uint8_t syn_retries;
-	uint32_t time_wait_ms;
+	bool syncookies;	/* false: a full backlog drops SYNs */
 	uint16_t listen_port;	/* host order */
 };
 
 void tcp_config_defaults(struct tcp_config *cfg);
+
+/* TCP counters in the manner of netstat -s; names are telemetry keys. */
+#define TCP_COUNTERS(X) \
+	X(active_opens) X(passive_opens) X(attempt_fails) X(estab_resets) \
+	X(resets_in) X(resets_out) X(segs_in) X(segs_out) X(retransmits) \
+	X(timeouts) X(fast_retransmits) X(sack_recoveries) X(newreno_recoveries) \
+	X(ooo_segs) X(ooo_dropped) X(syncookies_sent) X(syncookies_valid) \
+	X(syncookies_failed) X(syn_dropped) X(challenge_acks) X(paws_drops) \
+	X(delayed_acks) X(window_probes) X(keepalive_probes) \
+	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
+	X(bad_options) X(sack_blocks_in) X(dsacks_in)
+
+struct tcp_counters {
+#define TCP_COUNTER_FIELD(n) uint64_t n;
+	TCP_COUNTERS(TCP_COUNTER_FIELD)
+#undef TCP_COUNTER_FIELD
+};
 
 /* Counters of one shard, written by the owner only, read by telemetry. */
 struct net_stats {
@@ -55,16 +83,11 @@ struct net_stats {
 	uint64_t arp_in;
 	uint64_t arp_replies;
 	uint64_t icmp_echo;
-	uint64_t tcp_passive_opens;
-	uint64_t tcp_conns_open;
+	uint64_t tcp_conns_open;	/* gauge, all states */
 	uint64_t tcp_conns_closed;
-	uint64_t tcp_resets_in;
-	uint64_t tcp_resets_out;
-	uint64_t tcp_retransmits;
-	uint64_t tcp_timeouts;
-	uint64_t tcp_segs_in;
-	uint64_t tcp_segs_out;
-	uint64_t tcp_bad_options;
+	uint64_t tcp_syn_recv;		/* gauge */
+	uint64_t tcp_time_wait;		/* gauge */
+	struct tcp_counters tcp;
 } __rte_cache_aligned;
 
 typedef uint16_t (*net_tx_fn)(void *ctx, struct rte_mbuf **pkts, uint16_t n);
@@ -82,6 +105,8 @@ struct net_stack {
 	struct tcp_config cfg;
 	uint64_t now_ms;
 	uint64_t hash_seed;
+	uint64_t secret[2];	/* SipHash key: ISNs (RFC 6528), SYN cookies */
+	const struct tcp_cc_ops *cc;
 	uint16_t ip_id;
 	uint16_t tx_n;
 	struct rte_mbuf *tx[NET_TX_BATCH];

@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
 #include <rte_random.h>
 
 #include "tcp_impl.h"
 
-#define TCP_F_DEAD 0x80		/* freed when input unwinds */
-#define TCP_INIT_CWND_SEGS 10	/* RFC 6928 */
 #define TCP_DEFAULT_MSS 536	/* RFC 9293 3.7.1, when the peer sends none */
+#define PAWS_IDLE_MS (24ull * 24 * 3600 * 1000)	/* RFC 7323 5.5 */
 
 static inline bool
 is_dead(const struct tcp_conn *c)
@@ -41,6 +41,28 @@ tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c)
 	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + t);
 }
 
+void
+tcp_cancel_delack(struct net_stack *ns, struct tcp_conn *c)
+{
+	tw_cancel(&ns->wheel, &c->delack);
+}
+
+/* Keepalive and idle timeout share one timer, re-armed lazily: traffic
+ * only stamps last_rx_ms, the timer looks at it when it fires. */
+static void
+arm_idle(struct net_stack *ns, struct tcp_conn *c)
+{
+	uint64_t wait = UINT64_MAX;
+
+	if (ns->cfg.keepalive_ms)
+		wait = c->ka_probes ? ns->cfg.keepalive_intvl_ms :
+			ns->cfg.keepalive_ms;
+	if (ns->cfg.idle_timeout_ms)
+		wait = RTE_MIN(wait, (uint64_t)ns->cfg.idle_timeout_ms);
+	if (wait != UINT64_MAX)
+		tw_arm(&ns->wheel, &c->idle, ns->now_ms + wait);
+}
+
 /* RFC 6298 2.2-2.4 with the clock granularity G of one millisecond. */
 static void
 rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r)
@@ -62,63 +84,233 @@ rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r)
 }
 
 static void
-enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
+release_app(struct net_stack *ns, struct tcp_conn *c)
 {
-	c->state = TCP_TIME_WAIT;
-	tw_cancel(&ns->wheel, &c->rexmit);
-	tcp_sndq_free(&c->sndq);
-	/* Nothing more reaches the upper layer: let it go now, not after
-	 * the TIME-WAIT linger. */
 	if (c->app != NULL && ns->up != NULL)
 		ns->up->closed(ns->up_ctx, c);
 	c->app = NULL;
-	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
 }
 
 static void
-listen_input(struct net_stack *ns, const struct ipv4_view *ip,
-		const struct tcp_view *t, const uint8_t *src_mac)
+enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
+{
+	/* Nothing more reaches the upper layer: let it go now, not after
+	 * the TIME-WAIT linger. */
+	release_app(ns, c);
+	if (ns->stats->tcp_time_wait >= ns->cfg.max_time_wait) {
+		/* The table is full: drop the oldest assurance, not a
+		 * live connection (like Linux's bucket overflow). */
+		ns->stats->tcp.time_wait_overflow++;
+		conn_kill(ns, c);
+		return;
+	}
+	c->state = TCP_TIME_WAIT;
+	ns->stats->tcp_time_wait++;
+	tw_cancel(&ns->wheel, &c->rexmit);
+	tw_cancel(&ns->wheel, &c->idle);
+	tcp_sndq_free(&c->sndq);
+	tcp_ooo_free(c);
+	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
+}
+
+static uint8_t
+our_wscale(const struct net_stack *ns)
+{
+	uint8_t s = 0;
+
+	while (s < 14 && (TCP_WIN_FIELD_MAX << s) < ns->cfg.rcv_win_max)
+		s++;
+	return s;
+}
+
+/* Settings common to both opens, from the peer's SYN (or SYN-ACK). */
+static void
+negotiate(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 {
 	uint16_t our_mss = (uint16_t)(ns->ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
-	struct tcp_conn *c;
 
-	if (t->flags & TCP_RST) {
-		net_count_drop(ns, NET_DROP_TCP_NO_CONN);
-		return;
-	}
-	if ((t->flags & (TCP_SYN | TCP_ACK)) != TCP_SYN ||
-			t->dport != ns->cfg.listen_port) {
-		net_count_drop(ns, NET_DROP_TCP_NO_CONN);
-		tcp_reply_rst(ns, ip, t, src_mac);
-		return;
-	}
-	c = tcp_conn_new(ns, ip->src, t->sport, t->dport);
-	if (c == NULL) {
-		/* Silence, not RST: the peer retries the SYN later. */
-		net_count_drop(ns, NET_DROP_TCP_CONN_FULL);
-		return;
-	}
-	memcpy(c->peer_mac, src_mac, 6);
-	c->state = TCP_SYN_RECEIVED;
-	c->irs = t->seq;
-	c->rcv_nxt = t->seq + 1;
-	c->rcv_adv = c->rcv_nxt;
-	c->iss = (uint32_t)rte_rand();
-	c->snd_una = c->iss;
-	c->snd_wnd = t->win;	/* never scaled in a SYN */
-	c->snd_wl1 = t->seq;
-	c->snd_wl2 = c->iss;
 	c->mss = RTE_MIN(t->opt.mss ? t->opt.mss : TCP_DEFAULT_MSS, our_mss);
 	if (c->mss < 64)
 		c->mss = 64;	/* a silly MSS would cost a packet per byte */
-	c->cwnd = TCP_INIT_CWND_SEGS * (uint32_t)c->mss;
-	c->ssthresh = UINT32_MAX;
-	ns->stats->tcp_passive_opens++;
+	if (t->opt.has_wscale) {
+		c->flags |= TCP_F_OPT_WS;
+		c->snd_wscale = t->opt.wscale;
+		c->rcv_wscale = our_wscale(ns);
+	} else {
+		c->flags &= ~TCP_F_OPT_WS;
+		c->snd_wscale = c->rcv_wscale = 0;
+	}
+	if (t->opt.sack_ok)
+		c->flags |= TCP_F_OPT_SACK;
+	else
+		c->flags &= ~TCP_F_OPT_SACK;
+	if (t->opt.has_ts) {
+		c->flags |= TCP_F_OPT_TS;
+		c->ts_recent = t->opt.ts_val;
+		c->ts_recent_ms = ns->now_ms;
+	} else {
+		c->flags &= ~TCP_F_OPT_TS;
+	}
+	c->snd_wnd = t->win;	/* never scaled in a SYN */
+	c->max_sndwnd = c->snd_wnd;
+	ns->cc->init(c);
+}
+
+static void
+init_conn(struct net_stack *ns, struct tcp_conn *c, const uint8_t *mac)
+{
+	memcpy(c->peer_mac, mac, 6);
+	c->ts_offset = (uint32_t)rte_rand();
+	c->last_rx_ms = ns->now_ms;
+}
+
+static bool
+mbufs_short(const struct net_stack *ns)
+{
+	return ns->cfg.mbuf_reserve != 0 &&
+		rte_mempool_avail_count(ns->pool) < ns->cfg.mbuf_reserve;
+}
+
+static void
+syn_input(struct net_stack *ns, const struct ipv4_view *ip,
+		const struct tcp_view *t, const uint8_t *src_mac)
+{
+	struct tcp_conn *c = NULL;
+
+	if (mbufs_short(ns)) {
+		/* Keep the mbufs for connections already open. */
+		ns->stats->tcp.syn_dropped++;
+		return;
+	}
+	if (ns->stats->tcp_syn_recv < ns->cfg.syn_backlog)
+		c = tcp_conn_new(ns, ip->src, t->sport, t->dport);
+	if (c == NULL) {
+		uint16_t mss = t->opt.mss ? t->opt.mss : TCP_DEFAULT_MSS, used;
+		uint32_t cookie;
+
+		if (!ns->cfg.syncookies) {
+			ns->stats->tcp.syn_dropped++;
+			net_count_drop(ns, NET_DROP_TCP_CONN_FULL);
+			return;
+		}
+		/* Backlog or table full: answer without keeping state. */
+		mss = RTE_MIN(mss, (uint16_t)(ns->ifc->mtu - 40));
+		cookie = tcp_cookie_make(ns, ip->dst, t->dport, ip->src,
+				t->sport, t->seq, mss, &used);
+		tcp_send_cookie_syn_ack(ns, ip, t, src_mac, cookie, used);
+		return;
+	}
+	init_conn(ns, c, src_mac);
+	c->state = TCP_SYN_RECEIVED;
+	ns->stats->tcp_syn_recv++;
+	c->irs = t->seq;
+	c->rcv_nxt = t->seq + 1;
+	c->rcv_adv = c->rcv_nxt;
+	c->iss = tcp_isn(ns, ip->dst, t->dport, ip->src, t->sport);
+	c->snd_una = c->iss;
+	c->snd_max = c->iss;
+	c->snd_wl1 = t->seq;
+	c->snd_wl2 = c->iss;
+	negotiate(ns, c, t);
+	ns->stats->tcp.passive_opens++;
 	tcp_send_syn_ack(ns, c);
 	c->flags |= TCP_F_RTT_TIMING;
 	c->rtt_seq = c->iss;
 	c->rtt_start = ns->now_ms;
 	tcp_arm_rexmit(ns, c);
+}
+
+static void
+become_established(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (c->state == TCP_SYN_RECEIVED)
+		ns->stats->tcp_syn_recv--;
+	c->state = TCP_ESTABLISHED;
+	c->backoff = 0;
+	tw_cancel(&ns->wheel, &c->rexmit);
+	arm_idle(ns, c);
+}
+
+/* The upper layer takes the connection; false if it refused (RST sent). */
+static bool
+hand_over(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (ns->up == NULL || ns->up->accepted(ns->up_ctx, c) != 0) {
+		tcp_send_rst(ns, c);
+		conn_kill(ns, c);
+		return false;
+	}
+	return !is_dead(c);
+}
+
+/* An ACK with no connection may complete a handshake answered with a
+ * SYN cookie. Returns the new connection, or NULL. */
+static struct tcp_conn *
+cookie_ack_input(struct net_stack *ns, const struct ipv4_view *ip,
+		const struct tcp_view *t, const uint8_t *src_mac)
+{
+	struct tcp_view syn;
+	struct tcp_conn *c;
+	int mss;
+
+	if (!ns->cfg.syncookies || (t->flags & (TCP_SYN | TCP_RST | TCP_ACK)) !=
+			TCP_ACK || t->dport != ns->cfg.listen_port)
+		return NULL;
+	mss = tcp_cookie_check(ns, ip->dst, t->dport, ip->src, t->sport,
+			t->seq - 1, t->ack - 1);
+	if (mss < 0) {
+		ns->stats->tcp.syncookies_failed++;
+		return NULL;
+	}
+	c = tcp_conn_new(ns, ip->src, t->sport, t->dport);
+	if (c == NULL) {
+		net_count_drop(ns, NET_DROP_TCP_CONN_FULL);
+		return NULL;
+	}
+	ns->stats->tcp.syncookies_valid++;
+	ns->stats->tcp.passive_opens++;
+	init_conn(ns, c, src_mac);
+	memset(&syn, 0, sizeof(syn));
+	syn.opt.mss = (uint16_t)mss;
+	syn.win = t->win;
+	negotiate(ns, c, &syn);
+	c->flags |= TCP_F_COOKIE;
+	c->irs = t->seq - 1;
+	c->rcv_nxt = t->seq;
+	c->rcv_adv = c->rcv_nxt;
+	c->iss = t->ack - 1;
+	c->snd_una = t->ack;
+	c->snd_nxt = t->ack;
+	c->snd_max = t->ack;
+	c->snd_wl1 = t->seq - 1;	/* let this ACK set the window */
+	c->snd_wl2 = t->ack;
+	c->state = TCP_SYN_RECEIVED;
+	ns->stats->tcp_syn_recv++;
+	become_established(ns, c);
+	return c;
+}
+
+/* Timestamps: PAWS (RFC 7323 5) and ts_recent. false: drop the segment. */
+static bool
+timestamps_input(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_view *t)
+{
+	if (!(c->flags & TCP_F_OPT_TS) || !t->opt.has_ts)
+		return true;
+	if (!(t->flags & TCP_RST) && SEQ_LT(t->opt.ts_val, c->ts_recent) &&
+			ns->now_ms - c->ts_recent_ms < PAWS_IDLE_MS) {
+		ns->stats->tcp.paws_drops++;
+		c->flags |= TCP_F_ACK_NOW;
+		return false;
+	}
+	/* RFC 7323 4.3: remember the TSval of the segment that covers the
+	 * last ACK we sent. */
+	if (SEQ_LEQ(t->seq, c->last_ack_sent) && SEQ_GEQ(t->opt.ts_val,
+			c->ts_recent)) {
+		c->ts_recent = t->opt.ts_val;
+		c->ts_recent_ms = ns->now_ms;
+	}
+	return true;
 }
 
 static bool
@@ -139,6 +331,49 @@ seq_acceptable(const struct tcp_conn *c, const struct tcp_view *t,
 		 SEQ_LT(t->seq + seg_len - 1, end));
 }
 
+/* SYN-SENT (RFC 9293 3.10.7.3). false: segment consumed. */
+static bool
+syn_sent_input(struct net_stack *ns, struct tcp_conn *c,
+		const struct ipv4_view *ip, const struct tcp_view *t)
+{
+	bool ack_ok = (t->flags & TCP_ACK) && t->ack == c->iss + 1;
+
+	if ((t->flags & TCP_ACK) && !ack_ok) {
+		if (!(t->flags & TCP_RST))
+			tcp_reply_rst(ns, ip, t, c->peer_mac);
+		return false;
+	}
+	if (t->flags & TCP_RST) {
+		if (ack_ok) {
+			ns->stats->tcp.attempt_fails++;
+			conn_kill(ns, c);
+		}
+		return false;
+	}
+	if (!(t->flags & TCP_SYN))
+		return false;
+	c->irs = t->seq;
+	c->rcv_nxt = t->seq + 1;
+	c->rcv_adv = c->rcv_nxt;
+	negotiate(ns, c, t);
+	c->snd_wl1 = t->seq;
+	if (!ack_ok) {
+		/* Simultaneous open: both sent SYNs. */
+		c->state = TCP_SYN_RECEIVED;
+		ns->stats->tcp_syn_recv++;
+		tcp_send_syn_ack(ns, c);
+		return false;
+	}
+	c->snd_una = t->ack;
+	c->snd_wl2 = t->ack;
+	if (c->backoff == 0)
+		rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
+	c->flags &= ~TCP_F_RTT_TIMING;
+	become_established(ns, c);
+	c->flags |= TCP_F_ACK_NOW;
+	return hand_over(ns, c);
+}
+
 /* Handshake completion (SYN-RECEIVED + ACK). false: segment consumed. */
 static bool
 syn_received_input(struct net_stack *ns, struct tcp_conn *c,
@@ -146,8 +381,10 @@ syn_received_input(struct net_stack *ns, struct tcp_conn *c,
 {
 	if (t->flags & TCP_RST) {
 		if (SEQ_GEQ(t->seq, c->rcv_nxt) &&
-				SEQ_LT(t->seq, c->rcv_nxt + TCP_ADV_WIN_MAX)) {
-			ns->stats->tcp_resets_in++;
+				SEQ_LT(t->seq, c->rcv_adv + 1)) {
+			ns->stats->tcp.resets_in++;
+			if (c->flags & TCP_F_ACTIVE)
+				ns->stats->tcp.attempt_fails++;
 			conn_kill(ns, c);
 		}
 		return false;
@@ -164,30 +401,47 @@ syn_received_input(struct net_stack *ns, struct tcp_conn *c,
 		tcp_reply_rst(ns, ip, t, c->peer_mac);
 		return false;
 	}
-	c->state = TCP_ESTABLISHED;
 	c->snd_una = t->ack;
-	c->snd_wnd = t->win;
-	c->snd_wl1 = t->seq;
+	c->snd_wl1 = t->seq - 1;	/* let this ACK set the window */
 	c->snd_wl2 = t->ack;
-	tw_cancel(&ns->wheel, &c->rexmit);
 	if (c->backoff == 0)
 		rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
 	c->flags &= ~TCP_F_RTT_TIMING;
-	c->backoff = 0;
-	if (ns->up == NULL || ns->up->accepted(ns->up_ctx, c) != 0) {
-		tcp_send_rst(ns, c);
-		conn_kill(ns, c);
-		return false;
+	become_established(ns, c);
+	return hand_over(ns, c);
+}
+
+static void
+fast_retransmit(struct net_stack *ns, struct tcp_conn *c)
+{
+	bool sack = c->flags & TCP_F_OPT_SACK;
+
+	c->flags |= TCP_F_RECOVERY;
+	c->recover = c->snd_max;
+	c->high_rxt = c->snd_una;
+	ns->cc->enter_recovery(c);
+	ns->stats->tcp.fast_retransmits++;
+	if (sack) {
+		ns->stats->tcp.sack_recoveries++;
+	} else {
+		/* RFC 6582 3.2 (2): inflate by the segments that left. */
+		ns->stats->tcp.newreno_recoveries++;
+		c->cwnd += TCP_DUPTHRESH * (uint32_t)c->mss;
 	}
-	return !is_dead(c);
+	if (tcp_send_range(ns, c, c->snd_una, c->mss))
+		c->high_rxt = c->snd_una + RTE_MIN((uint32_t)c->mss,
+				c->sndq.bytes);
+	c->flags &= ~TCP_F_RTT_TIMING;
+	tcp_arm_rexmit(ns, c);
 }
 
 /* Returns true when the upper layer should hear of freed send space. */
 static bool
 ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 {
+	uint32_t win = (uint32_t)t->win << c->snd_wscale;
 	uint32_t acked, data_acked;
-	bool fin_acked;
+	bool fin_acked, dup;
 
 	if (SEQ_GT(t->ack, c->snd_max)) {
 		/* Acknowledges what we never sent (RFC 9293 3.10.7.4). */
@@ -195,35 +449,81 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 		c->flags |= TCP_F_ACK_NOW;
 		return false;
 	}
+	if (SEQ_LT(t->ack, c->snd_una - c->max_sndwnd)) {
+		/* RFC 5961 5.2: an ACK far too old gets a challenge. */
+		ns->stats->tcp.challenge_acks++;
+		c->flags |= TCP_F_ACK_NOW;
+		return false;
+	}
+	if (c->flags & TCP_F_OPT_SACK)
+		tcp_sack_update(ns, c, &t->opt, SEQ_GT(t->ack, c->snd_una) ?
+				t->ack : c->snd_una);
+	/* RFC 5681 2: a duplicate ACK carries nothing new. */
+	dup = t->ack == c->snd_una && t->len == 0 &&
+		!(t->flags & (TCP_SYN | TCP_FIN)) && win == c->snd_wnd &&
+		c->snd_una != c->snd_max;
 	/* Window update from a newer segment only (SND.WL1/WL2 rule). */
 	if (SEQ_GEQ(t->ack, c->snd_una) && (SEQ_LT(c->snd_wl1, t->seq) ||
 			(c->snd_wl1 == t->seq && SEQ_LEQ(c->snd_wl2, t->ack)))) {
-		c->snd_wnd = t->win;
+		c->snd_wnd = win;
 		c->snd_wl1 = t->seq;
 		c->snd_wl2 = t->ack;
+		if (win > c->max_sndwnd)
+			c->max_sndwnd = win;
+	}
+	if (dup) {
+		c->dupacks++;
+		if (c->flags & TCP_F_RECOVERY) {
+			if (!(c->flags & TCP_F_OPT_SACK))
+				c->cwnd += c->mss;	/* RFC 6582 3.2 (3) */
+		} else if ((c->dupacks >= TCP_DUPTHRESH ||
+				tcp_sack_bytes(c) >= TCP_DUPTHRESH *
+				(uint32_t)c->mss) && SEQ_GT(c->snd_una, c->recover)) {
+			fast_retransmit(ns, c);
+		}
+		return false;
 	}
 	if (!SEQ_GT(t->ack, c->snd_una))
 		return false;
+
 	acked = t->ack - c->snd_una;
 	fin_acked = (c->flags & TCP_F_FIN_QUEUED) &&
 		t->ack == c->snd_una + c->sndq.bytes + 1;
 	data_acked = RTE_MIN(acked, c->sndq.bytes);
 	tcp_sndq_drop(&c->sndq, data_acked);
 	c->snd_una = t->ack;
+	c->dupacks = 0;
 	if (SEQ_LT(c->snd_nxt, c->snd_una))
 		c->snd_nxt = c->snd_una;
-	/* Karn: only a segment sent once gives a sample. */
-	if ((c->flags & TCP_F_RTT_TIMING) && SEQ_GT(t->ack, c->rtt_seq)) {
+	if (SEQ_LT(c->high_rxt, c->snd_una))
+		c->high_rxt = c->snd_una;
+	/* RTT: from the echoed timestamp, else Karn's timed segment. */
+	if ((c->flags & TCP_F_OPT_TS) && t->opt.has_ts && t->opt.ts_ecr != 0) {
+		uint32_t r = (uint32_t)ns->now_ms + c->ts_offset - t->opt.ts_ecr;
+
+		if (r < 3600000)
+			rtt_sample(ns, c, r);
+	} else if ((c->flags & TCP_F_RTT_TIMING) && SEQ_GT(t->ack, c->rtt_seq)) {
 		if (c->backoff == 0)
 			rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
 		c->flags &= ~TCP_F_RTT_TIMING;
 	}
 	c->backoff = 0;
-	/* Slow start, then congestion avoidance (RFC 5681 3.1). */
-	if (c->cwnd < c->ssthresh)
-		c->cwnd += RTE_MIN(acked, (uint32_t)c->mss);
-	else
-		c->cwnd += RTE_MAX(1u, (uint32_t)c->mss * c->mss / c->cwnd);
+	if (c->flags & TCP_F_RECOVERY) {
+		if (SEQ_GEQ(t->ack, c->recover)) {
+			c->flags &= ~TCP_F_RECOVERY;
+			ns->cc->exit_recovery(c);
+		} else if (!(c->flags & TCP_F_OPT_SACK)) {
+			/* Partial ACK (RFC 6582 3.2 (5)): resend the next
+			 * hole, deflate by what left, stay in recovery. */
+			tcp_send_range(ns, c, c->snd_una, c->mss);
+			c->cwnd -= RTE_MIN(c->cwnd - c->mss, acked);
+			if (acked >= c->mss)
+				c->cwnd += c->mss;
+		}
+	} else {
+		ns->cc->acked(c, acked);
+	}
 	if (c->snd_una == c->snd_max)
 		tw_cancel(&ns->wheel, &c->rexmit);
 	else
@@ -272,95 +572,158 @@ fin_input(struct net_stack *ns, struct tcp_conn *c)
 	}
 }
 
+/* ACK now, or within delack_ms: every second full segment, anything out
+ * of order or filling a hole, and FINs are acknowledged at once. */
 static void
-conn_input(struct net_stack *ns, struct tcp_conn *c,
-		const struct ipv4_view *ip, const struct tcp_view *t)
+schedule_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t len,
+		bool immediate)
+{
+	if (len >= (uint32_t)c->mss - ((c->flags & TCP_F_OPT_TS) ? TCP_TS_LEN : 0))
+		c->acks_owed++;
+	if (immediate || c->acks_owed >= 2 || ns->cfg.delack_ms == 0) {
+		c->flags |= TCP_F_ACK_NOW;
+		return;
+	}
+	if (!tw_is_armed(&c->delack)) {
+		tw_arm(&ns->wheel, &c->delack, ns->now_ms + ns->cfg.delack_ms);
+		ns->stats->tcp.delayed_acks++;
+	}
+}
+
+/* Data of a segment. Returns true if it kept the mbuf in the
+ * out-of-order queue. */
+static bool
+data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
+		const struct tcp_view *t, uint32_t win)
 {
 	const uint8_t *data = t->payload;
-	uint32_t len = t->len, win;
-	bool space_freed;
+	uint32_t seq = t->seq, len = t->len, taken;
+	bool had_holes = c->ooo.n > 0;
 
-	if (c->state == TCP_SYN_RECEIVED && !syn_received_input(ns, c, ip, t))
-		return;
+	if (SEQ_LT(seq, c->rcv_nxt)) {		/* partly old */
+		uint32_t skip = c->rcv_nxt - seq;
+
+		if (skip >= len) {
+			c->flags |= TCP_F_ACK_NOW;	/* a duplicate */
+			return false;
+		}
+		data += skip;
+		seq += skip;
+		len -= skip;
+	}
+	if (SEQ_GT(seq + len, c->rcv_nxt + win))	/* beyond the window */
+		len = c->rcv_nxt + win - seq;
+	if (seq != c->rcv_nxt) {
+		/* A hole before it: keep it for later, ask for the hole. */
+		bool kept = false;
+
+		ns->stats->tcp.ooo_segs++;
+		if (len > 0 && !mbufs_short(ns))
+			kept = tcp_ooo_insert(c, m, seq,
+					(uint16_t)(data - rte_pktmbuf_mtod(m,
+					const uint8_t *)), (uint16_t)len);
+		if (!kept) {
+			ns->stats->tcp.ooo_dropped++;
+			net_count_drop(ns, NET_DROP_TCP_OUT_OF_ORDER);
+		}
+		c->flags |= TCP_F_ACK_NOW;
+		return kept;
+	}
+	taken = c->app != NULL ? ns->up->recv(ns->up_ctx, c, data, len) : len;
+	c->rcv_nxt += taken;
+	if (is_dead(c))
+		return false;
+	if (had_holes)
+		tcp_ooo_deliver(ns, c);
+	schedule_ack(ns, c, t->len, had_holes);
+	return false;
+}
+
+static bool
+conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
+		const struct ipv4_view *ip, const struct tcp_view *t)
+{
+	bool space_freed, kept = false;
+	uint32_t win;
+
+	c->last_rx_ms = ns->now_ms;
+	c->ka_probes = 0;
+	if (c->state == TCP_SYN_SENT) {
+		if (!syn_sent_input(ns, c, ip, t))
+			return false;
+	} else if (c->state == TCP_SYN_RECEIVED &&
+			!syn_received_input(ns, c, ip, t)) {
+		return false;
+	}
 	if (c->state == TCP_TIME_WAIT) {
 		if (t->flags & TCP_FIN) {	/* our last ACK was lost */
 			c->flags |= TCP_F_ACK_NOW;
 			tw_arm(&ns->wheel, &c->linger,
 					ns->now_ms + ns->cfg.time_wait_ms);
 		}
-		return;
+		return false;
 	}
+	if (!timestamps_input(ns, c, t))
+		return false;
 	win = tcp_rcv_window(ns, c);
 	if (!seq_acceptable(c, t, win)) {
 		net_count_drop(ns, NET_DROP_TCP_OUT_OF_WINDOW);
 		if (!(t->flags & TCP_RST))
 			c->flags |= TCP_F_ACK_NOW;
-		return;
+		return false;
 	}
 	if (t->flags & TCP_RST) {
 		/* RFC 5961 3.2: only an exact match resets; an in-window
 		 * guess earns a challenge ACK. */
 		if (t->seq == c->rcv_nxt) {
-			ns->stats->tcp_resets_in++;
+			ns->stats->tcp.resets_in++;
+			if (c->state == TCP_ESTABLISHED ||
+					c->state == TCP_CLOSE_WAIT)
+				ns->stats->tcp.estab_resets++;
 			conn_kill(ns, c);
 		} else {
+			ns->stats->tcp.challenge_acks++;
 			c->flags |= TCP_F_ACK_NOW;
 		}
-		return;
+		return false;
 	}
 	if (t->flags & TCP_SYN) {
-		c->flags |= TCP_F_ACK_NOW;	/* RFC 5961 4.2: challenge ACK */
-		return;
+		ns->stats->tcp.challenge_acks++;	/* RFC 5961 4.2 */
+		c->flags |= TCP_F_ACK_NOW;
+		return false;
 	}
 	if (!(t->flags & TCP_ACK))
-		return;
+		return false;
 	space_freed = ack_input(ns, c, t);
 	if (is_dead(c))
-		return;
+		return false;
 	if (space_freed && c->app != NULL) {
 		ns->up->sent(ns->up_ctx, c);
 		if (is_dead(c))
-			return;
+			return false;
 	}
 	if (c->state != TCP_ESTABLISHED && c->state != TCP_FIN_WAIT_1 &&
 			c->state != TCP_FIN_WAIT_2)
-		return;		/* no more data from a peer that closed */
-	if (len > 0) {
-		uint32_t taken;
-
-		if (SEQ_LT(t->seq, c->rcv_nxt)) {	/* partly old */
-			uint32_t skip = c->rcv_nxt - t->seq;
-
-			if (skip >= len) {
-				c->flags |= TCP_F_ACK_NOW;
-				goto fin;
-			}
-			data += skip;
-			len -= skip;
-		} else if (t->seq != c->rcv_nxt) {
-			/* A hole before it: no reassembly yet, ask again. */
-			net_count_drop(ns, NET_DROP_TCP_OUT_OF_ORDER);
-			c->flags |= TCP_F_ACK_NOW;
-			return;
-		}
-		len = RTE_MIN(len, win);
-		taken = c->app != NULL ? ns->up->recv(ns->up_ctx, c, data, len) : len;
-		c->rcv_nxt += taken;
-		c->flags |= TCP_F_ACK_NOW;
+		return false;	/* no more data from a peer that closed */
+	if (t->len > 0) {
+		kept = data_input(ns, c, m, t, win);
 		if (is_dead(c))
-			return;
+			return kept;
 	}
-fin:
 	if ((t->flags & TCP_FIN) && t->seq + t->len == c->rcv_nxt)
 		fin_input(ns, c);
+	return kept;
 }
 
-void
-tcp_input(struct net_stack *ns, const struct ipv4_view *ip,
+bool
+tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ipv4_view *ip,
 		const struct tcp_view *t, const uint8_t *src_mac)
 {
 	struct tcp_conn *c = tcp_lookup(ns, ip->src, t->sport, t->dport);
+	bool kept;
 
+	if (t->opt.malformed)
+		ns->stats->tcp.bad_options++;
 	/* A new SYN may recycle a connection in TIME-WAIT (RFC 9293 3.10.7.4). */
 	if (c != NULL && c->state == TCP_TIME_WAIT &&
 			(t->flags & (TCP_SYN | TCP_ACK)) == TCP_SYN &&
@@ -369,24 +732,75 @@ tcp_input(struct net_stack *ns, const struct ipv4_view *ip,
 		c = NULL;
 	}
 	if (c == NULL) {
-		listen_input(ns, ip, t, src_mac);
-		return;
+		if ((t->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN &&
+				t->dport == ns->cfg.listen_port) {
+			syn_input(ns, ip, t, src_mac);
+			return false;
+		}
+		c = cookie_ack_input(ns, ip, t, src_mac);
+		if (c == NULL) {
+			net_count_drop(ns, NET_DROP_TCP_NO_CONN);
+			tcp_reply_rst(ns, ip, t, src_mac);
+			return false;
+		}
+		c->flags |= TCP_F_IN_INPUT;
+		if (!hand_over(ns, c)) {
+			c->flags &= ~TCP_F_IN_INPUT;
+			tcp_conn_free(ns, c);
+			return false;
+		}
+		c->flags &= ~TCP_F_IN_INPUT;
 	}
 	c->flags |= TCP_F_IN_INPUT;
-	conn_input(ns, c, ip, t);
+	kept = conn_input(ns, c, m, ip, t);
 	c->flags &= ~TCP_F_IN_INPUT;
 	if (is_dead(c))
 		tcp_conn_free(ns, c);
 	else
 		tcp_output(ns, c);
+	return kept;
+}
+
+struct tcp_conn *
+tcp_connect(struct net_stack *ns, uint32_t raddr, uint16_t rport,
+		uint16_t lport, const uint8_t peer_mac[6])
+{
+	struct tcp_conn *c;
+
+	if (tcp_lookup(ns, raddr, rport, lport) != NULL)
+		return NULL;
+	c = tcp_conn_new(ns, raddr, rport, lport);
+	if (c == NULL)
+		return NULL;
+	init_conn(ns, c, peer_mac);
+	c->flags |= TCP_F_ACTIVE | TCP_F_OPT_WS | TCP_F_OPT_SACK | TCP_F_OPT_TS;
+	c->rcv_wscale = our_wscale(ns);
+	c->ts_recent = 0;
+	c->mss = (uint16_t)(ns->ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
+	c->state = TCP_SYN_SENT;
+	c->iss = tcp_isn(ns, ns->ifc->ip, lport, raddr, rport);
+	c->snd_una = c->iss;
+	c->snd_max = c->iss;
+	ns->stats->tcp.active_opens++;
+	tcp_send_syn(ns, c);
+	c->flags |= TCP_F_RTT_TIMING;
+	c->rtt_seq = c->iss;
+	c->rtt_start = ns->now_ms;
+	tcp_arm_rexmit(ns, c);
+	return c;
 }
 
 void
 tcp_close(struct net_stack *ns, struct tcp_conn *c)
 {
 	switch (c->state) {
+	case TCP_SYN_SENT:
+		conn_kill(ns, c);
+		return;
 	case TCP_SYN_RECEIVED:
 	case TCP_ESTABLISHED:
+		if (c->state == TCP_SYN_RECEIVED)
+			ns->stats->tcp_syn_recv--;
 		c->state = TCP_FIN_WAIT_1;
 		break;
 	case TCP_CLOSE_WAIT:
@@ -405,7 +819,7 @@ tcp_abort(struct net_stack *ns, struct tcp_conn *c)
 {
 	if (c->state == TCP_CLOSED || is_dead(c))
 		return;
-	if (c->state != TCP_TIME_WAIT)
+	if (c->state != TCP_TIME_WAIT && c->state != TCP_SYN_SENT)
 		tcp_send_rst(ns, c);
 	conn_kill(ns, c);
 }
@@ -414,13 +828,18 @@ static void
 rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 {
 	c->backoff++;
-	if (c->state == TCP_SYN_RECEIVED) {
+	if (c->state == TCP_SYN_RECEIVED || c->state == TCP_SYN_SENT) {
 		if (c->backoff > ns->cfg.syn_retries) {
-			ns->stats->tcp_timeouts++;
+			ns->stats->tcp.timeouts++;
+			if (c->flags & TCP_F_ACTIVE)
+				ns->stats->tcp.attempt_fails++;
 			tcp_conn_free(ns, c);
 			return;
 		}
-		tcp_send_syn_ack(ns, c);
+		if (c->state == TCP_SYN_SENT)
+			tcp_send_syn(ns, c);
+		else
+			tcp_send_syn_ack(ns, c);
 		tcp_arm_rexmit(ns, c);
 		return;
 	}
@@ -435,21 +854,45 @@ rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 		return;
 	}
 	if (c->snd_una != c->snd_max) {
-		uint32_t flight = c->snd_max - c->snd_una;
-
-		ns->stats->tcp_timeouts++;
+		ns->stats->tcp.timeouts++;
 		if (c->backoff > ns->cfg.max_retries) {
 			tcp_abort(ns, c);
 			return;
 		}
-		/* RFC 5681 (4): collapse the window, resend from snd_una. */
-		c->ssthresh = RTE_MAX(flight / 2, 2u * c->mss);
-		c->cwnd = c->mss;
+		/* RFC 5681 (4) and RFC 6675 5.1: collapse the window, forget
+		 * the scoreboard, resend from snd_una. */
+		ns->cc->timeout(c);
+		c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_RECOVERY);
+		c->recover = c->snd_max;
+		c->nsacked = 0;
+		c->dupacks = 0;
 		c->snd_nxt = c->snd_una;
-		c->flags &= ~TCP_F_RTT_TIMING;
 		tcp_arm_rexmit(ns, c);
 		tcp_output(ns, c);
 	}
+}
+
+static void
+idle_fire(struct net_stack *ns, struct tcp_conn *c)
+{
+	uint64_t quiet = ns->now_ms - c->last_rx_ms;
+
+	if (ns->cfg.idle_timeout_ms && quiet >= ns->cfg.idle_timeout_ms) {
+		ns->stats->tcp.idle_timeouts++;
+		tcp_abort(ns, c);
+		return;
+	}
+	if (ns->cfg.keepalive_ms && quiet >= ns->cfg.keepalive_ms +
+			(uint64_t)c->ka_probes * ns->cfg.keepalive_intvl_ms) {
+		if (c->ka_probes >= ns->cfg.keepalive_probes) {
+			ns->stats->tcp.keepalive_timeouts++;
+			tcp_abort(ns, c);
+			return;
+		}
+		c->ka_probes++;
+		tcp_send_keepalive(ns, c);
+	}
+	arm_idle(ns, c);
 }
 
 void
@@ -460,8 +903,14 @@ tcp_timer_fire(struct tw_timer *t, void *ctx)
 	struct tcp_conn *c = &ns->conns[at / sizeof(struct tcp_conn)];
 
 	/* Every timer of the wheel lives in a connection of this shard. */
-	if (t == &c->rexmit)
+	if (t == &c->rexmit) {
 		rexmit_fire(ns, c);
-	else		/* end of TIME-WAIT, or of a FIN-WAIT-2 that waited too long */
+	} else if (t == &c->delack) {
+		tcp_send_ack(ns, c);
+	} else if (t == &c->idle) {
+		idle_fire(ns, c);
+	} else {
+		/* End of TIME-WAIT, or of a FIN-WAIT-2 that waited too long. */
 		tcp_conn_free(ns, c);
+	}
 }

@@ -78,8 +78,10 @@ start_segment(struct net_stack *ns, const struct seg_spec *s,
 	ip[10] = ip[11] = 0;
 	memcpy(ip + 12, &s->saddr, 4);
 	memcpy(ip + 16, &s->daddr, 4);
-	sum = cksum_buf(ip, IPV4_HDR_MIN);
-	memcpy(ip + 10, &sum, 2);
+	if (!ns->ifc->tx_cksum_offload) {
+		sum = cksum_buf(ip, IPV4_HDR_MIN);
+		memcpy(ip + 10, &sum, 2);
+	}
 	tcp = ip + IPV4_HDR_MIN;
 	wr16(tcp, s->sport);
 	wr16(tcp + 2, s->dport);
@@ -109,20 +111,97 @@ finish_segment(struct net_stack *ns, struct rte_mbuf *m)
 	memcpy(&daddr, ip + 16, 4);
 	cksum_init(&c);
 	cksum_pseudo_ipv4(&c, saddr, daddr, IPPROTO_TCP_, l4_len);
-	cksum_feed(&c, ip + IPV4_HDR_MIN,
-			rte_pktmbuf_data_len(m) - ETH_HDR_LEN - IPV4_HDR_MIN);
-	for (seg = m->next; seg != NULL; seg = seg->next)
-		cksum_feed(&c, rte_pktmbuf_mtod(seg, void *),
-				rte_pktmbuf_data_len(seg));
-	sum = cksum_finish(&c);
+	if (ns->ifc->tx_cksum_offload) {
+		/* The device sums the segment; it wants the pseudo header's
+		 * sum, folded but not complemented, in the checksum field. */
+		sum = (uint16_t)~cksum_finish(&c);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
+			RTE_MBUF_F_TX_TCP_CKSUM;
+		m->l2_len = ETH_HDR_LEN;
+		m->l3_len = IPV4_HDR_MIN;
+	} else {
+		cksum_feed(&c, ip + IPV4_HDR_MIN,
+				rte_pktmbuf_data_len(m) - ETH_HDR_LEN - IPV4_HDR_MIN);
+		for (seg = m->next; seg != NULL; seg = seg->next)
+			cksum_feed(&c, rte_pktmbuf_mtod(seg, void *),
+					rte_pktmbuf_data_len(seg));
+		sum = cksum_finish(&c);
+	}
 	memcpy(ip + IPV4_HDR_MIN + 16, &sum, 2);
-	ns->stats->tcp_segs_out++;
+	ns->stats->tcp.segs_out++;
 	net_tx(ns, m);
 }
 
+/* Options of a segment: timestamps and SACK blocks when negotiated.
+ * Returns their length (a multiple of 4). */
+static uint8_t
+data_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
+{
+	uint8_t n = 0;
+
+	if (c->flags & TCP_F_OPT_TS) {
+		o[0] = 1;
+		o[1] = 1;
+		o[2] = 8;
+		o[3] = 10;
+		wr32(o + 4, (uint32_t)ns->now_ms + c->ts_offset);
+		wr32(o + 8, c->ts_recent);
+		n = TCP_TS_LEN;
+	}
+	if ((c->flags & TCP_F_OPT_SACK) && c->ooo.n > 0) {
+		struct tcp_block b[4];
+		int k, nb = tcp_ooo_blocks(c, b, (TCP_HDR_OPT_MAX - n - 4) / 8);
+
+		o[n] = 1;
+		o[n + 1] = 1;
+		o[n + 2] = 5;
+		o[n + 3] = (uint8_t)(2 + 8 * nb);
+		for (k = 0; k < nb; k++) {
+			wr32(o + n + 4 + 8 * k, b[k].start);
+			wr32(o + n + 8 + 8 * k, b[k].end);
+		}
+		n = (uint8_t)(n + 4 + 8 * nb);
+	}
+	return n;
+}
+
+uint32_t
+tcp_rcv_window(struct net_stack *ns, struct tcp_conn *c)
+{
+	uint32_t space = ns->up != NULL ? ns->up->rcv_space(ns->up_ctx, c) : 0;
+	uint32_t max = TCP_WIN_FIELD_MAX << c->rcv_wscale;
+
+	if (space > max)
+		space = max;
+	/* Never move the right edge back (RFC 9293 3.8.6.2.1). */
+	if (SEQ_LT(c->rcv_nxt + space, c->rcv_adv))
+		space = c->rcv_adv - c->rcv_nxt;
+	return space;
+}
+
+/* The window field of a segment; records the edge it advertises. */
+static uint16_t
+advertise(struct net_stack *ns, struct tcp_conn *c, bool syn)
+{
+	uint32_t win = tcp_rcv_window(ns, c), field;
+
+	if (syn) {	/* never scaled */
+		field = RTE_MIN(win, TCP_WIN_FIELD_MAX);
+		c->rcv_adv = c->rcv_nxt + field;
+		return (uint16_t)field;
+	}
+	/* Round up rather than shrink an edge already advertised. */
+	field = win >> c->rcv_wscale;
+	if (SEQ_LT(c->rcv_nxt + (field << c->rcv_wscale), c->rcv_adv))
+		field++;
+	field = RTE_MIN(field, TCP_WIN_FIELD_MAX);
+	c->rcv_adv = c->rcv_nxt + (field << c->rcv_wscale);
+	return (uint16_t)field;
+}
+
 static void
-conn_spec(const struct tcp_conn *c, struct seg_spec *s, uint32_t seq,
-		uint8_t flags, uint16_t win)
+conn_spec(struct net_stack *ns, struct tcp_conn *c, struct seg_spec *s,
+		uint32_t seq, uint8_t flags, uint8_t *opts)
 {
 	memset(s, 0, sizeof(*s));
 	s->dmac = c->peer_mac;
@@ -133,75 +212,150 @@ conn_spec(const struct tcp_conn *c, struct seg_spec *s, uint32_t seq,
 	s->seq = seq;
 	s->ack = c->rcv_nxt;
 	s->flags = flags;
-	s->win = win;
+	s->win = (flags & TCP_RST) ? 0 : advertise(ns, c, flags & TCP_SYN);
+	if (opts != NULL && !(flags & (TCP_SYN | TCP_RST))) {
+		s->opts = opts;
+		s->optlen = data_options(ns, c, opts);
+	}
+	if (flags & TCP_ACK) {
+		/* Any ACK we send settles what was owed. */
+		c->last_ack_sent = c->rcv_nxt;
+		c->acks_owed = 0;
+		c->flags &= ~TCP_F_ACK_NOW;
+		tcp_cancel_delack(ns, c);
+	}
 }
 
-uint32_t
-tcp_rcv_window(struct net_stack *ns, struct tcp_conn *c)
+static void
+send_bare(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint8_t flags)
 {
-	uint32_t space = ns->up != NULL ? ns->up->rcv_space(ns->up_ctx, c) : 0;
+	uint8_t opts[TCP_HDR_OPT_MAX];
+	struct seg_spec s;
+	struct rte_mbuf *m;
 
-	if (space > TCP_ADV_WIN_MAX)
-		space = TCP_ADV_WIN_MAX;
-	/* Never move the right edge back (RFC 9293 3.8.6.2.1). */
-	if (SEQ_LT(c->rcv_nxt + space, c->rcv_adv))
-		space = c->rcv_adv - c->rcv_nxt;
-	return space;
+	conn_spec(ns, c, &s, seq, flags, opts);
+	m = start_segment(ns, &s, 0);
+	if (m != NULL)
+		finish_segment(ns, m);
 }
 
-static uint16_t
-advertise(struct net_stack *ns, struct tcp_conn *c)
+/* SYN and SYN-ACK options: MSS, then what the peer offered (or, for our
+ * own SYN, everything we support). */
+static uint8_t
+syn_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 {
-	uint32_t win = tcp_rcv_window(ns, c);
+	uint16_t our_mss = (uint16_t)(ns->ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
+	uint8_t n = 4;
 
-	c->rcv_adv = c->rcv_nxt + win;
-	return (uint16_t)win;
+	o[0] = 2;
+	o[1] = 4;
+	wr16(o + 2, our_mss);
+	if (c->flags & TCP_F_OPT_WS) {
+		o[n] = 1;
+		o[n + 1] = 3;
+		o[n + 2] = 3;
+		o[n + 3] = c->rcv_wscale;
+		n += 4;
+	}
+	if (c->flags & TCP_F_OPT_SACK) {
+		o[n] = 1;
+		o[n + 1] = 1;
+		o[n + 2] = 4;
+		o[n + 3] = 2;
+		n += 4;
+	}
+	if (c->flags & TCP_F_OPT_TS) {
+		o[n] = 1;
+		o[n + 1] = 1;
+		o[n + 2] = 8;
+		o[n + 3] = 10;
+		wr32(o + n + 4, (uint32_t)ns->now_ms + c->ts_offset);
+		wr32(o + n + 8, c->ts_recent);
+		n += TCP_TS_LEN;
+	}
+	return n;
+}
+
+static void
+send_syn_common(struct net_stack *ns, struct tcp_conn *c, uint8_t flags)
+{
+	uint8_t opts[TCP_HDR_OPT_MAX];
+	struct seg_spec s;
+	struct rte_mbuf *m;
+
+	conn_spec(ns, c, &s, c->iss, flags, NULL);
+	s.opts = opts;
+	s.optlen = syn_options(ns, c, opts);
+	m = start_segment(ns, &s, 0);
+	if (m != NULL)
+		finish_segment(ns, m);
+	c->snd_nxt = c->iss + 1;
+	if (SEQ_LT(c->snd_max, c->snd_nxt))
+		c->snd_max = c->snd_nxt;
+}
+
+void
+tcp_send_syn(struct net_stack *ns, struct tcp_conn *c)
+{
+	send_syn_common(ns, c, TCP_SYN);
 }
 
 void
 tcp_send_syn_ack(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint8_t opts[4] = { 2, 4, 0, 0 };	/* MSS */
-	uint16_t our_mss = (uint16_t)(ns->ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
+	send_syn_common(ns, c, TCP_SYN | TCP_ACK);
+}
+
+void
+tcp_send_cookie_syn_ack(struct net_stack *ns, const struct ipv4_view *ip,
+		const struct tcp_view *t, const uint8_t *src_mac, uint32_t cookie,
+		uint16_t mss)
+{
+	uint8_t opts[4] = { 2, 4, 0, 0 };
 	struct seg_spec s;
 	struct rte_mbuf *m;
 
-	wr16(opts + 2, our_mss);
-	conn_spec(c, &s, c->iss, TCP_SYN | TCP_ACK, advertise(ns, c));
+	/* Only the MSS survives in a cookie; the other options are not
+	 * offered, so the peer does not use them. */
+	wr16(opts + 2, mss);
+	memset(&s, 0, sizeof(s));
+	s.dmac = src_mac;
+	s.saddr = ip->dst;
+	s.daddr = ip->src;
+	s.sport = t->dport;
+	s.dport = t->sport;
+	s.seq = cookie;
+	s.ack = t->seq + 1;
+	s.flags = TCP_SYN | TCP_ACK;
+	s.win = (uint16_t)RTE_MIN(ns->cfg.rcv_win_max, TCP_WIN_FIELD_MAX);
 	s.opts = opts;
 	s.optlen = sizeof(opts);
 	m = start_segment(ns, &s, 0);
-	if (m != NULL)
+	if (m != NULL) {
+		ns->stats->tcp.syncookies_sent++;
 		finish_segment(ns, m);
-	c->snd_nxt = c->iss + 1;
-	c->snd_max = c->iss + 1;
+	}
 }
 
 void
 tcp_send_ack(struct net_stack *ns, struct tcp_conn *c)
 {
-	struct seg_spec s;
-	struct rte_mbuf *m;
+	send_bare(ns, c, c->snd_nxt, TCP_ACK);
+}
 
-	conn_spec(c, &s, c->snd_nxt, TCP_ACK, advertise(ns, c));
-	m = start_segment(ns, &s, 0);
-	if (m != NULL)
-		finish_segment(ns, m);
-	c->flags &= ~TCP_F_ACK_NOW;
+void
+tcp_send_keepalive(struct net_stack *ns, struct tcp_conn *c)
+{
+	/* An old sequence number forces the peer to answer with an ACK. */
+	send_bare(ns, c, c->snd_una - 1, TCP_ACK);
+	ns->stats->tcp.keepalive_probes++;
 }
 
 void
 tcp_send_rst(struct net_stack *ns, struct tcp_conn *c)
 {
-	struct seg_spec s;
-	struct rte_mbuf *m;
-
-	conn_spec(c, &s, c->snd_nxt, TCP_RST | TCP_ACK, 0);
-	m = start_segment(ns, &s, 0);
-	if (m != NULL) {
-		ns->stats->tcp_resets_out++;
-		finish_segment(ns, m);
-	}
+	send_bare(ns, c, c->snd_nxt, TCP_RST | TCP_ACK);
+	ns->stats->tcp.resets_out++;
 }
 
 void
@@ -229,7 +383,7 @@ tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
 	}
 	m = start_segment(ns, &s, 0);
 	if (m != NULL) {
-		ns->stats->tcp_resets_out++;
+		ns->stats->tcp.resets_out++;
 		finish_segment(ns, m);
 	}
 }
@@ -384,7 +538,7 @@ static bool
 send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 		bool fin)
 {
-	uint8_t flags = TCP_ACK;
+	uint8_t flags = TCP_ACK, opts[TCP_HDR_OPT_MAX];
 	struct seg_spec s;
 	struct rte_mbuf *m;
 
@@ -392,7 +546,7 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 		flags |= TCP_FIN;
 	if (len > 0 && seq + len == c->snd_una + c->sndq.bytes)
 		flags |= TCP_PSH;
-	conn_spec(c, &s, seq, flags, advertise(ns, c));
+	conn_spec(ns, c, &s, seq, flags, opts);
 	m = start_segment(ns, &s, (uint16_t)len);
 	if (m == NULL)
 		return false;
@@ -402,7 +556,40 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 		return false;
 	}
 	finish_segment(ns, m);
+	if (SEQ_LT(seq, c->snd_max))
+		ns->stats->tcp.retransmits++;
 	return true;
+}
+
+/* Option bytes on the next data segment, to size its payload. */
+static uint32_t
+data_optlen(const struct tcp_conn *c)
+{
+	uint32_t n = (c->flags & TCP_F_OPT_TS) ? TCP_TS_LEN : 0;
+
+	if ((c->flags & TCP_F_OPT_SACK) && c->ooo.n > 0)
+		n += 4 + 8 * RTE_MIN((uint32_t)c->ooo.n,
+				(TCP_HDR_OPT_MAX - n - 4) / 8);
+	return n;
+}
+
+bool
+tcp_send_range(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
+		uint32_t len)
+{
+	uint32_t queued_end = c->snd_una + c->sndq.bytes;
+	bool fin = false;
+
+	len = RTE_MIN(len, tcp_seg_max(c, data_optlen(c)));
+	if (SEQ_GT(seq + len, queued_end))
+		len = SEQ_GT(queued_end, seq) ? queued_end - seq : 0;
+	/* A lost FIN goes again with the last byte, or alone. */
+	if ((c->flags & TCP_F_FIN_QUEUED) && seq + len == queued_end &&
+			SEQ_GT(c->snd_max, queued_end))
+		fin = true;
+	if (len == 0 && !fin)
+		return false;
+	return send_data(ns, c, seq, len, fin);
 }
 
 /* The FIN rides on the segment that carries the last queued byte (or goes
@@ -420,14 +607,34 @@ tcp_send_probe(struct net_stack *ns, struct tcp_conn *c)
 	/* The first unacknowledged byte, into a zero window (RFC 9293
 	 * 3.8.6.1). snd_nxt stays: if the window opens without the byte
 	 * being taken, sending resumes from it. */
-	if (c->sndq.bytes > 0 && send_data(ns, c, c->snd_una, 1, false) &&
-			SEQ_GT(c->snd_una + 1, c->snd_max))
-		c->snd_max = c->snd_una + 1;
+	if (c->sndq.bytes > 0 && send_data(ns, c, c->snd_una, 1, false)) {
+		ns->stats->tcp.window_probes++;
+		if (SEQ_GT(c->snd_una + 1, c->snd_max))
+			c->snd_max = c->snd_una + 1;
+	}
+}
+
+/* SACK recovery (RFC 6675 NextSeg, rule 1): retransmit holes while the
+ * pipe leaves room in cwnd. */
+static void
+sack_retransmit(struct net_stack *ns, struct tcp_conn *c)
+{
+	uint32_t start, len;
+
+	while (c->cwnd >= tcp_sack_pipe(c) + c->mss &&
+			tcp_sack_hole(c, c->high_rxt, &start, &len)) {
+		if (!tcp_send_range(ns, c, start, len))
+			return;
+		len = RTE_MIN(len, tcp_seg_max(c, data_optlen(c)));
+		c->high_rxt = start + len;
+	}
 }
 
 void
 tcp_output(struct net_stack *ns, struct tcp_conn *c)
 {
+	bool sack_recovery;
+
 	switch (c->state) {
 	case TCP_ESTABLISHED:
 	case TCP_CLOSE_WAIT:
@@ -443,29 +650,41 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 	default:
 		return;
 	}
+	sack_recovery = (c->flags & (TCP_F_RECOVERY | TCP_F_OPT_SACK)) ==
+		(TCP_F_RECOVERY | TCP_F_OPT_SACK);
+	if (sack_recovery)
+		sack_retransmit(ns, c);
 	for (;;) {
 		uint32_t off = c->snd_nxt - c->snd_una;
 		uint32_t avail = c->sndq.bytes > off ? c->sndq.bytes - off : 0;
-		int32_t usable = (int32_t)(c->snd_una + RTE_MIN(c->snd_wnd,
-				c->cwnd) - c->snd_nxt);
-		uint32_t len = RTE_MIN(avail, (uint32_t)RTE_MAX(usable, 0));
-		bool fin;
+		int32_t by_rwnd = (int32_t)(c->snd_una + c->snd_wnd - c->snd_nxt);
+		int32_t by_cwnd = sack_recovery ?
+			(int32_t)(c->cwnd - tcp_sack_pipe(c)) :
+			(int32_t)(c->snd_una + c->cwnd - c->snd_nxt);
+		uint32_t usable = (uint32_t)RTE_MAX(RTE_MIN(by_rwnd, by_cwnd), 0);
+		uint32_t seg_max = tcp_seg_max(c, data_optlen(c));
+		uint32_t len = RTE_MIN(RTE_MIN(avail, usable), seg_max);
+		bool fin = fin_after(c, len);
 
-		len = RTE_MIN(len, c->mss);
-		fin = fin_after(c, len);
+		/* Sender silly-window avoidance (RFC 9293 3.8.6.2.1): a
+		 * short segment goes only if it ends the queue or fills half
+		 * the largest window seen; otherwise wait for ACKs. */
+		if (len > 0 && len < seg_max && len < avail &&
+				len < c->max_sndwnd / 2)
+			len = 0, fin = false;
 		if (len == 0 && !fin) {
 			if (c->flags & TCP_F_ACK_NOW)
 				tcp_send_ack(ns, c);
 			/* Zero window with data waiting: probe on the timer. */
-			if (avail > 0 && c->snd_una == c->snd_max)
+			if (avail > 0 && c->snd_una == c->snd_max &&
+					!tw_is_armed(&c->rexmit))
 				tcp_arm_rexmit(ns, c);
 			return;
 		}
 		if (!send_data(ns, c, c->snd_nxt, len, fin))
 			return;		/* out of mbufs: the timer retries */
-		if (SEQ_LT(c->snd_nxt, c->snd_max))
-			ns->stats->tcp_retransmits++;
-		else if (!(c->flags & TCP_F_RTT_TIMING)) {
+		if (!SEQ_LT(c->snd_nxt, c->snd_max) &&
+				!(c->flags & (TCP_F_RTT_TIMING | TCP_F_OPT_TS))) {
 			c->flags |= TCP_F_RTT_TIMING;
 			c->rtt_seq = c->snd_nxt;
 			c->rtt_start = ns->now_ms;
@@ -473,7 +692,6 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 		c->snd_nxt += len + fin;
 		if (SEQ_GT(c->snd_nxt, c->snd_max))
 			c->snd_max = c->snd_nxt;
-		c->flags &= ~TCP_F_ACK_NOW;
 		if (!tw_is_armed(&c->rexmit))
 			tcp_arm_rexmit(ns, c);
 		if (fin)

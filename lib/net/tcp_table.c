@@ -65,6 +65,8 @@ tcp_table_init(struct net_stack *ns)
 		c->state = TCP_CLOSED;
 		tw_timer_init(&c->rexmit);
 		tw_timer_init(&c->linger);
+		tw_timer_init(&c->delack);
+		tw_timer_init(&c->idle);
 		c->free_next = ns->free_list;
 		ns->free_list = c;
 	}
@@ -83,7 +85,8 @@ tcp_table_fini(struct net_stack *ns)
 
 		if (c->state == TCP_CLOSED)
 			continue;
-		if (c->state != TCP_TIME_WAIT && c->state != TCP_SYN_RECEIVED)
+		if (c->state != TCP_TIME_WAIT && c->state != TCP_SYN_RECEIVED &&
+				c->state != TCP_SYN_SENT)
 			tcp_send_rst(ns, c);
 		tcp_conn_free(ns, c);
 	}
@@ -126,17 +129,17 @@ tcp_conn_new(struct net_stack *ns, uint32_t raddr, uint16_t rport,
 		i = (i + 1) & ns->index_mask;
 	ns->index[i] = c->index + 1;
 
-	/* Keep the slot's identity (index, generation); reset the rest. */
+	/* Keep the slot's identity (index, generation) and its timers
+	 * (all idle); reset the rest. */
+	memset(&c->flags, 0, offsetof(struct tcp_conn, sndq) -
+			offsetof(struct tcp_conn, flags));
 	c->free_next = NULL;
 	c->app = NULL;
-	c->flags = 0;
-	c->backoff = 0;
+	c->ooo.n = 0;
 	c->raddr = raddr;
 	c->rport = rport;
 	c->lport = lport;
 	c->laddr = ns->ifc->ip;
-	c->srtt = 0;
-	c->rttvar = 0;
 	c->rto = ns->cfg.rto_init_ms;
 	memset(&c->sndq, 0, sizeof(c->sndq));
 	ns->stats->tcp_conns_open++;
@@ -171,9 +174,16 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	if (c->app != NULL && ns->up != NULL)
 		ns->up->closed(ns->up_ctx, c);
 	c->app = NULL;
+	if (c->state == TCP_SYN_RECEIVED)
+		ns->stats->tcp_syn_recv--;
+	else if (c->state == TCP_TIME_WAIT)
+		ns->stats->tcp_time_wait--;
 	tw_cancel(&ns->wheel, &c->rexmit);
 	tw_cancel(&ns->wheel, &c->linger);
+	tw_cancel(&ns->wheel, &c->delack);
+	tw_cancel(&ns->wheel, &c->idle);
 	tcp_sndq_free(&c->sndq);
+	tcp_ooo_free(c);
 	index_remove(ns, c);
 	c->state = TCP_CLOSED;
 	c->gen++;

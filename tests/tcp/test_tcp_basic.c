@@ -138,7 +138,7 @@ test_response_and_retransmission_backoff(void **state)
 		prev_gap = gap;
 		t0 = o.at;
 	}
-	assert_true(h->stats.tcp_retransmits >= 4);
+	assert_true(h->stats.tcp.retransmits >= 4);
 	/* the ACK stops it */
 	{
 		struct th_seg s = seg(IRS + 1, iss + 6, TCP_ACK);
@@ -271,7 +271,7 @@ test_rst_exact_resets_in_window_challenges(void **state)
 	th_inject(h, &s);
 	assert_int_equal(h->app.closed, 1);
 	assert_int_equal(th_pending(h), 0);
-	assert_int_equal(h->stats.tcp_resets_in, 1);
+	assert_int_equal(h->stats.tcp.resets_in, 1);
 	th_free(h);
 }
 
