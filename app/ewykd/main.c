@@ -127,6 +127,7 @@ main(int argc, char **argv)
 				"EAL has %u (use -l)", nb_shards, nb_shards, workers);
 		die(2, err);
 	}
+	cfg.shards = nb_shards;
 	if (cfg.mbufs < (uint32_t)nb_shards * (cfg.rx_desc + cfg.tx_desc) + 1024) {
 		snprintf(err, sizeof(err), "--mbufs %u is too few for %u shards of "
 				"%u RX + %u TX descriptors", cfg.mbufs, nb_shards,
@@ -169,7 +170,7 @@ main(int argc, char **argv)
 					"with -m, or fewer --max-conns)");
 
 	view = (struct telemetry_view){ .cfg = &cfg, .shards = shards,
-		.nb_shards = nb_shards, .pool = pool, .www = &www,
+		.nb_shards = nb_shards, .pool = pool, .www = &www, .ifc = &ifc,
 		.port_name = port_name, .start_tsc = rte_get_tsc_cycles() };
 	if (telemetry_register(&view) != 0)
 		fprintf(stderr, "ewykd: telemetry commands not registered\n");

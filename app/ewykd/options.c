@@ -69,6 +69,42 @@ NUM_SETTER(set_snd_buf, snd_buf, 4096, 16777216)
 NUM_SETTER(set_rto_min_ms, rto_min_ms, 1, 60000)
 NUM_SETTER(set_time_wait_ms, time_wait_ms, 0, 240000)
 NUM_SETTER(set_idle_sleep_us, idle_sleep_us, 1, 100000)
+NUM_SETTER(set_syn_backlog, syn_backlog, 1, 4194304)
+NUM_SETTER(set_max_time_wait, max_time_wait, 0, 4194304)
+NUM_SETTER(set_rcv_win, rcv_win, 1024, 1 << 30)
+NUM_SETTER(set_delack_ms, delack_ms, 0, 500)
+NUM_SETTER(set_keepalive_ms, keepalive_ms, 0, 86400000)
+NUM_SETTER(set_idle_timeout_ms, idle_timeout_ms, 0, 86400000)
+
+static int
+set_tx_cksum(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (strcmp(val, "offload") == 0)
+		cfg->sw_cksum = false;
+	else if (strcmp(val, "software") == 0)
+		cfg->sw_cksum = true;
+	else {
+		snprintf(err, errlen, "'%s' is neither offload nor software", val);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+set_syncookies(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (strcmp(val, "on") == 0)
+		cfg->syncookies = true;
+	else if (strcmp(val, "off") == 0)
+		cfg->syncookies = false;
+	else {
+		snprintf(err, errlen, "'%s' is neither on nor off", val);
+		return -1;
+	}
+	return 0;
+}
 
 static int
 set_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
@@ -149,9 +185,17 @@ static const struct opt_def opts[] = {
 	{ "tx-desc", "N", set_tx_desc, "TX descriptors per queue (1024)" },
 	{ "mbufs", "N", set_mbufs, "mbufs in the pool (32767)" },
 	{ "max-conns", "N", set_max_conns, "TCP connections per shard (4096)" },
-	{ "snd-buf", "BYTES", set_snd_buf, "send queue per connection (65536)" },
+	{ "snd-buf", "BYTES", set_snd_buf, "send queue per connection (262144)" },
 	{ "rto-min-ms", "MS", set_rto_min_ms, "lower bound of the retransmission timeout (200)" },
 	{ "time-wait-ms", "MS", set_time_wait_ms, "TIME-WAIT and FIN-WAIT-2 linger (4000)" },
+	{ "max-time-wait", "N", set_max_time_wait, "TIME-WAIT connections kept per shard (2048)" },
+	{ "syn-backlog", "N", set_syn_backlog, "half-open connections per shard before SYN cookies (1024)" },
+	{ "syncookies", "on|off", set_syncookies, "answer SYNs past the backlog with cookies (on)" },
+	{ "rcv-win", "BYTES", set_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
+	{ "delack-ms", "MS", set_delack_ms, "longest delay of an ACK, 0 = none (40)" },
+	{ "keepalive-ms", "MS", set_keepalive_ms, "idle time before keepalive probes, 0 = off (0)" },
+	{ "idle-timeout-ms", "MS", set_idle_timeout_ms, "reset connections idle this long, 0 = off (0)" },
+	{ "tx-cksum", "MODE", set_tx_cksum, "offload (when the NIC offers it) or software (offload)" },
 	{ "idle", "MODE", set_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
 	{ "idle-sleep-us", "US", set_idle_sleep_us, "longest idle sleep (100)" },
 	{ "help", NULL, NULL, "this text" },
@@ -172,9 +216,14 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->tx_desc = 1024;
 	cfg->mbufs = 32767;
 	cfg->max_conns = 4096;
-	cfg->snd_buf = 65536;
+	cfg->snd_buf = 262144;
 	cfg->rto_min_ms = 200;
 	cfg->time_wait_ms = 4000;
+	cfg->syn_backlog = 1024;
+	cfg->max_time_wait = 2048;
+	cfg->rcv_win = 1 << 20;
+	cfg->delack_ms = 40;
+	cfg->syncookies = true;
 	cfg->idle = IDLE_SLEEP;
 	cfg->idle_sleep_us = 100;
 }

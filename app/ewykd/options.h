@@ -32,6 +32,14 @@ struct ewykd_config {
 	uint32_t snd_buf;	/* bytes per connection */
 	uint32_t rto_min_ms;
 	uint32_t time_wait_ms;
+	uint32_t syn_backlog;	/* per shard */
+	uint32_t max_time_wait;	/* per shard */
+	uint32_t rcv_win;	/* largest receive window, bytes */
+	uint32_t delack_ms;
+	uint32_t keepalive_ms;	/* 0: off */
+	uint32_t idle_timeout_ms;	/* 0: off */
+	bool syncookies;
+	bool sw_cksum;		/* compute TX checksums even if the NIC could */
 	enum idle_mode idle;
 	uint32_t idle_sleep_us;
 	char eal_args[1024];	/* [eal] args= of the config file */

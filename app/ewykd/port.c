@@ -41,6 +41,14 @@ port_start(const struct ewykd_config *cfg, uint16_t nb_queues,
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 		ifc->tx_multiseg = true;
 	}
+	if ((info.tx_offload_capa & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+			RTE_ETH_TX_OFFLOAD_TCP_CKSUM)) ==
+			(RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM) &&
+			!cfg->sw_cksum) {
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+			RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+		ifc->tx_cksum_offload = true;
+	}
 	if ((info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
 			RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) ==
 			(RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) {

@@ -46,6 +46,17 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	tcfg.snd_buf = cfg->snd_buf;
 	tcfg.rto_min_ms = cfg->rto_min_ms;
 	tcfg.time_wait_ms = cfg->time_wait_ms;
+	tcfg.syn_backlog = cfg->syn_backlog;
+	tcfg.max_time_wait = cfg->max_time_wait;
+	tcfg.syncookies = cfg->syncookies;
+	tcfg.rcv_win_max = cfg->rcv_win;
+	tcfg.delack_ms = cfg->delack_ms;
+	tcfg.keepalive_ms = cfg->keepalive_ms;
+	tcfg.idle_timeout_ms = cfg->idle_timeout_ms;
+	/* New connections stop before the RX rings could starve: keep what
+	 * every ring holds plus an eighth of the pool for open connections. */
+	tcfg.mbuf_reserve = (uint32_t)cfg->rx_desc * (cfg->shards ? cfg->shards : 1) +
+		cfg->mbufs / 8;
 	tcfg.listen_port = cfg->listen_port;
 	if (net_stack_init(&s->ns, ifc, arp, pool, &tcfg, tx_burst, s,
 			&s->net_stats, now_ms()) != 0)

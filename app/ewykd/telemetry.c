@@ -41,6 +41,12 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_int(d, "port_id", cfg->port_id);
 	rte_tel_data_add_dict_string(d, "port_name", view.port_name);
 	rte_tel_data_add_dict_int(d, "mtu", cfg->mtu);
+	rte_tel_data_add_dict_string(d, "tx_cksum", view.ifc->tx_cksum_offload ?
+			"offload" : "software");
+	rte_tel_data_add_dict_string(d, "rx_cksum", view.ifc->rx_cksum_offload ?
+			"offload" : "software");
+	rte_tel_data_add_dict_string(d, "tx_segments", view.ifc->tx_multiseg ?
+			"chained" : "copied");
 	rte_tel_data_add_dict_int(d, "shards", view.nb_shards);
 	rte_tel_data_add_dict_int(d, "max_conns_per_shard", (int)cfg->max_conns);
 	rte_tel_data_add_dict_string(d, "idle", cfg->idle == IDLE_POLL ?

@@ -9,6 +9,7 @@ struct shard;
 struct ewykd_config;
 struct rte_mempool;
 struct www;
+struct net_if;
 
 struct telemetry_view {
 	const struct ewykd_config *cfg;
@@ -16,6 +17,7 @@ struct telemetry_view {
 	uint16_t nb_shards;
 	struct rte_mempool *pool;
 	const struct www *www;
+	const struct net_if *ifc;
 	const char *port_name;
 	uint64_t start_tsc;
 };

@@ -79,6 +79,8 @@ struct tcp_block {
 #define TCP_F_OPT_SACK 0x0400	/* SACK permitted both ways (RFC 2018) */
 #define TCP_F_COOKIE 0x0800	/* born from a SYN cookie */
 #define TCP_F_ACTIVE 0x1000	/* we sent the first SYN */
+#define TCP_F_TLP_ARMED 0x2000	/* the rexmit timer is a tail loss probe */
+#define TCP_F_TLP_SENT 0x4000	/* one probe per flight (RFC 8985 7) */
 
 struct tcp_conn {
 	struct tw_timer rexmit;	/* retransmission and persist */
@@ -117,6 +119,7 @@ struct tcp_conn {
 	uint32_t ssthresh;
 	uint32_t recover;	/* snd_max when recovery began (RFC 6582) */
 	uint32_t high_rxt;	/* highest byte retransmitted in recovery */
+	uint32_t rxt_mark;	/* snd_max when snd_una's hole was last resent */
 	/* receive sequence space */
 	uint32_t irs;
 	uint32_t rcv_nxt;

@@ -52,6 +52,7 @@ uint32_t tcp_sack_high(const struct tcp_conn *c);
 bool tcp_sack_hole(const struct tcp_conn *c, uint32_t from, uint32_t *start,
 		uint32_t *len);
 uint32_t tcp_sack_pipe(const struct tcp_conn *c);
+bool tcp_sack_skip(const struct tcp_conn *c, uint32_t *seq, uint32_t *limit);
 bool tcp_ooo_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t seq,
 		uint16_t off, uint16_t len);
 void tcp_ooo_deliver(struct net_stack *ns, struct tcp_conn *c);
@@ -65,8 +66,9 @@ void tcp_send_syn_ack(struct net_stack *ns, struct tcp_conn *c);
 void tcp_send_cookie_syn_ack(struct net_stack *ns, const struct ipv4_view *ip,
 		const struct tcp_view *t, const uint8_t *src_mac, uint32_t cookie,
 		uint16_t mss);
-/* Resends [seq, seq + len) (fast retransmit, SACK recovery). */
-bool tcp_send_range(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
+/* Resends up to one segment of [seq, seq + len) (fast retransmit, SACK
+ * recovery); returns the sequence space sent, 0 if nothing went. */
+uint32_t tcp_send_range(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 		uint32_t len);
 void tcp_send_keepalive(struct net_stack *ns, struct tcp_conn *c);
 void tcp_send_ack(struct net_stack *ns, struct tcp_conn *c);
@@ -90,6 +92,7 @@ tcp_seg_max(const struct tcp_conn *c, uint32_t optlen)
 /* timers */
 void tcp_timer_fire(struct tw_timer *t, void *ctx);
 void tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c);
+void tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c);
 void tcp_cancel_delack(struct net_stack *ns, struct tcp_conn *c);
 
 #endif /* EWYK_TCP_IMPL_H */

@@ -41,6 +41,36 @@ tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c)
 	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + t);
 }
 
+/* After new data goes out or an ACK moves snd_una: a tail loss probe
+ * (RFC 8985 7.2) when one may be sent, else the retransmission timer. */
+void
+tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
+{
+	uint64_t pto;
+
+	if (c->snd_una == c->snd_max) {
+		tw_cancel(&ns->wheel, &c->rexmit);
+		c->flags &= ~TCP_F_TLP_ARMED;
+		return;
+	}
+	if (c->state != TCP_ESTABLISHED || c->srtt == 0 || c->backoff != 0 ||
+			(c->flags & (TCP_F_RECOVERY | TCP_F_TLP_SENT))) {
+		c->flags &= ~TCP_F_TLP_ARMED;
+		tcp_arm_rexmit(ns, c);
+		return;
+	}
+	pto = RTE_MAX(2ull * c->srtt, 10ull);
+	if (c->snd_max - c->snd_una <= c->mss)
+		pto += ns->cfg.delack_ms;	/* a lone segment's ACK may wait */
+	if (pto >= c->rto) {
+		c->flags &= ~TCP_F_TLP_ARMED;
+		tcp_arm_rexmit(ns, c);
+		return;
+	}
+	c->flags |= TCP_F_TLP_ARMED;
+	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + pto);
+}
+
 void
 tcp_cancel_delack(struct net_stack *ns, struct tcp_conn *c)
 {
@@ -48,19 +78,28 @@ tcp_cancel_delack(struct net_stack *ns, struct tcp_conn *c)
 }
 
 /* Keepalive and idle timeout share one timer, re-armed lazily: traffic
- * only stamps last_rx_ms, the timer looks at it when it fires. */
+ * only stamps last_rx_ms; the timer, when it fires, works out the next
+ * deadline from it. */
+static uint64_t
+idle_deadline(const struct net_stack *ns, const struct tcp_conn *c)
+{
+	uint64_t d = UINT64_MAX;
+
+	if (ns->cfg.keepalive_ms)
+		d = c->last_rx_ms + ns->cfg.keepalive_ms +
+			(uint64_t)c->ka_probes * ns->cfg.keepalive_intvl_ms;
+	if (ns->cfg.idle_timeout_ms)
+		d = RTE_MIN(d, c->last_rx_ms + ns->cfg.idle_timeout_ms);
+	return d;
+}
+
 static void
 arm_idle(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint64_t wait = UINT64_MAX;
+	uint64_t d = idle_deadline(ns, c);
 
-	if (ns->cfg.keepalive_ms)
-		wait = c->ka_probes ? ns->cfg.keepalive_intvl_ms :
-			ns->cfg.keepalive_ms;
-	if (ns->cfg.idle_timeout_ms)
-		wait = RTE_MIN(wait, (uint64_t)ns->cfg.idle_timeout_ms);
-	if (wait != UINT64_MAX)
-		tw_arm(&ns->wheel, &c->idle, ns->now_ms + wait);
+	if (d != UINT64_MAX)
+		tw_arm(&ns->wheel, &c->idle, d);
 }
 
 /* RFC 6298 2.2-2.4 with the clock granularity G of one millisecond. */
@@ -75,6 +114,8 @@ rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r)
 
 		c->rttvar = (3 * c->rttvar + d) / 4;
 		c->srtt = (7 * c->srtt + r) / 8;
+		if (c->srtt == 0)
+			c->srtt = 1;	/* 0 means "no sample yet" */
 	}
 	c->rto = c->srtt + RTE_MAX(1u, 4 * c->rttvar);
 	if (c->rto < ns->cfg.rto_min_ms)
@@ -227,6 +268,7 @@ become_established(struct net_stack *ns, struct tcp_conn *c)
 		ns->stats->tcp_syn_recv--;
 	c->state = TCP_ESTABLISHED;
 	c->backoff = 0;
+	c->recover = c->iss;	/* RFC 6582 3.2 (1) */
 	tw_cancel(&ns->wheel, &c->rexmit);
 	arm_idle(ns, c);
 }
@@ -428,11 +470,22 @@ fast_retransmit(struct net_stack *ns, struct tcp_conn *c)
 		ns->stats->tcp.newreno_recoveries++;
 		c->cwnd += TCP_DUPTHRESH * (uint32_t)c->mss;
 	}
-	if (tcp_send_range(ns, c, c->snd_una, c->mss))
-		c->high_rxt = c->snd_una + RTE_MIN((uint32_t)c->mss,
-				c->sndq.bytes);
-	c->flags &= ~TCP_F_RTT_TIMING;
+	c->high_rxt = c->snd_una + tcp_send_range(ns, c, c->snd_una, c->mss);
+	c->rxt_mark = c->snd_max;
+	c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_TLP_ARMED);
 	tcp_arm_rexmit(ns, c);
+}
+
+/* Early retransmit (RFC 5827): with fewer than four segments out and
+ * nothing new to send, fewer duplicate ACKs will ever come. */
+static uint8_t
+dupthresh(const struct tcp_conn *c)
+{
+	uint32_t out = (c->snd_max - c->snd_una + c->mss - 1) / c->mss;
+
+	if (out < 4 && c->sndq.bytes <= c->snd_max - c->snd_una)
+		return (uint8_t)RTE_MAX(out - 1, 1u);
+	return TCP_DUPTHRESH;
 }
 
 /* Returns true when the upper layer should hear of freed send space. */
@@ -455,13 +508,26 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 		c->flags |= TCP_F_ACK_NOW;
 		return false;
 	}
-	if (c->flags & TCP_F_OPT_SACK)
+	if (c->flags & TCP_F_OPT_SACK) {
 		tcp_sack_update(ns, c, &t->opt, SEQ_GT(t->ack, c->snd_una) ?
 				t->ack : c->snd_una);
-	/* RFC 5681 2: a duplicate ACK carries nothing new. */
+		/* Data sent after snd_una's hole was resent is SACKed well
+		 * past it, yet the hole stays: the retransmission was lost
+		 * too (the idea of RACK, RFC 8985). Resend the holes. */
+		if ((c->flags & TCP_F_RECOVERY) && t->ack == c->snd_una &&
+				SEQ_GT(tcp_sack_high(c), c->rxt_mark +
+				TCP_DUPTHRESH * (uint32_t)c->mss)) {
+			ns->stats->tcp.lost_retransmits++;
+			c->high_rxt = c->snd_una;
+			c->rxt_mark = c->snd_max;
+		}
+	}
+	/* RFC 5681 2: a duplicate ACK carries nothing new; one with SACK
+	 * blocks counts even if the window moved (receivers that autotune
+	 * their buffer change it on every ACK). */
 	dup = t->ack == c->snd_una && t->len == 0 &&
-		!(t->flags & (TCP_SYN | TCP_FIN)) && win == c->snd_wnd &&
-		c->snd_una != c->snd_max;
+		!(t->flags & (TCP_SYN | TCP_FIN)) && c->snd_una != c->snd_max &&
+		(win == c->snd_wnd || t->opt.nsack > 0);
 	/* Window update from a newer segment only (SND.WL1/WL2 rule). */
 	if (SEQ_GEQ(t->ack, c->snd_una) && (SEQ_LT(c->snd_wl1, t->seq) ||
 			(c->snd_wl1 == t->seq && SEQ_LEQ(c->snd_wl2, t->ack)))) {
@@ -476,7 +542,7 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 		if (c->flags & TCP_F_RECOVERY) {
 			if (!(c->flags & TCP_F_OPT_SACK))
 				c->cwnd += c->mss;	/* RFC 6582 3.2 (3) */
-		} else if ((c->dupacks >= TCP_DUPTHRESH ||
+		} else if ((c->dupacks >= dupthresh(c) ||
 				tcp_sack_bytes(c) >= TCP_DUPTHRESH *
 				(uint32_t)c->mss) && SEQ_GT(c->snd_una, c->recover)) {
 			fast_retransmit(ns, c);
@@ -509,7 +575,9 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 		c->flags &= ~TCP_F_RTT_TIMING;
 	}
 	c->backoff = 0;
+	c->flags &= ~TCP_F_TLP_SENT;
 	if (c->flags & TCP_F_RECOVERY) {
+		c->rxt_mark = c->snd_max;
 		if (SEQ_GEQ(t->ack, c->recover)) {
 			c->flags &= ~TCP_F_RECOVERY;
 			ns->cc->exit_recovery(c);
@@ -524,10 +592,7 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	} else {
 		ns->cc->acked(c, acked);
 	}
-	if (c->snd_una == c->snd_max)
-		tw_cancel(&ns->wheel, &c->rexmit);
-	else
-		tcp_arm_rexmit(ns, c);
+	tcp_arm_send_timer(ns, c);
 	if (fin_acked) {
 		switch (c->state) {
 		case TCP_FIN_WAIT_1:
@@ -824,9 +889,42 @@ tcp_abort(struct net_stack *ns, struct tcp_conn *c)
 	conn_kill(ns, c);
 }
 
+/* Tail loss probe: new data if the windows allow, else the last segment
+ * again, so that a lost tail is repaired by SACK, not by a timeout. */
+static void
+tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
+{
+	uint32_t last;
+
+	c->flags = (uint16_t)((c->flags & ~TCP_F_TLP_ARMED) | TCP_F_TLP_SENT);
+	ns->stats->tcp.tail_loss_probes++;
+	if (c->snd_nxt == c->snd_max && c->sndq.bytes > c->snd_max - c->snd_una &&
+			c->snd_wnd > c->snd_max - c->snd_una) {
+		uint32_t before = c->snd_max;
+
+		c->cwnd += c->mss;	/* room for exactly one more */
+		tcp_output(ns, c);
+		c->cwnd -= c->mss;
+		if (c->snd_max != before)
+			goto rearm;
+	}
+	last = c->snd_max - c->snd_una;
+	if ((c->flags & TCP_F_FIN_QUEUED) && last == c->sndq.bytes + 1)
+		last--;		/* the FIN is resent with the last byte */
+	last = RTE_MIN(last, (uint32_t)c->mss);
+	tcp_send_range(ns, c, c->snd_una + (c->snd_max - c->snd_una) -
+			RTE_MAX(last, 1u), last);
+rearm:
+	tcp_arm_rexmit(ns, c);
+}
+
 static void
 rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 {
+	if (c->flags & TCP_F_TLP_ARMED) {
+		tail_loss_probe(ns, c);
+		return;
+	}
 	c->backoff++;
 	if (c->state == TCP_SYN_RECEIVED || c->state == TCP_SYN_SENT) {
 		if (c->backoff > ns->cfg.syn_retries) {
@@ -859,12 +957,12 @@ rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 			tcp_abort(ns, c);
 			return;
 		}
-		/* RFC 5681 (4) and RFC 6675 5.1: collapse the window, forget
-		 * the scoreboard, resend from snd_una. */
+		/* RFC 5681 (4) and RFC 6675 5.1: collapse the window and
+		 * resend from snd_una, skipping what the peer SACKed (Linux
+		 * receivers do not renege). No new recovery before recover. */
 		ns->cc->timeout(c);
 		c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_RECOVERY);
 		c->recover = c->snd_max;
-		c->nsacked = 0;
 		c->dupacks = 0;
 		c->snd_nxt = c->snd_una;
 		tcp_arm_rexmit(ns, c);
@@ -882,8 +980,7 @@ idle_fire(struct net_stack *ns, struct tcp_conn *c)
 		tcp_abort(ns, c);
 		return;
 	}
-	if (ns->cfg.keepalive_ms && quiet >= ns->cfg.keepalive_ms +
-			(uint64_t)c->ka_probes * ns->cfg.keepalive_intvl_ms) {
+	if (ns->cfg.keepalive_ms && ns->now_ms >= idle_deadline(ns, c)) {
 		if (c->ka_probes >= ns->cfg.keepalive_probes) {
 			ns->stats->tcp.keepalive_timeouts++;
 			tcp_abort(ns, c);

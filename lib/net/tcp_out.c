@@ -573,7 +573,7 @@ data_optlen(const struct tcp_conn *c)
 	return n;
 }
 
-bool
+uint32_t
 tcp_send_range(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 		uint32_t len)
 {
@@ -588,8 +588,8 @@ tcp_send_range(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 			SEQ_GT(c->snd_max, queued_end))
 		fin = true;
 	if (len == 0 && !fin)
-		return false;
-	return send_data(ns, c, seq, len, fin);
+		return 0;
+	return send_data(ns, c, seq, len, fin) ? len + fin : 0;
 }
 
 /* The FIN rides on the segment that carries the last queued byte (or goes
@@ -623,10 +623,11 @@ sack_retransmit(struct net_stack *ns, struct tcp_conn *c)
 
 	while (c->cwnd >= tcp_sack_pipe(c) + c->mss &&
 			tcp_sack_hole(c, c->high_rxt, &start, &len)) {
-		if (!tcp_send_range(ns, c, start, len))
+		uint32_t sent = tcp_send_range(ns, c, start, len);
+
+		if (sent == 0)
 			return;
-		len = RTE_MIN(len, tcp_seg_max(c, data_optlen(c)));
-		c->high_rxt = start + len;
+		c->high_rxt = start + sent;
 	}
 }
 
@@ -655,16 +656,30 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 	if (sack_recovery)
 		sack_retransmit(ns, c);
 	for (;;) {
-		uint32_t off = c->snd_nxt - c->snd_una;
+		uint32_t off, skip_end = 0;
+
+		/* Resending after a timeout: step over what the peer holds. */
+		if (c->nsacked > 0 && SEQ_LT(c->snd_nxt, c->snd_max) &&
+				!tcp_sack_skip(c, &c->snd_nxt, &skip_end))
+			skip_end = 0;
+		off = c->snd_nxt - c->snd_una;
 		uint32_t avail = c->sndq.bytes > off ? c->sndq.bytes - off : 0;
 		int32_t by_rwnd = (int32_t)(c->snd_una + c->snd_wnd - c->snd_nxt);
+		/* Limited transmit (RFC 3042): each of the first two
+		 * duplicate ACKs lets one new segment out. */
+		uint32_t extra = (c->flags & TCP_F_RECOVERY) ? 0 :
+			RTE_MIN(c->dupacks, (uint8_t)2) * (uint32_t)c->mss;
 		int32_t by_cwnd = sack_recovery ?
 			(int32_t)(c->cwnd - tcp_sack_pipe(c)) :
-			(int32_t)(c->snd_una + c->cwnd - c->snd_nxt);
+			(int32_t)(c->snd_una + c->cwnd + extra - c->snd_nxt);
 		uint32_t usable = (uint32_t)RTE_MAX(RTE_MIN(by_rwnd, by_cwnd), 0);
 		uint32_t seg_max = tcp_seg_max(c, data_optlen(c));
 		uint32_t len = RTE_MIN(RTE_MIN(avail, usable), seg_max);
-		bool fin = fin_after(c, len);
+		bool fin;
+
+		if (skip_end != 0 && SEQ_GT(c->snd_nxt + len, skip_end))
+			len = skip_end - c->snd_nxt;	/* up to the next SACKed block */
+		fin = fin_after(c, len);
 
 		/* Sender silly-window avoidance (RFC 9293 3.8.6.2.1): a
 		 * short segment goes only if it ends the queue or fills half
@@ -693,7 +708,7 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 		if (SEQ_GT(c->snd_nxt, c->snd_max))
 			c->snd_max = c->snd_nxt;
 		if (!tw_is_armed(&c->rexmit))
-			tcp_arm_rexmit(ns, c);
+			tcp_arm_send_timer(ns, c);
 		if (fin)
 			return;
 	}

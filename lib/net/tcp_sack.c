@@ -113,6 +113,26 @@ tcp_sack_hole(const struct tcp_conn *c, uint32_t from, uint32_t *start,
 	return false;	/* nothing unSACKed below the highest block */
 }
 
+/* Moves *seq past a SACKed block it lies in; *limit gets the start of the
+ * next SACKed block above it (true), if any. */
+bool
+tcp_sack_skip(const struct tcp_conn *c, uint32_t *seq, uint32_t *limit)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nsacked; i++) {
+		if (SEQ_LEQ(c->sacked[i].end, *seq))
+			continue;
+		if (SEQ_LEQ(c->sacked[i].start, *seq)) {
+			*seq = c->sacked[i].end;
+			continue;
+		}
+		*limit = c->sacked[i].start;
+		return true;
+	}
+	return false;
+}
+
 /* RFC 6675 SetPipe, simplified: holes below the highest SACK count as lost
  * unless retransmitted (below high_rxt); what lies above it is in flight. */
 uint32_t

@@ -165,6 +165,8 @@ th_new(const struct tcp_config *cfg)
 	h->app.rcv_space = 65535;
 	h->app.close_on_fin = true;
 	h->in_use_at_start = rte_mempool_in_use_count(pool);
+	if (getenv("TH_DEBUG"))
+		fprintf(stderr, "in use at start: %u\n", h->in_use_at_start);
 	assert_int_equal(net_stack_init(&h->ns, &h->ifc, h->arp, pool, cfg,
 			capture, h, &h->stats, h->now), 0);
 	net_stack_set_upcalls(&h->ns, &app_upcalls, h);
