@@ -74,6 +74,15 @@ for t in json.load(sys.stdin):
 	NINJA_TARGETS=()
 fi
 
+echo "== fuzzing the receive path (bounded: ${EWYK_FUZZ_SECONDS:-60} s)"
+if tests/fuzz/run_fuzz.sh "${EWYK_FUZZ_SECONDS:-60}" >/tmp/ewyk-fuzz.log 2>&1; then
+	tail -n 3 /tmp/ewyk-fuzz.log
+	add_counts 1 0
+else
+	tail -n 30 /tmp/ewyk-fuzz.log
+	add_counts 0 1
+fi
+
 echo "== integration tests (net_tap in private namespaces)"
 log=$(mktemp)
 /usr/bin/python3 -m pytest -q -p no:cacheprovider "$ROOT/tests/integration" 2>&1 | tee "$log"

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Builds the libFuzzer targets with clang (build-fuzz/, -Dfuzz=true) and runs
+# fuzz_net_input for SECONDS (default 60). Exits non-zero when the fuzzer
+# finds a crash, a leak or a broken invariant; the input that did it is left
+# in build-fuzz/fuzz-artifacts/ and belongs in tests/fuzz/regressions/ once
+# the bug is understood (the unit suite replays that directory).
+#
+#   tests/fuzz/run_fuzz.sh 60
+#   FUZZ_JOBS=2 tests/fuzz/run_fuzz.sh 300     # -fork=2: two worker processes
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+SECONDS_BUDGET=${1:-60}
+BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
+JOBS=${FUZZ_JOBS:-1}
+
+case "$SECONDS_BUDGET" in
+'' | *[!0-9]*)
+	echo "usage: $0 SECONDS" >&2
+	exit 2
+	;;
+esac
+if ! command -v clang >/dev/null; then
+	echo "run_fuzz.sh: clang is missing (apt-get install clang libclang-rt-14-dev)" >&2
+	exit 1
+fi
+
+if [ -d "$BUILD" ]; then
+	meson setup --reconfigure "$BUILD" -Dfuzz=true -Db_lundef=false >/dev/null
+else
+	CC=clang meson setup "$BUILD" -Dfuzz=true -Db_lundef=false >/dev/null
+fi || { echo "run_fuzz.sh: meson setup failed" >&2; exit 1; }
+ninja -C "$BUILD" tests/fuzz/fuzz_net_input ||
+	{ echo "run_fuzz.sh: build failed" >&2; exit 1; }
+
+# New inputs go to a scratch corpus; the committed seeds and regressions
+# are read, never written.
+work=$ROOT/$BUILD/fuzz-corpus
+artifacts=$ROOT/$BUILD/fuzz-artifacts
+# Earlier findings were reported by their run; keep them aside.
+if [ -n "$(ls -A "$artifacts" 2>/dev/null)" ]; then
+	mkdir -p "$artifacts.prev"
+	mv "$artifacts"/* "$artifacts.prev/"
+fi
+mkdir -p "$work" "$artifacts"
+log=$ROOT/$BUILD/fuzz.log
+parallel=()
+if [ "$JOBS" -gt 1 ]; then
+	parallel=(-fork="$JOBS" -ignore_crashes=0 -ignore_timeouts=0 -ignore_ooms=0)
+fi
+
+# Each fuzzing process has its own EAL runtime directory under this prefix;
+# libFuzzer may exit without the target's atexit clean-up, so sweep them.
+prefix=fuzzrun$$-
+trap 'rm -rf /var/run/dpdk/${prefix}*' EXIT
+
+echo "== fuzz_net_input for ${SECONDS_BUDGET}s ($JOBS job(s)), log in $log"
+# -timeout: one input that runs for seconds is a hang worth a report.
+# The outer timeout is a belt over libFuzzer's own clock.
+FUZZ_NET_PREFIX=$prefix \
+ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+timeout -k 10 $((SECONDS_BUDGET + 60)) \
+	"$BUILD/tests/fuzz/fuzz_net_input" \
+	-max_total_time="$SECONDS_BUDGET" -timeout=10 -rss_limit_mb=2048 \
+	-max_len=8192 -print_final_stats=1 \
+	"${parallel[@]}" \
+	-artifact_prefix="$artifacts/" \
+	"$work" tests/fuzz/corpus tests/fuzz/regressions >"$log" 2>&1
+rc=$?
+grep -E '^(#[0-9]+ +(DONE|INITED)|#[0-9]+: cov|stat::|INFO: exiting|==[0-9]+==ERROR|SUMMARY|fuzz_net_input:)' \
+	"$log" | tail -n 12
+found=$(ls -A "$artifacts" 2>/dev/null)
+if [ "$rc" -ne 0 ] || [ -n "$found" ]; then
+	# The report: sanitizer or invariant message and its stack.
+	grep -m1 -A60 -E '==[0-9]+==ERROR|invariant broken|deadly signal|runtime error' "$log"
+	echo "run_fuzz.sh: the fuzzer found a problem (exit $rc); inputs:"
+	ls -1 "$artifacts"
+	echo "reproduce: $BUILD/tests/fuzz/fuzz_net_input $artifacts/<file>"
+	exit 1
+fi
+echo "run_fuzz.sh: no crash in ${SECONDS_BUDGET}s"
+exit 0
