@@ -5,19 +5,33 @@
 
 #include <rte_malloc.h>
 
+#include "http1_chunked.h"
 #include "http1_parse.h"
 #include "http1_server.h"
 #include "net_stack.h"
 #include "tcp.h"
 
 #define HEAD_RESERVE 1024	/* send space needed before starting an answer */
+#define CHUNK_FRAMING 32	/* "%x\r\n" + "\r\n" around an echoed chunk */
+#define DISCARD_MAX (1 << 20)	/* a refused body larger than this closes */
+#define CHUNKED_LEN UINT64_MAX	/* write_head(): Transfer-Encoding: chunked */
+
+enum req_body {
+	REQ_BODY_NONE,
+	REQ_BODY_LENGTH,
+	REQ_BODY_CHUNKED,
+};
 
 struct http1_conn {
 	struct http1_conn *free_next;
 	struct tcp_conn *tcp;
 	const uint8_t *body;	/* answer body still to queue */
 	uint64_t body_left;
-	uint64_t discard_left;	/* request body bytes to skip */
+	uint8_t req_body;	/* how the request body is framed */
+	bool echo;		/* the request body is the answer's body */
+	bool echo_chunked;	/* ... sent in chunks */
+	uint64_t req_left;	/* REQ_BODY_LENGTH: bytes still to read */
+	struct chunked chunk;	/* REQ_BODY_CHUNKED: decoder */
 	bool close_after;	/* close once the answer is queued */
 	bool peer_closed;
 	bool closing;
@@ -78,13 +92,18 @@ write_head(struct http1_server *s, struct http1_conn *hc, int status,
 		const char *ctype, uint64_t length, const char *extra)
 {
 	char head[HEAD_RESERVE];
+	char framing[48];
 	int n;
 
+	if (length == CHUNKED_LEN)
+		snprintf(framing, sizeof(framing), "Transfer-Encoding: chunked");
+	else
+		snprintf(framing, sizeof(framing), "Content-Length: %llu",
+				(unsigned long long)length);
 	n = snprintf(head, sizeof(head),
 			"HTTP/1.1 %d %s\r\nServer: ewyk/" EWYK_VERSION "\r\n"
-			"Date: %s\r\nContent-Length: %llu\r\n%s%s%s%s%s\r\n",
-			status, reason_phrase(status), date_now(s),
-			(unsigned long long)length,
+			"Date: %s\r\n%s\r\n%s%s%s%s%s\r\n",
+			status, reason_phrase(status), date_now(s), framing,
 			ctype != NULL ? "Content-Type: " : "",
 			ctype != NULL ? ctype : "", ctype != NULL ? "\r\n" : "",
 			extra != NULL ? extra : "",
@@ -142,6 +161,61 @@ etag_matches(const struct http1_request *r, const struct www_file *f)
 	return false;
 }
 
+static void answer_static(struct http1_server *s, struct http1_conn *hc,
+		const struct http1_request *r);
+
+/* POST or PUT /echo: the request body comes back as the answer's body,
+ * streamed as it arrives (Content-Length in, Content-Length out; chunked
+ * in, chunked out). */
+static void
+answer_echo(struct http1_server *s, struct http1_conn *hc,
+		const struct http1_request *r)
+{
+	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+	if (r->method != HTTP_POST && r->method != HTTP_PUT) {
+		answer_error(s, hc, 405, r->method == HTTP_HEAD,
+				"Allow: POST, PUT\r\n");
+		return;
+	}
+	if (r->expect_continue)
+		tcp_write(s->ns, hc->tcp, cont, sizeof(cont) - 1);
+	hc->echo = true;
+	hc->echo_chunked = r->chunked;
+	write_head(s, hc, 200, "application/octet-stream", r->chunked ?
+			CHUNKED_LEN : (uint64_t)RTE_MAX(r->content_length, 0), NULL);
+}
+
+static bool
+path_is(const struct http1_request *r, const char *p)
+{
+	return r->path.len == strlen(p) && memcmp(r->path.p, p, r->path.len) == 0;
+}
+
+static void
+answer(struct http1_server *s, struct http1_conn *hc,
+		const struct http1_request *r)
+{
+	bool has_body = r->chunked || r->content_length > 0;
+
+	if (path_is(r, "/echo")) {
+		answer_echo(s, hc, r);
+	} else {
+		/* A body nobody wants: skip a small one, but do not wait for
+		 * a large one or for one the client holds back until
+		 * "100 Continue": close after the answer instead. */
+		if (has_body && (r->expect_continue || r->chunked ||
+				r->content_length > DISCARD_MAX))
+			hc->close_after = true;
+		answer_static(s, hc, r);
+	}
+	if (!has_body || (hc->close_after && !hc->echo))
+		return;
+	hc->req_body = r->chunked ? REQ_BODY_CHUNKED : REQ_BODY_LENGTH;
+	hc->req_left = r->chunked ? 0 : (uint64_t)r->content_length;
+	chunked_init(&hc->chunk);
+}
+
 static void
 answer_static(struct http1_server *s, struct http1_conn *hc,
 		const struct http1_request *r)
@@ -196,6 +270,87 @@ consume(struct http1_conn *hc, uint32_t n)
 	hc->in_len -= n;
 }
 
+/* Body bytes of the request: echoed or dropped. The caller checked the
+ * send space for echoes. */
+static void
+body_data(struct http1_server *s, struct http1_conn *hc, const char *p,
+		uint32_t n)
+{
+	char frame[24];
+	int fl;
+
+	if (!hc->echo || n == 0)
+		return;
+	if (hc->echo_chunked) {
+		fl = snprintf(frame, sizeof(frame), "%x\r\n", n);
+		tcp_write(s->ns, hc->tcp, frame, (uint32_t)fl);
+	}
+	tcp_write(s->ns, hc->tcp, p, n);
+	if (hc->echo_chunked)
+		tcp_write(s->ns, hc->tcp, "\r\n", 2);
+	s->stats->body_bytes_out += n;
+}
+
+static void
+body_done(struct http1_server *s, struct http1_conn *hc)
+{
+	if (hc->echo && hc->echo_chunked)
+		tcp_write(s->ns, hc->tcp, "0\r\n\r\n", 5);
+	hc->req_body = REQ_BODY_NONE;
+	hc->echo = false;
+}
+
+/* Reads the request body from the buffer. Returns false when it must wait
+ * for input or, echoing, for send space. */
+static bool
+read_body(struct http1_server *s, struct http1_conn *hc)
+{
+	while (hc->req_body != REQ_BODY_NONE) {
+		uint32_t room = UINT32_MAX, n;
+
+		if (hc->echo) {
+			room = tcp_send_space(s->ns, hc->tcp);
+			if (room <= CHUNK_FRAMING)
+				return false;
+			room -= CHUNK_FRAMING;
+		}
+		if (hc->req_body == REQ_BODY_LENGTH) {
+			if (hc->req_left == 0) {
+				body_done(s, hc);
+				break;
+			}
+			n = (uint32_t)RTE_MIN((uint64_t)RTE_MIN(hc->in_len, room),
+					hc->req_left);
+			if (n == 0)
+				return false;
+			body_data(s, hc, hc->in, n);
+			consume(hc, n);
+			hc->req_left -= n;
+		} else {
+			const char *d;
+			size_t dl;
+			long used = chunked_decode(&hc->chunk, hc->in,
+					RTE_MIN(hc->in_len, room), &d, &dl);
+
+			if (used < 0) {
+				/* Broken framing after the answer began: all
+				 * that is left is to cut the connection. */
+				s->stats->body_errors++;
+				tcp_abort(s->ns, hc->tcp);
+				hc->closing = true;
+				return false;
+			}
+			body_data(s, hc, d, (uint32_t)dl);
+			consume(hc, (uint32_t)used);
+			if (hc->chunk.state == CHUNK_DONE)
+				body_done(s, hc);
+			else if (used == 0)
+				return false;
+		}
+	}
+	return true;
+}
+
 static void
 start_close(struct http1_server *s, struct http1_conn *hc)
 {
@@ -216,18 +371,17 @@ serve(struct http1_server *s, struct http1_conn *hc)
 		pump(s, hc);
 		if (hc->body_left > 0)
 			return;		/* resumed by the sent callback */
+		if (hc->req_body != REQ_BODY_NONE) {
+			if (!read_body(s, hc)) {
+				if (hc->peer_closed && !hc->closing)
+					start_close(s, hc);	/* body cut short */
+				return;
+			}
+			continue;
+		}
 		if (hc->close_after) {
 			start_close(s, hc);
 			return;
-		}
-		if (hc->discard_left > 0) {
-			uint32_t d = (uint32_t)RTE_MIN(hc->discard_left,
-					(uint64_t)hc->in_len);
-
-			consume(hc, d);
-			hc->discard_left -= d;
-			if (hc->discard_left > 0)
-				return;
 		}
 		if (tcp_send_space(s->ns, hc->tcp) < HEAD_RESERVE)
 			return;
@@ -251,14 +405,10 @@ serve(struct http1_server *s, struct http1_conn *hc)
 			hc->in_len = 0;
 			continue;
 		}
-		/* Chunked request bodies are not read yet: answer, then close
-		 * rather than guess where the next request starts. */
-		if (!req.keep_alive || req.chunked)
+		if (!req.keep_alive)
 			hc->close_after = true;
-		answer_static(s, hc, &req);
+		answer(s, hc, &req);
 		consume(hc, (uint32_t)rc);
-		if (req.content_length > 0)
-			hc->discard_left = (uint64_t)req.content_length;
 	}
 }
 

@@ -26,6 +26,7 @@ struct http_stats {
 	uint64_t body_bytes_out;
 	uint64_t conns_accepted;
 	uint64_t conns_refused;	/* no connection state left */
+	uint64_t body_errors;	/* request bodies with broken chunked framing */
 } __rte_cache_aligned;
 
 enum http_status_slot http_status_slot(int status);

@@ -488,8 +488,11 @@ dupthresh(const struct tcp_conn *c)
 	return TCP_DUPTHRESH;
 }
 
-/* Returns true when the upper layer should hear of freed send space. */
-static bool
+#define ACK_DROP -1		/* unacceptable: drop the whole segment */
+#define ACK_OK 0
+#define ACK_FREED 1		/* the upper layer should hear of send space */
+
+static int
 ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 {
 	uint32_t win = (uint32_t)t->win << c->snd_wscale;
@@ -497,16 +500,19 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	bool fin_acked, dup;
 
 	if (SEQ_GT(t->ack, c->snd_max)) {
-		/* Acknowledges what we never sent (RFC 9293 3.10.7.4). */
+		/* Acknowledges what we never sent (RFC 9293 3.10.7.4):
+		 * answer with an ACK and drop the segment, data and all. */
 		net_count_drop(ns, NET_DROP_TCP_BAD_ACK);
 		c->flags |= TCP_F_ACK_NOW;
-		return false;
+		return ACK_DROP;
 	}
 	if (SEQ_LT(t->ack, c->snd_una - c->max_sndwnd)) {
-		/* RFC 5961 5.2: an ACK far too old gets a challenge. */
+		/* RFC 5961 5.2: an ACK far too old gets a challenge ACK
+		 * and the segment is dropped. */
+		net_count_drop(ns, NET_DROP_TCP_BAD_ACK);
 		ns->stats->tcp.challenge_acks++;
 		c->flags |= TCP_F_ACK_NOW;
-		return false;
+		return ACK_DROP;
 	}
 	if (c->flags & TCP_F_OPT_SACK) {
 		tcp_sack_update(ns, c, &t->opt, SEQ_GT(t->ack, c->snd_una) ?
@@ -547,10 +553,10 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 				(uint32_t)c->mss) && SEQ_GT(c->snd_una, c->recover)) {
 			fast_retransmit(ns, c);
 		}
-		return false;
+		return ACK_OK;
 	}
 	if (!SEQ_GT(t->ack, c->snd_una))
-		return false;
+		return ACK_OK;
 
 	acked = t->ack - c->snd_una;
 	fin_acked = (c->flags & TCP_F_FIN_QUEUED) &&
@@ -606,12 +612,12 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 			break;
 		case TCP_LAST_ACK:
 			conn_kill(ns, c);
-			return false;
+			return ACK_OK;
 		default:
 			break;
 		}
 	}
-	return data_acked > 0;
+	return data_acked > 0 ? ACK_FREED : ACK_OK;
 }
 
 static void
@@ -708,8 +714,9 @@ static bool
 conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 		const struct ipv4_view *ip, const struct tcp_view *t)
 {
-	bool space_freed, kept = false;
+	bool kept = false;
 	uint32_t win;
+	int acked;
 
 	c->last_rx_ms = ns->now_ms;
 	c->ka_probes = 0;
@@ -759,10 +766,10 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	}
 	if (!(t->flags & TCP_ACK))
 		return false;
-	space_freed = ack_input(ns, c, t);
-	if (is_dead(c))
+	acked = ack_input(ns, c, t);
+	if (is_dead(c) || acked == ACK_DROP)
 		return false;
-	if (space_freed && c->app != NULL) {
+	if (acked == ACK_FREED && c->app != NULL) {
 		ns->up->sent(ns->up_ctx, c);
 		if (is_dead(c))
 			return false;
@@ -818,6 +825,10 @@ tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ipv4_view *ip,
 	}
 	c->flags |= TCP_F_IN_INPUT;
 	kept = conn_input(ns, c, m, ip, t);
+	/* The upper layer may have made room (while sending, say): hand it
+	 * queued data that now follows rcv_nxt. */
+	if (!is_dead(c) && c->ooo.n > 0 && SEQ_LEQ(c->ooo.seq[0], c->rcv_nxt))
+		tcp_ooo_deliver(ns, c);
 	c->flags &= ~TCP_F_IN_INPUT;
 	if (is_dead(c))
 		tcp_conn_free(ns, c);

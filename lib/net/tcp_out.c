@@ -96,6 +96,18 @@ start_segment(struct net_stack *ns, const struct seg_spec *s,
 	return m;
 }
 
+/* Checksum offload of a chain whose inner pieces have odd lengths is not
+ * to be trusted: net_tap's software emulation sums each piece in its own
+ * byte lane and gets it wrong. Such segments are summed here. */
+static bool
+offload_ok(const struct rte_mbuf *m)
+{
+	for (; m->next != NULL; m = m->next)
+		if (m->data_len & 1)
+			return false;
+	return true;
+}
+
 static void
 finish_segment(struct net_stack *ns, struct rte_mbuf *m)
 {
@@ -111,7 +123,11 @@ finish_segment(struct net_stack *ns, struct rte_mbuf *m)
 	memcpy(&daddr, ip + 16, 4);
 	cksum_init(&c);
 	cksum_pseudo_ipv4(&c, saddr, daddr, IPPROTO_TCP_, l4_len);
-	if (ns->ifc->tx_cksum_offload) {
+	if (ns->ifc->tx_cksum_offload && !offload_ok(m)) {
+		sum = cksum_buf(ip, IPV4_HDR_MIN);
+		memcpy(ip + 10, &sum, 2);
+	}
+	if (ns->ifc->tx_cksum_offload && offload_ok(m)) {
 		/* The device sums the segment; it wants the pseudo header's
 		 * sum, folded but not complemented, in the checksum field. */
 		sum = (uint16_t)~cksum_finish(&c);
@@ -631,6 +647,20 @@ sack_retransmit(struct net_stack *ns, struct tcp_conn *c)
 	}
 }
 
+/* The upper layer made room: tell the peer once the window grew enough to
+ * matter (receiver silly-window avoidance, RFC 9293 3.8.6.2.2), and always
+ * when it reopens a window that had fallen below one segment. */
+static void
+window_update(struct net_stack *ns, struct tcp_conn *c)
+{
+	uint32_t old = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+	uint32_t now = tcp_rcv_window(ns, c);
+
+	if (now > old && (now - old >= 2u * c->mss ||
+			(old < c->mss && now >= RTE_MIN((uint32_t)c->mss, now))))
+		c->flags |= TCP_F_ACK_NOW;
+}
+
 void
 tcp_output(struct net_stack *ns, struct tcp_conn *c)
 {
@@ -651,6 +681,7 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 	default:
 		return;
 	}
+	window_update(ns, c);
 	sack_recovery = (c->flags & (TCP_F_RECOVERY | TCP_F_OPT_SACK)) ==
 		(TCP_F_RECOVERY | TCP_F_OPT_SACK);
 	if (sack_recovery)
@@ -681,10 +712,11 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 			len = skip_end - c->snd_nxt;	/* up to the next SACKed block */
 		fin = fin_after(c, len);
 
-		/* Sender silly-window avoidance (RFC 9293 3.8.6.2.1): a
-		 * short segment goes only if it ends the queue or fills half
-		 * the largest window seen; otherwise wait for ACKs. */
-		if (len > 0 && len < seg_max && len < avail &&
+		/* Sender silly-window avoidance (RFC 9293 3.8.6.2.1): when
+		 * the windows cut a segment short, it goes only if it fills
+		 * half the largest window seen; otherwise wait for ACKs. A
+		 * segment cut short by a SACKed block goes at once. */
+		if (len > 0 && usable < RTE_MIN(avail, seg_max) &&
 				len < c->max_sndwnd / 2)
 			len = 0, fin = false;
 		if (len == 0 && !fin) {

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Uploads through random packet loss: request bodies of 1 KB to 64 MB are
+POSTed to /echo, which answers with the same bytes; the answer must hash
+like the body. Loss is dropped on the kernel side of the tap as in
+test_tcp_loss.py: here the kernel sends the data, so 'out' loses the
+appliance's incoming segments and 'in' its ACKs and answer.
+"""
+import shutil
+import tempfile
+
+import pytest
+
+from ewyk_harness import Appliance
+from tcp_loss_util import clear_loss, loss_drops, set_loss, make_file, sha256_file, timed_curl
+
+SIZES = {"1K": 1024, "1M": 1 << 20, "64M": 64 << 20}
+
+CASES = [
+    ("none", 0, "1K"), ("none", 0, "1M"), ("none", 0, "64M"),
+    ("both", 1, "1K"), ("both", 1, "1M"), ("both", 1, "64M"),
+    ("out", 5, "1M"), ("in", 5, "1M"), ("both", 5, "1M"),
+    ("both", 10, "1K"), ("out", 10, "1M"), ("both", 10, "1M"),
+]
+
+
+@pytest.fixture(scope="module")
+def bodies():
+    d = tempfile.mkdtemp(prefix="ewyk-upload-")
+    sums = {name: make_file(d, f"body{name}.bin", size) for name, size in SIZES.items()}
+    yield {"dir": d, "sha256": sums}
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def upload_appliance():
+    d = tempfile.mkdtemp(prefix="ewyk-upload-www-")
+    with open(f"{d}/index.html", "w") as f:
+        f.write("upload tests\n")
+    a = Appliance(www=d)
+    try:
+        a.start()
+        a.idle_mbufs = a.wait_idle(a.stats()["mbufs_in_use_mbufs"],
+                                   timeout=15)["mbufs_in_use_mbufs"]
+        yield a
+    finally:
+        a.close()      # the namespace goes, and its nft tables with it
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def case_id(c):
+    direction, pct, size = c
+    return f"{size}-noloss" if pct == 0 else f"{size}-{direction}-{pct}pct"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_upload_echo_through_loss(upload_appliance, bodies, tmp_path, case):
+    a = upload_appliance
+    direction, pct, size_name = case
+    size = SIZES[size_name]
+    body = f"{bodies['dir']}/body{size_name}.bin"
+    out = tmp_path / "echo.bin"
+    set_loss(a, direction, pct)
+    try:
+        # No "Expect: 100-continue": the body goes at once, as most clients send it.
+        code, got, dt, r = timed_curl(
+            a, ["-X", "POST", "-H", "Expect:", "-H", "Content-Type: application/octet-stream",
+                "--data-binary", f"@{body}", "-o", str(out), a.url("/echo")],
+            "POST " + case_id(case), size, pct, moved=2 * size)
+        dropped = loss_drops(a)
+    finally:
+        clear_loss(a)
+    print(f"  nft dropped {dropped} packets")
+    assert r.returncode == 0, f"curl failed: {r.stderr.strip()} after {dt:.1f}s"
+    assert code == "200"
+    assert got == size
+    assert sha256_file(out) == bodies["sha256"][size_name], "echoed body differs"
+    a.wait_idle(a.idle_mbufs, timeout=15)
