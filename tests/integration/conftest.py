@@ -46,5 +46,11 @@ def www():
 def appliance(www):
     a = Appliance(www=www["dir"])
     a.start()
+    idle = a.wait_idle(a.stats()["mbufs_in_use_mbufs"], timeout=15)["mbufs_in_use_mbufs"]
     yield a
-    a.close()
+    # Whatever the module did, every mbuf must come back once its
+    # connections are gone.
+    try:
+        a.wait_idle(idle, timeout=20)
+    finally:
+        a.close()
