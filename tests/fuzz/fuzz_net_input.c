@@ -19,24 +19,26 @@
  * acknowledgement number relative to the ISS of the stack's last SYN-ACK to
  * that peer, or of its SYN for an active open (ISNs are keyed hashes and
  * SYN cookies are MACs: a fuzzer could not guess them); the edges of SACK
- * blocks move with it. Bit 3
- * delivers the frame twice. Bits 4-6 advance the clock after the frame.
+ * blocks move with it. Bit 3 delivers the frame twice. Bits 4-6 advance
+ * the clock after the frame.
  *
  * Beyond the sanitizers, the checks are semantic: every byte the stack
  * hands the application must be one the peer sent at that sequence number
  * (reassembly), and every payload byte it sends must be the application's
  * byte at that stream offset (send queue, clones, retransmission); the
  * application writes a position-dependent pattern so that a misplaced byte
- * shows.
+ * shows. And a segment whose ACK the stack itself finds unacceptable (of
+ * data never sent, RFC 9293 3.10.7.4; or too old, RFC 5961 5.2) must not
+ * deliver data: that is the blind injection those checks exist to stop.
  *
  * The same entry point is built without libFuzzer as a replay program
  * (replay_main.c) that runs the corpus and every saved regression input in
  * the normal unit suite.
  */
 #include <ftw.h>
-#include <stdbool.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_FRAMES 64		/* per input: keeps each run short */
 #define MAX_FRAME_LEN 1518
 #define MAX_CONNS 16
-#define PEERS 32		/* remembered SYN-ACKs */
+#define PEERS 32		/* remembered ISNs of our SYNs and SYN-ACKs */
 #define BIG_RESPONSE (256 * 1024)
 #define END_MS (300 * 1000)	/* after the last frame: every timer runs out */
 
@@ -110,7 +112,7 @@ struct rx_seg {
 	uint16_t len;
 };
 
-#define RX_LOG 2 * MAX_FRAMES
+#define RX_LOG MAX_FRAMES	/* one entry per record: never full */
 
 struct peer_iss {
 	uint32_t raddr;		/* network order */
@@ -136,6 +138,7 @@ static struct fuzz_state {
 	unsigned int peer_next;
 	struct rx_seg rx[RX_LOG];
 	unsigned int nrx;
+	const char *no_data_why;	/* the segment in input may not deliver */
 } st;
 
 static struct rte_mempool *big_pool;
@@ -163,10 +166,13 @@ trace_tcp(const char *dir, const uint8_t *ip, const uint8_t *l4,
 		(l4[14] << 8) | l4[15], l4_len - (l4[12] >> 4) * 4);
 }
 
+static void remove_runtime_dir(void);
+
 static void
 fail(const char *what)
 {
 	fprintf(stderr, "fuzz_net_input: invariant broken: %s\n", what);
+	remove_runtime_dir();	/* abort() skips the atexit clean-up */
 	abort();
 }
 
@@ -479,6 +485,8 @@ app_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 	RTE_SET_USED(ctx);
 	if (len == 0)
 		fail("recv upcall with no data");
+	if (st.no_data_why != NULL)
+		fail(st.no_data_why);
 	check_rx_bytes(c, data, len);
 	take = RTE_MIN(len, st.rcv_cap - a->buffered);
 	a->buffered += take;
@@ -705,6 +713,45 @@ log_rx(const uint8_t *f, uint16_t len)
 	r->len = (uint16_t)(total - hlen - doff);
 }
 
+/* Whether the segment must be dropped for its ACK, by the stack's own
+ * view of the connection: then none of its data may reach the application. */
+static const char *
+unacceptable_ack(const uint8_t *f, uint16_t len)
+{
+	const struct tcp_conn *c = NULL;
+	const uint8_t *ip = f + 14, *l4;
+	uint32_t raddr, ack, i;
+	uint16_t hlen;
+
+	if (len < 14 + 20 || rd16(f + 12) != 0x0800 || ip[9] != 6)
+		return NULL;
+	hlen = (uint16_t)((ip[0] & 0x0f) * 4);
+	if (hlen < 20 || 14u + hlen + 20 > len)
+		return NULL;
+	l4 = ip + hlen;
+	if ((l4[13] & 0x17) != 0x10)	/* ACK, and no SYN, RST or FIN */
+		return NULL;
+	memcpy(&raddr, ip + 12, 4);
+	for (i = 0; i < st.ns.cfg.max_conns; i++) {
+		const struct tcp_conn *k = &st.ns.conns[i];
+
+		if (k->state != TCP_CLOSED && k->raddr == raddr &&
+				k->rport == rd16(l4) && k->lport == rd16(l4 + 2))
+			c = k;
+	}
+	if (c == NULL || (c->state != TCP_ESTABLISHED &&
+			c->state != TCP_FIN_WAIT_1 && c->state != TCP_FIN_WAIT_2))
+		return NULL;
+	ack = rd32(l4 + 8);
+	if ((int32_t)(ack - c->snd_max) > 0)
+		return "rx: data delivered from a segment acknowledging data "
+			"never sent (RFC 9293 3.10.7.4: drop it)";
+	if ((int32_t)(ack - (c->snd_una - c->max_sndwnd)) < 0)
+		return "rx: data delivered from a segment with a too old ACK "
+			"(RFC 5961 5.2: drop it)";
+	return NULL;
+}
+
 static void
 deliver(const uint8_t *frame, uint16_t len, uint8_t ctl)
 {
@@ -723,7 +770,9 @@ deliver(const uint8_t *frame, uint16_t len, uint8_t ctl)
 	if (trace && len >= 54 && rd16(p + 12) == 0x0800 && p[23] == 6 &&
 			(p[14] & 0x0f) == 5)
 		trace_tcp("rx", p + 14, p + 34, (uint16_t)(rd16(p + 16) - 20));
+	st.no_data_why = unacceptable_ack(p, len);
 	net_input(&st.ns, m);
+	st.no_data_why = NULL;
 	/* Check what it sent while the connection it came from is current. */
 	net_flush(&st.ns);
 }
@@ -860,14 +909,19 @@ rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 
 /* The EAL leaves its runtime directory behind even with --no-shconf. */
 static void
+remove_runtime_dir(void)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+
+	if (dir != NULL && dir[0] != '\0')
+		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static void
 eal_teardown(void)
 {
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
-	if (dir[0] != '\0')
-		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	remove_runtime_dir();
 }
 
 int

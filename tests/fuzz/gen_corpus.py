@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Writes the seed corpus of fuzz_net_input (tests/fuzz/corpus/).
+"""Writes the seed corpus of fuzz_net_input (tests/fuzz/corpus/) and the
+hand-made reproducers of the bugs it found (tests/fuzz/regressions/).
 
 Input format (see fuzz_net_input.c): two configuration bytes, then records
 of ctl (1 byte), length (2 bytes, big endian) and the frame. The generated
@@ -16,7 +17,9 @@ import sys
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 from scapy.all import ARP, ICMP, IP, TCP, Ether, raw  # noqa: E402
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "corpus")
+REGRESSIONS = os.path.join(HERE, "regressions")
 
 APP_MAC = "02:00:00:00:00:02"   # the fuzz target's interface
 CLI_MAC = "02:00:00:00:00:01"
@@ -83,13 +86,34 @@ def conversation(sport, rel=True, clock_ms=0, extra=()):
     return out
 
 
-def write(name, cfg, records, cfg1=0):
-    with open(os.path.join(OUT, name), "wb") as f:
+def write(name, cfg, records, cfg1=0, where=OUT):
+    with open(os.path.join(where, name), "wb") as f:
         f.write(bytes([cfg, cfg1]) + b"".join(records))
+
+
+def regressions():
+    """One input per bug found, minimal and readable."""
+    req = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+    c = ctl(rel_ack=True)
+    # Data carrying an ACK of data never sent was delivered to the
+    # application (RFC 9293 3.10.7.4: send an ACK, drop the segment).
+    write("ack_of_unsent_data_delivers", 0,
+          [rec(seg(41000, "S", 1000), ctl()),
+           rec(seg(41000, "A", 1001, 1), c),
+           rec(seg(41000, "PA", 1001, 1 + 100000, req), c)], where=REGRESSIONS)
+    # The same with an ACK older than SND.UNA - MAX.SND.WND (RFC 5961 5.2),
+    # which the stack answered with a challenge ACK yet took the data of.
+    write("too_old_ack_delivers", 0,
+          [rec(seg(41001, "S", 1000), ctl()),
+           rec(seg(41001, "A", 1001, 1), c),
+           rec(seg(41001, "PA", 1001, (1 - 100000) & 0xffffffff, req), c)],
+          where=REGRESSIONS)
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    os.makedirs(REGRESSIONS, exist_ok=True)
+    regressions()
     arp = Ether(dst="ff:ff:ff:ff:ff:ff", src=CLI_MAC) / ARP(
         op=1, hwsrc=CLI_MAC, psrc=CLI_IP, pdst=APP_IP)
     write("arp_request", 0, [rec(arp)])

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <limits.h>
 #include <cmocka.h>
 
 #include <rte_eal.h>
@@ -21,6 +22,23 @@ struct rte_mempool *
 th_pool(void)
 {
 	return pool;
+}
+
+/* The EAL's runtime directory outlives the process unless removed. */
+static void
+eal_cleanup(void)
+{
+	char dir[PATH_MAX], cmd[PATH_MAX + 16];
+
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	rte_mempool_free(pool);
+	rte_eal_cleanup();
+	if (strncmp(dir, "/var/run/dpdk/tcpharness", 24) == 0 ||
+			strstr(dir, "/dpdk/tcpharness") != NULL) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+	}
 }
 
 static void
@@ -44,6 +62,7 @@ eal_once(void)
 		fprintf(stderr, "mempool failed\n");
 		exit(1);
 	}
+	atexit(eal_cleanup);
 }
 
 static uint16_t
