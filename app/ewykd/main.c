@@ -17,6 +17,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "dispatch.h"
 #include "options.h"
 #include "port.h"
 #include "shard.h"
@@ -97,6 +98,7 @@ main(int argc, char **argv)
 	unsigned int workers, lcore;
 	int split, app_argc, eal_argc, rc;
 	char **app_argv;
+	static unsigned int worker_lcores[RTE_MAX_LCORE];
 
 	split = find_split(argc, argv);
 	app_argc = split < argc ? argc - split : 1;
@@ -121,12 +123,30 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 
 	workers = rte_lcore_count() - 1;
-	nb_shards = cfg.shards ? cfg.shards : (uint16_t)RTE_MAX(workers, 1u);
-	if (nb_shards > RTE_MAX(workers, 1u)) {
-		snprintf(err, sizeof(err), "--shards %u needs %u worker lcores, the "
-				"EAL has %u (use -l)", nb_shards, nb_shards, workers);
+	if (cfg.reserved_set && cfg.reserved >= workers && workers > 0) {
+		snprintf(err, sizeof(err), "--reserved %u leaves no worker lcore for "
+				"a shard (the EAL has %u workers; use -l)", cfg.reserved,
+				workers);
 		die(2, err);
 	}
+	nb_shards = cfg.shards ? cfg.shards :
+		(uint16_t)RTE_MAX(workers - cfg.reserved, 1u);
+	if (nb_shards > RTE_MAX(workers, 1u) ||
+			(workers > 0 && nb_shards + cfg.reserved > workers)) {
+		snprintf(err, sizeof(err), "--shards %u with --reserved %u needs %u "
+				"worker lcores, the EAL has %u (use -l)", nb_shards,
+				cfg.reserved, nb_shards + cfg.reserved, workers);
+		die(2, err);
+	}
+	cfg.reserved = (uint16_t)(workers > nb_shards ? workers - nb_shards : 0);
+	{
+		unsigned int k = 0;
+
+		RTE_LCORE_FOREACH_WORKER(lcore)
+			worker_lcores[k++] = lcore;
+	}
+	if (exec_init(&cfg, worker_lcores, workers) != 0)
+		die(1, "cannot start the reserved lcores or the blocking pool");
 	cfg.shards = nb_shards;
 	if (cfg.mbufs < (uint32_t)nb_shards * (cfg.rx_desc + cfg.tx_desc) + 1024) {
 		snprintf(err, sizeof(err), "--mbufs %u is too few for %u shards of "
@@ -182,21 +202,24 @@ main(int argc, char **argv)
 	fflush(stdout);
 
 	if (workers == 0) {
-		shards[0].lcore = rte_lcore_id();
-		shard_main(&shards[0]);
+		/* One lcore: it produces; nobody can relieve it. */
+		ewyk_strategy_produce(shards[0].exec.strategy);
 	} else {
-		i = 0;
-		RTE_LCORE_FOREACH_WORKER(lcore) {
-			if (i == nb_shards)
-				break;
-			shards[i].lcore = lcore;
-			rte_eal_remote_launch(shard_main, &shards[i], lcore);
-			i++;
+		uint64_t hz_ms = rte_get_tsc_hz() / 1000;
+
+		for (i = 0; i < nb_shards; i++)
+			if (shard_exec_start(&shards[i], i) != 0)
+				die(1, "cannot start a shard on its lcore");
+		/* The main lcore watches for owners stuck in one request. */
+		while (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED)) {
+			usleep(1000);
+			exec_watchdog(shards, nb_shards,
+					rte_get_tsc_cycles() / hz_ms);
 		}
-		while (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED))
-			usleep(20000);
-		rte_eal_mp_wait_lcore();
 	}
+	exec_stop(shards, nb_shards);
+	for (i = 0; i < nb_shards; i++)
+		shard_fini(&shards[i]);
 
 	port_stop(cfg.port_id);
 	www_free(&www);

@@ -75,6 +75,35 @@ NUM_SETTER(set_rcv_win, rcv_win, 1024, 1 << 30)
 NUM_SETTER(set_delack_ms, delack_ms, 0, 500)
 NUM_SETTER(set_keepalive_ms, keepalive_ms, 0, 86400000)
 NUM_SETTER(set_idle_timeout_ms, idle_timeout_ms, 0, 86400000)
+NUM_SETTER(set_reserved_spin_us, reserved_spin_us, 0, 10000000)
+NUM_SETTER(set_blocking_threads, blocking_threads, 1, 4096)
+NUM_SETTER(set_blocking_queue, blocking_queue, 1, 1 << 20)
+NUM_SETTER(set_stuck_ms, stuck_ms, 0, 60000)
+
+static int
+set_reserved(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	uint64_t v;
+
+	if (parse_u64(val, 0, 127, &v, err, errlen) != 0)
+		return -1;
+	cfg->reserved = (uint16_t)v;
+	cfg->reserved_set = true;
+	return 0;
+}
+
+static int
+set_strategy(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (ewyk_mode_parse(val, &cfg->strategy) != 0) {
+		snprintf(err, errlen, "'%s' is not a strategy (adaptive, pc, pec "
+				"or epc)", val);
+		return -1;
+	}
+	return 0;
+}
 
 static int
 set_tx_cksum(struct ewykd_config *cfg, const char *val, char *err,
@@ -176,6 +205,12 @@ static const struct opt_def opts[] = {
 	  "INI file: [ewykd] takes these options as keys, [eal] args= the EAL options" },
 	{ "ip", "ADDR/PREFIX", set_ip, "address of the appliance (198.18.0.2/24)" },
 	{ "www", "DIR", set_www, "static files, loaded into memory at start (none)" },
+	{ "strategy", "MODE", set_strategy, "adaptive, or force pc, pec or epc (adaptive)" },
+	{ "reserved", "N", set_reserved, "worker lcores kept for hand-offs, beyond the shards' (0)" },
+	{ "reserved-spin-us", "US", set_reserved_spin_us, "an idle reserved lcore spins this long, then parks (50)" },
+	{ "blocking-threads", "N", set_blocking_threads, "blocking pool threads at most (16)" },
+	{ "blocking-queue", "N", set_blocking_queue, "blocking pool queue; full answers 503 (256)" },
+	{ "stuck-ms", "MS", set_stuck_ms, "hand a shard off when one inline request runs longer, 0 = off (10)" },
 	{ "www-max-mb", "N", set_www_max_mb, "refuse to start if --www holds more (1024)" },
 	{ "listen-port", "N", set_listen_port, "TCP port served (80)" },
 	{ "port-id", "N", set_port_id, "DPDK ethdev port (0)" },
@@ -224,6 +259,11 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->rcv_win = 1 << 20;
 	cfg->delack_ms = 40;
 	cfg->syncookies = true;
+	cfg->strategy = EWYK_MODE_ADAPTIVE;
+	cfg->reserved_spin_us = 50;
+	cfg->blocking_threads = 16;
+	cfg->blocking_queue = 256;
+	cfg->stuck_ms = 10;
 	cfg->idle = IDLE_SLEEP;
 	cfg->idle_sleep_us = 100;
 }

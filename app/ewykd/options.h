@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ewyk_exec.h"
+
 enum idle_mode {
 	IDLE_POLL,	/* spin: lowest latency, a full core per shard */
 	IDLE_SLEEP,	/* back off to short sleeps when no packets come */
@@ -40,6 +42,13 @@ struct ewykd_config {
 	uint32_t idle_timeout_ms;	/* 0: off */
 	bool syncookies;
 	bool sw_cksum;		/* compute TX checksums even if the NIC could */
+	enum ewyk_mode strategy;
+	uint16_t reserved;	/* worker lcores beyond the shards' */
+	bool reserved_set;
+	uint32_t reserved_spin_us;	/* spin before parking */
+	uint32_t blocking_threads;
+	uint32_t blocking_queue;
+	uint32_t stuck_ms;	/* relieve an owner inline this long; 0 = off */
 	enum idle_mode idle;
 	uint32_t idle_sleep_us;
 	char eal_args[1024];	/* [eal] args= of the config file */

@@ -12,6 +12,7 @@
 #define RX_BURST 32
 #define IDLE_POLLS_BEFORE_SLEEP 256
 
+struct lcore_time lcore_time[RTE_MAX_LCORE];
 static uint64_t tsc_per_ms;
 
 static inline uint64_t
@@ -57,12 +58,35 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	 * every ring holds plus an eighth of the pool for open connections. */
 	tcfg.mbuf_reserve = (uint32_t)cfg->rx_desc * (cfg->shards ? cfg->shards : 1) +
 		cfg->mbufs / 8;
-	tcfg.listen_port = cfg->listen_port;
 	if (net_stack_init(&s->ns, ifc, arp, pool, &tcfg, tx_burst, s,
 			&s->net_stats, now_ms()) != 0)
 		return -1;
-	return http1_server_init(&s->http, &s->ns, www, &s->http_stats,
-			cfg->max_conns);
+	if (http1_server_init(&s->http, &s->ns, www, &s->http_stats,
+			cfg->max_conns) != 0)
+		return -1;
+	return shard_exec_init(s, cfg);
+}
+
+/* One turn: a burst through the stack, answers that came back, timers,
+ * then the TX batch flushed (DESIGN.md 2.3: nothing is left behind when
+ * production moves). Returns the work found. */
+static unsigned int
+poll_once(struct shard *s)
+{
+	struct rte_mbuf *pkts[RX_BURST];
+	uint16_t n = rte_eth_rx_burst(s->port, s->queue, pkts, RX_BURST), i;
+	unsigned int done;
+
+	s->stats.polls++;
+	s->ns.now_ms = now_ms();
+	for (i = 0; i < n; i++)
+		net_input(&s->ns, pkts[i]);
+	done = shard_drain_completions(s);
+	net_timers(&s->ns, s->ns.now_ms);
+	net_flush(&s->ns);
+	if (n > 0)
+		s->stats.busy_polls++;
+	return n + done;
 }
 
 /* Back off when idle so a small host stays usable: pause first, then
@@ -83,32 +107,43 @@ idle_backoff(struct shard *s, uint32_t *idle_polls)
 	usleep(us);
 }
 
-int
-shard_main(void *arg)
+struct ewyk_task *
+shard_produce(void *ctx)
 {
-	struct shard *s = arg;
-	struct rte_mbuf *pkts[RX_BURST];
+	struct shard *s = ctx;
+	unsigned int lcore = rte_lcore_id();
+	struct lcore_time *lt = lcore < RTE_MAX_LCORE ? &lcore_time[lcore] : NULL;
 	uint32_t idle_polls = 0;
+	struct ewyk_task *t;
 
-	s->lcore = rte_lcore_id();
-	while (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED)) {
-		uint16_t n = rte_eth_rx_burst(s->port, s->queue, pkts, RX_BURST), i;
+	__atomic_store_n(&s->lcore, lcore, __ATOMIC_RELAXED);
+	for (;;) {
+		uint64_t t0 = rte_get_tsc_cycles();
+		unsigned int work;
 
-		s->stats.polls++;
-		s->ns.now_ms = now_ms();
-		for (i = 0; i < n; i++)
-			net_input(&s->ns, pkts[i]);
-		net_timers(&s->ns, s->ns.now_ms);
-		net_flush(&s->ns);
-		if (n > 0) {
-			s->stats.busy_polls++;
+		t = shard_next_task(s);
+		if (t != NULL)
+			return t;
+		if (__atomic_load_n(&force_quit, __ATOMIC_RELAXED))
+			return NULL;
+		work = poll_once(s);
+		if (work > 0)
 			idle_polls = 0;
-		} else {
+		else
 			idle_backoff(s, &idle_polls);
+		if (lt != NULL) {
+			if (work > 0)
+				lt->producing += rte_get_tsc_cycles() - t0;
+			else
+				lt->idle += rte_get_tsc_cycles() - t0;
 		}
 	}
+}
+
+void
+shard_fini(struct shard *s)
+{
 	/* Reset the peers of open connections rather than leave them hanging. */
 	net_stack_fini(&s->ns);
 	http1_server_fini(&s->http);
-	return 0;
 }

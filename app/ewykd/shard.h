@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A shard: one RX/TX queue pair with its network stack, its connections and
- * their HTTP state. The lcore that owns it polls it: receive a burst, run it
- * through the stack up to the HTTP answers, run timers, flush the TX batch.
+ * their HTTP state. Whichever lcore owns it produces from it: receive a
+ * burst, run it through the stack up to the HTTP requests, run timers,
+ * write answers that came back, flush the TX batch.
  */
 #ifndef EWYKD_SHARD_H
 #define EWYKD_SHARD_H
@@ -11,7 +12,9 @@
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_lcore.h>
 
+#include "dispatch.h"
 #include "http1_server.h"
 #include "net_stack.h"
 
@@ -27,20 +30,35 @@ struct shard {
 	uint16_t id;
 	uint16_t port;
 	uint16_t queue;
-	unsigned int lcore;
+	unsigned int lcore;	/* the current owner */
 	const struct ewykd_config *cfg;
 	struct net_stack ns;
 	struct http1_server http;
 	struct net_stats net_stats;
 	struct http_stats http_stats;
 	struct shard_stats stats;
+	struct shard_exec exec;
 } __rte_cache_aligned;
+
+/* Time of each lcore, in TSC cycles, by what it did. */
+struct lcore_time {
+	uint64_t producing;	/* polls that found work */
+	uint64_t idle;		/* polls that found none, and sleeps */
+	uint64_t consuming;	/* handlers run inline */
+	uint64_t tasks;		/* handlers run inline */
+} __rte_cache_aligned;
+
+extern struct lcore_time lcore_time[RTE_MAX_LCORE];
 
 int shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 		const struct net_if *ifc, struct arp_cache *arp,
 		struct rte_mempool *pool, const struct www *www);
-/* lcore entry point: polls until stop is set, then tears the shard down. */
-int shard_main(void *arg);
+/* The strategy's produce(): polls until a task is ready or ewykd stops. */
+struct ewyk_task *shard_produce(void *ctx);
+/* Next produced task, or NULL. */
+struct ewyk_task *shard_next_task(struct shard *s);
+/* After production stopped for good: reset connections, free tables. */
+void shard_fini(struct shard *s);
 
 extern volatile bool force_quit;
 

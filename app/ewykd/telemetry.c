@@ -213,6 +213,122 @@ tel_shards(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+/* /ewyk/strategy[,MODE]: with a mode, switch every shard to it first. */
+static int
+tel_strategy(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	struct ewyk_strategy_stats st;
+	enum ewyk_mode mode;
+	uint16_t i;
+
+	if (params != NULL && *params != '\0') {
+		if (ewyk_mode_parse(params, &mode) != 0)
+			return -EINVAL;
+		for (i = 0; i < view.nb_shards; i++)
+			ewyk_strategy_set_mode(view.shards[i].exec.strategy, mode);
+	}
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < view.nb_shards; i++) {
+		struct shard *s = &view.shards[i];
+		struct rte_tel_data *sd = rte_tel_data_alloc();
+		char key[16];
+
+		if (sd == NULL)
+			return -ENOMEM;
+		ewyk_strategy_stats(s->exec.strategy, &st);
+		rte_tel_data_start_dict(sd);
+		rte_tel_data_add_dict_string(sd, "mode", ewyk_mode_name(st.mode));
+		rte_tel_data_add_dict_u64(sd, "pc_tasks", st.pc);
+		rte_tel_data_add_dict_u64(sd, "pic_tasks", st.pic);
+		rte_tel_data_add_dict_u64(sd, "pec_tasks", st.pec);
+		rte_tel_data_add_dict_u64(sd, "epc_tasks", st.epc);
+		rte_tel_data_add_dict_u64(sd, "failed_tasks", st.failed);
+		rte_tel_data_add_dict_u64(sd, "rejected_tasks", st.rejected);
+		rte_tel_data_add_dict_u64(sd, "steals_count", st.stolen);
+		rte_tel_data_add_dict_u64(sd, "completions_count",
+				LOAD(s->exec.completions));
+		rte_tel_data_add_dict_u64(sd, "stale_answers_count", LOAD(s->exec.stale));
+		rte_tel_data_add_dict_u64(sd, "overloaded_reqs", LOAD(s->exec.overloaded));
+		rte_tel_data_add_dict_u64(sd, "delay_reqs",
+				LOAD(s->exec.routed[ROUTE_DELAY]));
+		rte_tel_data_add_dict_u64(sd, "spin_reqs", LOAD(s->exec.routed[ROUTE_SPIN]));
+		rte_tel_data_add_dict_u64(sd, "either_reqs",
+				LOAD(s->exec.routed[ROUTE_EITHER]));
+		rte_tel_data_add_dict_int(sd, "owner_lcore", (int)LOAD(s->lcore));
+		rte_tel_data_add_dict_string(sd, "state", st.state == 0 ? "idle" :
+				st.state == 1 ? "producing" : "reproducing");
+		snprintf(key, sizeof(key), "shard_%u", i);
+		rte_tel_data_add_dict_container(d, key, sd, 0);
+	}
+	return 0;
+}
+
+static int
+tel_reserved(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	struct ewyk_reserved_stats rs = { 0 };
+	struct ewyk_bpool_stats bs = { 0 };
+
+	if (exec_reserved() != NULL)
+		ewyk_reserved_stats(exec_reserved(), &rs);
+	if (exec_bpool() != NULL)
+		ewyk_bpool_stats(exec_bpool(), &bs);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "size_lcores", (int)rs.size);
+	rte_tel_data_add_dict_int(d, "spare_lcores", view.cfg->reserved);
+	rte_tel_data_add_dict_int(d, "spinning_lcores", (int)rs.spinning);
+	rte_tel_data_add_dict_int(d, "parked_lcores", (int)rs.parked);
+	rte_tel_data_add_dict_u64(d, "claims_won_count", rs.claims_won);
+	rte_tel_data_add_dict_u64(d, "claims_missed_count", rs.claims_missed);
+	rte_tel_data_add_dict_u64(d, "claim_races_count", rs.claim_races);
+	rte_tel_data_add_dict_int(d, "blocking_threads", (int)bs.threads);
+	rte_tel_data_add_dict_int(d, "blocking_idle_threads", (int)bs.idle);
+	rte_tel_data_add_dict_int(d, "blocking_queued_tasks", (int)bs.queued);
+	rte_tel_data_add_dict_u64(d, "blocking_executed_tasks", bs.executed);
+	rte_tel_data_add_dict_u64(d, "blocking_rejected_tasks", bs.rejected);
+	rte_tel_data_add_dict_u64(d, "blocking_reaped_threads", bs.reaped);
+	return 0;
+}
+
+static int
+tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	uint64_t per_us = rte_get_tsc_hz() / 1000000;
+	unsigned int lcore;
+	uint16_t i;
+
+	rte_tel_data_start_dict(d);
+	RTE_LCORE_FOREACH(lcore) {
+		struct rte_tel_data *ld = rte_tel_data_alloc();
+		const char *role = lcore == rte_get_main_lcore() ? "main" : "reserved";
+		int owns = -1;
+		char key[16];
+
+		if (ld == NULL)
+			return -ENOMEM;
+		for (i = 0; i < view.nb_shards; i++)
+			if (LOAD(view.shards[i].lcore) == lcore) {
+				owns = i;
+				role = "shard_owner";
+			}
+		rte_tel_data_start_dict(ld);
+		rte_tel_data_add_dict_string(ld, "role", role);
+		rte_tel_data_add_dict_int(ld, "owns_shard", owns);
+		rte_tel_data_add_dict_u64(ld, "producing_us",
+				LOAD(lcore_time[lcore].producing) / per_us);
+		rte_tel_data_add_dict_u64(ld, "consuming_us",
+				LOAD(lcore_time[lcore].consuming) / per_us);
+		rte_tel_data_add_dict_u64(ld, "idle_us", LOAD(lcore_time[lcore].idle) / per_us);
+		rte_tel_data_add_dict_u64(ld, "inline_tasks", LOAD(lcore_time[lcore].tasks));
+		snprintf(key, sizeof(key), "lcore_%u", lcore);
+		rte_tel_data_add_dict_container(d, key, ld, 0);
+	}
+	return 0;
+}
+
 int
 telemetry_register(const struct telemetry_view *v)
 {
@@ -223,6 +339,12 @@ telemetry_register(const struct telemetry_view *v)
 			"Packets, drops by reason, connections, requests by status, mbufs in use. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/tcp", tel_tcp,
 			"TCP counters in the manner of netstat -s, drops by reason. No parameters") != 0 ||
+			rte_telemetry_register_cmd("/ewyk/strategy", tel_strategy,
+			"Per shard: mode, pc/pic/pec/epc tasks, steals, completions. Parameter: a mode to switch to") != 0 ||
+			rte_telemetry_register_cmd("/ewyk/reserved", tel_reserved,
+			"Reserved lcores (spinning, parked, claims) and the blocking pool. No parameters") != 0 ||
+			rte_telemetry_register_cmd("/ewyk/lcores", tel_lcores,
+			"Per lcore: role, shard owned, time producing, consuming and idle. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/shards", tel_shards,
 			"Per shard: lcore, queue, packets, connections, requests, polls. No parameters") != 0)
 		return -1;

@@ -33,6 +33,7 @@ struct http1_conn {
 	uint64_t req_left;	/* REQ_BODY_LENGTH: bytes still to read */
 	struct chunked chunk;	/* REQ_BODY_CHUNKED: decoder */
 	bool close_after;	/* close once the answer is queued */
+	bool awaiting;		/* a dispatched request's answer is due */
 	bool peer_closed;
 	bool closing;
 	uint32_t in_len;
@@ -198,7 +199,20 @@ answer(struct http1_server *s, struct http1_conn *hc,
 {
 	bool has_body = r->chunked || r->content_length > 0;
 
-	if (path_is(r, "/echo")) {
+	int taken = s->dispatch != NULL && !has_body ?
+		s->dispatch(s->dispatch_ctx, r, (struct http1_ref){
+			hc->tcp->index, hc->tcp->gen }) : 0;
+
+	if (taken == 1) {
+		/* Answers keep request order: nothing more is read until
+		 * this one is written. */
+		hc->awaiting = true;
+		return;
+	}
+	if (taken > 1) {
+		answer_error(s, hc, taken, r->method == HTTP_HEAD,
+				taken == 503 ? "Retry-After: 1\r\n" : NULL);
+	} else if (path_is(r, "/echo")) {
 		answer_echo(s, hc, r);
 	} else {
 		/* A body nobody wants: skip a small one, but do not wait for
@@ -367,7 +381,7 @@ serve(struct http1_server *s, struct http1_conn *hc)
 	struct http1_request req;
 	int rc;
 
-	while (!hc->closing) {
+	while (!hc->closing && !hc->awaiting) {
 		pump(s, hc);
 		if (hc->body_left > 0)
 			return;		/* resumed by the sent callback */
@@ -516,6 +530,39 @@ http1_server_init(struct http1_server *s, struct net_stack *ns,
 	}
 	net_stack_set_upcalls(ns, &http1_upcalls, s);
 	return 0;
+}
+
+void
+http1_server_set_dispatch(struct http1_server *s, http1_dispatch_fn fn,
+		void *ctx)
+{
+	s->dispatch = fn;
+	s->dispatch_ctx = ctx;
+}
+
+bool
+http1_server_answer(struct http1_server *s, struct http1_ref ref, int status,
+		const char *ctype, const void *body, uint32_t len,
+		const char *extra_headers)
+{
+	struct tcp_conn *c;
+	struct http1_conn *hc;
+
+	if (ref.index >= s->nconns)
+		return false;
+	c = &s->ns->conns[ref.index];
+	hc = c->app;
+	if (c->gen != ref.gen || hc == NULL || !hc->awaiting || hc->closing)
+		return false;
+	hc->awaiting = false;
+	/* The request was taken with HEAD_RESERVE of send space, and the
+	 * connection wrote nothing since. */
+	write_head(s, hc, status, ctype, len, extra_headers);
+	if (len > 0)
+		tcp_write(s->ns, c, body, len);
+	serve(s, hc);
+	tcp_output(s->ns, c);
+	return true;
 }
 
 void

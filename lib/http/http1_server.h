@@ -15,11 +15,31 @@
 
 struct net_stack;
 struct http1_conn;
+struct http1_request;
 
 #define HTTP1_IN_MAX 8192	/* request head limit, and receive buffer */
 
+/* Which connection a dispatched request came from: a stale reference (the
+ * connection closed, its slot reused) is detected by the generation. */
+struct http1_ref {
+	uint32_t index;
+	uint32_t gen;
+};
+
+/*
+ * Offered every request before the static files. Returns 0 when the route
+ * is not dispatched (served inline), 1 when a handler took it (its answer
+ * comes later through http1_server_answer; the connection waits), or a
+ * status to answer at once: 503 (with Retry-After) when no handler can
+ * take it, 400 for bad parameters.
+ */
+typedef int (*http1_dispatch_fn)(void *ctx, const struct http1_request *r,
+		struct http1_ref ref);
+
 struct http1_server {
 	struct net_stack *ns;
+	http1_dispatch_fn dispatch;
+	void *dispatch_ctx;
 	const struct www *www;
 	struct http_stats *stats;
 	struct http1_conn *conns;	/* one per TCP connection slot */
@@ -33,5 +53,15 @@ int http1_server_init(struct http1_server *s, struct net_stack *ns,
 		const struct www *www, struct http_stats *stats,
 		uint32_t max_conns);
 void http1_server_fini(struct http1_server *s);
+void http1_server_set_dispatch(struct http1_server *s, http1_dispatch_fn fn,
+		void *ctx);
+
+/*
+ * Writes the answer of a dispatched request, on the shard's owner. Returns
+ * false (and writes nothing) when the connection is gone.
+ */
+bool http1_server_answer(struct http1_server *s, struct http1_ref ref,
+		int status, const char *ctype, const void *body, uint32_t len,
+		const char *extra_headers);
 
 #endif /* EWYK_HTTP1_SERVER_H */

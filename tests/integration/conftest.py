@@ -42,15 +42,19 @@ def www():
     shutil.rmtree(d, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def appliance(www):
-    a = Appliance(www=www["dir"])
+def serve_module(a):
+    """Starts an appliance for a module's tests; when they are done,
+    whatever they did, every mbuf must come back once its connections are
+    gone."""
     a.start()
     idle = a.wait_idle(a.stats()["mbufs_in_use_mbufs"], timeout=15)["mbufs_in_use_mbufs"]
     yield a
-    # Whatever the module did, every mbuf must come back once its
-    # connections are gone.
     try:
         a.wait_idle(idle, timeout=20)
     finally:
         a.close()
+
+
+@pytest.fixture(scope="module")
+def appliance(www):
+    yield from serve_module(Appliance(www=www["dir"]))

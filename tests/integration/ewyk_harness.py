@@ -166,10 +166,12 @@ class Appliance:
             line = line.strip()
             if line.startswith("{"):
                 out.update(json.loads(line))
-        missing = [c for c in cmds if c not in out]
+        # A reply is keyed by the command without its parameters.
+        keys = [c.split(",", 1)[0] for c in cmds]
+        missing = [k for k in keys if k not in out]
         if missing:
             raise AssertionError(f"no telemetry answer for {missing}: {r.stdout} {r.stderr}")
-        return out if len(cmds) > 1 else out[cmds[0]]
+        return out if len(cmds) > 1 else out[keys[0]]
 
     def stats(self):
         return self.telemetry("/ewyk/stats")

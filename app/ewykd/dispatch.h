@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Eat What You Kill in ewykd: each shard is a producer of lib/exec's
+ * strategy. Polling the shard (RX, the stack, HTTP parsing, timers,
+ * completions) is production; a request for a dispatched route becomes a
+ * self-contained task that the strategy consumes inline (PC, PIC), hands
+ * the shard over and consumes with a hot cache (EPC), or queues to the
+ * blocking pool (PEC). Answers are written by the owner: inline, or
+ * through the shard's completion ring (DESIGN.md 2.2).
+ */
+#ifndef EWYKD_DISPATCH_H
+#define EWYKD_DISPATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ewyk_exec.h"
+#include "http1_server.h"
+
+struct shard;
+struct ewykd_config;
+struct rte_ring;
+
+enum route {
+	ROUTE_DELAY,	/* /delay?ms=N: BLOCKING, sleeps */
+	ROUTE_SPIN,	/* /spin?us=N: NON_BLOCKING, burns CPU */
+	ROUTE_EITHER,	/* /either?ms=N: EITHER, sleeps unless flagged non-blocking */
+	ROUTE__COUNT
+};
+
+/* A dispatched request: all its handler needs, nothing of the shard's. */
+struct route_task {
+	struct ewyk_task base;	/* first: the strategy's view */
+	struct route_task *free_next;
+	struct shard *shard;
+	struct http1_ref ref;
+	uint8_t route;
+	uint32_t arg;		/* ms or us */
+	int status;
+	uint16_t body_len;
+	char body[96];
+};
+
+#define SHARD_TASKS 1024	/* dispatched requests in flight per shard */
+
+struct shard_exec {
+	struct ewyk_strategy *strategy;
+	struct rte_ring *done;		/* completions: multi-producer */
+	struct route_task *tasks;
+	struct route_task *free_tasks;	/* owner only */
+	struct route_task *ready[SHARD_TASKS];	/* produced, not yet consumed */
+	uint32_t ready_head;
+	uint32_t ready_n;
+	struct ewyk_task start;		/* starts production on a reserved lcore */
+	struct ewyk_task steal;		/* relieves a stuck owner */
+	uint64_t steal_token;
+	bool steal_pending;
+	uint64_t routed[ROUTE__COUNT];	/* requests per route */
+	uint64_t overloaded;		/* no task free: 503 */
+	uint64_t completions;		/* answers through the ring */
+	uint64_t stale;			/* answers for connections gone */
+};
+
+/* Process-wide: the reserved lcores and the blocking pool. */
+int exec_init(const struct ewykd_config *cfg, unsigned int *worker_lcores,
+		unsigned int nb_workers);
+int shard_exec_init(struct shard *s, const struct ewykd_config *cfg);
+/* Starts shard i's production on reserved worker i. */
+int shard_exec_start(struct shard *s, unsigned int worker);
+/* Main lcore: relieve owners stuck in one inline task (DESIGN.md 2.4). */
+void exec_watchdog(struct shard *shards, uint16_t n, uint64_t now_ms);
+/* After force_quit: wait for producers to stop, then stop the pools. */
+void exec_stop(struct shard *shards, uint16_t n);
+/* Answers posted to the completion ring, written by the owner. */
+unsigned int shard_drain_completions(struct shard *s);
+
+struct ewyk_reserved *exec_reserved(void);
+struct ewyk_bpool *exec_bpool(void);
+
+#endif /* EWYKD_DISPATCH_H */
