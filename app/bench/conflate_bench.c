@@ -133,6 +133,56 @@ xcalloc(size_t n, size_t size)
 	return p;
 }
 
+/*
+ * CPU time of the whole machine and of this process, in clock ticks, to
+ * report how much other processes ran during the benchmark: on a shared
+ * machine that is what moves the figures most.
+ */
+struct cpu_sample {
+	unsigned long long total;
+	unsigned long long idle;
+	unsigned long long self;
+};
+
+static void
+cpu_sample(struct cpu_sample *s)
+{
+	unsigned long long v[8] = { 0 }, ut = 0, st = 0;
+	FILE *f = fopen("/proc/stat", "r");
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	if (f != NULL) {
+		if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+				&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+				&v[7]) == 8) {
+			for (i = 0; i < 8; i++)
+				s->total += v[i];
+			s->idle = v[3] + v[4];
+		}
+		fclose(f);
+	}
+	f = fopen("/proc/self/stat", "r");
+	if (f != NULL) {
+		/* utime and stime are fields 14 and 15; comm has no spaces here */
+		if (fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+				"%llu %llu", &ut, &st) == 2)
+			s->self = ut + st;
+		fclose(f);
+	}
+}
+
+/* share of all CPUs used by other processes between a and b, in % */
+static double
+cpu_others(const struct cpu_sample *a, const struct cpu_sample *b)
+{
+	double total = (double)(b->total - a->total);
+	double busy = total - (double)(b->idle - a->idle);
+	double others = busy - (double)(b->self - a->self);
+
+	return total > 0 && others > 0 ? 100.0 * others / total : 0.0;
+}
+
 /* ---- messages and their free lists (SPSC: consumer -> owner) ---- */
 
 struct msg {
@@ -610,23 +660,21 @@ rq_take(struct rq *q)
 	return m;
 }
 
+/* Busy-polls (never sleeps): the ring's best case for latency. */
 static void
 rq_consume(struct bench *b)
 {
 	struct rq *q = b->state;
-	unsigned int n = 0;
 	struct msg *m;
 
 	for (;;) {
 		m = rq_take(q);
-		if (m != NULL) {
-			n = 0;
+		if (m != NULL)
 			deliver(q->b, m);
-		} else if (atomic_load_explicit(&q->stop, memory_order_acquire)) {
+		else if (atomic_load_explicit(&q->stop, memory_order_acquire))
 			return;
-		} else {
-			backoff(&n);
-		}
+		else
+			cpu_relax();
 	}
 }
 
@@ -1003,9 +1051,11 @@ run_all(const struct opts *o, char (*keys)[KEY_LEN], const uint8_t *key_len)
 {
 	struct lat_result *lat = xcalloc(NIMPL, sizeof(*lat));
 	struct tp_result tp[NIMPL][MAX_PROD];
+	struct cpu_sample c0, c1, c2;
 	uint64_t bad = 0;
 	unsigned int j, p;
 
+	cpu_sample(&c0);
 	for (j = 0; j < NIMPL; j++)
 		run_latency(o, impls[j], keys, key_len, &lat[j]);
 	print_latency(o, lat);
@@ -1018,6 +1068,9 @@ run_all(const struct opts *o, char (*keys)[KEY_LEN], const uint8_t *key_len)
 			lat[0].cs.wakes);
 	for (j = 0; j < NIMPL; j++)
 		bad += lat[j].allocs + lat[j].growths;
+	cpu_sample(&c1);
+	printf("other processes used %.1f%% of the CPUs during the latency runs\n",
+			cpu_others(&c0, &c1));
 
 	printf("\nthroughput, %u keys, 1 consumer, %u ms after a %" PRIu64
 			"-offer warm-up per producer\n", o->keys, o->ms, o->warmup);
@@ -1034,6 +1087,9 @@ run_all(const struct opts *o, char (*keys)[KEY_LEN], const uint8_t *key_len)
 			bad += tp[j][p].allocs + tp[j][p].growths;
 		}
 	}
+	cpu_sample(&c2);
+	printf("other processes used %.1f%% of the CPUs during the throughput "
+			"runs\n", cpu_others(&c1, &c2));
 	printf("\nallocations after warm-up, all runs: %" PRIu64 "%s\n", bad,
 			bad == 0 ? "" : "  <-- ERROR");
 	free(lat);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -17,6 +18,7 @@
 
 #define DEFAULT_CAPACITY 64
 #define DEFAULT_SPIN 2048
+#define DEFAULT_YIELDS 16
 
 static inline void
 cpu_relax(void)
@@ -36,8 +38,6 @@ cpu_relax(void)
  * protocol's race windows, marked CHAOS(), so that the stress tests reach
  * interleavings that otherwise need a very unlucky preemption.
  */
-#include <sched.h>
-
 static __thread uint64_t chaos_state;
 
 static void
@@ -283,22 +283,38 @@ conflate_poll(struct conflate *c)
 	return ran;
 }
 
+/*
+ * Spin, then yield: a consumer woken onto its producer's CPU (wake-affine)
+ * must not keep spinning there, or the producer cannot mark anything and
+ * every offer round-trips through a park and a wake.
+ */
+static bool
+spin_for_work(struct conflate *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->spin + c->yields; i++) {
+		if (atomic_load_explicit(&c->top.bits, memory_order_relaxed) != 0 ||
+				stopped(c))
+			return true;
+		if (i < c->spin)
+			cpu_relax();
+		else
+			sched_yield();
+	}
+	return false;
+}
+
 int
 conflate_wait(struct conflate *c)
 {
 	struct conflate_pcpu *self;
-	unsigned int i;
 	uint32_t seq;
 
 	atomic_fetch_add_explicit(&c->nspinning, 1, memory_order_seq_cst);
-	for (i = 0; i < c->spin; i++) {
-		if (atomic_load_explicit(&c->top.bits, memory_order_relaxed) != 0 ||
-				stopped(c)) {
-			atomic_fetch_sub_explicit(&c->nspinning, 1,
-					memory_order_seq_cst);
-			return stopped(c) ? -ESHUTDOWN : 0;
-		}
-		cpu_relax();
+	if (spin_for_work(c)) {
+		atomic_fetch_sub_explicit(&c->nspinning, 1, memory_order_seq_cst);
+		return stopped(c) ? -ESHUTDOWN : 0;
 	}
 	CHAOS();
 	seq = atomic_load_explicit(&c->futex_seq, memory_order_seq_cst);
@@ -423,6 +439,7 @@ conflate_create(const struct conflate_params *params)
 	c->fn = params->fn;
 	c->arg = params->arg;
 	c->spin = params->spin != 0 ? params->spin : DEFAULT_SPIN;
+	c->yields = params->yields != 0 ? params->yields : DEFAULT_YIELDS;
 	geometry(c, capacity, max_keys);
 	if (pthread_mutex_init(&c->lock, NULL) != 0) {
 		free(c);

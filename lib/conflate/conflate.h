@@ -51,7 +51,8 @@ struct conflate_params {
 	void *arg;		/**< first argument of fn */
 	size_t capacity;	/**< keys held before the first growth; 64 */
 	size_t max_keys;	/**< hard bound on distinct keys; 16 * capacity */
-	unsigned int spin;	/**< idle polls before a consumer parks; 2048 */
+	unsigned int spin;	/**< idle polls (pause) before yielding; 2048 */
+	unsigned int yields;	/**< then idle polls with sched_yield; 16 */
 };
 
 /** Counters, summed over threads when read. */
@@ -107,8 +108,8 @@ unsigned int
 conflate_poll(struct conflate *c);
 
 /**
- * Wait for work: spin for a while, then park on a futex until a producer
- * marks new work or conflate_stop() is called.
+ * Wait for work: spin for a while, yield a few times, then park on a futex
+ * until a producer marks new work or conflate_stop() is called.
  *
  * @return 0 when work may be pending, -ESHUTDOWN once stopped.
  */

@@ -90,6 +90,7 @@ struct conflate {
 	conflate_fn_t fn;
 	void *arg;
 	unsigned int spin;
+	unsigned int yields;
 	_Atomic uint32_t stop;	/* written once */
 	uint8_t depth;		/* 1: top word only; 2: top + child words */
 	uint8_t seg_shift;

@@ -13,10 +13,11 @@
  *
  * init picks, nondeterministically, the depth (1 or 2) and the processes:
  * 2 producers (keys 0,1 and 0,2) with 1 consumer, or 1 producer (keys
- * 0,2,0) with 2 consumers (about 2 million states, 2 s). With -DFULL also
- * 2 producers with 2 consumers: 51 million states, 6 GB, a minute; run it
- * by hand: spin -a -DFULL conflate_marks.pml && cc -O2 -DSAFETY -o pan pan.c
- * && ./pan -m200000
+ * 0,2,0) with 2 consumers: about 2.5 million states, a few seconds. With
+ * -DFULL also 2 producers with 2 consumers: 79 million states, 8.7 GB,
+ * 100 s; run it by hand:
+ *   spin -a -DFULL conflate_marks.pml && cc -O2 -DSAFETY -o pan pan.c &&
+ *   ./pan -m300000
  *
  * Checked over every interleaving:
  *  - a key never runs on two consumers at once, and never an older value
