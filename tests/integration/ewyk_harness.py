@@ -50,9 +50,15 @@ def run(cmd, check=True, **kw):
 class Appliance:
     """One ewykd process in its own namespace."""
 
-    def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256):
+    def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
+                 client_ns=False):
+        """client_ns: the client gets a namespace of its own, joined to the
+        tap through a bridge in the appliance's namespace, so that packets
+        between them are forwarded and can really be lost (a drop on the
+        kernel's own output path is retried at once by its TCP)."""
         n = next(_seq)
         self.name = f"ewyk-t{os.getpid()}-{n}"
+        self.client = f"{self.name}c" if client_ns else self.name
         self.prefix = self.name
         self.www = www
         self.args = list(args)
@@ -89,7 +95,26 @@ class Appliance:
             time.sleep(0.05)
         else:
             raise RuntimeError(f"ewykd did not start:\n{self.read_log()}")
-        self.ip("addr", "add", f"{HOST_IP}/24", "dev", IFACE)
+        if self.client == self.name:
+            self.ip("addr", "add", f"{HOST_IP}/24", "dev", IFACE)
+        else:
+            run(["ip", "netns", "add", self.client])
+            # net_tap gives the kernel's side the port's own MAC; a bridge
+            # would take frames to it as its own. Give it another one.
+            self.ip("link", "set", IFACE, "address", "02:00:00:00:00:fe")
+            self.ip("link", "add", "br0", "type", "bridge")
+            self.ip("link", "set", IFACE, "master", "br0")
+            self.ip("link", "add", "vb", "type", "veth", "peer", "name", "vc",
+                    "netns", self.client)
+            self.ip("link", "set", "vb", "master", "br0")
+            for dev in ("br0", "vb"):
+                self.ip("link", "set", dev, "up")
+            for args in (["addr", "add", f"{HOST_IP}/24", "dev", "vc"],
+                         ["link", "set", "vc", "up"], ["link", "set", "lo", "up"]):
+                run(["ip", "-n", self.client, *args])
+            # The client's segments must reach the tap MTU-sized.
+            run(["ip", "netns", "exec", self.client, "ethtool", "-K", "vc",
+                 "tso", "off", "gso", "off", "gro", "off"], check=False)
         self.ip("link", "set", IFACE, "up")
         self.ip("link", "set", "lo", "up")
         # ARP and the first answer: the appliance is ready when it pings.
@@ -119,6 +144,8 @@ class Appliance:
         if self.proc is not None:
             self.log.close()
         run(["ip", "netns", "del", self.name], check=False)
+        if self.client != self.name:
+            run(["ip", "netns", "del", self.client], check=False)
         shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)
         if self.log_path and os.path.exists(self.log_path):
             os.unlink(self.log_path)
@@ -143,9 +170,13 @@ class Appliance:
         return run(["ip", "-n", self.name, *args])
 
     def ns(self, cmd, check=True, timeout=120, **kw):
-        """Runs a command inside the namespace (the client side)."""
-        return run(["ip", "netns", "exec", self.name, *cmd], check=check,
+        """Runs a command on the client side."""
+        return run(["ip", "netns", "exec", self.client, *cmd], check=check,
                    timeout=timeout, **kw)
+
+    def in_appliance_ns(self, cmd, check=True, **kw):
+        """Runs a command in the appliance's namespace (tap, bridge)."""
+        return run(["ip", "netns", "exec", self.name, *cmd], check=check, **kw)
 
     def ns_python(self, code, timeout=120):
         """Runs Python code inside the namespace; returns its stdout."""

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Packet loss on the kernel side of the tap, and timed curl transfers.
+"""Packet loss between the appliance and its client, and timed curl
+transfers.
 
-Loss is an nftables table inside the appliance's namespace: a random share
-of the packets the kernel receives from the appliance (prerouting, iif
-ewyk0) and/or of those it sends to it (postrouting, oif ewyk0) is dropped.
-ARP is not IP and is never dropped, so loss never hides the appliance.
+The client sits in a namespace of its own (Appliance(client_ns=True)),
+bridged to the tap; an nftables bridge table in the appliance's namespace
+drops a random share of the IPv4 frames forwarded from the appliance
+(iif ewyk0: 'in', towards the client's kernel) and/or to it (oif ewyk0:
+'out'). Forwarded frames are really lost: neither side learns of it but by
+TCP. ARP is never dropped, so loss never hides the appliance.
 """
 import hashlib
 import os
@@ -20,24 +23,26 @@ def set_loss(appliance, direction, percent):
     clear_loss(appliance)
     if percent == 0:
         return
+    assert appliance.client != appliance.name, "loss needs Appliance(client_ns=True)"
     rules = []
     if direction in ("in", "both"):
-        rules.append("chain rx { type filter hook prerouting priority -300; policy accept; "
-                     f'iifname "{IFACE}" numgen random mod 100 < {percent} counter drop; }}')
+        rules.append(f'iifname "{IFACE}" ether type ip numgen random mod 100 < {percent} '
+                     "counter drop")
     if direction in ("out", "both"):
-        rules.append("chain tx { type filter hook postrouting priority 300; policy accept; "
-                     f'oifname "{IFACE}" numgen random mod 100 < {percent} counter drop; }}')
-    script = f"table inet {LOSS_TABLE} {{\n" + "\n".join(rules) + "\n}\n"
-    appliance.ns(["nft", "-f", "-"], input=script)
+        rules.append(f'oifname "{IFACE}" ether type ip numgen random mod 100 < {percent} '
+                     "counter drop")
+    script = (f"table bridge {LOSS_TABLE} {{\n chain lossy {{ type filter hook forward "
+              "priority 0; policy accept;\n  " + "\n  ".join(rules) + "\n }\n}\n")
+    appliance.in_appliance_ns(["nft", "-f", "-"], input=script)
 
 
 def clear_loss(appliance):
-    appliance.ns(["nft", "delete", "table", "inet", LOSS_TABLE], check=False)
+    appliance.in_appliance_ns(["nft", "delete", "table", "bridge", LOSS_TABLE], check=False)
 
 
 def loss_drops(appliance):
     """Packets the loss rules dropped so far (0 without a table)."""
-    r = appliance.ns(["nft", "list", "table", "inet", LOSS_TABLE], check=False)
+    r = appliance.in_appliance_ns(["nft", "list", "table", "bridge", LOSS_TABLE], check=False)
     total = 0
     for line in r.stdout.splitlines():
         if "counter packets" in line:

@@ -42,7 +42,7 @@ def loss_www():
 
 @pytest.fixture(scope="module")
 def loss_appliance(loss_www):
-    a = Appliance(www=loss_www["dir"])
+    a = Appliance(www=loss_www["dir"], client_ns=True)
     try:
         a.start()
         # The idle count, taken once traffic has been seen (ARP, ping).

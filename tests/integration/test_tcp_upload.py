@@ -36,7 +36,7 @@ def upload_appliance():
     d = tempfile.mkdtemp(prefix="ewyk-upload-www-")
     with open(f"{d}/index.html", "w") as f:
         f.write("upload tests\n")
-    a = Appliance(www=d)
+    a = Appliance(www=d, client_ns=True)
     try:
         a.start()
         a.idle_mbufs = a.wait_idle(a.stats()["mbufs_in_use_mbufs"],
