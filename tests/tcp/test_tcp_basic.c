@@ -330,6 +330,76 @@ test_zero_window_probe(void **state)
 	th_free(h);
 }
 
+static void
+test_fin_wait_2_times_out(void **state)
+{
+	struct tcp_config cfg;
+	struct th *h;
+	uint32_t iss;
+	struct th_seg s;
+	struct th_out o;
+
+	(void)state;
+	tcp_config_defaults(&cfg);
+	cfg.time_wait_ms = 2000;
+	h = th_new(&cfg);
+	iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	tcp_close(&h->ns, h->app.conn);
+	net_flush(&h->ns);
+	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
+	s = seg(IRS + 1, iss + 2, TCP_ACK);
+	th_inject(h, &s);		/* FIN-WAIT-2; the peer never closes */
+	assert_int_equal(h->app.conn->state, TCP_FIN_WAIT_2);
+	th_advance(h, 1990);
+	assert_int_equal(h->stats.tcp_conns_open, 1);
+	th_advance(h, 20);
+	assert_int_equal(h->stats.tcp_conns_open, 0);
+	assert_int_equal(h->app.closed, 1);
+	th_free(h);
+}
+
+static void
+test_rst_in_syn_received_frees_quietly(void **state)
+{
+	struct th *h = th_new(NULL);
+	struct th_seg s = seg(IRS, 0, TCP_SYN);
+	struct th_out o;
+
+	(void)state;
+	th_inject(h, &s);
+	assert_true(th_next(h, &o));
+	assert_int_equal(h->stats.tcp_syn_recv, 1);
+	s = seg(IRS + 1, 0, TCP_RST);
+	th_inject(h, &s);
+	assert_int_equal(h->stats.tcp_syn_recv, 0);
+	assert_int_equal(h->stats.tcp_conns_open, 0);
+	assert_int_equal(h->app.accepted, 0);
+	assert_int_equal(th_pending(h), 0);
+	th_free(h);
+}
+
+static void
+test_lost_syn_ack_is_resent_then_given_up(void **state)
+{
+	struct th *h = th_new(NULL);
+	struct th_seg s = seg(IRS, 0, TCP_SYN);
+	struct th_out o;
+	int synacks = 0;
+
+	(void)state;
+	th_inject(h, &s);
+	th_inject(h, &s);		/* a retransmitted SYN: SYN-ACK again */
+	th_advance(h, 200000);		/* never completed */
+	while (th_next(h, &o)) {
+		assert_int_equal(o.t.flags, TCP_SYN | TCP_ACK);
+		synacks++;
+	}
+	assert_int_equal(synacks, 2 + 5);	/* two answers, five retries */
+	assert_int_equal(h->stats.tcp_conns_open, 0);
+	assert_int_equal(h->stats.tcp_syn_recv, 0);
+	th_free(h);
+}
+
 int
 main(void)
 {
@@ -345,6 +415,9 @@ main(void)
 		cmocka_unit_test(test_rst_exact_resets_in_window_challenges),
 		cmocka_unit_test(test_syn_on_established_gets_challenge_ack),
 		cmocka_unit_test(test_zero_window_probe),
+		cmocka_unit_test(test_fin_wait_2_times_out),
+		cmocka_unit_test(test_rst_in_syn_received_frees_quietly),
+		cmocka_unit_test(test_lost_syn_ack_is_resent_then_given_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
