@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "shard.h"
 
 static struct ewyk_reserved *reserved;
+static struct store *store;
 static struct ewyk_bpool *bpool;
 static unsigned int *lcore_of;		/* reserved worker index -> lcore */
 static uint32_t stuck_ms;
@@ -24,6 +26,12 @@ struct ewyk_reserved *
 exec_reserved(void)
 {
 	return reserved;
+}
+
+struct store *
+exec_store(void)
+{
+	return store;
 }
 
 struct ewyk_bpool *
@@ -68,8 +76,20 @@ exec_init(const struct ewykd_config *cfg, unsigned int *workers,
 		.idle_timeout_ns = 5ull * 1000 * 1000 * 1000,
 	};
 
+	struct store_conf stc = {
+		.dir = cfg->state_dir[0] ? cfg->state_dir : NULL,
+		.capacity = cfg->store_keys,
+		.journal_max = (uint64_t)cfg->journal_max_mb << 20,
+	};
+	char err[512] = "";
+
 	lcore_of = workers;
 	stuck_ms = cfg->stuck_ms;
+	store = store_open(&stc, err, sizeof(err));
+	if (store == NULL) {
+		fprintf(stderr, "ewykd: --state-dir: %s\n", err);
+		return -2;
+	}
 	bpool = ewyk_bpool_create(&bc);
 	if (bpool == NULL)
 		return -1;
@@ -102,8 +122,11 @@ task_free(struct shard_exec *x, struct route_task *t)
 static void
 complete(struct shard *s, struct route_task *t)
 {
-	if (!http1_server_answer(&s->http, t->ref, t->status,
-			"text/plain; charset=utf-8", t->body, t->body_len, NULL))
+	bool octets = t->route == ROUTE_STATE_GET && t->status == 200;
+
+	if (!http1_server_answer(&s->http, t->ref, t->status, octets ?
+			"application/octet-stream" : "text/plain; charset=utf-8",
+			t->body, t->body_len, t->extra[0] ? t->extra : NULL))
 		s->exec.stale++;
 	task_free(&s->exec, t);
 }
@@ -142,6 +165,57 @@ spin_us(uint32_t us)
 		ewyk_cpu_pause();
 }
 
+/* /v1/state/KEY: the value as the body, its version as the ETag. */
+static void
+state_run(struct route_task *t)
+{
+	uint64_t v;
+	long n;
+	int rc;
+
+	t->extra[0] = '\0';
+	if (t->route == ROUTE_STATE_GET) {
+		n = store_get(store, t->key, t->klen, t->body, sizeof(t->body), &v);
+		if (n < 0) {
+			t->status = 404;
+			t->body_len = (uint16_t)snprintf(t->body, sizeof(t->body),
+					"no such key\n");
+			return;
+		}
+		t->status = 200;
+		t->body_len = (uint16_t)n;
+		snprintf(t->extra, sizeof(t->extra), "ETag: \"%llu\"\r\n",
+				(unsigned long long)v);
+		return;
+	}
+	v = store_put(store, t->key, t->klen, t->body, t->body_len);
+	if (v == 0) {
+		t->status = 507;
+		t->body_len = (uint16_t)snprintf(t->body, sizeof(t->body),
+				"the store is full\n");
+		return;
+	}
+	if (t->route == ROUTE_STATE_DURABLE) {
+		/* Group commit: whichever batch carries a version at least
+		 * this new answers every waiter of the key. */
+		rc = store_wait_durable(store, t->key, t->klen, v, 5000);
+		if (rc != 0) {
+			t->status = 503;
+			snprintf(t->extra, sizeof(t->extra), "Retry-After: 1\r\n");
+			t->body_len = (uint16_t)snprintf(t->body, sizeof(t->body),
+					rc == -ENOTSUP ? "no --state-dir: nothing "
+					"is durable\n" : "not yet on disk\n");
+			return;
+		}
+	}
+	t->status = 200;
+	snprintf(t->extra, sizeof(t->extra), "ETag: \"%llu\"\r\n",
+			(unsigned long long)v);
+	t->body_len = (uint16_t)snprintf(t->body, sizeof(t->body),
+			"version %llu%s\n", (unsigned long long)v,
+			t->route == ROUTE_STATE_DURABLE ? " on disk" : "");
+}
+
 /* The handlers. They see only the task: no connection, no shard state. */
 static int
 route_run(struct ewyk_task *bt)
@@ -160,6 +234,11 @@ route_run(struct ewyk_task *bt)
 		spin_us(t->arg);
 		what = "spun";
 		break;
+	case ROUTE_STATE_GET:
+	case ROUTE_STATE_PUT:
+	case ROUTE_STATE_DURABLE:
+		state_run(t);
+		goto done;
 	case ROUTE_EITHER:
 		/* May block, unless the thread runs under the non-blocking
 		 * flag (PIC): then it answers at once. */
@@ -172,9 +251,11 @@ route_run(struct ewyk_task *bt)
 		break;
 	}
 	t->status = 200;
+	t->extra[0] = '\0';
 	t->body_len = (uint16_t)snprintf(t->body, sizeof(t->body), "%s %u %s (%s)\n",
 			what, t->arg, t->route == ROUTE_SPIN ? "us" : "ms",
 			ewyk_consume_name(t->base.mode));
+done:
 	if (lcore < RTE_MAX_LCORE) {
 		lcore_time[lcore].consuming += rte_get_tsc_cycles() - t0;
 		lcore_time[lcore].tasks++;
@@ -223,7 +304,47 @@ static const struct {
 	[ROUTE_DELAY] = { "/delay", "ms", EWYK_BLOCKING, 10000 },
 	[ROUTE_SPIN] = { "/spin", "us", EWYK_NON_BLOCKING, 1000000 },
 	[ROUTE_EITHER] = { "/either", "ms", EWYK_EITHER, 10000 },
+	[ROUTE_STATE_GET] = { "/v1/state/", NULL, EWYK_NON_BLOCKING, 0 },
+	[ROUTE_STATE_PUT] = { "/v1/state/", NULL, EWYK_NON_BLOCKING, 0 },
+	[ROUTE_STATE_DURABLE] = { "/v1/state/", NULL, EWYK_BLOCKING, 0 },
 };
+
+#define STATE_PREFIX "/v1/state/"
+
+static long query_number(struct http_str q, const char *name, uint32_t max);
+
+/* GET or PUT /v1/state/KEY: keys are [A-Za-z0-9._-], 1 to 64 bytes. */
+static int
+state_route(const struct http1_request *r, struct route_task *probe)
+{
+	size_t pl = strlen(STATE_PREFIX);
+	const char *k = r->path.p + pl;
+	uint32_t klen = r->path.len - (uint32_t)pl, i;
+
+	probe->body_len = 0;
+	if (klen == 0 || klen > STORE_KEY_MAX)
+		return 400;
+	for (i = 0; i < klen; i++)
+		if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
+				(k[i] >= '0' && k[i] <= '9') || k[i] == '.' ||
+				k[i] == '_' || k[i] == '-'))
+			return 400;
+	memcpy(probe->key, k, klen);
+	probe->klen = (uint8_t)klen;
+	if (r->method == HTTP_GET) {
+		probe->route = ROUTE_STATE_GET;
+		return 0;
+	}
+	if (r->method != HTTP_PUT)
+		return 405;
+	if (r->content_length > STORE_VAL_MAX || r->chunked ||
+			(r->content_length > 0 && r->body == NULL))
+		return 413;
+	probe->route = query_number(r->query, "durable", 1) == 1 ?
+		ROUTE_STATE_DURABLE : ROUTE_STATE_PUT;
+	probe->body_len = (uint16_t)r->body_len;
+	return 0;
+}
 
 /* "name=N" in a query string; -1 if absent or not a number <= max. */
 static long
@@ -268,24 +389,49 @@ shard_dispatch(void *ctx, const struct http1_request *r, struct http1_ref ref)
 	unsigned int i;
 	long arg;
 
-	if (r->method != HTTP_GET)
-		return 0;
-	for (i = 0; i < ROUTE__COUNT; i++)
-		if (r->path.len == strlen(routes[i].path) &&
-				memcmp(r->path.p, routes[i].path, r->path.len) == 0)
-			break;
-	if (i == ROUTE__COUNT)
-		return 0;
-	arg = query_number(r->query, routes[i].param, routes[i].max);
-	if (arg < 0)
-		return 400;
-	t = task_alloc(x);
-	if (t == NULL) {
-		x->overloaded++;
-		return 503;
+	if (r->path.len > strlen(STATE_PREFIX) - 1 &&
+			memcmp(r->path.p, STATE_PREFIX, strlen(STATE_PREFIX) - 1) == 0 &&
+			(r->path.len == strlen(STATE_PREFIX) - 1 ||
+			 r->path.p[strlen(STATE_PREFIX) - 1] == '/')) {
+		struct route_task probe;
+		int rc = r->path.len < strlen(STATE_PREFIX) ? 400 :
+			state_route(r, &probe);
+
+		if (rc != 0)
+			return rc;
+		t = task_alloc(x);
+		if (t == NULL) {
+			x->overloaded++;
+			return 503;
+		}
+		i = probe.route;
+		memcpy(t->key, probe.key, probe.klen);
+		t->klen = probe.klen;
+		t->body_len = probe.body_len;
+		if (probe.body_len > 0)
+			memcpy(t->body, r->body, probe.body_len);
+		t->arg = 0;
+	} else {
+		if (r->method != HTTP_GET)
+			return 0;
+		for (i = 0; i < ROUTE_STATE_GET; i++)
+			if (r->path.len == strlen(routes[i].path) &&
+					memcmp(r->path.p, routes[i].path,
+					r->path.len) == 0)
+				break;
+		if (i == ROUTE_STATE_GET)
+			return 0;
+		arg = query_number(r->query, routes[i].param, routes[i].max);
+		if (arg < 0)
+			return 400;
+		t = task_alloc(x);
+		if (t == NULL) {
+			x->overloaded++;
+			return 503;
+		}
+		t->arg = (uint32_t)arg;
 	}
 	t->route = (uint8_t)i;
-	t->arg = (uint32_t)arg;
 	t->ref = ref;
 	t->base.type = routes[i].type;
 	x->routed[i]++;
@@ -423,4 +569,6 @@ exec_stop(struct shard *shards, uint16_t n)
 		ewyk_reserved_stop(reserved);
 	for (i = 0; i < n; i++)
 		shard_drain_completions(&shards[i]);
+	store_close(store);	/* what is pending goes to disk */
+	store = NULL;
 }

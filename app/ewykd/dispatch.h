@@ -16,6 +16,7 @@
 
 #include "ewyk_exec.h"
 #include "http1_server.h"
+#include "store.h"
 
 struct shard;
 struct ewykd_config;
@@ -25,6 +26,9 @@ enum route {
 	ROUTE_DELAY,	/* /delay?ms=N: BLOCKING, sleeps */
 	ROUTE_SPIN,	/* /spin?us=N: NON_BLOCKING, burns CPU */
 	ROUTE_EITHER,	/* /either?ms=N: EITHER, sleeps unless flagged non-blocking */
+	ROUTE_STATE_GET,	/* GET /v1/state/KEY: NON_BLOCKING */
+	ROUTE_STATE_PUT,	/* PUT /v1/state/KEY: NON_BLOCKING */
+	ROUTE_STATE_DURABLE,	/* PUT /v1/state/KEY?durable=1: BLOCKING */
 	ROUTE__COUNT
 };
 
@@ -35,10 +39,13 @@ struct route_task {
 	struct shard *shard;
 	struct http1_ref ref;
 	uint8_t route;
+	uint8_t klen;
 	uint32_t arg;		/* ms or us */
 	int status;
-	uint16_t body_len;
-	char body[96];
+	uint16_t body_len;	/* request body in, answer body out */
+	char key[STORE_KEY_MAX];
+	char extra[48];		/* answer headers */
+	char body[STORE_VAL_MAX + 64];
 };
 
 #define SHARD_TASKS 1024	/* dispatched requests in flight per shard */
@@ -75,6 +82,7 @@ void exec_stop(struct shard *shards, uint16_t n);
 unsigned int shard_drain_completions(struct shard *s);
 
 struct ewyk_reserved *exec_reserved(void);
+struct store *exec_store(void);
 struct ewyk_bpool *exec_bpool(void);
 
 #endif /* EWYKD_DISPATCH_H */

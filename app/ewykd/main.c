@@ -145,7 +145,12 @@ main(int argc, char **argv)
 		RTE_LCORE_FOREACH_WORKER(lcore)
 			worker_lcores[k++] = lcore;
 	}
-	if (exec_init(&cfg, worker_lcores, workers) != 0)
+	rc = exec_init(&cfg, worker_lcores, workers);
+	if (rc == -2) {
+		rte_eal_cleanup();
+		return 2;	/* the store's directory or journal: said already */
+	}
+	if (rc != 0)
 		die(1, "cannot start the reserved lcores or the blocking pool");
 	cfg.shards = nb_shards;
 	if (cfg.mbufs < (uint32_t)nb_shards * (cfg.rx_desc + cfg.tx_desc) + 1024) {

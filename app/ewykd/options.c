@@ -79,6 +79,9 @@ NUM_SETTER(set_reserved_spin_us, reserved_spin_us, 0, 10000000)
 NUM_SETTER(set_blocking_threads, blocking_threads, 1, 4096)
 NUM_SETTER(set_blocking_queue, blocking_queue, 1, 1 << 20)
 NUM_SETTER(set_stuck_ms, stuck_ms, 0, 60000)
+NUM_SETTER(set_store_keys, store_keys, 16, 1 << 20)
+NUM_SETTER(set_journal_max_mb, journal_max_mb, 1, 1 << 20)
+
 
 static int
 set_reserved(struct ewykd_config *cfg, const char *val, char *err,
@@ -174,6 +177,13 @@ set_path(char *dst, const char *val, char *err, size_t errlen)
 }
 
 static int
+set_state_dir(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return set_path(cfg->state_dir, val, err, errlen);
+}
+
+static int
 set_www(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
 {
 	return set_path(cfg->www, val, err, errlen);
@@ -205,6 +215,9 @@ static const struct opt_def opts[] = {
 	  "INI file: [ewykd] takes these options as keys, [eal] args= the EAL options" },
 	{ "ip", "ADDR/PREFIX", set_ip, "address of the appliance (198.18.0.2/24)" },
 	{ "www", "DIR", set_www, "static files, loaded into memory at start (none)" },
+	{ "state-dir", "DIR", set_state_dir, "journal of /v1/state (none: memory only, no durable PUT)" },
+	{ "store-keys", "N", set_store_keys, "keys the store holds, 4 KiB each (4096)" },
+	{ "journal-max-mb", "MB", set_journal_max_mb, "compact the journal past this size (64)" },
 	{ "strategy", "MODE", set_strategy, "adaptive, or force pc, pec or epc (adaptive)" },
 	{ "reserved", "N", set_reserved, "worker lcores kept for hand-offs, beyond the shards' (0)" },
 	{ "reserved-spin-us", "US", set_reserved_spin_us, "an idle reserved lcore spins this long, then parks (50)" },
@@ -264,6 +277,8 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->blocking_threads = 16;
 	cfg->blocking_queue = 256;
 	cfg->stuck_ms = 10;
+	cfg->store_keys = 4096;
+	cfg->journal_max_mb = 64;
 	cfg->idle = IDLE_SLEEP;
 	cfg->idle_sleep_us = 100;
 }

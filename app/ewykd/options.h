@@ -49,6 +49,9 @@ struct ewykd_config {
 	uint32_t blocking_threads;
 	uint32_t blocking_queue;
 	uint32_t stuck_ms;	/* relieve an owner inline this long; 0 = off */
+	char state_dir[PATH_MAX];	/* the store's journal; empty: memory */
+	uint32_t store_keys;
+	uint32_t journal_max_mb;
 	enum idle_mode idle;
 	uint32_t idle_sleep_us;
 	char eal_args[1024];	/* [eal] args= of the config file */

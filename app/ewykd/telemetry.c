@@ -292,6 +292,39 @@ tel_reserved(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+/* The store's conflating write-behind. */
+static int
+tel_conflate(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	struct store_stats st;
+
+	if (exec_store() == NULL)
+		return -1;
+	store_stats(exec_store(), &st);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "state_dir", view.cfg->state_dir[0] ?
+			view.cfg->state_dir : "");
+	rte_tel_data_add_dict_u64(d, "keys_count", st.keys);
+	rte_tel_data_add_dict_u64(d, "puts_count", st.puts);
+	rte_tel_data_add_dict_u64(d, "gets_count", st.gets);
+	rte_tel_data_add_dict_u64(d, "offers_count", st.offers);
+	rte_tel_data_add_dict_u64(d, "superseded_count", st.superseded);
+	rte_tel_data_add_dict_u64(d, "applied_count", st.applied);
+	rte_tel_data_add_dict_u64(d, "persist_batches_count", st.batches);
+	rte_tel_data_add_dict_u64(d, "fsyncs_count", st.fsyncs);
+	rte_tel_data_add_dict_u64(d, "compactions_count", st.compactions);
+	rte_tel_data_add_dict_u64(d, "journal_bytes", st.journal_bytes);
+	rte_tel_data_add_dict_u64(d, "version_count", st.version);
+	rte_tel_data_add_dict_u64(d, "persisted_version_count", st.persisted);
+	/* Versions handed out that no batch has carried to disk yet. */
+	rte_tel_data_add_dict_u64(d, "lag_versions", st.version > st.persisted &&
+			view.cfg->state_dir[0] ? st.version - st.persisted : 0);
+	rte_tel_data_add_dict_u64(d, "recovered_records", st.recovered);
+	rte_tel_data_add_dict_int(d, "torn_offset_bytes", (int)st.torn_offset);
+	return 0;
+}
+
 static int
 tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
 		struct rte_tel_data *d)
@@ -343,6 +376,8 @@ telemetry_register(const struct telemetry_view *v)
 			"Per shard: mode, pc/pic/pec/epc tasks, steals, completions. Parameter: a mode to switch to") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/reserved", tel_reserved,
 			"Reserved lcores (spinning, parked, claims) and the blocking pool. No parameters") != 0 ||
+			rte_telemetry_register_cmd("/ewyk/conflate", tel_conflate,
+			"The store's write-behind: offers, superseded, applied, batches, fsyncs, lag. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/lcores", tel_lcores,
 			"Per lcore: role, shard owned, time producing, consuming and idle. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/shards", tel_shards,

@@ -50,6 +50,8 @@ struct http1_request {
 	bool chunked;
 	bool expect_continue;
 	int64_t content_length;	/* -1 when absent */
+	const char *body;	/* set by the server when it holds the whole */
+	uint32_t body_len;	/* (small) body for a dispatched handler */
 	uint32_t nheaders;
 	struct http_header headers[HTTP1_MAX_HEADERS];
 };

@@ -34,6 +34,7 @@ struct http1_conn {
 	struct chunked chunk;	/* REQ_BODY_CHUNKED: decoder */
 	bool close_after;	/* close once the answer is queued */
 	bool awaiting;		/* a dispatched request's answer is due */
+	bool continue_sent;	/* "100 Continue" went for the current request */
 	bool peer_closed;
 	bool closing;
 	uint32_t in_len;
@@ -193,23 +194,25 @@ path_is(const struct http1_request *r, const char *p)
 	return r->path.len == strlen(p) && memcmp(r->path.p, p, r->path.len) == 0;
 }
 
-static void
+/* Answers, or hands to a dispatched handler; true if the handler took the
+ * request's body with it. */
+static bool
 answer(struct http1_server *s, struct http1_conn *hc,
 		const struct http1_request *r)
 {
 	bool has_body = r->chunked || r->content_length > 0;
-
-	int taken = s->dispatch != NULL && !has_body ?
-		s->dispatch(s->dispatch_ctx, r, (struct http1_ref){
-			hc->tcp->index, hc->tcp->gen }) : 0;
+	int taken = s->dispatch != NULL ? s->dispatch(s->dispatch_ctx, r,
+			(struct http1_ref){ hc->tcp->index, hc->tcp->gen }) : 0;
 
 	if (taken == 1) {
 		/* Answers keep request order: nothing more is read until
 		 * this one is written. */
 		hc->awaiting = true;
-		return;
+		return r->body != NULL;
 	}
 	if (taken > 1) {
+		if (has_body && r->body == NULL)
+			hc->close_after = true;	/* not reading a refused body */
 		answer_error(s, hc, taken, r->method == HTTP_HEAD,
 				taken == 503 ? "Retry-After: 1\r\n" : NULL);
 	} else if (path_is(r, "/echo")) {
@@ -224,10 +227,35 @@ answer(struct http1_server *s, struct http1_conn *hc,
 		answer_static(s, hc, r);
 	}
 	if (!has_body || (hc->close_after && !hc->echo))
-		return;
+		return false;
 	hc->req_body = r->chunked ? REQ_BODY_CHUNKED : REQ_BODY_LENGTH;
 	hc->req_left = r->chunked ? 0 : (uint64_t)r->content_length;
 	chunked_init(&hc->chunk);
+	return false;
+}
+
+/* A small body for a dispatched handler is gathered whole in the buffer
+ * first. Returns false while it is still arriving. */
+static bool
+gather_body(struct http1_server *s, struct http1_conn *hc,
+		struct http1_request *r, int head_len)
+{
+	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+	if (s->dispatch == NULL || r->chunked || r->content_length <= 0 ||
+			r->content_length > HTTP1_DISPATCH_BODY_MAX ||
+			head_len + r->content_length > HTTP1_IN_MAX)
+		return true;
+	if (hc->in_len < head_len + r->content_length) {
+		if (r->expect_continue && !hc->continue_sent) {
+			tcp_write(s->ns, hc->tcp, cont, sizeof(cont) - 1);
+			hc->continue_sent = true;
+		}
+		return false;
+	}
+	r->body = hc->in + head_len;
+	r->body_len = (uint32_t)r->content_length;
+	return true;
 }
 
 static void
@@ -419,10 +447,15 @@ serve(struct http1_server *s, struct http1_conn *hc)
 			hc->in_len = 0;
 			continue;
 		}
+		if (!gather_body(s, hc, &req, rc)) {
+			if (hc->peer_closed)
+				start_close(s, hc);	/* the body never came */
+			return;
+		}
 		if (!req.keep_alive)
 			hc->close_after = true;
-		answer(s, hc, &req);
-		consume(hc, (uint32_t)rc);
+		hc->continue_sent = false;
+		consume(hc, (uint32_t)rc + (answer(s, hc, &req) ? req.body_len : 0));
 	}
 }
 

@@ -18,6 +18,7 @@ struct http1_conn;
 struct http1_request;
 
 #define HTTP1_IN_MAX 8192	/* request head limit, and receive buffer */
+#define HTTP1_DISPATCH_BODY_MAX 4096	/* bodies handed whole to handlers */
 
 /* Which connection a dispatched request came from: a stale reference (the
  * connection closed, its slot reused) is detected by the generation. */
@@ -27,7 +28,9 @@ struct http1_ref {
 };
 
 /*
- * Offered every request before the static files. Returns 0 when the route
+ * Offered every request before the static files, with r->body set when the
+ * whole body (up to HTTP1_DISPATCH_BODY_MAX) is at hand, NULL when there
+ * is none or it is larger or chunked. Returns 0 when the route
  * is not dispatched (served inline), 1 when a handler took it (its answer
  * comes later through http1_server_answer; the connection waits), or a
  * status to answer at once: 503 (with Retry-After) when no handler can
