@@ -80,6 +80,7 @@ exec_init(const struct ewykd_config *cfg, unsigned int *workers,
 		.dir = cfg->state_dir[0] ? cfg->state_dir : NULL,
 		.capacity = cfg->store_keys,
 		.journal_max = (uint64_t)cfg->journal_max_mb << 20,
+		.no_conflate = cfg->store_no_conflate,
 	};
 	char err[512] = "";
 

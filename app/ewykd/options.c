@@ -97,6 +97,21 @@ set_reserved(struct ewykd_config *cfg, const char *val, char *err,
 }
 
 static int
+set_store_conflate(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (strcmp(val, "on") == 0)
+		cfg->store_no_conflate = false;
+	else if (strcmp(val, "off") == 0)
+		cfg->store_no_conflate = true;
+	else {
+		snprintf(err, errlen, "'%s' is neither on nor off", val);
+		return -1;
+	}
+	return 0;
+}
+
+static int
 set_strategy(struct ewykd_config *cfg, const char *val, char *err,
 		size_t errlen)
 {
@@ -218,6 +233,7 @@ static const struct opt_def opts[] = {
 	{ "state-dir", "DIR", set_state_dir, "journal of /v1/state (none: memory only, no durable PUT)" },
 	{ "store-keys", "N", set_store_keys, "keys the store holds, 4 KiB each (4096)" },
 	{ "journal-max-mb", "MB", set_journal_max_mb, "compact the journal past this size (64)" },
+	{ "store-conflate", "on|off", set_store_conflate, "off: every PUT writes its own record, a baseline (on)" },
 	{ "strategy", "MODE", set_strategy, "adaptive, or force pc, pec or epc (adaptive)" },
 	{ "reserved", "N", set_reserved, "worker lcores kept for hand-offs, beyond the shards' (0)" },
 	{ "reserved-spin-us", "US", set_reserved_spin_us, "an idle reserved lcore spins this long, then parks (50)" },

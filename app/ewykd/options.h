@@ -52,6 +52,7 @@ struct ewykd_config {
 	char state_dir[PATH_MAX];	/* the store's journal; empty: memory */
 	uint32_t store_keys;
 	uint32_t journal_max_mb;
+	bool store_no_conflate;
 	enum idle_mode idle;
 	uint32_t idle_sleep_us;
 	char eal_args[1024];	/* [eal] args= of the config file */

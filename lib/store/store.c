@@ -44,6 +44,7 @@ struct store {
 	char path[4096];
 	char dir[4000];
 	uint64_t journal_max;
+	bool no_conflate;	/* every PUT writes its record (under lock) */
 	uint8_t *batch;
 	size_t batch_len;
 	struct entry **batch_e;	/* entries written in this batch */
@@ -168,6 +169,10 @@ write_entry(struct entry *e, const void *val, size_t vlen, uint64_t version)
 	__atomic_store_n(&e->seq, s + 2, __ATOMIC_RELEASE);
 }
 
+static size_t encode(uint8_t *p, const struct entry *e, uint32_t vlen,
+		uint64_t version, const uint8_t *val);
+static int write_all(int fd, const uint8_t *p, size_t n);
+
 long
 store_get(struct store *s, const char *key, size_t klen, void *buf, size_t cap,
 		uint64_t *version)
@@ -199,7 +204,22 @@ store_put(struct store *s, const char *key, size_t klen, const void *val,
 	v = __atomic_add_fetch(&s->version, 1, __ATOMIC_RELAXED);
 	write_entry(e, val, vlen, v);
 	__atomic_fetch_add(&s->st.puts, 1, __ATOMIC_RELAXED);
-	if (s->cf != NULL) {
+	if (s->no_conflate) {
+		static __thread uint8_t rec[REC_HDR + STORE_KEY_MAX + STORE_VAL_MAX];
+		size_t n;
+
+		/* The baseline: each PUT appends its own record; a durable
+		 * one then syncs whatever was written before it. */
+		pthread_mutex_lock(&s->lock);
+		n = encode(rec, e, (uint32_t)vlen, v, val);
+		if (write_all(s->fd, rec, n) != 0)
+			fprintf(stderr, "ewyk: store: journal write: %s\n",
+					strerror(errno));
+		s->st.journal_bytes += n;
+		s->st.applied++;
+		s->st.batches++;
+		pthread_mutex_unlock(&s->lock);
+	} else if (s->cf != NULL) {
 		/* The value offered is the entry itself: the sink reads the
 		 * newest bytes when it gets there, so nothing is copied or
 		 * allocated, and what it supersedes is the same pointer. */
@@ -500,6 +520,9 @@ store_open(const struct store_conf *conf, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", s->path, strerror(errno));
 		goto fail;
 	}
+	s->no_conflate = conf->no_conflate;
+	if (s->no_conflate)
+		return s;
 	memset(&cp, 0, sizeof(cp));
 	cp.fn = persist_one;
 	cp.arg = s;
@@ -545,10 +568,29 @@ store_wait_durable(struct store *s, const char *key, size_t klen,
 	struct timespec until;
 	int rc = 0;
 
-	if (s->cf == NULL)
+	if (s->cf == NULL && !s->no_conflate)
 		return -ENOTSUP;
 	if (e == NULL)
 		return -ENOENT;
+	if (s->no_conflate) {
+		uint64_t written;
+
+		pthread_mutex_lock(&s->lock);
+		if (__atomic_load_n(&e->persisted, __ATOMIC_ACQUIRE) < version) {
+			written = __atomic_load_n(&s->version, __ATOMIC_RELAXED);
+			if (fdatasync(s->fd) != 0)
+				fprintf(stderr, "ewyk: store: fdatasync: %s\n",
+						strerror(errno));
+			s->st.fsyncs++;
+			/* Everything written before the sync is on disk; the
+			 * key's own version is among it. */
+			__atomic_store_n(&e->persisted, version, __ATOMIC_RELEASE);
+			if (written > s->st.persisted)
+				s->st.persisted = written;
+		}
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += timeout_ms / 1000;
 	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;

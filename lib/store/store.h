@@ -10,6 +10,7 @@
 #ifndef EWYK_STORE_H
 #define EWYK_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,7 @@ struct store_conf {
 	const char *dir;		/* journal directory; NULL: memory only */
 	uint32_t capacity;		/* keys; a power of two */
 	uint64_t journal_max;		/* compact past this many bytes */
+	bool no_conflate;		/* write every PUT (a baseline to measure) */
 };
 
 struct store_stats {

@@ -220,6 +220,30 @@ test_compaction_bounds_the_journal(void **state)
 	store_close(s);
 }
 
+static void
+test_baseline_without_conflation(void **state)
+{
+	struct store_conf c = { .dir = dir, .capacity = 16, .no_conflate = true };
+	char err[128];
+	struct store *s = store_open(&c, err, sizeof(err));
+	struct store_stats st;
+	uint64_t v = 0;
+	int i;
+
+	(void)state;
+	assert_non_null(s);
+	for (i = 0; i < 10; i++)
+		put_str(s, "hot", i == 9 ? "last" : "older", &v);
+	assert_int_equal(store_wait_durable(s, "hot", 3, v, 1000), 0);
+	store_stats(s, &st);
+	assert_int_equal(st.applied, 10);	/* every PUT written */
+	assert_int_equal(st.fsyncs, 1);
+	store_close(s);
+	s = open_store(0);
+	check_value(s, "hot", "last");
+	store_close(s);
+}
+
 int
 main(void)
 {
@@ -230,6 +254,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_torn_and_corrupt_tails, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(test_compaction_bounds_the_journal,
+				setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_without_conflation,
 				setup, teardown),
 	};
 

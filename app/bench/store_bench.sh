@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Durable PUTs per second on a hot key set, with the conflating
+# write-behind and without it (--store-conflate off: every PUT writes its
+# own record), side by side in one run. h2load drives 16 connections of
+# PUT /v1/state/hotN?durable=1 round robin over KEYS keys.
+#
+# Usage: app/bench/store_bench.sh [REQUESTS] [KEYS]   (as root, after a build)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+N=${1:-20000}
+KEYS=${2:-8}
+NS="ewyk-sbench-$$"
+BODY=$(mktemp /tmp/ewyk-sbench-body.XXXXXX)
+STATE=$(mktemp -d /tmp/ewyk-sbench-state.XXXXXX)
+LOG=$(mktemp /tmp/ewyk-sbench-log.XXXXXX)
+PID=""
+
+cleanup() {
+	[ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	ip netns del "$NS" 2>/dev/null || true
+	rm -rf "$BODY" "$STATE" "$LOG" "/var/run/dpdk/$NS"
+}
+trap cleanup EXIT
+head -c 256 /dev/urandom | base64 -w0 | head -c 256 > "$BODY"
+
+run() {		# run on|off; sets RESULT="req/s fsyncs records"
+	rm -rf "${STATE:?}"/*
+	: >"$LOG"
+	ip netns add "$NS"
+	# shellcheck disable=SC2046
+	ip netns exec "$NS" ./build/app/ewykd --lcores 0@0,1@1,2@1 --no-pci \
+		--vdev net_tap0,iface=ewyk0 --file-prefix "$NS" --log-level '*:warning' \
+		$(./deploy/eal-mem.sh 512) -- --shards 1 --state-dir "$STATE" \
+		--store-conflate "$1" >"$LOG" 2>&1 &
+	PID=$!
+	for _ in $(seq 200); do grep -q serving "$LOG" && break; sleep 0.1; done
+	grep -q serving "$LOG" || { cat "$LOG" >&2; exit 1; }
+	ip -n "$NS" addr add 198.18.0.1/24 dev ewyk0
+	ip -n "$NS" link set ewyk0 up
+	local urls=() k
+	for k in $(seq "$KEYS"); do urls+=("http://198.18.0.2/v1/state/hot$k?durable=1"); done
+	local rate
+	rate=$(ip netns exec "$NS" h2load --h1 -n "$N" -c 16 -d "$BODY" -H ':method: PUT' \
+		"${urls[@]}" | awk '/^finished in/ {r = $4} /^status codes:/ {ok = ($3 == '"$N"')}
+		END {print ok ? r : 0}')
+	local st
+	st=$(echo /ewyk/conflate | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$NS" |
+		/usr/bin/python3 -c 'import json,sys
+d = json.loads(sys.stdin.read())["/ewyk/conflate"]
+print(d["fsyncs_count"], d["applied_count"])')
+	kill -TERM "$PID"
+	wait "$PID" || true
+	PID=""
+	ip netns del "$NS"
+	RESULT="$rate $st"
+}
+
+# Not in a subshell: the EXIT trap must see PID to stop ewykd on failure.
+run on
+read -r on_rate on_fsyncs on_records <<<"$RESULT"
+run off
+read -r off_rate off_fsyncs off_records <<<"$RESULT"
+echo "durable PUTs, $N requests, 16 connections, $KEYS hot keys, 256-byte values"
+printf '%-22s %12s %10s %14s\n' "" "PUTs/s" "fsyncs" "records written"
+printf '%-22s %12s %10s %14s\n' "with conflation" "$on_rate" "$on_fsyncs" "$on_records"
+printf '%-22s %12s %10s %14s\n' "without conflation" "$off_rate" "$off_fsyncs" "$off_records"
+awk -v a="$on_rate" -v b="$off_rate" 'BEGIN {printf "ratio (with / without): %.2f\n", a / b}'
