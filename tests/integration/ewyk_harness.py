@@ -138,6 +138,18 @@ class Appliance:
         self.returncode = self.proc.returncode
         return self.returncode, time.monotonic() - t0
 
+    def stop_under_load(self, path, after=1.0):
+        """SIGTERM while 16 h2load connections drive path; returns (exit
+        status, seconds to stop)."""
+        load = subprocess.Popen(["ip", "netns", "exec", self.client, "h2load", "--h1",
+                                 "-D", "4", "-c", "16", self.url(path)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(after)
+            return self.stop()
+        finally:
+            load.wait(timeout=30)
+
     def close(self):
         if self.proc is not None and self.proc.poll() is None:
             self.stop(timeout=5)

@@ -11,6 +11,8 @@ TCP. ARP is never dropped, so loss never hides the appliance.
 """
 import hashlib
 import os
+import shutil
+import tempfile
 import time
 
 from ewyk_harness import IFACE
@@ -61,6 +63,17 @@ def make_file(directory, name, size):
             f.write(chunk)
             left -= len(chunk)
     return h.hexdigest()
+
+
+def random_files(prefix, sizes, name_fmt):
+    """A fixture body: a temporary folder of random files, one per size,
+    named name_fmt.format(size name), with their sha256; removed after."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield {"dir": d, "sha256": {name: make_file(d, name_fmt.format(name), size)
+                                    for name, size in sizes.items()}}
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def sha256_file(path):

@@ -1,8 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Start-up errors, the configuration file, and stopping under load."""
-import subprocess
-import time
-
 from ewyk_harness import EWYKD, Appliance, run
 
 
@@ -55,14 +52,7 @@ def test_config_file_is_applied(www, tmp_path):
 
 def test_sigterm_during_traffic_exits_0_within_2s(www):
     with Appliance(www=www["dir"]) as a:
-        load = subprocess.Popen(["ip", "netns", "exec", a.name, "h2load", "--h1",
-                                 "-D", "4", "-c", "16", a.url("/hello.txt")],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            time.sleep(1.0)
-            status, took = a.stop()
-        finally:
-            load.wait(timeout=30)
+        status, took = a.stop_under_load("/hello.txt")
         assert status == 0, a.read_log()
         assert took < 2.0, f"took {took:.2f}s"
         assert "ewykd: stopped" in a.read_log()

@@ -174,13 +174,6 @@ def test_sigterm_with_reserved_lcores_and_blocked_handlers_exits_0(www):
     # Spinning and parked reserved lcores, pool threads asleep in handlers:
     # none of it may hold the stop up.
     with Appliance(www=www["dir"], lcores=LCORES, args=["--shards", "1", "--reserved", "1"]) as a:
-        load = subprocess.Popen(["ip", "netns", "exec", a.client, "h2load", "--h1", "-D", "4",
-                                 "-c", "16", a.url("/delay?ms=100")],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            time.sleep(1.0)
-            status, took = a.stop()
-        finally:
-            load.wait(timeout=30)
+        status, took = a.stop_under_load("/delay?ms=100")
         assert status == 0, a.read_log()
         assert took < 2.0, f"took {took:.2f}s"

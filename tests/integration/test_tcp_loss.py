@@ -12,13 +12,10 @@ Sizes x loss are chosen to keep the module near three minutes on two cores:
 64 MB only without loss and at 1 % both ways, 1 MB at every rate and
 direction, 1 KB at every rate both ways.
 """
-import shutil
-import tempfile
-
 import pytest
 
 from ewyk_harness import APP_IP, Appliance
-from tcp_loss_util import clear_loss, loss_drops, set_loss, make_file, sha256_file, timed_curl
+from tcp_loss_util import clear_loss, loss_drops, random_files, set_loss, sha256_file, timed_curl
 
 SIZES = {"1K": 1024, "1M": 1 << 20, "64M": 64 << 20}
 
@@ -34,10 +31,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def loss_www():
     """Random files of 1 KB, 1 MB and 64 MB with their sha256."""
-    d = tempfile.mkdtemp(prefix="ewyk-loss-www-")
-    sums = {name: make_file(d, f"f{name}.bin", size) for name, size in SIZES.items()}
-    yield {"dir": d, "sha256": sums}
-    shutil.rmtree(d, ignore_errors=True)
+    yield from random_files("ewyk-loss-www-", SIZES, "f{}.bin")
 
 
 @pytest.fixture(scope="module")

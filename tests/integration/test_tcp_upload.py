@@ -11,7 +11,7 @@ import tempfile
 import pytest
 
 from ewyk_harness import Appliance
-from tcp_loss_util import clear_loss, loss_drops, set_loss, make_file, sha256_file, timed_curl
+from tcp_loss_util import clear_loss, loss_drops, random_files, set_loss, sha256_file, timed_curl
 
 SIZES = {"1K": 1024, "1M": 1 << 20, "64M": 64 << 20}
 
@@ -25,10 +25,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def bodies():
-    d = tempfile.mkdtemp(prefix="ewyk-upload-")
-    sums = {name: make_file(d, f"body{name}.bin", size) for name, size in SIZES.items()}
-    yield {"dir": d, "sha256": sums}
-    shutil.rmtree(d, ignore_errors=True)
+    yield from random_files("ewyk-upload-", SIZES, "body{}.bin")
 
 
 @pytest.fixture(scope="module")
