@@ -5,6 +5,7 @@
 
 #include <rte_malloc.h>
 
+#include "h2_server.h"
 #include "http1_chunked.h"
 #include "http1_parse.h"
 #include "http1_server.h"
@@ -35,6 +36,8 @@ struct http1_conn {
 	bool close_after;	/* close once the answer is queued */
 	bool awaiting;		/* a dispatched request's answer is due */
 	bool continue_sent;	/* "100 Continue" went for the current request */
+	bool fresh;		/* nothing parsed yet: may still become HTTP/2 */
+	struct h2_conn *h2;	/* prior-knowledge HTTP/2 (h2c) session */
 	bool peer_closed;
 	bool closing;
 	uint32_t in_len;
@@ -401,6 +404,23 @@ start_close(struct http1_server *s, struct http1_conn *hc)
 	tcp_close(s->ns, hc->tcp);
 }
 
+/* The client spoke the HTTP/2 preface (RFC 9113 3.3, prior knowledge):
+ * the connection belongs to an nghttp2 session from now on. */
+static void
+start_h2(struct http1_server *s, struct http1_conn *hc)
+{
+	hc->fresh = false;
+	hc->h2 = h2_open(s, hc->tcp);
+	if (hc->h2 == NULL) {
+		start_close(s, hc);
+		return;
+	}
+	s->stats->h2_conns++;
+	if (!h2_recv(hc->h2, (const uint8_t *)hc->in, hc->in_len))
+		start_close(s, hc);
+	hc->in_len = 0;
+}
+
 /* Serves requests from the buffer until it runs dry or the send queue
  * fills; called on new data and when acknowledgements free send space. */
 static void
@@ -409,6 +429,17 @@ serve(struct http1_server *s, struct http1_conn *hc)
 	struct http1_request req;
 	int rc;
 
+	if (hc->fresh && !hc->closing && hc->in_len > 0) {
+		size_t n = RTE_MIN((size_t)hc->in_len, (size_t)H2_PREFACE_LEN);
+
+		if (memcmp(hc->in, H2_PREFACE, n) == 0) {
+			if (n < H2_PREFACE_LEN)
+				return;		/* the preface is still arriving */
+			start_h2(s, hc);
+			return;
+		}
+		hc->fresh = false;
+	}
 	while (!hc->closing && !hc->awaiting) {
 		pump(s, hc);
 		if (hc->body_left > 0)
@@ -474,6 +505,7 @@ on_accepted(void *ctx, struct tcp_conn *c)
 	s->free_list = hc->free_next;
 	memset(hc, 0, offsetof(struct http1_conn, in));
 	hc->tcp = c;
+	hc->fresh = true;
 	c->app = hc;
 	s->stats->conns_accepted++;
 	return 0;
@@ -488,6 +520,11 @@ on_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 
 	if (hc->closing)
 		return len;	/* after our close, input is dropped */
+	if (hc->h2 != NULL) {
+		if (!h2_recv(hc->h2, data, len))
+			start_close(s, hc);
+		return len;
+	}
 	n = RTE_MIN(len, (uint32_t)(HTTP1_IN_MAX - hc->in_len));
 	memcpy(hc->in + hc->in_len, data, n);
 	hc->in_len += n;
@@ -503,13 +540,22 @@ on_rcv_space(void *ctx, struct tcp_conn *c)
 	RTE_SET_USED(ctx);
 	if (hc == NULL)
 		return HTTP1_IN_MAX;
+	if (hc->h2 != NULL)
+		return H2_RCV_SPACE;	/* nghttp2 buffers what it is given */
 	return hc->closing ? HTTP1_IN_MAX : HTTP1_IN_MAX - hc->in_len;
 }
 
 static void
 on_sent(void *ctx, struct tcp_conn *c)
 {
-	serve(ctx, c->app);
+	struct http1_conn *hc = c->app;
+
+	if (hc->h2 != NULL) {
+		if (!hc->closing && !h2_flush(hc->h2))
+			start_close(ctx, hc);
+		return;
+	}
+	serve(ctx, hc);
 }
 
 static void
@@ -518,6 +564,11 @@ on_peer_closed(void *ctx, struct tcp_conn *c)
 	struct http1_conn *hc = c->app;
 
 	hc->peer_closed = true;
+	if (hc->h2 != NULL) {
+		if (!hc->closing)
+			start_close(ctx, hc);
+		return;
+	}
 	serve(ctx, hc);
 }
 
@@ -527,6 +578,8 @@ on_closed(void *ctx, struct tcp_conn *c)
 	struct http1_server *s = ctx;
 	struct http1_conn *hc = c->app;
 
+	h2_free(hc->h2);
+	hc->h2 = NULL;
 	hc->tcp = NULL;
 	hc->free_next = s->free_list;
 	s->free_list = hc;

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * HTTP/2 over a shard's TCP (h2c with prior knowledge): one nghttp2 server
+ * session per connection, fed with nghttp2_session_mem_recv and drained
+ * with nghttp2_session_mem_send into the connection's send queue as room
+ * allows. Serves the static files; no I/O inside nghttp2.
+ */
+#ifndef EWYK_H2_SERVER_H
+#define EWYK_H2_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct http1_server;
+struct tcp_conn;
+struct h2_conn;
+
+#define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#define H2_PREFACE_LEN 24
+#define H2_RCV_SPACE (64 * 1024)	/* nghttp2 takes what comes */
+
+/* Starts a session; NULL when out of memory. */
+struct h2_conn *h2_open(struct http1_server *s, struct tcp_conn *c);
+/* Bytes received; false when the session ended (close the connection). */
+bool h2_recv(struct h2_conn *h, const uint8_t *data, uint32_t len);
+/* Moves frames into the send queue while it has room; false when the
+ * session has nothing more to do and should be closed. */
+bool h2_flush(struct h2_conn *h);
+void h2_free(struct h2_conn *h);
+
+#endif /* EWYK_H2_SERVER_H */

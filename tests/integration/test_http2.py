@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""HTTP/2 with prior knowledge (h2c) over ewyk's TCP: curl, nghttp and
+h2load against the static files; a bad preface and a broken frame get the
+protocol's answer and the appliance keeps serving."""
+import hashlib
+import re
+
+from ewyk_harness import APP_IP
+
+
+def test_curl_prior_knowledge_headers_and_body(appliance):
+    r = appliance.ns(["curl", "-sS", "-m", "5", "--http2-prior-knowledge", "-i",
+                      appliance.url("/hello.txt")])
+    assert r.stdout.startswith("HTTP/2 200")
+    assert re.search(r"(?m)^content-length: 16\r?$", r.stdout)
+    assert re.search(r'(?m)^etag: "[0-9a-f]{16}"', r.stdout)
+    assert r.stdout.endswith("hello from ewyk\n")
+
+
+def test_1mb_byte_exact_over_h2(appliance, www, tmp_path):
+    out = tmp_path / "big.bin"
+    r = appliance.ns(["curl", "-sS", "-m", "30", "--http2-prior-knowledge", "-o", str(out),
+                      "-w", "%{http_code} %{http_version}", appliance.url("/big.bin")])
+    assert r.stdout == "200 2"
+    assert hashlib.sha256(out.read_bytes()).hexdigest() == www["big_sha256"]
+
+
+def test_nghttp_many_streams_one_connection(appliance):
+    # nghttp fetches a URI once: the queries make twenty distinct ones.
+    paths = [f"{p}?i={i}" for i in range(5) for p in ["/index.html", "/hello.txt",
+                                                      "/nope", "/sub/"]]
+    r = appliance.ns(["nghttp", "-n", "-s", *[appliance.url(p) for p in paths]])
+    codes = re.findall(r"^\s*\d+\s+\S+\s+\S+\s+\S+\s+(\d{3})\s", r.stdout, re.M)
+    assert sorted(codes) == sorted(["200"] * 15 + ["404"] * 5), r.stdout
+
+
+def test_h2load_streams_all_succeed(appliance):
+    before = appliance.stats()["requests_reqs"]
+    r = appliance.ns(["h2load", "-n", "5000", "-c", "4", "-m", "16",
+                      appliance.url("/hello.txt")], timeout=120)
+    assert "5000 succeeded" in r.stdout and "5000 2xx" in r.stdout, r.stdout
+    assert appliance.stats()["requests_reqs"] - before >= 5000
+
+
+def raw(appliance, payload_hex):
+    return appliance.ns_python(f"""
+import socket
+s = socket.create_connection(("{APP_IP}", 80), timeout=3)
+s.sendall(bytes.fromhex("{payload_hex}"))
+got = b""
+try:
+    while True:
+        c = s.recv(4096)
+        if not c:
+            break
+        got += c
+except socket.timeout:
+    pass
+print(got.hex())
+""").strip()
+
+
+def frames(hexdata):
+    """(type, stream, payload) of each HTTP/2 frame in a hex string."""
+    b = bytes.fromhex(hexdata)
+    out = []
+    while len(b) >= 9:
+        n = int.from_bytes(b[:3], "big")
+        out.append((b[3], int.from_bytes(b[5:9], "big") & 0x7fffffff, b[9:9 + n]))
+        b = b[9 + n:]
+    return out
+
+
+def test_broken_frame_after_preface_gets_goaway(appliance):
+    preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".hex()
+    # a SETTINGS frame whose length is not a multiple of 6: FRAME_SIZE_ERROR
+    bad_settings = "000005" "04" "00" "00000000" "0000000000"
+    got = frames(raw(appliance, preface + bad_settings))
+    goaway = [p for t, _, p in got if t == 0x7]
+    assert goaway, got
+    assert int.from_bytes(goaway[0][4:8], "big") in (0x1, 0x6)   # PROTOCOL or FRAME_SIZE
+    # and the appliance keeps serving
+    r = appliance.ns(["curl", "-sS", "-m", "5", "--http2-prior-knowledge",
+                      appliance.url("/hello.txt")])
+    assert r.stdout == "hello from ewyk\n"
+
+
+def test_bad_preface_is_an_http1_error(appliance):
+    got = bytes.fromhex(raw(appliance, b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n".hex()))
+    assert got.startswith(b"HTTP/1.1 4") or got.startswith(b"HTTP/1.1 505"), got
+    r = appliance.ns(["curl", "-sS", "-m", "5", appliance.url("/hello.txt")])
+    assert r.stdout == "hello from ewyk\n"
