@@ -50,6 +50,7 @@ reason_phrase(int status)
 	switch (status) {
 	case 200: return "OK";
 	case 204: return "No Content";
+	case 206: return "Partial Content";
 	case 304: return "Not Modified";
 	case 400: return "Bad Request";
 	case 404: return "Not Found";
@@ -58,6 +59,7 @@ reason_phrase(int status)
 	case 411: return "Length Required";
 	case 413: return "Content Too Large";
 	case 414: return "URI Too Long";
+	case 416: return "Range Not Satisfiable";
 	case 417: return "Expectation Failed";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
@@ -261,13 +263,57 @@ gather_body(struct http1_server *s, struct http1_conn *hc,
 	return true;
 }
 
+/*
+ * A single byte range (RFC 9110 14.1.2): "bytes=A-B", "bytes=A-" or
+ * "bytes=-N". Returns 1 with [*from, *to] set, 0 to ignore the header
+ * (absent, malformed or several ranges: the whole file is the answer), or
+ * -1 when the range cannot be satisfied (416).
+ */
+static int
+parse_range(const struct http1_request *r, uint64_t size, uint64_t *from,
+		uint64_t *to)
+{
+	const struct http_str *h = http1_header(r, "range");
+	uint64_t a = 0, b = 0;
+	bool has_a = false, has_b = false;
+	uint32_t i = 6;
+
+	if (h == NULL || h->len < 7 || strncmp(h->p, "bytes=", 6) != 0 ||
+			memchr(h->p, ',', h->len) != NULL)
+		return 0;
+	for (; i < h->len && h->p[i] >= '0' && h->p[i] <= '9'; i++, has_a = true)
+		if ((a = a * 10 + (uint64_t)(h->p[i] - '0')) > (1ull << 60))
+			return 0;
+	if (i == h->len || h->p[i++] != '-')
+		return 0;
+	for (; i < h->len && h->p[i] >= '0' && h->p[i] <= '9'; i++, has_b = true)
+		if ((b = b * 10 + (uint64_t)(h->p[i] - '0')) > (1ull << 60))
+			return 0;
+	if (i != h->len || (!has_a && !has_b) || (has_a && has_b && b < a))
+		return 0;
+	if (!has_a) {			/* the last b bytes */
+		if (b == 0 || size == 0)
+			return -1;
+		*from = b >= size ? 0 : size - b;
+		*to = size - 1;
+		return 1;
+	}
+	if (a >= size)
+		return -1;
+	*from = a;
+	*to = has_b && b < size ? b : size - 1;
+	return 1;
+}
+
 static void
 answer_static(struct http1_server *s, struct http1_conn *hc,
 		const struct http1_request *r)
 {
 	bool head_only = r->method == HTTP_HEAD;
 	const struct www_file *f;
-	char extra[64];
+	uint64_t from, to;
+	char extra[160];
+	int range;
 
 	if (r->method != HTTP_GET && r->method != HTTP_HEAD) {
 		answer_error(s, hc, 405, false, "Allow: GET, HEAD\r\n");
@@ -278,16 +324,33 @@ answer_static(struct http1_server *s, struct http1_conn *hc,
 		answer_error(s, hc, 404, head_only, NULL);
 		return;
 	}
-	snprintf(extra, sizeof(extra), "ETag: %s\r\n", f->etag);
+	snprintf(extra, sizeof(extra), "ETag: %s\r\nAccept-Ranges: bytes\r\n",
+			f->etag);
 	if (etag_matches(r, f)) {
 		/* 304 carries no body but may not lie about its length. */
 		write_head(s, hc, 304, NULL, f->size, extra);
 		return;
 	}
-	write_head(s, hc, 200, f->content_type, f->size, extra);
-	if (!head_only) {
-		hc->body = f->data;
-		hc->body_left = f->size;
+	range = parse_range(r, f->size, &from, &to);
+	if (range < 0) {
+		snprintf(extra, sizeof(extra), "Content-Range: bytes */%llu\r\n",
+				(unsigned long long)f->size);
+		answer_error(s, hc, 416, head_only, extra);
+		return;
+	}
+	if (range == 0) {
+		from = 0;
+		to = f->size - 1;
+		write_head(s, hc, 200, f->content_type, f->size, extra);
+	} else {
+		snprintf(extra, sizeof(extra), "ETag: %s\r\nContent-Range: bytes "
+				"%llu-%llu/%llu\r\n", f->etag, (unsigned long long)from,
+				(unsigned long long)to, (unsigned long long)f->size);
+		write_head(s, hc, 206, f->content_type, to - from + 1, extra);
+	}
+	if (!head_only && f->size > 0) {
+		hc->body = f->data + from;
+		hc->body_left = to - from + 1;
 	}
 }
 

@@ -144,3 +144,29 @@ def test_mbufs_return_to_idle_after_traffic(appliance):
     assert "400 succeeded" in r.stdout, r.stdout
     after = appliance.wait_idle(baseline, timeout=15)
     assert after["requests_reqs"] > idle["requests_reqs"]
+
+
+def test_single_range_requests(appliance, www, tmp_path):
+    data = (open(www["dir"] + "/big.bin", "rb")).read()
+    size = len(data)
+    cases = [("bytes=0-99", 206, data[0:100], f"bytes 0-99/{size}"),
+             ("bytes=1000-", 206, data[1000:], f"bytes 1000-{size - 1}/{size}"),
+             ("bytes=-100", 206, data[-100:], f"bytes {size - 100}-{size - 1}/{size}"),
+             (f"bytes={size - 10}-{size + 50}", 206, data[-10:],
+              f"bytes {size - 10}-{size - 1}/{size}"),
+             (f"bytes={size}-", 416, None, f"bytes */{size}"),
+             ("bytes=5-1", 200, data, None),          # invalid: ignored
+             ("bytes=0-1,5-6", 200, data, None),      # several: ignored
+             ("items=0-1", 200, data, None)]
+    for rng, status, body, content_range in cases:
+        out = tmp_path / "part.bin"
+        r = appliance.ns(["curl", "-sS", "-m", "10", "-H", f"Range: {rng}", "-D", "-",
+                          "-o", str(out), appliance.url("/big.bin")])
+        assert r.stdout.startswith(f"HTTP/1.1 {status}"), (rng, r.stdout)
+        if content_range:
+            assert re.search(rf"(?mi)^Content-Range: {re.escape(content_range)}\r?$",
+                             r.stdout), (rng, r.stdout)
+        if body is not None:
+            assert out.read_bytes() == body, rng
+    r = appliance.ns(["curl", "-sS", "-m", "5", "-I", appliance.url("/hello.txt")])
+    assert re.search(r"(?mi)^Accept-Ranges: bytes", r.stdout)
