@@ -208,6 +208,77 @@ h2_open(struct http1_server *s, struct tcp_conn *c)
 	return h;
 }
 
+/* base64url without padding (RFC 4648 5), as HTTP2-Settings uses it. */
+static long
+b64url_decode(const char *in, size_t n, uint8_t *out, size_t cap)
+{
+	uint32_t acc = 0;
+	size_t o = 0, i;
+	int bits = 0;
+
+	for (i = 0; i < n; i++) {
+		char ch = in[i];
+		int v;
+
+		if (ch >= 'A' && ch <= 'Z')
+			v = ch - 'A';
+		else if (ch >= 'a' && ch <= 'z')
+			v = ch - 'a' + 26;
+		else if (ch >= '0' && ch <= '9')
+			v = ch - '0' + 52;
+		else if (ch == '-')
+			v = 62;
+		else if (ch == '_')
+			v = 63;
+		else if (ch == '=')
+			break;
+		else
+			return -1;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o == cap)
+				return -1;
+			out[o++] = (uint8_t)(acc >> bits);
+		}
+	}
+	return (long)o;
+}
+
+struct h2_conn *
+h2_open_upgrade(struct http1_server *s, struct tcp_conn *c,
+		const char *settings_b64, size_t settings_len, bool head,
+		const char *path, size_t path_len)
+{
+	uint8_t settings[256];
+	long n = b64url_decode(settings_b64, settings_len, settings,
+			sizeof(settings));
+	struct h2_stream *st;
+	struct h2_conn *h;
+
+	if (n < 0 || n % 6 != 0 || path_len >= sizeof(st->path))
+		return NULL;
+	st = calloc(1, sizeof(*st));
+	h = st != NULL ? h2_open(s, c) : NULL;
+	if (h == NULL) {
+		free(st);
+		return NULL;
+	}
+	st->id = 1;
+	st->head = head;
+	st->get = !head;
+	memcpy(st->path, path, path_len);
+	st->path_len = (uint32_t)path_len;
+	if (nghttp2_session_upgrade2(h->ng, settings, (size_t)n, head, st) != 0) {
+		free(st);
+		h2_free(h);
+		return NULL;
+	}
+	respond(h, st);
+	return h;
+}
+
 bool
 h2_recv(struct h2_conn *h, const uint8_t *data, uint32_t len)
 {

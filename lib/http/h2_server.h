@@ -21,6 +21,13 @@ struct h2_conn;
 
 /* Starts a session; NULL when out of memory. */
 struct h2_conn *h2_open(struct http1_server *s, struct tcp_conn *c);
+/* Upgrade from HTTP/1.1 (RFC 7540 3.2, "Upgrade: h2c"): the session
+ * starts with the client's HTTP2-Settings (base64url) and answers the
+ * upgraded request, a GET or HEAD of path, on stream 1. NULL on bad
+ * settings or no memory. */
+struct h2_conn *h2_open_upgrade(struct http1_server *s, struct tcp_conn *c,
+		const char *settings_b64, size_t settings_len, bool head,
+		const char *path, size_t path_len);
 /* Bytes received; false when the session ended (close the connection). */
 bool h2_recv(struct h2_conn *h, const uint8_t *data, uint32_t len);
 /* Moves frames into the send queue while it has room; false when the

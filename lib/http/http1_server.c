@@ -199,6 +199,32 @@ path_is(const struct http1_request *r, const char *p)
 	return r->path.len == strlen(p) && memcmp(r->path.p, p, r->path.len) == 0;
 }
 
+/* "Upgrade: h2c" on a GET or HEAD without a body (RFC 7540 3.2): 101, then
+ * the connection is an HTTP/2 session answering the request on stream 1. */
+static bool
+upgrade_h2c(struct http1_server *s, struct http1_conn *hc,
+		const struct http1_request *r)
+{
+	static const char switching[] = "HTTP/1.1 101 Switching Protocols\r\n"
+		"Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
+	const struct http_str *up = http1_header(r, "upgrade");
+	const struct http_str *settings = http1_header(r, "http2-settings");
+
+	if (up == NULL || settings == NULL || !http_str_eq_nocase(*up, "h2c") ||
+			(r->method != HTTP_GET && r->method != HTTP_HEAD) ||
+			r->chunked || r->content_length > 0)
+		return false;
+	hc->h2 = h2_open_upgrade(s, hc->tcp, settings->p, settings->len,
+			r->method == HTTP_HEAD, r->path.p, r->path.len);
+	if (hc->h2 == NULL)
+		return false;	/* bad settings: answer in HTTP/1.1 */
+	s->stats->h2_conns++;
+	/* The 101 must precede the session's first frames in the queue:
+	 * h2_open_upgrade only submitted them; h2_flush sends them later. */
+	tcp_write(s->ns, hc->tcp, switching, sizeof(switching) - 1);
+	return true;
+}
+
 /* Answers, or hands to a dispatched handler; true if the handler took the
  * request's body with it. */
 static bool
@@ -206,7 +232,11 @@ answer(struct http1_server *s, struct http1_conn *hc,
 		const struct http1_request *r)
 {
 	bool has_body = r->chunked || r->content_length > 0;
-	int taken = s->dispatch != NULL ? s->dispatch(s->dispatch_ctx, r,
+	int taken;
+
+	if (upgrade_h2c(s, hc, r))
+		return false;
+	taken = s->dispatch != NULL ? s->dispatch(s->dispatch_ctx, r,
 			(struct http1_ref){ hc->tcp->index, hc->tcp->gen }) : 0;
 
 	if (taken == 1) {
@@ -550,6 +580,14 @@ serve(struct http1_server *s, struct http1_conn *hc)
 			hc->close_after = true;
 		hc->continue_sent = false;
 		consume(hc, (uint32_t)rc + (answer(s, hc, &req) ? req.body_len : 0));
+		if (hc->h2 != NULL) {
+			/* Upgraded: what follows (the client's preface) is
+			 * HTTP/2. */
+			if (!h2_recv(hc->h2, (const uint8_t *)hc->in, hc->in_len))
+				start_close(s, hc);
+			hc->in_len = 0;
+			return;
+		}
 	}
 }
 

@@ -90,3 +90,19 @@ def test_bad_preface_is_an_http1_error(appliance):
     assert got.startswith(b"HTTP/1.1 4") or got.startswith(b"HTTP/1.1 505"), got
     r = appliance.ns(["curl", "-sS", "-m", "5", appliance.url("/hello.txt")])
     assert r.stdout == "hello from ewyk\n"
+
+
+def test_upgrade_from_http1(appliance, www, tmp_path):
+    r = appliance.ns(["curl", "-sS", "-m", "5", "--http2", "-i", appliance.url("/hello.txt")])
+    assert r.stdout.startswith("HTTP/1.1 101 Switching Protocols")
+    assert "\nHTTP/2 200" in r.stdout
+    assert r.stdout.endswith("hello from ewyk\n")
+    out = tmp_path / "big.bin"
+    r = appliance.ns(["curl", "-sS", "-m", "30", "--http2", "-o", str(out),
+                      "-w", "%{http_code} %{http_version}", appliance.url("/big.bin")])
+    assert r.stdout == "200 2"
+    assert hashlib.sha256(out.read_bytes()).hexdigest() == www["big_sha256"]
+    r = appliance.ns(["nghttp", "-u", "-n", "-s", appliance.url("/index.html"),
+                      appliance.url("/nope")])
+    assert re.search(r"^\s*1\s.*\s200\s", r.stdout, re.M), r.stdout   # stream 1: the upgrade
+    assert re.search(r"\s404\s+\d+\s+/nope", r.stdout), r.stdout
