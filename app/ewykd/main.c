@@ -28,6 +28,7 @@
 #define MAX_EAL_ARGS 64
 
 volatile bool force_quit;
+volatile bool stop_now;
 
 static void
 on_signal(int sig)
@@ -207,7 +208,9 @@ main(int argc, char **argv)
 	fflush(stdout);
 
 	if (workers == 0) {
-		/* One lcore: it produces; nobody can relieve it. */
+		/* One lcore: it produces, and drains without a deadline
+		 * keeper beyond its own connections. */
+		__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
 		ewyk_strategy_produce(shards[0].exec.strategy);
 	} else {
 		uint64_t hz_ms = rte_get_tsc_hz() / 1000;
@@ -216,10 +219,25 @@ main(int argc, char **argv)
 			if (shard_exec_start(&shards[i], i) != 0)
 				die(1, "cannot start a shard on its lcore");
 		/* The main lcore watches for owners stuck in one request. */
-		while (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED)) {
+		uint64_t deadline = UINT64_MAX;
+
+		/* The main lcore watches for owners stuck in one request,
+		 * and times the drain after SIGTERM. */
+		while (!__atomic_load_n(&stop_now, __ATOMIC_RELAXED)) {
+			uint64_t now = rte_get_tsc_cycles() / hz_ms;
+			bool drained = true;
+
 			usleep(1000);
-			exec_watchdog(shards, nb_shards,
-					rte_get_tsc_cycles() / hz_ms);
+			exec_watchdog(shards, nb_shards, now);
+			if (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED))
+				continue;
+			if (deadline == UINT64_MAX)
+				deadline = now + cfg.drain_ms;
+			for (i = 0; i < nb_shards; i++)
+				drained = drained && __atomic_load_n(&shards[i].drained,
+						__ATOMIC_ACQUIRE);
+			if (drained || now >= deadline)
+				__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
 		}
 	}
 	exec_stop(shards, nb_shards);

@@ -107,6 +107,24 @@ idle_backoff(struct shard *s, uint32_t *idle_polls)
 	usleep(us);
 }
 
+/* Graceful stop: refuse new connections, let HTTP finish what it was
+ * asked (GOAWAY for HTTP/2), and keep producing until every connection
+ * is gone or the main lcore says time is up. True when production stops. */
+static bool
+drain(struct shard *s)
+{
+	if (!s->draining) {
+		s->draining = true;
+		s->ns.refuse_new = true;
+		http1_server_drain(&s->http);
+		net_flush(&s->ns);
+	}
+	if (s->net_stats.tcp_conns_open == s->net_stats.tcp_time_wait &&
+			s->exec.ready_n == 0)
+		__atomic_store_n(&s->drained, true, __ATOMIC_RELEASE);
+	return __atomic_load_n(&stop_now, __ATOMIC_RELAXED);
+}
+
 struct ewyk_task *
 shard_produce(void *ctx)
 {
@@ -124,7 +142,7 @@ shard_produce(void *ctx)
 		t = shard_next_task(s);
 		if (t != NULL)
 			return t;
-		if (__atomic_load_n(&force_quit, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&force_quit, __ATOMIC_RELAXED) && drain(s))
 			return NULL;
 		work = poll_once(s);
 		if (work > 0)

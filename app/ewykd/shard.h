@@ -38,6 +38,8 @@ struct shard {
 	struct http_stats http_stats;
 	struct shard_stats stats;
 	struct shard_exec exec;
+	bool draining;		/* owner: drain started */
+	bool drained;		/* owner: no connection left but TIME-WAIT */
 } __rte_cache_aligned;
 
 /* Time of each lcore, in TSC cycles, by what it did. */
@@ -60,6 +62,7 @@ struct ewyk_task *shard_next_task(struct shard *s);
 /* After production stopped for good: reset connections, free tables. */
 void shard_fini(struct shard *s);
 
-extern volatile bool force_quit;
+extern volatile bool force_quit;	/* SIGTERM: drain, then stop */
+extern volatile bool stop_now;		/* drained or out of time: stop */
 
 #endif /* EWYKD_SHARD_H */

@@ -325,6 +325,19 @@ h2_flush(struct h2_conn *h)
 	return nghttp2_session_want_read(h->ng) || nghttp2_session_want_write(h->ng);
 }
 
+bool
+h2_goaway(struct h2_conn *h)
+{
+	nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE,
+			nghttp2_session_get_last_proc_stream_id(h->ng),
+			NGHTTP2_NO_ERROR, NULL, 0);
+	/* After its streams end, the session has nothing more to read. */
+	nghttp2_session_terminate_session2(h->ng,
+			nghttp2_session_get_last_proc_stream_id(h->ng),
+			NGHTTP2_NO_ERROR);
+	return h2_flush(h);
+}
+
 void
 h2_free(struct h2_conn *h)
 {

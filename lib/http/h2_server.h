@@ -34,5 +34,8 @@ bool h2_recv(struct h2_conn *h, const uint8_t *data, uint32_t len);
  * session has nothing more to do and should be closed. */
 bool h2_flush(struct h2_conn *h);
 void h2_free(struct h2_conn *h);
+/* Graceful shutdown: GOAWAY with the last stream taken; streams in
+ * flight finish, new ones are refused. */
+bool h2_goaway(struct h2_conn *h);	/* false: nothing left, close */
 
 #endif /* EWYK_H2_SERVER_H */

@@ -576,7 +576,7 @@ serve(struct http1_server *s, struct http1_conn *hc)
 				start_close(s, hc);	/* the body never came */
 			return;
 		}
-		if (!req.keep_alive)
+		if (!req.keep_alive || s->draining)
 			hc->close_after = true;
 		hc->continue_sent = false;
 		consume(hc, (uint32_t)rc + (answer(s, hc, &req) ? req.body_len : 0));
@@ -717,6 +717,41 @@ http1_server_init(struct http1_server *s, struct net_stack *ns,
 	}
 	net_stack_set_upcalls(ns, &http1_upcalls, s);
 	return 0;
+}
+
+void
+http1_server_drain(struct http1_server *s)
+{
+	uint32_t i;
+
+	s->draining = true;
+	for (i = 0; i < s->nconns; i++) {
+		struct http1_conn *hc = &s->conns[i];
+
+		if (hc->tcp == NULL || hc->closing)
+			continue;
+		if (hc->h2 != NULL) {
+			if (!h2_goaway(hc->h2))
+				start_close(s, hc);
+		} else if (!hc->awaiting && hc->body_left == 0 &&
+				hc->req_body == REQ_BODY_NONE && hc->in_len == 0) {
+			start_close(s, hc);	/* idle keep-alive: close now */
+		} else {
+			hc->close_after = true;	/* after the answer under way */
+		}
+		tcp_output(s->ns, hc->tcp);
+	}
+}
+
+uint32_t
+http1_server_busy(const struct http1_server *s)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < s->nconns; i++)
+		if (s->conns[i].tcp != NULL && !s->conns[i].closing)
+			n++;
+	return n;
 }
 
 void

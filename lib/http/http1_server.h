@@ -48,6 +48,7 @@ struct http1_server {
 	struct http1_conn *conns;	/* one per TCP connection slot */
 	struct http1_conn *free_list;
 	uint32_t nconns;
+	bool draining;		/* answer what is asked, then close */
 	uint64_t date_sec;
 	char date[40];		/* IMF-fixdate of date_sec */
 };
@@ -56,6 +57,11 @@ int http1_server_init(struct http1_server *s, struct net_stack *ns,
 		const struct www *www, struct http_stats *stats,
 		uint32_t max_conns);
 void http1_server_fini(struct http1_server *s);
+/* Graceful drain: idle connections close now, busy ones after their
+ * current answer, HTTP/2 sessions get GOAWAY. */
+void http1_server_drain(struct http1_server *s);
+/* Connections still doing HTTP (not yet closing). */
+uint32_t http1_server_busy(const struct http1_server *s);
 void http1_server_set_dispatch(struct http1_server *s, http1_dispatch_fn fn,
 		void *ctx);
 

@@ -218,6 +218,12 @@ syn_input(struct net_stack *ns, const struct ipv4_view *ip,
 {
 	struct tcp_conn *c = NULL;
 
+	if (ns->refuse_new) {
+		/* Shutting down: say so at once rather than let it retry. */
+		ns->stats->tcp.syn_dropped++;
+		tcp_reply_rst(ns, ip, t, src_mac);
+		return;
+	}
 	if (mbufs_short(ns)) {
 		/* Keep the mbufs for connections already open. */
 		ns->stats->tcp.syn_dropped++;

@@ -186,6 +186,14 @@ class Appliance:
         return run(["ip", "netns", "exec", self.client, *cmd], check=check,
                    timeout=timeout, **kw)
 
+    def ns_popen(self, cmd):
+        """Starts a client command in the background; text stdout."""
+        return subprocess.Popen(["ip", "netns", "exec", self.client, *cmd],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def ns_popen_python(self, code):
+        return self.ns_popen([PYTHON, "-c", code])
+
     def in_appliance_ns(self, cmd, check=True, **kw):
         """Runs a command in the appliance's namespace (tap, bridge)."""
         return run(["ip", "netns", "exec", self.name, *cmd], check=check, **kw)

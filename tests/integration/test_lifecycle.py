@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Start-up errors, the configuration file, and stopping under load."""
-from ewyk_harness import EWYKD, Appliance, run
+import re
+import signal
+import time
+
+from ewyk_harness import APP_IP, EWYKD, Appliance, run
 
 
 def test_help_lists_the_contract_options():
@@ -74,3 +78,45 @@ def test_two_shards_serve_each_connection_on_one_shard(www):
         stats = a.stats()
         assert stats["drop_by_reason_pkts"]["tcp_no_conn"] == 0
         assert stats["tcp_reset_out_segs"] == 0
+
+
+def test_sigterm_drains_in_flight_and_refuses_new(www):
+    """A request in flight when SIGTERM comes is answered; a new connection
+    is refused at once; ewykd then exits 0."""
+    with Appliance(www=www["dir"], lcores="0@0,1@1,2@1",
+                   args=["--shards", "1", "--reserved", "1", "--drain-ms", "3000"]) as a:
+        slow = a.ns_popen_python(f"""
+import socket
+s = socket.create_connection(("{APP_IP}", 80), timeout=5)
+s.sendall(b"GET /delay?ms=800 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+got = b""
+while True:
+    c = s.recv(4096)
+    if not c:
+        break
+    got += c
+print(got.decode())
+""")
+        time.sleep(0.3)
+        a.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.1)
+        t0 = time.monotonic()
+        r = a.ns(["curl", "-sS", "-m", "2", a.url("/hello.txt")], check=False)
+        # curl's 7: the SYN was answered with a reset, not left to time out
+        assert r.returncode == 7 and time.monotonic() - t0 < 1.0, r.stderr
+        out, _ = slow.communicate(timeout=10)
+        assert out.startswith("HTTP/1.1 200 OK"), out
+        assert "Connection: close" in out and "delayed 800 ms" in out
+        status, _ = a.stop()
+        assert status == 0, a.read_log()
+
+
+def test_sigterm_during_h2_load_exits_0(www):
+    with Appliance(www=www["dir"]) as a:
+        load = a.ns_popen(["h2load", "-D", "4", "-c", "4", "-m", "8", a.url("/hello.txt")])
+        time.sleep(1.0)
+        status, took = a.stop()
+        out, _ = load.communicate(timeout=30)
+        assert status == 0 and took < 2.0, (status, took)
+        # answers that were given are all good ones
+        assert re.search(r"status codes: \d+ 2xx, 0 3xx, 0 4xx, 0 5xx", out), out
