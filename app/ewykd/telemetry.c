@@ -292,6 +292,39 @@ tel_reserved(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+/* HTTP: by protocol and status, connections, bodies. */
+static int
+tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	struct rte_tel_data *status = rte_tel_data_alloc();
+	uint64_t all = SUM(s->http_stats.requests), h2 = SUM(s->http_stats.h2_requests);
+	unsigned int r;
+
+	if (status == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "requests_reqs", all);
+	rte_tel_data_add_dict_u64(d, "http1_reqs", all - h2);
+	rte_tel_data_add_dict_u64(d, "http2_reqs", h2);
+	rte_tel_data_add_dict_u64(d, "accepted_conns", SUM(s->http_stats.conns_accepted));
+	rte_tel_data_add_dict_u64(d, "http2_conns", SUM(s->http_stats.h2_conns));
+	rte_tel_data_add_dict_u64(d, "refused_conns", SUM(s->http_stats.conns_refused));
+	rte_tel_data_add_dict_u64(d, "body_out_bytes", SUM(s->http_stats.body_bytes_out));
+	rte_tel_data_add_dict_u64(d, "chunked_body_errors_count",
+			SUM(s->http_stats.body_errors));
+	rte_tel_data_start_dict(status);
+	for (r = 0; r < HTTP_ST__COUNT; r++) {
+		char key[16];
+		int code = http_slot_status(r);
+
+		snprintf(key, sizeof(key), code ? "%d" : "other", code);
+		rte_tel_data_add_dict_u64(status, key, SUM(s->http_stats.by_status[r]));
+	}
+	rte_tel_data_add_dict_container(d, "by_status_reqs", status, 0);
+	return 0;
+}
+
 /* The store's conflating write-behind. */
 static int
 tel_conflate(const char *cmd __rte_unused, const char *params __rte_unused,
@@ -376,6 +409,8 @@ telemetry_register(const struct telemetry_view *v)
 			"Per shard: mode, pc/pic/pec/epc tasks, steals, completions. Parameter: a mode to switch to") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/reserved", tel_reserved,
 			"Reserved lcores (spinning, parked, claims) and the blocking pool. No parameters") != 0 ||
+			rte_telemetry_register_cmd("/ewyk/http", tel_http,
+			"HTTP requests by protocol and status, connections, body errors. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/conflate", tel_conflate,
 			"The store's write-behind: offers, superseded, applied, batches, fsyncs, lag. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/lcores", tel_lcores,

@@ -97,6 +97,7 @@ respond(struct h2_conn *h, struct h2_stream *st)
 	if (etag[0])
 		nv[n++] = (nghttp2_nv)NV("etag", etag, strlen(etag));
 	s->stats->requests++;
+	s->stats->h2_requests++;
 	s->stats->by_status[http_status_slot(atoi(status))]++;
 	if (st->head)
 		st->left = 0;

@@ -28,6 +28,7 @@ struct http_stats {
 	uint64_t conns_refused;	/* no connection state left */
 	uint64_t body_errors;	/* request bodies with broken chunked framing */
 	uint64_t h2_conns;	/* connections that spoke HTTP/2 */
+	uint64_t h2_requests;	/* of requests, those over HTTP/2 */
 } __rte_cache_aligned;
 
 enum http_status_slot http_status_slot(int status);

@@ -35,11 +35,14 @@ def test_nghttp_many_streams_one_connection(appliance):
 
 
 def test_h2load_streams_all_succeed(appliance):
-    before = appliance.stats()["requests_reqs"]
+    before = appliance.telemetry("/ewyk/http")
     r = appliance.ns(["h2load", "-n", "5000", "-c", "4", "-m", "16",
                       appliance.url("/hello.txt")], timeout=120)
     assert "5000 succeeded" in r.stdout and "5000 2xx" in r.stdout, r.stdout
-    assert appliance.stats()["requests_reqs"] - before >= 5000
+    after = appliance.telemetry("/ewyk/http")
+    assert after["http2_reqs"] - before["http2_reqs"] == 5000
+    assert after["http2_conns"] - before["http2_conns"] == 4
+    assert after["http1_reqs"] == before["http1_reqs"]
 
 
 def raw(appliance, payload_hex):
