@@ -82,6 +82,8 @@ NUM_SETTER(set_stuck_ms, stuck_ms, 0, 60000)
 NUM_SETTER(set_store_keys, store_keys, 16, 1 << 20)
 NUM_SETTER(set_journal_max_mb, journal_max_mb, 1, 1 << 20)
 NUM_SETTER(set_drain_ms, drain_ms, 0, 600000)
+NUM_SETTER(set_header_timeout_ms, header_timeout_ms, 0, 3600000)
+NUM_SETTER(set_keepalive_timeout_ms, keepalive_timeout_ms, 0, 86400000)
 
 
 static int
@@ -261,6 +263,8 @@ static const struct opt_def opts[] = {
 	{ "keepalive-ms", "MS", set_keepalive_ms, "idle time before keepalive probes, 0 = off (0)" },
 	{ "idle-timeout-ms", "MS", set_idle_timeout_ms, "reset connections idle this long, 0 = off (0)" },
 	{ "tx-cksum", "MODE", set_tx_cksum, "offload (when the NIC offers it) or software (offload)" },
+	{ "header-timeout-ms", "MS", set_header_timeout_ms, "408 when a request head takes longer, 0 = off (10000)" },
+	{ "keepalive-timeout-ms", "MS", set_keepalive_timeout_ms, "close keep-alive connections idle this long, 0 = off (60000)" },
 	{ "drain-ms", "MS", set_drain_ms, "on SIGTERM, finish in-flight requests this long (1000)" },
 	{ "idle", "MODE", set_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
 	{ "idle-sleep-us", "US", set_idle_sleep_us, "longest idle sleep (100)" },
@@ -297,6 +301,8 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->stuck_ms = 10;
 	cfg->store_keys = 4096;
 	cfg->drain_ms = 1000;
+	cfg->header_timeout_ms = 10000;
+	cfg->keepalive_timeout_ms = 60000;
 	cfg->journal_max_mb = 64;
 	cfg->idle = IDLE_SLEEP;
 	cfg->idle_sleep_us = 100;

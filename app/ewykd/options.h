@@ -54,6 +54,8 @@ struct ewykd_config {
 	uint32_t journal_max_mb;
 	bool store_no_conflate;
 	uint32_t drain_ms;	/* SIGTERM: finish in-flight work this long */
+	uint32_t header_timeout_ms;
+	uint32_t keepalive_timeout_ms;
 	enum idle_mode idle;
 	uint32_t idle_sleep_us;
 	char eal_args[1024];	/* [eal] args= of the config file */

@@ -64,6 +64,8 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	if (http1_server_init(&s->http, &s->ns, www, &s->http_stats,
 			cfg->max_conns) != 0)
 		return -1;
+	http1_server_set_timeouts(&s->http, cfg->header_timeout_ms,
+			cfg->keepalive_timeout_ms);
 	return shard_exec_init(s, cfg);
 }
 
@@ -83,6 +85,7 @@ poll_once(struct shard *s)
 		net_input(&s->ns, pkts[i]);
 	done = shard_drain_completions(s);
 	net_timers(&s->ns, s->ns.now_ms);
+	http1_server_tick(&s->http, s->ns.now_ms);
 	net_flush(&s->ns);
 	if (n > 0)
 		s->stats.busy_polls++;

@@ -313,6 +313,9 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "body_out_bytes", SUM(s->http_stats.body_bytes_out));
 	rte_tel_data_add_dict_u64(d, "chunked_body_errors_count",
 			SUM(s->http_stats.body_errors));
+	rte_tel_data_add_dict_u64(d, "head_timeouts_count",
+			SUM(s->http_stats.head_timeouts));
+	rte_tel_data_add_dict_u64(d, "idle_closes_count", SUM(s->http_stats.idle_closes));
 	rte_tel_data_start_dict(status);
 	for (r = 0; r < HTTP_ST__COUNT; r++) {
 		char key[16];

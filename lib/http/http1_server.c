@@ -37,6 +37,8 @@ struct http1_conn {
 	bool awaiting;		/* a dispatched request's answer is due */
 	bool continue_sent;	/* "100 Continue" went for the current request */
 	bool fresh;		/* nothing parsed yet: may still become HTTP/2 */
+	uint64_t head_start_ms;	/* first byte of a request head not yet whole */
+	uint64_t idle_since_ms;	/* nothing asked, nothing owed, since */
 	struct h2_conn *h2;	/* prior-knowledge HTTP/2 (h2c) session */
 	bool peer_closed;
 	bool closing;
@@ -552,6 +554,8 @@ serve(struct http1_server *s, struct http1_conn *hc)
 		if (tcp_send_space(s->ns, hc->tcp) < HEAD_RESERVE)
 			return;
 		rc = hc->in_len > 0 ? http1_parse_request(hc->in, hc->in_len, &req) : 0;
+		if (rc == 0 && hc->in_len == 0)
+			hc->idle_since_ms = s->ns->now_ms;
 		if (rc == 0) {
 			if (hc->in_len == HTTP1_IN_MAX) {
 				hc->close_after = true;
@@ -579,11 +583,15 @@ serve(struct http1_server *s, struct http1_conn *hc)
 		if (!req.keep_alive || s->draining)
 			hc->close_after = true;
 		hc->continue_sent = false;
+		/* The head is whole; a pipelined one after it starts now. */
+		hc->head_start_ms = hc->in_len > (uint32_t)rc ? s->ns->now_ms : 0;
 		consume(hc, (uint32_t)rc + (answer(s, hc, &req) ? req.body_len : 0));
 		if (hc->h2 != NULL) {
 			/* Upgraded: what follows (the client's preface) is
-			 * HTTP/2. */
-			if (!h2_recv(hc->h2, (const uint8_t *)hc->in, hc->in_len))
+			 * HTTP/2. Frames wait for it: a client holds only so
+			 * much behind a 101 it has not yet acted on. */
+			if (hc->in_len > 0 && !h2_recv(hc->h2,
+					(const uint8_t *)hc->in, hc->in_len))
 				start_close(s, hc);
 			hc->in_len = 0;
 			return;
@@ -607,6 +615,7 @@ on_accepted(void *ctx, struct tcp_conn *c)
 	memset(hc, 0, offsetof(struct http1_conn, in));
 	hc->tcp = c;
 	hc->fresh = true;
+	hc->idle_since_ms = s->ns->now_ms;
 	c->app = hc;
 	s->stats->conns_accepted++;
 	return 0;
@@ -626,6 +635,8 @@ on_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 			start_close(s, hc);
 		return len;
 	}
+	if (hc->in_len == 0 && hc->head_start_ms == 0)
+		hc->head_start_ms = s->ns->now_ms;	/* a request begins */
 	n = RTE_MIN(len, (uint32_t)(HTTP1_IN_MAX - hc->in_len));
 	memcpy(hc->in + hc->in_len, data, n);
 	hc->in_len += n;
@@ -717,6 +728,55 @@ http1_server_init(struct http1_server *s, struct net_stack *ns,
 	}
 	net_stack_set_upcalls(ns, &http1_upcalls, s);
 	return 0;
+}
+
+void
+http1_server_set_timeouts(struct http1_server *s, uint32_t header_ms,
+		uint32_t keepalive_ms)
+{
+	s->header_timeout_ms = header_ms;
+	s->keepalive_timeout_ms = keepalive_ms;
+}
+
+static bool
+quiet(const struct http1_conn *hc)
+{
+	return !hc->awaiting && hc->body_left == 0 &&
+		hc->req_body == REQ_BODY_NONE && !hc->closing && hc->h2 == NULL;
+}
+
+void
+http1_server_tick(struct http1_server *s, uint64_t now_ms)
+{
+	uint32_t i;
+
+	if (now_ms - s->last_sweep_ms < 100)
+		return;
+	s->last_sweep_ms = now_ms;
+	for (i = 0; i < s->nconns; i++) {
+		struct http1_conn *hc = &s->conns[i];
+
+		if (hc->tcp == NULL || !quiet(hc))
+			continue;
+		if (s->header_timeout_ms && hc->in_len > 0 && hc->head_start_ms &&
+				now_ms - hc->head_start_ms > s->header_timeout_ms) {
+			/* Slowloris: a head trickling in holds a connection
+			 * and its buffer; answer 408 and close. */
+			s->stats->head_timeouts++;
+			hc->in_len = 0;
+			hc->close_after = true;
+			if (tcp_send_space(s->ns, hc->tcp) >= HEAD_RESERVE)
+				answer_error(s, hc, 408, false, NULL);
+			start_close(s, hc);
+		} else if (s->keepalive_timeout_ms && hc->in_len == 0 &&
+				now_ms - hc->idle_since_ms > s->keepalive_timeout_ms) {
+			s->stats->idle_closes++;
+			start_close(s, hc);
+		} else {
+			continue;
+		}
+		tcp_output(s->ns, hc->tcp);
+	}
 }
 
 void

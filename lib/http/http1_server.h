@@ -49,6 +49,9 @@ struct http1_server {
 	struct http1_conn *free_list;
 	uint32_t nconns;
 	bool draining;		/* answer what is asked, then close */
+	uint32_t header_timeout_ms;	/* a request head must arrive within */
+	uint32_t keepalive_timeout_ms;	/* an idle connection is closed after */
+	uint64_t last_sweep_ms;
 	uint64_t date_sec;
 	char date[40];		/* IMF-fixdate of date_sec */
 };
@@ -57,6 +60,13 @@ int http1_server_init(struct http1_server *s, struct net_stack *ns,
 		const struct www *www, struct http_stats *stats,
 		uint32_t max_conns);
 void http1_server_fini(struct http1_server *s);
+/* Slowloris defence and keep-alive bound, HTTP/1.1 only; 0 disables. */
+void http1_server_set_timeouts(struct http1_server *s, uint32_t header_ms,
+		uint32_t keepalive_ms);
+/* Called on every poll: every 100 ms, answers 408 to connections whose
+ * request head is overdue and closes those idle too long. */
+void http1_server_tick(struct http1_server *s, uint64_t now_ms);
+
 /* Graceful drain: idle connections close now, busy ones after their
  * current answer, HTTP/2 sessions get GOAWAY. */
 void http1_server_drain(struct http1_server *s);

@@ -29,6 +29,8 @@ struct http_stats {
 	uint64_t body_errors;	/* request bodies with broken chunked framing */
 	uint64_t h2_conns;	/* connections that spoke HTTP/2 */
 	uint64_t h2_requests;	/* of requests, those over HTTP/2 */
+	uint64_t head_timeouts;	/* 408: the request head came too slowly */
+	uint64_t idle_closes;	/* keep-alive connections closed for idleness */
 } __rte_cache_aligned;
 
 enum http_status_slot http_status_slot(int status);
