@@ -316,6 +316,8 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "head_timeouts_count",
 			SUM(s->http_stats.head_timeouts));
 	rte_tel_data_add_dict_u64(d, "idle_closes_count", SUM(s->http_stats.idle_closes));
+	rte_tel_data_add_dict_u64(d, "http2_reset_floods_count",
+			SUM(s->http_stats.h2_reset_floods));
 	rte_tel_data_start_dict(status);
 	for (r = 0; r < HTTP_ST__COUNT; r++) {
 		char key[16];

@@ -13,6 +13,7 @@
 
 #define H2_FRAME_ROOM (16384 + 64)	/* one DATA frame and its header */
 #define H2_MAX_STREAMS 100
+#define H2_RESET_BUDGET 200	/* stream resets a client may send per second */
 
 struct h2_stream {
 	int32_t id;
@@ -30,6 +31,8 @@ struct h2_conn {
 	nghttp2_session *ng;
 	struct http1_server *srv;
 	struct tcp_conn *tcp;
+	uint64_t resets_since_ms;	/* start of the current one-second window */
+	uint32_t resets;		/* RST_STREAM frames received in it */
 	/* what mem_send produced but the send queue could not take yet */
 	uint32_t pend_len;
 	uint8_t pend[H2_FRAME_ROOM];
@@ -149,12 +152,32 @@ on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 	return 0;
 }
 
+/* Rapid reset (CVE-2023-44487): opening streams and cancelling them at
+ * once costs the server work and the client nothing. Past a budget of
+ * resets per second the session ends with ENHANCE_YOUR_CALM. */
+static void
+count_reset(struct h2_conn *h)
+{
+	uint64_t now = h->srv->ns->now_ms;
+
+	if (now - h->resets_since_ms >= 1000) {
+		h->resets_since_ms = now;
+		h->resets = 0;
+	}
+	if (++h->resets > H2_RESET_BUDGET) {
+		h->srv->stats->h2_reset_floods++;
+		nghttp2_session_terminate_session(h->ng, NGHTTP2_ENHANCE_YOUR_CALM);
+	}
+}
+
 static int
 on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 {
 	struct h2_conn *h = user;
 	struct h2_stream *st;
 
+	if (frame->hd.type == NGHTTP2_RST_STREAM)
+		count_reset(h);
 	if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
 			!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;

@@ -31,6 +31,7 @@ struct http_stats {
 	uint64_t h2_requests;	/* of requests, those over HTTP/2 */
 	uint64_t head_timeouts;	/* 408: the request head came too slowly */
 	uint64_t idle_closes;	/* keep-alive connections closed for idleness */
+	uint64_t h2_reset_floods;	/* sessions ended for too many resets */
 } __rte_cache_aligned;
 
 enum http_status_slot http_status_slot(int status);

@@ -5,7 +5,7 @@ protocol's answer and the appliance keeps serving."""
 import hashlib
 import re
 
-from ewyk_harness import APP_IP
+from ewyk_harness import APP_IP, PYTHON
 
 
 def test_curl_prior_knowledge_headers_and_body(appliance):
@@ -46,21 +46,28 @@ def test_h2load_streams_all_succeed(appliance):
 
 
 def raw(appliance, payload_hex):
-    return appliance.ns_python(f"""
-import socket
+    """Sends bytes (hex, through stdin: they may be large) on a fresh
+    connection; returns what came back, in hex."""
+    r = appliance.ns([PYTHON, "-c", f"""
+import socket, sys
+data = bytes.fromhex(sys.stdin.read().strip())
 s = socket.create_connection(("{APP_IP}", 80), timeout=3)
-s.sendall(bytes.fromhex("{payload_hex}"))
+try:
+    s.sendall(data)
+except OSError:
+    pass                             # closed on us mid-flood: fine
 got = b""
 try:
     while True:
-        c = s.recv(4096)
+        c = s.recv(65536)
         if not c:
             break
         got += c
-except socket.timeout:
+except OSError:
     pass
 print(got.hex())
-""").strip()
+"""], input=payload_hex, timeout=60)
+    return r.stdout.strip()
 
 
 def frames(hexdata):
@@ -109,3 +116,49 @@ def test_upgrade_from_http1(appliance, www, tmp_path):
                       appliance.url("/nope")])
     assert re.search(r"^\s*1\s.*\s200\s", r.stdout, re.M), r.stdout   # stream 1: the upgrade
     assert re.search(r"\s404\s+\d+\s+/nope", r.stdout), r.stdout
+
+
+def hpack_get(path):
+    """A request header block from HPACK's static table: :method GET,
+    :scheme http, :path (literal, not indexed), :authority x."""
+    p = path.encode()
+    return b"\x82\x86" + b"\x04" + bytes([len(p)]) + p + b"\x01\x01x"
+
+
+def frame(ftype, flags, stream, payload):
+    return len(payload).to_bytes(3, "big") + bytes([ftype, flags]) + \
+        stream.to_bytes(4, "big") + payload
+
+
+def test_rapid_reset_flood_ends_with_enhance_your_calm(appliance):
+    before = appliance.telemetry("/ewyk/http")["http2_reset_floods_count"]
+    flood = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(0x4, 0, 0, b"")
+    for i in range(1000):
+        sid = 2 * i + 1
+        flood += frame(0x1, 0x4 | 0x1, sid, hpack_get("/hello.txt"))   # HEADERS
+        flood += frame(0x3, 0, sid, (8).to_bytes(4, "big"))            # RST_STREAM CANCEL
+    got = frames(raw(appliance, flood.hex()))
+    goaway = [p for t, _, p in got if t == 0x7]
+    assert goaway and int.from_bytes(goaway[-1][4:8], "big") == 0xb, got[-3:]
+    after = appliance.telemetry("/ewyk/http")["http2_reset_floods_count"]
+    assert after - before == 1
+    # a well-behaved client is served meanwhile
+    r = appliance.ns(["curl", "-sS", "-m", "5", "--http2-prior-knowledge",
+                      appliance.url("/hello.txt")])
+    assert r.stdout == "hello from ewyk\n"
+
+
+def test_continuation_flood_is_refused(appliance):
+    # HEADERS without END_HEADERS, then CONTINUATION frames without end:
+    # the server must not buffer them forever.
+    flood = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(0x4, 0, 0, b"")
+    flood += frame(0x1, 0x1, 1, hpack_get("/hello.txt"))
+    junk = b"\x40\x05x-pad\x03abc" * 40      # literal headers, new names
+    for _ in range(4000):
+        flood += frame(0x9, 0, 1, junk)
+    got = frames(raw(appliance, flood.hex()))
+    goaway = [p for t, _, p in got if t == 0x7]
+    assert goaway, got[-3:]
+    r = appliance.ns(["curl", "-sS", "-m", "5", "--http2-prior-knowledge",
+                      appliance.url("/hello.txt")])
+    assert r.stdout == "hello from ewyk\n"
