@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """HTTP/2 with prior knowledge (h2c) over ewyk's TCP: curl, nghttp and
-h2load against the static files; a bad preface and a broken frame get the
-protocol's answer and the appliance keeps serving."""
+h2load against the static files; protocol violations (a bad preface, bad
+frames and settings, window overflow, rapid-reset and CONTINUATION floods)
+get the protocol's answer, and the appliance keeps serving."""
 import hashlib
 import re
+
+import pytest
 
 from ewyk_harness import APP_IP, PYTHON
 
@@ -159,6 +162,44 @@ def test_continuation_flood_is_refused(appliance):
     got = frames(raw(appliance, flood.hex()))
     goaway = [p for t, _, p in got if t == 0x7]
     assert goaway, got[-3:]
+    r = appliance.ns(["curl", "-sS", "-m", "5", "--http2-prior-knowledge",
+                      appliance.url("/hello.txt")])
+    assert r.stdout == "hello from ewyk\n"
+
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(0x4, 0, 0, b"")
+
+
+def setting(ident, value):
+    return ident.to_bytes(2, "big") + value.to_bytes(4, "big")
+
+
+# Each violation and the error codes RFC 9113 allows for it (connection
+# error by GOAWAY, or stream error by RST_STREAM where the RFC permits).
+VIOLATIONS = {
+    "data_on_idle_stream": (frame(0x0, 0x1, 1, b"x"), {0x1}),
+    "headers_on_closed_stream": (
+        frame(0x1, 0x5, 1, hpack_get("/hello.txt")) + frame(0x4, 0x1, 0, b"")
+        + frame(0x1, 0x5, 1, hpack_get("/hello.txt")), {0x1, 0x5}),
+    "frame_larger_than_max_frame_size": (
+        frame(0x1, 0x4, 1, b"\x83\x86" + b"\x04\x01/" + b"\x01\x01x")
+        + frame(0x0, 0x1, 1, b"x" * 20000), {0x6}),
+    "settings_enable_push_2": (frame(0x4, 0, 0, setting(0x2, 2)), {0x1}),
+    "settings_initial_window_too_big": (frame(0x4, 0, 0, setting(0x4, 1 << 31)), {0x3}),
+    "settings_max_frame_size_too_small": (frame(0x4, 0, 0, setting(0x5, 100)), {0x1}),
+    "connection_window_overflow": (
+        frame(0x8, 0, 0, (0x7fffffff).to_bytes(4, "big")), {0x3}),
+    "window_update_of_zero": (frame(0x8, 0, 0, (0).to_bytes(4, "big")), {0x1}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VIOLATIONS))
+def test_protocol_violation_gets_its_error(appliance, case):
+    payload, codes = VIOLATIONS[case]
+    got = frames(raw(appliance, (PREFACE + payload).hex()))
+    errors = {int.from_bytes(p[4:8], "big") for t, _, p in got if t == 0x7}
+    errors |= {int.from_bytes(p[0:4], "big") for t, _, p in got if t == 0x3}
+    assert errors & codes, (case, got[-4:])
     r = appliance.ns(["curl", "-sS", "-m", "5", "--http2-prior-knowledge",
                       appliance.url("/hello.txt")])
     assert r.stdout == "hello from ewyk\n"
