@@ -55,7 +55,6 @@ start_segment(struct net_stack *ns, const struct seg_spec *s,
 	uint16_t hlen = (uint16_t)(ETH_HDR_LEN + IPV4_HDR_MIN + tcp_len);
 	struct rte_mbuf *m = net_alloc(ns);
 	uint8_t *p, *ip, *tcp;
-	uint16_t sum;
 
 	if (m == NULL)
 		return NULL;
@@ -78,10 +77,8 @@ start_segment(struct net_stack *ns, const struct seg_spec *s,
 	ip[10] = ip[11] = 0;
 	memcpy(ip + 12, &s->saddr, 4);
 	memcpy(ip + 16, &s->daddr, 4);
-	if (!ns->ifc->tx_cksum_offload) {
-		sum = cksum_buf(ip, IPV4_HDR_MIN);
-		memcpy(ip + 10, &sum, 2);
-	}
+	/* Both checksums are settled in finish_segment(), once the
+	 * payload is attached and offload can be decided. */
 	tcp = ip + IPV4_HDR_MIN;
 	wr16(tcp, s->sport);
 	wr16(tcp + 2, s->dport);
@@ -123,10 +120,6 @@ finish_segment(struct net_stack *ns, struct rte_mbuf *m)
 	memcpy(&daddr, ip + 16, 4);
 	cksum_init(&c);
 	cksum_pseudo_ipv4(&c, saddr, daddr, IPPROTO_TCP_, l4_len);
-	if (ns->ifc->tx_cksum_offload && !offload_ok(m)) {
-		sum = cksum_buf(ip, IPV4_HDR_MIN);
-		memcpy(ip + 10, &sum, 2);
-	}
 	if (ns->ifc->tx_cksum_offload && offload_ok(m)) {
 		/* The device sums the segment; it wants the pseudo header's
 		 * sum, folded but not complemented, in the checksum field. */
@@ -136,6 +129,8 @@ finish_segment(struct net_stack *ns, struct rte_mbuf *m)
 		m->l2_len = ETH_HDR_LEN;
 		m->l3_len = IPV4_HDR_MIN;
 	} else {
+		sum = cksum_buf(ip, IPV4_HDR_MIN);
+		memcpy(ip + 10, &sum, 2);
 		cksum_feed(&c, ip + IPV4_HDR_MIN,
 				rte_pktmbuf_data_len(m) - ETH_HDR_LEN - IPV4_HDR_MIN);
 		for (seg = m->next; seg != NULL; seg = seg->next)
