@@ -177,40 +177,74 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+/* One dict per shard, "shard_N", each filled by fill(). */
 static int
-tel_shards(const char *cmd __rte_unused, const char *params __rte_unused,
-		struct rte_tel_data *d)
+per_shard(struct rte_tel_data *d,
+		void (*fill)(struct rte_tel_data *sd, struct shard *s))
 {
 	uint16_t i;
 
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < view.nb_shards; i++) {
-		struct shard *s = &view.shards[i];
 		struct rte_tel_data *sd = rte_tel_data_alloc();
 		char key[16];
 
 		if (sd == NULL)
 			return -ENOMEM;
 		rte_tel_data_start_dict(sd);
-		rte_tel_data_add_dict_int(sd, "lcore", (int)LOAD(s->lcore));
-		rte_tel_data_add_dict_int(sd, "queue", s->queue);
-		rte_tel_data_add_dict_u64(sd, "rx_pkts", LOAD(s->net_stats.rx_pkts));
-		rte_tel_data_add_dict_u64(sd, "tx_pkts", LOAD(s->net_stats.tx_pkts));
-		rte_tel_data_add_dict_u64(sd, "open_conns",
-				LOAD(s->net_stats.tcp_conns_open));
-		rte_tel_data_add_dict_u64(sd, "total_conns",
-				LOAD(s->net_stats.tcp.passive_opens));
-		rte_tel_data_add_dict_u64(sd, "requests_reqs",
-				LOAD(s->http_stats.requests));
-		rte_tel_data_add_dict_u64(sd, "polls_count", LOAD(s->stats.polls));
-		rte_tel_data_add_dict_u64(sd, "busy_polls_count",
-				LOAD(s->stats.busy_polls));
-		rte_tel_data_add_dict_u64(sd, "idle_sleeps_count",
-				LOAD(s->stats.idle_sleeps));
+		fill(sd, &view.shards[i]);
 		snprintf(key, sizeof(key), "shard_%u", i);
 		rte_tel_data_add_dict_container(d, key, sd, 0);
 	}
 	return 0;
+}
+
+static void
+fill_shard(struct rte_tel_data *sd, struct shard *s)
+{
+	rte_tel_data_add_dict_int(sd, "lcore", (int)LOAD(s->lcore));
+	rte_tel_data_add_dict_int(sd, "queue", s->queue);
+	rte_tel_data_add_dict_u64(sd, "rx_pkts", LOAD(s->net_stats.rx_pkts));
+	rte_tel_data_add_dict_u64(sd, "tx_pkts", LOAD(s->net_stats.tx_pkts));
+	rte_tel_data_add_dict_u64(sd, "open_conns", LOAD(s->net_stats.tcp_conns_open));
+	rte_tel_data_add_dict_u64(sd, "total_conns",
+			LOAD(s->net_stats.tcp.passive_opens));
+	rte_tel_data_add_dict_u64(sd, "requests_reqs", LOAD(s->http_stats.requests));
+	rte_tel_data_add_dict_u64(sd, "polls_count", LOAD(s->stats.polls));
+	rte_tel_data_add_dict_u64(sd, "busy_polls_count", LOAD(s->stats.busy_polls));
+	rte_tel_data_add_dict_u64(sd, "idle_sleeps_count", LOAD(s->stats.idle_sleeps));
+}
+
+static int
+tel_shards(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	return per_shard(d, fill_shard);
+}
+
+static void
+fill_strategy(struct rte_tel_data *sd, struct shard *s)
+{
+	struct ewyk_strategy_stats st;
+
+	ewyk_strategy_stats(s->exec.strategy, &st);
+	rte_tel_data_add_dict_string(sd, "mode", ewyk_mode_name(st.mode));
+	rte_tel_data_add_dict_u64(sd, "pc_tasks", st.pc);
+	rte_tel_data_add_dict_u64(sd, "pic_tasks", st.pic);
+	rte_tel_data_add_dict_u64(sd, "pec_tasks", st.pec);
+	rte_tel_data_add_dict_u64(sd, "epc_tasks", st.epc);
+	rte_tel_data_add_dict_u64(sd, "failed_tasks", st.failed);
+	rte_tel_data_add_dict_u64(sd, "rejected_tasks", st.rejected);
+	rte_tel_data_add_dict_u64(sd, "steals_count", st.stolen);
+	rte_tel_data_add_dict_u64(sd, "completions_count", LOAD(s->exec.completions));
+	rte_tel_data_add_dict_u64(sd, "stale_answers_count", LOAD(s->exec.stale));
+	rte_tel_data_add_dict_u64(sd, "overloaded_reqs", LOAD(s->exec.overloaded));
+	rte_tel_data_add_dict_u64(sd, "delay_reqs", LOAD(s->exec.routed[ROUTE_DELAY]));
+	rte_tel_data_add_dict_u64(sd, "spin_reqs", LOAD(s->exec.routed[ROUTE_SPIN]));
+	rte_tel_data_add_dict_u64(sd, "either_reqs", LOAD(s->exec.routed[ROUTE_EITHER]));
+	rte_tel_data_add_dict_int(sd, "owner_lcore", (int)LOAD(s->lcore));
+	rte_tel_data_add_dict_string(sd, "state", st.state == 0 ? "idle" :
+			st.state == 1 ? "producing" : "reproducing");
 }
 
 /* /ewyk/strategy[,MODE]: with a mode, switch every shard to it first. */
@@ -218,7 +252,6 @@ static int
 tel_strategy(const char *cmd __rte_unused, const char *params,
 		struct rte_tel_data *d)
 {
-	struct ewyk_strategy_stats st;
 	enum ewyk_mode mode;
 	uint16_t i;
 
@@ -228,40 +261,7 @@ tel_strategy(const char *cmd __rte_unused, const char *params,
 		for (i = 0; i < view.nb_shards; i++)
 			ewyk_strategy_set_mode(view.shards[i].exec.strategy, mode);
 	}
-	rte_tel_data_start_dict(d);
-	for (i = 0; i < view.nb_shards; i++) {
-		struct shard *s = &view.shards[i];
-		struct rte_tel_data *sd = rte_tel_data_alloc();
-		char key[16];
-
-		if (sd == NULL)
-			return -ENOMEM;
-		ewyk_strategy_stats(s->exec.strategy, &st);
-		rte_tel_data_start_dict(sd);
-		rte_tel_data_add_dict_string(sd, "mode", ewyk_mode_name(st.mode));
-		rte_tel_data_add_dict_u64(sd, "pc_tasks", st.pc);
-		rte_tel_data_add_dict_u64(sd, "pic_tasks", st.pic);
-		rte_tel_data_add_dict_u64(sd, "pec_tasks", st.pec);
-		rte_tel_data_add_dict_u64(sd, "epc_tasks", st.epc);
-		rte_tel_data_add_dict_u64(sd, "failed_tasks", st.failed);
-		rte_tel_data_add_dict_u64(sd, "rejected_tasks", st.rejected);
-		rte_tel_data_add_dict_u64(sd, "steals_count", st.stolen);
-		rte_tel_data_add_dict_u64(sd, "completions_count",
-				LOAD(s->exec.completions));
-		rte_tel_data_add_dict_u64(sd, "stale_answers_count", LOAD(s->exec.stale));
-		rte_tel_data_add_dict_u64(sd, "overloaded_reqs", LOAD(s->exec.overloaded));
-		rte_tel_data_add_dict_u64(sd, "delay_reqs",
-				LOAD(s->exec.routed[ROUTE_DELAY]));
-		rte_tel_data_add_dict_u64(sd, "spin_reqs", LOAD(s->exec.routed[ROUTE_SPIN]));
-		rte_tel_data_add_dict_u64(sd, "either_reqs",
-				LOAD(s->exec.routed[ROUTE_EITHER]));
-		rte_tel_data_add_dict_int(sd, "owner_lcore", (int)LOAD(s->lcore));
-		rte_tel_data_add_dict_string(sd, "state", st.state == 0 ? "idle" :
-				st.state == 1 ? "producing" : "reproducing");
-		snprintf(key, sizeof(key), "shard_%u", i);
-		rte_tel_data_add_dict_container(d, key, sd, 0);
-	}
-	return 0;
+	return per_shard(d, fill_strategy);
 }
 
 static int
