@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import time
 
-from ewyk_harness import IFACE
+from ewyk_harness import IFACE, Appliance
 
 LOSS_TABLE = "ewyk_loss"
 
@@ -63,6 +63,26 @@ def make_file(directory, name, size):
             f.write(chunk)
             left -= len(chunk)
     return h.hexdigest()
+
+
+def lossy_appliance(www_dir):
+    """A fixture body: an appliance whose client is bridged to it, so that
+    loss can be set, with its idle mbuf count taken once traffic has been
+    seen (ARP, ping)."""
+    a = Appliance(www=www_dir, client_ns=True)
+    try:
+        a.start()
+        a.idle_mbufs = a.wait_idle(a.stats()["mbufs_in_use_mbufs"],
+                                   timeout=15)["mbufs_in_use_mbufs"]
+        yield a
+    finally:
+        a.close()      # the namespaces go, and the nft tables with them
+
+
+def case_id(case):
+    """Test id of a (direction, percent, size name) case."""
+    direction, pct, size = case
+    return f"{size}-noloss" if pct == 0 else f"{size}-{direction}-{pct}pct"
 
 
 def random_files(prefix, sizes, name_fmt):

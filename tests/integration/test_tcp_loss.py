@@ -14,8 +14,9 @@ direction, 1 KB at every rate both ways.
 """
 import pytest
 
-from ewyk_harness import APP_IP, Appliance
-from tcp_loss_util import clear_loss, loss_drops, random_files, set_loss, sha256_file, timed_curl
+from ewyk_harness import APP_IP
+from tcp_loss_util import (case_id, clear_loss, loss_drops, lossy_appliance, random_files,
+                           set_loss, sha256_file, timed_curl)
 
 SIZES = {"1K": 1024, "1M": 1 << 20, "64M": 64 << 20}
 
@@ -36,20 +37,7 @@ def loss_www():
 
 @pytest.fixture(scope="module")
 def loss_appliance(loss_www):
-    a = Appliance(www=loss_www["dir"], client_ns=True)
-    try:
-        a.start()
-        # The idle count, taken once traffic has been seen (ARP, ping).
-        a.idle_mbufs = a.wait_idle(a.stats()["mbufs_in_use_mbufs"],
-                                   timeout=15)["mbufs_in_use_mbufs"]
-        yield a
-    finally:
-        a.close()      # the namespace goes, and its nft tables with it
-
-
-def case_id(c):
-    direction, pct, size = c
-    return f"{size}-noloss" if pct == 0 else f"{size}-{direction}-{pct}pct"
+    yield from lossy_appliance(loss_www["dir"])
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])

@@ -10,8 +10,8 @@ import tempfile
 
 import pytest
 
-from ewyk_harness import Appliance
-from tcp_loss_util import clear_loss, loss_drops, random_files, set_loss, sha256_file, timed_curl
+from tcp_loss_util import (case_id, clear_loss, loss_drops, lossy_appliance, random_files,
+                           set_loss, sha256_file, timed_curl)
 
 SIZES = {"1K": 1024, "1M": 1 << 20, "64M": 64 << 20}
 
@@ -33,20 +33,10 @@ def upload_appliance():
     d = tempfile.mkdtemp(prefix="ewyk-upload-www-")
     with open(f"{d}/index.html", "w") as f:
         f.write("upload tests\n")
-    a = Appliance(www=d, client_ns=True)
     try:
-        a.start()
-        a.idle_mbufs = a.wait_idle(a.stats()["mbufs_in_use_mbufs"],
-                                   timeout=15)["mbufs_in_use_mbufs"]
-        yield a
+        yield from lossy_appliance(d)
     finally:
-        a.close()      # the namespace goes, and its nft tables with it
         shutil.rmtree(d, ignore_errors=True)
-
-
-def case_id(c):
-    direction, pct, size = c
-    return f"{size}-noloss" if pct == 0 else f"{size}-{direction}-{pct}pct"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
