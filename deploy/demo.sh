@@ -6,6 +6,7 @@
 # prints the results and the telemetry, and stops everything cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. deploy/ewyk-ns.sh
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "demo.sh: run as root (namespaces, tap devices, hugepages)" >&2
@@ -13,20 +14,14 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 NS="ewyk-demo-$$"
-PREFIX="$NS"
 WWW=$(mktemp -d /tmp/ewyk-demo-www.XXXXXX)
 LOG=$(mktemp /tmp/ewyk-demo-log.XXXXXX)
-PID=""
+EWYKD_PID=""
 DURATION=${EWYK_DEMO_SECONDS:-5}
 
 cleanup() {
-	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-		kill -TERM "$PID" 2>/dev/null || true
-		for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$PID" 2>/dev/null || true
-	fi
-	ip netns del "$NS" 2>/dev/null || true
-	rm -rf "$WWW" "$LOG" "/var/run/dpdk/$PREFIX"
+	ewyk_ns_stop "$NS" || true
+	rm -rf "$WWW" "$LOG"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -51,21 +46,8 @@ head -c $((1 << 20)) /dev/urandom > "$WWW/1mb.bin"
 ls -l "$WWW"
 
 step "start ewykd in namespace $NS on net_tap (appliance 198.18.0.2, kernel 198.18.0.1)"
-ip netns add "$NS"
-# shellcheck disable=SC2046
-ip netns exec "$NS" ./build/app/ewykd -l 0-1 --no-pci \
-	--vdev net_tap0,iface=ewyk0 --file-prefix "$PREFIX" --log-level '*:warning' \
-	$(./deploy/eal-mem.sh 256) -- --www "$WWW" >"$LOG" 2>&1 &
-PID=$!
-for _ in $(seq 200); do
-	grep -q serving "$LOG" && break
-	kill -0 "$PID" 2>/dev/null || { cat "$LOG"; echo "ewykd failed to start" >&2; exit 1; }
-	sleep 0.1
-done
+ewyk_ns_start "$NS" "$LOG" -l 0-1 -- --www "$WWW"
 grep serving "$LOG"
-ip -n "$NS" addr add 198.18.0.1/24 dev ewyk0
-ip -n "$NS" link set ewyk0 up
-ip -n "$NS" link set lo up
 in_ns ping -c 3 -i 0.2 198.18.0.2
 
 step "curl http://198.18.0.2/"
@@ -79,8 +61,8 @@ if cmp -s "$WWW/.download" "$WWW/1mb.bin"; then echo "byte-exact: yes"; else ech
 step "h2load --h1 for ${DURATION}s, 16 connections"
 in_ns h2load --h1 -D "$DURATION" -c 16 -t 1 http://198.18.0.2/ | grep -vE '^(starting|spawning|progress|Application protocol)'
 
-step "telemetry: /ewyk/stats and /ewyk/info (dpdk-telemetry.py -f $PREFIX)"
-printf '/ewyk/stats\n/ewyk/info\n' | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$PREFIX" |
+step "telemetry: /ewyk/stats and /ewyk/info (dpdk-telemetry.py -f $NS)"
+printf '/ewyk/stats\n/ewyk/info\n' | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$NS" |
 	/usr/bin/python3 -c 'import json, sys
 for line in sys.stdin:
     line = line.strip()
@@ -88,10 +70,8 @@ for line in sys.stdin:
         print(json.dumps(json.loads(line), indent=1))'
 
 step "stop (SIGTERM)"
-kill -TERM "$PID"
 status=0
-wait "$PID" || status=$?
-PID=""
+ewyk_ns_stop "$NS" || status=$?
 tail -n 1 "$LOG"
 echo "ewykd exit status: $status"
 exit "$status"

@@ -3,26 +3,32 @@
 # ewykd against nghttpd, h2o and nginx (Debian's), serving the same small
 # file, side by side in one run: h2load over h2c (prior knowledge) and
 # h2load --h1 with pipelining. ewykd runs on net_tap in one namespace; the
-# others, one at a time, on a veth pair in another, with the same
-# addresses. Servers are pinned to CPU 1 (one worker each), h2load to
+# others, one at a time, in a namespace joined to the client's by a veth
+# pair (deploy/ewyk-ns.sh), with the same addresses. Servers are pinned to CPU 1 (one worker each), h2load to
 # CPU 0. Prints requests/s and mean latency, and each server's rate as a
 # ratio of ewykd's. Figures, not a test.
 #
 # Usage: app/bench/http_vs_servers.sh [REQUESTS]   (as root, after a build)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. deploy/ewyk-ns.sh
 N=${1:-50000}
 NS_A="ewyk-hbench-a-$$"
 NS_B="ewyk-hbench-b-$$"
 WWW=$(mktemp -d /tmp/ewyk-hbench-www.XXXXXX)
 LOG=$(mktemp /tmp/ewyk-hbench-log.XXXXXX)
 PID=""
+EWYKD_PID=""
 
 cleanup() {
-	[ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-	ip netns del "$NS_A" 2>/dev/null || true
-	ip netns del "$NS_B" 2>/dev/null || true
-	rm -rf "$WWW" "$LOG" "/var/run/dpdk/$NS_A"
+	ewyk_ns_stop "$NS_A" || true
+	stop_server
+	veth_ns_del "$NS_B"
+	rm -rf "$WWW" "$LOG"
+}
+stop_server() {
+	[ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null && wait "$PID" 2>/dev/null || true
+	PID=""
 }
 trap cleanup EXIT
 for tool in nghttpd h2o nginx h2load; do
@@ -42,37 +48,20 @@ load() {	# load NS h2|h1 -> "req/s mean_latency"
 			END {print (ok ? r : 0), m}'
 }
 
-stop_server() {
-	[ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null && wait "$PID" 2>/dev/null || true
-	PID=""
-}
-
 declare -A RATE LAT
 
-# ewykd on net_tap
-ip netns add "$NS_A"
-# shellcheck disable=SC2046
-ip netns exec "$NS_A" taskset -c 1 ./build/app/ewykd -l 1 --no-pci \
-	--vdev net_tap0,iface=ewyk0 --file-prefix "$NS_A" --log-level '*:warning' \
-	$(./deploy/eal-mem.sh 512) -- --www "$WWW" --idle poll >"$LOG" 2>&1 &
-PID=$!
-for _ in $(seq 200); do grep -q serving "$LOG" && break; sleep 0.1; done
-ip -n "$NS_A" addr add 198.18.0.1/24 dev ewyk0
-ip -n "$NS_A" link set ewyk0 up
+EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll
 for p in h2 h1; do read -r "RATE[ewykd_$p]" "LAT[ewykd_$p]" < <(load "$NS_A" "$p"); done
-stop_server
+ewyk_ns_stop "$NS_A"
 
-# the others on veth
-ip netns add "$NS_B"
-ip -n "$NS_B" link add veth0 type veth peer name veth1
-for dev in lo veth0 veth1; do ip -n "$NS_B" link set "$dev" up; done
-ip -n "$NS_B" addr add 198.18.0.1/32 dev veth0
-ip -n "$NS_B" addr add 198.18.0.2/32 dev veth1
+# the others: server in NS_B, client in NS_Bc
+veth_ns "$NS_B"
+CLIENT="${NS_B}c"
 
 ip netns exec "$NS_B" taskset -c 1 nghttpd --no-tls -n 1 -d "$WWW" 80 >/dev/null 2>&1 &
 PID=$!
 sleep 0.5
-read -r "RATE[nghttpd_h2]" "LAT[nghttpd_h2]" < <(load "$NS_B" h2)
+read -r "RATE[nghttpd_h2]" "LAT[nghttpd_h2]" < <(load "$CLIENT" h2)
 RATE[nghttpd_h1]="n/a"; LAT[nghttpd_h1]="n/a"	# HTTP/2 only
 stop_server
 
@@ -91,7 +80,7 @@ CONF
 ip netns exec "$NS_B" taskset -c 1 h2o -c "$WWW/.h2o.conf" >/dev/null 2>&1 &
 PID=$!
 sleep 0.8
-for p in h2 h1; do read -r "RATE[h2o_$p]" "LAT[h2o_$p]" < <(load "$NS_B" "$p"); done
+for p in h2 h1; do read -r "RATE[h2o_$p]" "LAT[h2o_$p]" < <(load "$CLIENT" "$p"); done
 stop_server
 
 cat > "$WWW/.nginx.conf" <<CONF
@@ -111,9 +100,9 @@ CONF
 ip netns exec "$NS_B" nginx -c "$WWW/.nginx.conf" &
 PID=$!
 sleep 0.5
-read -r "RATE[nginx_h2]" "LAT[nginx_h2]" < <(load "$NS_B" h2)
+read -r "RATE[nginx_h2]" "LAT[nginx_h2]" < <(load "$CLIENT" h2)
 # nginx cannot speak HTTP/1.1 and h2c on one port: its HTTP/1.1 is on 81
-RATE[nginx_h1]=$(ip netns exec "$NS_B" taskset -c 0 h2load --h1 -n "$N" -c 8 -m 10 \
+RATE[nginx_h1]=$(ip netns exec "$CLIENT" taskset -c 0 h2load --h1 -n "$N" -c 8 -m 10 \
 	http://198.18.0.2:81/small.txt | awk -v n="$N" '/^finished in/ {r = $4}
 	/^status codes:/ {ok = ($3 == n)} /^time for request:/ {m = $4}
 	END {print (ok ? r : 0) " " m}')

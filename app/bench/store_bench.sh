@@ -8,36 +8,26 @@
 # Usage: app/bench/store_bench.sh [REQUESTS] [KEYS]   (as root, after a build)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. deploy/ewyk-ns.sh
 N=${1:-20000}
 KEYS=${2:-8}
 NS="ewyk-sbench-$$"
 BODY=$(mktemp /tmp/ewyk-sbench-body.XXXXXX)
 STATE=$(mktemp -d /tmp/ewyk-sbench-state.XXXXXX)
 LOG=$(mktemp /tmp/ewyk-sbench-log.XXXXXX)
-PID=""
+EWYKD_PID=""
 
 cleanup() {
-	[ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-	ip netns del "$NS" 2>/dev/null || true
-	rm -rf "$BODY" "$STATE" "$LOG" "/var/run/dpdk/$NS"
+	ewyk_ns_stop "$NS" || true
+	rm -rf "$BODY" "$STATE" "$LOG"
 }
 trap cleanup EXIT
 head -c 256 /dev/urandom | base64 -w0 | head -c 256 > "$BODY"
 
 run() {		# run on|off; sets RESULT="req/s fsyncs records"
 	rm -rf "${STATE:?}"/*
-	: >"$LOG"
-	ip netns add "$NS"
-	# shellcheck disable=SC2046
-	ip netns exec "$NS" ./build/app/ewykd --lcores 0@0,1@1,2@1 --no-pci \
-		--vdev net_tap0,iface=ewyk0 --file-prefix "$NS" --log-level '*:warning' \
-		$(./deploy/eal-mem.sh 512) -- --shards 1 --state-dir "$STATE" \
-		--store-conflate "$1" >"$LOG" 2>&1 &
-	PID=$!
-	for _ in $(seq 200); do grep -q serving "$LOG" && break; sleep 0.1; done
-	grep -q serving "$LOG" || { cat "$LOG" >&2; exit 1; }
-	ip -n "$NS" addr add 198.18.0.1/24 dev ewyk0
-	ip -n "$NS" link set ewyk0 up
+	ewyk_ns_start "$NS" "$LOG" --lcores 0@0,1@1,2@1 -- --shards 1 \
+		--state-dir "$STATE" --store-conflate "$1"
 	local urls=() k
 	for k in $(seq "$KEYS"); do urls+=("http://198.18.0.2/v1/state/hot$k?durable=1"); done
 	local rate
@@ -49,14 +39,11 @@ run() {		# run on|off; sets RESULT="req/s fsyncs records"
 		/usr/bin/python3 -c 'import json,sys
 d = json.loads(sys.stdin.read())["/ewyk/conflate"]
 print(d["fsyncs_count"], d["applied_count"])')
-	kill -TERM "$PID"
-	wait "$PID" || true
-	PID=""
-	ip netns del "$NS"
+	ewyk_ns_stop "$NS" || true
 	RESULT="$rate $st"
 }
 
-# Not in a subshell: the EXIT trap must see PID to stop ewykd on failure.
+# Not in a subshell: the EXIT trap must see EWYKD_PID to stop ewykd on failure.
 run on
 read -r on_rate on_fsyncs on_records <<<"$RESULT"
 run off
