@@ -15,13 +15,19 @@
 
 /*
  * Journal record, little-endian as written by this host:
- *   magic u32 | klen u16 | pad u16 | vlen u32 | version u64 | crc u32 |
+ *   magic u32 | klen u16 | flags u16 | vlen u32 | version u64 | crc u32 |
  *   key | value
- * crc covers klen..version, the key and the value. Recovery stops at the
- * first record that is short, has a bad magic, bad lengths or a bad crc.
+ * crc covers klen..version (flags included), the key and the value.
+ * flags was a zero pad; REC_TOMBSTONE in it makes the record a DELETE of
+ * the key at that version, with vlen 0 and no value. A flag bit rather than
+ * a vlen sentinel: an older reader takes a tombstone for an empty value
+ * instead of cutting the journal off there. Recovery applies records by
+ * version, tombstones too, and stops at the first record that is short,
+ * has a bad magic, bad lengths, unknown flags or a bad crc.
  */
 #define REC_MAGIC 0x314b5745u	/* "EWK1" */
 #define REC_HDR 24
+#define REC_TOMBSTONE 0x0001u
 #define BATCH_BYTES (1u << 20)
 
 struct entry {
@@ -31,6 +37,7 @@ struct entry {
 	uint64_t persisted;	/* newest version of it on disk */
 	uint32_t vlen;
 	uint8_t klen;
+	uint8_t dead;		/* version is a tombstone's: no value */
 	char key[STORE_KEY_MAX];
 	uint8_t val[STORE_VAL_MAX];
 };
@@ -44,7 +51,7 @@ struct store {
 	char path[4096];
 	char dir[4000];
 	uint64_t journal_max;
-	bool no_conflate;	/* every PUT writes its record (under lock) */
+	bool no_conflate;	/* each PUT, DELETE writes its record (locked) */
 	uint8_t *batch;
 	size_t batch_len;
 	struct entry **batch_e;	/* entries written in this batch */
@@ -94,7 +101,11 @@ key_hash(const char *k, size_t n)
 	return h;
 }
 
-/* Finds the key's entry; with create, claims an empty one for it. */
+/*
+ * Finds the key's entry; with create, claims an empty one for it. A key
+ * keeps its slot for good, deleted or not: a later PUT reuses it, probe
+ * chains never break, and there is no reclamation of slots.
+ */
 static struct entry *
 lookup(struct store *s, const char *key, size_t klen, bool create)
 {
@@ -114,7 +125,6 @@ lookup(struct store *s, const char *key, size_t klen, bool create)
 				e->klen = (uint8_t)klen;
 				memcpy(e->key, key, klen);
 				__atomic_store_n(&e->state, 2, __ATOMIC_RELEASE);
-				__atomic_fetch_add(&s->st.keys, 1, __ATOMIC_RELAXED);
 				return e;
 			}
 			st = zero;	/* someone else claimed it meanwhile */
@@ -127,17 +137,20 @@ lookup(struct store *s, const char *key, size_t klen, bool create)
 	return NULL;
 }
 
-/* Copies the value under the seqlock; false if absent. */
+/* Copies the value under the seqlock; false if absent. version is set
+ * either way: a tombstone's, or 0 for a key never written. */
 static bool
 read_entry(struct entry *e, void *buf, size_t cap, uint32_t *len,
 		uint64_t *version)
 {
 	uint32_t s1, s2;
+	uint8_t dead;
 
 	do {
 		while ((s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE)) & 1)
 			;
 		*version = __atomic_load_n(&e->version, __ATOMIC_RELAXED);
+		dead = __atomic_load_n(&e->dead, __ATOMIC_RELAXED);
 		*len = __atomic_load_n(&e->vlen, __ATOMIC_RELAXED);
 		if (*len > STORE_VAL_MAX)
 			*len = STORE_VAL_MAX;
@@ -145,11 +158,11 @@ read_entry(struct entry *e, void *buf, size_t cap, uint32_t *len,
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
 	} while (s1 != s2);
-	return *version != 0;
+	return *version != 0 && !dead;
 }
 
-static void
-write_entry(struct entry *e, const void *val, size_t vlen, uint64_t version)
+static uint32_t
+lock_entry(struct entry *e)
 {
 	uint32_t s;
 
@@ -160,18 +173,85 @@ write_entry(struct entry *e, const void *val, size_t vlen, uint64_t version)
 			break;
 	}
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	/* A newer version already written stays (two shards, one key). */
-	if (version > e->version) {
-		memcpy(e->val, val, vlen);
-		__atomic_store_n(&e->vlen, (uint32_t)vlen, __ATOMIC_RELAXED);
-		__atomic_store_n(&e->version, version, __ATOMIC_RELAXED);
-	}
+	return s;
+}
+
+static void
+unlock_entry(struct entry *e, uint32_t s)
+{
 	__atomic_store_n(&e->seq, s + 2, __ATOMIC_RELEASE);
 }
 
+static bool
+entry_live(const struct entry *e)
+{
+	return e->version != 0 && !e->dead;
+}
+
+/* With the entry locked: a value, or a tombstone if dead. keys changes
+ * here only, under the key's own lock, so it counts each transition once. */
+static void
+set_entry(struct store *s, struct entry *e, const void *val, size_t vlen,
+		uint64_t version, bool dead)
+{
+	bool was_live = entry_live(e);
+
+	/* A newer version already written stays (two shards, one key). */
+	if (version <= e->version)
+		return;
+	if (vlen > 0)
+		memcpy(e->val, val, vlen);
+	__atomic_store_n(&e->vlen, (uint32_t)vlen, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->dead, dead, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->version, version, __ATOMIC_RELAXED);
+	if (was_live && dead)
+		__atomic_fetch_sub(&s->st.keys, 1, __ATOMIC_RELAXED);
+	else if (!was_live && !dead)
+		__atomic_fetch_add(&s->st.keys, 1, __ATOMIC_RELAXED);
+}
+
+static void
+write_entry(struct store *s, struct entry *e, const void *val, size_t vlen,
+		uint64_t version, bool dead)
+{
+	uint32_t seq = lock_entry(e);
+
+	set_entry(s, e, val, vlen, version, dead);
+	unlock_entry(e, seq);
+}
+
 static size_t encode(uint8_t *p, const struct entry *e, uint32_t vlen,
-		uint64_t version, const uint8_t *val);
+		uint64_t version, const uint8_t *val, bool dead);
 static int write_all(int fd, const uint8_t *p, size_t n);
+
+/* Hands a new version of the entry to the journal, if there is one. */
+static void
+journal_entry(struct store *s, struct entry *e, const void *val,
+		uint32_t vlen, uint64_t v, bool dead)
+{
+	if (s->no_conflate) {
+		static __thread uint8_t rec[REC_HDR + STORE_KEY_MAX + STORE_VAL_MAX];
+		size_t n;
+
+		/* The baseline: each PUT or DELETE appends its own record; a
+		 * durable one then syncs whatever was written before it. */
+		pthread_mutex_lock(&s->lock);
+		n = encode(rec, e, vlen, v, val, dead);
+		if (write_all(s->fd, rec, n) != 0)
+			fprintf(stderr, "ewyk: store: journal write: %s\n",
+					strerror(errno));
+		s->st.journal_bytes += n;
+		s->st.applied++;
+		s->st.batches++;
+		pthread_mutex_unlock(&s->lock);
+	} else if (s->cf != NULL) {
+		/* The value offered is the entry itself: the sink reads the
+		 * newest bytes (or tombstone) when it gets there, so nothing
+		 * is copied or allocated, and what it supersedes is the same
+		 * pointer. */
+		conflate_offer(s->cf, e->key, e->klen, e);
+	}
+}
 
 long
 store_get(struct store *s, const char *key, size_t klen, void *buf, size_t cap,
@@ -202,29 +282,38 @@ store_put(struct store *s, const char *key, size_t klen, const void *val,
 	if (e == NULL)
 		return 0;
 	v = __atomic_add_fetch(&s->version, 1, __ATOMIC_RELAXED);
-	write_entry(e, val, vlen, v);
+	write_entry(s, e, val, vlen, v, false);
 	__atomic_fetch_add(&s->st.puts, 1, __ATOMIC_RELAXED);
-	if (s->no_conflate) {
-		static __thread uint8_t rec[REC_HDR + STORE_KEY_MAX + STORE_VAL_MAX];
-		size_t n;
+	journal_entry(s, e, val, (uint32_t)vlen, v, false);
+	return v;
+}
 
-		/* The baseline: each PUT appends its own record; a durable
-		 * one then syncs whatever was written before it. */
-		pthread_mutex_lock(&s->lock);
-		n = encode(rec, e, (uint32_t)vlen, v, val);
-		if (write_all(s->fd, rec, n) != 0)
-			fprintf(stderr, "ewyk: store: journal write: %s\n",
-					strerror(errno));
-		s->st.journal_bytes += n;
-		s->st.applied++;
-		s->st.batches++;
-		pthread_mutex_unlock(&s->lock);
-	} else if (s->cf != NULL) {
-		/* The value offered is the entry itself: the sink reads the
-		 * newest bytes when it gets there, so nothing is copied or
-		 * allocated, and what it supersedes is the same pointer. */
-		conflate_offer(s->cf, key, klen, e);
+uint64_t
+store_delete(struct store *s, const char *key, size_t klen)
+{
+	struct entry *e;
+	uint32_t seq;
+	uint64_t v = 0;
+
+	if (klen == 0 || klen > STORE_KEY_MAX)
+		return 0;
+	e = lookup(s, key, klen, false);
+	if (e == NULL)
+		return 0;
+	/* Test and tombstone under the key's lock, so of two DELETEs only
+	 * one finds a value; the version is taken there too, so it is newer
+	 * than the one it removes. A PUT that took an older version before
+	 * it and writes after it loses, as between two PUTs. */
+	seq = lock_entry(e);
+	if (entry_live(e)) {
+		v = __atomic_add_fetch(&s->version, 1, __ATOMIC_RELAXED);
+		set_entry(s, e, NULL, 0, v, true);
 	}
+	unlock_entry(e, seq);
+	if (v == 0)
+		return 0;
+	__atomic_fetch_add(&s->st.deletes, 1, __ATOMIC_RELAXED);
+	journal_entry(s, e, NULL, 0, v, true);
 	return v;
 }
 
@@ -232,18 +321,21 @@ store_put(struct store *s, const char *key, size_t klen, const void *val,
 
 static size_t
 encode(uint8_t *p, const struct entry *e, uint32_t vlen, uint64_t version,
-		const uint8_t *val)
+		const uint8_t *val, bool dead)
 {
 	uint32_t magic = REC_MAGIC, crc;
-	uint16_t klen = e->klen, pad = 0;
+	uint16_t klen = e->klen, flags = dead ? REC_TOMBSTONE : 0;
 
+	if (dead)
+		vlen = 0;
 	memcpy(p, &magic, 4);
 	memcpy(p + 4, &klen, 2);
-	memcpy(p + 6, &pad, 2);
+	memcpy(p + 6, &flags, 2);
 	memcpy(p + 8, &vlen, 4);
 	memcpy(p + 12, &version, 8);
 	memcpy(p + REC_HDR, e->key, klen);
-	memcpy(p + REC_HDR + klen, val, vlen);
+	if (vlen > 0)
+		memcpy(p + REC_HDR + klen, val, vlen);
 	crc = store_crc32(0, p + 4, 16);
 	crc = store_crc32(crc, p + REC_HDR, klen + vlen);
 	memcpy(p + 20, &crc, 4);
@@ -304,29 +396,38 @@ flush_batch(struct store *s, bool sync)
 	}
 }
 
-/* Conflation's consumer: one key's newest value into the batch. */
+/* One key's newest value, or its tombstone unless live_only, into the
+ * batch. */
 static void
-persist_one(void *arg, const void *key, size_t klen, void *value)
+persist_entry(struct store *s, struct entry *e, bool live_only)
 {
-	struct store *s = arg;
-	struct entry *e = value;
 	static __thread uint8_t val[STORE_VAL_MAX];
 	uint64_t version;
 	uint32_t vlen;
+	bool live;
 
-	(void)key;
-	(void)klen;
-	if (!read_entry(e, val, sizeof(val), &vlen, &version))
+	live = read_entry(e, val, sizeof(val), &vlen, &version);
+	if (version == 0 || (!live && live_only))
 		return;
 	if (s->batch_len + REC_HDR + STORE_KEY_MAX + STORE_VAL_MAX > BATCH_BYTES)
 		flush_batch(s, false);
-	s->batch_len += encode(s->batch + s->batch_len, e, vlen, version, val);
+	s->batch_len += encode(s->batch + s->batch_len, e, vlen, version, val,
+			!live);
 	s->batch_e[s->batch_n] = e;
 	s->batch_v[s->batch_n] = version;
 	s->batch_n++;
 	if (s->batch_n > s->mask)	/* every key once: sync now */
 		flush_batch(s, true);
 	s->st.applied++;
+}
+
+/* Conflation's consumer. */
+static void
+persist_one(void *arg, const void *key, size_t klen, void *value)
+{
+	(void)key;
+	(void)klen;
+	persist_entry(arg, value, false);
 }
 
 static int
@@ -337,7 +438,10 @@ open_journal(struct store *s, int extra_flags)
 	return s->fd < 0 ? -1 : 0;
 }
 
-/* Rewrites the journal with one record per key, newest values. */
+/* Rewrites the journal with one record per key that holds a value, newest
+ * values. A deleted key gets none: with no record left behind it, there is
+ * nothing for its tombstone to hide. A tombstone still pending in
+ * conflation is appended after, harmlessly. */
 static void
 compact(struct store *s)
 {
@@ -355,7 +459,7 @@ compact(struct store *s)
 	}
 	for (i = 0; i <= s->mask; i++)
 		if (__atomic_load_n(&s->e[i].state, __ATOMIC_ACQUIRE) == 2)
-			persist_one(s, NULL, 0, &s->e[i]);
+			persist_entry(s, &s->e[i], true);
 	bytes = s->st.journal_bytes;
 	flush_batch(s, true);
 	if (fsync(s->fd) != 0 || rename(tmp, s->path) != 0) {
@@ -430,22 +534,30 @@ recover(struct store *s, char *err, size_t errlen)
 	close(fd);
 	while (off + REC_HDR <= size) {
 		uint32_t magic, vlen, crc;
-		uint16_t klen;
+		uint16_t klen, flags;
 		uint64_t version;
 		struct entry *e;
+		bool dead;
 
 		memcpy(&magic, buf + off, 4);
 		memcpy(&klen, buf + off + 4, 2);
+		memcpy(&flags, buf + off + 6, 2);
 		memcpy(&vlen, buf + off + 8, 4);
 		memcpy(&version, buf + off + 12, 8);
 		memcpy(&crc, buf + off + 20, 4);
+		dead = (flags & REC_TOMBSTONE) != 0;
 		if (magic != REC_MAGIC || klen == 0 || klen > STORE_KEY_MAX ||
 				vlen > STORE_VAL_MAX ||
+				(flags & ~REC_TOMBSTONE) != 0 ||
+				(dead && vlen != 0) ||
 				off + REC_HDR + klen + vlen > size)
 			break;
 		if (store_crc32(store_crc32(0, buf + off + 4, 16),
 				buf + off + REC_HDR, klen + vlen) != crc)
 			break;
+		/* A tombstone claims its key too: a record of an older
+		 * version may come after it (two writers, one key, without
+		 * conflation) and must not bring the value back. */
 		e = lookup(s, (const char *)buf + off + REC_HDR, klen, true);
 		if (e == NULL) {
 			snprintf(err, errlen, "%s: more keys than the store holds",
@@ -453,7 +565,8 @@ recover(struct store *s, char *err, size_t errlen)
 			free(buf);
 			return -1;
 		}
-		write_entry(e, buf + off + REC_HDR + klen, vlen, version);
+		write_entry(s, e, buf + off + REC_HDR + klen, vlen, version,
+				dead);
 		if (version > e->persisted)
 			e->persisted = version;
 		if (version > s->version)

@@ -5,7 +5,8 @@
  * conflating write-behind persists only the latest value of each key to an
  * append-only journal of checksummed records, from one sink thread with
  * one fdatasync per batch. A durable PUT waits until a version at least as
- * new as its own is on disk: group commit through conflation.
+ * new as its own is on disk: group commit through conflation. A DELETE is
+ * a versioned tombstone that travels the same way.
  */
 #ifndef EWYK_STORE_H
 #define EWYK_STORE_H
@@ -28,6 +29,7 @@ struct store_conf {
 
 struct store_stats {
 	uint64_t puts;
+	uint64_t deletes;		/* that removed a value */
 	uint64_t gets;
 	uint64_t offers;		/* to the write-behind */
 	uint64_t superseded;		/* offers conflated away */
@@ -40,7 +42,7 @@ struct store_stats {
 	uint64_t persisted;		/* newest version known on disk */
 	uint64_t recovered;		/* records read back at start */
 	int64_t torn_offset;		/* where recovery stopped, -1 if clean */
-	uint32_t keys;
+	uint32_t keys;			/* that hold a value now */
 };
 
 /* Opens (recovering the journal) and starts the sink thread. NULL with a
@@ -57,8 +59,10 @@ long store_get(struct store *s, const char *key, size_t klen, void *buf,
  * table is full. */
 uint64_t store_put(struct store *s, const char *key, size_t klen,
 		const void *val, size_t vlen);
-/* Blocks until the key's persisted version reaches version: 0, or
- * -ETIMEDOUT, or -ENOTSUP without a journal. */
+/* Removes the key; returns the new version (a tombstone's), or 0 if absent. */
+uint64_t store_delete(struct store *s, const char *key, size_t klen);
+/* Blocks until the key's persisted version (a PUT's or a DELETE's)
+ * reaches version: 0, or -ETIMEDOUT, or -ENOTSUP without a journal. */
 int store_wait_durable(struct store *s, const char *key, size_t klen,
 		uint64_t version, uint32_t timeout_ms);
 void store_stats(struct store *s, struct store_stats *st);
