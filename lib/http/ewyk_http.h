@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ewyk's handler API: the one header a plugin or a built-in route needs.
+ *
+ * A route maps methods and a path (exact, or a prefix) to a handler with an
+ * invocation type and a context. ewyk calls the handler with a request that
+ * carries everything it needs (method, path, query, headers, body): the
+ * handler never sees a connection or a shard, so it may run on the lcore
+ * that parsed the request, on a reserved lcore, or on a blocking-pool
+ * thread, as the execution strategy decides. Before it returns, the
+ * handler answers through one of the ewyk_respond_*() calls; ewyk writes
+ * the answer afterwards, over HTTP/1.1 or HTTP/2, on the connection's own
+ * lcore. Answers of pipelined HTTP/1.1 requests go out in request order.
+ *
+ * Invocation types (Jetty's InvocationType):
+ *   NON_BLOCKING  never blocks: always run inline by the lcore that parsed;
+ *   BLOCKING      may block: never run on an lcore flagged non-blocking;
+ *   EITHER        may block, but can tell: when ewyk_request_may_block()
+ *                 is false it must not block.
+ * A handler that finds it must block where ewyk_request_may_block() is
+ * false (an EITHER handler run inline, or a NON_BLOCKING one whose request
+ * turns out to need a wait) returns EWYK_DEFER without answering: it is
+ * run again on the blocking pool, where it may block.
+ *
+ * A plugin is a shared object with
+ *   int ewyk_plugin_init(struct ewyk_router *router, unsigned int api,
+ *                        const char *arg);
+ * called once at start-up, before any request, to add its routes. api is
+ * EWYK_HTTP_API of the appliance; return 0, or a negative errno to refuse
+ * to start.
+ */
+#ifndef EWYK_HTTP_H
+#define EWYK_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define EWYK_HTTP_API 1
+
+struct ewyk_router;
+struct ewyk_request;
+
+struct ewyk_str {
+	const char *p;	/* not NUL-terminated */
+	size_t len;
+};
+
+enum ewyk_handler_type {
+	EWYK_HANDLER_NON_BLOCKING,
+	EWYK_HANDLER_BLOCKING,
+	EWYK_HANDLER_EITHER,
+};
+
+enum ewyk_match {
+	EWYK_MATCH_EXACT,	/* the path is exactly the route's */
+	EWYK_MATCH_PREFIX,	/* the path starts with the route's */
+};
+
+/* Methods a route takes, as a mask. */
+#define EWYK_METHOD_GET		(1u << 0)
+#define EWYK_METHOD_HEAD	(1u << 1)
+#define EWYK_METHOD_POST	(1u << 2)
+#define EWYK_METHOD_PUT		(1u << 3)
+#define EWYK_METHOD_DELETE	(1u << 4)
+#define EWYK_METHOD_OPTIONS	(1u << 5)
+#define EWYK_METHOD_PATCH	(1u << 6)
+#define EWYK_METHOD_ANY		0x7fu
+
+enum ewyk_result {
+	EWYK_ANSWERED,	/* the handler called ewyk_respond_*() */
+	EWYK_DEFER,	/* run me again where I may block */
+};
+
+typedef enum ewyk_result (*ewyk_handler_fn)(struct ewyk_request *req,
+		void *ctx);
+
+struct ewyk_route {
+	const char *path;	/* starts with '/'; copied */
+	enum ewyk_match match;
+	uint32_t methods;	/* EWYK_METHOD_*; others get 405 with Allow.
+				 * GET brings HEAD: the answer without body */
+	enum ewyk_handler_type type;
+	ewyk_handler_fn handler;
+	void *ctx;		/* passed to every call */
+};
+
+/*
+ * Adds a route. The longest matching route wins; an exact route beats a
+ * prefix of the same length. Returns 0, -EINVAL (bad path or type, no
+ * handler), -EEXIST (same path and match), or -ENOSPC (table full).
+ */
+int ewyk_route_add(struct ewyk_router *router, const struct ewyk_route *route);
+
+typedef int (*ewyk_plugin_init_fn)(struct ewyk_router *router,
+		unsigned int api, const char *arg);
+#define EWYK_PLUGIN_INIT "ewyk_plugin_init"
+
+/* --- The request: valid from the handler's call until it returns. --- */
+
+/* "GET", "POST", ... (NUL-terminated). */
+const char *ewyk_request_method(const struct ewyk_request *req);
+/* The path, without the query. */
+struct ewyk_str ewyk_request_path(const struct ewyk_request *req);
+/* What follows the route's path: for a prefix route "/kv/" and the path
+ * "/kv/a", "a". Empty for an exact route. */
+struct ewyk_str ewyk_request_rest(const struct ewyk_request *req);
+/* After '?', without it; empty when there is none. */
+struct ewyk_str ewyk_request_query(const struct ewyk_request *req);
+/* The value of parameter name in the query ("a=1&b=2"), not decoded;
+ * false when absent. */
+bool ewyk_request_param(const struct ewyk_request *req, const char *name,
+		struct ewyk_str *value);
+/* First header of that name (case-insensitive); false when absent. */
+bool ewyk_request_header(const struct ewyk_request *req, const char *name,
+		struct ewyk_str *value);
+size_t ewyk_request_header_count(const struct ewyk_request *req);
+/* The i-th header as received (HTTP/2 names are lower case). */
+bool ewyk_request_header_at(const struct ewyk_request *req, size_t i,
+		struct ewyk_str *name, struct ewyk_str *value);
+/* The whole request body (ewyk gathers it first, up to
+ * EWYK_REQUEST_BODY_MAX; larger bodies are answered 413 for you). */
+struct ewyk_str ewyk_request_body(const struct ewyk_request *req);
+#define EWYK_REQUEST_BODY_MAX 4096
+/* 1 for HTTP/1.1, 2 for HTTP/2. */
+int ewyk_request_http_version(const struct ewyk_request *req);
+/* False while the handler runs under the non-blocking flag (an EITHER
+ * handler run inline in produce-consume mode). */
+bool ewyk_request_may_block(const struct ewyk_request *req);
+
+/* --- The answer: one ewyk_respond_*() call per request. --- */
+
+/* Adds a response header; call before ewyk_respond_*(). Names are tokens,
+ * values have no CR, LF or NUL; ewyk frames the body itself, so
+ * Content-Length, Transfer-Encoding, Connection and the like are refused.
+ * Returns 0, -EINVAL, or -ENOSPC (EWYK_RESPONSE_HEADERS_MAX bytes). */
+int ewyk_respond_header(struct ewyk_request *req, const char *name,
+		const char *value);
+#define EWYK_RESPONSE_HEADERS_MAX 1024
+
+/* A body copied now (len may be 0). ctype may be NULL. */
+int ewyk_respond_copy(struct ewyk_request *req, int status, const char *ctype,
+		const void *body, size_t len);
+/* A body borrowed until ewyk has queued all of it, or the client went
+ * away; then done(arg) is called on the connection's lcore. done may be
+ * NULL for memory that lives forever. */
+int ewyk_respond_borrow(struct ewyk_request *req, int status, const char *ctype,
+		const void *body, size_t len, void (*done)(void *arg), void *arg);
+
+/* A body produced piece by piece on the connection's lcore as the
+ * connection has room: read() fills at most cap bytes and returns how
+ * many (more than 0), or 0 at the end, or -1 on an error (the connection
+ * or stream is reset). It must not block. done(arg) is called once, after
+ * the end, an error, or the client leaving. length is the total when
+ * known (Content-Length), or -1 (chunked in HTTP/1.1). */
+struct ewyk_source {
+	ssize_t (*read)(void *arg, void *buf, size_t cap);
+	void (*done)(void *arg);
+	void *arg;
+	int64_t length;
+};
+int ewyk_respond_stream(struct ewyk_request *req, int status, const char *ctype,
+		const struct ewyk_source *src);
+
+#endif /* EWYK_HTTP_H */

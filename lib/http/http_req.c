@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_req.h"
+#include "http_route.h"
+
+static uint64_t heap_copies;
+
+uint64_t
+http_answer_heap_copies(void)
+{
+	return __atomic_load_n(&heap_copies, __ATOMIC_RELAXED);
+}
+
+static bool
+copy_str(struct ewyk_request *q, struct http_str *dst, struct http_str src)
+{
+	if (src.len > sizeof(q->buf) - q->used)
+		return false;
+	memcpy(q->buf + q->used, src.p, src.len);
+	dst->p = q->buf + q->used;
+	dst->len = src.len;
+	q->used += src.len;
+	return true;
+}
+
+int
+http_req_fill(struct ewyk_request *q, const struct http1_request *r,
+		const struct http_route *rt, int http_version)
+{
+	uint32_t i, ml = r->method_str.len;
+
+	q->used = 0;
+	q->method = r->method;
+	if (ml >= sizeof(q->method_name))
+		ml = sizeof(q->method_name) - 1;
+	memcpy(q->method_name, r->method_str.p, ml);
+	q->method_name[ml] = '\0';
+	q->http_version = (uint8_t)http_version;
+	q->may_block = false;
+	q->nheaders = 0;
+	q->rest_off = rt != NULL && rt->match == EWYK_MATCH_PREFIX ?
+		rt->path_len : r->path.len;
+	if (!copy_str(q, &q->path, r->path) || !copy_str(q, &q->query, r->query))
+		return -ENOSPC;
+	for (i = 0; i < r->nheaders; i++) {
+		if (!copy_str(q, &q->headers[i].name, r->headers[i].name) ||
+				!copy_str(q, &q->headers[i].value,
+				r->headers[i].value))
+			return -ENOSPC;
+		q->nheaders++;
+	}
+	q->body = (struct http_str){ NULL, 0 };
+	if (r->body != NULL && !copy_str(q, &q->body,
+			(struct http_str){ r->body, r->body_len }))
+		return -ENOSPC;
+	http_answer_init(&q->ans);
+	return 0;
+}
+
+/* Request accessors ------------------------------------------------------ */
+
+static struct ewyk_str
+estr(struct http_str s)
+{
+	return (struct ewyk_str){ s.p, s.len };
+}
+
+const char *
+ewyk_request_method(const struct ewyk_request *q)
+{
+	return q->method_name;
+}
+
+struct ewyk_str
+ewyk_request_path(const struct ewyk_request *q)
+{
+	return estr(q->path);
+}
+
+struct ewyk_str
+ewyk_request_rest(const struct ewyk_request *q)
+{
+	return (struct ewyk_str){ q->path.p + q->rest_off,
+		q->path.len - q->rest_off };
+}
+
+struct ewyk_str
+ewyk_request_query(const struct ewyk_request *q)
+{
+	return estr(q->query);
+}
+
+bool
+ewyk_request_param(const struct ewyk_request *q, const char *name,
+		struct ewyk_str *value)
+{
+	size_t nl = strlen(name);
+	uint32_t i = 0;
+
+	while (i < q->query.len) {
+		uint32_t e = i;
+
+		while (e < q->query.len && q->query.p[e] != '&')
+			e++;
+		if (e - i >= nl && memcmp(q->query.p + i, name, nl) == 0 &&
+				(e - i == nl || q->query.p[i + nl] == '=')) {
+			uint32_t v = i + (uint32_t)nl + (e - i > nl);
+
+			*value = (struct ewyk_str){ q->query.p + v, e - v };
+			return true;
+		}
+		i = e + 1;
+	}
+	return false;
+}
+
+bool
+ewyk_request_header(const struct ewyk_request *q, const char *name,
+		struct ewyk_str *value)
+{
+	uint32_t i;
+
+	for (i = 0; i < q->nheaders; i++)
+		if (http_str_eq_nocase(q->headers[i].name, name)) {
+			*value = estr(q->headers[i].value);
+			return true;
+		}
+	return false;
+}
+
+size_t
+ewyk_request_header_count(const struct ewyk_request *q)
+{
+	return q->nheaders;
+}
+
+bool
+ewyk_request_header_at(const struct ewyk_request *q, size_t i,
+		struct ewyk_str *name, struct ewyk_str *value)
+{
+	if (i >= q->nheaders)
+		return false;
+	*name = estr(q->headers[i].name);
+	*value = estr(q->headers[i].value);
+	return true;
+}
+
+struct ewyk_str
+ewyk_request_body(const struct ewyk_request *q)
+{
+	return estr(q->body);
+}
+
+int
+ewyk_request_http_version(const struct ewyk_request *q)
+{
+	return q->http_version;
+}
+
+bool
+ewyk_request_may_block(const struct ewyk_request *q)
+{
+	return q->may_block;
+}
+
+/* Answers ----------------------------------------------------------------- */
+
+void
+http_answer_init(struct http_answer *a)
+{
+	a->status = 0;
+	a->kind = HTTP_BODY_UNSET;
+	a->nheaders = 0;
+	a->hused = 0;
+	a->body = NULL;
+	a->len = 0;
+	a->done = NULL;
+	a->heap = NULL;
+	a->src.done = NULL;
+}
+
+static bool
+is_tchar(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		(c >= '0' && c <= '9') || (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* Fields the server owns: it frames the body and the connection. */
+static bool
+reserved_field(const char *name)
+{
+	static const char *const owned[] = {
+		"content-length", "transfer-encoding", "connection",
+		"keep-alive", "upgrade", "proxy-connection", "te", "date",
+		"server",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
+		if (strcasecmp(name, owned[i]) == 0)
+			return true;
+	return false;
+}
+
+static int
+add_header(struct http_answer *a, const char *name, const char *value)
+{
+	size_t nl = strlen(name), vl = strlen(value), i;
+	char *p;
+
+	if (nl == 0 || reserved_field(name))
+		return -EINVAL;
+	for (i = 0; i < nl; i++)
+		if (!is_tchar(name[i]))
+			return -EINVAL;
+	for (i = 0; i < vl; i++)
+		if (value[i] == '\r' || value[i] == '\n' ||
+				((unsigned char)value[i] < ' ' && value[i] != '\t'))
+			return -EINVAL;
+	if (a->nheaders == HTTP_ANSWER_HEADERS ||
+			nl + vl > sizeof(a->hbuf) - a->hused)
+		return -ENOSPC;
+	p = a->hbuf + a->hused;
+	memcpy(p, name, nl);	/* HTTP/2 lower-cases it when it sends */
+	memcpy(p + nl, value, vl);
+	a->h[a->nheaders++] = (struct http_answer_header){
+		a->hused, (uint16_t)nl, (uint16_t)(a->hused + nl), (uint16_t)vl };
+	a->hused = (uint16_t)(a->hused + nl + vl);
+	return 0;
+}
+
+int
+ewyk_respond_header(struct ewyk_request *q, const char *name,
+		const char *value)
+{
+	if (name == NULL || value == NULL || q->ans.kind != HTTP_BODY_UNSET)
+		return -EINVAL;
+	return add_header(&q->ans, name, value);
+}
+
+static int
+begin(struct ewyk_request *q, int status, const char *ctype)
+{
+	struct http_answer *a = &q->ans;
+	int rc;
+
+	if (a->kind != HTTP_BODY_UNSET || status < 200 || status > 599)
+		return -EINVAL;
+	if (ctype != NULL && (rc = add_header(a, "Content-Type", ctype)) != 0)
+		return rc;
+	a->status = status;
+	return 0;
+}
+
+int
+ewyk_respond_copy(struct ewyk_request *q, int status, const char *ctype,
+		const void *body, size_t len)
+{
+	struct http_answer *a = &q->ans;
+	int rc = begin(q, status, ctype);
+
+	if (rc != 0)
+		return rc;
+	if (len > sizeof(a->inline_body)) {
+		a->heap = malloc(len);
+		if (a->heap == NULL)
+			return -ENOMEM;
+		__atomic_fetch_add(&heap_copies, 1, __ATOMIC_RELAXED);
+	}
+	if (len > 0)
+		memcpy(a->heap != NULL ? a->heap : a->inline_body, body, len);
+	a->body = a->heap != NULL ? a->heap : a->inline_body;
+	a->len = len;
+	a->kind = HTTP_BODY_BYTES;
+	return 0;
+}
+
+int
+ewyk_respond_borrow(struct ewyk_request *q, int status, const char *ctype,
+		const void *body, size_t len, void (*done)(void *arg), void *arg)
+{
+	struct http_answer *a = &q->ans;
+	int rc = (body == NULL && len > 0) ? -EINVAL : begin(q, status, ctype);
+
+	if (rc != 0)
+		return rc;
+	a->body = body;
+	a->len = len;
+	a->done = done;
+	a->done_arg = arg;
+	a->kind = HTTP_BODY_BYTES;
+	return 0;
+}
+
+int
+ewyk_respond_stream(struct ewyk_request *q, int status, const char *ctype,
+		const struct ewyk_source *src)
+{
+	struct http_answer *a = &q->ans;
+	int rc = (src == NULL || src->read == NULL || src->length < -1) ?
+		-EINVAL : begin(q, status, ctype);
+
+	if (rc != 0)
+		return rc;
+	a->src = *src;
+	a->kind = HTTP_BODY_STREAM;
+	return 0;
+}
+
+void
+http_answer_text(struct http_answer *a, int status, const char *text)
+{
+	http_answer_release(a);
+	http_answer_init(a);
+	a->status = status;
+	add_header(a, "Content-Type", "text/plain; charset=utf-8");
+	if (status == 503)
+		add_header(a, "Retry-After", "1");
+	a->len = strlen(text);
+	if (a->len > sizeof(a->inline_body))
+		a->len = sizeof(a->inline_body);
+	memcpy(a->inline_body, text, a->len);
+	a->body = a->inline_body;
+	a->kind = HTTP_BODY_BYTES;
+}
+
+void
+http_answer_release(struct http_answer *a)
+{
+	if (a->done != NULL)
+		a->done(a->done_arg);
+	if (a->kind == HTTP_BODY_STREAM && a->src.done != NULL)
+		a->src.done(a->src.arg);
+	free(a->heap);
+	a->done = NULL;
+	a->src.done = NULL;
+	a->heap = NULL;
+	a->kind = HTTP_BODY_UNSET;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The request a handler sees and the answer it leaves, behind the public
+ * ewyk_http.h. A request is self-contained (DESIGN.md 2.2): method, path,
+ * query, headers and body are copied into its own buffer, so it outlives
+ * the connection's input and can run on any thread. The answer stays with
+ * it until the connection's owner has written it out, then
+ * http_answer_release() returns what it borrowed.
+ */
+#ifndef EWYK_HTTP_REQ_H
+#define EWYK_HTTP_REQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ewyk_http.h"
+#include "http1_parse.h"
+
+struct http_route;
+
+/* A head as large as HTTP/2's header list limit, and a body. */
+#define HTTP_REQ_HEAD_MAX 16384
+#define HTTP_REQ_BUF (HTTP_REQ_HEAD_MAX + EWYK_REQUEST_BODY_MAX)
+#define HTTP_ANSWER_HEADERS 16
+#define HTTP_ANSWER_INLINE 4160	/* copied bodies up to this stay inline */
+
+enum http_body_kind {
+	HTTP_BODY_UNSET,	/* the handler has not answered */
+	HTTP_BODY_BYTES,	/* copied or borrowed: body, len */
+	HTTP_BODY_STREAM,	/* from src */
+};
+
+struct http_answer_header {
+	uint16_t name, name_len;	/* offsets into hbuf */
+	uint16_t value, value_len;
+};
+
+struct http_answer {
+	int status;
+	uint8_t kind;
+	uint8_t nheaders;
+	uint16_t hused;
+	struct http_answer_header h[HTTP_ANSWER_HEADERS];
+	char hbuf[EWYK_RESPONSE_HEADERS_MAX];
+	const uint8_t *body;
+	uint64_t len;
+	void (*done)(void *arg);	/* borrowed bytes go back */
+	void *done_arg;
+	struct ewyk_source src;
+	void *heap;		/* a copy larger than inline */
+	uint8_t inline_body[HTTP_ANSWER_INLINE];
+};
+
+struct ewyk_request {
+	enum http_method method;
+	char method_name[16];
+	uint8_t http_version;
+	bool may_block;
+	struct http_str path;
+	struct http_str query;
+	uint32_t rest_off;	/* where the route's path ends */
+	uint32_t nheaders;
+	struct http_header headers[HTTP1_MAX_HEADERS];
+	struct http_str body;
+	struct http_answer ans;
+	uint32_t used;
+	char buf[HTTP_REQ_BUF];
+};
+
+/* Copies a parsed request (HTTP/1.1, or HTTP/2 headers gathered into the
+ * same shape) for route rt. -ENOSPC when it does not fit. */
+int http_req_fill(struct ewyk_request *q, const struct http1_request *r,
+		const struct http_route *rt, int http_version);
+/* Clears the answer before a handler runs. */
+void http_answer_init(struct http_answer *a);
+/* Sets a plain answer (errors, 503): a short copied text body. */
+void http_answer_text(struct http_answer *a, int status, const char *text);
+/* Gives back what the answer borrowed; call once, on the owner. */
+void http_answer_release(struct http_answer *a);
+/* Copies too large to stay inline: counted growth (DESIGN.md 2.6). */
+uint64_t http_answer_heap_copies(void);
+
+#endif /* EWYK_HTTP_REQ_H */

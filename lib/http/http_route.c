@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "http_route.h"
+
+static const char *const method_names[] = {
+	"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH",
+};
+
+uint32_t
+http_method_bit(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(method_names) / sizeof(method_names[0]); i++)
+		if (strlen(method_names[i]) == len &&
+				memcmp(method_names[i], name, len) == 0)
+			return 1u << i;
+	return 0;
+}
+
+void
+http_route_allow(const struct http_route *rt, char *buf, size_t cap)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(method_names) / sizeof(method_names[0]); i++) {
+		int n;
+
+		if (!(rt->methods & (1u << i)))
+			continue;
+		n = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "",
+				method_names[i]);
+		if (n < 0 || (size_t)n >= cap - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
+static bool
+path_ok(const char *p, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len >= HTTP_ROUTE_PATH_MAX || p[0] != '/')
+		return false;
+	for (i = 0; i < len; i++)
+		if (p[i] <= ' ' || p[i] == '?' || p[i] == '#' || p[i] == 0x7f)
+			return false;
+	return true;
+}
+
+int
+ewyk_route_add(struct ewyk_router *r, const struct ewyk_route *route)
+{
+	struct http_route *rt;
+	uint32_t i;
+	size_t len;
+
+	if (r == NULL || route == NULL || route->path == NULL ||
+			route->handler == NULL || route->methods == 0 ||
+			(route->methods & ~EWYK_METHOD_ANY) != 0 ||
+			route->type > EWYK_HANDLER_EITHER ||
+			route->match > EWYK_MATCH_PREFIX)
+		return -EINVAL;
+	len = strlen(route->path);
+	if (!path_ok(route->path, len))
+		return -EINVAL;
+	for (i = 0; i < r->n; i++)
+		if (r->routes[i].path_len == len && r->routes[i].match ==
+				route->match && memcmp(r->routes[i].path,
+				route->path, len) == 0)
+			return -EEXIST;
+	if (r->n == HTTP_ROUTES_MAX)
+		return -ENOSPC;
+	rt = &r->routes[r->n];
+	memcpy(rt->path, route->path, len + 1);
+	rt->path_len = (uint32_t)len;
+	rt->match = route->match;
+	/* HEAD is GET without the body (RFC 9110 9.3.2): where one goes,
+	 * the other does. */
+	rt->methods = route->methods & EWYK_METHOD_GET ?
+		route->methods | EWYK_METHOD_HEAD : route->methods;
+	rt->type = route->type;
+	rt->handler = route->handler;
+	rt->ctx = route->ctx;
+	rt->id = (uint16_t)r->n++;
+	return 0;
+}
+
+const struct http_route *
+http_route_find(const struct ewyk_router *r, const char *path, uint32_t len)
+{
+	const struct http_route *best = NULL;
+	uint32_t i;
+
+	if (r == NULL)
+		return NULL;
+	for (i = 0; i < r->n; i++) {
+		const struct http_route *rt = &r->routes[i];
+
+		if (rt->path_len > len || (rt->match == EWYK_MATCH_EXACT &&
+				rt->path_len != len) ||
+				memcmp(rt->path, path, rt->path_len) != 0)
+			continue;
+		if (best == NULL || rt->path_len > best->path_len ||
+				(rt->path_len == best->path_len &&
+				 rt->match == EWYK_MATCH_EXACT))
+			best = rt;
+	}
+	return best;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The route table behind ewyk_route_add(): filled at start-up (built-in
+ * routes and plugins), read-only afterwards, so every lcore reads it
+ * without locks.
+ */
+#ifndef EWYK_HTTP_ROUTE_H
+#define EWYK_HTTP_ROUTE_H
+
+#include <stdint.h>
+
+#include "ewyk_http.h"
+
+#define HTTP_ROUTES_MAX 64
+#define HTTP_ROUTE_PATH_MAX 128
+
+struct http_route {
+	char path[HTTP_ROUTE_PATH_MAX];
+	uint32_t path_len;
+	enum ewyk_match match;
+	uint32_t methods;
+	enum ewyk_handler_type type;
+	ewyk_handler_fn handler;
+	void *ctx;
+	uint16_t id;		/* index: per-route counters */
+};
+
+struct ewyk_router {
+	uint32_t n;
+	struct http_route routes[HTTP_ROUTES_MAX];
+};
+
+/* The longest route whose path matches; NULL when none does. */
+const struct http_route *http_route_find(const struct ewyk_router *r,
+		const char *path, uint32_t len);
+/* "GET, HEAD, ..." for an Allow header. */
+void http_route_allow(const struct http_route *rt, char *buf, size_t cap);
+/* The EWYK_METHOD_* bit of a method name, 0 for one no route can take. */
+uint32_t http_method_bit(const char *name, size_t len);
+
+#endif /* EWYK_HTTP_ROUTE_H */
