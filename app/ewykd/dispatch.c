@@ -14,10 +14,14 @@
 #include "dispatch.h"
 #include "http1_parse.h"
 #include "options.h"
+#include "plugin.h"
+#include "routes.h"
 #include "shard.h"
 
 static struct ewyk_reserved *reserved;
-static struct store *store;
+static struct store *store;		/* /v1/state */
+static struct store *kv;		/* /kv */
+static struct ewyk_router router;	/* read-only once shards run */
 static struct ewyk_bpool *bpool;
 static unsigned int *lcore_of;		/* reserved worker index -> lcore */
 static uint32_t stuck_ms;
@@ -32,6 +36,18 @@ struct store *
 exec_store(void)
 {
 	return store;
+}
+
+struct store *
+exec_kv(void)
+{
+	return kv;
+}
+
+const struct ewyk_router *
+exec_router(void)
+{
+	return &router;
 }
 
 struct ewyk_bpool *
@@ -82,13 +98,29 @@ exec_init(const struct ewykd_config *cfg, unsigned int *workers,
 		.journal_max = (uint64_t)cfg->journal_max_mb << 20,
 		.no_conflate = cfg->store_no_conflate,
 	};
-	char err[512] = "";
+	struct store_conf kvc = { .capacity = cfg->kv_keys };
+	char err[PATH_MAX + 512] = "";
+	int err_no;
 
 	lcore_of = workers;
 	stuck_ms = cfg->stuck_ms;
 	store = store_open(&stc, err, sizeof(err));
 	if (store == NULL) {
 		fprintf(stderr, "ewykd: --state-dir: %s\n", err);
+		return -2;
+	}
+	kv = store_open(&kvc, err, sizeof(err));
+	if (kv == NULL) {
+		fprintf(stderr, "ewykd: /kv: %s\n", err);
+		return -2;
+	}
+	err_no = routes_register(&router, store, kv);
+	if (err_no != 0) {
+		fprintf(stderr, "ewykd: built-in routes: %s\n", strerror(-err_no));
+		return -2;
+	}
+	if (plugins_load(cfg, &router, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ewykd: %s\n", err);
 		return -2;
 	}
 	bpool = ewyk_bpool_create(&bc);
@@ -119,17 +151,35 @@ task_free(struct shard_exec *x, struct route_task *t)
 	x->free_tasks = t;
 }
 
-/* On the owner: write the answer (if the connection still waits). */
+static uint64_t
+elapsed_us(uint64_t t0)
+{
+	return (rte_get_tsc_cycles() - t0) * 1000000 / rte_get_tsc_hz();
+}
+
+/* On the owner: the answer goes to its connection, which keeps it until
+ * written (then on_released frees the task), or is gone. */
 static void
 complete(struct shard *s, struct route_task *t)
 {
-	bool octets = t->route == ROUTE_STATE_GET && t->status == 200;
+	struct route_stats *rs = &s->exec.routes[t->route->id];
 
-	if (!http1_server_answer(&s->http, t->ref, t->status, octets ?
-			"application/octet-stream" : "text/plain; charset=utf-8",
-			t->body, t->body_len, t->extra[0] ? t->extra : NULL))
+	lat_record(&rs->lat, elapsed_us(t->t0));
+	if (t->req.ans.status >= 500)
+		rs->errors++;
+	if (!http1_server_answer(&s->http, t->origin, &t->req.ans)) {
 		s->exec.stale++;
-	task_free(&s->exec, t);
+		http_answer_release(&t->req.ans);
+		task_free(&s->exec, t);
+	}
+}
+
+static void
+on_released(void *ctx, struct http_answer *a)
+{
+	struct route_task *t = container_of(a, struct route_task, req.ans);
+
+	task_free(&((struct shard *)ctx)->exec, t);
 }
 
 /* Anywhere else: hand the answer to the owner. */
@@ -157,111 +207,46 @@ shard_drain_completions(struct shard *s)
 	return total;
 }
 
-static void
-spin_us(uint32_t us)
-{
-	uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000000 * us;
+#define TASK_DEFERRED 1		/* route_run(): now the blocking pool's */
 
-	while (rte_get_tsc_cycles() < end)
-		ewyk_cpu_pause();
-}
-
-/* /v1/state/KEY: the value as the body, its version as the ETag. */
-static void
-state_run(struct route_task *t)
-{
-	uint64_t v;
-	long n;
-	int rc;
-
-	t->extra[0] = '\0';
-	if (t->route == ROUTE_STATE_GET) {
-		n = store_get(store, t->key, t->klen, t->body, sizeof(t->body), &v);
-		if (n < 0) {
-			t->status = 404;
-			t->body_len = (uint16_t)snprintf(t->body, sizeof(t->body),
-					"no such key\n");
-			return;
-		}
-		t->status = 200;
-		t->body_len = (uint16_t)n;
-		snprintf(t->extra, sizeof(t->extra), "ETag: \"%llu\"\r\n",
-				(unsigned long long)v);
-		return;
-	}
-	v = store_put(store, t->key, t->klen, t->body, t->body_len);
-	if (v == 0) {
-		t->status = 507;
-		t->body_len = (uint16_t)snprintf(t->body, sizeof(t->body),
-				"the store is full\n");
-		return;
-	}
-	if (t->route == ROUTE_STATE_DURABLE) {
-		/* Group commit: whichever batch carries a version at least
-		 * this new answers every waiter of the key. */
-		rc = store_wait_durable(store, t->key, t->klen, v, 5000);
-		if (rc != 0) {
-			t->status = 503;
-			snprintf(t->extra, sizeof(t->extra), "Retry-After: 1\r\n");
-			t->body_len = (uint16_t)snprintf(t->body, sizeof(t->body),
-					rc == -ENOTSUP ? "no --state-dir: nothing "
-					"is durable\n" : "not yet on disk\n");
-			return;
-		}
-	}
-	t->status = 200;
-	snprintf(t->extra, sizeof(t->extra), "ETag: \"%llu\"\r\n",
-			(unsigned long long)v);
-	t->body_len = (uint16_t)snprintf(t->body, sizeof(t->body),
-			"version %llu%s\n", (unsigned long long)v,
-			t->route == ROUTE_STATE_DURABLE ? " on disk" : "");
-}
-
-/* The handlers. They see only the task: no connection, no shard state. */
+/* Runs a handler. It sees only the request: no connection, no shard. */
 static int
 route_run(struct ewyk_task *bt)
 {
 	struct route_task *t = (struct route_task *)bt;
+	const struct http_route *rt = t->route;
 	unsigned int lcore = rte_lcore_id();
 	uint64_t t0 = rte_get_tsc_cycles();
-	const char *what = "";
+	enum ewyk_result res;
 
-	switch (t->route) {
-	case ROUTE_DELAY:
-		usleep(t->arg * 1000);
-		what = "delayed";
-		break;
-	case ROUTE_SPIN:
-		spin_us(t->arg);
-		what = "spun";
-		break;
-	case ROUTE_STATE_GET:
-	case ROUTE_STATE_PUT:
-	case ROUTE_STATE_DURABLE:
-		state_run(t);
-		goto done;
-	case ROUTE_EITHER:
-		/* May block, unless the thread runs under the non-blocking
-		 * flag (PIC): then it answers at once. */
-		if (ewyk_nonblocking()) {
-			what = "not delayed (non-blocking)";
-		} else {
-			usleep(t->arg * 1000);
-			what = "delayed";
-		}
-		break;
-	}
-	t->status = 200;
-	t->extra[0] = '\0';
-	t->body_len = (uint16_t)snprintf(t->body, sizeof(t->body), "%s %u %s (%s)\n",
-			what, t->arg, t->route == ROUTE_SPIN ? "us" : "ms",
-			ewyk_consume_name(t->base.mode));
-done:
+	/* A NON_BLOCKING handler never may; the others may unless this
+	 * thread runs under the non-blocking flag. */
+	t->req.may_block = rt->type != EWYK_HANDLER_NON_BLOCKING &&
+		!ewyk_nonblocking();
+	if (rt->type == EWYK_HANDLER_NON_BLOCKING && bt->mode == EWYK_PEC)
+		t->req.may_block = true;	/* deferred: on the pool */
+	routes_consume_name = ewyk_consume_name(bt->mode);
+	res = rt->handler(&t->req, rt->ctx);
 	if (lcore < RTE_MAX_LCORE) {
 		lcore_time[lcore].consuming += rte_get_tsc_cycles() - t0;
 		lcore_time[lcore].tasks++;
 	}
-	if (t->base.mode == EWYK_PEC)
+	if (res == EWYK_DEFER && !t->req.may_block &&
+			t->req.ans.kind == HTTP_BODY_UNSET) {
+		/* It must block, and may not here: again, on the pool. */
+		uint8_t mode = bt->mode;
+
+		__atomic_fetch_add(&t->shard->exec.deferred, 1, __ATOMIC_RELAXED);
+		bt->mode = EWYK_PEC;
+		if (ewyk_bpool_execute(bpool, bt) == 0)
+			return TASK_DEFERRED;
+		bt->mode = mode;
+		http_answer_text(&t->req.ans, 503, "503 blocking pool full\n");
+	} else if (res != EWYK_ANSWERED || t->req.ans.kind == HTTP_BODY_UNSET) {
+		http_answer_text(&t->req.ans, 500, "500 the handler gave no "
+				"answer\n");
+	}
+	if (bt->mode == EWYK_PEC)
 		post(t);	/* a pool thread never writes to the shard */
 	return 0;
 }
@@ -272,7 +257,8 @@ on_consumed(void *ctx, struct ewyk_task *task, int rc, bool owner)
 	struct route_task *t = (struct route_task *)task;
 
 	RTE_SET_USED(ctx);
-	RTE_SET_USED(rc);
+	if (rc == TASK_DEFERRED)
+		return;		/* the pool has it now: do not touch it */
 	if (owner)
 		complete(t->shard, t);
 	else
@@ -287,155 +273,45 @@ on_rejected(void *ctx, struct ewyk_task *task, int err)
 	RTE_SET_USED(ctx);
 	RTE_SET_USED(err);
 	/* The blocking pool is full: the RX lcore never waits for it. */
-	t->status = 503;
-	t->body_len = (uint16_t)snprintf(t->body, sizeof(t->body),
-			"503 blocking pool full\n");
-	http1_server_answer(&t->shard->http, t->ref, 503,
-			"text/plain; charset=utf-8", t->body, t->body_len,
-			"Retry-After: 1\r\n");
-	task_free(&t->shard->exec, t);
+	http_answer_text(&t->req.ans, 503, "503 blocking pool full\n");
+	complete(t->shard, t);
 }
 
-static const struct {
-	const char *path;
-	const char *param;
-	uint8_t type;
-	uint32_t max;
-} routes[ROUTE__COUNT] = {
-	[ROUTE_DELAY] = { "/delay", "ms", EWYK_BLOCKING, 10000 },
-	[ROUTE_SPIN] = { "/spin", "us", EWYK_NON_BLOCKING, 1000000 },
-	[ROUTE_EITHER] = { "/either", "ms", EWYK_EITHER, 10000 },
-	[ROUTE_STATE_GET] = { "/v1/state/", NULL, EWYK_NON_BLOCKING, 0 },
-	[ROUTE_STATE_PUT] = { "/v1/state/", NULL, EWYK_NON_BLOCKING, 0 },
-	[ROUTE_STATE_DURABLE] = { "/v1/state/", NULL, EWYK_BLOCKING, 0 },
-};
-
-#define STATE_PREFIX "/v1/state/"
-
-static long query_number(struct http_str q, const char *name, uint32_t max);
-
-/* GET or PUT /v1/state/KEY: keys are [A-Za-z0-9._-], 1 to 64 bytes. */
+/* http_dispatch_fn: on the owner, while it parses (either protocol). */
 static int
-state_route(const struct http1_request *r, struct route_task *probe)
-{
-	size_t pl = strlen(STATE_PREFIX);
-	const char *k = r->path.p + pl;
-	uint32_t klen = r->path.len - (uint32_t)pl, i;
-
-	probe->body_len = 0;
-	if (klen == 0 || klen > STORE_KEY_MAX)
-		return 400;
-	for (i = 0; i < klen; i++)
-		if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
-				(k[i] >= '0' && k[i] <= '9') || k[i] == '.' ||
-				k[i] == '_' || k[i] == '-'))
-			return 400;
-	memcpy(probe->key, k, klen);
-	probe->klen = (uint8_t)klen;
-	if (r->method == HTTP_GET) {
-		probe->route = ROUTE_STATE_GET;
-		return 0;
-	}
-	if (r->method != HTTP_PUT)
-		return 405;
-	if (r->content_length > STORE_VAL_MAX || r->chunked ||
-			(r->content_length > 0 && r->body == NULL))
-		return 413;
-	probe->route = query_number(r->query, "durable", 1) == 1 ?
-		ROUTE_STATE_DURABLE : ROUTE_STATE_PUT;
-	probe->body_len = (uint16_t)r->body_len;
-	return 0;
-}
-
-/* "name=N" in a query string; -1 if absent or not a number <= max. */
-static long
-query_number(struct http_str q, const char *name, uint32_t max)
-{
-	size_t nl = strlen(name);
-	uint32_t i = 0;
-
-	while (i < q.len) {
-		uint32_t e = i;
-
-		while (e < q.len && q.p[e] != '&')
-			e++;
-		if (e - i > nl && memcmp(q.p + i, name, nl) == 0 &&
-				q.p[i + nl] == '=') {
-			long v = 0;
-			uint32_t k;
-
-			if (e - i == nl + 1)
-				return -1;
-			for (k = i + (uint32_t)nl + 1; k < e; k++) {
-				if (q.p[k] < '0' || q.p[k] > '9')
-					return -1;
-				v = v * 10 + (q.p[k] - '0');
-				if (v > (long)max)
-					return -1;
-			}
-			return v;
-		}
-		i = e + 1;
-	}
-	return -1;
-}
-
-/* http1_dispatch_fn: on the owner, while it parses. */
-static int
-shard_dispatch(void *ctx, const struct http1_request *r, struct http1_ref ref)
+shard_dispatch(void *ctx, const struct http1_request *r, int version,
+		struct http_origin o, char *allow, size_t allow_cap)
 {
 	struct shard *s = ctx;
 	struct shard_exec *x = &s->exec;
+	const struct http_route *rt = http_route_find(&router, r->path.p,
+			r->path.len);
 	struct route_task *t;
-	unsigned int i;
-	long arg;
 
-	if (r->path.len > strlen(STATE_PREFIX) - 1 &&
-			memcmp(r->path.p, STATE_PREFIX, strlen(STATE_PREFIX) - 1) == 0 &&
-			(r->path.len == strlen(STATE_PREFIX) - 1 ||
-			 r->path.p[strlen(STATE_PREFIX) - 1] == '/')) {
-		struct route_task probe;
-		int rc = r->path.len < strlen(STATE_PREFIX) ? 400 :
-			state_route(r, &probe);
-
-		if (rc != 0)
-			return rc;
-		t = task_alloc(x);
-		if (t == NULL) {
-			x->overloaded++;
-			return 503;
-		}
-		i = probe.route;
-		memcpy(t->key, probe.key, probe.klen);
-		t->klen = probe.klen;
-		t->body_len = probe.body_len;
-		if (probe.body_len > 0)
-			memcpy(t->body, r->body, probe.body_len);
-		t->arg = 0;
-	} else {
-		if (r->method != HTTP_GET)
-			return 0;
-		for (i = 0; i < ROUTE_STATE_GET; i++)
-			if (r->path.len == strlen(routes[i].path) &&
-					memcmp(r->path.p, routes[i].path,
-					r->path.len) == 0)
-				break;
-		if (i == ROUTE_STATE_GET)
-			return 0;
-		arg = query_number(r->query, routes[i].param, routes[i].max);
-		if (arg < 0)
-			return 400;
-		t = task_alloc(x);
-		if (t == NULL) {
-			x->overloaded++;
-			return 503;
-		}
-		t->arg = (uint32_t)arg;
+	if (rt == NULL)
+		return 0;
+	if (!(rt->methods & http_method_bit(r->method_str.p,
+			r->method_str.len))) {
+		http_route_allow(rt, allow, allow_cap);
+		return 405;
 	}
-	t->route = (uint8_t)i;
-	t->ref = ref;
-	t->base.type = routes[i].type;
-	x->routed[i]++;
+	/* A body is handed whole, or not at all. */
+	if ((r->chunked || r->content_length > 0) && r->body == NULL)
+		return 413;
+	t = task_alloc(x);
+	if (t == NULL) {
+		x->overloaded++;
+		return 503;
+	}
+	if (http_req_fill(&t->req, r, rt, version) != 0) {
+		task_free(x, t);
+		return 431;
+	}
+	t->route = rt;
+	t->origin = o;
+	t->t0 = rte_get_tsc_cycles();
+	t->base.type = rt->type == EWYK_HANDLER_BLOCKING ? EWYK_BLOCKING :
+		rt->type == EWYK_HANDLER_EITHER ? EWYK_EITHER : EWYK_NON_BLOCKING;
 	x->ready[(x->ready_head + x->ready_n++) % SHARD_TASKS] = t;
 	return 1;
 }
@@ -498,7 +374,7 @@ shard_exec_init(struct shard *s, const struct ewykd_config *cfg)
 	/* RTS enqueue: producers may be preempted pool threads. */
 	x->done = rte_ring_create(name, SHARD_TASKS, rte_socket_id(),
 			RING_F_MP_RTS_ENQ | RING_F_SC_DEQ);
-	x->tasks = rte_zmalloc("route_tasks", sizeof(*x->tasks) * SHARD_TASKS,
+	x->tasks = rte_malloc("route_tasks", sizeof(*x->tasks) * SHARD_TASKS,
 			RTE_CACHE_LINE_SIZE);
 	if (x->strategy == NULL || x->done == NULL || x->tasks == NULL)
 		return -1;
@@ -511,7 +387,7 @@ shard_exec_init(struct shard *s, const struct ewykd_config *cfg)
 	x->start.type = EWYK_NON_BLOCKING;
 	x->steal.run = steal_production;
 	x->steal.type = EWYK_NON_BLOCKING;
-	http1_server_set_dispatch(&s->http, shard_dispatch, s);
+	http1_server_set_dispatch(&s->http, shard_dispatch, on_released, s);
 	return 0;
 }
 
@@ -572,4 +448,6 @@ exec_stop(struct shard *shards, uint16_t n)
 		shard_drain_completions(&shards[i]);
 	store_close(store);	/* what is pending goes to disk */
 	store = NULL;
+	store_close(kv);
+	kv = NULL;
 }

@@ -14,41 +14,37 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_common.h>
+
 #include "ewyk_exec.h"
 #include "http1_server.h"
+#include "http_route.h"
+#include "lat_hist.h"
 #include "store.h"
 
 struct shard;
 struct ewykd_config;
 struct rte_ring;
 
-enum route {
-	ROUTE_DELAY,	/* /delay?ms=N: BLOCKING, sleeps */
-	ROUTE_SPIN,	/* /spin?us=N: NON_BLOCKING, burns CPU */
-	ROUTE_EITHER,	/* /either?ms=N: EITHER, sleeps unless flagged non-blocking */
-	ROUTE_STATE_GET,	/* GET /v1/state/KEY: NON_BLOCKING */
-	ROUTE_STATE_PUT,	/* PUT /v1/state/KEY: NON_BLOCKING */
-	ROUTE_STATE_DURABLE,	/* PUT /v1/state/KEY?durable=1: BLOCKING */
-	ROUTE__COUNT
-};
-
 /* A dispatched request: all its handler needs, nothing of the shard's. */
 struct route_task {
 	struct ewyk_task base;	/* first: the strategy's view */
 	struct route_task *free_next;
 	struct shard *shard;
-	struct http1_ref ref;
-	uint8_t route;
-	uint8_t klen;
-	uint32_t arg;		/* ms or us */
-	int status;
-	uint16_t body_len;	/* request body in, answer body out */
-	char key[STORE_KEY_MAX];
-	char extra[48];		/* answer headers */
-	char body[STORE_VAL_MAX + 64];
+	const struct http_route *route;
+	struct http_origin origin;
+	uint64_t t0;		/* TSC when it was produced */
+	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 
-#define SHARD_TASKS 1024	/* dispatched requests in flight per shard */
+/* Per route, per shard: requests and their latency from production to
+ * the answer handed back to the owner. */
+struct route_stats {
+	struct lat_hist lat;
+	uint64_t errors;	/* 5xx answers */
+} __rte_cache_aligned;
+
+#define SHARD_TASKS 512	/* dispatched requests in flight per shard */
 
 struct shard_exec {
 	struct ewyk_strategy *strategy;
@@ -62,8 +58,9 @@ struct shard_exec {
 	struct ewyk_task steal;		/* relieves a stuck owner */
 	uint64_t steal_token;
 	bool steal_pending;
-	uint64_t routed[ROUTE__COUNT];	/* requests per route */
+	struct route_stats routes[HTTP_ROUTES_MAX];
 	uint64_t overloaded;		/* no task free: 503 */
+	uint64_t deferred;		/* handlers that asked for the pool */
 	uint64_t completions;		/* answers through the ring */
 	uint64_t stale;			/* answers for connections gone */
 };
@@ -82,7 +79,9 @@ void exec_stop(struct shard *shards, uint16_t n);
 unsigned int shard_drain_completions(struct shard *s);
 
 struct ewyk_reserved *exec_reserved(void);
-struct store *exec_store(void);
+struct store *exec_store(void);		/* /v1/state: journaled */
+struct store *exec_kv(void);		/* /kv: memory */
+const struct ewyk_router *exec_router(void);
 struct ewyk_bpool *exec_bpool(void);
 
 #endif /* EWYKD_DISPATCH_H */

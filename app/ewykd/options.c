@@ -80,6 +80,7 @@ NUM_SETTER(set_blocking_threads, blocking_threads, 1, 4096)
 NUM_SETTER(set_blocking_queue, blocking_queue, 1, 1 << 20)
 NUM_SETTER(set_stuck_ms, stuck_ms, 0, 60000)
 NUM_SETTER(set_store_keys, store_keys, 16, 1 << 20)
+NUM_SETTER(set_kv_keys, kv_keys, 16, 1 << 20)
 NUM_SETTER(set_journal_max_mb, journal_max_mb, 1, 1 << 20)
 NUM_SETTER(set_drain_ms, drain_ms, 0, 600000)
 NUM_SETTER(set_header_timeout_ms, header_timeout_ms, 0, 3600000)
@@ -96,6 +97,25 @@ set_reserved(struct ewykd_config *cfg, const char *val, char *err,
 		return -1;
 	cfg->reserved = (uint16_t)v;
 	cfg->reserved_set = true;
+	return 0;
+}
+
+/* Repeatable: each one loads a plugin, in order. */
+static int
+set_plugin(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (cfg->nb_plugins == EWYKD_PLUGINS_MAX) {
+		snprintf(err, errlen, "at most %d plugins", EWYKD_PLUGINS_MAX);
+		return -1;
+	}
+	if (val[0] == '\0' || val[0] == ':' ||
+			strlen(val) >= sizeof(cfg->plugins[0])) {
+		snprintf(err, errlen, "'%s' is not FILE.so[:ARG]", val);
+		return -1;
+	}
+	snprintf(cfg->plugins[cfg->nb_plugins++], sizeof(cfg->plugins[0]),
+			"%s", val);
 	return 0;
 }
 
@@ -237,6 +257,8 @@ static const struct opt_def opts[] = {
 	{ "store-keys", "N", set_store_keys, "keys the store holds, 4 KiB each (4096)" },
 	{ "journal-max-mb", "MB", set_journal_max_mb, "compact the journal past this size (64)" },
 	{ "store-conflate", "on|off", set_store_conflate, "off: every PUT writes its own record, a baseline (on)" },
+	{ "kv-keys", "N", set_kv_keys, "keys of the in-memory /kv store, 4 KiB each (4096)" },
+	{ "plugin", "FILE.so[:ARG]", set_plugin, "load handlers from a plugin, ARG to its init; repeatable (none)" },
 	{ "strategy", "MODE", set_strategy, "adaptive, or force pc, pec or epc (adaptive)" },
 	{ "reserved", "N", set_reserved, "worker lcores kept for hand-offs, beyond the shards' (0)" },
 	{ "reserved-spin-us", "US", set_reserved_spin_us, "an idle reserved lcore spins this long, then parks (50)" },
@@ -300,6 +322,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->blocking_queue = 256;
 	cfg->stuck_ms = 10;
 	cfg->store_keys = 4096;
+	cfg->kv_keys = 4096;
 	cfg->drain_ms = 1000;
 	cfg->header_timeout_ms = 10000;
 	cfg->keepalive_timeout_ms = 60000;

@@ -17,6 +17,8 @@ enum idle_mode {
 	IDLE_SLEEP,	/* back off to short sleeps when no packets come */
 };
 
+#define EWYKD_PLUGINS_MAX 8
+
 struct ewykd_config {
 	char config_file[PATH_MAX];
 	uint32_t ip;		/* network order */
@@ -53,6 +55,9 @@ struct ewykd_config {
 	uint32_t store_keys;
 	uint32_t journal_max_mb;
 	bool store_no_conflate;
+	uint32_t kv_keys;	/* /kv: keys of the in-memory store */
+	uint16_t nb_plugins;
+	char plugins[EWYKD_PLUGINS_MAX][PATH_MAX];	/* FILE.so[:ARG] */
 	uint32_t drain_ms;	/* SIGTERM: finish in-flight work this long */
 	uint32_t header_timeout_ms;
 	uint32_t keepalive_timeout_ms;

@@ -15,6 +15,7 @@
 #include <rte_telemetry.h>
 #include <rte_version.h>
 
+#include "http1_parse.h"
 #include "options.h"
 #include "shard.h"
 #include "telemetry.h"
@@ -222,6 +223,16 @@ tel_shards(const char *cmd __rte_unused, const char *params __rte_unused,
 	return per_shard(d, fill_shard);
 }
 
+/* Requests of one shard that the route of path took. */
+static uint64_t
+route_reqs(struct shard *s, const char *path)
+{
+	const struct http_route *rt = http_route_find(exec_router(), path,
+			(uint32_t)strlen(path));
+
+	return rt != NULL ? LOAD(s->exec.routes[rt->id].lat.count) : 0;
+}
+
 static void
 fill_strategy(struct rte_tel_data *sd, struct shard *s)
 {
@@ -239,9 +250,10 @@ fill_strategy(struct rte_tel_data *sd, struct shard *s)
 	rte_tel_data_add_dict_u64(sd, "completions_count", LOAD(s->exec.completions));
 	rte_tel_data_add_dict_u64(sd, "stale_answers_count", LOAD(s->exec.stale));
 	rte_tel_data_add_dict_u64(sd, "overloaded_reqs", LOAD(s->exec.overloaded));
-	rte_tel_data_add_dict_u64(sd, "delay_reqs", LOAD(s->exec.routed[ROUTE_DELAY]));
-	rte_tel_data_add_dict_u64(sd, "spin_reqs", LOAD(s->exec.routed[ROUTE_SPIN]));
-	rte_tel_data_add_dict_u64(sd, "either_reqs", LOAD(s->exec.routed[ROUTE_EITHER]));
+	rte_tel_data_add_dict_u64(sd, "deferred_reqs", LOAD(s->exec.deferred));
+	rte_tel_data_add_dict_u64(sd, "delay_reqs", route_reqs(s, "/delay"));
+	rte_tel_data_add_dict_u64(sd, "spin_reqs", route_reqs(s, "/spin"));
+	rte_tel_data_add_dict_u64(sd, "either_reqs", route_reqs(s, "/either"));
 	rte_tel_data_add_dict_int(sd, "owner_lcore", (int)LOAD(s->lcore));
 	rte_tel_data_add_dict_string(sd, "state", st.state == 0 ? "idle" :
 			st.state == 1 ? "producing" : "reproducing");
@@ -292,17 +304,111 @@ tel_reserved(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
-/* HTTP: by protocol and status, connections, bodies. */
+/* A dict of one counter array summed over shards, keyed by name(i). */
+static struct rte_tel_data *
+counter_dict(size_t offset, unsigned int n, const char *(*name)(unsigned int))
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	unsigned int i;
+	uint16_t k;
+
+	if (c == NULL)
+		return NULL;
+	rte_tel_data_start_dict(c);
+	for (i = 0; i < n; i++) {
+		uint64_t t = 0;
+
+		for (k = 0; k < view.nb_shards; k++)
+			t += LOAD(((const uint64_t *)((const char *)
+					&view.shards[k].http_stats + offset))[i]);
+		rte_tel_data_add_dict_u64(c, name(i), t);
+	}
+	return c;
+}
+
+static const char *
+status_name(unsigned int slot)
+{
+	static char keys[HTTP_ST__COUNT][8];
+	int code = http_slot_status(slot);
+
+	snprintf(keys[slot], sizeof(keys[slot]), code ? "%d" : "other", code);
+	return keys[slot];
+}
+
+static const char *
+method_name(unsigned int m)
+{
+	return http_method_name(m);
+}
+
+static void
+add_counters(struct rte_tel_data *d, const char *key, size_t offset,
+		unsigned int n, const char *(*name)(unsigned int))
+{
+	struct rte_tel_data *c = counter_dict(offset, n, name);
+
+	if (c != NULL)
+		rte_tel_data_add_dict_container(d, key, c, 0);
+}
+
+/* Each route: requests, 5xx answers, and latency percentiles from the
+ * request parsed to its answer back on its shard, over all shards. */
+static void
+add_routes(struct rte_tel_data *d)
+{
+	const struct ewyk_router *r = exec_router();
+	uint32_t i, j;
+
+	for (i = 0; i < r->n; i++) {
+		const struct http_route *rt = &r->routes[i];
+		struct rte_tel_data *rd = rte_tel_data_alloc();
+		struct lat_hist h = { 0 };
+		uint64_t errors = 0;
+		char key[RTE_TEL_MAX_STRING_LEN];
+		uint16_t k;
+
+		if (rd == NULL)
+			return;
+		for (k = 0; k < view.nb_shards; k++) {
+			lat_merge(&h, &view.shards[k].exec.routes[i].lat);
+			errors += LOAD(view.shards[k].exec.routes[i].errors);
+		}
+		rte_tel_data_start_dict(rd);
+		rte_tel_data_add_dict_string(rd, "path", rt->path);
+		rte_tel_data_add_dict_string(rd, "match", rt->match ==
+				EWYK_MATCH_PREFIX ? "prefix" : "exact");
+		rte_tel_data_add_dict_u64(rd, "requests_reqs", h.count);
+		rte_tel_data_add_dict_u64(rd, "server_errors_reqs", errors);
+		rte_tel_data_add_dict_u64(rd, "p50_us", lat_percentile(&h, 0.50));
+		rte_tel_data_add_dict_u64(rd, "p90_us", lat_percentile(&h, 0.90));
+		rte_tel_data_add_dict_u64(rd, "p99_us", lat_percentile(&h, 0.99));
+		rte_tel_data_add_dict_u64(rd, "max_us", h.max_us);
+		/* "/v1/state/" -> "route_v1_state": keys are [A-Za-z0-9_]. */
+		snprintf(key, sizeof(key), "route_%s", rt->path + 1);
+		for (j = 0; key[j] != '\0'; j++)
+			if (!((key[j] >= 'a' && key[j] <= 'z') ||
+					(key[j] >= 'A' && key[j] <= 'Z') ||
+					(key[j] >= '0' && key[j] <= '9')))
+				key[j] = '_';
+		while (j > 6 && key[j - 1] == '_')
+			key[--j] = '\0';
+		rte_tel_data_add_dict_container(d, key, rd, 0);
+	}
+}
+
+/* HTTP: by protocol, method and status; connections, HTTP/2 streams and
+ * errors by kind; each route with its latency. */
 static int
 tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 		struct rte_tel_data *d)
 {
-	struct rte_tel_data *status = rte_tel_data_alloc();
 	uint64_t all = SUM(s->http_stats.requests), h2 = SUM(s->http_stats.h2_requests);
-	unsigned int r;
+	int64_t open = 0;
+	uint16_t k;
 
-	if (status == NULL)
-		return -ENOMEM;
+	for (k = 0; k < view.nb_shards; k++)
+		open += (int64_t)LOAD(view.shards[k].http_stats.h2_streams_open);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "requests_reqs", all);
 	rte_tel_data_add_dict_u64(d, "http1_reqs", all - h2);
@@ -316,17 +422,23 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "head_timeouts_count",
 			SUM(s->http_stats.head_timeouts));
 	rte_tel_data_add_dict_u64(d, "idle_closes_count", SUM(s->http_stats.idle_closes));
+	rte_tel_data_add_dict_u64(d, "pipeline_full_count",
+			SUM(s->http_stats.pipeline_full));
+	rte_tel_data_add_dict_u64(d, "http2_streams_count", SUM(s->http_stats.h2_streams));
+	rte_tel_data_add_dict_int(d, "http2_open_streams", (int)open);
+	rte_tel_data_add_dict_u64(d, "http2_resets_in_count",
+			SUM(s->http_stats.h2_resets_in));
 	rte_tel_data_add_dict_u64(d, "http2_reset_floods_count",
 			SUM(s->http_stats.h2_reset_floods));
-	rte_tel_data_start_dict(status);
-	for (r = 0; r < HTTP_ST__COUNT; r++) {
-		char key[16];
-		int code = http_slot_status(r);
-
-		snprintf(key, sizeof(key), code ? "%d" : "other", code);
-		rte_tel_data_add_dict_u64(status, key, SUM(s->http_stats.by_status[r]));
-	}
-	rte_tel_data_add_dict_container(d, "by_status_reqs", status, 0);
+	add_counters(d, "by_status_reqs", offsetof(struct http_stats, by_status),
+			HTTP_ST__COUNT, status_name);
+	add_counters(d, "by_method_reqs", offsetof(struct http_stats, by_method),
+			HTTP_METHODS, method_name);
+	add_counters(d, "http2_resets_out_by_error", offsetof(struct http_stats,
+			h2_resets_out), H2_ERROR_CODES, h2_error_name);
+	add_counters(d, "http2_goaways_out_by_error", offsetof(struct http_stats,
+			h2_goaways_out), H2_ERROR_CODES, h2_error_name);
+	add_routes(d);
 	return 0;
 }
 
@@ -415,7 +527,7 @@ telemetry_register(const struct telemetry_view *v)
 			rte_telemetry_register_cmd("/ewyk/reserved", tel_reserved,
 			"Reserved lcores (spinning, parked, claims) and the blocking pool. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/http", tel_http,
-			"HTTP requests by protocol and status, connections, body errors. No parameters") != 0 ||
+			"Requests by protocol, method, status; HTTP/2 streams, errors by kind; per route: requests, latency. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/conflate", tel_conflate,
 			"The store's write-behind: offers, superseded, applied, batches, fsyncs, lag. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/ewyk/lcores", tel_lcores,

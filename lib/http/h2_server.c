@@ -6,105 +6,393 @@
 #include <nghttp2/nghttp2.h>
 
 #include "h2_server.h"
+#include "http1_parse.h"
 #include "http1_server.h"
+#include "http_route.h"
 #include "net_stack.h"
 #include "tcp.h"
 #include "www.h"
 
-#define H2_FRAME_ROOM (16384 + 64)	/* one DATA frame and its header */
 #define H2_MAX_STREAMS 100
-#define H2_RESET_BUDGET 200	/* stream resets a client may send per second */
+#define H2_INITIAL_WINDOW (256 * 1024)
+#define H2_HEADER_LIST_MAX HTTP_REQ_HEAD_MAX
+#define H2_RESET_BUDGET 200	/* RST_STREAMs a client may send per second */
+#define H2_RESET_BURST 1000	/* the library's backstop: a token bucket */
+#define H2_RESET_RATE 33
+#define H2_CONTINUATIONS_MAX 8
+#define H2_ECHO_MAX (1u << 20)	/* /echo bodies are gathered whole */
 
+/* One request stream: its request gathered into the shape of an HTTP/1.1
+ * one (names lower case), then what goes back. */
 struct h2_stream {
+	struct h2_stream *next;		/* the session's streams */
+	struct h2_stream **pprev;
 	int32_t id;
-	bool head;
-	bool get;
-	char path[1024];
-	uint32_t path_len;
-	const uint8_t *body;	/* what the data provider still sends */
-	uint64_t left;
-	char length[24];
-	char status_body[64];
+	bool too_large;		/* headers past the limits: 431 */
+	bool body_too_large;	/* 413 */
+	bool awaiting;		/* a handler has the request */
+	bool from_source;	/* the body is read from ans->src */
+	struct http1_request req;
+	uint8_t *body;
+	uint32_t body_len;
+	uint32_t body_cap;
+	struct http_answer *ans;	/* a handler's answer being sent */
+	const uint8_t *out;		/* bytes still to send */
+	uint64_t out_left;
+	char text[64];			/* the body of an error answer */
+	uint32_t hused;
+	char hbuf[H2_HEADER_LIST_MAX];
 };
 
 struct h2_conn {
 	nghttp2_session *ng;
 	struct http1_server *srv;
 	struct tcp_conn *tcp;
+	struct h2_stream *streams;
+	bool hold;		/* upgraded: nothing is sent before the client's
+				 * preface, a client keeps only so much behind
+				 * a 101 it has not yet acted on */
 	uint64_t resets_since_ms;	/* start of the current one-second window */
 	uint32_t resets;		/* RST_STREAM frames received in it */
-	/* what mem_send produced but the send queue could not take yet */
-	uint32_t pend_len;
-	uint8_t pend[H2_FRAME_ROOM];
 };
 
+static const uint8_t zeros[256];
+
+static struct http_stats *
+stats(const struct h2_conn *h)
+{
+	return h->srv->stats;
+}
+
+/* Responses ---------------------------------------------------------------- */
+
+struct nvs {
+	nghttp2_nv v[HTTP_ANSWER_HEADERS + 8];
+	size_t n;
+};
+
+static void
+nv_add(struct nvs *x, const char *name, const char *value, size_t vl)
+{
+	if (x->n == sizeof(x->v) / sizeof(x->v[0]))
+		return;
+	x->v[x->n++] = (nghttp2_nv){ (uint8_t *)(uintptr_t)name,
+		(uint8_t *)(uintptr_t)value, strlen(name), vl,
+		NGHTTP2_NV_FLAG_NONE };
+}
+
+/* Bytes go out without a copy into nghttp2's buffer: send_data() writes
+ * them straight into the connection's mbufs. A source is read into
+ * nghttp2's frame buffer instead, since its bytes do not exist yet. */
 static ssize_t
 read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length,
 		uint32_t *flags, nghttp2_data_source *src, void *user)
 {
 	struct h2_stream *st = src->ptr;
-	size_t n = length < st->left ? length : (size_t)st->left;
+	size_t n;
 
 	(void)ng;
 	(void)id;
-	(void)user;
-	memcpy(buf, st->body, n);
-	st->body += n;
-	st->left -= n;
-	if (st->left == 0)
+	if (st->from_source) {
+		const struct ewyk_source *sc = &st->ans->src;
+		size_t cap = length;
+		ssize_t r;
+
+		if (sc->length >= 0 && st->out_left < cap)
+			cap = (size_t)st->out_left;
+		r = cap > 0 ? sc->read(sc->arg, buf, cap) : 0;
+		/* A failed source, or one that ends short of its length,
+		 * resets the stream (INTERNAL_ERROR). */
+		if (r < 0 || (size_t)r > cap ||
+				(r == 0 && sc->length >= 0 && st->out_left > 0))
+			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+		if (sc->length >= 0)
+			st->out_left -= (uint64_t)r;
+		if (r == 0 || (sc->length >= 0 && st->out_left == 0))
+			*flags |= NGHTTP2_DATA_FLAG_EOF;
+		stats(user)->body_bytes_out += (uint64_t)r;
+		return r;
+	}
+	n = length < st->out_left ? length : (size_t)st->out_left;
+	*flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+	if (n == st->out_left)
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
 	return (ssize_t)n;
 }
 
-#define NV(n, v, vl) { (uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, (vl), \
-	NGHTTP2_NV_FLAG_NO_COPY_NAME }
+static int
+send_data(nghttp2_session *ng, nghttp2_frame *frame, const uint8_t *framehd,
+		size_t length, nghttp2_data_source *src, void *user)
+{
+	struct h2_conn *h = user;
+	struct h2_stream *st = src->ptr;
+	struct net_stack *ns = h->srv->ns;
+	size_t pad = frame->data.padlen;
+	uint8_t padlen = (uint8_t)(pad > 0 ? pad - 1 : 0);
+
+	(void)ng;
+	/* A whole frame or nothing: a cut frame could not be finished. */
+	if (tcp_send_space(ns, h->tcp) < 9 + length + pad)
+		return NGHTTP2_ERR_WOULDBLOCK;
+	tcp_write(ns, h->tcp, framehd, 9);
+	if (pad > 0)
+		tcp_write(ns, h->tcp, &padlen, 1);
+	tcp_write(ns, h->tcp, st->out, (uint32_t)length);
+	if (pad > 1)
+		tcp_write(ns, h->tcp, zeros, padlen);
+	st->out += length;
+	st->out_left -= length;
+	stats(h)->body_bytes_out += length;
+	return 0;
+}
+
+static ssize_t
+send_bytes(nghttp2_session *ng, const uint8_t *data, size_t len, int flags,
+		void *user)
+{
+	struct h2_conn *h = user;
+	uint32_t w;
+
+	(void)ng;
+	(void)flags;
+	w = tcp_write(h->srv->ns, h->tcp, data,
+			len > UINT32_MAX ? UINT32_MAX : (uint32_t)len);
+	return w == 0 ? NGHTTP2_ERR_WOULDBLOCK : (ssize_t)w;
+}
+
+/* Submits the answer of a stream whose body (if any) is set in st. */
+static void
+submit(struct h2_conn *h, struct h2_stream *st, int status,
+		struct nvs *x, int64_t length, bool head_only)
+{
+	nghttp2_data_provider dp = { .source.ptr = st, .read_callback = read_body };
+	char code[4], len[24];
+
+	snprintf(code, sizeof(code), "%03d", status);
+	memmove(&x->v[2], &x->v[0], x->n * sizeof(x->v[0]));
+	x->n += 2;
+	x->v[0] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)code, 7, 3,
+		NGHTTP2_NV_FLAG_NONE };
+	x->v[1] = (nghttp2_nv){ (uint8_t *)"server", (uint8_t *)"ewyk/"
+		EWYK_VERSION, 6, strlen("ewyk/" EWYK_VERSION),
+		NGHTTP2_NV_FLAG_NONE };
+	if (length >= 0) {
+		snprintf(len, sizeof(len), "%lld", (long long)length);
+		nv_add(x, "content-length", len, strlen(len));
+	}
+	stats(h)->requests++;
+	stats(h)->h2_requests++;
+	stats(h)->by_status[http_status_slot(status)]++;
+	if (head_only || (st->out_left == 0 && !st->from_source))
+		nghttp2_submit_response(h->ng, st->id, x->v, x->n, NULL);
+	else
+		nghttp2_submit_response(h->ng, st->id, x->v, x->n, &dp);
+}
 
 static void
-respond(struct h2_conn *h, struct h2_stream *st)
+answer_text(struct h2_conn *h, struct h2_stream *st, int status,
+		const char *allow)
+{
+	struct nvs x = { .n = 0 };
+	static const char ctype[] = "text/plain; charset=utf-8";
+
+	snprintf(st->text, sizeof(st->text), "%d %s\n", status,
+			http_reason(status));
+	nv_add(&x, "content-type", ctype, sizeof(ctype) - 1);
+	if (status == 503)
+		nv_add(&x, "retry-after", "1", 1);
+	if (allow != NULL && allow[0] != '\0')
+		nv_add(&x, "allow", allow, strlen(allow));
+	st->out = (const uint8_t *)st->text;
+	st->out_left = strlen(st->text);
+	submit(h, st, status, &x, (int64_t)st->out_left,
+			st->req.method == HTTP_HEAD);
+}
+
+static void
+answer_static(struct h2_conn *h, struct h2_stream *st)
+{
+	const struct www *www = h->srv->www;
+	const struct www_file *f;
+	struct nvs x = { .n = 0 };
+
+	if (st->req.method != HTTP_GET && st->req.method != HTTP_HEAD) {
+		answer_text(h, st, 405, "GET, HEAD");
+		return;
+	}
+	f = www != NULL ? www_find(www, st->req.path.p, st->req.path.len) : NULL;
+	if (f == NULL) {
+		answer_text(h, st, 404, NULL);
+		return;
+	}
+	nv_add(&x, "content-type", f->content_type, strlen(f->content_type));
+	nv_add(&x, "etag", f->etag, strlen(f->etag));
+	st->out = f->data;
+	st->out_left = f->size;
+	submit(h, st, 200, &x, (int64_t)f->size, st->req.method == HTTP_HEAD);
+}
+
+static void
+answer_echo(struct h2_conn *h, struct h2_stream *st)
+{
+	struct nvs x = { .n = 0 };
+	static const char ctype[] = "application/octet-stream";
+
+	if (st->req.method != HTTP_POST && st->req.method != HTTP_PUT) {
+		answer_text(h, st, 405, "POST, PUT");
+		return;
+	}
+	nv_add(&x, "content-type", ctype, sizeof(ctype) - 1);
+	st->out = st->body;
+	st->out_left = st->body_len;
+	submit(h, st, 200, &x, st->body_len, false);
+}
+
+/* The whole request is in: a handler, /echo, or the static files. */
+static void
+handle(struct h2_conn *h, struct h2_stream *st)
 {
 	struct http1_server *s = h->srv;
-	const struct www_file *f = NULL;
-	const char *status = "200", *ctype = "text/plain; charset=utf-8";
-	const char *etag = "";
-	nghttp2_data_provider dp = { .source.ptr = st, .read_callback = read_body };
-	nghttp2_nv nv[6];
-	size_t n = 0;
+	bool echo = st->req.path.len == 5 && memcmp(st->req.path.p, "/echo", 5) == 0;
+	char allow[48] = "";
+	int taken;
 
-	if (!st->get && !st->head) {
-		status = "405";
-		snprintf(st->status_body, sizeof(st->status_body),
-				"405 Method Not Allowed\n");
-	} else if (s->www != NULL && (f = www_find(s->www, st->path,
-			st->path_len)) != NULL) {
-		ctype = f->content_type;
-		etag = f->etag;
-		st->body = f->data;
-		st->left = f->size;
+	stats(h)->by_method[st->req.method]++;
+	if (st->too_large || st->body_too_large || st->req.path.len == 0) {
+		answer_text(h, st, st->too_large ? 431 : st->body_too_large ?
+				413 : 400, NULL);
+		return;
+	}
+	st->req.body = st->body_len > 0 ? (const char *)st->body : NULL;
+	st->req.body_len = st->body_len;
+	st->req.content_length = st->body_len > 0 ? (int64_t)st->body_len : -1;
+	if (!echo && st->body_len > EWYK_REQUEST_BODY_MAX) {
+		answer_text(h, st, 413, NULL);
+		return;
+	}
+	taken = s->dispatch != NULL ? s->dispatch(s->dispatch_ctx, &st->req, 2,
+			(struct http_origin){ h->tcp->index, h->tcp->gen,
+			(uint32_t)st->id, 0 }, allow, sizeof(allow)) : 0;
+	if (taken == 1)
+		st->awaiting = true;
+	else if (taken > 1)
+		answer_text(h, st, taken, allow);
+	else if (echo)
+		answer_echo(h, st);
+	else
+		answer_static(h, st);
+}
+
+bool
+h2_answer(struct h2_conn *h, uint32_t id, struct http_answer *a)
+{
+	struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng,
+			(int32_t)id);
+	struct nvs x = { .n = 0 };
+	int64_t length;
+	uint32_t i;
+
+	if (st == NULL || !st->awaiting)
+		return false;	/* reset meanwhile: the caller releases */
+	st->awaiting = false;
+	st->ans = a;
+	for (i = 0; i < a->nheaders; i++) {
+		char *name = a->hbuf + a->h[i].name;
+		uint16_t k;
+
+		for (k = 0; k < a->h[i].name_len; k++)	/* RFC 9113 8.2.1 */
+			if (name[k] >= 'A' && name[k] <= 'Z')
+				name[k] = (char)(name[k] - 'A' + 'a');
+		x.v[x.n++] = (nghttp2_nv){ (uint8_t *)a->hbuf + a->h[i].name,
+			(uint8_t *)a->hbuf + a->h[i].value, a->h[i].name_len,
+			a->h[i].value_len, NGHTTP2_NV_FLAG_NONE };
+	}
+	if (a->kind == HTTP_BODY_STREAM) {
+		st->from_source = true;
+		length = a->src.length;
+		st->out_left = length >= 0 ? (uint64_t)length : 0;
 	} else {
-		status = "404";
-		snprintf(st->status_body, sizeof(st->status_body),
-				"404 Not Found\n");
+		st->out = a->body;
+		st->out_left = a->len;
+		length = (int64_t)a->len;
 	}
-	if (f == NULL) {
-		st->body = (const uint8_t *)st->status_body;
-		st->left = strlen(st->status_body);
+	submit(h, st, a->status, &x, length, st->req.method == HTTP_HEAD);
+	return true;
+}
+
+/* Requests ------------------------------------------------------------------ */
+
+static bool
+stash(struct h2_stream *st, struct http_str *dst, const uint8_t *p, size_t n)
+{
+	if (n > sizeof(st->hbuf) - st->hused)
+		return false;
+	memcpy(st->hbuf + st->hused, p, n);
+	*dst = (struct http_str){ st->hbuf + st->hused, (uint32_t)n };
+	st->hused += (uint32_t)n;
+	return true;
+}
+
+static enum http_method
+method_of(struct http_str m)
+{
+	int i;
+
+	for (i = HTTP_GET; i < HTTP_OTHER; i++)
+		if (strlen(http_method_name(i)) == m.len &&
+				memcmp(http_method_name(i), m.p, m.len) == 0)
+			return i;
+	return HTTP_OTHER;
+}
+
+static void
+add_header(struct h2_stream *st, const char *name, size_t nl,
+		const uint8_t *value, size_t vl)
+{
+	struct http1_request *r = &st->req;
+	struct http_header *hd = &r->headers[r->nheaders];
+
+	if (r->nheaders == HTTP1_MAX_HEADERS ||
+			!stash(st, &hd->name, (const uint8_t *)name, nl) ||
+			!stash(st, &hd->value, value, vl)) {
+		st->too_large = true;
+		return;
 	}
-	snprintf(st->length, sizeof(st->length), "%llu",
-			(unsigned long long)st->left);
-	nv[n++] = (nghttp2_nv)NV(":status", status, 3);
-	nv[n++] = (nghttp2_nv)NV("server", "ewyk/" EWYK_VERSION,
-			strlen("ewyk/" EWYK_VERSION));
-	nv[n++] = (nghttp2_nv)NV("content-type", ctype, strlen(ctype));
-	nv[n++] = (nghttp2_nv)NV("content-length", st->length,
-			strlen(st->length));
-	if (etag[0])
-		nv[n++] = (nghttp2_nv)NV("etag", etag, strlen(etag));
-	s->stats->requests++;
-	s->stats->h2_requests++;
-	s->stats->by_status[http_status_slot(atoi(status))]++;
-	if (st->head)
-		st->left = 0;
-	nghttp2_submit_response(h->ng, st->id, nv, n, st->left ? &dp : NULL);
+	r->nheaders++;
+}
+
+static struct h2_stream *
+stream_new(struct h2_conn *h, int32_t id)
+{
+	struct h2_stream *st = malloc(sizeof(*st));
+
+	if (st == NULL)
+		return NULL;
+	memset(st, 0, offsetof(struct h2_stream, hbuf));
+	st->id = id;
+	st->req.content_length = -1;
+	st->req.keep_alive = true;
+	st->next = h->streams;
+	if (st->next != NULL)
+		st->next->pprev = &st->next;
+	st->pprev = &h->streams;
+	h->streams = st;
+	stats(h)->h2_streams++;
+	stats(h)->h2_streams_open++;
+	return st;
+}
+
+static void
+stream_free(struct h2_conn *h, struct h2_stream *st)
+{
+	*st->pprev = st->next;
+	if (st->next != NULL)
+		st->next->pprev = st->pprev;
+	if (st->ans != NULL)
+		http1_server_release(h->srv, st->ans);
+	stats(h)->h2_streams_open--;
+	free(st->body);
+	free(st);
 }
 
 static int
@@ -112,14 +400,12 @@ on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 {
 	struct h2_stream *st;
 
-	(void)user;
 	if (frame->hd.type != NGHTTP2_HEADERS ||
 			frame->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
-	st = calloc(1, sizeof(*st));
+	st = stream_new(user, frame->hd.stream_id);
 	if (st == NULL)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-	st->id = frame->hd.stream_id;
 	nghttp2_session_set_stream_user_data(ng, st->id, st);
 	return 0;
 }
@@ -131,43 +417,89 @@ on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 {
 	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng,
 			frame->hd.stream_id);
+	struct http1_request *r;
 
 	(void)flags;
 	(void)user;
-	if (st == NULL || frame->hd.type != NGHTTP2_HEADERS)
-		return 0;
+	if (st == NULL || frame->hd.type != NGHTTP2_HEADERS ||
+			frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return 0;	/* trailers are not kept */
+	r = &st->req;
 	if (namelen == 7 && memcmp(name, ":method", 7) == 0) {
-		st->get = valuelen == 3 && memcmp(value, "GET", 3) == 0;
-		st->head = valuelen == 4 && memcmp(value, "HEAD", 4) == 0;
+		if (!stash(st, &r->method_str, value, valuelen))
+			st->too_large = true;
+		r->method = method_of(r->method_str);
 	} else if (namelen == 5 && memcmp(name, ":path", 5) == 0) {
 		const uint8_t *q = memchr(value, '?', valuelen);
+		size_t pl = q != NULL ? (size_t)(q - value) : valuelen;
 
-		if (q != NULL)
-			valuelen = (size_t)(q - value);	/* the query is not a file */
-		if (valuelen >= sizeof(st->path))
-			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-		memcpy(st->path, value, valuelen);
-		st->path_len = (uint32_t)valuelen;
+		if (!stash(st, &r->target, value, valuelen)) {
+			st->too_large = true;
+			return 0;
+		}
+		r->path = (struct http_str){ r->target.p, (uint32_t)pl };
+		r->query = q != NULL ? (struct http_str){ r->target.p + pl + 1,
+			(uint32_t)(valuelen - pl - 1) } :
+			(struct http_str){ r->target.p + pl, 0 };
+	} else if (namelen == 10 && memcmp(name, ":authority", 10) == 0) {
+		add_header(st, "host", 4, value, valuelen);
+	} else if (namelen > 0 && name[0] != ':') {
+		add_header(st, (const char *)name, namelen, value, valuelen);
 	}
+	return 0;
+}
+
+static int
+on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
+		const uint8_t *data, size_t len, void *user)
+{
+	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng, id);
+	uint32_t cap;
+
+	(void)flags;
+	(void)user;
+	if (st == NULL || st->body_too_large)
+		return 0;
+	cap = st->req.path.len == 5 && memcmp(st->req.path.p, "/echo", 5) == 0 ?
+		H2_ECHO_MAX : EWYK_REQUEST_BODY_MAX;
+	if (len > cap - st->body_len) {
+		st->body_too_large = true;	/* answered 413 at its end */
+		return 0;
+	}
+	if (st->body_len + len > st->body_cap) {
+		uint32_t want = st->body_cap ? st->body_cap : 4096;
+		uint8_t *b;
+
+		while (want < st->body_len + len)
+			want *= 2;
+		b = realloc(st->body, want);
+		if (b == NULL)
+			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+		st->body = b;
+		st->body_cap = want;
+	}
+	memcpy(st->body + st->body_len, data, len);
+	st->body_len += (uint32_t)len;
 	return 0;
 }
 
 /* Rapid reset (CVE-2023-44487): opening streams and cancelling them at
  * once costs the server work and the client nothing. Past a budget of
- * resets per second the session ends with ENHANCE_YOUR_CALM. */
+ * resets per second the session ends with ENHANCE_YOUR_CALM, the code
+ * that tells the client why; nghttp2's own limit (INTERNAL_ERROR) stays
+ * behind it as a backstop. */
 static void
 count_reset(struct h2_conn *h)
 {
 	uint64_t now = h->srv->ns->now_ms;
 
+	stats(h)->h2_resets_in++;
 	if (now - h->resets_since_ms >= 1000) {
 		h->resets_since_ms = now;
 		h->resets = 0;
 	}
-	if (++h->resets > H2_RESET_BUDGET) {
-		h->srv->stats->h2_reset_floods++;
+	if (++h->resets == H2_RESET_BUDGET + 1)
 		nghttp2_session_terminate_session(h->ng, NGHTTP2_ENHANCE_YOUR_CALM);
-	}
 }
 
 static int
@@ -178,12 +510,33 @@ on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 
 	if (frame->hd.type == NGHTTP2_RST_STREAM)
 		count_reset(h);
+	if (frame->hd.type == NGHTTP2_SETTINGS)
+		h->hold = false;	/* the preface is in */
 	if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
 			!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;
 	st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
-	if (st != NULL)
-		respond(h, st);
+	if (st != NULL && !st->awaiting && st->ans == NULL && st->out == NULL)
+		handle(h, st);
+	return 0;
+}
+
+static int
+on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+	struct http_stats *hs = stats(user);
+	uint32_t code;
+
+	(void)ng;
+	if (frame->hd.type == NGHTTP2_RST_STREAM) {
+		code = frame->rst_stream.error_code;
+		hs->h2_resets_out[code < H2_ERROR_CODES ? code : 0]++;
+	} else if (frame->hd.type == NGHTTP2_GOAWAY) {
+		code = frame->goaway.error_code;
+		hs->h2_goaways_out[code < H2_ERROR_CODES ? code : 0]++;
+		if (code == NGHTTP2_ENHANCE_YOUR_CALM)
+			hs->h2_reset_floods++;
+	}
 	return 0;
 }
 
@@ -193,40 +546,63 @@ on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void *user)
 	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng, id);
 
 	(void)error;
-	(void)user;
 	if (st != NULL) {
 		nghttp2_session_set_stream_user_data(ng, id, NULL);
-		free(st);
+		stream_free(user, st);
 	}
 	return 0;
 }
+
+/* Sessions ------------------------------------------------------------------ */
 
 struct h2_conn *
 h2_open(struct http1_server *s, struct tcp_conn *c)
 {
 	nghttp2_settings_entry settings[] = {
 		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS },
-		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, 16384 },
+		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_INITIAL_WINDOW },
+		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, H2_HEADER_LIST_MAX },
 	};
 	nghttp2_session_callbacks *cb;
+	nghttp2_option *opt;
 	struct h2_conn *h = calloc(1, sizeof(*h));
+	int rc;
 
 	if (h == NULL || nghttp2_session_callbacks_new(&cb) != 0) {
 		free(h);
 		return NULL;
 	}
-	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
-	nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
-	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
-	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
-	h->srv = s;
-	h->tcp = c;
-	if (nghttp2_session_server_new(&h->ng, cb, h) != 0) {
+	if (nghttp2_option_new(&opt) != 0) {
 		nghttp2_session_callbacks_del(cb);
 		free(h);
 		return NULL;
 	}
+	nghttp2_session_callbacks_set_send_callback(cb, send_bytes);
+	nghttp2_session_callbacks_set_send_data_callback(cb, send_data);
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
+	nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+	nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+	/* The library's own defences: rapid reset (CVE-2023-44487, behind
+	 * count_reset()) and CONTINUATION floods (CVE-2024-27316) end the
+	 * session; the rest bound what a peer can make us queue or decode. */
+	nghttp2_option_set_stream_reset_rate_limit(opt, H2_RESET_BURST,
+			H2_RESET_RATE);
+	nghttp2_option_set_max_continuations(opt, H2_CONTINUATIONS_MAX);
+	nghttp2_option_set_max_outbound_ack(opt, 1000);
+	nghttp2_option_set_max_settings(opt, 32);
+	nghttp2_option_set_max_deflate_dynamic_table_size(opt, 4096);
+	h->srv = s;
+	h->tcp = c;
+	rc = nghttp2_session_server_new2(&h->ng, cb, h, opt);
 	nghttp2_session_callbacks_del(cb);
+	nghttp2_option_del(opt);
+	if (rc != 0) {
+		free(h);
+		return NULL;
+	}
 	nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, settings,
 			sizeof(settings) / sizeof(settings[0]));
 	return h;
@@ -272,34 +648,43 @@ b64url_decode(const char *in, size_t n, uint8_t *out, size_t cap)
 
 struct h2_conn *
 h2_open_upgrade(struct http1_server *s, struct tcp_conn *c,
-		const char *settings_b64, size_t settings_len, bool head,
-		const char *path, size_t path_len)
+		const char *settings_b64, size_t settings_len,
+		const struct http1_request *r)
 {
 	uint8_t settings[256];
 	long n = b64url_decode(settings_b64, settings_len, settings,
 			sizeof(settings));
 	struct h2_stream *st;
 	struct h2_conn *h;
+	uint32_t i;
 
-	if (n < 0 || n % 6 != 0 || path_len >= sizeof(st->path))
+	if (n < 0 || n % 6 != 0)
 		return NULL;
-	st = calloc(1, sizeof(*st));
-	h = st != NULL ? h2_open(s, c) : NULL;
-	if (h == NULL) {
-		free(st);
+	h = h2_open(s, c);
+	if (h == NULL)
 		return NULL;
-	}
-	st->id = 1;
-	st->head = head;
-	st->get = !head;
-	memcpy(st->path, path, path_len);
-	st->path_len = (uint32_t)path_len;
-	if (nghttp2_session_upgrade2(h->ng, settings, (size_t)n, head, st) != 0) {
-		free(st);
+	st = stream_new(h, 1);
+	if (st == NULL || nghttp2_session_upgrade2(h->ng, settings, (size_t)n,
+			r->method == HTTP_HEAD, st) != 0) {
 		h2_free(h);
 		return NULL;
 	}
-	respond(h, st);
+	/* The upgraded request is stream 1's (RFC 7540 3.2). A server's
+	 * session ignores upgrade2's user data: set it. */
+	nghttp2_session_set_stream_user_data(h->ng, 1, st);
+	h->hold = true;
+	st->req.method = r->method;
+	if (!stash(st, &st->req.method_str, (const uint8_t *)r->method_str.p,
+			r->method_str.len) || !stash(st, &st->req.path,
+			(const uint8_t *)r->path.p, r->path.len) ||
+			!stash(st, &st->req.query, (const uint8_t *)r->query.p,
+			r->query.len))
+		st->too_large = true;
+	for (i = 0; i < r->nheaders; i++)
+		add_header(st, r->headers[i].name.p, r->headers[i].name.len,
+				(const uint8_t *)r->headers[i].value.p,
+				r->headers[i].value.len);
+	handle(h, st);
 	return h;
 }
 
@@ -317,35 +702,10 @@ h2_recv(struct h2_conn *h, const uint8_t *data, uint32_t len)
 bool
 h2_flush(struct h2_conn *h)
 {
-	struct net_stack *ns = h->srv->ns;
-
-	for (;;) {
-		const uint8_t *p;
-		ssize_t n;
-		uint32_t w;
-
-		if (h->pend_len > 0) {
-			w = tcp_write(ns, h->tcp, h->pend, h->pend_len);
-			memmove(h->pend, h->pend + w, h->pend_len - w);
-			h->pend_len -= w;
-			if (h->pend_len > 0)
-				return true;	/* resumed when ACKs free room */
-		}
-		if (tcp_send_space(ns, h->tcp) < H2_FRAME_ROOM)
-			return true;
-		n = nghttp2_session_mem_send(h->ng, &p);
-		if (n < 0)
-			return false;
-		if (n == 0)
-			break;
-		w = tcp_write(ns, h->tcp, p, (uint32_t)n);
-		if (w < (uint32_t)n) {
-			if ((size_t)n - w > sizeof(h->pend))
-				return false;	/* a frame larger than we allow */
-			memcpy(h->pend, p + w, (size_t)n - w);
-			h->pend_len = (uint32_t)((size_t)n - w);
-		}
-	}
+	if (h->hold)
+		return true;
+	if (nghttp2_session_send(h->ng) != 0)
+		return false;
 	return nghttp2_session_want_read(h->ng) || nghttp2_session_want_write(h->ng);
 }
 
@@ -368,5 +728,8 @@ h2_free(struct h2_conn *h)
 	if (h == NULL)
 		return;
 	nghttp2_session_del(h->ng);
+	/* nghttp2 drops its streams without the close callback. */
+	while (h->streams != NULL)
+		stream_free(h, h->streams);
 	free(h);
 }

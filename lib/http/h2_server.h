@@ -3,7 +3,9 @@
  * HTTP/2 over a shard's TCP (h2c with prior knowledge): one nghttp2 server
  * session per connection, fed with nghttp2_session_mem_recv and drained
  * with nghttp2_session_mem_send into the connection's send queue as room
- * allows. Serves the static files; no I/O inside nghttp2.
+ * allows; DATA of bodies already in memory is written by the send-data
+ * callback straight into the connection's mbufs. Requests go to the
+ * handlers, /echo or the static files; no I/O inside nghttp2.
  */
 #ifndef EWYK_H2_SERVER_H
 #define EWYK_H2_SERVER_H
@@ -12,6 +14,8 @@
 #include <stdint.h>
 
 struct http1_server;
+struct http1_request;
+struct http_answer;
 struct tcp_conn;
 struct h2_conn;
 
@@ -23,11 +27,14 @@ struct h2_conn;
 struct h2_conn *h2_open(struct http1_server *s, struct tcp_conn *c);
 /* Upgrade from HTTP/1.1 (RFC 7540 3.2, "Upgrade: h2c"): the session
  * starts with the client's HTTP2-Settings (base64url) and answers the
- * upgraded request, a GET or HEAD of path, on stream 1. NULL on bad
- * settings or no memory. */
+ * upgraded request r on stream 1. NULL on bad settings or no memory. */
 struct h2_conn *h2_open_upgrade(struct http1_server *s, struct tcp_conn *c,
-		const char *settings_b64, size_t settings_len, bool head,
-		const char *path, size_t path_len);
+		const char *settings_b64, size_t settings_len,
+		const struct http1_request *r);
+/* A dispatched request's answer for stream id: submitted (the stream
+ * keeps it until it closes, then releases it), or false when the stream
+ * is gone (the caller releases it). Flush afterwards. */
+bool h2_answer(struct h2_conn *h, uint32_t id, struct http_answer *a);
 /* Bytes received; false when the session ended (close the connection). */
 bool h2_recv(struct h2_conn *h, const uint8_t *data, uint32_t len);
 /* Moves frames into the send queue while it has room; false when the

@@ -12,10 +12,32 @@
 #include "net_stack.h"
 #include "tcp.h"
 
-#define HEAD_RESERVE 1024	/* send space needed before starting an answer */
+#define HEAD_RESERVE 2048	/* send space needed before starting an answer */
 #define CHUNK_FRAMING 32	/* "%x\r\n" + "\r\n" around an echoed chunk */
 #define DISCARD_MAX (1 << 20)	/* a refused body larger than this closes */
 #define CHUNKED_LEN UINT64_MAX	/* write_head(): Transfer-Encoding: chunked */
+
+/* A pipelined request's answer, in request order. */
+enum pipe_state {
+	PIPE_WAITING,	/* its handler is still at work */
+	PIPE_READY,	/* ans is ready to go */
+	PIPE_REFUSED,	/* answered with status at once, but not yet its turn */
+};
+
+struct pipe_slot {
+	uint8_t state;
+	bool head_only;
+	uint16_t status;		/* PIPE_REFUSED */
+	struct http_answer *ans;	/* PIPE_READY */
+	char allow[48];			/* PIPE_REFUSED with 405 */
+};
+
+/* What answer() did with a request. */
+enum took {
+	TOOK_HEAD,		/* the head; the body (if any) is read after */
+	TOOK_HEAD_AND_BODY,	/* both: a dispatched handler has the body */
+	TOOK_NOTHING,		/* its turn has not come: answers keep order */
+};
 
 enum req_body {
 	REQ_BODY_NONE,
@@ -34,7 +56,11 @@ struct http1_conn {
 	uint64_t req_left;	/* REQ_BODY_LENGTH: bytes still to read */
 	struct chunked chunk;	/* REQ_BODY_CHUNKED: decoder */
 	bool close_after;	/* close once the answer is queued */
-	bool awaiting;		/* a dispatched request's answer is due */
+	uint32_t pipe_head;	/* seq of the oldest answer owed */
+	uint32_t pipe_tail;	/* seq the next dispatched request gets */
+	struct pipe_slot pipe[HTTP1_PIPELINE];
+	struct http_answer *writing;	/* a dispatched answer going out */
+	int64_t stream_left;	/* of a streamed body; -1: chunked */
 	bool continue_sent;	/* "100 Continue" went for the current request */
 	bool fresh;		/* nothing parsed yet: may still become HTTP/2 */
 	uint64_t head_start_ms;	/* first byte of a request head not yet whole */
@@ -45,32 +71,6 @@ struct http1_conn {
 	uint32_t in_len;
 	char in[HTTP1_IN_MAX];
 };
-
-static const char *
-reason_phrase(int status)
-{
-	switch (status) {
-	case 200: return "OK";
-	case 204: return "No Content";
-	case 206: return "Partial Content";
-	case 304: return "Not Modified";
-	case 400: return "Bad Request";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 408: return "Request Timeout";
-	case 411: return "Length Required";
-	case 413: return "Content Too Large";
-	case 414: return "URI Too Long";
-	case 416: return "Range Not Satisfiable";
-	case 417: return "Expectation Failed";
-	case 431: return "Request Header Fields Too Large";
-	case 500: return "Internal Server Error";
-	case 501: return "Not Implemented";
-	case 503: return "Service Unavailable";
-	case 505: return "HTTP Version Not Supported";
-	default: return "Unknown";
-	}
-}
 
 /* RFC 9110 6.6.1: an origin server with a clock sends Date. Formatted once
  * a second per shard. */
@@ -102,6 +102,7 @@ write_head(struct http1_server *s, struct http1_conn *hc, int status,
 {
 	char head[HEAD_RESERVE];
 	char framing[48];
+	bool last = hc->close_after && hc->pipe_head == hc->pipe_tail;
 	int n;
 
 	if (length == CHUNKED_LEN)
@@ -112,11 +113,11 @@ write_head(struct http1_server *s, struct http1_conn *hc, int status,
 	n = snprintf(head, sizeof(head),
 			"HTTP/1.1 %d %s\r\nServer: ewyk/" EWYK_VERSION "\r\n"
 			"Date: %s\r\n%s\r\n%s%s%s%s%s\r\n",
-			status, reason_phrase(status), date_now(s), framing,
+			status, http_reason(status), date_now(s), framing,
 			ctype != NULL ? "Content-Type: " : "",
 			ctype != NULL ? ctype : "", ctype != NULL ? "\r\n" : "",
 			extra != NULL ? extra : "",
-			hc->close_after ? "Connection: close\r\n" : "");
+			last ? "Connection: close\r\n" : "");
 	if (n < 0 || n >= (int)sizeof(head))
 		n = 0;	/* cannot happen with our header set */
 	/* HEAD_RESERVE of space was checked before the request was taken. */
@@ -130,7 +131,7 @@ answer_error(struct http1_server *s, struct http1_conn *hc, int status,
 {
 	char body[64];
 	int n = snprintf(body, sizeof(body), "%d %s\n", status,
-			reason_phrase(status));
+			http_reason(status));
 
 	/* Head and this body fit in the HEAD_RESERVE checked beforehand. */
 	write_head(s, hc, status, "text/plain; charset=utf-8", (uint64_t)n, extra);
@@ -216,8 +217,7 @@ upgrade_h2c(struct http1_server *s, struct http1_conn *hc,
 			(r->method != HTTP_GET && r->method != HTTP_HEAD) ||
 			r->chunked || r->content_length > 0)
 		return false;
-	hc->h2 = h2_open_upgrade(s, hc->tcp, settings->p, settings->len,
-			r->method == HTTP_HEAD, r->path.p, r->path.len);
+	hc->h2 = h2_open_upgrade(s, hc->tcp, settings->p, settings->len, r);
 	if (hc->h2 == NULL)
 		return false;	/* bad settings: answer in HTTP/1.1 */
 	s->stats->h2_conns++;
@@ -227,31 +227,78 @@ upgrade_h2c(struct http1_server *s, struct http1_conn *hc,
 	return true;
 }
 
-/* Answers, or hands to a dispatched handler; true if the handler took the
- * request's body with it. */
-static bool
+static uint32_t
+pipe_len(const struct http1_conn *hc)
+{
+	return hc->pipe_tail - hc->pipe_head;
+}
+
+static void
+refusal_headers(int status, const char *allow, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	if (status == 503)
+		snprintf(buf, cap, "Retry-After: 1\r\n");
+	else if (allow != NULL && allow[0] != '\0')
+		snprintf(buf, cap, "Allow: %s\r\n", allow);
+}
+
+/* An answer decided at once: written now, or queued behind the answers
+ * still owed to earlier requests. */
+static void
+refuse(struct http1_server *s, struct http1_conn *hc, int status,
+		bool head_only, const char *allow)
+{
+	struct pipe_slot *ps;
+	char extra[64];
+
+	if (pipe_len(hc) == 0) {
+		refusal_headers(status, allow, extra, sizeof(extra));
+		answer_error(s, hc, status, head_only, extra);
+		return;
+	}
+	ps = &hc->pipe[hc->pipe_tail++ % HTTP1_PIPELINE];
+	ps->state = PIPE_REFUSED;
+	ps->status = (uint16_t)status;
+	ps->head_only = head_only;
+	snprintf(ps->allow, sizeof(ps->allow), "%s", allow != NULL ? allow : "");
+}
+
+/* Answers, hands to a dispatched handler, or (while answers are owed)
+ * leaves a request that is answered inline for later. */
+static enum took
 answer(struct http1_server *s, struct http1_conn *hc,
 		const struct http1_request *r)
 {
 	bool has_body = r->chunked || r->content_length > 0;
+	bool head_only = r->method == HTTP_HEAD;
+	bool owed = pipe_len(hc) > 0;
+	char allow[48] = "";
 	int taken;
 
-	if (upgrade_h2c(s, hc, r))
-		return false;
-	taken = s->dispatch != NULL ? s->dispatch(s->dispatch_ctx, r,
-			(struct http1_ref){ hc->tcp->index, hc->tcp->gen }) : 0;
-
+	if (!owed && upgrade_h2c(s, hc, r))
+		return TOOK_HEAD;
+	taken = s->dispatch != NULL ? s->dispatch(s->dispatch_ctx, r, 1,
+			(struct http_origin){ hc->tcp->index, hc->tcp->gen, 0,
+			hc->pipe_tail }, allow, sizeof(allow)) : 0;
 	if (taken == 1) {
-		/* Answers keep request order: nothing more is read until
-		 * this one is written. */
-		hc->awaiting = true;
-		return r->body != NULL;
+		struct pipe_slot *ps = &hc->pipe[hc->pipe_tail++ % HTTP1_PIPELINE];
+
+		ps->state = PIPE_WAITING;
+		ps->head_only = head_only;
+		ps->ans = NULL;
+		if (r->body != NULL)
+			return TOOK_HEAD_AND_BODY;
+		if (has_body)
+			hc->close_after = true;	/* not reading a body it left */
+		return TOOK_HEAD;
 	}
+	if (taken == 0 && owed)
+		return TOOK_NOTHING;
 	if (taken > 1) {
 		if (has_body && r->body == NULL)
 			hc->close_after = true;	/* not reading a refused body */
-		answer_error(s, hc, taken, r->method == HTTP_HEAD,
-				taken == 503 ? "Retry-After: 1\r\n" : NULL);
+		refuse(s, hc, taken, head_only, allow);
 	} else if (path_is(r, "/echo")) {
 		answer_echo(s, hc, r);
 	} else {
@@ -264,11 +311,11 @@ answer(struct http1_server *s, struct http1_conn *hc,
 		answer_static(s, hc, r);
 	}
 	if (!has_body || (hc->close_after && !hc->echo))
-		return false;
+		return TOOK_HEAD;
 	hc->req_body = r->chunked ? REQ_BODY_CHUNKED : REQ_BODY_LENGTH;
 	hc->req_left = r->chunked ? 0 : (uint64_t)r->content_length;
 	chunked_init(&hc->chunk);
-	return false;
+	return TOOK_HEAD;
 }
 
 /* A small body for a dispatched handler is gathered whole in the buffer
@@ -280,11 +327,14 @@ gather_body(struct http1_server *s, struct http1_conn *hc,
 	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
 
 	if (s->dispatch == NULL || r->chunked || r->content_length <= 0 ||
-			r->content_length > HTTP1_DISPATCH_BODY_MAX ||
+			r->content_length > EWYK_REQUEST_BODY_MAX ||
 			head_len + r->content_length > HTTP1_IN_MAX)
 		return true;
 	if (hc->in_len < head_len + r->content_length) {
-		if (r->expect_continue && !hc->continue_sent) {
+		/* An interim answer amid owed ones would be taken for
+		 * theirs: "100 Continue" waits for its turn. */
+		if (r->expect_continue && !hc->continue_sent &&
+				pipe_len(hc) == 0) {
 			tcp_write(s->ns, hc->tcp, cont, sizeof(cont) - 1);
 			hc->continue_sent = true;
 		}
@@ -400,6 +450,108 @@ pump(struct http1_server *s, struct http1_conn *hc)
 		hc->body += n;
 		hc->body_left -= n;
 		s->stats->body_bytes_out += n;
+	}
+}
+
+void
+http1_server_release(struct http1_server *s, struct http_answer *a)
+{
+	http_answer_release(a);
+	if (s->released != NULL)
+		s->released(s->dispatch_ctx, a);
+}
+
+/* Streams a dispatched answer's source into the send queue. Returns
+ * true once the answer is all queued (and released). */
+static bool
+pump_answer(struct http1_server *s, struct http1_conn *hc)
+{
+	struct http_answer *a = hc->writing;
+	bool chunked = hc->stream_left < 0;
+	char frame[24];
+	int fl;
+
+	while (a->kind == HTTP_BODY_STREAM && hc->stream_left != 0) {
+		uint32_t room = tcp_send_space(s->ns, hc->tcp);
+		size_t cap = sizeof(s->scratch);
+		ssize_t n;
+
+		if (room < CHUNK_FRAMING + 1024)
+			return false;	/* resumed by the sent callback */
+		cap = RTE_MIN(cap, (size_t)(room - CHUNK_FRAMING));
+		if (!chunked)
+			cap = RTE_MIN(cap, (size_t)hc->stream_left);
+		n = a->src.read(a->src.arg, s->scratch, cap);
+		if (n < 0 || (size_t)n > cap || (n == 0 && !chunked)) {
+			/* The source failed, or ended short of its length:
+			 * the client must not take a cut body for whole. */
+			s->stats->body_errors++;
+			hc->writing = NULL;
+			http1_server_release(s, a);
+			hc->closing = true;
+			tcp_abort(s->ns, hc->tcp);	/* may free hc */
+			return false;
+		}
+		if (n == 0) {
+			tcp_write(s->ns, hc->tcp, "0\r\n\r\n", 5);
+			break;
+		}
+		if (chunked) {
+			fl = snprintf(frame, sizeof(frame), "%zx\r\n", (size_t)n);
+			tcp_write(s->ns, hc->tcp, frame, (uint32_t)fl);
+		}
+		tcp_write(s->ns, hc->tcp, s->scratch, (uint32_t)n);
+		if (chunked)
+			tcp_write(s->ns, hc->tcp, "\r\n", 2);
+		else
+			hc->stream_left -= n;
+		s->stats->body_bytes_out += (uint64_t)n;
+	}
+	hc->writing = NULL;
+	http1_server_release(s, a);
+	return true;
+}
+
+/* The answer owed to the oldest request is ready: its turn. The caller
+ * checked HEAD_RESERVE of send space. */
+static void
+write_slot(struct http1_server *s, struct http1_conn *hc,
+		struct pipe_slot *ps)
+{
+	struct http_answer *a = ps->ans;
+	char extra[EWYK_RESPONSE_HEADERS_MAX + 4 * HTTP_ANSWER_HEADERS];
+	uint32_t used = 0, i;
+	uint64_t length;
+
+	hc->pipe_head++;
+	if (ps->state == PIPE_REFUSED) {
+		refusal_headers(ps->status, ps->allow, extra, sizeof(extra));
+		answer_error(s, hc, ps->status, ps->head_only, extra);
+		return;
+	}
+	ps->ans = NULL;
+	for (i = 0; i < a->nheaders; i++) {
+		const struct http_answer_header *h = &a->h[i];
+
+		used += (uint32_t)snprintf(extra + used, sizeof(extra) - used,
+				"%.*s: %.*s\r\n", h->name_len, a->hbuf + h->name,
+				h->value_len, a->hbuf + h->value);
+	}
+	extra[used] = '\0';
+	if (a->kind == HTTP_BODY_STREAM)
+		length = a->src.length >= 0 ? (uint64_t)a->src.length : CHUNKED_LEN;
+	else
+		length = a->len;
+	write_head(s, hc, a->status, NULL, length, extra);
+	hc->writing = a;
+	hc->stream_left = 0;
+	if (ps->head_only)
+		return;
+	if (a->kind == HTTP_BODY_STREAM) {
+		hc->stream_left = a->src.length;
+	} else {
+		hc->body = a->body;
+		hc->body_left = a->len;
 	}
 }
 
@@ -522,6 +674,8 @@ static void
 serve(struct http1_server *s, struct http1_conn *hc)
 {
 	struct http1_request req;
+	bool close_before;
+	enum took took;
 	int rc;
 
 	if (hc->fresh && !hc->closing && hc->in_len > 0) {
@@ -535,10 +689,12 @@ serve(struct http1_server *s, struct http1_conn *hc)
 		}
 		hc->fresh = false;
 	}
-	while (!hc->closing && !hc->awaiting) {
+	while (!hc->closing) {
 		pump(s, hc);
 		if (hc->body_left > 0)
 			return;		/* resumed by the sent callback */
+		if (hc->writing != NULL && !pump_answer(s, hc))
+			return;
 		if (hc->req_body != REQ_BODY_NONE) {
 			if (!read_body(s, hc)) {
 				if (hc->peer_closed && !hc->closing)
@@ -547,45 +703,70 @@ serve(struct http1_server *s, struct http1_conn *hc)
 			}
 			continue;
 		}
-		if (hc->close_after) {
+		if (pipe_len(hc) > 0) {
+			struct pipe_slot *ps = &hc->pipe[hc->pipe_head %
+				HTTP1_PIPELINE];
+
+			if (ps->state != PIPE_WAITING) {
+				if (tcp_send_space(s->ns, hc->tcp) < HEAD_RESERVE)
+					return;
+				write_slot(s, hc, ps);
+				continue;
+			}
+			/* Bounded read-ahead: a full pipeline reads no more
+			 * until its oldest answer is out. */
+			if (hc->close_after || pipe_len(hc) == HTTP1_PIPELINE) {
+				if (pipe_len(hc) == HTTP1_PIPELINE)
+					s->stats->pipeline_full++;
+				return;
+			}
+		} else if (hc->close_after) {
 			start_close(s, hc);
 			return;
 		}
 		if (tcp_send_space(s->ns, hc->tcp) < HEAD_RESERVE)
 			return;
 		rc = hc->in_len > 0 ? http1_parse_request(hc->in, hc->in_len, &req) : 0;
-		if (rc == 0 && hc->in_len == 0)
+		if (rc == 0 && hc->in_len == 0 && pipe_len(hc) == 0)
 			hc->idle_since_ms = s->ns->now_ms;
 		if (rc == 0) {
 			if (hc->in_len == HTTP1_IN_MAX) {
 				hc->close_after = true;
-				answer_error(s, hc, http1_overflow_status(hc->in,
+				refuse(s, hc, http1_overflow_status(hc->in,
 						hc->in_len), false, NULL);
 				hc->in_len = 0;
 				continue;
 			}
-			if (hc->peer_closed)
+			if (hc->peer_closed && pipe_len(hc) == 0)
 				start_close(s, hc);
 			return;
 		}
 		if (rc < 0) {
 			/* The framing is lost: answer and close. */
 			hc->close_after = true;
-			answer_error(s, hc, -rc, false, NULL);
+			refuse(s, hc, -rc, false, NULL);
 			hc->in_len = 0;
 			continue;
 		}
 		if (!gather_body(s, hc, &req, rc)) {
-			if (hc->peer_closed)
+			if (hc->peer_closed && pipe_len(hc) == 0)
 				start_close(s, hc);	/* the body never came */
 			return;
 		}
+		close_before = hc->close_after;
 		if (!req.keep_alive || s->draining)
 			hc->close_after = true;
+		took = answer(s, hc, &req);
+		if (took == TOOK_NOTHING) {
+			hc->close_after = close_before;
+			return;		/* resumed when the owed answers are out */
+		}
+		s->stats->by_method[req.method]++;
 		hc->continue_sent = false;
 		/* The head is whole; a pipelined one after it starts now. */
 		hc->head_start_ms = hc->in_len > (uint32_t)rc ? s->ns->now_ms : 0;
-		consume(hc, (uint32_t)rc + (answer(s, hc, &req) ? req.body_len : 0));
+		consume(hc, (uint32_t)rc + (took == TOOK_HEAD_AND_BODY ?
+				req.body_len : 0));
 		if (hc->h2 != NULL) {
 			/* Upgraded: what follows (the client's preface) is
 			 * HTTP/2. Frames wait for it: a client holds only so
@@ -689,7 +870,20 @@ on_closed(void *ctx, struct tcp_conn *c)
 {
 	struct http1_server *s = ctx;
 	struct http1_conn *hc = c->app;
+	uint32_t seq;
 
+	/* Answers kept for their turn go back; those still with their
+	 * handlers come back stale and are released then. */
+	if (hc->writing != NULL)
+		http1_server_release(s, hc->writing);
+	hc->writing = NULL;
+	for (seq = hc->pipe_head; seq != hc->pipe_tail; seq++) {
+		struct pipe_slot *ps = &hc->pipe[seq % HTTP1_PIPELINE];
+
+		if (ps->state == PIPE_READY)
+			http1_server_release(s, ps->ans);
+	}
+	hc->pipe_head = hc->pipe_tail;
 	h2_free(hc->h2);
 	hc->h2 = NULL;
 	hc->tcp = NULL;
@@ -741,7 +935,7 @@ http1_server_set_timeouts(struct http1_server *s, uint32_t header_ms,
 static bool
 quiet(const struct http1_conn *hc)
 {
-	return !hc->awaiting && hc->body_left == 0 &&
+	return pipe_len(hc) == 0 && hc->writing == NULL && hc->body_left == 0 &&
 		hc->req_body == REQ_BODY_NONE && !hc->closing && hc->h2 == NULL;
 }
 
@@ -793,8 +987,9 @@ http1_server_drain(struct http1_server *s)
 		if (hc->h2 != NULL) {
 			if (!h2_goaway(hc->h2))
 				start_close(s, hc);
-		} else if (!hc->awaiting && hc->body_left == 0 &&
-				hc->req_body == REQ_BODY_NONE && hc->in_len == 0) {
+		} else if (pipe_len(hc) == 0 && hc->writing == NULL &&
+				hc->body_left == 0 && hc->req_body == REQ_BODY_NONE &&
+				hc->in_len == 0) {
 			start_close(s, hc);	/* idle keep-alive: close now */
 		} else {
 			hc->close_after = true;	/* after the answer under way */
@@ -815,35 +1010,47 @@ http1_server_busy(const struct http1_server *s)
 }
 
 void
-http1_server_set_dispatch(struct http1_server *s, http1_dispatch_fn fn,
-		void *ctx)
+http1_server_set_dispatch(struct http1_server *s, http_dispatch_fn fn,
+		http_released_fn released, void *ctx)
 {
 	s->dispatch = fn;
+	s->released = released;
 	s->dispatch_ctx = ctx;
 }
 
 bool
-http1_server_answer(struct http1_server *s, struct http1_ref ref, int status,
-		const char *ctype, const void *body, uint32_t len,
-		const char *extra_headers)
+http1_server_answer(struct http1_server *s, struct http_origin o,
+		struct http_answer *a)
 {
 	struct tcp_conn *c;
 	struct http1_conn *hc;
+	struct pipe_slot *ps;
 
-	if (ref.index >= s->nconns)
+	if (o.index >= s->nconns)
 		return false;
-	c = &s->ns->conns[ref.index];
+	c = &s->ns->conns[o.index];
 	hc = c->app;
-	if (c->gen != ref.gen || hc == NULL || !hc->awaiting || hc->closing)
+	if (c->gen != o.gen || hc == NULL || hc->closing)
 		return false;
-	hc->awaiting = false;
-	/* The request was taken with HEAD_RESERVE of send space, and the
-	 * connection wrote nothing since. */
-	write_head(s, hc, status, ctype, len, extra_headers);
-	if (len > 0)
-		tcp_write(s->ns, c, body, len);
-	serve(s, hc);
-	tcp_output(s->ns, c);
+	if (o.stream != 0) {
+		if (hc->h2 == NULL || !h2_answer(hc->h2, o.stream, a))
+			return false;
+		if (!h2_flush(hc->h2))
+			start_close(s, hc);
+		tcp_output(s->ns, c);
+		return true;
+	}
+	if (hc->h2 != NULL || o.seq - hc->pipe_head >= pipe_len(hc))
+		return false;
+	ps = &hc->pipe[o.seq % HTTP1_PIPELINE];
+	if (ps->state != PIPE_WAITING)
+		return false;
+	ps->state = PIPE_READY;
+	ps->ans = a;
+	if (o.seq == hc->pipe_head) {
+		serve(s, hc);
+		tcp_output(s->ns, c);
+	}
 	return true;
 }
 

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "http_req.h"
 #include "http_stats.h"
 #include "www.h"
 
@@ -18,30 +19,38 @@ struct http1_conn;
 struct http1_request;
 
 #define HTTP1_IN_MAX 8192	/* request head limit, and receive buffer */
-#define HTTP1_DISPATCH_BODY_MAX 4096	/* bodies handed whole to handlers */
 
-/* Which connection a dispatched request came from: a stale reference (the
- * connection closed, its slot reused) is detected by the generation. */
-struct http1_ref {
+/* Where a dispatched request's answer goes: the connection (a stale
+ * reference, its slot reused, is detected by the generation), and the
+ * HTTP/2 stream or the HTTP/1.1 pipeline position. */
+struct http_origin {
 	uint32_t index;
 	uint32_t gen;
+	uint32_t stream;	/* HTTP/2 stream id; 0 for HTTP/1.1 */
+	uint32_t seq;		/* HTTP/1.1: place in the pipeline */
 };
 
 /*
- * Offered every request before the static files, with r->body set when the
- * whole body (up to HTTP1_DISPATCH_BODY_MAX) is at hand, NULL when there
- * is none or it is larger or chunked. Returns 0 when the route
- * is not dispatched (served inline), 1 when a handler took it (its answer
- * comes later through http1_server_answer; the connection waits), or a
- * status to answer at once: 503 (with Retry-After) when no handler can
- * take it, 400 for bad parameters.
+ * Offered every request (both protocols) before the built-in answers,
+ * with r->body set when the whole body (up to EWYK_REQUEST_BODY_MAX) is at
+ * hand. Returns 0 when no route takes it (nothing happened), 1 when a
+ * handler took it (its answer comes through http1_server_answer), or a
+ * status to answer at once: 503 when no handler can take it, 405 (with
+ * the methods written to allow), 413, 400.
  */
-typedef int (*http1_dispatch_fn)(void *ctx, const struct http1_request *r,
-		struct http1_ref ref);
+typedef int (*http_dispatch_fn)(void *ctx, const struct http1_request *r,
+		int http_version, struct http_origin o, char *allow,
+		size_t allow_cap);
+/* The server is done with a dispatched answer (written, or its
+ * connection gone): its borrowings are already returned. */
+typedef void (*http_released_fn)(void *ctx, struct http_answer *a);
+
+#define HTTP1_PIPELINE 16	/* requests read ahead of their answers */
 
 struct http1_server {
 	struct net_stack *ns;
-	http1_dispatch_fn dispatch;
+	http_dispatch_fn dispatch;
+	http_released_fn released;
 	void *dispatch_ctx;
 	const struct www *www;
 	struct http_stats *stats;
@@ -54,6 +63,7 @@ struct http1_server {
 	uint64_t last_sweep_ms;
 	uint64_t date_sec;
 	char date[40];		/* IMF-fixdate of date_sec */
+	uint8_t scratch[16384];	/* streamed answer bodies pass through */
 };
 
 int http1_server_init(struct http1_server *s, struct net_stack *ns,
@@ -72,15 +82,18 @@ void http1_server_tick(struct http1_server *s, uint64_t now_ms);
 void http1_server_drain(struct http1_server *s);
 /* Connections still doing HTTP (not yet closing). */
 uint32_t http1_server_busy(const struct http1_server *s);
-void http1_server_set_dispatch(struct http1_server *s, http1_dispatch_fn fn,
-		void *ctx);
+void http1_server_set_dispatch(struct http1_server *s, http_dispatch_fn fn,
+		http_released_fn released, void *ctx);
 
 /*
- * Writes the answer of a dispatched request, on the shard's owner. Returns
- * false (and writes nothing) when the connection is gone.
+ * Takes the answer of a dispatched request, on the shard's owner: written
+ * now, or kept until the answers before it in the pipeline are out; the
+ * released callback follows. Returns false (and keeps nothing) when the
+ * connection or stream is gone.
  */
-bool http1_server_answer(struct http1_server *s, struct http1_ref ref,
-		int status, const char *ctype, const void *body, uint32_t len,
-		const char *extra_headers);
+bool http1_server_answer(struct http1_server *s, struct http_origin o,
+		struct http_answer *a);
+/* Gives a held answer back: its borrowings, then the released callback. */
+void http1_server_release(struct http1_server *s, struct http_answer *a);
 
 #endif /* EWYK_HTTP1_SERVER_H */

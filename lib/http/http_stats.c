@@ -25,3 +25,51 @@ http_slot_status(enum http_status_slot s)
 {
 	return (unsigned int)s < HTTP_ST__COUNT ? slot_status[s] : 0;
 }
+
+const char *
+h2_error_name(unsigned int code)
+{
+	static const char *const names[H2_ERROR_CODES] = {
+		"no_error", "protocol_error", "internal_error",
+		"flow_control_error", "settings_timeout", "stream_closed",
+		"frame_size_error", "refused_stream", "cancel",
+		"compression_error", "connect_error", "enhance_your_calm",
+		"inadequate_security", "http_1_1_required",
+	};
+
+	return code < H2_ERROR_CODES ? names[code] : "unknown";
+}
+
+const char *
+http_reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 201: return "Created";
+	case 202: return "Accepted";
+	case 204: return "No Content";
+	case 206: return "Partial Content";
+	case 304: return "Not Modified";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 409: return "Conflict";
+	case 410: return "Gone";
+	case 411: return "Length Required";
+	case 413: return "Content Too Large";
+	case 414: return "URI Too Long";
+	case 416: return "Range Not Satisfiable";
+	case 417: return "Expectation Failed";
+	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
+	case 501: return "Not Implemented";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	case 505: return "HTTP Version Not Supported";
+	case 507: return "Insufficient Storage";
+	default: return "Unknown";
+	}
+}
+

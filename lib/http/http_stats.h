@@ -10,7 +10,8 @@
 /* Statuses counted one by one; anything else lands in "other". */
 #define HTTP_STATUSES(X) \
 	X(200) X(204) X(206) X(304) X(400) X(404) X(405) X(408) X(411) \
-	X(413) X(414) X(416) X(417) X(431) X(500) X(501) X(503) X(505)
+	X(413) X(414) X(416) X(417) X(431) X(500) X(501) X(503) X(505) \
+	X(201) X(507)
 
 enum http_status_slot {
 #define HTTP_STATUS_SLOT(n) HTTP_ST_##n,
@@ -19,6 +20,9 @@ enum http_status_slot {
 	HTTP_ST_OTHER,
 	HTTP_ST__COUNT
 };
+
+#define HTTP_METHODS 10	/* enum http_method, HTTP_OTHER included */
+#define H2_ERROR_CODES 14	/* NO_ERROR .. HTTP_1_1_REQUIRED */
 
 struct http_stats {
 	uint64_t requests;
@@ -32,7 +36,20 @@ struct http_stats {
 	uint64_t head_timeouts;	/* 408: the request head came too slowly */
 	uint64_t idle_closes;	/* keep-alive connections closed for idleness */
 	uint64_t h2_reset_floods;	/* sessions ended for too many resets */
+	uint64_t pipeline_full;	/* reads stopped: HTTP1_PIPELINE answers owed */
+	uint64_t by_method[HTTP_METHODS];	/* by enum http_method */
+	int64_t h2_streams_open;	/* now, on this shard */
+	uint64_t h2_streams;		/* opened by clients */
+	uint64_t h2_resets_in;		/* RST_STREAM received */
+	/* what this side ended, by RFC 9113 error code */
+	uint64_t h2_resets_out[H2_ERROR_CODES];	/* RST_STREAM sent */
+	uint64_t h2_goaways_out[H2_ERROR_CODES];	/* GOAWAY sent */
 } __rte_cache_aligned;
+
+/* The reason phrase of a status ("Not Found"). */
+const char *http_reason(int status);
+/* Name of an RFC 9113 error code, as a telemetry key. */
+const char *h2_error_name(unsigned int code);
 
 enum http_status_slot http_status_slot(int status);
 /* Code of a slot, 0 for "other". */

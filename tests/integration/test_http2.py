@@ -28,6 +28,30 @@ def test_1mb_byte_exact_over_h2(appliance, www, tmp_path):
     assert hashlib.sha256(out.read_bytes()).hexdigest() == www["big_sha256"]
 
 
+def test_echo_body_over_h2_is_byte_exact(appliance, tmp_path):
+    body = tmp_path / "up.bin"
+    body.write_bytes(bytes(range(256)) * 1000)        # 256 KB, past the windows
+    out = tmp_path / "back.bin"
+    r = appliance.ns(["curl", "-sS", "-m", "30", "--http2-prior-knowledge", "-o", str(out),
+                      "-w", "%{http_code}", "--data-binary", "@" + str(body),
+                      appliance.url("/echo")])
+    assert r.stdout == "200"
+    assert out.read_bytes() == body.read_bytes()
+    body.write_bytes(b"x" * ((1 << 20) + 1))          # past H2_ECHO_MAX
+    r = appliance.ns(["curl", "-sS", "-m", "30", "--http2-prior-knowledge", "-o", "/dev/null",
+                      "-w", "%{http_code}", "--data-binary", "@" + str(body),
+                      appliance.url("/echo")])
+    assert r.stdout == "413"
+
+
+def test_stream_counters(appliance):
+    before = appliance.telemetry("/ewyk/http")
+    appliance.ns(["nghttp", "-n", *[appliance.url(f"/hello.txt?{i}") for i in range(7)]])
+    after = appliance.telemetry("/ewyk/http")
+    assert after["http2_streams_count"] - before["http2_streams_count"] == 7
+    assert after["http2_open_streams"] == 0
+
+
 def test_nghttp_many_streams_one_connection(appliance):
     # nghttp fetches a URI once: the queries make twenty distinct ones.
     paths = [f"{p}?i={i}" for i in range(5) for p in ["/index.html", "/hello.txt",
@@ -167,6 +191,11 @@ def test_continuation_flood_is_refused(appliance):
     assert r.stdout == "hello from ewyk\n"
 
 
+H2_ERRORS = ["no_error", "protocol_error", "internal_error", "flow_control_error",
+             "settings_timeout", "stream_closed", "frame_size_error", "refused_stream",
+             "cancel", "compression_error", "connect_error", "enhance_your_calm",
+             "inadequate_security", "http_1_1_required"]
+
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(0x4, 0, 0, b"")
 
 
@@ -196,10 +225,17 @@ VIOLATIONS = {
 @pytest.mark.parametrize("case", sorted(VIOLATIONS))
 def test_protocol_violation_gets_its_error(appliance, case):
     payload, codes = VIOLATIONS[case]
+    before = appliance.telemetry("/ewyk/http")
     got = frames(raw(appliance, (PREFACE + payload).hex()))
     errors = {int.from_bytes(p[4:8], "big") for t, _, p in got if t == 0x7}
     errors |= {int.from_bytes(p[0:4], "big") for t, _, p in got if t == 0x3}
     assert errors & codes, (case, got[-4:])
+    # /ewyk/http counts what was sent by its kind
+    after = appliance.telemetry("/ewyk/http")
+    sent = sum(after[k][n] - before[k][n] for k in ("http2_goaways_out_by_error",
+                                                    "http2_resets_out_by_error")
+               for n in after[k] if H2_ERRORS.index(n) in codes)
+    assert sent >= 1, case
     r = appliance.ns(["curl", "-sS", "-m", "5", "--http2-prior-knowledge",
                       appliance.url("/hello.txt")])
     assert r.stdout == "hello from ewyk\n"

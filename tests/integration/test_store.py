@@ -69,7 +69,11 @@ def test_bad_requests(www, state_dir):
         assert http(a, "GET", "/v1/state/none")[0] == 404
         assert http(a, "PUT", "/v1/state/bad%20key", "x")[0] == 400
         assert http(a, "PUT", "/v1/state/" + "k" * 65, "x")[0] == 400
-        assert http(a, "DELETE", "/v1/state/k")[0] == 405
+        assert http(a, "DELETE", "/v1/state/k")[0] == 404     # absent
+        r = a.ns(["curl", "-sS", "-m", "10", "-X", "PATCH", "-D", "-", "-o", "/dev/null",
+                  a.url("/v1/state/k")])
+        assert r.stdout.startswith("HTTP/1.1 405"), r.stdout
+        assert re.search(r"(?mi)^Allow: GET, HEAD, PUT, DELETE$", r.stdout), r.stdout
         assert http(a, "PUT", "/v1/state/big", "x" * 5000)[0] == 413
         assert http(a, "GET", "/v1/state/big")[0] == 404
         # the appliance keeps serving

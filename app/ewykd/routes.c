@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+
+#include "ewyk_exec.h"
+#include "routes.h"
+#include "store.h"
+
+__thread const char *routes_consume_name = "";
+
+static enum ewyk_result
+text(struct ewyk_request *req, int status, const char *msg)
+{
+	if (status == 503)
+		ewyk_respond_header(req, "Retry-After", "1");
+	ewyk_respond_copy(req, status, "text/plain; charset=utf-8", msg,
+			strlen(msg));
+	return EWYK_ANSWERED;
+}
+
+/* "name=N" in the query, N in [0, max]; -1 when absent or bad. */
+static long
+param_number(const struct ewyk_request *req, const char *name, uint32_t max)
+{
+	struct ewyk_str v;
+	long n = 0;
+	size_t i;
+
+	if (!ewyk_request_param(req, name, &v) || v.len == 0)
+		return -1;
+	for (i = 0; i < v.len; i++) {
+		if (v.p[i] < '0' || v.p[i] > '9')
+			return -1;
+		n = n * 10 + (v.p[i] - '0');
+		if (n > (long)max)
+			return -1;
+	}
+	return n;
+}
+
+/* The strategy's test routes ---------------------------------------------- */
+
+enum test_kind { TEST_DELAY, TEST_SPIN, TEST_EITHER };
+
+struct test_route {
+	enum test_kind kind;
+	const char *param;
+	uint32_t max;
+};
+
+static void
+spin_us(uint32_t us)
+{
+	uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000000 * us;
+
+	while (rte_get_tsc_cycles() < end)
+		ewyk_cpu_pause();
+}
+
+static enum ewyk_result
+test_handler(struct ewyk_request *req, void *ctx)
+{
+	const struct test_route *tr = ctx;
+	long arg = param_number(req, tr->param, tr->max);
+	const char *what = "delayed";
+	char body[96];
+
+	if (arg < 0) {
+		snprintf(body, sizeof(body), "%s=N expected, N <= %u\n",
+				tr->param, tr->max);
+		return text(req, 400, body);
+	}
+	switch (tr->kind) {
+	case TEST_SPIN:
+		spin_us((uint32_t)arg);
+		what = "spun";
+		break;
+	case TEST_EITHER:
+		/* May block, unless run under the non-blocking flag: then
+		 * it answers at once, or (defer=1) asks for the pool. */
+		if (!ewyk_request_may_block(req)) {
+			if (param_number(req, "defer", 1) == 1)
+				return EWYK_DEFER;
+			what = "not delayed (non-blocking)";
+			break;
+		}
+		/* fall through */
+	case TEST_DELAY:
+		usleep((useconds_t)arg * 1000);
+		break;
+	}
+	snprintf(body, sizeof(body), "%s %ld %s (%s)\n", what, arg,
+			tr->kind == TEST_SPIN ? "us" : "ms", routes_consume_name);
+	return text(req, 200, body);
+}
+
+/* The stores: /v1/state/KEY (journaled) and /kv/KEY (memory) ------------- */
+
+struct store_route {
+	struct store *store;
+	bool journaled;		/* ?durable=1 waits for the disk */
+};
+
+/* Keys are [A-Za-z0-9._-], 1 to STORE_KEY_MAX bytes. */
+static bool
+key_ok(struct ewyk_str k)
+{
+	size_t i;
+
+	if (k.len == 0 || k.len > STORE_KEY_MAX)
+		return false;
+	for (i = 0; i < k.len; i++)
+		if (!((k.p[i] >= 'a' && k.p[i] <= 'z') ||
+				(k.p[i] >= 'A' && k.p[i] <= 'Z') ||
+				(k.p[i] >= '0' && k.p[i] <= '9') ||
+				k.p[i] == '.' || k.p[i] == '_' || k.p[i] == '-'))
+			return false;
+	return true;
+}
+
+static void
+etag(struct ewyk_request *req, uint64_t version)
+{
+	char tag[32];
+
+	snprintf(tag, sizeof(tag), "\"%llu\"", (unsigned long long)version);
+	ewyk_respond_header(req, "ETag", tag);
+}
+
+static enum ewyk_result
+store_handler(struct ewyk_request *req, void *ctx)
+{
+	const struct store_route *sr = ctx;
+	struct ewyk_str key = ewyk_request_rest(req);
+	const char *m = ewyk_request_method(req);
+	bool durable = sr->journaled && param_number(req, "durable", 1) == 1;
+	char val[STORE_VAL_MAX], body[64];
+	uint64_t v;
+	long n;
+	int rc;
+
+	if (!key_ok(key))
+		return text(req, 400, "keys are 1 to 64 of [A-Za-z0-9._-]\n");
+	if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
+		n = store_get(sr->store, key.p, key.len, val, sizeof(val), &v);
+		if (n < 0)
+			return text(req, 404, "no such key\n");
+		etag(req, v);
+		ewyk_respond_copy(req, 200, "application/octet-stream", val,
+				(size_t)n);
+		return EWYK_ANSWERED;
+	}
+	/* A durable write waits for the disk: not on an lcore that must
+	 * keep polling. The pool runs it again from the start. */
+	if (durable && !ewyk_request_may_block(req))
+		return EWYK_DEFER;
+	if (strcmp(m, "DELETE") == 0) {
+		v = store_delete(sr->store, key.p, key.len);
+		if (v == 0)
+			return text(req, 404, "no such key\n");
+	} else {
+		struct ewyk_str b = ewyk_request_body(req);
+
+		v = store_put(sr->store, key.p, key.len, b.p, b.len);
+		if (v == 0)
+			return text(req, 507, "the store is full\n");
+	}
+	if (durable) {
+		/* Group commit: whichever batch carries a version at least
+		 * this new answers every waiter of the key. */
+		rc = store_wait_durable(sr->store, key.p, key.len, v, 5000);
+		if (rc != 0)
+			return text(req, 503, rc == -ENOTSUP ? "no --state-dir: "
+					"nothing is durable\n" : "not yet on disk\n");
+	}
+	etag(req, v);
+	snprintf(body, sizeof(body), "version %llu%s\n", (unsigned long long)v,
+			durable ? " on disk" : "");
+	return text(req, 200, body);
+}
+
+int
+routes_register(struct ewyk_router *r, struct store *state, struct store *kv)
+{
+	static const struct test_route delay = { TEST_DELAY, "ms", 10000 };
+	static const struct test_route spin = { TEST_SPIN, "us", 1000000 };
+	static const struct test_route either = { TEST_EITHER, "ms", 10000 };
+	static struct store_route state_route, kv_route;
+	const uint32_t rw = EWYK_METHOD_GET | EWYK_METHOD_HEAD |
+		EWYK_METHOD_PUT | EWYK_METHOD_DELETE;
+	const struct ewyk_route routes[] = {
+		{ "/delay", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
+			EWYK_HANDLER_BLOCKING, test_handler, (void *)&delay },
+		{ "/spin", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
+			EWYK_HANDLER_NON_BLOCKING, test_handler, (void *)&spin },
+		{ "/either", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
+			EWYK_HANDLER_EITHER, test_handler, (void *)&either },
+		{ "/v1/state/", EWYK_MATCH_PREFIX, rw,
+			EWYK_HANDLER_NON_BLOCKING, store_handler, &state_route },
+		{ "/kv/", EWYK_MATCH_PREFIX, rw,
+			EWYK_HANDLER_NON_BLOCKING, store_handler, &kv_route },
+	};
+	size_t i;
+	int rc;
+
+	state_route = (struct store_route){ state, true };
+	kv_route = (struct store_route){ kv, false };
+	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if ((rc = ewyk_route_add(r, &routes[i])) != 0)
+			return rc;
+	return 0;
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An example plugin: every way of answering that the handler API offers.
+ * Build it against ewyk_http.h alone, and load it with
+ *   ewykd ... -- --plugin build/app/plugins/ewyk-hello.so:GREETING
+ *
+ *   GET  /hello?name=N      a copied body: "GREETING, N"
+ *   GET  /hello/big?kb=N    N KiB borrowed from the heap, freed when sent
+ *   GET  /hello/count?n=N   lines 1..N from a source, length unknown
+ *   GET  /hello/slow?ms=N   EITHER: sleeps where it may, else defers
+ *   POST /hello/inspect     the request as the handler sees it
+ *   GET  /hello/stats       borrowed buffers and sources given and returned
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ewyk_http.h"
+
+static char greeting[64] = "hello";
+static unsigned long lent, returned;	/* borrowed buffers and sources */
+
+static unsigned long
+param(const struct ewyk_request *req, const char *name, unsigned long max)
+{
+	struct ewyk_str v;
+	unsigned long n = 0;
+	size_t i;
+
+	if (!ewyk_request_param(req, name, &v))
+		return 0;
+	for (i = 0; i < v.len && v.p[i] >= '0' && v.p[i] <= '9'; i++)
+		n = n * 10 + (unsigned long)(v.p[i] - '0');
+	return n > max ? max : n;
+}
+
+static enum ewyk_result
+text(struct ewyk_request *req, int status, const char *s)
+{
+	ewyk_respond_copy(req, status, "text/plain; charset=utf-8", s, strlen(s));
+	return EWYK_ANSWERED;
+}
+
+static enum ewyk_result
+hello(struct ewyk_request *req, void *ctx)
+{
+	struct ewyk_str name = { "world", 5 };
+	char body[192];
+
+	(void)ctx;
+	ewyk_request_param(req, "name", &name);
+	snprintf(body, sizeof(body), "%s, %.*s\n", greeting,
+			(int)(name.len > 64 ? 64 : name.len), name.p);
+	ewyk_respond_header(req, "X-Plugin", "hello");
+	return text(req, 200, body);
+}
+
+/* Handlers may run on any thread: the counters are atomic. */
+static void
+give_back(void *buf)
+{
+	free(buf);
+	__atomic_fetch_add(&returned, 1, __ATOMIC_RELAXED);
+}
+
+static enum ewyk_result
+big(struct ewyk_request *req, void *ctx)
+{
+	size_t len = param(req, "kb", 16384) * 1024, i;
+	char *buf = malloc(len ? len : 1);
+
+	(void)ctx;
+	if (buf == NULL)
+		return text(req, 503, "out of memory\n");
+	for (i = 0; i < len; i++)
+		buf[i] = (char)('a' + i % 26);
+	__atomic_fetch_add(&lent, 1, __ATOMIC_RELAXED);
+	if (ewyk_respond_borrow(req, 200, "text/plain", buf, len, give_back,
+			buf) != 0) {
+		give_back(buf);
+		return text(req, 500, "cannot answer\n");
+	}
+	return EWYK_ANSWERED;
+}
+
+/* A source: lines "1\n" to "N\n", made as the connection has room. */
+struct counter {
+	unsigned long next, last;
+	char pending[24];	/* a line that did not fit last time */
+	size_t plen;
+};
+
+static ssize_t
+count_read(void *arg, void *buf, size_t cap)
+{
+	struct counter *c = arg;
+	char *out = buf;
+	size_t used = 0;
+
+	for (;;) {
+		if (c->plen == 0) {
+			if (c->next > c->last)
+				break;
+			c->plen = (size_t)snprintf(c->pending, sizeof(c->pending),
+					"%lu\n", c->next++);
+		}
+		if (c->plen > cap - used)
+			break;
+		memcpy(out + used, c->pending, c->plen);
+		used += c->plen;
+		c->plen = 0;
+	}
+	return (ssize_t)used;
+}
+
+static void
+count_done(void *arg)
+{
+	free(arg);
+	__atomic_fetch_add(&returned, 1, __ATOMIC_RELAXED);
+}
+
+static enum ewyk_result
+count(struct ewyk_request *req, void *ctx)
+{
+	struct counter *c = calloc(1, sizeof(*c));
+	struct ewyk_source src = {
+		.read = count_read, .done = count_done, .arg = c, .length = -1,
+	};
+
+	(void)ctx;
+	if (c == NULL)
+		return text(req, 503, "out of memory\n");
+	c->next = 1;
+	c->last = param(req, "n", 10000000);
+	__atomic_fetch_add(&lent, 1, __ATOMIC_RELAXED);
+	if (ewyk_respond_stream(req, 200, "text/plain", &src) != 0) {
+		count_done(c);
+		return text(req, 500, "cannot answer\n");
+	}
+	return EWYK_ANSWERED;
+}
+
+static enum ewyk_result
+slow(struct ewyk_request *req, void *ctx)
+{
+	unsigned long ms = param(req, "ms", 5000);
+	char body[64];
+
+	(void)ctx;
+	if (!ewyk_request_may_block(req))
+		return EWYK_DEFER;	/* run me where sleeping is allowed */
+	usleep((useconds_t)ms * 1000);
+	snprintf(body, sizeof(body), "slept %lu ms\n", ms);
+	return text(req, 200, body);
+}
+
+static enum ewyk_result
+inspect(struct ewyk_request *req, void *ctx)
+{
+	struct ewyk_str path = ewyk_request_path(req), rest = ewyk_request_rest(req);
+	struct ewyk_str query = ewyk_request_query(req), body = ewyk_request_body(req);
+	struct ewyk_str name, value;
+	char out[4096];
+	size_t i;
+	int n;
+
+	(void)ctx;
+	n = snprintf(out, sizeof(out), "method %s\npath %.*s\nrest %.*s\n"
+			"query %.*s\nversion %d\nbody %zu\n",
+			ewyk_request_method(req), (int)path.len, path.p,
+			(int)rest.len, rest.p, (int)query.len, query.p,
+			ewyk_request_http_version(req), body.len);
+	if (ewyk_request_header(req, "x-test", &value))
+		n += snprintf(out + n, sizeof(out) - (size_t)n, "x-test %.*s\n",
+				(int)value.len, value.p);
+	for (i = 0; ewyk_request_header_at(req, i, &name, &value) &&
+			n < (int)sizeof(out) - 256; i++)
+		n += snprintf(out + n, sizeof(out) - (size_t)n, "header %.*s\n",
+				(int)name.len, name.p);
+	return text(req, 200, out);
+}
+
+static enum ewyk_result
+stats(struct ewyk_request *req, void *ctx)
+{
+	char body[96];
+
+	(void)ctx;
+	snprintf(body, sizeof(body), "lent %lu returned %lu\n",
+			__atomic_load_n(&lent, __ATOMIC_RELAXED),
+			__atomic_load_n(&returned, __ATOMIC_RELAXED));
+	return text(req, 200, body);
+}
+
+int
+ewyk_plugin_init(struct ewyk_router *r, unsigned int api, const char *arg)
+{
+	const struct ewyk_route routes[] = {
+		{ "/hello", EWYK_MATCH_EXACT, EWYK_METHOD_GET | EWYK_METHOD_HEAD,
+			EWYK_HANDLER_NON_BLOCKING, hello, NULL },
+		{ "/hello/big", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
+			EWYK_HANDLER_NON_BLOCKING, big, NULL },
+		{ "/hello/count", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
+			EWYK_HANDLER_NON_BLOCKING, count, NULL },
+		{ "/hello/slow", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
+			EWYK_HANDLER_EITHER, slow, NULL },
+		{ "/hello/inspect", EWYK_MATCH_PREFIX, EWYK_METHOD_ANY,
+			EWYK_HANDLER_NON_BLOCKING, inspect, NULL },
+		{ "/hello/stats", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
+			EWYK_HANDLER_NON_BLOCKING, stats, NULL },
+	};
+	size_t i;
+	int rc;
+
+	if (api != EWYK_HTTP_API)
+		return -ENOTSUP;
+	if (arg != NULL && arg[0] != '\0') {
+		if (strlen(arg) >= sizeof(greeting))
+			return -EINVAL;
+		snprintf(greeting, sizeof(greeting), "%s", arg);
+	}
+	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if ((rc = ewyk_route_add(r, &routes[i])) != 0)
+			return rc;
+	return 0;
+}

@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The handler API end to end: the example plugin answering in every way
+the API offers (copied, borrowed, streamed, deferred) over HTTP/1.1, h2c
+and the h2c upgrade; plugin errors at start-up; per-route telemetry."""
+import hashlib
+import os
+import subprocess
+
+import pytest
+
+from conftest import serve_module
+from ewyk_harness import EWYKD, ROOT, Appliance
+
+PLUGIN = os.path.join(ROOT, "build", "app", "plugins", "ewyk-hello.so")
+PROTOCOLS = {
+    "h1": ["--http1.1"],
+    "h2c": ["--http2-prior-knowledge"],
+    "upgrade": ["--http2"],
+}
+
+
+@pytest.fixture(scope="module")
+def app(www):
+    # One shard and no spare lcore: an EITHER handler runs inline under
+    # the non-blocking flag (PIC), so /hello/slow always defers.
+    yield from serve_module(Appliance(www=www["dir"], lcores="0-1", args=[
+        "--shards", "1", "--reserved", "0", "--plugin", PLUGIN + ":Hi"]))
+
+
+def curl(app, proto, path, *extra):
+    r = app.ns(["curl", "-sS", "-m", "20", "-D", "/dev/stderr", *PROTOCOLS[proto],
+                *extra, app.url(path)], check=False)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+@pytest.mark.parametrize("proto", sorted(PROTOCOLS))
+def test_copied_body_and_header(app, proto):
+    r = curl(app, proto, "/hello?name=ewyk")
+    assert r.stdout == "Hi, ewyk\n"
+    assert "x-plugin: hello" in r.stderr.lower()
+    assert ("HTTP/2 200" if proto != "h1" else "HTTP/1.1 200") in r.stderr
+
+
+@pytest.mark.parametrize("proto", sorted(PROTOCOLS))
+def test_borrowed_body_is_whole_and_given_back(app, proto, tmp_path):
+    out = tmp_path / "big"
+    app.ns(["curl", "-sS", "-m", "20", *PROTOCOLS[proto], "-o", str(out),
+            app.url("/hello/big?kb=2048")])
+    want = bytes((ord("a") + i % 26) for i in range(2048 * 1024))
+    assert hashlib.sha256(out.read_bytes()).hexdigest() == hashlib.sha256(want).hexdigest()
+    lent, returned = stats(app)
+    assert lent == returned and lent > 0
+
+
+def stats(app):
+    words = curl(app, "h1", "/hello/stats").stdout.split()
+    return int(words[1]), int(words[3])
+
+
+@pytest.mark.parametrize("proto", sorted(PROTOCOLS))
+def test_streamed_body_of_unknown_length(app, proto):
+    n = 150000
+    r = curl(app, proto, f"/hello/count?n={n}")
+    assert r.stdout == "".join(f"{i}\n" for i in range(1, n + 1))
+    if proto == "h1":
+        assert "transfer-encoding: chunked" in r.stderr.lower()
+    lent, returned = stats(app)
+    assert lent == returned
+
+
+def test_client_leaving_mid_stream_returns_the_source(app):
+    # The client reads a little of a long stream and goes away: the
+    # source's done() still runs, once.
+    app.ns_python("""
+import socket
+c = socket.create_connection(("198.18.0.2", 80))
+c.sendall(b"GET /hello/count?n=5000000 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+c.recv(1000)
+c.close()
+""")
+    for _ in range(50):
+        lent, returned = stats(app)
+        if lent == returned:
+            break
+        subprocess.run(["sleep", "0.1"])
+    assert lent == returned
+
+
+def test_either_handler_defers_itself_to_the_pool(app):
+    before = app.telemetry("/ewyk/strategy")["shard_0"]["deferred_reqs"]
+    for proto in ("h1", "h2c"):
+        assert curl(app, proto, "/hello/slow?ms=30").stdout == "slept 30 ms\n"
+    after = app.telemetry("/ewyk/strategy")["shard_0"]["deferred_reqs"]
+    assert after - before == 2
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2c"])
+def test_request_accessors(app, proto):
+    r = curl(app, proto, "/hello/inspect/more?a=1&b", "-X", "POST",
+             "-H", "X-Test: yes", "--data-binary", "x" * 1000)
+    lines = r.stdout.splitlines()
+    assert "method POST" in lines and "path /hello/inspect/more" in lines
+    assert "rest /more" in lines and "query a=1&b" in lines
+    assert "body 1000" in lines and "x-test yes" in lines
+    assert f"version {1 if proto == 'h1' else 2}" in lines
+    assert any(x.lower() == "header x-test" for x in lines)
+
+
+def test_route_rules(app):
+    # a method the route does not take: 405 naming those it does
+    r = curl(app, "h1", "/hello", "-X", "POST", "--data-binary", "x")
+    assert "HTTP/1.1 405" in r.stderr and "Allow: GET, HEAD" in r.stderr
+    r = curl(app, "h2c", "/hello", "-X", "DELETE")
+    assert "HTTP/2 405" in r.stderr and "allow: GET, HEAD" in r.stderr
+    # a body larger than a handler is given: 413
+    r = curl(app, "h1", "/hello/inspect", "-X", "POST", "--data-binary", "x" * 5000)
+    assert "HTTP/1.1 413" in r.stderr
+    r = curl(app, "h2c", "/hello/inspect", "-X", "POST", "--data-binary", "x" * 5000)
+    assert "HTTP/2 413" in r.stderr
+    # HEAD of a route: its head, no body
+    r = curl(app, "h1", "/hello", "-I")
+    assert "HTTP/1.1 200" in r.stderr and r.stdout.startswith("HTTP/1.1 200")
+
+
+def test_route_telemetry_counts_and_latency(app):
+    before = app.telemetry("/ewyk/http")["route_hello_slow"]["requests_reqs"]
+    for _ in range(5):
+        curl(app, "h1", "/hello/slow?ms=40")
+    h = app.telemetry("/ewyk/http")
+    route = h["route_hello_slow"]
+    assert route["path"] == "/hello/slow"
+    assert route["requests_reqs"] - before == 5
+    # 40 ms of sleep: the percentiles cannot be below it
+    assert 40000 <= route["p50_us"] <= route["p99_us"] <= route["max_us"]
+    assert h["by_method_reqs"]["GET"] > 0
+
+
+def start_fails(args):
+    r = subprocess.run([EWYKD, "--no-huge", "--no-shconf", "-m", "128", "--no-pci",
+                        "-l", "0", f"--file-prefix=ewyk-plugin-{os.getpid()}",
+                        "--", *args], capture_output=True, text=True, timeout=30)
+    return r.returncode, r.stderr
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("/nonexistent/plugin.so", "/nonexistent/plugin.so"),
+    ("/usr/lib/x86_64-linux-gnu/libnghttp2.so.14", "no ewyk_plugin_init()"),
+    (PLUGIN + ":" + "x" * 80, "refused: Invalid argument"),
+])
+def test_bad_plugin_stops_start_up(spec, message):
+    rc, err = start_fails(["--plugin", spec])
+    assert rc == 2, err
+    assert message in err
