@@ -164,6 +164,13 @@ complete(struct shard *s, struct route_task *t)
 {
 	struct route_stats *rs = &s->exec.routes[t->route->id];
 
+	/* Here, on the owner, so that what the handler borrowed goes back
+	 * on the connection's lcore, as the API promises. */
+	if (t->fallback == 503)
+		http_answer_text(&t->req.ans, 503, "503 blocking pool full\n");
+	else if (t->fallback != 0)
+		http_answer_text(&t->req.ans, 500, "500 the handler gave no "
+				"answer\n");
 	lat_record(&rs->lat, elapsed_us(t->t0));
 	if (t->req.ans.status >= 500)
 		rs->errors++;
@@ -187,7 +194,7 @@ static void
 post(struct route_task *t)
 {
 	/* The ring holds every task of the shard: it cannot be full. */
-	while (rte_ring_mp_enqueue(t->shard->exec.done, t) != 0)
+	while (rte_ring_enqueue(t->shard->exec.done, t) != 0)
 		ewyk_cpu_pause();
 }
 
@@ -226,6 +233,7 @@ route_run(struct ewyk_task *bt)
 	if (rt->type == EWYK_HANDLER_NON_BLOCKING && bt->mode == EWYK_PEC)
 		t->req.may_block = true;	/* deferred: on the pool */
 	routes_consume_name = ewyk_consume_name(bt->mode);
+	t->fallback = 0;
 	res = rt->handler(&t->req, rt->ctx);
 	if (lcore < RTE_MAX_LCORE) {
 		lcore_time[lcore].consuming += rte_get_tsc_cycles() - t0;
@@ -237,14 +245,14 @@ route_run(struct ewyk_task *bt)
 		uint8_t mode = bt->mode;
 
 		__atomic_fetch_add(&t->shard->exec.deferred, 1, __ATOMIC_RELAXED);
+		http_answer_init(&t->req.ans);	/* headers it set: gone */
 		bt->mode = EWYK_PEC;
 		if (ewyk_bpool_execute(bpool, bt) == 0)
 			return TASK_DEFERRED;
 		bt->mode = mode;
-		http_answer_text(&t->req.ans, 503, "503 blocking pool full\n");
+		t->fallback = 503;
 	} else if (res != EWYK_ANSWERED || t->req.ans.kind == HTTP_BODY_UNSET) {
-		http_answer_text(&t->req.ans, 500, "500 the handler gave no "
-				"answer\n");
+		t->fallback = 500;
 	}
 	if (bt->mode == EWYK_PEC)
 		post(t);	/* a pool thread never writes to the shard */
@@ -273,7 +281,7 @@ on_rejected(void *ctx, struct ewyk_task *task, int err)
 	RTE_SET_USED(ctx);
 	RTE_SET_USED(err);
 	/* The blocking pool is full: the RX lcore never waits for it. */
-	http_answer_text(&t->req.ans, 503, "503 blocking pool full\n");
+	t->fallback = 503;
 	complete(t->shard, t);
 }
 
@@ -373,7 +381,7 @@ shard_exec_init(struct shard *s, const struct ewykd_config *cfg)
 	snprintf(name, sizeof(name), "ewyk_done_%u", s->id);
 	/* RTS enqueue: producers may be preempted pool threads. */
 	x->done = rte_ring_create(name, SHARD_TASKS, rte_socket_id(),
-			RING_F_MP_RTS_ENQ | RING_F_SC_DEQ);
+			RING_F_MP_RTS_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	x->tasks = rte_malloc("route_tasks", sizeof(*x->tasks) * SHARD_TASKS,
 			RTE_CACHE_LINE_SIZE);
 	if (x->strategy == NULL || x->done == NULL || x->tasks == NULL)

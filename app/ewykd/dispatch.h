@@ -34,6 +34,7 @@ struct route_task {
 	const struct http_route *route;
 	struct http_origin origin;
 	uint64_t t0;		/* TSC when it was produced */
+	uint16_t fallback;	/* 500 or 503 replaces the handler's answer */
 	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 

@@ -151,7 +151,8 @@ int ewyk_respond_borrow(struct ewyk_request *req, int status, const char *ctype,
 /* A body produced piece by piece on the connection's lcore as the
  * connection has room: read() fills at most cap bytes and returns how
  * many (more than 0), or 0 at the end, or -1 on an error (the connection
- * or stream is reset). It must not block. done(arg) is called once, after
+ * or stream is reset). It must not block. cap is at least 1024, unless
+ * less than that is left of a known length. done(arg) is called once, after
  * the end, an error, or the client leaving. length is the total when
  * known (Content-Length), or -1 (chunked in HTTP/1.1). */
 struct ewyk_source {

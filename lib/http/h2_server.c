@@ -21,6 +21,8 @@
 #define H2_RESET_RATE 33
 #define H2_CONTINUATIONS_MAX 8
 #define H2_ECHO_MAX (1u << 20)	/* /echo bodies are gathered whole */
+#define H2_CONN_BODY_MAX (1u << 20)	/* gathered at once per connection */
+#define H2_SOURCE_MIN 1024	/* a source is read for this much at least */
 
 /* One request stream: its request gathered into the shape of an HTTP/1.1
  * one (names lower case), then what goes back. */
@@ -32,6 +34,8 @@ struct h2_stream {
 	bool body_too_large;	/* 413 */
 	bool awaiting;		/* a handler has the request */
 	bool from_source;	/* the body is read from ans->src */
+	bool deferred;		/* waiting for the peer's window to open */
+	bool body_refused;	/* the shard's budget for bodies is spent */
 	struct http1_request req;
 	uint8_t *body;
 	uint32_t body_len;
@@ -49,6 +53,7 @@ struct h2_conn {
 	struct http1_server *srv;
 	struct tcp_conn *tcp;
 	struct h2_stream *streams;
+	uint32_t gathered;	/* request body bytes held by its streams */
 	bool hold;		/* upgraded: nothing is sent before the client's
 				 * preface, a client keeps only so much behind
 				 * a 101 it has not yet acted on */
@@ -100,6 +105,14 @@ read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length,
 
 		if (sc->length >= 0 && st->out_left < cap)
 			cap = (size_t)st->out_left;
+		/* A flow-control window nearly shut gives a tiny cap, and a
+		 * source may need more to make progress: wait for the
+		 * WINDOW_UPDATE (resume_deferred()). */
+		if (cap < H2_SOURCE_MIN && (sc->length < 0 ||
+				st->out_left > cap)) {
+			st->deferred = true;
+			return NGHTTP2_ERR_DEFERRED;
+		}
 		r = cap > 0 ? sc->read(sc->arg, buf, cap) : 0;
 		/* A failed source, or one that ends short of its length,
 		 * resets the stream (INTERNAL_ERROR). */
@@ -134,12 +147,12 @@ send_data(nghttp2_session *ng, nghttp2_frame *frame, const uint8_t *framehd,
 	/* A whole frame or nothing: a cut frame could not be finished. */
 	if (tcp_send_space(ns, h->tcp) < 9 + length + pad)
 		return NGHTTP2_ERR_WOULDBLOCK;
-	tcp_write(ns, h->tcp, framehd, 9);
-	if (pad > 0)
-		tcp_write(ns, h->tcp, &padlen, 1);
-	tcp_write(ns, h->tcp, st->out, (uint32_t)length);
-	if (pad > 1)
-		tcp_write(ns, h->tcp, zeros, padlen);
+	/* Short only when mbufs ran out: the framing is lost, end it. */
+	if (tcp_write(ns, h->tcp, framehd, 9) != 9 ||
+			(pad > 0 && tcp_write(ns, h->tcp, &padlen, 1) != 1) ||
+			tcp_write(ns, h->tcp, st->out, (uint32_t)length) != length ||
+			(pad > 1 && tcp_write(ns, h->tcp, zeros, padlen) != padlen))
+		return NGHTTP2_ERR_CALLBACK_FAILURE;
 	st->out += length;
 	st->out_left -= length;
 	stats(h)->body_bytes_out += length;
@@ -257,10 +270,10 @@ handle(struct h2_conn *h, struct h2_stream *st)
 	char allow[48] = "";
 	int taken;
 
-	stats(h)->by_method[st->req.method]++;
-	if (st->too_large || st->body_too_large || st->req.path.len == 0) {
+	if (st->too_large || st->body_too_large || st->body_refused ||
+			st->req.path.len == 0) {
 		answer_text(h, st, st->too_large ? 431 : st->body_too_large ?
-				413 : 400, NULL);
+				413 : st->body_refused ? 503 : 400, NULL);
 		return;
 	}
 	st->req.body = st->body_len > 0 ? (const char *)st->body : NULL;
@@ -390,6 +403,7 @@ stream_free(struct h2_conn *h, struct h2_stream *st)
 		st->next->pprev = st->pprev;
 	if (st->ans != NULL)
 		http1_server_release(h->srv, st->ans);
+	h->gathered -= st->body_len;
 	stats(h)->h2_streams_open--;
 	free(st->body);
 	free(st);
@@ -457,13 +471,17 @@ on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 	uint32_t cap;
 
 	(void)flags;
-	(void)user;
-	if (st == NULL || st->body_too_large)
+	if (st == NULL || st->body_too_large || st->body_refused)
 		return 0;
 	cap = st->req.path.len == 5 && memcmp(st->req.path.p, "/echo", 5) == 0 ?
 		H2_ECHO_MAX : EWYK_REQUEST_BODY_MAX;
 	if (len > cap - st->body_len) {
 		st->body_too_large = true;	/* answered 413 at its end */
+		return 0;
+	}
+	/* Bounded: 100 streams of 1 MiB each are not kept at once. */
+	if (len > H2_CONN_BODY_MAX - ((struct h2_conn *)user)->gathered) {
+		st->body_refused = true;	/* answered 503 at its end */
 		return 0;
 	}
 	if (st->body_len + len > st->body_cap) {
@@ -480,7 +498,20 @@ on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 	}
 	memcpy(st->body + st->body_len, data, len);
 	st->body_len += (uint32_t)len;
+	((struct h2_conn *)user)->gathered += (uint32_t)len;
 	return 0;
+}
+
+static void
+resume_deferred(struct h2_conn *h, int32_t id)
+{
+	struct h2_stream *st;
+
+	for (st = h->streams; st != NULL; st = st->next)
+		if (st->deferred && (id == 0 || id == st->id)) {
+			st->deferred = false;
+			nghttp2_session_resume_data(h->ng, st->id);
+		}
 }
 
 /* Rapid reset (CVE-2023-44487): opening streams and cancelling them at
@@ -512,12 +543,16 @@ on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 		count_reset(h);
 	if (frame->hd.type == NGHTTP2_SETTINGS)
 		h->hold = false;	/* the preface is in */
+	if (frame->hd.type == NGHTTP2_WINDOW_UPDATE)
+		resume_deferred(h, frame->hd.stream_id);
 	if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
 			!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;
 	st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
-	if (st != NULL && !st->awaiting && st->ans == NULL && st->out == NULL)
+	if (st != NULL && !st->awaiting && st->ans == NULL && st->out == NULL) {
+		stats(h)->by_method[st->req.method]++;
 		handle(h, st);
+	}
 	return 0;
 }
 
@@ -712,13 +747,12 @@ h2_flush(struct h2_conn *h)
 bool
 h2_goaway(struct h2_conn *h)
 {
+	/* Not terminate_session(): that stops every stream in flight. After
+	 * a plain GOAWAY, nghttp2 refuses new streams, and once those in
+	 * flight end it wants neither to read nor to write: then we close. */
 	nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE,
 			nghttp2_session_get_last_proc_stream_id(h->ng),
 			NGHTTP2_NO_ERROR, NULL, 0);
-	/* After its streams end, the session has nothing more to read. */
-	nghttp2_session_terminate_session2(h->ng,
-			nghttp2_session_get_last_proc_stream_id(h->ng),
-			NGHTTP2_NO_ERROR);
 	return h2_flush(h);
 }
 

@@ -16,6 +16,7 @@
 #define CHUNK_FRAMING 32	/* "%x\r\n" + "\r\n" around an echoed chunk */
 #define DISCARD_MAX (1 << 20)	/* a refused body larger than this closes */
 #define CHUNKED_LEN UINT64_MAX	/* write_head(): Transfer-Encoding: chunked */
+#define NO_BODY_LEN (UINT64_MAX - 1)	/* write_head(): no framing (204) */
 
 /* A pipelined request's answer, in request order. */
 enum pipe_state {
@@ -105,14 +106,16 @@ write_head(struct http1_server *s, struct http1_conn *hc, int status,
 	bool last = hc->close_after && hc->pipe_head == hc->pipe_tail;
 	int n;
 
-	if (length == CHUNKED_LEN)
-		snprintf(framing, sizeof(framing), "Transfer-Encoding: chunked");
+	if (length == NO_BODY_LEN)
+		framing[0] = '\0';
+	else if (length == CHUNKED_LEN)
+		snprintf(framing, sizeof(framing), "Transfer-Encoding: chunked\r\n");
 	else
-		snprintf(framing, sizeof(framing), "Content-Length: %llu",
+		snprintf(framing, sizeof(framing), "Content-Length: %llu\r\n",
 				(unsigned long long)length);
 	n = snprintf(head, sizeof(head),
 			"HTTP/1.1 %d %s\r\nServer: ewyk/" EWYK_VERSION "\r\n"
-			"Date: %s\r\n%s\r\n%s%s%s%s%s\r\n",
+			"Date: %s\r\n%s%s%s%s%s%s\r\n",
 			status, http_reason(status), date_now(s), framing,
 			ctype != NULL ? "Content-Type: " : "",
 			ctype != NULL ? ctype : "", ctype != NULL ? "\r\n" : "",
@@ -482,34 +485,37 @@ pump_answer(struct http1_server *s, struct http1_conn *hc)
 		if (!chunked)
 			cap = RTE_MIN(cap, (size_t)hc->stream_left);
 		n = a->src.read(a->src.arg, s->scratch, cap);
-		if (n < 0 || (size_t)n > cap || (n == 0 && !chunked)) {
-			/* The source failed, or ended short of its length:
-			 * the client must not take a cut body for whole. */
-			s->stats->body_errors++;
-			hc->writing = NULL;
-			http1_server_release(s, a);
-			hc->closing = true;
-			tcp_abort(s->ns, hc->tcp);	/* may free hc */
-			return false;
-		}
+		/* The source failed, or ended short of its length: the client
+		 * must not take a cut body for whole. */
+		if (n < 0 || (size_t)n > cap || (n == 0 && !chunked))
+			goto cut;
 		if (n == 0) {
-			tcp_write(s->ns, hc->tcp, "0\r\n\r\n", 5);
+			if (tcp_write(s->ns, hc->tcp, "0\r\n\r\n", 5) != 5)
+				goto cut;
 			break;
 		}
-		if (chunked) {
-			fl = snprintf(frame, sizeof(frame), "%zx\r\n", (size_t)n);
-			tcp_write(s->ns, hc->tcp, frame, (uint32_t)fl);
-		}
-		tcp_write(s->ns, hc->tcp, s->scratch, (uint32_t)n);
-		if (chunked)
-			tcp_write(s->ns, hc->tcp, "\r\n", 2);
-		else
+		fl = chunked ? snprintf(frame, sizeof(frame), "%zx\r\n",
+				(size_t)n) : 0;
+		/* A short write means the mbufs ran out: the framing is lost. */
+		if (tcp_write(s->ns, hc->tcp, frame, (uint32_t)fl) != (uint32_t)fl ||
+				tcp_write(s->ns, hc->tcp, s->scratch, (uint32_t)n) !=
+				(uint32_t)n || (chunked && tcp_write(s->ns, hc->tcp,
+				"\r\n", 2) != 2))
+			goto cut;
+		if (!chunked)
 			hc->stream_left -= n;
 		s->stats->body_bytes_out += (uint64_t)n;
 	}
 	hc->writing = NULL;
 	http1_server_release(s, a);
 	return true;
+cut:
+	s->stats->body_errors++;
+	hc->writing = NULL;
+	http1_server_release(s, a);
+	hc->closing = true;
+	tcp_abort(s->ns, hc->tcp);	/* may free hc */
+	return false;
 }
 
 /* The answer owed to the oldest request is ready: its turn. The caller
@@ -519,7 +525,8 @@ write_slot(struct http1_server *s, struct http1_conn *hc,
 		struct pipe_slot *ps)
 {
 	struct http_answer *a = ps->ans;
-	char extra[EWYK_RESPONSE_HEADERS_MAX + 4 * HTTP_ANSWER_HEADERS];
+	/* name ": " value "\r\n" for each, and the NUL */
+	char extra[EWYK_RESPONSE_HEADERS_MAX + 4 * HTTP_ANSWER_HEADERS + 1];
 	uint32_t used = 0, i;
 	uint64_t length;
 
@@ -542,10 +549,13 @@ write_slot(struct http1_server *s, struct http1_conn *hc,
 		length = a->src.length >= 0 ? (uint64_t)a->src.length : CHUNKED_LEN;
 	else
 		length = a->len;
+	/* 204 and 304 never carry a body (RFC 9110 15.3.5, 15.4.5). */
+	if (a->status == 204 || a->status == 304)
+		length = a->status == 204 ? NO_BODY_LEN : length;
 	write_head(s, hc, a->status, NULL, length, extra);
 	hc->writing = a;
 	hc->stream_left = 0;
-	if (ps->head_only)
+	if (ps->head_only || a->status == 204 || a->status == 304)
 		return;
 	if (a->kind == HTTP_BODY_STREAM) {
 		hc->stream_left = a->src.length;

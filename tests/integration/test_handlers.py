@@ -152,3 +152,12 @@ def test_bad_plugin_stops_start_up(spec, message):
     rc, err = start_fails(["--plugin", spec])
     assert rc == 2, err
     assert message in err
+
+
+def test_stream_through_a_small_flow_control_window(app):
+    # A 2 KiB stream window: nghttp2 often offers the source only a few
+    # bytes; it waits for the WINDOW_UPDATE instead of ending the body.
+    n = 20000
+    r = app.ns(["nghttp", "-w", "11", "-W", "11", app.url(f"/hello/count?n={n}")],
+               timeout=60)
+    assert r.stdout == "".join(f"{i}\n" for i in range(1, n + 1))

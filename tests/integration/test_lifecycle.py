@@ -111,6 +111,21 @@ print(got.decode())
         assert status == 0, a.read_log()
 
 
+def test_sigterm_lets_an_h2_stream_in_flight_finish(www):
+    """GOAWAY on drain refuses new streams, but a handler's answer still
+    under way is delivered on its stream."""
+    with Appliance(www=www["dir"], lcores="0@0,1@1,2@1",
+                   args=["--shards", "1", "--reserved", "1", "--drain-ms", "3000"]) as a:
+        slow = a.ns_popen(["curl", "-sS", "-m", "5", "--http2-prior-knowledge",
+                           "-w", " %{http_code}", a.url("/delay?ms=800")])
+        time.sleep(0.3)
+        a.proc.send_signal(signal.SIGTERM)
+        out, _ = slow.communicate(timeout=10)
+        assert out.startswith("delayed 800 ms") and out.endswith(" 200"), out
+        status, _ = a.stop()
+        assert status == 0, a.read_log()
+
+
 def test_sigterm_during_h2_load_exits_0(www):
     with Appliance(www=www["dir"]) as a:
         load = a.ns_popen(["h2load", "-D", "4", "-c", "4", "-m", "8", a.url("/hello.txt")])
