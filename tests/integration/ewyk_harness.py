@@ -148,7 +148,14 @@ class Appliance:
             time.sleep(after)
             return self.stop()
         finally:
-            load.wait(timeout=30)
+            # The load is the test's own process: it must not outlive the
+            # test, whatever it waits for (h2load's duration mode can sit
+            # on a connection it tried while the appliance went away).
+            try:
+                load.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                load.kill()
+                load.wait()
 
     def close(self):
         if self.proc is not None and self.proc.poll() is None:
