@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # ewyk demo: from a fresh Debian 12 machine (as root) it installs what is
 # missing, builds, starts ewykd on a virtual NIC (net_tap) in a private
-# network namespace, fetches pages with curl, drives it with h2load --h1,
+# network namespace with the example plugin loaded, fetches pages and
+# calls /kv and the plugin with curl (HTTP/1.1 and HTTP/2), drives it with
+# h2load --h1,
 # prints the results and the telemetry, and stops everything cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +48,8 @@ head -c $((1 << 20)) /dev/urandom > "$WWW/1mb.bin"
 ls -l "$WWW"
 
 step "start ewykd in namespace $NS on net_tap (appliance 198.18.0.2, kernel 198.18.0.1)"
-ewyk_ns_start "$NS" "$LOG" -l 0-1 -- --www "$WWW"
+ewyk_ns_start "$NS" "$LOG" -l 0-1 -- --www "$WWW" \
+	--plugin build/app/plugins/ewyk-hello.so:Hello
 grep serving "$LOG"
 in_ns ping -c 3 -i 0.2 198.18.0.2
 
@@ -58,11 +61,17 @@ in_ns curl -sS -m 30 -o "$WWW/.download" -w 'HTTP %{http_code}, %{size_download}
 	http://198.18.0.2/1mb.bin
 if cmp -s "$WWW/.download" "$WWW/1mb.bin"; then echo "byte-exact: yes"; else echo "byte-exact: NO"; exit 1; fi
 
+step "handlers: /kv over HTTP/1.1 and HTTP/2, the example plugin"
+in_ns curl -sS -m 10 -X PUT --data-binary 'blue' http://198.18.0.2/kv/colour
+in_ns curl -sS -m 10 --http2-prior-knowledge -w '  <- GET /kv/colour over HTTP/%{http_version}\n' \
+	http://198.18.0.2/kv/colour
+in_ns curl -sS -m 10 --http2-prior-knowledge 'http://198.18.0.2/hello?name=demo'
+
 step "h2load --h1 for ${DURATION}s, 16 connections"
 in_ns h2load --h1 -D "$DURATION" -c 16 -t 1 http://198.18.0.2/ | grep -vE '^(starting|spawning|progress|Application protocol)'
 
-step "telemetry: /ewyk/stats and /ewyk/info (dpdk-telemetry.py -f $NS)"
-printf '/ewyk/stats\n/ewyk/info\n' | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$NS" |
+step "telemetry: /ewyk/stats, /ewyk/http and /ewyk/info (dpdk-telemetry.py -f $NS)"
+printf '/ewyk/stats\n/ewyk/http\n/ewyk/info\n' | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$NS" |
 	/usr/bin/python3 -c 'import json, sys
 for line in sys.stdin:
     line = line.strip()
