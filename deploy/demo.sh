@@ -4,8 +4,8 @@
 # missing, builds, starts ewykd on a virtual NIC (net_tap) in a private
 # network namespace with the example plugin loaded, fetches pages and
 # calls /kv and the plugin with curl (HTTP/1.1 and HTTP/2), drives it with
-# h2load --h1,
-# prints the results and the telemetry, and stops everything cleanly.
+# h2load --h1, prints the results and the telemetry, and stops everything
+# cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . deploy/ewyk-ns.sh
