@@ -156,14 +156,21 @@ def test_full_blocking_pool_answers_503(www):
 import socket, threading
 def hold():
     c = socket.create_connection(("{APP_IP}", 80))
-    c.sendall(b"GET /delay?ms=500 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+    c.sendall(b"GET /delay?ms=3000 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
     c.recv(100)
 ts = [threading.Thread(target=hold) for _ in range(3)]
 [t.start() for t in ts]
-import time; time.sleep(0.1)
-c = socket.create_connection(("{APP_IP}", 80), timeout=5)
-c.sendall(b"GET /delay?ms=1 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
-print(c.recv(4096).decode())
+# Probe until the holders fill the pool (a loaded machine may take a
+# while to send them); a 503 must come before they finish.
+import time
+for _ in range(25):
+    time.sleep(0.1)
+    c = socket.create_connection(("{APP_IP}", 80), timeout=5)
+    c.sendall(b"GET /delay?ms=1 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+    got = c.recv(4096).decode()
+    if got.startswith("HTTP/1.1 503"):
+        break
+print(got)
 [t.join() for t in ts]
 """)
         assert hdr.startswith("HTTP/1.1 503")
