@@ -16,7 +16,8 @@
 #define CHUNK_FRAMING 32	/* "%x\r\n" + "\r\n" around an echoed chunk */
 #define DISCARD_MAX (1 << 20)	/* a refused body larger than this closes */
 #define CHUNKED_LEN UINT64_MAX	/* write_head(): Transfer-Encoding: chunked */
-#define NO_BODY_LEN (UINT64_MAX - 1)	/* write_head(): no framing (204) */
+#define NO_BODY_LEN (UINT64_MAX - 1)	/* write_head(): no framing (204; or
+					 * HTTP/1.0, the close ends the body) */
 
 /* A pipelined request's answer, in request order. */
 enum pipe_state {
@@ -28,6 +29,7 @@ enum pipe_state {
 struct pipe_slot {
 	uint8_t state;
 	bool head_only;
+	bool http10;			/* no chunked coding for this client */
 	uint16_t status;		/* PIPE_REFUSED */
 	struct http_answer *ans;	/* PIPE_READY */
 	char allow[48];			/* PIPE_REFUSED with 405 */
@@ -61,7 +63,8 @@ struct http1_conn {
 	uint32_t pipe_tail;	/* seq the next dispatched request gets */
 	struct pipe_slot pipe[HTTP1_PIPELINE];
 	struct http_answer *writing;	/* a dispatched answer going out */
-	int64_t stream_left;	/* of a streamed body; -1: chunked */
+	int64_t stream_left;	/* of a streamed body; -1: until its end */
+	bool stream_raw;	/* HTTP/1.0: no chunks, the close ends it */
 	bool continue_sent;	/* "100 Continue" went for the current request */
 	bool fresh;		/* nothing parsed yet: may still become HTTP/2 */
 	uint64_t head_start_ms;	/* first byte of a request head not yet whole */
@@ -289,6 +292,11 @@ answer(struct http1_server *s, struct http1_conn *hc,
 
 		ps->state = PIPE_WAITING;
 		ps->head_only = head_only;
+		/* An HTTP/1.0 client knows no chunks: a body of unknown
+		 * length ends with the connection, so this is its last. */
+		ps->http10 = r->minor == 0;
+		if (ps->http10)
+			hc->close_after = true;
 		ps->ans = NULL;
 		if (r->body != NULL)
 			return TOOK_HEAD_AND_BODY;
@@ -470,7 +478,7 @@ static bool
 pump_answer(struct http1_server *s, struct http1_conn *hc)
 {
 	struct http_answer *a = hc->writing;
-	bool chunked = hc->stream_left < 0;
+	bool chunked = hc->stream_left < 0 && !hc->stream_raw;
 	char frame[24];
 	int fl;
 
@@ -487,10 +495,10 @@ pump_answer(struct http1_server *s, struct http1_conn *hc)
 		n = a->src.read(a->src.arg, s->scratch, cap);
 		/* The source failed, or ended short of its length: the client
 		 * must not take a cut body for whole. */
-		if (n < 0 || (size_t)n > cap || (n == 0 && !chunked))
+		if (n < 0 || (size_t)n > cap || (n == 0 && hc->stream_left > 0))
 			goto cut;
 		if (n == 0) {
-			if (tcp_write(s->ns, hc->tcp, "0\r\n\r\n", 5) != 5)
+			if (chunked && tcp_write(s->ns, hc->tcp, "0\r\n\r\n", 5) != 5)
 				goto cut;
 			break;
 		}
@@ -502,7 +510,7 @@ pump_answer(struct http1_server *s, struct http1_conn *hc)
 				(uint32_t)n || (chunked && tcp_write(s->ns, hc->tcp,
 				"\r\n", 2) != 2))
 			goto cut;
-		if (!chunked)
+		if (hc->stream_left > 0)
 			hc->stream_left -= n;
 		s->stats->body_bytes_out += (uint64_t)n;
 	}
@@ -546,7 +554,8 @@ write_slot(struct http1_server *s, struct http1_conn *hc,
 	}
 	extra[used] = '\0';
 	if (a->kind == HTTP_BODY_STREAM)
-		length = a->src.length >= 0 ? (uint64_t)a->src.length : CHUNKED_LEN;
+		length = a->src.length >= 0 ? (uint64_t)a->src.length :
+			ps->http10 ? NO_BODY_LEN : CHUNKED_LEN;
 	else
 		length = a->len;
 	/* 204 and 304 never carry a body (RFC 9110 15.3.5, 15.4.5). */
@@ -555,6 +564,7 @@ write_slot(struct http1_server *s, struct http1_conn *hc,
 	write_head(s, hc, a->status, NULL, length, extra);
 	hc->writing = a;
 	hc->stream_left = 0;
+	hc->stream_raw = ps->http10;
 	if (ps->head_only || a->status == 204 || a->status == 304)
 		return;
 	if (a->kind == HTTP_BODY_STREAM) {
