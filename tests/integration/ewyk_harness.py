@@ -212,6 +212,21 @@ class Appliance:
             raise AssertionError(f"namespace script failed:\n{r.stdout}\n{r.stderr}")
         return r.stdout
 
+    def exchange(self, request, timeout=10):
+        """Sends raw bytes on one connection from the client side; returns
+        all that comes back until the server closes, as text (lines end in
+        \\n)."""
+        return self.ns_python(f"""
+import socket, sys
+c = socket.create_connection(("{APP_IP}", 80), timeout={timeout})
+c.sendall({request!r})
+while True:
+    d = c.recv(65536)
+    if not d:
+        break
+    sys.stdout.buffer.write(d)
+""")
+
     def url(self, path="/"):
         return f"http://{APP_IP}{path}"
 

@@ -82,20 +82,9 @@ def test_deep_pipeline_is_bounded_and_complete(app):
 
 
 def test_bad_request_behind_owed_answers_comes_last_and_closes(app):
-    out = app.ns_python(f"""
-import socket
-c = socket.create_connection(("{APP_IP}", 80), timeout=10)
-c.sendall(b"GET /delay?ms=200 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
-          b"GET /spin?us=1 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
-          b"GET /bad path HTTP/1.1\\r\\n\\r\\n")
-data = b""
-while True:
-    d = c.recv(65536)
-    if not d:
-        break
-    data += d
-print(data.decode())
-""")
+    out = app.exchange(b"GET /delay?ms=200 HTTP/1.1\r\nHost: x\r\n\r\n"
+                       b"GET /spin?us=1 HTTP/1.1\r\nHost: x\r\n\r\n"
+                       b"GET /bad path HTTP/1.1\r\n\r\n")
     statuses = [l.split()[1] for l in out.splitlines() if l.startswith("HTTP/1.1 ")]
     assert statuses == ["200", "200", "400"], out
     assert out.index("delayed 200 ms") < out.index("spun 1 us")
