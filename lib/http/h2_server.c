@@ -6,6 +6,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include "h2_server.h"
+#include "http_cond.h"
 #include "http1_parse.h"
 #include "http1_server.h"
 #include "http_route.h"
@@ -228,6 +229,9 @@ answer_static(struct h2_conn *h, struct h2_stream *st)
 	const struct www *www = h->srv->www;
 	const struct www_file *f;
 	struct nvs x = { .n = 0 };
+	char crange[64];
+	uint64_t from = 0, to;
+	int range, status = 200;
 
 	if (st->req.method != HTTP_GET && st->req.method != HTTP_HEAD) {
 		answer_text(h, st, 405, "GET, HEAD");
@@ -238,11 +242,34 @@ answer_static(struct h2_conn *h, struct h2_stream *st)
 		answer_text(h, st, 404, NULL);
 		return;
 	}
-	nv_add(&x, "content-type", f->content_type, strlen(f->content_type));
+	to = f->size - 1;
 	nv_add(&x, "etag", f->etag, strlen(f->etag));
-	st->out = f->data;
-	st->out_left = f->size;
-	submit(h, st, 200, &x, (int64_t)f->size, st->req.method == HTTP_HEAD);
+	if (http_etag_matches(&st->req, f)) {
+		submit(h, st, 304, &x, -1, true);
+		return;
+	}
+	range = http_parse_range(&st->req, f->size, &from, &to);
+	if (range < 0) {
+		snprintf(crange, sizeof(crange), "bytes */%llu",
+				(unsigned long long)f->size);
+		nv_add(&x, "content-range", crange, strlen(crange));
+		st->out_left = 0;
+		submit(h, st, 416, &x, 0, true);
+		return;
+	}
+	if (range > 0) {
+		status = 206;
+		snprintf(crange, sizeof(crange), "bytes %llu-%llu/%llu",
+				(unsigned long long)from, (unsigned long long)to,
+				(unsigned long long)f->size);
+		nv_add(&x, "content-range", crange, strlen(crange));
+	}
+	nv_add(&x, "content-type", f->content_type, strlen(f->content_type));
+	nv_add(&x, "accept-ranges", "bytes", 5);
+	st->out = f->data + from;
+	st->out_left = f->size > 0 ? to - from + 1 : 0;
+	submit(h, st, status, &x, (int64_t)st->out_left,
+			st->req.method == HTTP_HEAD);
 }
 
 static void

@@ -6,6 +6,7 @@
 #include <rte_malloc.h>
 
 #include "h2_server.h"
+#include "http_cond.h"
 #include "http1_chunked.h"
 #include "http1_parse.h"
 #include "http1_server.h"
@@ -145,37 +146,6 @@ answer_error(struct http1_server *s, struct http1_conn *hc, int status,
 		tcp_write(s->ns, hc->tcp, body, (uint32_t)n);
 }
 
-static bool
-etag_matches(const struct http1_request *r, const struct www_file *f)
-{
-	const struct http_str *inm = http1_header(r, "if-none-match");
-	size_t tl = strlen(f->etag);
-	uint32_t i = 0;
-
-	if (inm == NULL)
-		return false;
-	if (inm->len == 1 && inm->p[0] == '*')
-		return true;
-	/* A list of entity tags; weak comparison (RFC 9110 13.1.2). */
-	while (i < inm->len) {
-		const char *p;
-		uint32_t len;
-
-		while (i < inm->len && (inm->p[i] == ' ' || inm->p[i] == ','))
-			i++;
-		if (i + 2 <= inm->len && inm->p[i] == 'W' && inm->p[i + 1] == '/')
-			i += 2;
-		p = inm->p + i;
-		while (i < inm->len && inm->p[i] != ',')
-			i++;
-		len = (uint32_t)(inm->p + i - p);
-		while (len > 0 && p[len - 1] == ' ')
-			len--;
-		if (len == tl && memcmp(p, f->etag, tl) == 0)
-			return true;
-	}
-	return false;
-}
 
 static void answer_static(struct http1_server *s, struct http1_conn *hc,
 		const struct http1_request *r);
@@ -356,47 +326,6 @@ gather_body(struct http1_server *s, struct http1_conn *hc,
 	return true;
 }
 
-/*
- * A single byte range (RFC 9110 14.1.2): "bytes=A-B", "bytes=A-" or
- * "bytes=-N". Returns 1 with [*from, *to] set, 0 to ignore the header
- * (absent, malformed or several ranges: the whole file is the answer), or
- * -1 when the range cannot be satisfied (416).
- */
-static int
-parse_range(const struct http1_request *r, uint64_t size, uint64_t *from,
-		uint64_t *to)
-{
-	const struct http_str *h = http1_header(r, "range");
-	uint64_t a = 0, b = 0;
-	bool has_a = false, has_b = false;
-	uint32_t i = 6;
-
-	if (h == NULL || h->len < 7 || strncmp(h->p, "bytes=", 6) != 0 ||
-			memchr(h->p, ',', h->len) != NULL)
-		return 0;
-	for (; i < h->len && h->p[i] >= '0' && h->p[i] <= '9'; i++, has_a = true)
-		if ((a = a * 10 + (uint64_t)(h->p[i] - '0')) > (1ull << 60))
-			return 0;
-	if (i == h->len || h->p[i++] != '-')
-		return 0;
-	for (; i < h->len && h->p[i] >= '0' && h->p[i] <= '9'; i++, has_b = true)
-		if ((b = b * 10 + (uint64_t)(h->p[i] - '0')) > (1ull << 60))
-			return 0;
-	if (i != h->len || (!has_a && !has_b) || (has_a && has_b && b < a))
-		return 0;
-	if (!has_a) {			/* the last b bytes */
-		if (b == 0 || size == 0)
-			return -1;
-		*from = b >= size ? 0 : size - b;
-		*to = size - 1;
-		return 1;
-	}
-	if (a >= size)
-		return -1;
-	*from = a;
-	*to = has_b && b < size ? b : size - 1;
-	return 1;
-}
 
 static void
 answer_static(struct http1_server *s, struct http1_conn *hc,
@@ -419,12 +348,12 @@ answer_static(struct http1_server *s, struct http1_conn *hc,
 	}
 	snprintf(extra, sizeof(extra), "ETag: %s\r\nAccept-Ranges: bytes\r\n",
 			f->etag);
-	if (etag_matches(r, f)) {
+	if (http_etag_matches(r, f)) {
 		/* 304 carries no body but may not lie about its length. */
 		write_head(s, hc, 304, NULL, f->size, extra);
 		return;
 	}
-	range = parse_range(r, f->size, &from, &to);
+	range = http_parse_range(r, f->size, &from, &to);
 	if (range < 0) {
 		snprintf(extra, sizeof(extra), "Content-Range: bytes */%llu\r\n",
 				(unsigned long long)f->size);

@@ -44,6 +44,24 @@ def test_echo_body_over_h2_is_byte_exact(appliance, tmp_path):
     assert r.stdout == "413"
 
 
+def test_conditional_and_range_over_h2(appliance, www, tmp_path):
+    h2 = ["curl", "-sS", "-m", "10", "--http2-prior-knowledge"]
+    r = appliance.ns(h2 + ["-D", "-", "-o", "/dev/null", appliance.url("/hello.txt")])
+    etag = re.search(r'(?mi)^etag: (".*")', r.stdout).group(1)
+    r = appliance.ns(h2 + ["-D", "-", "-H", f"If-None-Match: {etag}", appliance.url("/hello.txt")])
+    assert r.stdout.startswith("HTTP/2 304") and r.stdout.endswith("\n\n"), r.stdout
+    out = tmp_path / "part"
+    r = appliance.ns(h2 + ["-D", "-", "-r", "1000-1999", "-o", str(out),
+                           appliance.url("/big.bin")])
+    assert r.stdout.startswith("HTTP/2 206"), r.stdout
+    assert "content-range: bytes 1000-1999/1048576" in r.stdout
+    with open(f"{www['dir']}/big.bin", "rb") as f:
+        assert out.read_bytes() == f.read()[1000:2000]
+    r = appliance.ns(h2 + ["-D", "-", "-r", "2000000-", "-o", "/dev/null",
+                           appliance.url("/big.bin")])
+    assert r.stdout.startswith("HTTP/2 416") and "bytes */1048576" in r.stdout
+
+
 def test_stream_counters(appliance):
     before = appliance.telemetry("/ewyk/http")
     appliance.ns(["nghttp", "-n", *[appliance.url(f"/hello.txt?{i}") for i in range(7)]])
