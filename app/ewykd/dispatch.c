@@ -298,8 +298,7 @@ shard_dispatch(void *ctx, const struct http1_request *r, int version,
 
 	if (rt == NULL)
 		return 0;
-	if (!(rt->methods & http_method_bit(r->method_str.p,
-			r->method_str.len))) {
+	if (!(rt->methods & http_method_bit(r->method))) {
 		http_route_allow(rt, allow, allow_cap);
 		return 405;
 	}

@@ -373,18 +373,6 @@ stash(struct h2_stream *st, struct http_str *dst, const uint8_t *p, size_t n)
 	return true;
 }
 
-static enum http_method
-method_of(struct http_str m)
-{
-	int i;
-
-	for (i = HTTP_GET; i < HTTP_OTHER; i++)
-		if (strlen(http_method_name(i)) == m.len &&
-				memcmp(http_method_name(i), m.p, m.len) == 0)
-			return i;
-	return HTTP_OTHER;
-}
-
 static void
 add_header(struct h2_stream *st, const char *name, size_t nl,
 		const uint8_t *value, size_t vl)
@@ -469,7 +457,7 @@ on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 	if (namelen == 7 && memcmp(name, ":method", 7) == 0) {
 		if (!stash(st, &r->method_str, value, valuelen))
 			st->too_large = true;
-		r->method = method_of(r->method_str);
+		r->method = http_method_parse(r->method_str);
 	} else if (namelen == 5 && memcmp(name, ":path", 5) == 0) {
 		const uint8_t *q = memchr(value, '?', valuelen);
 		size_t pl = q != NULL ? (size_t)(q - value) : valuelen;
@@ -556,8 +544,10 @@ count_reset(struct h2_conn *h)
 		h->resets_since_ms = now;
 		h->resets = 0;
 	}
-	if (++h->resets == H2_RESET_BUDGET + 1)
+	if (++h->resets == H2_RESET_BUDGET + 1) {
+		stats(h)->h2_reset_floods++;
 		nghttp2_session_terminate_session(h->ng, NGHTTP2_ENHANCE_YOUR_CALM);
+	}
 }
 
 static int
@@ -596,8 +586,6 @@ on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 	} else if (frame->hd.type == NGHTTP2_GOAWAY) {
 		code = frame->goaway.error_code;
 		hs->h2_goaways_out[code < H2_ERROR_CODES ? code : 0]++;
-		if (code == NGHTTP2_ENHANCE_YOUR_CALM)
-			hs->h2_reset_floods++;
 	}
 	return 0;
 }

@@ -31,6 +31,18 @@ static const struct {
 	{ "TRACE", HTTP_TRACE }, { "CONNECT", HTTP_CONNECT },
 };
 
+enum http_method
+http_method_parse(struct http_str s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (s.len == strlen(methods[i].name) &&
+				memcmp(s.p, methods[i].name, s.len) == 0)
+			return methods[i].m;
+	return HTTP_OTHER;
+}
+
 const char *
 http_method_name(enum http_method m)
 {
@@ -92,11 +104,7 @@ parse_request_line(const char *p, size_t n, struct http1_request *r)
 		if (!is_tchar((unsigned char)p[i]))
 			return -400;
 	r->method_str = (struct http_str){ p, (uint32_t)(sp1 - p) };
-	r->method = HTTP_OTHER;
-	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (r->method_str.len == strlen(methods[i].name) &&
-				memcmp(p, methods[i].name, r->method_str.len) == 0)
-			r->method = methods[i].m;
+	r->method = http_method_parse(r->method_str);
 
 	sp2 = memchr(sp1 + 1, ' ', (size_t)(end - sp1 - 1));
 	if (sp2 == NULL || sp2 == sp1 + 1)

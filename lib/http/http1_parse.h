@@ -71,6 +71,8 @@ const struct http_str *http1_header(const struct http1_request *r,
 		const char *name);
 
 const char *http_method_name(enum http_method m);
+/* The method of a name; HTTP_OTHER for one not listed. */
+enum http_method http_method_parse(struct http_str s);
 bool http_str_eq_nocase(struct http_str s, const char *lit);
 
 #endif /* EWYK_HTTP1_PARSE_H */

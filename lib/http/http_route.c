@@ -5,20 +5,20 @@
 
 #include "http_route.h"
 
-static const char *const method_names[] = {
-	"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH",
-};
+/* EWYK_METHOD_* follow enum http_method from GET to PATCH. */
+_Static_assert(EWYK_METHOD_GET == 1u << HTTP_GET &&
+		EWYK_METHOD_HEAD == 1u << HTTP_HEAD &&
+		EWYK_METHOD_POST == 1u << HTTP_POST &&
+		EWYK_METHOD_PUT == 1u << HTTP_PUT &&
+		EWYK_METHOD_DELETE == 1u << HTTP_DELETE &&
+		EWYK_METHOD_OPTIONS == 1u << HTTP_OPTIONS &&
+		EWYK_METHOD_PATCH == 1u << HTTP_PATCH,
+		"method bits and enum http_method disagree");
 
 uint32_t
-http_method_bit(const char *name, size_t len)
+http_method_bit(enum http_method m)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(method_names) / sizeof(method_names[0]); i++)
-		if (strlen(method_names[i]) == len &&
-				memcmp(method_names[i], name, len) == 0)
-			return 1u << i;
-	return 0;
+	return m <= HTTP_PATCH ? 1u << m : 0;
 }
 
 void
@@ -27,13 +27,13 @@ http_route_allow(const struct http_route *rt, char *buf, size_t cap)
 	size_t i, used = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < sizeof(method_names) / sizeof(method_names[0]); i++) {
+	for (i = HTTP_GET; i <= HTTP_PATCH; i++) {
 		int n;
 
-		if (!(rt->methods & (1u << i)))
+		if (!(rt->methods & http_method_bit(i)))
 			continue;
 		n = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "",
-				method_names[i]);
+				http_method_name(i));
 		if (n < 0 || (size_t)n >= cap - used)
 			return;
 		used += (size_t)n;

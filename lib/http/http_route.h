@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ewyk_http.h"
+#include "http1_parse.h"
 
 #define HTTP_ROUTES_MAX 64
 #define HTTP_ROUTE_PATH_MAX 128
@@ -35,7 +36,7 @@ const struct http_route *http_route_find(const struct ewyk_router *r,
 		const char *path, uint32_t len);
 /* "GET, HEAD, ..." for an Allow header. */
 void http_route_allow(const struct http_route *rt, char *buf, size_t cap);
-/* The EWYK_METHOD_* bit of a method name, 0 for one no route can take. */
-uint32_t http_method_bit(const char *name, size_t len);
+/* The EWYK_METHOD_* bit of a method, 0 for one no route can take. */
+uint32_t http_method_bit(enum http_method m);
 
 #endif /* EWYK_HTTP_ROUTE_H */
