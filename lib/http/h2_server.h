@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * HTTP/2 over a shard's TCP (h2c with prior knowledge): one nghttp2 server
- * session per connection, fed with nghttp2_session_mem_recv and drained
- * with nghttp2_session_mem_send into the connection's send queue as room
- * allows; DATA of bodies already in memory is written by the send-data
+ * HTTP/2 over a shard's TCP (h2c, by prior knowledge or upgrade): one
+ * nghttp2 server session per connection, fed with nghttp2_session_mem_recv
+ * and drained by nghttp2_session_send, whose callback only queues into the
+ * connection's send queue as room allows (nghttp2 keeps the rest); DATA of bodies already in memory is written by the send-data
  * callback straight into the connection's mbufs. Requests go to the
  * handlers, /echo or the static files; no I/O inside nghttp2.
  */
