@@ -81,6 +81,18 @@ def test_deep_pipeline_is_bounded_and_complete(app):
     assert app.telemetry("/ewyk/http")["pipeline_full_count"] > before
 
 
+def test_h2load_pipelined_to_a_blocking_route(app):
+    # 16 connections, 8 requests in flight on each, to a handler that the
+    # blocking pool runs: answers come back whole and in order, or h2load
+    # would count them as errors.
+    before = app.telemetry("/ewyk/http")["route_delay"]["requests_reqs"]
+    r = app.ns(["h2load", "--h1", "-n", "1600", "-c", "16", "-m", "8",
+                app.url("/delay?ms=2")], timeout=120)
+    assert "1600 succeeded" in r.stdout and "1600 2xx" in r.stdout, r.stdout
+    after = app.telemetry("/ewyk/http")["route_delay"]["requests_reqs"]
+    assert after - before == 1600
+
+
 def test_bad_request_behind_owed_answers_comes_last_and_closes(app):
     out = app.exchange(b"GET /delay?ms=200 HTTP/1.1\r\nHost: x\r\n\r\n"
                        b"GET /spin?us=1 HTTP/1.1\r\nHost: x\r\n\r\n"
