@@ -164,7 +164,8 @@ answer_echo(struct http1_server *s, struct http1_conn *hc,
 				"Allow: POST, PUT\r\n");
 		return;
 	}
-	if (r->expect_continue)
+	/* gather_body() may have sent it already, while the body came. */
+	if (r->expect_continue && !hc->continue_sent)
 		tcp_write(s->ns, hc->tcp, cont, sizeof(cont) - 1);
 	hc->echo = true;
 	hc->echo_chunked = r->chunked;

@@ -2,7 +2,10 @@
 """The foundation's acceptance: ping, static files over ewyk's own TCP,
 keep-alive, many connections, telemetry and mbufs back to idle."""
 import hashlib
+import os
 import re
+
+import pytest
 
 from ewyk_harness import APP_IP
 
@@ -170,3 +173,39 @@ def test_single_range_requests(appliance, www, tmp_path):
             assert out.read_bytes() == body, rng
     r = appliance.ns(["curl", "-sS", "-m", "5", "-I", appliance.url("/hello.txt")])
     assert re.search(r"(?mi)^Accept-Ranges: bytes", r.stdout)
+
+
+def test_chunked_upload_comes_back_chunked(appliance, tmp_path):
+    body = tmp_path / "up.bin"
+    body.write_bytes(os.urandom(300 * 1000))
+    out = tmp_path / "back.bin"
+    r = appliance.ns(["curl", "-sS", "-m", "20", "-D", "-", "-o", str(out),
+                      "-H", "Transfer-Encoding: chunked", "--data-binary", "@" + str(body),
+                      appliance.url("/echo")])
+    assert r.stdout.startswith("HTTP/1.1 200"), r.stdout
+    assert re.search(r"(?mi)^Transfer-Encoding: chunked", r.stdout)
+    assert re.search(r"(?mi)^Server: ewyk/", r.stdout)
+    assert out.read_bytes() == body.read_bytes()
+
+
+@pytest.mark.parametrize("path", ["/echo", "/kv/continued"])
+def test_expect_100_continue_before_the_body(appliance, path):
+    # The client holds its body back until "100 Continue": for the
+    # streamed /echo and for a handler that is given the body whole.
+    out = appliance.ns_python(f"""
+import socket
+c = socket.create_connection(("{APP_IP}", 80), timeout=5)
+c.sendall(b"PUT {path} HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 5\\r\\n"
+          b"Expect: 100-continue\\r\\nConnection: close\\r\\n\\r\\n")
+first = c.recv(100)
+c.sendall(b"hello")
+rest = b""
+while True:
+    d = c.recv(4096)
+    if not d:
+        break
+    rest += d
+print(first.decode().split("\\r\\n")[0])
+print(rest.decode().split("\\r\\n")[0])
+""")
+    assert out.splitlines()[:2] == ["HTTP/1.1 100 Continue", "HTTP/1.1 200 OK"], out
