@@ -13,6 +13,8 @@
 
 #include "dispatch.h"
 #include "http1_parse.h"
+#include "http_static.h"
+#include "http_tcp.h"
 #include "options.h"
 #include "plugin.h"
 #include "routes.h"
@@ -77,8 +79,8 @@ static const struct ewyk_reserved_ops lcore_ops = {
 };
 
 int
-exec_init(const struct ewykd_config *cfg, unsigned int *workers,
-		unsigned int nb_workers)
+exec_init(const struct ewykd_config *cfg, const struct www *www,
+		unsigned int *workers, unsigned int nb_workers)
 {
 	struct ewyk_reserved_conf rc = {
 		.size = nb_workers,
@@ -115,6 +117,8 @@ exec_init(const struct ewykd_config *cfg, unsigned int *workers,
 		return -2;
 	}
 	err_no = routes_register(&router, store, kv);
+	if (err_no == 0)
+		err_no = http_static_routes_add(&router, www);
 	if (err_no != 0) {
 		fprintf(stderr, "ewykd: built-in routes: %s\n", strerror(-err_no));
 		return -2;
@@ -174,7 +178,7 @@ complete(struct shard *s, struct route_task *t)
 	lat_record(&rs->lat, elapsed_us(t->t0));
 	if (t->req.ans.status >= 500)
 		rs->errors++;
-	if (!http1_server_answer(&s->http, t->origin, &t->req.ans)) {
+	if (!http_server_answer(s->http, t->origin, &t->req.ans)) {
 		s->exec.stale++;
 		http_answer_release(&t->req.ans);
 		task_free(&s->exec, t);
@@ -287,24 +291,13 @@ on_rejected(void *ctx, struct ewyk_task *task, int err)
 
 /* http_dispatch_fn: on the owner, while it parses (either protocol). */
 static int
-shard_dispatch(void *ctx, const struct http1_request *r, int version,
-		struct http_origin o, char *allow, size_t allow_cap)
+shard_dispatch(void *ctx, const struct http_route *rt,
+		const struct http1_request *r, int version, struct http_origin o)
 {
 	struct shard *s = ctx;
 	struct shard_exec *x = &s->exec;
-	const struct http_route *rt = http_route_find(&router, r->path.p,
-			r->path.len);
 	struct route_task *t;
 
-	if (rt == NULL)
-		return 0;
-	if (!(rt->methods & http_method_bit(r->method))) {
-		http_route_allow(rt, allow, allow_cap);
-		return 405;
-	}
-	/* A body is handed whole, or not at all. */
-	if ((r->chunked || r->content_length > 0) && r->body == NULL)
-		return 413;
 	t = task_alloc(x);
 	if (t == NULL) {
 		x->overloaded++;
@@ -372,6 +365,7 @@ shard_exec_init(struct shard *s, const struct ewykd_config *cfg)
 		.mode = cfg->strategy,
 		.flags = EWYK_STRATEGY_STEALABLE,
 	};
+	struct http_server_conf hc;
 	char name[RTE_RING_NAMESIZE];
 	unsigned int i;
 
@@ -394,8 +388,20 @@ shard_exec_init(struct shard *s, const struct ewykd_config *cfg)
 	x->start.type = EWYK_NON_BLOCKING;
 	x->steal.run = steal_production;
 	x->steal.type = EWYK_NON_BLOCKING;
-	http1_server_set_dispatch(&s->http, shard_dispatch, on_released, s);
-	return 0;
+	hc = (struct http_server_conf){
+		.transport = &http_tcp_transport,
+		.transport_ctx = &s->ns,
+		.router = &router,
+		.dispatch = shard_dispatch,
+		.released = on_released,
+		.dispatch_ctx = s,
+		.stats = &s->http_stats,
+		.max_conns = cfg->max_conns,
+		.header_timeout_ms = cfg->header_timeout_ms,
+		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
+	};
+	s->http = http_server_create(&hc);
+	return s->http != NULL ? 0 : -1;
 }
 
 int

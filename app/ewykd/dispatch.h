@@ -17,7 +17,7 @@
 #include <rte_common.h>
 
 #include "ewyk_exec.h"
-#include "http1_server.h"
+#include "http_server.h"
 #include "http_route.h"
 #include "lat_hist.h"
 #include "store.h"
@@ -25,6 +25,7 @@
 struct shard;
 struct ewykd_config;
 struct rte_ring;
+struct www;
 
 /* A dispatched request: all its handler needs, nothing of the shard's. */
 struct route_task {
@@ -67,8 +68,8 @@ struct shard_exec {
 };
 
 /* Process-wide: the reserved lcores and the blocking pool. */
-int exec_init(const struct ewykd_config *cfg, unsigned int *worker_lcores,
-		unsigned int nb_workers);
+int exec_init(const struct ewykd_config *cfg, const struct www *www,
+		unsigned int *worker_lcores, unsigned int nb_workers);
 int shard_exec_init(struct shard *s, const struct ewykd_config *cfg);
 /* Starts shard i's production on reserved worker i. */
 int shard_exec_start(struct shard *s, unsigned int worker);

@@ -146,7 +146,7 @@ main(int argc, char **argv)
 		RTE_LCORE_FOREACH_WORKER(lcore)
 			worker_lcores[k++] = lcore;
 	}
-	rc = exec_init(&cfg, worker_lcores, workers);
+	rc = exec_init(&cfg, &www, worker_lcores, workers);
 	if (rc == -2) {
 		rte_eal_cleanup();
 		return 2;	/* the store's directory or journal: said already */

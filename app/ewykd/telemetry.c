@@ -19,6 +19,7 @@
 #include "options.h"
 #include "shard.h"
 #include "telemetry.h"
+#include "www.h"
 
 static struct telemetry_view view;
 
