@@ -52,6 +52,9 @@ struct tcp_config {
 	uint8_t syn_retries;
 	bool syncookies;	/* false: a full backlog drops SYNs */
 	uint16_t listen_port;	/* host order */
+	/* Receive space of a new connection until the upper layer sets its
+	 * own with tcp_set_rcv_space(): what the SYN-ACK offers. */
+	uint32_t rcv_space;
 };
 
 void tcp_config_defaults(struct tcp_config *cfg);
@@ -120,6 +123,22 @@ struct net_stack {
 	uint32_t index_mask;
 	struct net_stats *stats;
 };
+
+/* Allocates and sets up a stack (start-up only); NULL on failure. */
+struct net_stack *net_stack_create(const struct net_if *ifc,
+		struct arp_cache *arp, struct rte_mempool *pool,
+		const struct tcp_config *cfg, net_tx_fn tx_fn, void *tx_ctx,
+		struct net_stats *stats, uint64_t now_ms);
+/* Aborts every connection (RST to the peer) and frees the stack. */
+void net_stack_destroy(struct net_stack *ns);
+/* Draining: new SYNs are answered with RST. */
+void net_stack_refuse_new(struct net_stack *ns, bool refuse);
+/* The poll entry point: sets the clock, runs the received burst through
+ * the stack (taking ownership of the mbufs), runs due timers. */
+void net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t now_ms);
+/* The stack's clock, milliseconds, as of the last poll. */
+uint64_t net_now_ms(const struct net_stack *ns);
 
 /* Sets up the stack; allocates its tables (start-up only). */
 int net_stack_init(struct net_stack *ns, const struct net_if *ifc,

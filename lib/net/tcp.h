@@ -124,6 +124,7 @@ struct tcp_conn {
 	uint32_t irs;
 	uint32_t rcv_nxt;
 	uint32_t rcv_adv;	/* right edge of the last advertised window */
+	uint32_t rcv_space;	/* what the upper layer can take now */
 	uint32_t last_ack_sent;
 	/* timestamps (RFC 7323) */
 	uint32_t ts_recent;
@@ -176,6 +177,20 @@ struct tcp_upcalls {
 	void (*closed)(void *ctx, struct tcp_conn *c);
 };
 
+/* The upper layer's state for a connection (NULL until it sets one). */
+void tcp_set_app(struct tcp_conn *c, void *app);
+void *tcp_app(const struct tcp_conn *c);
+/* A connection's slot and generation, which outlive a pointer to it... */
+void tcp_conn_id(const struct tcp_conn *c, uint32_t *index, uint32_t *gen);
+/* ...and the connection they name, or NULL once it was freed. */
+struct tcp_conn *tcp_conn_get(struct net_stack *ns, uint32_t index,
+		uint32_t gen);
+/* The bytes the upper layer can take now, pushed whenever that changes.
+ * The advertised window follows it (up to what the window scale can say);
+ * a window that opens enough to matter is announced at once. Until the
+ * first call a connection has tcp_config.rcv_space. */
+void tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c,
+		uint32_t bytes);
 /* Free room in the send queue, in bytes. */
 uint32_t tcp_send_space(const struct net_stack *ns, const struct tcp_conn *c);
 /* Queue bytes (copied) for sending; returns how many fit. */

@@ -130,6 +130,7 @@ release_app(struct net_stack *ns, struct tcp_conn *c)
 	if (c->app != NULL && ns->up != NULL)
 		ns->up->closed(ns->up_ctx, c);
 	c->app = NULL;
+	c->rcv_space = ns->cfg.rcv_space;	/* no upper layer to say */
 }
 
 static void
@@ -1027,4 +1028,56 @@ tcp_timer_fire(struct tw_timer *t, void *ctx)
 		/* End of TIME-WAIT, or of a FIN-WAIT-2 that waited too long. */
 		tcp_conn_free(ns, c);
 	}
+}
+
+void
+tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c, uint32_t bytes)
+{
+	c->rcv_space = bytes;
+	/* Input ends with tcp_output(), which announces it. */
+	if (c->flags & TCP_F_IN_INPUT)
+		return;
+	switch (c->state) {
+	case TCP_ESTABLISHED:
+	case TCP_CLOSE_WAIT:
+	case TCP_FIN_WAIT_1:
+	case TCP_FIN_WAIT_2:
+		if (tcp_window_grew(ns, c)) {
+			c->flags |= TCP_F_ACK_NOW;
+			tcp_output(ns, c);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void
+tcp_set_app(struct tcp_conn *c, void *app)
+{
+	c->app = app;
+}
+
+void *
+tcp_app(const struct tcp_conn *c)
+{
+	return c->app;
+}
+
+void
+tcp_conn_id(const struct tcp_conn *c, uint32_t *index, uint32_t *gen)
+{
+	*index = c->index;
+	*gen = c->gen;
+}
+
+struct tcp_conn *
+tcp_conn_get(struct net_stack *ns, uint32_t index, uint32_t gen)
+{
+	struct tcp_conn *c;
+
+	if (index >= ns->cfg.max_conns)
+		return NULL;
+	c = &ns->conns[index];
+	return c->gen == gen && c->state != TCP_CLOSED ? c : NULL;
 }

@@ -179,7 +179,8 @@ data_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 uint32_t
 tcp_rcv_window(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint32_t space = ns->up != NULL ? ns->up->rcv_space(ns->up_ctx, c) : 0;
+	uint32_t space = ns->up != NULL && ns->up->rcv_space != NULL ?
+		ns->up->rcv_space(ns->up_ctx, c) : c->rcv_space;
 	uint32_t max = TCP_WIN_FIELD_MAX << c->rcv_wscale;
 
 	if (space > max)
@@ -645,15 +646,14 @@ sack_retransmit(struct net_stack *ns, struct tcp_conn *c)
 /* The upper layer made room: tell the peer once the window grew enough to
  * matter (receiver silly-window avoidance, RFC 9293 3.8.6.2.2), and always
  * when it reopens a window that had fallen below one segment. */
-static void
-window_update(struct net_stack *ns, struct tcp_conn *c)
+bool
+tcp_window_grew(struct net_stack *ns, struct tcp_conn *c)
 {
 	uint32_t old = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
 	uint32_t now = tcp_rcv_window(ns, c);
 
-	if (now > old && (now - old >= 2u * c->mss ||
-			(old < c->mss && now >= RTE_MIN((uint32_t)c->mss, now))))
-		c->flags |= TCP_F_ACK_NOW;
+	return now > old && (now - old >= 2u * c->mss ||
+			(old < c->mss && now >= RTE_MIN((uint32_t)c->mss, now)));
 }
 
 void
@@ -676,7 +676,8 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 	default:
 		return;
 	}
-	window_update(ns, c);
+	if (tcp_window_grew(ns, c))
+		c->flags |= TCP_F_ACK_NOW;
 	sack_recovery = (c->flags & (TCP_F_RECOVERY | TCP_F_OPT_SACK)) ==
 		(TCP_F_RECOVERY | TCP_F_OPT_SACK);
 	if (sack_recovery)

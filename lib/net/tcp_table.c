@@ -141,6 +141,7 @@ tcp_conn_new(struct net_stack *ns, uint32_t raddr, uint16_t rport,
 	c->lport = lport;
 	c->laddr = ns->ifc->ip;
 	c->rto = ns->cfg.rto_init_ms;
+	c->rcv_space = ns->cfg.rcv_space;
 	memset(&c->sndq, 0, sizeof(c->sndq));
 	ns->stats->tcp_conns_open++;
 	return c;
