@@ -288,6 +288,15 @@ answer_echo(struct h2_conn *h, struct h2_stream *st)
 	submit(h, st, 200, &x, st->body_len, false);
 }
 
+static struct http_origin
+h2_origin(const struct h2_conn *h, uint32_t stream)
+{
+	struct http_origin o = { 0, 0, stream, 0 };
+
+	tcp_conn_id(h->tcp, &o.index, &o.gen);
+	return o;
+}
+
 /* The whole request is in: a handler, /echo, or the static files. */
 static void
 handle(struct h2_conn *h, struct h2_stream *st)
@@ -311,8 +320,7 @@ handle(struct h2_conn *h, struct h2_stream *st)
 		return;
 	}
 	taken = s->dispatch != NULL ? s->dispatch(s->dispatch_ctx, &st->req, 2,
-			(struct http_origin){ h->tcp->index, h->tcp->gen,
-			(uint32_t)st->id, 0 }, allow, sizeof(allow)) : 0;
+			h2_origin(h, (uint32_t)st->id), allow, sizeof(allow)) : 0;
 	if (taken == 1)
 		st->awaiting = true;
 	else if (taken > 1)
@@ -537,7 +545,7 @@ resume_deferred(struct h2_conn *h, int32_t id)
 static void
 count_reset(struct h2_conn *h)
 {
-	uint64_t now = h->srv->ns->now_ms;
+	uint64_t now = net_now_ms(h->srv->ns);
 
 	stats(h)->h2_resets_in++;
 	if (now - h->resets_since_ms >= 1000) {

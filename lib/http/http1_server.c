@@ -179,6 +179,17 @@ path_is(const struct http1_request *r, const char *p)
 	return r->path.len == strlen(p) && memcmp(r->path.p, p, r->path.len) == 0;
 }
 
+/* Tells TCP the room the input buffer has now: its receive window. */
+static void
+push_rcv_space(struct http1_server *s, struct http1_conn *hc)
+{
+	uint32_t room = hc->h2 != NULL ? H2_RCV_SPACE :
+		hc->closing ? HTTP1_IN_MAX : HTTP1_IN_MAX - hc->in_len;
+
+	if (hc->tcp != NULL)
+		tcp_set_rcv_space(s->ns, hc->tcp, room);
+}
+
 /* "Upgrade: h2c" on a GET or HEAD without a body (RFC 7540 3.2): 101, then
  * the connection is an HTTP/2 session answering the request on stream 1. */
 static bool
@@ -201,7 +212,17 @@ upgrade_h2c(struct http1_server *s, struct http1_conn *hc,
 	/* The 101 must precede the session's first frames in the queue:
 	 * h2_open_upgrade only submitted them; h2_flush sends them later. */
 	tcp_write(s->ns, hc->tcp, switching, sizeof(switching) - 1);
+	push_rcv_space(s, hc);
 	return true;
+}
+
+static struct http_origin
+origin(const struct http1_conn *hc, uint32_t stream, uint32_t seq)
+{
+	struct http_origin o = { 0, 0, stream, seq };
+
+	tcp_conn_id(hc->tcp, &o.index, &o.gen);
+	return o;
 }
 
 static uint32_t
@@ -256,8 +277,7 @@ answer(struct http1_server *s, struct http1_conn *hc,
 	if (!owed && upgrade_h2c(s, hc, r))
 		return TOOK_HEAD;
 	taken = s->dispatch != NULL ? s->dispatch(s->dispatch_ctx, r, 1,
-			(struct http_origin){ hc->tcp->index, hc->tcp->gen, 0,
-			hc->pipe_tail }, allow, sizeof(allow)) : 0;
+			origin(hc, 0, hc->pipe_tail), allow, sizeof(allow)) : 0;
 	if (taken == 1) {
 		struct pipe_slot *ps = &hc->pipe[hc->pipe_tail++ % HTTP1_PIPELINE];
 
@@ -506,10 +526,11 @@ write_slot(struct http1_server *s, struct http1_conn *hc,
 }
 
 static void
-consume(struct http1_conn *hc, uint32_t n)
+consume(struct http1_server *s, struct http1_conn *hc, uint32_t n)
 {
 	memmove(hc->in, hc->in + n, hc->in_len - n);
 	hc->in_len -= n;
+	push_rcv_space(s, hc);
 }
 
 /* Body bytes of the request: echoed or dropped. The caller checked the
@@ -566,7 +587,7 @@ read_body(struct http1_server *s, struct http1_conn *hc)
 			if (n == 0)
 				return false;
 			body_data(s, hc, hc->in, n);
-			consume(hc, n);
+			consume(s, hc, n);
 			hc->req_left -= n;
 		} else {
 			const char *d;
@@ -583,7 +604,7 @@ read_body(struct http1_server *s, struct http1_conn *hc)
 				return false;
 			}
 			body_data(s, hc, d, (uint32_t)dl);
-			consume(hc, (uint32_t)used);
+			consume(s, hc, (uint32_t)used);
 			if (hc->chunk.state == CHUNK_DONE)
 				body_done(s, hc);
 			else if (used == 0)
@@ -598,6 +619,7 @@ start_close(struct http1_server *s, struct http1_conn *hc)
 {
 	hc->closing = true;
 	hc->in_len = 0;
+	push_rcv_space(s, hc);
 	tcp_close(s->ns, hc->tcp);
 }
 
@@ -616,6 +638,7 @@ start_h2(struct http1_server *s, struct http1_conn *hc)
 	if (!h2_recv(hc->h2, (const uint8_t *)hc->in, hc->in_len))
 		start_close(s, hc);
 	hc->in_len = 0;
+	push_rcv_space(s, hc);
 }
 
 /* Serves requests from the buffer until it runs dry or the send queue
@@ -678,13 +701,14 @@ serve(struct http1_server *s, struct http1_conn *hc)
 			return;
 		rc = hc->in_len > 0 ? http1_parse_request(hc->in, hc->in_len, &req) : 0;
 		if (rc == 0 && hc->in_len == 0 && pipe_len(hc) == 0)
-			hc->idle_since_ms = s->ns->now_ms;
+			hc->idle_since_ms = net_now_ms(s->ns);
 		if (rc == 0) {
 			if (hc->in_len == HTTP1_IN_MAX) {
 				hc->close_after = true;
 				refuse(s, hc, http1_overflow_status(hc->in,
 						hc->in_len), false, NULL);
 				hc->in_len = 0;
+				push_rcv_space(s, hc);
 				continue;
 			}
 			if (hc->peer_closed && pipe_len(hc) == 0)
@@ -696,6 +720,7 @@ serve(struct http1_server *s, struct http1_conn *hc)
 			hc->close_after = true;
 			refuse(s, hc, -rc, false, NULL);
 			hc->in_len = 0;
+			push_rcv_space(s, hc);
 			continue;
 		}
 		if (!gather_body(s, hc, &req, rc)) {
@@ -714,8 +739,8 @@ serve(struct http1_server *s, struct http1_conn *hc)
 		s->stats->by_method[req.method]++;
 		hc->continue_sent = false;
 		/* The head is whole; a pipelined one after it starts now. */
-		hc->head_start_ms = hc->in_len > (uint32_t)rc ? s->ns->now_ms : 0;
-		consume(hc, (uint32_t)rc + (took == TOOK_HEAD_AND_BODY ?
+		hc->head_start_ms = hc->in_len > (uint32_t)rc ? net_now_ms(s->ns) : 0;
+		consume(s, hc, (uint32_t)rc + (took == TOOK_HEAD_AND_BODY ?
 				req.body_len : 0));
 		if (hc->h2 != NULL) {
 			/* Upgraded: what follows (the client's preface) is
@@ -746,8 +771,9 @@ on_accepted(void *ctx, struct tcp_conn *c)
 	memset(hc, 0, offsetof(struct http1_conn, in));
 	hc->tcp = c;
 	hc->fresh = true;
-	hc->idle_since_ms = s->ns->now_ms;
-	c->app = hc;
+	hc->idle_since_ms = net_now_ms(s->ns);
+	tcp_set_app(c, hc);
+	push_rcv_space(s, hc);
 	s->stats->conns_accepted++;
 	return 0;
 }
@@ -756,7 +782,7 @@ static uint32_t
 on_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 {
 	struct http1_server *s = ctx;
-	struct http1_conn *hc = c->app;
+	struct http1_conn *hc = tcp_app(c);
 	uint32_t n;
 
 	if (hc->closing)
@@ -767,31 +793,19 @@ on_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 		return len;
 	}
 	if (hc->in_len == 0 && hc->head_start_ms == 0)
-		hc->head_start_ms = s->ns->now_ms;	/* a request begins */
+		hc->head_start_ms = net_now_ms(s->ns);	/* a request begins */
 	n = RTE_MIN(len, (uint32_t)(HTTP1_IN_MAX - hc->in_len));
 	memcpy(hc->in + hc->in_len, data, n);
 	hc->in_len += n;
+	push_rcv_space(s, hc);
 	serve(s, hc);
 	return n;
-}
-
-static uint32_t
-on_rcv_space(void *ctx, struct tcp_conn *c)
-{
-	struct http1_conn *hc = c->app;
-
-	RTE_SET_USED(ctx);
-	if (hc == NULL)
-		return HTTP1_IN_MAX;
-	if (hc->h2 != NULL)
-		return H2_RCV_SPACE;	/* nghttp2 buffers what it is given */
-	return hc->closing ? HTTP1_IN_MAX : HTTP1_IN_MAX - hc->in_len;
 }
 
 static void
 on_sent(void *ctx, struct tcp_conn *c)
 {
-	struct http1_conn *hc = c->app;
+	struct http1_conn *hc = tcp_app(c);
 
 	if (hc->h2 != NULL) {
 		if (!hc->closing && !h2_flush(hc->h2))
@@ -804,7 +818,7 @@ on_sent(void *ctx, struct tcp_conn *c)
 static void
 on_peer_closed(void *ctx, struct tcp_conn *c)
 {
-	struct http1_conn *hc = c->app;
+	struct http1_conn *hc = tcp_app(c);
 
 	hc->peer_closed = true;
 	if (hc->h2 != NULL) {
@@ -819,7 +833,7 @@ static void
 on_closed(void *ctx, struct tcp_conn *c)
 {
 	struct http1_server *s = ctx;
-	struct http1_conn *hc = c->app;
+	struct http1_conn *hc = tcp_app(c);
 	uint32_t seq;
 
 	/* Answers kept for their turn go back; those still with their
@@ -844,7 +858,6 @@ on_closed(void *ctx, struct tcp_conn *c)
 static const struct tcp_upcalls http1_upcalls = {
 	.accepted = on_accepted,
 	.recv = on_recv,
-	.rcv_space = on_rcv_space,
 	.sent = on_sent,
 	.peer_closed = on_peer_closed,
 	.closed = on_closed,
@@ -978,9 +991,9 @@ http1_server_answer(struct http1_server *s, struct http_origin o,
 
 	if (o.index >= s->nconns)
 		return false;
-	c = &s->ns->conns[o.index];
-	hc = c->app;
-	if (c->gen != o.gen || hc == NULL || hc->closing)
+	c = tcp_conn_get(s->ns, o.index, o.gen);
+	hc = c != NULL ? tcp_app(c) : NULL;
+	if (hc == NULL || hc->closing)
 		return false;
 	if (o.stream != 0) {
 		if (hc->h2 == NULL || !h2_answer(hc->h2, o.stream, a))
