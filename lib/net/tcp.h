@@ -159,21 +159,20 @@ struct tcp_cc_ops {
 extern const struct tcp_cc_ops tcp_cc_newreno;
 
 struct tcp_upcalls {
-	/* A handshake completed. Return 0 and set c->app, or <0 to refuse
-	 * (the peer gets a RST). */
+	/* A handshake completed. Return 0 and set the app's state with
+	 * tcp_set_app(), or <0 to refuse (the peer gets a RST). */
 	int (*accepted)(void *ctx, struct tcp_conn *c);
 	/* In-order bytes. Return how many were taken (all, unless the
-	 * advertised window was ignored); the rest are dropped unacknowledged. */
+	 * advertised window was ignored); the rest are dropped unacknowledged.
+	 * The upper layer says its new room with tcp_set_rcv_space(). */
 	uint32_t (*recv)(void *ctx, struct tcp_conn *c, const uint8_t *data,
 			uint32_t len);
-	/* Room in the receive window the upper layer can offer. */
-	uint32_t (*rcv_space)(void *ctx, struct tcp_conn *c);
 	/* Acknowledged data freed send space. */
 	void (*sent)(void *ctx, struct tcp_conn *c);
 	/* The peer sent FIN: no more data will come. */
 	void (*peer_closed)(void *ctx, struct tcp_conn *c);
-	/* The connection is gone (closed, reset or timed out); c->app must
-	 * be released. c is reused afterwards. */
+	/* The connection is gone (closed, reset or timed out); the app's
+	 * state must be released. c is reused afterwards. */
 	void (*closed)(void *ctx, struct tcp_conn *c);
 };
 

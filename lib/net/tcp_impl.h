@@ -80,8 +80,8 @@ void tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
 /* Drop acknowledged bytes from the send queue. */
 void tcp_sndq_drop(struct tcp_sndq *q, uint32_t bytes);
 void tcp_sndq_free(struct tcp_sndq *q);
-uint32_t tcp_rcv_window(struct net_stack *ns, struct tcp_conn *c);
-bool tcp_window_grew(struct net_stack *ns, struct tcp_conn *c);
+uint32_t tcp_rcv_window(const struct tcp_conn *c);
+bool tcp_window_grew(const struct tcp_conn *c);
 
 /* Largest payload of a segment carrying optlen bytes of options. */
 static inline uint32_t

@@ -744,7 +744,7 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	}
 	if (!timestamps_input(ns, c, t))
 		return false;
-	win = tcp_rcv_window(ns, c);
+	win = tcp_rcv_window(c);
 	if (!seq_acceptable(c, t, win)) {
 		net_count_drop(ns, NET_DROP_TCP_OUT_OF_WINDOW);
 		if (!(t->flags & TCP_RST))
@@ -1042,7 +1042,7 @@ tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c, uint32_t bytes)
 	case TCP_CLOSE_WAIT:
 	case TCP_FIN_WAIT_1:
 	case TCP_FIN_WAIT_2:
-		if (tcp_window_grew(ns, c)) {
+		if (tcp_window_grew(c)) {
 			c->flags |= TCP_F_ACK_NOW;
 			tcp_output(ns, c);
 		}

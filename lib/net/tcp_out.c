@@ -177,10 +177,9 @@ data_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 }
 
 uint32_t
-tcp_rcv_window(struct net_stack *ns, struct tcp_conn *c)
+tcp_rcv_window(const struct tcp_conn *c)
 {
-	uint32_t space = ns->up != NULL && ns->up->rcv_space != NULL ?
-		ns->up->rcv_space(ns->up_ctx, c) : c->rcv_space;
+	uint32_t space = c->rcv_space;
 	uint32_t max = TCP_WIN_FIELD_MAX << c->rcv_wscale;
 
 	if (space > max)
@@ -193,9 +192,9 @@ tcp_rcv_window(struct net_stack *ns, struct tcp_conn *c)
 
 /* The window field of a segment; records the edge it advertises. */
 static uint16_t
-advertise(struct net_stack *ns, struct tcp_conn *c, bool syn)
+advertise(struct tcp_conn *c, bool syn)
 {
-	uint32_t win = tcp_rcv_window(ns, c), field;
+	uint32_t win = tcp_rcv_window(c), field;
 
 	if (syn) {	/* never scaled */
 		field = RTE_MIN(win, TCP_WIN_FIELD_MAX);
@@ -224,7 +223,7 @@ conn_spec(struct net_stack *ns, struct tcp_conn *c, struct seg_spec *s,
 	s->seq = seq;
 	s->ack = c->rcv_nxt;
 	s->flags = flags;
-	s->win = (flags & TCP_RST) ? 0 : advertise(ns, c, flags & TCP_SYN);
+	s->win = (flags & TCP_RST) ? 0 : advertise(c, flags & TCP_SYN);
 	if (opts != NULL && !(flags & (TCP_SYN | TCP_RST))) {
 		s->opts = opts;
 		s->optlen = data_options(ns, c, opts);
@@ -647,10 +646,10 @@ sack_retransmit(struct net_stack *ns, struct tcp_conn *c)
  * matter (receiver silly-window avoidance, RFC 9293 3.8.6.2.2), and always
  * when it reopens a window that had fallen below one segment. */
 bool
-tcp_window_grew(struct net_stack *ns, struct tcp_conn *c)
+tcp_window_grew(const struct tcp_conn *c)
 {
 	uint32_t old = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
-	uint32_t now = tcp_rcv_window(ns, c);
+	uint32_t now = tcp_rcv_window(c);
 
 	return now > old && (now - old >= 2u * c->mss ||
 			(old < c->mss && now >= RTE_MIN((uint32_t)c->mss, now)));
@@ -676,7 +675,7 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 	default:
 		return;
 	}
-	if (tcp_window_grew(ns, c))
+	if (tcp_window_grew(c))
 		c->flags |= TCP_F_ACK_NOW;
 	sack_recovery = (c->flags & (TCP_F_RECOVERY | TCP_F_OPT_SACK)) ==
 		(TCP_F_RECOVERY | TCP_F_OPT_SACK);

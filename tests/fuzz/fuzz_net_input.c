@@ -490,6 +490,7 @@ app_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 	check_rx_bytes(c, data, len);
 	take = RTE_MIN(len, st.rcv_cap - a->buffered);
 	a->buffered += take;
+	tcp_set_rcv_space(&st.ns, c, st.rcv_cap - a->buffered);
 	switch (data[0]) {
 	case 'C':
 		tcp_close(&st.ns, c);
@@ -506,18 +507,6 @@ app_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 		break;
 	}
 	return take;
-}
-
-static uint32_t
-app_rcv_space(void *ctx, struct tcp_conn *c)
-{
-	struct app_conn *a = c->app;
-
-	RTE_SET_USED(ctx);
-	/* Asked before accept too (the SYN-ACK's window). */
-	if (a == NULL)
-		return st.rcv_cap;
-	return st.rcv_cap - app_of(c)->buffered;
 }
 
 static void
@@ -548,7 +537,6 @@ app_closed(void *ctx, struct tcp_conn *c)
 static const struct tcp_upcalls app_upcalls = {
 	.accepted = app_accepted,
 	.recv = app_recv,
-	.rcv_space = app_rcv_space,
 	.sent = app_sent,
 	.peer_closed = app_peer_closed,
 	.closed = app_closed,
@@ -570,6 +558,7 @@ app_tick(void)
 		app_of(c);
 		a->buffered = 0;
 		app_write_big(c, a);
+		tcp_set_rcv_space(&st.ns, c, st.rcv_cap);
 		tcp_output(&st.ns, c);
 	}
 }
@@ -853,6 +842,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cfg.delack_ms = 0;
 	}
 	arp_cache_init(&st.arp, 60000);
+	cfg.rcv_space = st.rcv_cap;	/* the SYN-ACK's window */
 	if (net_stack_init(&st.ns, &st.ifc, &st.arp, st.pool, &cfg, fuzz_tx,
 			NULL, &st.stats, 1000000) != 0)
 		fail("net_stack_init");

@@ -79,6 +79,9 @@ void th_advance(struct th *h, uint64_t ms);
 /* Next captured segment, or false if none. */
 bool th_next(struct th *h, struct th_out *o);
 unsigned int th_pending(const struct th *h);
+/* The room the application offers, pushed to the stack (a window that
+ * opens enough is announced at once: the update is captured). */
+void th_set_rcv_space(struct th *h, uint32_t bytes);
 /* Drops everything captured so far. */
 void th_drain(struct th *h);
 

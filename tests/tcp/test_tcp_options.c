@@ -99,7 +99,7 @@ test_window_scaling_both_ways(void **state)
 	/* The peer's 512 << 7 = 65536-byte window lets more than 64 KiB
 	 * minus one go out only if its shift is applied; cwnd grows with
 	 * ACKs, so ACK everything as it comes until the window is full. */
-	h->app.rcv_space = 1 << 20;
+	th_set_rcv_space(h, 1 << 20);
 	memset(big, 'x', sizeof(big));
 	assert_int_equal(tcp_write(&h->ns, h->app.conn, big, 100000), 100000);
 	tcp_output(&h->ns, h->app.conn);
@@ -165,7 +165,8 @@ test_out_of_order_queued_and_sacked(void **state)
 	struct th_out o;
 
 	(void)state;
-	h->app.rcv_space = 1 << 20;
+	th_set_rcv_space(h, 1 << 20);
+	th_drain(h);		/* the window update it announced */
 	/* bytes 1000..1999 and 3000..3999 arrive before 0..999 */
 	s = seg(IRS + 1 + 1000, iss + 1, TCP_ACK, 512);
 	s.data = h->app.got + 500000;	/* any bytes */
@@ -329,7 +330,7 @@ test_delayed_ack_every_second_segment(void **state)
 	struct th_out o;
 
 	(void)state;
-	h->app.rcv_space = 1 << 20;
+	th_set_rcv_space(h, 1 << 20);
 	s.data = data;
 	s.len = 536;		/* the default MSS: full-sized */
 	th_inject(h, &s);
