@@ -58,10 +58,11 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	 * every ring holds plus an eighth of the pool for open connections. */
 	tcfg.mbuf_reserve = (uint32_t)cfg->rx_desc * (cfg->shards ? cfg->shards : 1) +
 		cfg->mbufs / 8;
-	if (net_stack_init(&s->ns, ifc, arp, pool, &tcfg, tx_burst, s,
-			&s->net_stats, now_ms()) != 0)
+	s->ns = net_stack_create(ifc, arp, pool, &tcfg, tx_burst, s,
+			&s->net_stats, now_ms());
+	if (s->ns == NULL)
 		return -1;
-	if (http1_server_init(&s->http, &s->ns, www, &s->http_stats,
+	if (http1_server_init(&s->http, s->ns, www, &s->http_stats,
 			cfg->max_conns) != 0)
 		return -1;
 	http1_server_set_timeouts(&s->http, cfg->header_timeout_ms,
@@ -76,17 +77,14 @@ static unsigned int
 poll_once(struct shard *s)
 {
 	struct rte_mbuf *pkts[RX_BURST];
-	uint16_t n = rte_eth_rx_burst(s->port, s->queue, pkts, RX_BURST), i;
+	uint16_t n = rte_eth_rx_burst(s->port, s->queue, pkts, RX_BURST);
 	unsigned int done;
 
 	s->stats.polls++;
-	s->ns.now_ms = now_ms();
-	for (i = 0; i < n; i++)
-		net_input(&s->ns, pkts[i]);
+	net_poll(s->ns, pkts, n, now_ms());
 	done = shard_drain_completions(s);
-	net_timers(&s->ns, s->ns.now_ms);
-	http1_server_tick(&s->http, s->ns.now_ms);
-	net_flush(&s->ns);
+	http1_server_tick(&s->http, net_now_ms(s->ns));
+	net_flush(s->ns);
 	if (n > 0)
 		s->stats.busy_polls++;
 	return n + done;
@@ -118,9 +116,9 @@ drain(struct shard *s)
 {
 	if (!s->draining) {
 		s->draining = true;
-		s->ns.refuse_new = true;
+		net_stack_refuse_new(s->ns, true);
 		http1_server_drain(&s->http);
-		net_flush(&s->ns);
+		net_flush(s->ns);
 	}
 	if (s->net_stats.tcp_conns_open == s->net_stats.tcp_time_wait &&
 			s->exec.ready_n == 0)
@@ -165,6 +163,7 @@ void
 shard_fini(struct shard *s)
 {
 	/* Reset the peers of open connections rather than leave them hanging. */
-	net_stack_fini(&s->ns);
+	net_stack_destroy(s->ns);
+	s->ns = NULL;
 	http1_server_fini(&s->http);
 }

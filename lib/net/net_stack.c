@@ -7,7 +7,7 @@
 #include <rte_random.h>
 
 #include "cksum.h"
-#include "net_stack.h"
+#include "net_priv.h"
 #include "pkt.h"
 #include "tcp_impl.h"
 
@@ -36,7 +36,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->rcv_space = 8192;	/* an HTTP/1.1 request head */
 }
 
-int
+static int
 net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 		struct arp_cache *arp, struct rte_mempool *pool,
 		const struct tcp_config *cfg, net_tx_fn tx_fn, void *tx_ctx,
@@ -60,7 +60,7 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	return tcp_table_init(ns);
 }
 
-void
+static void
 net_stack_fini(struct net_stack *ns)
 {
 	tcp_table_fini(ns);

@@ -13,7 +13,6 @@
 #include "tcp_impl.h"
 
 #define TCP_COPY_MAX 128	/* below this a copy is cheaper than a clone */
-#define TCP_CHUNK_ROOM(m) ((m)->buf_len)
 
 struct seg_spec {
 	const uint8_t *dmac;

@@ -14,18 +14,6 @@
 
 #include "tcp_impl.h"
 
-static const char *const state_names[TCP_STATE__COUNT] = {
-	"closed", "listen", "syn_sent", "syn_received", "established",
-	"fin_wait_1", "fin_wait_2", "closing", "time_wait", "close_wait",
-	"last_ack",
-};
-
-const char *
-tcp_state_name(enum tcp_state s)
-{
-	return (unsigned int)s < TCP_STATE__COUNT ? state_names[s] : "invalid";
-}
-
 static uint32_t
 hash_key(const struct net_stack *ns, uint32_t raddr, uint16_t rport,
 		uint16_t lport)

@@ -92,7 +92,7 @@ app_accepted(void *ctx, struct tcp_conn *c)
 	h->app.accepted++;
 	h->app.conn = c;
 	tcp_set_app(c, &h->app);
-	tcp_set_rcv_space(&h->ns, c, h->app.rcv_space);
+	tcp_set_rcv_space(h->ns, c, h->app.rcv_space);
 	return 0;
 }
 
@@ -110,7 +110,7 @@ app_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 	memcpy(h->app.got + h->app.got_len, data, n);
 	h->app.got_len += n;
 	h->app.rcv_space -= n;
-	tcp_set_rcv_space(&h->ns, c, h->app.rcv_space);
+	tcp_set_rcv_space(h->ns, c, h->app.rcv_space);
 	return n;
 }
 
@@ -128,7 +128,7 @@ app_peer_closed(void *ctx, struct tcp_conn *c)
 
 	h->app.peer_closed++;
 	if (h->app.close_on_fin)
-		tcp_close(&h->ns, c);
+		tcp_close(h->ns, c);
 }
 
 static void
@@ -179,9 +179,10 @@ th_new(const struct tcp_config *cfg)
 	h->in_use_at_start = rte_mempool_in_use_count(pool);
 	if (getenv("TH_DEBUG"))
 		fprintf(stderr, "in use at start: %u\n", h->in_use_at_start);
-	assert_int_equal(net_stack_init(&h->ns, &h->ifc, h->arp, pool, &def,
-			capture, h, &h->stats, h->now), 0);
-	net_stack_set_upcalls(&h->ns, &app_upcalls, h);
+	h->ns = net_stack_create(&h->ifc, h->arp, pool, &def, capture, h,
+			&h->stats, h->now);
+	assert_non_null(h->ns);
+	net_stack_set_upcalls(h->ns, &app_upcalls, h);
 	return h;
 }
 
@@ -190,8 +191,8 @@ th_set_rcv_space(struct th *h, uint32_t bytes)
 {
 	h->app.rcv_space = bytes;
 	if (h->app.conn != NULL)
-		tcp_set_rcv_space(&h->ns, h->app.conn, bytes);
-	net_flush(&h->ns);
+		tcp_set_rcv_space(h->ns, h->app.conn, bytes);
+	net_flush(h->ns);
 }
 
 void
@@ -205,7 +206,7 @@ th_drain(struct th *h)
 void
 th_free(struct th *h)
 {
-	net_stack_fini(&h->ns);
+	net_stack_destroy(h->ns);
 	th_drain(h);
 	assert_int_equal(rte_mempool_in_use_count(pool), h->in_use_at_start);
 	free(h->app.got);
@@ -265,9 +266,9 @@ th_inject(struct th *h, const struct th_seg *s)
 	cksum_feed(&c, t, tcp_len);
 	sum = cksum_finish(&c);
 	memcpy(t + 16, &sum, 2);
-	h->ns.now_ms = h->now;
-	net_input(&h->ns, m);
-	net_flush(&h->ns);
+	h->ns->now_ms = h->now;
+	net_input(h->ns, m);
+	net_flush(h->ns);
 }
 
 void
@@ -277,9 +278,9 @@ th_advance(struct th *h, uint64_t ms)
 
 	while (h->now < end) {
 		h->now++;
-		h->ns.now_ms = h->now;
-		net_timers(&h->ns, h->now);
-		net_flush(&h->ns);
+		h->ns->now_ms = h->now;
+		net_timers(h->ns, h->now);
+		net_flush(h->ns);
 	}
 }
 

@@ -12,8 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net_stack.h"
-#include "pkt.h"
+#include "tcp_impl.h"	/* white-box: connection fields */
 
 #define TH_PEER_IP 0x010012c6u	/* 198.18.0.1, network order on little-endian */
 #define TH_LOCAL_IP 0x020012c6u	/* 198.18.0.2 */
@@ -55,7 +54,7 @@ struct th_app {
 };
 
 struct th {
-	struct net_stack ns;
+	struct net_stack *ns;
 	struct net_if ifc;
 	struct arp_cache *arp;
 	struct net_stats stats;
