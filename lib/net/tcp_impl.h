@@ -164,10 +164,23 @@ int tcp_table_init(struct net_stack *ns);
 void tcp_table_fini(struct net_stack *ns);
 struct tcp_conn *tcp_lookup(struct net_stack *ns, uint32_t raddr,
 		uint16_t rport, uint16_t lport);
+/* A fresh connection towards the peer at raddr:rport, or NULL. */
 struct tcp_conn *tcp_conn_new(struct net_stack *ns, uint32_t raddr,
-		uint16_t rport, uint16_t lport);
+		uint16_t rport, uint16_t lport, const uint8_t peer_mac[6]);
 /* Unhooks and recycles; calls the closed upcall if the app holds it. */
 void tcp_conn_free(struct net_stack *ns, struct tcp_conn *c);
+/* Frees now, or marks it to be freed once input unwinds. */
+void tcp_conn_kill(struct net_stack *ns, struct tcp_conn *c);
+/* RST to the peer (where it may hold state), then tcp_conn_kill. */
+void tcp_conn_reset(struct net_stack *ns, struct tcp_conn *c);
+/* The closed upcall, if the upper layer holds the connection. */
+void tcp_release_app(struct net_stack *ns, struct tcp_conn *c);
+
+static inline bool
+tcp_is_dead(const struct tcp_conn *c)
+{
+	return c->flags & TCP_F_DEAD;
+}
 
 /* input: returns true if it kept m (queued out of order) */
 bool tcp_input(struct net_stack *ns, struct rte_mbuf *m,
@@ -221,8 +234,20 @@ void tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
 /* Drop acknowledged bytes from the send queue. */
 void tcp_sndq_drop(struct tcp_sndq *q, uint32_t bytes);
 void tcp_sndq_free(struct tcp_sndq *q);
+uint32_t tcp_sndq_tail_room(struct tcp_sndq *q);
 uint32_t tcp_rcv_window(const struct tcp_conn *c);
 bool tcp_window_grew(const struct tcp_conn *c);
+uint8_t tcp_our_wscale(const struct net_stack *ns);
+/* The send loop (tcp_output() of the upper layer). */
+void tcp_transmit(struct net_stack *ns, struct tcp_conn *c);
+void tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c);
+void tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c);
+
+static inline struct rte_mbuf **
+tcp_sndq_slot(struct tcp_sndq *q, uint16_t i)
+{
+	return &q->chunk[(q->head + i) % TCP_SNDQ_SLOTS];
+}
 
 /* Largest payload of a segment carrying optlen bytes of options. */
 static inline uint32_t
@@ -233,8 +258,7 @@ tcp_seg_max(const struct tcp_conn *c, uint32_t optlen)
 
 /* timers */
 void tcp_timer_fire(struct tw_timer *t, void *ctx);
-void tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c);
-void tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c);
-void tcp_cancel_delack(struct net_stack *ns, struct tcp_conn *c);
+void tcp_arm_idle(struct net_stack *ns, struct tcp_conn *c);
+void tcp_rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r);
 
 #endif /* EWYK_TCP_IMPL_H */

@@ -1,149 +1,31 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * TCP input (RFC 9293 3.10.7) and the connection timers. The upper layer is
+ * TCP input (RFC 9293 3.10.7): segment processing. The upper layer is
  * called back from here; it may close or abort the connection from inside a
  * callback, so a connection that dies during input is marked and freed only
- * once input unwinds.
+ * once input unwinds. Input calls output, the timers and the table.
  */
 #include <string.h>
 
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
-#include <rte_random.h>
 
 #include "tcp_impl.h"
 
 #define TCP_DEFAULT_MSS 536	/* RFC 9293 3.7.1, when the peer sends none */
 #define PAWS_IDLE_MS (24ull * 24 * 3600 * 1000)	/* RFC 7323 5.5 */
 
-static inline bool
-is_dead(const struct tcp_conn *c)
-{
-	return c->flags & TCP_F_DEAD;
-}
-
-static void
-conn_kill(struct net_stack *ns, struct tcp_conn *c)
-{
-	if (c->flags & TCP_F_IN_INPUT)
-		c->flags |= TCP_F_DEAD;
-	else
-		tcp_conn_free(ns, c);
-}
-
-void
-tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c)
-{
-	uint64_t t = (uint64_t)c->rto << c->backoff;
-
-	if (t > ns->cfg.rto_max_ms)
-		t = ns->cfg.rto_max_ms;
-	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + t);
-}
-
-/* After new data goes out or an ACK moves snd_una: a tail loss probe
- * (RFC 8985 7.2) when one may be sent, else the retransmission timer. */
-void
-tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
-{
-	uint64_t pto;
-
-	if (c->snd_una == c->snd_max) {
-		tw_cancel(&ns->wheel, &c->rexmit);
-		c->flags &= ~TCP_F_TLP_ARMED;
-		return;
-	}
-	if (c->state != TCP_ESTABLISHED || c->srtt == 0 || c->backoff != 0 ||
-			(c->flags & (TCP_F_RECOVERY | TCP_F_TLP_SENT))) {
-		c->flags &= ~TCP_F_TLP_ARMED;
-		tcp_arm_rexmit(ns, c);
-		return;
-	}
-	pto = RTE_MAX(2ull * c->srtt, 10ull);
-	if (c->snd_max - c->snd_una <= c->mss)
-		pto += ns->cfg.delack_ms;	/* a lone segment's ACK may wait */
-	if (pto >= c->rto) {
-		c->flags &= ~TCP_F_TLP_ARMED;
-		tcp_arm_rexmit(ns, c);
-		return;
-	}
-	c->flags |= TCP_F_TLP_ARMED;
-	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + pto);
-}
-
-void
-tcp_cancel_delack(struct net_stack *ns, struct tcp_conn *c)
-{
-	tw_cancel(&ns->wheel, &c->delack);
-}
-
-/* Keepalive and idle timeout share one timer, re-armed lazily: traffic
- * only stamps last_rx_ms; the timer, when it fires, works out the next
- * deadline from it. */
-static uint64_t
-idle_deadline(const struct net_stack *ns, const struct tcp_conn *c)
-{
-	uint64_t d = UINT64_MAX;
-
-	if (ns->cfg.keepalive_ms)
-		d = c->last_rx_ms + ns->cfg.keepalive_ms +
-			(uint64_t)c->ka_probes * ns->cfg.keepalive_intvl_ms;
-	if (ns->cfg.idle_timeout_ms)
-		d = RTE_MIN(d, c->last_rx_ms + ns->cfg.idle_timeout_ms);
-	return d;
-}
-
-static void
-arm_idle(struct net_stack *ns, struct tcp_conn *c)
-{
-	uint64_t d = idle_deadline(ns, c);
-
-	if (d != UINT64_MAX)
-		tw_arm(&ns->wheel, &c->idle, d);
-}
-
-/* RFC 6298 2.2-2.4 with the clock granularity G of one millisecond. */
-static void
-rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r)
-{
-	if (c->srtt == 0) {
-		c->srtt = r ? r : 1;
-		c->rttvar = r / 2;
-	} else {
-		uint32_t d = c->srtt > r ? c->srtt - r : r - c->srtt;
-
-		c->rttvar = (3 * c->rttvar + d) / 4;
-		c->srtt = (7 * c->srtt + r) / 8;
-		if (c->srtt == 0)
-			c->srtt = 1;	/* 0 means "no sample yet" */
-	}
-	c->rto = c->srtt + RTE_MAX(1u, 4 * c->rttvar);
-	if (c->rto < ns->cfg.rto_min_ms)
-		c->rto = ns->cfg.rto_min_ms;
-	if (c->rto > ns->cfg.rto_max_ms)
-		c->rto = ns->cfg.rto_max_ms;
-}
-
-static void
-release_app(struct net_stack *ns, struct tcp_conn *c)
-{
-	if (c->app != NULL && ns->up != NULL)
-		ns->up->closed(ns->up_ctx, c);
-	c->app = NULL;
-	c->rcv_space = ns->cfg.rcv_space;	/* no upper layer to say */
-}
-
 static void
 enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 {
 	/* Nothing more reaches the upper layer: let it go now, not after
 	 * the TIME-WAIT linger. */
-	release_app(ns, c);
+	tcp_release_app(ns, c);
 	if (ns->stats->tcp_time_wait >= ns->cfg.max_time_wait) {
 		/* The table is full: drop the oldest assurance, not a
 		 * live connection (like Linux's bucket overflow). */
 		ns->stats->tcp.time_wait_overflow++;
-		conn_kill(ns, c);
+		tcp_conn_kill(ns, c);
 		return;
 	}
 	c->state = TCP_TIME_WAIT;
@@ -153,16 +35,6 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	tcp_sndq_free(&c->sndq);
 	tcp_ooo_free(c);
 	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
-}
-
-static uint8_t
-our_wscale(const struct net_stack *ns)
-{
-	uint8_t s = 0;
-
-	while (s < 14 && (TCP_WIN_FIELD_MAX << s) < ns->cfg.rcv_win_max)
-		s++;
-	return s;
 }
 
 /* Settings common to both opens, from the peer's SYN (or SYN-ACK). */
@@ -177,7 +49,7 @@ negotiate(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	if (t->opt.has_wscale) {
 		c->flags |= TCP_F_OPT_WS;
 		c->snd_wscale = t->opt.wscale;
-		c->rcv_wscale = our_wscale(ns);
+		c->rcv_wscale = tcp_our_wscale(ns);
 	} else {
 		c->flags &= ~TCP_F_OPT_WS;
 		c->snd_wscale = c->rcv_wscale = 0;
@@ -196,14 +68,6 @@ negotiate(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	c->snd_wnd = t->win;	/* never scaled in a SYN */
 	c->max_sndwnd = c->snd_wnd;
 	ns->cc->init(c);
-}
-
-static void
-init_conn(struct net_stack *ns, struct tcp_conn *c, const uint8_t *mac)
-{
-	memcpy(c->peer_mac, mac, 6);
-	c->ts_offset = (uint32_t)rte_rand();
-	c->last_rx_ms = ns->now_ms;
 }
 
 static bool
@@ -231,7 +95,7 @@ syn_input(struct net_stack *ns, const struct ipv4_view *ip,
 		return;
 	}
 	if (ns->stats->tcp_syn_recv < ns->cfg.syn_backlog)
-		c = tcp_conn_new(ns, ip->src, t->sport, t->dport);
+		c = tcp_conn_new(ns, ip->src, t->sport, t->dport, src_mac);
 	if (c == NULL) {
 		uint16_t mss = t->opt.mss ? t->opt.mss : TCP_DEFAULT_MSS, used;
 		uint32_t cookie;
@@ -248,7 +112,6 @@ syn_input(struct net_stack *ns, const struct ipv4_view *ip,
 		tcp_send_cookie_syn_ack(ns, ip, t, src_mac, cookie, used);
 		return;
 	}
-	init_conn(ns, c, src_mac);
 	c->state = TCP_SYN_RECEIVED;
 	ns->stats->tcp_syn_recv++;
 	c->irs = t->seq;
@@ -277,7 +140,7 @@ become_established(struct net_stack *ns, struct tcp_conn *c)
 	c->backoff = 0;
 	c->recover = c->iss;	/* RFC 6582 3.2 (1) */
 	tw_cancel(&ns->wheel, &c->rexmit);
-	arm_idle(ns, c);
+	tcp_arm_idle(ns, c);
 }
 
 /* The upper layer takes the connection; false if it refused (RST sent). */
@@ -286,10 +149,10 @@ hand_over(struct net_stack *ns, struct tcp_conn *c)
 {
 	if (ns->up == NULL || ns->up->accepted(ns->up_ctx, c) != 0) {
 		tcp_send_rst(ns, c);
-		conn_kill(ns, c);
+		tcp_conn_kill(ns, c);
 		return false;
 	}
-	return !is_dead(c);
+	return !tcp_is_dead(c);
 }
 
 /* An ACK with no connection may complete a handshake answered with a
@@ -311,14 +174,13 @@ cookie_ack_input(struct net_stack *ns, const struct ipv4_view *ip,
 		ns->stats->tcp.syncookies_failed++;
 		return NULL;
 	}
-	c = tcp_conn_new(ns, ip->src, t->sport, t->dport);
+	c = tcp_conn_new(ns, ip->src, t->sport, t->dport, src_mac);
 	if (c == NULL) {
 		net_count_drop(ns, NET_DROP_TCP_CONN_FULL);
 		return NULL;
 	}
 	ns->stats->tcp.syncookies_valid++;
 	ns->stats->tcp.passive_opens++;
-	init_conn(ns, c, src_mac);
 	memset(&syn, 0, sizeof(syn));
 	syn.opt.mss = (uint16_t)mss;
 	syn.win = t->win;
@@ -395,7 +257,7 @@ syn_sent_input(struct net_stack *ns, struct tcp_conn *c,
 	if (t->flags & TCP_RST) {
 		if (ack_ok) {
 			ns->stats->tcp.attempt_fails++;
-			conn_kill(ns, c);
+			tcp_conn_kill(ns, c);
 		}
 		return false;
 	}
@@ -416,7 +278,7 @@ syn_sent_input(struct net_stack *ns, struct tcp_conn *c,
 	c->snd_una = t->ack;
 	c->snd_wl2 = t->ack;
 	if (c->backoff == 0)
-		rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
+		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
 	c->flags &= ~TCP_F_RTT_TIMING;
 	become_established(ns, c);
 	c->flags |= TCP_F_ACK_NOW;
@@ -434,7 +296,7 @@ syn_received_input(struct net_stack *ns, struct tcp_conn *c,
 			ns->stats->tcp.resets_in++;
 			if (c->flags & TCP_F_ACTIVE)
 				ns->stats->tcp.attempt_fails++;
-			conn_kill(ns, c);
+			tcp_conn_kill(ns, c);
 		}
 		return false;
 	}
@@ -454,7 +316,7 @@ syn_received_input(struct net_stack *ns, struct tcp_conn *c,
 	c->snd_wl1 = t->seq - 1;	/* let this ACK set the window */
 	c->snd_wl2 = t->ack;
 	if (c->backoff == 0)
-		rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
+		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
 	c->flags &= ~TCP_F_RTT_TIMING;
 	become_established(ns, c);
 	return hand_over(ns, c);
@@ -581,10 +443,10 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 		uint32_t r = (uint32_t)ns->now_ms + c->ts_offset - t->opt.ts_ecr;
 
 		if (r < 3600000)
-			rtt_sample(ns, c, r);
+			tcp_rtt_sample(ns, c, r);
 	} else if ((c->flags & TCP_F_RTT_TIMING) && SEQ_GT(t->ack, c->rtt_seq)) {
 		if (c->backoff == 0)
-			rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
+			tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
 		c->flags &= ~TCP_F_RTT_TIMING;
 	}
 	c->backoff = 0;
@@ -618,7 +480,7 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 			enter_time_wait(ns, c);
 			break;
 		case TCP_LAST_ACK:
-			conn_kill(ns, c);
+			tcp_conn_kill(ns, c);
 			return ACK_OK;
 		default:
 			break;
@@ -709,7 +571,7 @@ data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	}
 	taken = c->app != NULL ? ns->up->recv(ns->up_ctx, c, data, len) : len;
 	c->rcv_nxt += taken;
-	if (is_dead(c))
+	if (tcp_is_dead(c))
 		return false;
 	if (had_holes)
 		tcp_ooo_deliver(ns, c);
@@ -759,7 +621,7 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 			if (c->state == TCP_ESTABLISHED ||
 					c->state == TCP_CLOSE_WAIT)
 				ns->stats->tcp.estab_resets++;
-			conn_kill(ns, c);
+			tcp_conn_kill(ns, c);
 		} else {
 			ns->stats->tcp.challenge_acks++;
 			c->flags |= TCP_F_ACK_NOW;
@@ -774,11 +636,11 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	if (!(t->flags & TCP_ACK))
 		return false;
 	acked = ack_input(ns, c, t);
-	if (is_dead(c) || acked == ACK_DROP)
+	if (tcp_is_dead(c) || acked == ACK_DROP)
 		return false;
 	if (acked == ACK_FREED && c->app != NULL) {
 		ns->up->sent(ns->up_ctx, c);
-		if (is_dead(c))
+		if (tcp_is_dead(c))
 			return false;
 	}
 	if (c->state != TCP_ESTABLISHED && c->state != TCP_FIN_WAIT_1 &&
@@ -786,7 +648,7 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 		return false;	/* no more data from a peer that closed */
 	if (t->len > 0) {
 		kept = data_input(ns, c, m, t, win);
-		if (is_dead(c))
+		if (tcp_is_dead(c))
 			return kept;
 	}
 	if ((t->flags & TCP_FIN) && t->seq + t->len == c->rcv_nxt)
@@ -834,250 +696,12 @@ tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ipv4_view *ip,
 	kept = conn_input(ns, c, m, ip, t);
 	/* The upper layer may have made room (while sending, say): hand it
 	 * queued data that now follows rcv_nxt. */
-	if (!is_dead(c) && c->ooo.n > 0 && SEQ_LEQ(c->ooo.seq[0], c->rcv_nxt))
+	if (!tcp_is_dead(c) && c->ooo.n > 0 && SEQ_LEQ(c->ooo.seq[0], c->rcv_nxt))
 		tcp_ooo_deliver(ns, c);
 	c->flags &= ~TCP_F_IN_INPUT;
-	if (is_dead(c))
+	if (tcp_is_dead(c))
 		tcp_conn_free(ns, c);
 	else
-		tcp_output(ns, c);
+		tcp_transmit(ns, c);
 	return kept;
-}
-
-struct tcp_conn *
-tcp_connect(struct net_stack *ns, uint32_t raddr, uint16_t rport,
-		uint16_t lport, const uint8_t peer_mac[6])
-{
-	struct tcp_conn *c;
-
-	if (tcp_lookup(ns, raddr, rport, lport) != NULL)
-		return NULL;
-	c = tcp_conn_new(ns, raddr, rport, lport);
-	if (c == NULL)
-		return NULL;
-	init_conn(ns, c, peer_mac);
-	c->flags |= TCP_F_ACTIVE | TCP_F_OPT_WS | TCP_F_OPT_SACK | TCP_F_OPT_TS;
-	c->rcv_wscale = our_wscale(ns);
-	c->ts_recent = 0;
-	c->mss = (uint16_t)(ns->ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
-	c->state = TCP_SYN_SENT;
-	c->iss = tcp_isn(ns, ns->ifc->ip, lport, raddr, rport);
-	c->snd_una = c->iss;
-	c->snd_max = c->iss;
-	ns->stats->tcp.active_opens++;
-	tcp_send_syn(ns, c);
-	c->flags |= TCP_F_RTT_TIMING;
-	c->rtt_seq = c->iss;
-	c->rtt_start = ns->now_ms;
-	tcp_arm_rexmit(ns, c);
-	return c;
-}
-
-void
-tcp_close(struct net_stack *ns, struct tcp_conn *c)
-{
-	switch (c->state) {
-	case TCP_SYN_SENT:
-		conn_kill(ns, c);
-		return;
-	case TCP_SYN_RECEIVED:
-	case TCP_ESTABLISHED:
-		if (c->state == TCP_SYN_RECEIVED)
-			ns->stats->tcp_syn_recv--;
-		c->state = TCP_FIN_WAIT_1;
-		break;
-	case TCP_CLOSE_WAIT:
-		c->state = TCP_LAST_ACK;
-		break;
-	default:
-		return;		/* already closing */
-	}
-	c->flags |= TCP_F_FIN_QUEUED;
-	if (!(c->flags & TCP_F_IN_INPUT))
-		tcp_output(ns, c);
-}
-
-void
-tcp_abort(struct net_stack *ns, struct tcp_conn *c)
-{
-	if (c->state == TCP_CLOSED || is_dead(c))
-		return;
-	if (c->state != TCP_TIME_WAIT && c->state != TCP_SYN_SENT)
-		tcp_send_rst(ns, c);
-	conn_kill(ns, c);
-}
-
-/* Tail loss probe: new data if the windows allow, else the last segment
- * again, so that a lost tail is repaired by SACK, not by a timeout. */
-static void
-tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
-{
-	uint32_t last;
-
-	c->flags = (uint16_t)((c->flags & ~TCP_F_TLP_ARMED) | TCP_F_TLP_SENT);
-	ns->stats->tcp.tail_loss_probes++;
-	if (c->snd_nxt == c->snd_max && c->sndq.bytes > c->snd_max - c->snd_una &&
-			c->snd_wnd > c->snd_max - c->snd_una) {
-		uint32_t before = c->snd_max;
-
-		c->cwnd += c->mss;	/* room for exactly one more */
-		tcp_output(ns, c);
-		c->cwnd -= c->mss;
-		if (c->snd_max != before)
-			goto rearm;
-	}
-	last = c->snd_max - c->snd_una;
-	if ((c->flags & TCP_F_FIN_QUEUED) && last == c->sndq.bytes + 1)
-		last--;		/* the FIN is resent with the last byte */
-	last = RTE_MIN(last, (uint32_t)c->mss);
-	tcp_send_range(ns, c, c->snd_una + (c->snd_max - c->snd_una) -
-			RTE_MAX(last, 1u), last);
-rearm:
-	tcp_arm_rexmit(ns, c);
-}
-
-static void
-rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
-{
-	if (c->flags & TCP_F_TLP_ARMED) {
-		tail_loss_probe(ns, c);
-		return;
-	}
-	c->backoff++;
-	if (c->state == TCP_SYN_RECEIVED || c->state == TCP_SYN_SENT) {
-		if (c->backoff > ns->cfg.syn_retries) {
-			ns->stats->tcp.timeouts++;
-			if (c->flags & TCP_F_ACTIVE)
-				ns->stats->tcp.attempt_fails++;
-			tcp_conn_free(ns, c);
-			return;
-		}
-		if (c->state == TCP_SYN_SENT)
-			tcp_send_syn(ns, c);
-		else
-			tcp_send_syn_ack(ns, c);
-		tcp_arm_rexmit(ns, c);
-		return;
-	}
-	if (c->snd_wnd == 0 && c->sndq.bytes > 0 &&
-			SEQ_LEQ(c->snd_max, c->snd_una + 1)) {
-		/* Persist: probe the zero window for as long as it takes,
-		 * backing off up to the largest RTO. */
-		if (c->backoff > 16)
-			c->backoff = 16;
-		tcp_send_probe(ns, c);
-		tcp_arm_rexmit(ns, c);
-		return;
-	}
-	if (c->snd_una != c->snd_max) {
-		ns->stats->tcp.timeouts++;
-		if (c->backoff > ns->cfg.max_retries) {
-			tcp_abort(ns, c);
-			return;
-		}
-		/* RFC 5681 (4) and RFC 6675 5.1: collapse the window and
-		 * resend from snd_una, skipping what the peer SACKed (Linux
-		 * receivers do not renege). No new recovery before recover. */
-		ns->cc->timeout(c);
-		c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_RECOVERY);
-		c->recover = c->snd_max;
-		c->dupacks = 0;
-		c->snd_nxt = c->snd_una;
-		tcp_arm_rexmit(ns, c);
-		tcp_output(ns, c);
-	}
-}
-
-static void
-idle_fire(struct net_stack *ns, struct tcp_conn *c)
-{
-	uint64_t quiet = ns->now_ms - c->last_rx_ms;
-
-	if (ns->cfg.idle_timeout_ms && quiet >= ns->cfg.idle_timeout_ms) {
-		ns->stats->tcp.idle_timeouts++;
-		tcp_abort(ns, c);
-		return;
-	}
-	if (ns->cfg.keepalive_ms && ns->now_ms >= idle_deadline(ns, c)) {
-		if (c->ka_probes >= ns->cfg.keepalive_probes) {
-			ns->stats->tcp.keepalive_timeouts++;
-			tcp_abort(ns, c);
-			return;
-		}
-		c->ka_probes++;
-		tcp_send_keepalive(ns, c);
-	}
-	arm_idle(ns, c);
-}
-
-void
-tcp_timer_fire(struct tw_timer *t, void *ctx)
-{
-	struct net_stack *ns = ctx;
-	size_t at = (size_t)((char *)t - (char *)ns->conns);
-	struct tcp_conn *c = &ns->conns[at / sizeof(struct tcp_conn)];
-
-	/* Every timer of the wheel lives in a connection of this shard. */
-	if (t == &c->rexmit) {
-		rexmit_fire(ns, c);
-	} else if (t == &c->delack) {
-		tcp_send_ack(ns, c);
-	} else if (t == &c->idle) {
-		idle_fire(ns, c);
-	} else {
-		/* End of TIME-WAIT, or of a FIN-WAIT-2 that waited too long. */
-		tcp_conn_free(ns, c);
-	}
-}
-
-void
-tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c, uint32_t bytes)
-{
-	c->rcv_space = bytes;
-	/* Input ends with tcp_output(), which announces it. */
-	if (c->flags & TCP_F_IN_INPUT)
-		return;
-	switch (c->state) {
-	case TCP_ESTABLISHED:
-	case TCP_CLOSE_WAIT:
-	case TCP_FIN_WAIT_1:
-	case TCP_FIN_WAIT_2:
-		if (tcp_window_grew(c)) {
-			c->flags |= TCP_F_ACK_NOW;
-			tcp_output(ns, c);
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-void
-tcp_set_app(struct tcp_conn *c, void *app)
-{
-	c->app = app;
-}
-
-void *
-tcp_app(const struct tcp_conn *c)
-{
-	return c->app;
-}
-
-void
-tcp_conn_id(const struct tcp_conn *c, uint32_t *index, uint32_t *gen)
-{
-	*index = c->index;
-	*gen = c->gen;
-}
-
-struct tcp_conn *
-tcp_conn_get(struct net_stack *ns, uint32_t index, uint32_t gen)
-{
-	struct tcp_conn *c;
-
-	if (index >= ns->cfg.max_conns)
-		return NULL;
-	c = &ns->conns[index];
-	return c->gen == gen && c->state != TCP_CLOSED ? c : NULL;
 }
