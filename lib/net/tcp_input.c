@@ -361,49 +361,61 @@ dupthresh(const struct tcp_conn *c)
 #define ACK_OK 0
 #define ACK_FREED 1		/* the upper layer should hear of send space */
 
-static int
-ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
+/* RFC 9293 3.10.7.4 and RFC 5961 5.2. false: drop the segment. */
+static bool
+ack_acceptable(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_view *t)
 {
-	uint32_t win = (uint32_t)t->win << c->snd_wscale;
-	uint32_t acked, data_acked;
-	bool fin_acked, dup;
-
 	if (SEQ_GT(t->ack, c->snd_max)) {
-		/* Acknowledges what we never sent (RFC 9293 3.10.7.4):
-		 * answer with an ACK and drop the segment, data and all. */
+		/* Acknowledges what we never sent: answer with an ACK and
+		 * drop the segment, data and all. */
 		net_count_drop(ns, NET_DROP_TCP_BAD_ACK);
 		c->flags |= TCP_F_ACK_NOW;
-		return ACK_DROP;
+		return false;
 	}
 	if (SEQ_LT(t->ack, c->snd_una - c->max_sndwnd)) {
-		/* RFC 5961 5.2: an ACK far too old gets a challenge ACK
-		 * and the segment is dropped. */
+		/* An ACK far too old gets a challenge ACK. */
 		net_count_drop(ns, NET_DROP_TCP_BAD_ACK);
 		ns->stats->tcp.challenge_acks++;
 		c->flags |= TCP_F_ACK_NOW;
-		return ACK_DROP;
+		return false;
 	}
-	if (c->flags & TCP_F_OPT_SACK) {
-		tcp_sack_update(ns, c, &t->opt, SEQ_GT(t->ack, c->snd_una) ?
-				t->ack : c->snd_una);
-		/* Data sent after snd_una's hole was resent is SACKed well
-		 * past it, yet the hole stays: the retransmission was lost
-		 * too (the idea of RACK, RFC 8985). Resend the holes. */
-		if ((c->flags & TCP_F_RECOVERY) && t->ack == c->snd_una &&
-				SEQ_GT(tcp_sack_high(c), c->rxt_mark +
-				TCP_DUPTHRESH * (uint32_t)c->mss)) {
-			ns->stats->tcp.lost_retransmits++;
-			c->high_rxt = c->snd_una;
-			c->rxt_mark = c->snd_max;
-		}
+	return true;
+}
+
+/* The peer's SACK blocks into the scoreboard. */
+static void
+sack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
+{
+	tcp_sack_update(ns, c, &t->opt, SEQ_GT(t->ack, c->snd_una) ?
+			t->ack : c->snd_una);
+	/* Data sent after snd_una's hole was resent is SACKed well past it,
+	 * yet the hole stays: the retransmission was lost too (the idea of
+	 * RACK, RFC 8985). Resend the holes. */
+	if ((c->flags & TCP_F_RECOVERY) && t->ack == c->snd_una &&
+			SEQ_GT(tcp_sack_high(c), c->rxt_mark +
+			TCP_DUPTHRESH * (uint32_t)c->mss)) {
+		ns->stats->tcp.lost_retransmits++;
+		c->high_rxt = c->snd_una;
+		c->rxt_mark = c->snd_max;
 	}
-	/* RFC 5681 2: a duplicate ACK carries nothing new; one with SACK
-	 * blocks counts even if the window moved (receivers that autotune
-	 * their buffer change it on every ACK). */
-	dup = t->ack == c->snd_una && t->len == 0 &&
+}
+
+/* RFC 5681 2: a duplicate ACK carries nothing new; one with SACK blocks
+ * counts even if the window moved (receivers that autotune their buffer
+ * change it on every ACK). */
+static bool
+is_dupack(const struct tcp_conn *c, const struct tcp_view *t, uint32_t win)
+{
+	return t->ack == c->snd_una && t->len == 0 &&
 		!(t->flags & (TCP_SYN | TCP_FIN)) && c->snd_una != c->snd_max &&
 		(win == c->snd_wnd || t->opt.nsack > 0);
-	/* Window update from a newer segment only (SND.WL1/WL2 rule). */
+}
+
+/* The send window, from a newer segment only (SND.WL1/WL2 rule). */
+static void
+update_snd_wnd(struct tcp_conn *c, const struct tcp_view *t, uint32_t win)
+{
 	if (SEQ_GEQ(t->ack, c->snd_una) && (SEQ_LT(c->snd_wl1, t->seq) ||
 			(c->snd_wl1 == t->seq && SEQ_LEQ(c->snd_wl2, t->ack)))) {
 		c->snd_wnd = win;
@@ -412,33 +424,40 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 		if (win > c->max_sndwnd)
 			c->max_sndwnd = win;
 	}
-	if (dup) {
-		c->dupacks++;
-		if (c->flags & TCP_F_RECOVERY) {
-			if (!(c->flags & TCP_F_OPT_SACK))
-				c->cwnd += c->mss;	/* RFC 6582 3.2 (3) */
-		} else if ((c->dupacks >= dupthresh(c) ||
-				tcp_sack_bytes(c) >= TCP_DUPTHRESH *
-				(uint32_t)c->mss) && SEQ_GT(c->snd_una, c->recover)) {
-			fast_retransmit(ns, c);
-		}
-		return ACK_OK;
-	}
-	if (!SEQ_GT(t->ack, c->snd_una))
-		return ACK_OK;
+}
 
-	acked = t->ack - c->snd_una;
-	fin_acked = (c->flags & TCP_F_FIN_QUEUED) &&
-		t->ack == c->snd_una + c->sndq.bytes + 1;
-	data_acked = RTE_MIN(acked, c->sndq.bytes);
+/* A duplicate ACK: inflate in recovery, or start it at the threshold. */
+static void
+dupack_input(struct net_stack *ns, struct tcp_conn *c)
+{
+	c->dupacks++;
+	if (c->flags & TCP_F_RECOVERY) {
+		if (!(c->flags & TCP_F_OPT_SACK))
+			c->cwnd += c->mss;	/* RFC 6582 3.2 (3) */
+	} else if ((c->dupacks >= dupthresh(c) || tcp_sack_bytes(c) >=
+			TCP_DUPTHRESH * (uint32_t)c->mss) &&
+			SEQ_GT(c->snd_una, c->recover)) {
+		fast_retransmit(ns, c);
+	}
+}
+
+/* snd_una moves to ack: acknowledged bytes leave the send queue. */
+static void
+drop_acked(struct tcp_conn *c, uint32_t ack, uint32_t data_acked)
+{
 	tcp_sndq_drop(&c->sndq, data_acked);
-	c->snd_una = t->ack;
+	c->snd_una = ack;
 	c->dupacks = 0;
 	if (SEQ_LT(c->snd_nxt, c->snd_una))
 		c->snd_nxt = c->snd_una;
 	if (SEQ_LT(c->high_rxt, c->snd_una))
 		c->high_rxt = c->snd_una;
-	/* RTT: from the echoed timestamp, else Karn's timed segment. */
+}
+
+/* RTT: from the echoed timestamp, else Karn's timed segment. */
+static void
+rtt_from_ack(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
+{
 	if ((c->flags & TCP_F_OPT_TS) && t->opt.has_ts && t->opt.ts_ecr != 0) {
 		uint32_t r = (uint32_t)ns->now_ms + c->ts_offset - t->opt.ts_ecr;
 
@@ -449,43 +468,84 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 			tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
 		c->flags &= ~TCP_F_RTT_TIMING;
 	}
+}
+
+/* New data acknowledged: grow cwnd, or end recovery, or (NewReno) resend
+ * after a partial ACK. */
+static void
+cc_on_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
+		uint32_t acked)
+{
+	if (!(c->flags & TCP_F_RECOVERY)) {
+		ns->cc->acked(c, acked);
+		return;
+	}
+	c->rxt_mark = c->snd_max;
+	if (SEQ_GEQ(ack, c->recover)) {
+		c->flags &= ~TCP_F_RECOVERY;
+		ns->cc->exit_recovery(c);
+	} else if (!(c->flags & TCP_F_OPT_SACK)) {
+		/* Partial ACK (RFC 6582 3.2 (5)): resend the next hole,
+		 * deflate by what left, stay in recovery. */
+		tcp_send_range(ns, c, c->snd_una, c->mss);
+		c->cwnd -= RTE_MIN(c->cwnd - c->mss, acked);
+		if (acked >= c->mss)
+			c->cwnd += c->mss;
+	}
+}
+
+/* Our FIN was acknowledged. false: the connection is gone. */
+static bool
+fin_acked(struct net_stack *ns, struct tcp_conn *c)
+{
+	switch (c->state) {
+	case TCP_FIN_WAIT_1:
+		c->state = TCP_FIN_WAIT_2;
+		/* Bound a peer that never closes (Linux tcp_fin_timeout). */
+		tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
+		return true;
+	case TCP_CLOSING:
+		enter_time_wait(ns, c);
+		return true;
+	case TCP_LAST_ACK:
+		tcp_conn_kill(ns, c);
+		return false;
+	default:
+		return true;
+	}
+}
+
+static int
+ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
+{
+	uint32_t win = (uint32_t)t->win << c->snd_wscale;
+	uint32_t acked, data_acked;
+	bool fin, dup;
+
+	if (!ack_acceptable(ns, c, t))
+		return ACK_DROP;
+	if (c->flags & TCP_F_OPT_SACK)
+		sack_input(ns, c, t);
+	dup = is_dupack(c, t, win);	/* before the window moves */
+	update_snd_wnd(c, t, win);
+	if (dup) {
+		dupack_input(ns, c);
+		return ACK_OK;
+	}
+	if (!SEQ_GT(t->ack, c->snd_una))
+		return ACK_OK;
+	acked = t->ack - c->snd_una;
+	fin = (c->flags & TCP_F_FIN_QUEUED) &&
+		t->ack == c->snd_una + c->sndq.bytes + 1;
+	data_acked = RTE_MIN(acked, c->sndq.bytes);
+	drop_acked(c, t->ack, data_acked);
+	rtt_from_ack(ns, c, t);
 	c->backoff = 0;
 	c->flags &= ~TCP_F_TLP_SENT;
-	if (c->flags & TCP_F_RECOVERY) {
-		c->rxt_mark = c->snd_max;
-		if (SEQ_GEQ(t->ack, c->recover)) {
-			c->flags &= ~TCP_F_RECOVERY;
-			ns->cc->exit_recovery(c);
-		} else if (!(c->flags & TCP_F_OPT_SACK)) {
-			/* Partial ACK (RFC 6582 3.2 (5)): resend the next
-			 * hole, deflate by what left, stay in recovery. */
-			tcp_send_range(ns, c, c->snd_una, c->mss);
-			c->cwnd -= RTE_MIN(c->cwnd - c->mss, acked);
-			if (acked >= c->mss)
-				c->cwnd += c->mss;
-		}
-	} else {
-		ns->cc->acked(c, acked);
-	}
+	cc_on_ack(ns, c, t->ack, acked);
 	tcp_arm_send_timer(ns, c);
-	if (fin_acked) {
-		switch (c->state) {
-		case TCP_FIN_WAIT_1:
-			c->state = TCP_FIN_WAIT_2;
-			/* Bound a peer that never closes (Linux tcp_fin_timeout). */
-			tw_arm(&ns->wheel, &c->linger,
-					ns->now_ms + ns->cfg.time_wait_ms);
-			break;
-		case TCP_CLOSING:
-			enter_time_wait(ns, c);
-			break;
-		case TCP_LAST_ACK:
-			tcp_conn_kill(ns, c);
-			return ACK_OK;
-		default:
-			break;
-		}
-	}
+	if (fin && !fin_acked(ns, c))
+		return ACK_OK;
 	return data_acked > 0 ? ACK_FREED : ACK_OK;
 }
 
