@@ -71,8 +71,8 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 }
 
 /* One turn: a burst through the stack, answers that came back, timers,
- * then the TX batch flushed (DESIGN.md 2.3: nothing is left behind when
- * production moves). Returns the work found. */
+ * then the TX batch flushed, so that nothing is left behind when
+ * production moves to another lcore. Returns the work found. */
 static unsigned int
 poll_once(struct shard *s)
 {
