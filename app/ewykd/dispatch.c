@@ -419,7 +419,7 @@ shard_exec_init(struct shard *s, const struct ewykd_config *cfg)
 	x->steal.type = EWYK_NON_BLOCKING;
 	hc = (struct http_server_conf){
 		.transport = &http_tcp_transport,
-		.transport_ctx = &s->ns,
+		.transport_ctx = s->ns,
 		.router = &router,
 		.dispatch = shard_dispatch,
 		.released = on_released,

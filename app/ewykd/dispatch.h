@@ -6,7 +6,8 @@
  * self-contained task that the strategy consumes inline (PC, PIC), hands
  * the shard over and consumes with a hot cache (EPC), or queues to the
  * blocking pool (PEC). Answers are written by the owner: inline, or
- * through the shard's completion ring (DESIGN.md 2.2).
+ * through the shard's completion ring; a handler never touches connection
+ * or shard state.
  */
 #ifndef EWYKD_DISPATCH_H
 #define EWYKD_DISPATCH_H
@@ -73,7 +74,8 @@ int exec_init(const struct ewykd_config *cfg, const struct www *www,
 int shard_exec_init(struct shard *s, const struct ewykd_config *cfg);
 /* Starts shard i's production on reserved worker i. */
 int shard_exec_start(struct shard *s, unsigned int worker);
-/* Main lcore: relieve owners stuck in one inline task (DESIGN.md 2.4). */
+/* Main lcore: relieve owners stuck in one inline task (the shard is stolen
+ * with a CAS; see ewyk_strategy_steal in ewyk_exec.h). */
 void exec_watchdog(struct shard *shards, uint16_t n, uint64_t now_ms);
 /* After force_quit: wait for producers to stop, then stop the pools. */
 void exec_stop(struct shard *shards, uint16_t n);
