@@ -315,7 +315,7 @@ run_inline(struct shard *s, struct route_task *t)
 
 static int
 shard_dispatch(void *ctx, const struct http_route *rt,
-		const struct http1_request *r, int version, struct http_origin o,
+		const struct http_head *r, int version, struct http_origin o,
 		struct http_answer **ans)
 {
 	struct shard *s = ctx;

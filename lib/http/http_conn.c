@@ -147,7 +147,7 @@ http_conn_route(const struct http_conn *c, const struct http_str *path)
 
 int
 http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
-		const struct http1_request *r, int http_version,
+		const struct http_head *r, int http_version,
 		uint32_t stream, uint32_t seq, char *allow, size_t allow_cap,
 		struct http_answer **ans)
 {
@@ -229,7 +229,7 @@ http_conn_start_h2(struct http_conn *c, const uint8_t *data, uint32_t len)
 }
 
 bool
-http_conn_upgrade_h2(struct http_conn *c, const struct http1_request *r,
+http_conn_upgrade_h2(struct http_conn *c, const struct http_head *r,
 		const struct http_str *settings, const uint8_t *rest,
 		uint32_t rest_len)
 {
