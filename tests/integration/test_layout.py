@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The layout the code promises: docs/architecture.md names only files and
+functions that exist, the two HTTP protocols never name each other, and a
+library sees only the public headers of another."""
+import os
+import re
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+
+
+def sources():
+    for top in ("app", "lib"):
+        for d, _, files in os.walk(os.path.join(ROOT, top)):
+            for f in files:
+                if f.endswith((".c", ".h")):
+                    yield os.path.relpath(os.path.join(d, f), ROOT)
+
+
+def test_architecture_names_exist():
+    doc = open(os.path.join(ROOT, "docs", "architecture.md")).read()
+    files = list(sources())
+    code = "".join(open(os.path.join(ROOT, f)).read() for f in files)
+    basenames = {os.path.basename(f) for f in files}
+    missing = []
+    for name in sorted(set(re.findall(r"\b([a-z][a-z0-9_]*\.[ch])\b", doc))):
+        if name not in basenames:
+            missing.append(name)
+    for fn in sorted(set(re.findall(r"\b([a-z_][a-z0-9_]*)\(\)", doc))):
+        if fn.startswith(("rte_", "nghttp2_")):
+            continue	# DPDK's and nghttp2's own
+        # A definition: the name at the start of a line (the return type
+        # stands on the line before), or a member of an ops table.
+        if not re.search(rf"(?m)^{fn}\(|\.{fn}\s*=", code):
+            missing.append(fn + "()")
+    for struct in sorted(set(re.findall(r"`struct ([a-z_]+)`", doc))):
+        if not re.search(rf"struct {struct} {{", code):
+            missing.append("struct " + struct)
+    assert not missing, f"docs/architecture.md names what the code lacks: {missing}"
+
+
+def includes(path):
+    return re.findall(r'(?m)^#include "([^"]+)"', open(os.path.join(ROOT, path)).read())
+
+
+def test_protocols_do_not_name_each_other():
+    """HTTP/1.1 and HTTP/2 meet only in the connection layer."""
+    for mine, other, prefix in (("http1_proto", "h2_proto", "h2_"),
+                                ("h2_proto", "http1_proto", "http1_")):
+        for ext in (".c", ".h"):
+            path = os.path.join("lib", "http", mine + ext)
+            assert other + ".h" not in includes(path), path
+            text = open(os.path.join(ROOT, path)).read()
+            used = {w for w in re.findall(rf"\b({prefix}[a-z_]+)\s*\(", text)}
+            assert not used, f"{path} calls {sorted(used)}"
+
+
+def test_libraries_see_only_public_headers_of_others():
+    """A library includes its own headers, the public ones of another
+    library (its include/ folder), and system or dependency headers."""
+    libs = {d: d for d in os.listdir(os.path.join(ROOT, "lib"))
+            if os.path.isdir(os.path.join(ROOT, "lib", d))}
+    own, public = {}, {}
+    for lib in libs:
+        for d, _, files in os.walk(os.path.join(ROOT, "lib", lib)):
+            for f in files:
+                if f.endswith(".h"):
+                    own.setdefault(f, set()).add(lib)
+                    if os.path.basename(d) == "include" or not os.path.isdir(
+                            os.path.join(ROOT, "lib", lib, "include")):
+                        public.setdefault(f, set()).add(lib)
+    bad = []
+    for f in sources():
+        parts = f.split(os.sep)
+        if parts[0] != "lib":
+            continue
+        lib = parts[1]
+        for inc in includes(f):
+            if lib in own.get(inc, ()) or inc not in own:
+                continue	# its own, or not ours (DPDK, nghttp2, libc)
+            if not public.get(inc):
+                bad.append(f"{f} includes {inc}, private to {sorted(own[inc])}")
+    assert not bad, bad
