@@ -6,13 +6,13 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "ewykd.h"
 #include "options.h"
 #include "shard.h"
 
 #define RX_BURST 32
 #define IDLE_POLLS_BEFORE_SLEEP 256
 
-struct lcore_time lcore_time[RTE_MAX_LCORE];
 static uint64_t tsc_per_ms;
 
 static inline uint64_t
@@ -66,12 +66,12 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 		return -1;
 	http1_server_set_timeouts(&s->http, cfg->header_timeout_ms,
 			cfg->keepalive_timeout_ms);
-	return shard_exec_init(s, cfg);
+	return 0;
 }
 
 /* One turn: a burst through the stack, answers that came back, timers,
- * then the TX batch flushed (DESIGN.md 2.3: nothing is left behind when
- * production moves). Returns the work found. */
+ * then the TX batch flushed, so that nothing is left behind when
+ * production moves to another lcore. Returns the work found. */
 static unsigned int
 poll_once(struct shard *s)
 {
@@ -133,7 +133,8 @@ shard_produce(void *ctx)
 {
 	struct shard *s = ctx;
 	unsigned int lcore = rte_lcore_id();
-	struct lcore_time *lt = lcore < RTE_MAX_LCORE ? &lcore_time[lcore] : NULL;
+	struct lcore_time *lt = lcore < RTE_MAX_LCORE ?
+		&s->exec.ew->lcore_time[lcore] : NULL;
 	uint32_t idle_polls = 0;
 	struct ewyk_task *t;
 
