@@ -513,28 +513,51 @@ tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+/* One table serves the registration and ewykd --help. */
+static const struct {
+	const char *name;
+	telemetry_cb fn;
+	const char *help;
+} commands[] = {
+	{ "/ewyk/info", tel_info, "ewykd version, configuration, shards and "
+		"lcores. No parameters" },
+	{ "/ewyk/stats", tel_stats, "Packets, drops by reason, connections, "
+		"requests by status, mbufs in use. No parameters" },
+	{ "/ewyk/tcp", tel_tcp, "TCP counters in the manner of netstat -s, "
+		"drops by reason. No parameters" },
+	{ "/ewyk/http", tel_http, "Requests by protocol, method, status; HTTP/2 "
+		"streams, errors by kind; per route: requests, latency. No "
+		"parameters" },
+	{ "/ewyk/shards", tel_shards, "Per shard: lcore, queue, packets, "
+		"connections, requests, polls. No parameters" },
+	{ "/ewyk/strategy", tel_strategy, "Per shard: mode, pc/pic/pec/epc "
+		"tasks, steals, completions. Parameter: a mode to switch to" },
+	{ "/ewyk/reserved", tel_reserved, "Reserved lcores (spinning, parked, "
+		"claims) and the blocking pool. No parameters" },
+	{ "/ewyk/lcores", tel_lcores, "Per lcore: role, shard owned, time "
+		"producing, consuming and idle. No parameters" },
+	{ "/ewyk/conflate", tel_conflate, "The store's write-behind: offers, "
+		"superseded, applied, batches, fsyncs, lag. No parameters" },
+};
+
 int
 telemetry_register(const struct ewykd *e)
 {
+	size_t i;
+
 	ew = e;
-	if (rte_telemetry_register_cmd("/ewyk/info", tel_info,
-			"ewykd version, configuration, shards and lcores. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/stats", tel_stats,
-			"Packets, drops by reason, connections, requests by status, mbufs in use. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/tcp", tel_tcp,
-			"TCP counters in the manner of netstat -s, drops by reason. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/strategy", tel_strategy,
-			"Per shard: mode, pc/pic/pec/epc tasks, steals, completions. Parameter: a mode to switch to") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/reserved", tel_reserved,
-			"Reserved lcores (spinning, parked, claims) and the blocking pool. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/http", tel_http,
-			"Requests by protocol, method, status; HTTP/2 streams, errors by kind; per route: requests, latency. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/conflate", tel_conflate,
-			"The store's write-behind: offers, superseded, applied, batches, fsyncs, lag. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/lcores", tel_lcores,
-			"Per lcore: role, shard owned, time producing, consuming and idle. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/shards", tel_shards,
-			"Per shard: lcore, queue, packets, connections, requests, polls. No parameters") != 0)
-		return -1;
+	for (i = 0; i < RTE_DIM(commands); i++)
+		if (rte_telemetry_register_cmd(commands[i].name, commands[i].fn,
+				commands[i].help) != 0)
+			return -1;
 	return 0;
+}
+
+void
+telemetry_usage(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(commands); i++)
+		fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].help);
 }
