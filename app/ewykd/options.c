@@ -332,7 +332,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->idle_sleep_us = 100;
 }
 
-void
+static void
 options_usage(const char *prog)
 {
 	size_t i;
