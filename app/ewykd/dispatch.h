@@ -21,7 +21,6 @@
 #include "http1_server.h"
 #include "http_route.h"
 #include "lat_hist.h"
-#include "store.h"
 
 struct ewykd;
 struct shard;
@@ -73,13 +72,15 @@ struct shard_exec {
 /* The reserved lcores (every worker lcore) and the blocking pool: their
  * threads start here. 0, or -1 with errno. */
 int exec_create(struct ewykd *e);
+/* A shard's strategy, completion ring and tasks, on e's pools. */
 int shard_exec_init(struct shard *s, struct ewykd *e);
 /* Starts shard i's production on reserved worker i. */
 int shard_exec_start(struct shard *s, unsigned int worker);
 /* Main lcore: an owner inside one inline task for longer than --stuck-ms
  * loses the shard to an idle reserved lcore. */
 void exec_watchdog(struct ewykd *e, uint64_t now_ms);
-/* After force_quit: wait for producers to stop, then stop the pools. */
+/* After force_quit: wait for the producers to stop, then stop the pools
+ * and write the answers they posted. */
 void exec_stop(struct ewykd *e);
 /* Answers posted to the completion ring, written by the owner. */
 unsigned int shard_drain_completions(struct shard *s);

@@ -19,6 +19,7 @@
 #include "http1_parse.h"
 #include "options.h"
 #include "shard.h"
+#include "store.h"
 #include "telemetry.h"
 
 static const struct ewykd *ew;	/* main()'s, alive until exit */
