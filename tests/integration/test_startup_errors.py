@@ -73,7 +73,8 @@ def paths(tmp_path_factory):
     secret.chmod(0)
     a_file = d / "a-file"
     a_file.write_text("not a directory\n")
-    return {"www": str(www), "unreadable": str(unreadable), "file": str(a_file)}
+    return {"www": str(www), "unreadable": str(unreadable), "file": str(a_file),
+            "state": str(d / "state")}
 
 
 # (id, ewykd options, expected words in the line, exit status, start() args)
@@ -94,12 +95,16 @@ CASES = [
      ["--plugin", "no ewyk_plugin_init()"], 2, {}),
     ("no-port-at-all", ["--www", "{www}"], ["no such port", "0 available"], 2,
      {"port": False}),
-    ("no-such-port", ["--www", "{www}", "--port-id", "3"],
+    # The store's journal is open by then, with its writer thread: it is
+    # closed on the way out.
+    ("no-such-port", ["--www", "{www}", "--state-dir", "{state}", "--port-id", "3"],
      ["--port-id 3", "no such port", "1 available"], 2, {}),
     ("shards-without-lcores", ["--www", "{www}", "--shards", "2"],
      ["--shards 2", "lcores"], 2, {"lcores": "0"}),
     ("reserved-leaves-no-shard", ["--www", "{www}", "--reserved", "1"],
      ["--reserved 1", "no worker lcore"], 2, {}),
+    ("reserved-without-workers", ["--www", "{www}", "--reserved", "1"],
+     ["--reserved 1", "no worker lcore", "0 workers"], 2, {"lcores": "0"}),
     ("mbufs-beyond-memory", ["--www", "{www}", "--mbufs", "16777216"],
      ["16777216 mbufs", "memory"], 1, {}),
 ]
