@@ -14,6 +14,7 @@
 #include "dispatch.h"
 #include "ewykd.h"
 #include "http1_parse.h"
+#include "http_tcp.h"
 #include "options.h"
 #include "shard.h"
 
@@ -106,7 +107,7 @@ complete(struct shard *s, struct route_task *t)
 	lat_record(&rs->lat, elapsed_us(t->t0));
 	if (t->req.ans.status >= 500)
 		rs->errors++;
-	if (!http1_server_answer(&s->http, t->origin, &t->req.ans)) {
+	if (!http_server_answer(s->http, t->origin, &t->req.ans)) {
 		s->exec.stale++;
 		http_answer_release(&t->req.ans);
 		task_free(&s->exec, t);
@@ -219,24 +220,13 @@ on_rejected(void *ctx, struct ewyk_task *task, int err)
 
 /* http_dispatch_fn: on the owner, while it parses (either protocol). */
 static int
-shard_dispatch(void *ctx, const struct http1_request *r, int version,
-		struct http_origin o, char *allow, size_t allow_cap)
+shard_dispatch(void *ctx, const struct http_route *rt,
+		const struct http1_request *r, int version, struct http_origin o)
 {
 	struct shard *s = ctx;
 	struct shard_exec *x = &s->exec;
-	const struct http_route *rt = http_route_find(&x->ew->router,
-			r->path.p, r->path.len);
 	struct route_task *t;
 
-	if (rt == NULL)
-		return 0;
-	if (!(rt->methods & http_method_bit(r->method))) {
-		http_route_allow(rt, allow, allow_cap);
-		return 405;
-	}
-	/* A body is handed whole, or not at all. */
-	if ((r->chunked || r->content_length > 0) && r->body == NULL)
-		return 413;
 	t = task_alloc(x);
 	if (t == NULL) {
 		x->overloaded++;
@@ -314,6 +304,7 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 		.mode = cfg->strategy,
 		.flags = EWYK_STRATEGY_STEALABLE,
 	};
+	struct http_server_conf hc;
 	char name[RTE_RING_NAMESIZE];
 	unsigned int i;
 
@@ -337,7 +328,22 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 	x->start.type = EWYK_NON_BLOCKING;
 	x->steal.run = steal_production;
 	x->steal.type = EWYK_NON_BLOCKING;
-	http1_server_set_dispatch(&s->http, shard_dispatch, on_released, s);
+	hc = (struct http_server_conf){
+		.transport = &http_tcp_transport,
+		.transport_ctx = &s->ns,
+		.router = &e->router,
+		.dispatch = shard_dispatch,
+		.released = on_released,
+		.dispatch_ctx = s,
+		.stats = &s->http_stats,
+		.max_conns = cfg->max_conns,
+		.header_timeout_ms = cfg->header_timeout_ms,
+		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
+	};
+	s->http = http_server_create(&hc);
+	if (s->http == NULL)
+		return -1;
+	http_tcp_attach(s->http, &s->ns);
 	return 0;
 }
 

@@ -18,7 +18,7 @@
 #include <rte_common.h>
 
 #include "ewyk_exec.h"
-#include "http1_server.h"
+#include "http_server.h"
 #include "http_route.h"
 #include "lat_hist.h"
 

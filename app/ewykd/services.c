@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "http_static.h"
 #include "plugin.h"
 #include "routes.h"
 #include "services.h"
@@ -50,6 +51,8 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	if (rc != EWYKD_OK)
 		return rc;
 	err_no = routes_register(&e->router, e->state, e->kv);
+	if (err_no == 0)
+		err_no = http_static_routes_add(&e->router, &e->www);
 	if (err_no != 0) {
 		snprintf(err, errlen, "built-in routes: %s", strerror(-err_no));
 		return EWYKD_ERR_NOMEM;	/* the route table is full */

@@ -61,11 +61,7 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	if (net_stack_init(&s->ns, ifc, arp, pool, &tcfg, tx_burst, s,
 			&s->net_stats, now_ms()) != 0)
 		return -1;
-	if (http1_server_init(&s->http, &s->ns, www, &s->http_stats,
-			cfg->max_conns) != 0)
-		return -1;
-	http1_server_set_timeouts(&s->http, cfg->header_timeout_ms,
-			cfg->keepalive_timeout_ms);
+	RTE_SET_USED(www);
 	return 0;
 }
 
@@ -85,7 +81,7 @@ poll_once(struct shard *s)
 		net_input(&s->ns, pkts[i]);
 	done = shard_drain_completions(s);
 	net_timers(&s->ns, s->ns.now_ms);
-	http1_server_tick(&s->http, s->ns.now_ms);
+	http_server_tick(s->http, s->ns.now_ms);
 	net_flush(&s->ns);
 	if (n > 0)
 		s->stats.busy_polls++;
@@ -119,7 +115,7 @@ drain(struct shard *s)
 	if (!s->draining) {
 		s->draining = true;
 		s->ns.refuse_new = true;
-		http1_server_drain(&s->http);
+		http_server_drain(s->http);
 		net_flush(&s->ns);
 	}
 	if (s->net_stats.tcp_conns_open == s->net_stats.tcp_time_wait &&
@@ -167,5 +163,6 @@ shard_fini(struct shard *s)
 {
 	/* Reset the peers of open connections rather than leave them hanging. */
 	net_stack_fini(&s->ns);
-	http1_server_fini(&s->http);
+	http_server_destroy(s->http);
+	s->http = NULL;
 }

@@ -15,7 +15,7 @@
 #include <rte_lcore.h>
 
 #include "dispatch.h"
-#include "http1_server.h"
+#include "http_server.h"
 #include "net_stack.h"
 
 struct ewykd_config;
@@ -33,7 +33,7 @@ struct shard {
 	unsigned int lcore;	/* the current owner */
 	const struct ewykd_config *cfg;
 	struct net_stack ns;
-	struct http1_server http;
+	struct http_server *http;
 	struct net_stats net_stats;
 	struct http_stats http_stats;
 	struct shard_stats stats;

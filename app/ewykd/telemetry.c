@@ -21,6 +21,7 @@
 #include "shard.h"
 #include "store.h"
 #include "telemetry.h"
+#include "www.h"
 
 static const struct ewykd *ew;	/* main()'s, alive until exit */
 

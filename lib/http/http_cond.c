@@ -4,9 +4,8 @@
 #include "http_cond.h"
 
 bool
-http_etag_matches(const struct http1_request *r, const struct www_file *f)
+http_etag_matches(const struct http_str *inm, const struct www_file *f)
 {
-	const struct http_str *inm = http1_header(r, "if-none-match");
 	size_t tl = strlen(f->etag);
 	uint32_t i = 0;
 
@@ -36,10 +35,9 @@ http_etag_matches(const struct http1_request *r, const struct www_file *f)
 }
 
 int
-http_parse_range(const struct http1_request *r, uint64_t size, uint64_t *from,
+http_parse_range(const struct http_str *h, uint64_t size, uint64_t *from,
 		uint64_t *to)
 {
-	const struct http_str *h = http1_header(r, "range");
 	uint64_t a = 0, b = 0;
 	bool has_a = false, has_b = false;
 	uint32_t i = 6;

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "http_stats.h"
 
 #include "http_req.h"
 #include "http_route.h"
@@ -325,6 +329,54 @@ http_answer_text(struct http_answer *a, int status, const char *text)
 		a->len = sizeof(a->inline_body);
 	memcpy(a->inline_body, text, a->len);
 	a->body = a->inline_body;
+	a->kind = HTTP_BODY_BYTES;
+}
+
+int
+http_answer_echo(struct ewyk_request *q, const char *ctype)
+{
+	int rc = begin(q, 200, ctype);
+
+	if (rc == 0)
+		q->ans.kind = HTTP_BODY_ECHO;
+	return rc;
+}
+
+#define ERROR_BODY_MAX 48	/* "431 Request Header Fields Too Large\n" */
+static char error_bodies[600][ERROR_BODY_MAX];
+static pthread_once_t error_bodies_once = PTHREAD_ONCE_INIT;
+
+static void
+error_bodies_init(void)
+{
+	int st;
+
+	for (st = 100; st < 600; st++)
+		snprintf(error_bodies[st], ERROR_BODY_MAX, "%d %s\n", st,
+				http_reason(st));
+}
+
+const char *
+http_error_text(int status)
+{
+	pthread_once(&error_bodies_once, error_bodies_init);
+	return error_bodies[status >= 100 && status <= 599 ? status : 500];
+}
+
+void
+http_answer_error(struct http_answer *a, int status, const char *allow)
+{
+	if (status < 100 || status > 599)
+		status = 500;
+	http_answer_init(a);
+	a->status = status;
+	add_header(a, "Content-Type", "text/plain; charset=utf-8");
+	if (status == 503)
+		add_header(a, "Retry-After", "1");
+	if (allow != NULL && allow[0] != '\0')
+		add_header(a, "Allow", allow);
+	a->body = (const uint8_t *)http_error_text(status);
+	a->len = strlen((const char *)a->body);
 	a->kind = HTTP_BODY_BYTES;
 }
 

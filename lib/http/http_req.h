@@ -28,6 +28,8 @@ enum http_body_kind {
 	HTTP_BODY_UNSET,	/* the handler has not answered */
 	HTTP_BODY_BYTES,	/* copied or borrowed: body, len */
 	HTTP_BODY_STREAM,	/* from src */
+	HTTP_BODY_ECHO,		/* the request's body, as the connection
+				 * receives it (HTTP_ROUTE_ECHO routes) */
 };
 
 struct http_answer_header {
@@ -73,8 +75,19 @@ int http_req_fill(struct ewyk_request *q, const struct http1_request *r,
 		const struct http_route *rt, int http_version);
 /* Clears the answer before a handler runs. */
 void http_answer_init(struct http_answer *a);
-/* Sets a plain answer (errors, 503): a short copied text body. */
+/* Sets a plain answer: a short copied text body (Retry-After on 503). */
 void http_answer_text(struct http_answer *a, int status, const char *text);
+/*
+ * The answer to a request refused or failed before any handler: "404 Not
+ * Found\n" and the like, Retry-After on 503, Allow on 405 when allow is
+ * given. Every error either protocol sends is made here; its body is
+ * static, so the answer itself need not outlive its serialization.
+ */
+void http_answer_error(struct http_answer *a, int status, const char *allow);
+/* The body of that answer: "404 Not Found\n"; static. */
+const char *http_error_text(int status);
+/* An HTTP_ROUTE_ECHO handler's answer: 200, the request body back. */
+int http_answer_echo(struct ewyk_request *q, const char *ctype);
 /* Gives back what the answer borrowed; call once, on the owner. */
 void http_answer_release(struct http_answer *a);
 /* Copies too large to stay inline: counted growth (DESIGN.md 2.6). */

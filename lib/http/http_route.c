@@ -56,6 +56,13 @@ path_ok(const char *p, size_t len)
 int
 ewyk_route_add(struct ewyk_router *r, const struct ewyk_route *route)
 {
+	return http_route_add(r, route, 0);
+}
+
+int
+http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
+		uint32_t flags)
+{
 	struct http_route *rt;
 	uint32_t i;
 	size_t len;
@@ -87,6 +94,7 @@ ewyk_route_add(struct ewyk_router *r, const struct ewyk_route *route)
 	rt->type = route->type;
 	rt->handler = route->handler;
 	rt->ctx = route->ctx;
+	rt->flags = flags;
 	rt->id = (uint16_t)r->n++;
 	return 0;
 }

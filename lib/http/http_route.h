@@ -23,14 +23,23 @@ struct http_route {
 	enum ewyk_handler_type type;
 	ewyk_handler_fn handler;
 	void *ctx;
+	uint32_t flags;		/* HTTP_ROUTE_* */
 	uint16_t id;		/* index: per-route counters */
 };
+
+/* The route's answer is the request's body, streamed back as it arrives
+ * (http_answer_echo()): the body is not gathered into the request first,
+ * and may be as long as the protocol allows. */
+#define HTTP_ROUTE_ECHO 0x1
 
 struct ewyk_router {
 	uint32_t n;
 	struct http_route routes[HTTP_ROUTES_MAX];
 };
 
+/* ewyk_route_add() with HTTP_ROUTE_* flags, for lib/http's own routes. */
+int http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
+		uint32_t flags);
 /* The longest route whose path matches; NULL when none does. */
 const struct http_route *http_route_find(const struct ewyk_router *r,
 		const char *path, uint32_t len);

@@ -89,6 +89,7 @@ struct tcp_conn {
 	struct tw_timer idle;	/* keepalive and idle timeout */
 	struct tcp_conn *free_next;
 	void *app;		/* upper layer's state */
+	uint32_t rcv_space;	/* what the upper layer can take now */
 	uint32_t index;		/* slot in the shard's table */
 	uint32_t gen;		/* bumped on free: stale references see it */
 	uint16_t flags;
@@ -176,6 +177,12 @@ struct tcp_upcalls {
 	void (*closed)(void *ctx, struct tcp_conn *c);
 };
 
+void tcp_set_app(struct tcp_conn *c, void *app);
+void *tcp_app(const struct tcp_conn *c);
+/* The bytes the upper layer can take now; the window follows it. */
+void tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c,
+		uint32_t bytes);
+uint64_t net_now_ms(const struct net_stack *ns);
 /* Free room in the send queue, in bytes. */
 uint32_t tcp_send_space(const struct net_stack *ns, const struct tcp_conn *c);
 /* Queue bytes (copied) for sending; returns how many fit. */

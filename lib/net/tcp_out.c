@@ -179,7 +179,8 @@ data_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 uint32_t
 tcp_rcv_window(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint32_t space = ns->up != NULL ? ns->up->rcv_space(ns->up_ctx, c) : 0;
+	uint32_t space = ns->up == NULL ? 0 : ns->up->rcv_space != NULL ?
+		ns->up->rcv_space(ns->up_ctx, c) : c->rcv_space;
 	uint32_t max = TCP_WIN_FIELD_MAX << c->rcv_wscale;
 
 	if (space > max)
@@ -739,4 +740,29 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 		if (fin)
 			return;
 	}
+}
+
+void
+tcp_set_app(struct tcp_conn *c, void *app)
+{
+	c->app = app;
+}
+
+void *
+tcp_app(const struct tcp_conn *c)
+{
+	return c->app;
+}
+
+void
+tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c, uint32_t bytes)
+{
+	RTE_SET_USED(ns);
+	c->rcv_space = bytes;
+}
+
+uint64_t
+net_now_ms(const struct net_stack *ns)
+{
+	return ns->now_ms;
 }

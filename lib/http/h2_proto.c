@@ -5,14 +5,9 @@
 
 #include <nghttp2/nghttp2.h>
 
-#include "h2_server.h"
-#include "http_cond.h"
+#include "h2_proto.h"
 #include "http1_parse.h"
-#include "http1_server.h"
-#include "http_route.h"
-#include "net_stack.h"
-#include "tcp.h"
-#include "www.h"
+#include "http_conn.h"
 
 #define H2_MAX_STREAMS 100
 #define H2_INITIAL_WINDOW (256 * 1024)
@@ -21,7 +16,7 @@
 #define H2_RESET_BURST 1000	/* the library's backstop: a token bucket */
 #define H2_RESET_RATE 33
 #define H2_CONTINUATIONS_MAX 8
-#define H2_ECHO_MAX (1u << 20)	/* /echo bodies are gathered whole */
+#define H2_ECHO_MAX (1u << 20)	/* bodies of echo routes are gathered whole */
 #define H2_CONN_BODY_MAX (1u << 20)	/* gathered at once per connection */
 #define H2_SOURCE_MIN 1024	/* a source is read for this much at least */
 
@@ -37,6 +32,9 @@ struct h2_stream {
 	bool from_source;	/* the body is read from ans->src */
 	bool deferred;		/* waiting for the peer's window to open */
 	bool body_refused;	/* the shard's budget for bodies is spent */
+	bool handled;		/* the request went to its route */
+	bool routed;		/* route is set */
+	const struct http_route *route;
 	struct http1_request req;
 	uint8_t *body;
 	uint32_t body_len;
@@ -44,15 +42,13 @@ struct h2_stream {
 	struct http_answer *ans;	/* a handler's answer being sent */
 	const uint8_t *out;		/* bytes still to send */
 	uint64_t out_left;
-	char text[64];			/* the body of an error answer */
 	uint32_t hused;
 	char hbuf[H2_HEADER_LIST_MAX];
 };
 
 struct h2_conn {
 	nghttp2_session *ng;
-	struct http1_server *srv;
-	struct tcp_conn *tcp;
+	struct http_conn *c;
 	struct h2_stream *streams;
 	uint32_t gathered;	/* request body bytes held by its streams */
 	bool hold;		/* upgraded: nothing is sent before the client's
@@ -64,10 +60,13 @@ struct h2_conn {
 
 static const uint8_t zeros[256];
 
+static bool h2_flush(struct h2_conn *h);
+static void h2_free(struct h2_conn *h);
+
 static struct http_stats *
 stats(const struct h2_conn *h)
 {
-	return h->srv->stats;
+	return http_conn_stats(h->c);
 }
 
 /* Responses ---------------------------------------------------------------- */
@@ -140,19 +139,18 @@ send_data(nghttp2_session *ng, nghttp2_frame *frame, const uint8_t *framehd,
 {
 	struct h2_conn *h = user;
 	struct h2_stream *st = src->ptr;
-	struct net_stack *ns = h->srv->ns;
 	size_t pad = frame->data.padlen;
 	uint8_t padlen = (uint8_t)(pad > 0 ? pad - 1 : 0);
 
 	(void)ng;
 	/* A whole frame or nothing: a cut frame could not be finished. */
-	if (tcp_send_space(ns, h->tcp) < 9 + length + pad)
+	if (http_conn_space(h->c) < 9 + length + pad)
 		return NGHTTP2_ERR_WOULDBLOCK;
 	/* Short only when mbufs ran out: the framing is lost, end it. */
-	if (tcp_write(ns, h->tcp, framehd, 9) != 9 ||
-			(pad > 0 && tcp_write(ns, h->tcp, &padlen, 1) != 1) ||
-			tcp_write(ns, h->tcp, st->out, (uint32_t)length) != length ||
-			(pad > 1 && tcp_write(ns, h->tcp, zeros, padlen) != padlen))
+	if (http_conn_write(h->c, framehd, 9) != 9 ||
+			(pad > 0 && http_conn_write(h->c, &padlen, 1) != 1) ||
+			http_conn_write(h->c, st->out, (uint32_t)length) != length ||
+			(pad > 1 && http_conn_write(h->c, zeros, padlen) != padlen))
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
 	st->out += length;
 	st->out_left -= length;
@@ -169,7 +167,7 @@ send_bytes(nghttp2_session *ng, const uint8_t *data, size_t len, int flags,
 
 	(void)ng;
 	(void)flags;
-	w = tcp_write(h->srv->ns, h->tcp, data,
+	w = http_conn_write(h->c, data,
 			len > UINT32_MAX ? UINT32_MAX : (uint32_t)len);
 	return w == 0 ? NGHTTP2_ERR_WOULDBLOCK : (ssize_t)w;
 }
@@ -194,169 +192,132 @@ submit(struct h2_conn *h, struct h2_stream *st, int status,
 		snprintf(len, sizeof(len), "%lld", (long long)length);
 		nv_add(x, "content-length", len, strlen(len));
 	}
-	stats(h)->requests++;
-	stats(h)->h2_requests++;
-	stats(h)->by_status[http_status_slot(status)]++;
+	http_conn_count_answer(h->c, status, 2);
 	if (head_only || (st->out_left == 0 && !st->from_source))
 		nghttp2_submit_response(h->ng, st->id, x->v, x->n, NULL);
 	else
 		nghttp2_submit_response(h->ng, st->id, x->v, x->n, &dp);
 }
 
+/*
+ * Submits an answer: a handler's (kept until the stream closes, then
+ * released) or an error made here (whose body is static: nothing to keep).
+ * Header names go lower case (RFC 9113 8.2.1).
+ */
 static void
-answer_text(struct h2_conn *h, struct h2_stream *st, int status,
-		const char *allow)
+submit_answer(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
+		bool keep)
 {
-	struct nvs x = { .n = 0 };
-	static const char ctype[] = "text/plain; charset=utf-8";
-
-	snprintf(st->text, sizeof(st->text), "%d %s\n", status,
-			http_reason(status));
-	nv_add(&x, "content-type", ctype, sizeof(ctype) - 1);
-	if (status == 503)
-		nv_add(&x, "retry-after", "1", 1);
-	if (allow != NULL && allow[0] != '\0')
-		nv_add(&x, "allow", allow, strlen(allow));
-	st->out = (const uint8_t *)st->text;
-	st->out_left = strlen(st->text);
-	submit(h, st, status, &x, (int64_t)st->out_left,
-			st->req.method == HTTP_HEAD);
-}
-
-static void
-answer_static(struct h2_conn *h, struct h2_stream *st)
-{
-	const struct www *www = h->srv->www;
-	const struct www_file *f;
-	struct nvs x = { .n = 0 };
-	char crange[64];
-	uint64_t from = 0, to;
-	int range, status = 200;
-
-	if (st->req.method != HTTP_GET && st->req.method != HTTP_HEAD) {
-		answer_text(h, st, 405, "GET, HEAD");
-		return;
-	}
-	f = www != NULL ? www_find(www, st->req.path.p, st->req.path.len) : NULL;
-	if (f == NULL) {
-		answer_text(h, st, 404, NULL);
-		return;
-	}
-	to = f->size - 1;
-	nv_add(&x, "etag", f->etag, strlen(f->etag));
-	if (http_etag_matches(&st->req, f)) {
-		submit(h, st, 304, &x, -1, true);
-		return;
-	}
-	range = http_parse_range(&st->req, f->size, &from, &to);
-	if (range < 0) {
-		snprintf(crange, sizeof(crange), "bytes */%llu",
-				(unsigned long long)f->size);
-		nv_add(&x, "content-range", crange, strlen(crange));
-		st->out_left = 0;
-		submit(h, st, 416, &x, 0, true);
-		return;
-	}
-	if (range > 0) {
-		status = 206;
-		snprintf(crange, sizeof(crange), "bytes %llu-%llu/%llu",
-				(unsigned long long)from, (unsigned long long)to,
-				(unsigned long long)f->size);
-		nv_add(&x, "content-range", crange, strlen(crange));
-	}
-	nv_add(&x, "content-type", f->content_type, strlen(f->content_type));
-	nv_add(&x, "accept-ranges", "bytes", 5);
-	st->out = f->data + from;
-	st->out_left = f->size > 0 ? to - from + 1 : 0;
-	submit(h, st, status, &x, (int64_t)st->out_left,
-			st->req.method == HTTP_HEAD);
-}
-
-static void
-answer_echo(struct h2_conn *h, struct h2_stream *st)
-{
-	struct nvs x = { .n = 0 };
-	static const char ctype[] = "application/octet-stream";
-
-	if (st->req.method != HTTP_POST && st->req.method != HTTP_PUT) {
-		answer_text(h, st, 405, "POST, PUT");
-		return;
-	}
-	nv_add(&x, "content-type", ctype, sizeof(ctype) - 1);
-	st->out = st->body;
-	st->out_left = st->body_len;
-	submit(h, st, 200, &x, st->body_len, false);
-}
-
-/* The whole request is in: a handler, /echo, or the static files. */
-static void
-handle(struct h2_conn *h, struct h2_stream *st)
-{
-	struct http1_server *s = h->srv;
-	bool echo = st->req.path.len == 5 && memcmp(st->req.path.p, "/echo", 5) == 0;
-	char allow[48] = "";
-	int taken;
-
-	if (st->too_large || st->body_too_large || st->body_refused ||
-			st->req.path.len == 0) {
-		answer_text(h, st, st->too_large ? 431 : st->body_too_large ?
-				413 : st->body_refused ? 503 : 400, NULL);
-		return;
-	}
-	st->req.body = st->body_len > 0 ? (const char *)st->body : NULL;
-	st->req.body_len = st->body_len;
-	st->req.content_length = st->body_len > 0 ? (int64_t)st->body_len : -1;
-	if (!echo && st->body_len > EWYK_REQUEST_BODY_MAX) {
-		answer_text(h, st, 413, NULL);
-		return;
-	}
-	taken = s->dispatch != NULL ? s->dispatch(s->dispatch_ctx, &st->req, 2,
-			(struct http_origin){ h->tcp->index, h->tcp->gen,
-			(uint32_t)st->id, 0 }, allow, sizeof(allow)) : 0;
-	if (taken == 1)
-		st->awaiting = true;
-	else if (taken > 1)
-		answer_text(h, st, taken, allow);
-	else if (echo)
-		answer_echo(h, st);
-	else
-		answer_static(h, st);
-}
-
-bool
-h2_answer(struct h2_conn *h, uint32_t id, struct http_answer *a)
-{
-	struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng,
-			(int32_t)id);
+	bool no_body = a->status == 204 || a->status == 304;
 	struct nvs x = { .n = 0 };
 	int64_t length;
 	uint32_t i;
 
-	if (st == NULL || !st->awaiting)
-		return false;	/* reset meanwhile: the caller releases */
-	st->awaiting = false;
-	st->ans = a;
 	for (i = 0; i < a->nheaders; i++) {
 		char *name = a->hbuf + a->h[i].name;
 		uint16_t k;
 
-		for (k = 0; k < a->h[i].name_len; k++)	/* RFC 9113 8.2.1 */
+		for (k = 0; k < a->h[i].name_len; k++)
 			if (name[k] >= 'A' && name[k] <= 'Z')
 				name[k] = (char)(name[k] - 'A' + 'a');
 		x.v[x.n++] = (nghttp2_nv){ (uint8_t *)a->hbuf + a->h[i].name,
 			(uint8_t *)a->hbuf + a->h[i].value, a->h[i].name_len,
 			a->h[i].value_len, NGHTTP2_NV_FLAG_NONE };
 	}
+	if (keep)
+		st->ans = a;
 	if (a->kind == HTTP_BODY_STREAM) {
 		st->from_source = true;
 		length = a->src.length;
 		st->out_left = length >= 0 ? (uint64_t)length : 0;
+	} else if (a->kind == HTTP_BODY_ECHO) {
+		st->out = st->body;
+		st->out_left = st->body_len;
+		length = (int64_t)st->body_len;
 	} else {
 		st->out = a->body;
 		st->out_left = a->len;
 		length = (int64_t)a->len;
 	}
-	submit(h, st, a->status, &x, length, st->req.method == HTTP_HEAD);
+	if (no_body) {
+		length = -1;
+		st->out_left = 0;
+		st->from_source = false;
+	}
+	submit(h, st, a->status, &x, length, no_body ||
+			st->req.method == HTTP_HEAD);
+}
+
+static void
+refuse(struct h2_conn *h, struct h2_stream *st, int status, const char *allow)
+{
+	struct http_answer a;
+
+	http_answer_error(&a, status, allow);
+	submit_answer(h, st, &a, false);
+}
+
+static const struct http_route *
+route_of(struct h2_conn *h, struct h2_stream *st)
+{
+	if (!st->routed) {
+		st->route = http_conn_route(h->c, &st->req.path);
+		st->routed = true;
+	}
+	return st->route;
+}
+
+static bool
+echoes(struct h2_conn *h, struct h2_stream *st)
+{
+	const struct http_route *rt = route_of(h, st);
+
+	return rt != NULL && (rt->flags & HTTP_ROUTE_ECHO);
+}
+
+/* The whole request is in: to its route, or refused. */
+static void
+handle(struct h2_conn *h, struct h2_stream *st)
+{
+	bool echo;
+	char allow[48] = "";
+	int taken;
+
+	st->handled = true;
+	if (st->too_large || st->body_too_large || st->body_refused ||
+			st->req.path.len == 0) {
+		refuse(h, st, st->too_large ? 431 : st->body_too_large ?
+				413 : st->body_refused ? 503 : 400, NULL);
+		return;
+	}
+	/* An echo route's body stays here, for its answer; any other's
+	 * (at most EWYK_REQUEST_BODY_MAX: see on_data_chunk) goes with the
+	 * request. */
+	echo = echoes(h, st);
+	st->req.body = st->body_len > 0 && !echo ? (const char *)st->body : NULL;
+	st->req.body_len = echo ? 0 : st->body_len;
+	st->req.content_length = st->body_len > 0 ? (int64_t)st->body_len : -1;
+	taken = http_conn_dispatch(h->c, route_of(h, st), &st->req, 2,
+			(uint32_t)st->id, 0, allow, sizeof(allow));
+	if (taken == 1)
+		st->awaiting = true;
+	else
+		refuse(h, st, taken, allow);
+}
+
+static bool
+h2_answer(struct http_conn *c, struct http_origin o, struct http_answer *a)
+{
+	struct h2_conn *h = c->p;
+	struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng,
+			(int32_t)o.stream);
+
+	if (st == NULL || !st->awaiting)
+		return false;	/* reset meanwhile: the caller releases */
+	st->awaiting = false;
+	submit_answer(h, st, a, true);
+	if (!h2_flush(h))
+		http_conn_close(c);
 	return true;
 }
 
@@ -417,7 +378,7 @@ stream_free(struct h2_conn *h, struct h2_stream *st)
 	if (st->next != NULL)
 		st->next->pprev = st->pprev;
 	if (st->ans != NULL)
-		http1_server_release(h->srv, st->ans);
+		http_conn_release(h->c, st->ans);
 	h->gathered -= st->body_len;
 	stats(h)->h2_streams_open--;
 	free(st->body);
@@ -488,8 +449,7 @@ on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 	(void)flags;
 	if (st == NULL || st->body_too_large || st->body_refused)
 		return 0;
-	cap = st->req.path.len == 5 && memcmp(st->req.path.p, "/echo", 5) == 0 ?
-		H2_ECHO_MAX : EWYK_REQUEST_BODY_MAX;
+	cap = echoes(user, st) ? H2_ECHO_MAX : EWYK_REQUEST_BODY_MAX;
 	if (len > cap - st->body_len) {
 		st->body_too_large = true;	/* answered 413 at its end */
 		return 0;
@@ -537,7 +497,7 @@ resume_deferred(struct h2_conn *h, int32_t id)
 static void
 count_reset(struct h2_conn *h)
 {
-	uint64_t now = h->srv->ns->now_ms;
+	uint64_t now = http_conn_now(h->c);
 
 	stats(h)->h2_resets_in++;
 	if (now - h->resets_since_ms >= 1000) {
@@ -566,7 +526,7 @@ on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 			!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;
 	st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
-	if (st != NULL && !st->awaiting && st->ans == NULL && st->out == NULL) {
+	if (st != NULL && !st->handled) {
 		stats(h)->by_method[st->req.method]++;
 		handle(h, st);
 	}
@@ -605,8 +565,8 @@ on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void *user)
 
 /* Sessions ------------------------------------------------------------------ */
 
-struct h2_conn *
-h2_open(struct http1_server *s, struct tcp_conn *c)
+void *
+h2_open(struct http_conn *c)
 {
 	nghttp2_settings_entry settings[] = {
 		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS },
@@ -644,8 +604,7 @@ h2_open(struct http1_server *s, struct tcp_conn *c)
 	nghttp2_option_set_max_outbound_ack(opt, 1000);
 	nghttp2_option_set_max_settings(opt, 32);
 	nghttp2_option_set_max_deflate_dynamic_table_size(opt, 4096);
-	h->srv = s;
-	h->tcp = c;
+	h->c = c;
 	rc = nghttp2_session_server_new2(&h->ng, cb, h, opt);
 	nghttp2_session_callbacks_del(cb);
 	nghttp2_option_del(opt);
@@ -696,10 +655,9 @@ b64url_decode(const char *in, size_t n, uint8_t *out, size_t cap)
 	return (long)o;
 }
 
-struct h2_conn *
-h2_open_upgrade(struct http1_server *s, struct tcp_conn *c,
-		const char *settings_b64, size_t settings_len,
-		const struct http1_request *r)
+void *
+h2_open_upgrade(struct http_conn *c, const char *settings_b64,
+		size_t settings_len, const struct http1_request *r)
 {
 	uint8_t settings[256];
 	long n = b64url_decode(settings_b64, settings_len, settings,
@@ -710,7 +668,7 @@ h2_open_upgrade(struct http1_server *s, struct tcp_conn *c,
 
 	if (n < 0 || n % 6 != 0)
 		return NULL;
-	h = h2_open(s, c);
+	h = h2_open(c);
 	if (h == NULL)
 		return NULL;
 	st = stream_new(h, 1);
@@ -738,7 +696,7 @@ h2_open_upgrade(struct http1_server *s, struct tcp_conn *c,
 	return h;
 }
 
-bool
+static bool
 h2_recv(struct h2_conn *h, const uint8_t *data, uint32_t len)
 {
 	ssize_t n = nghttp2_session_mem_recv(h->ng, data, len);
@@ -749,7 +707,9 @@ h2_recv(struct h2_conn *h, const uint8_t *data, uint32_t len)
 	return h2_flush(h);
 }
 
-bool
+/* Moves frames into the transport while it has room; false when the
+ * session has nothing more to do and the connection should close. */
+static bool
 h2_flush(struct h2_conn *h)
 {
 	if (h->hold)
@@ -759,19 +719,7 @@ h2_flush(struct h2_conn *h)
 	return nghttp2_session_want_read(h->ng) || nghttp2_session_want_write(h->ng);
 }
 
-bool
-h2_goaway(struct h2_conn *h)
-{
-	/* Not terminate_session(): that stops every stream in flight. After
-	 * a plain GOAWAY, nghttp2 refuses new streams, and once those in
-	 * flight end it wants neither to read nor to write: then we close. */
-	nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE,
-			nghttp2_session_get_last_proc_stream_id(h->ng),
-			NGHTTP2_NO_ERROR, NULL, 0);
-	return h2_flush(h);
-}
-
-void
+static void
 h2_free(struct h2_conn *h)
 {
 	if (h == NULL)
@@ -782,3 +730,59 @@ h2_free(struct h2_conn *h)
 		stream_free(h, h->streams);
 	free(h);
 }
+
+/* Protocol table ------------------------------------------------------------ */
+
+static uint32_t
+proto_recv(struct http_conn *c, const uint8_t *data, uint32_t len)
+{
+	if (!h2_recv(c->p, data, len))
+		http_conn_close(c);
+	return len;
+}
+
+static void
+proto_writable(struct http_conn *c)
+{
+	if (!h2_flush(c->p))
+		http_conn_close(c);
+}
+
+static void
+proto_peer_closed(struct http_conn *c)
+{
+	http_conn_close(c);
+}
+
+/* Graceful shutdown: GOAWAY with the last stream taken; streams in flight
+ * finish, new ones are refused. */
+static void
+proto_drain(struct http_conn *c)
+{
+	struct h2_conn *h = c->p;
+
+	/* Not terminate_session(): that stops every stream in flight. After
+	 * a plain GOAWAY, nghttp2 refuses new streams, and once those in
+	 * flight end it wants neither to read nor to write: then we close. */
+	nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE,
+			nghttp2_session_get_last_proc_stream_id(h->ng),
+			NGHTTP2_NO_ERROR, NULL, 0);
+	if (!h2_flush(h))
+		http_conn_close(c);
+}
+
+static void
+proto_free(struct http_conn *c)
+{
+	h2_free(c->p);
+}
+
+const struct http_proto h2_proto = {
+	.name = "h2c",
+	.recv = proto_recv,
+	.writable = proto_writable,
+	.peer_closed = proto_peer_closed,
+	.answer = h2_answer,
+	.drain = proto_drain,
+	.free = proto_free,
+};

@@ -1,0 +1,817 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "http1_chunked.h"
+#include "http1_parse.h"
+#include "http1_proto.h"
+#include "http_conn.h"
+
+#define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#define H2_PREFACE_LEN 24
+#define CHUNK_FRAMING 32	/* "%x\r\n" + "\r\n" around an echoed chunk */
+#define DISCARD_MAX (1 << 20)	/* a refused body larger than this closes */
+#define CHUNKED_LEN UINT64_MAX	/* write_head(): Transfer-Encoding: chunked */
+#define NO_BODY_LEN (UINT64_MAX - 1)	/* write_head(): no framing (204; or
+					 * HTTP/1.0, the close ends the body) */
+
+/* The longest head write_head() makes: a status line, Server, Date and
+ * framing, the answer's own headers with ": " and CRLF each, Connection
+ * and the blank line. */
+#define HEAD_FIXED_MAX 256
+#define HEAD_MAX (HEAD_FIXED_MAX + EWYK_RESPONSE_HEADERS_MAX + \
+		4 * HTTP_ANSWER_HEADERS)
+/* Send space needed before an answer starts, so that a head always fits
+ * whole (and, for an error answer, its short body too). */
+#define HEAD_RESERVE 2048
+_Static_assert(HEAD_MAX + 64 <= HEAD_RESERVE, "an answer head must fit the "
+		"send space checked before it");
+
+/* A pipelined request's answer, in request order. */
+enum pipe_state {
+	PIPE_WAITING,	/* its handler is still at work */
+	PIPE_READY,	/* ans is ready to go */
+	PIPE_REFUSED,	/* answered with status at once, but not yet its turn */
+};
+
+struct pipe_slot {
+	uint8_t state;
+	bool head_only;
+	bool http10;			/* no chunked coding for this client */
+	uint16_t status;		/* PIPE_REFUSED */
+	struct http_answer *ans;	/* PIPE_READY */
+	char allow[48];			/* PIPE_REFUSED with 405 */
+};
+
+/* What answer() did with a request. */
+enum took {
+	TOOK_HEAD,		/* the head; the body (if any) is read after */
+	TOOK_HEAD_AND_BODY,	/* both: a dispatched handler has the body */
+	TOOK_NOTHING,		/* its turn has not come: answers keep order */
+	TOOK_UPGRADE,		/* an h2c upgrade: the connection is HTTP/2 */
+};
+
+enum req_body {
+	REQ_BODY_NONE,
+	REQ_BODY_LENGTH,
+	REQ_BODY_CHUNKED,
+};
+
+struct h1 {
+	struct http_conn *c;
+	const uint8_t *body;	/* answer body still to queue */
+	uint64_t body_left;
+	uint8_t req_body;	/* how the request body is framed */
+	bool echo;		/* the request body is the answer's body */
+	bool echo_wait;		/* ... once that answer's head is out */
+	bool echo_chunked;	/* ... sent in chunks */
+	uint64_t req_left;	/* REQ_BODY_LENGTH: bytes still to read */
+	struct chunked chunk;	/* REQ_BODY_CHUNKED: decoder */
+	bool close_after;	/* close once the answer is queued */
+	uint32_t pipe_head;	/* seq of the oldest answer owed */
+	uint32_t pipe_tail;	/* seq the next dispatched request gets */
+	struct pipe_slot pipe[HTTP1_PIPELINE];
+	struct http_answer *writing;	/* a dispatched answer going out */
+	struct http_answer *echoing;	/* an echo answer, while the body is */
+	int64_t stream_left;	/* of a streamed body; -1: until its end */
+	bool stream_raw;	/* HTTP/1.0: no chunks, the close ends it */
+	bool continue_sent;	/* "100 Continue" went for the current request */
+	bool fresh;		/* nothing parsed yet: may still become HTTP/2 */
+	uint64_t head_start_ms;	/* first byte of a request head not yet whole */
+	uint64_t idle_since_ms;	/* nothing asked, nothing owed, since */
+	uint32_t in_len;
+	char in[HTTP1_IN_MAX];
+};
+
+static const char continue_100[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+size_t
+http1_state_size(void)
+{
+	return RTE_ALIGN_CEIL(sizeof(struct h1), RTE_CACHE_LINE_SIZE);
+}
+
+static struct h1 *
+state(const struct http_conn *c)
+{
+	return c->p;
+}
+
+static uint32_t
+pipe_len(const struct h1 *h)
+{
+	return h->pipe_tail - h->pipe_head;
+}
+
+static void
+put(char *buf, size_t *n, const char *p, size_t len)
+{
+	memcpy(buf + *n, p, len);
+	*n += len;
+}
+
+/* Queues the status line and headers; the body follows from pump(). The
+ * caller checked HEAD_RESERVE of send space. */
+static void
+write_head(struct h1 *h, const struct http_answer *a, uint64_t length)
+{
+	static const char server[] = "Server: ewyk/" EWYK_VERSION "\r\nDate: ";
+	bool last = h->close_after && h->pipe_head == h->pipe_tail;
+	char head[HEAD_MAX], line[64];
+	const char *date;
+	size_t n = 0;
+	uint32_t i;
+	int l;
+
+	_Static_assert(sizeof(server) + 48 + 40 + 64 + 24 <= HEAD_FIXED_MAX,
+			"the fixed part of a head outgrew HEAD_FIXED_MAX");
+	l = snprintf(line, sizeof(line), "HTTP/1.1 %d %s\r\n", a->status,
+			http_reason(a->status));
+	put(head, &n, line, (size_t)RTE_MIN(l, (int)sizeof(line) - 1));
+	put(head, &n, server, sizeof(server) - 1);
+	date = http_conn_date(h->c);
+	put(head, &n, date, strlen(date));
+	put(head, &n, "\r\n", 2);
+	if (length == CHUNKED_LEN) {
+		put(head, &n, "Transfer-Encoding: chunked\r\n", 28);
+	} else if (length != NO_BODY_LEN) {
+		l = snprintf(line, sizeof(line), "Content-Length: %llu\r\n",
+				(unsigned long long)length);
+		put(head, &n, line, (size_t)l);
+	}
+	for (i = 0; i < a->nheaders; i++) {
+		const struct http_answer_header *x = &a->h[i];
+
+		put(head, &n, a->hbuf + x->name, x->name_len);
+		put(head, &n, ": ", 2);
+		put(head, &n, a->hbuf + x->value, x->value_len);
+		put(head, &n, "\r\n", 2);
+	}
+	if (last)
+		put(head, &n, "Connection: close\r\n", 19);
+	put(head, &n, "\r\n", 2);
+	http_conn_write(h->c, head, (uint32_t)n);
+	http_conn_count_answer(h->c, a->status, 1);
+}
+
+/* An answer decided here, at once: an error with its short body. */
+static void
+write_error(struct h1 *h, int status, bool head_only, const char *allow)
+{
+	struct http_answer a;
+
+	http_answer_error(&a, status, allow);
+	write_head(h, &a, a.len);
+	if (!head_only)
+		http_conn_write(h->c, a.body, (uint32_t)a.len);
+}
+
+/* A refusal: written now, or queued behind the answers still owed to
+ * earlier requests. */
+static void
+refuse(struct h1 *h, int status, bool head_only, const char *allow)
+{
+	struct pipe_slot *ps;
+
+	if (pipe_len(h) == 0) {
+		write_error(h, status, head_only, allow);
+		return;
+	}
+	ps = &h->pipe[h->pipe_tail++ % HTTP1_PIPELINE];
+	ps->state = PIPE_REFUSED;
+	ps->status = (uint16_t)status;
+	ps->head_only = head_only;
+	snprintf(ps->allow, sizeof(ps->allow), "%s", allow != NULL ? allow : "");
+}
+
+/* "Upgrade: h2c" on a GET or HEAD without a body (RFC 7540 3.2). */
+static const struct http_str *
+h2c_settings(const struct http1_request *r)
+{
+	const struct http_str *up = http1_header(r, "upgrade");
+	const struct http_str *settings = http1_header(r, "http2-settings");
+
+	if (up == NULL || settings == NULL || !http_str_eq_nocase(*up, "h2c") ||
+			(r->method != HTTP_GET && r->method != HTTP_HEAD) ||
+			r->chunked || r->content_length > 0)
+		return NULL;
+	return settings;
+}
+
+static void
+start_req_body(struct h1 *h, const struct http1_request *r)
+{
+	h->req_body = r->chunked ? REQ_BODY_CHUNKED : REQ_BODY_LENGTH;
+	h->req_left = r->chunked ? 0 : (uint64_t)r->content_length;
+	chunked_init(&h->chunk);
+}
+
+/* Hands a request to its handler, or refuses it; while answers are owed,
+ * an echo waits for its turn (its answer streams the body, which must not
+ * start amid earlier answers). */
+static enum took
+answer(struct h1 *h, const struct http1_request *r, int head_len)
+{
+	bool has_body = r->chunked || r->content_length > 0;
+	bool head_only = r->method == HTTP_HEAD;
+	bool owed = pipe_len(h) > 0;
+	const struct http_route *rt = http_conn_route(h->c, &r->path);
+	bool echo = rt != NULL && (rt->flags & HTTP_ROUTE_ECHO);
+	const struct http_str *settings = owed ? NULL : h2c_settings(r);
+	char allow[48] = "";
+	struct pipe_slot *ps;
+	int taken;
+
+	if (settings != NULL && http_conn_upgrade_h2(h->c, r, settings,
+			(const uint8_t *)h->in + head_len,
+			h->in_len - (uint32_t)head_len))
+		return TOOK_UPGRADE;
+	if (echo && owed)
+		return TOOK_NOTHING;
+	taken = http_conn_dispatch(h->c, rt, r, 1, 0, h->pipe_tail, allow,
+			sizeof(allow));
+	if (taken != 1) {
+		/* A body nobody takes: skip a small one, but do not wait for
+		 * a large one or for one the client holds back until
+		 * "100 Continue": close after the answer instead. */
+		if (has_body && r->body == NULL && (taken == 413 ||
+				r->expect_continue || r->chunked ||
+				r->content_length > DISCARD_MAX))
+			h->close_after = true;
+		refuse(h, taken, head_only, allow);
+		if (has_body && !h->close_after && r->body == NULL)
+			start_req_body(h, r);
+		return r->body != NULL ? TOOK_HEAD_AND_BODY : TOOK_HEAD;
+	}
+	ps = &h->pipe[h->pipe_tail++ % HTTP1_PIPELINE];
+	ps->state = PIPE_WAITING;
+	ps->head_only = head_only;
+	/* An HTTP/1.0 client knows no chunks: a body of unknown length ends
+	 * with the connection, so this is its last. */
+	ps->http10 = r->minor == 0;
+	if (ps->http10)
+		h->close_after = true;
+	ps->ans = NULL;
+	if (echo && has_body) {
+		/* Nothing is owed: the interim answer goes now, the body
+		 * comes while the handler answers. */
+		if (r->expect_continue && !h->continue_sent)
+			http_conn_write(h->c, continue_100,
+					sizeof(continue_100) - 1);
+		start_req_body(h, r);
+		h->echo_wait = true;
+		h->echo_chunked = r->chunked;
+		return TOOK_HEAD;
+	}
+	if (r->body != NULL)
+		return TOOK_HEAD_AND_BODY;
+	if (has_body)
+		h->close_after = true;	/* not reading a body it left */
+	return TOOK_HEAD;
+}
+
+/* A small body for a handler that takes it whole is gathered in the
+ * buffer first. Returns false while it is still arriving. */
+static bool
+gather_body(struct h1 *h, struct http1_request *r, int head_len)
+{
+	const struct http_route *rt;
+
+	if (r->chunked || r->content_length <= 0 ||
+			r->content_length > EWYK_REQUEST_BODY_MAX ||
+			head_len + r->content_length > HTTP1_IN_MAX)
+		return true;
+	rt = http_conn_route(h->c, &r->path);
+	if (rt != NULL && (rt->flags & HTTP_ROUTE_ECHO))
+		return true;	/* it streams through the answer */
+	if (h->in_len < head_len + r->content_length) {
+		/* An interim answer amid owed ones would be taken for
+		 * theirs: "100 Continue" waits for its turn. */
+		if (r->expect_continue && !h->continue_sent &&
+				pipe_len(h) == 0) {
+			http_conn_write(h->c, continue_100,
+					sizeof(continue_100) - 1);
+			h->continue_sent = true;
+		}
+		return false;
+	}
+	r->body = h->in + head_len;
+	r->body_len = (uint32_t)r->content_length;
+	return true;
+}
+
+/* Queues as much of the pending body as the send queue takes. */
+static void
+pump(struct h1 *h)
+{
+	while (h->body_left > 0) {
+		uint32_t chunk = h->body_left > UINT32_MAX ? UINT32_MAX :
+			(uint32_t)h->body_left;
+		uint32_t n = http_conn_write(h->c, h->body, chunk);
+
+		if (n == 0)
+			return;
+		h->body += n;
+		h->body_left -= n;
+		http_conn_stats(h->c)->body_bytes_out += n;
+	}
+}
+
+/* The answer is out, or the connection is cut: it goes back. */
+static void
+done_writing(struct h1 *h)
+{
+	struct http_answer *a = h->writing;
+
+	h->writing = NULL;
+	http_conn_release(h->c, a);
+}
+
+/* Streams a dispatched answer's source into the send queue. Returns
+ * true once the answer is all queued (and released). */
+static bool
+pump_answer(struct h1 *h)
+{
+	struct http_answer *a = h->writing;
+	bool chunked = h->stream_left < 0 && !h->stream_raw;
+	char frame[24];
+	int fl;
+
+	while (a->kind == HTTP_BODY_STREAM && h->stream_left != 0) {
+		uint32_t room = http_conn_space(h->c);
+		size_t cap;
+		uint8_t *buf = http_conn_scratch(h->c, &cap);
+		ssize_t n;
+
+		if (room < CHUNK_FRAMING + 1024)
+			return false;	/* resumed when space is freed */
+		cap = RTE_MIN(cap, (size_t)(room - CHUNK_FRAMING));
+		if (!chunked)
+			cap = RTE_MIN(cap, (size_t)h->stream_left);
+		n = a->src.read(a->src.arg, buf, cap);
+		/* The source failed, or ended short of its length: the client
+		 * must not take a cut body for whole. */
+		if (n < 0 || (size_t)n > cap || (n == 0 && h->stream_left > 0))
+			goto cut;
+		if (n == 0) {
+			if (chunked && http_conn_write(h->c, "0\r\n\r\n", 5) != 5)
+				goto cut;
+			break;
+		}
+		fl = chunked ? snprintf(frame, sizeof(frame), "%zx\r\n",
+				(size_t)n) : 0;
+		/* A short write means the mbufs ran out: the framing is lost. */
+		if (http_conn_write(h->c, frame, (uint32_t)fl) != (uint32_t)fl ||
+				http_conn_write(h->c, buf, (uint32_t)n) !=
+				(uint32_t)n || (chunked &&
+				http_conn_write(h->c, "\r\n", 2) != 2))
+			goto cut;
+		if (h->stream_left > 0)
+			h->stream_left -= n;
+		http_conn_stats(h->c)->body_bytes_out += (uint64_t)n;
+	}
+	done_writing(h);
+	return true;
+cut:
+	http_conn_stats(h->c)->body_errors++;
+	done_writing(h);
+	http_conn_abort(h->c);	/* frees h */
+	return false;
+}
+
+/* The answer owed to the oldest request is ready: its turn. The caller
+ * checked HEAD_RESERVE of send space. */
+static void
+write_slot(struct h1 *h, struct pipe_slot *ps)
+{
+	struct http_answer *a = ps->ans;
+	uint64_t length;
+
+	h->pipe_head++;
+	if (ps->state == PIPE_REFUSED) {
+		write_error(h, ps->status, ps->head_only, ps->allow);
+		return;
+	}
+	ps->ans = NULL;
+	if (a->kind == HTTP_BODY_ECHO && h->echo_wait) {
+		/* The body streams back as it arrives, framed as it came. */
+		write_head(h, a, h->echo_chunked ? CHUNKED_LEN : h->req_left);
+		h->echo_wait = false;
+		h->echo = !ps->head_only;
+		h->echoing = a;
+		return;
+	}
+	if (h->echo_wait) {
+		/* Not the echo it expected (a failed handler): the body is
+		 * not read, and the connection ends after this answer. */
+		h->echo_wait = false;
+		h->req_body = REQ_BODY_NONE;
+		h->close_after = true;
+	}
+	if (a->kind == HTTP_BODY_STREAM)
+		length = a->src.length >= 0 ? (uint64_t)a->src.length :
+			ps->http10 ? NO_BODY_LEN : CHUNKED_LEN;
+	else
+		length = a->kind == HTTP_BODY_ECHO ? 0 : a->len;
+	/* 204 and 304 never carry a body (RFC 9110 15.3.5, 15.4.5); a 304
+	 * may still say the length a 200 would have. */
+	if (a->status == 204)
+		length = NO_BODY_LEN;
+	write_head(h, a, length);
+	h->writing = a;
+	h->stream_left = 0;
+	h->stream_raw = ps->http10;
+	if (ps->head_only || a->status == 204 || a->status == 304)
+		return;
+	if (a->kind == HTTP_BODY_STREAM) {
+		h->stream_left = a->src.length;
+	} else if (a->kind == HTTP_BODY_BYTES) {
+		h->body = a->body;
+		h->body_left = a->len;
+	}
+}
+
+static void
+consume(struct h1 *h, uint32_t n)
+{
+	memmove(h->in, h->in + n, h->in_len - n);
+	h->in_len -= n;
+}
+
+/* Body bytes of the request: echoed or dropped. The caller checked the
+ * send space for echoes. */
+static void
+body_data(struct h1 *h, const char *p, uint32_t n)
+{
+	char frame[24];
+	int fl;
+
+	if (!h->echo || n == 0)
+		return;
+	if (h->echo_chunked) {
+		fl = snprintf(frame, sizeof(frame), "%x\r\n", n);
+		http_conn_write(h->c, frame, (uint32_t)fl);
+	}
+	http_conn_write(h->c, p, n);
+	if (h->echo_chunked)
+		http_conn_write(h->c, "\r\n", 2);
+	http_conn_stats(h->c)->body_bytes_out += n;
+}
+
+static void
+body_done(struct h1 *h)
+{
+	if (h->echo && h->echo_chunked)
+		http_conn_write(h->c, "0\r\n\r\n", 5);
+	h->req_body = REQ_BODY_NONE;
+	h->echo = false;
+	if (h->echoing != NULL) {
+		struct http_answer *a = h->echoing;
+
+		h->echoing = NULL;
+		http_conn_release(h->c, a);
+	}
+}
+
+/* Reads the request body from the buffer. Returns false when it must wait
+ * for input or, echoing, for send space. */
+static bool
+read_body(struct h1 *h)
+{
+	while (h->req_body != REQ_BODY_NONE) {
+		uint32_t room = UINT32_MAX, n;
+
+		if (h->echo) {
+			room = http_conn_space(h->c);
+			if (room <= CHUNK_FRAMING)
+				return false;
+			room -= CHUNK_FRAMING;
+		}
+		if (h->req_body == REQ_BODY_LENGTH) {
+			if (h->req_left == 0) {
+				body_done(h);
+				break;
+			}
+			n = (uint32_t)RTE_MIN((uint64_t)RTE_MIN(h->in_len, room),
+					h->req_left);
+			if (n == 0)
+				return false;
+			body_data(h, h->in, n);
+			consume(h, n);
+			h->req_left -= n;
+		} else {
+			const char *d;
+			size_t dl;
+			long used = chunked_decode(&h->chunk, h->in,
+					RTE_MIN(h->in_len, room), &d, &dl);
+
+			if (used < 0) {
+				/* Broken framing after the answer began: all
+				 * that is left is to cut the connection. */
+				http_conn_stats(h->c)->body_errors++;
+				http_conn_abort(h->c);
+				return false;
+			}
+			body_data(h, d, (uint32_t)dl);
+			consume(h, (uint32_t)used);
+			if (h->chunk.state == CHUNK_DONE)
+				body_done(h);
+			else if (used == 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+static void
+start_close(struct h1 *h)
+{
+	h->in_len = 0;
+	http_conn_close(h->c);
+}
+
+/* The oldest answer owed, when it is ready to go. */
+static struct pipe_slot *
+ready_slot(struct h1 *h)
+{
+	struct pipe_slot *ps = &h->pipe[h->pipe_head % HTTP1_PIPELINE];
+
+	return pipe_len(h) > 0 && ps->state != PIPE_WAITING ? ps : NULL;
+}
+
+/* Writes what is owed and ready, in order, and the bodies under way.
+ * Returns true when the connection may go on to read requests. */
+static bool
+write_owed(struct h1 *h)
+{
+	for (;;) {
+		struct pipe_slot *ps;
+
+		pump(h);
+		if (h->body_left > 0)
+			return false;	/* resumed when space is freed */
+		if (h->writing != NULL && !pump_answer(h))
+			return false;
+		if (h->req_body != REQ_BODY_NONE) {
+			if (h->echo_wait) {
+				/* The echo's answer goes first, then its body;
+				 * it waits for the body to begin, so that it
+				 * never runs into a "100 Continue" just sent. */
+				ps = ready_slot(h);
+				if (ps == NULL || (h->in_len == 0 &&
+						!h->c->peer_closed) ||
+						http_conn_space(h->c) < HEAD_RESERVE)
+					return false;
+				write_slot(h, ps);
+				continue;
+			}
+			if (!read_body(h)) {
+				if (h->c->peer_closed && !h->c->closing)
+					start_close(h);	/* body cut short */
+				return false;
+			}
+			continue;
+		}
+		ps = ready_slot(h);
+		if (ps == NULL)
+			return true;
+		if (http_conn_space(h->c) < HEAD_RESERVE)
+			return false;
+		write_slot(h, ps);
+	}
+}
+
+/* Serves requests from the buffer until it runs dry or the send queue
+ * fills; called on new data and when acknowledgements free send space.
+ * Returns false when the connection changed protocol (h is gone). */
+static bool
+serve(struct h1 *h)
+{
+	struct http_conn *c = h->c;
+	struct http1_request req;
+	bool close_before;
+	enum took took;
+	int rc;
+
+	if (h->fresh && h->in_len > 0) {
+		size_t n = RTE_MIN((size_t)h->in_len, (size_t)H2_PREFACE_LEN);
+
+		if (memcmp(h->in, H2_PREFACE, n) == 0) {
+			if (n < H2_PREFACE_LEN)
+				return true;	/* the preface is still arriving */
+			http_conn_start_h2(c, (const uint8_t *)h->in, h->in_len);
+			return false;
+		}
+		h->fresh = false;
+	}
+	while (!c->closing && write_owed(h)) {
+		if (pipe_len(h) > 0) {
+			/* Bounded read-ahead: a full pipeline reads no more
+			 * until its oldest answer is out. */
+			if (h->close_after || pipe_len(h) == HTTP1_PIPELINE) {
+				if (pipe_len(h) == HTTP1_PIPELINE)
+					http_conn_stats(c)->pipeline_full++;
+				break;
+			}
+		} else if (h->close_after) {
+			start_close(h);
+			break;
+		}
+		if (http_conn_space(c) < HEAD_RESERVE)
+			break;
+		rc = h->in_len > 0 ? http1_parse_request(h->in, h->in_len, &req) : 0;
+		if (rc == 0 && h->in_len == 0 && pipe_len(h) == 0)
+			h->idle_since_ms = http_conn_now(c);
+		if (rc == 0) {
+			if (h->in_len == HTTP1_IN_MAX) {
+				h->close_after = true;
+				refuse(h, http1_overflow_status(h->in, h->in_len),
+						false, NULL);
+				h->in_len = 0;
+				continue;
+			}
+			if (c->peer_closed && pipe_len(h) == 0)
+				start_close(h);
+			break;
+		}
+		if (rc < 0) {
+			/* The framing is lost: answer and close. */
+			h->close_after = true;
+			refuse(h, -rc, false, NULL);
+			h->in_len = 0;
+			continue;
+		}
+		if (!gather_body(h, &req, rc)) {
+			if (c->peer_closed && pipe_len(h) == 0)
+				start_close(h);	/* the body never came */
+			break;
+		}
+		close_before = h->close_after;
+		if (!req.keep_alive || http_conn_draining(c))
+			h->close_after = true;
+		took = answer(h, &req, rc);
+		if (took == TOOK_NOTHING) {
+			h->close_after = close_before;
+			break;		/* resumed when the owed answers are out */
+		}
+		http_conn_stats(c)->by_method[req.method]++;
+		if (took == TOOK_UPGRADE)
+			return false;
+		h->continue_sent = false;
+		/* The head is whole; a pipelined one after it starts now. */
+		h->head_start_ms = h->in_len > (uint32_t)rc ? http_conn_now(c) : 0;
+		consume(h, (uint32_t)rc + (took == TOOK_HEAD_AND_BODY ?
+				req.body_len : 0));
+	}
+	return true;
+}
+
+/* The receive window follows the room left in the buffer. */
+static void
+update_rcv_space(struct h1 *h)
+{
+	if (!h->c->closing)
+		http_conn_set_rcv_space(h->c, HTTP1_IN_MAX - h->in_len);
+}
+
+/* Protocol table ------------------------------------------------------------ */
+
+void
+http1_open(struct http_conn *c)
+{
+	struct h1 *h = c->h1_mem;
+
+	memset(h, 0, offsetof(struct h1, in));
+	h->c = c;
+	h->fresh = true;
+	h->idle_since_ms = http_conn_now(c);
+	c->p = h;
+	update_rcv_space(h);
+}
+
+static uint32_t
+h1_recv(struct http_conn *c, const uint8_t *data, uint32_t len)
+{
+	struct h1 *h = state(c);
+	uint32_t n;
+
+	if (h->in_len == 0 && h->head_start_ms == 0)
+		h->head_start_ms = http_conn_now(c);	/* a request begins */
+	n = RTE_MIN(len, (uint32_t)(HTTP1_IN_MAX - h->in_len));
+	memcpy(h->in + h->in_len, data, n);
+	h->in_len += n;
+	if (serve(h))
+		update_rcv_space(h);
+	return n;
+}
+
+static void
+h1_writable(struct http_conn *c)
+{
+	struct h1 *h = state(c);
+
+	if (serve(h))
+		update_rcv_space(h);
+}
+
+static void
+h1_peer_closed(struct http_conn *c)
+{
+	serve(state(c));
+}
+
+static bool
+h1_answer(struct http_conn *c, struct http_origin o, struct http_answer *a)
+{
+	struct h1 *h = state(c);
+	struct pipe_slot *ps;
+
+	if (o.stream != 0 || o.seq - h->pipe_head >= pipe_len(h))
+		return false;
+	ps = &h->pipe[o.seq % HTTP1_PIPELINE];
+	if (ps->state != PIPE_WAITING)
+		return false;
+	ps->state = PIPE_READY;
+	ps->ans = a;
+	if (o.seq == h->pipe_head)
+		h1_writable(c);
+	return true;
+}
+
+static bool
+quiet(const struct h1 *h)
+{
+	return pipe_len(h) == 0 && h->writing == NULL && h->body_left == 0 &&
+		h->req_body == REQ_BODY_NONE;
+}
+
+static void
+h1_drain(struct http_conn *c)
+{
+	struct h1 *h = state(c);
+
+	if (quiet(h) && h->in_len == 0)
+		start_close(h);		/* idle keep-alive: close now */
+	else
+		h->close_after = true;	/* after the answer under way */
+}
+
+static void
+h1_tick(struct http_conn *c, uint64_t now_ms)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+	struct h1 *h = state(c);
+
+	if (!quiet(h))
+		return;
+	if (k->header_timeout_ms && h->in_len > 0 && h->head_start_ms &&
+			now_ms - h->head_start_ms > k->header_timeout_ms) {
+		/* Slowloris: a head trickling in holds a connection and its
+		 * buffer; answer 408 and close. */
+		http_conn_stats(c)->head_timeouts++;
+		h->in_len = 0;
+		h->close_after = true;
+		if (http_conn_space(c) >= HEAD_RESERVE)
+			write_error(h, 408, false, NULL);
+		start_close(h);
+	} else if (k->keepalive_timeout_ms && h->in_len == 0 &&
+			now_ms - h->idle_since_ms > k->keepalive_timeout_ms) {
+		http_conn_stats(c)->idle_closes++;
+		start_close(h);
+	}
+}
+
+static void
+h1_free(struct http_conn *c)
+{
+	struct h1 *h = state(c);
+	uint32_t seq;
+
+	/* Answers kept for their turn go back; those still with their
+	 * handlers come back stale and are released then. */
+	if (h->writing != NULL)
+		done_writing(h);
+	if (h->echoing != NULL)
+		http_conn_release(c, h->echoing);
+	h->echoing = NULL;
+	for (seq = h->pipe_head; seq != h->pipe_tail; seq++) {
+		struct pipe_slot *ps = &h->pipe[seq % HTTP1_PIPELINE];
+
+		if (ps->state == PIPE_READY)
+			http_conn_release(c, ps->ans);
+	}
+	h->pipe_head = h->pipe_tail;
+}
+
+const struct http_proto http1_proto = {
+	.name = "http/1.1",
+	.recv = h1_recv,
+	.writable = h1_writable,
+	.peer_closed = h1_peer_closed,
+	.answer = h1_answer,
+	.drain = h1_drain,
+	.tick = h1_tick,
+	.free = h1_free,
+};

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+
+#include "h2_proto.h"
+#include "http1_proto.h"
+#include "http_conn.h"
+
+#define SWEEP_MS 100	/* timeouts are checked this often */
+#define CLOSING_RCV_SPACE 8192	/* input after our close is taken, dropped */
+
+struct http_server *
+http_server_create(const struct http_server_conf *conf)
+{
+	struct http_server *s;
+	size_t h1 = http1_state_size();
+	uint32_t i;
+
+	if (conf->transport == NULL || conf->router == NULL ||
+			conf->dispatch == NULL || conf->stats == NULL ||
+			conf->max_conns == 0)
+		return NULL;
+	s = rte_zmalloc("http_server", sizeof(*s), RTE_CACHE_LINE_SIZE);
+	if (s == NULL)
+		return NULL;
+	s->conf = *conf;
+	s->conns = rte_zmalloc("http_conns", sizeof(*s->conns) * conf->max_conns,
+			RTE_CACHE_LINE_SIZE);
+	s->h1_mem = rte_malloc("http1_conns", h1 * conf->max_conns,
+			RTE_CACHE_LINE_SIZE);
+	if (s->conns == NULL || s->h1_mem == NULL) {
+		http_server_destroy(s);
+		return NULL;
+	}
+	for (i = conf->max_conns; i-- > 0;) {
+		struct http_conn *c = &s->conns[i];
+
+		c->srv = s;
+		c->index = i;
+		c->h1_mem = (uint8_t *)s->h1_mem + h1 * i;
+		c->free_next = s->free_list;
+		s->free_list = c;
+	}
+	return s;
+}
+
+void
+http_server_destroy(struct http_server *s)
+{
+	if (s == NULL)
+		return;
+	rte_free(s->h1_mem);
+	rte_free(s->conns);
+	rte_free(s);
+}
+
+/* Upcalls ------------------------------------------------------------------ */
+
+struct http_conn *
+http_conn_accept(struct http_server *s, void *t)
+{
+	struct http_conn *c = s->free_list;
+
+	if (c == NULL) {
+		s->conf.stats->conns_refused++;
+		return NULL;
+	}
+	s->free_list = c->free_next;
+	c->t = t;
+	c->closing = false;
+	c->peer_closed = false;
+	c->proto = &http1_proto;
+	http1_open(c);
+	s->conf.stats->conns_accepted++;
+	return c;
+}
+
+uint32_t
+http_conn_recv(struct http_conn *c, const uint8_t *data, uint32_t len)
+{
+	if (c->closing)
+		return len;	/* after our close, input is dropped */
+	return c->proto->recv(c, data, len);
+}
+
+void
+http_conn_writable(struct http_conn *c)
+{
+	if (!c->closing)
+		c->proto->writable(c);
+}
+
+void
+http_conn_peer_closed(struct http_conn *c)
+{
+	c->peer_closed = true;
+	if (!c->closing)
+		c->proto->peer_closed(c);
+}
+
+void
+http_conn_closed(struct http_conn *c)
+{
+	struct http_server *s = c->srv;
+
+	c->proto->free(c);
+	c->p = NULL;
+	c->t = NULL;
+	c->gen++;
+	c->free_next = s->free_list;
+	s->free_list = c;
+}
+
+/* For the protocols -------------------------------------------------------- */
+
+void
+http_conn_close(struct http_conn *c)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	if (c->closing)
+		return;
+	c->closing = true;
+	k->transport->rcv_space(k->transport_ctx, c->t, CLOSING_RCV_SPACE);
+	k->transport->close(k->transport_ctx, c->t);
+}
+
+void
+http_conn_abort(struct http_conn *c)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	c->closing = true;
+	k->transport->abort(k->transport_ctx, c->t);
+}
+
+const struct http_route *
+http_conn_route(const struct http_conn *c, const struct http_str *path)
+{
+	return http_route_find(c->srv->conf.router, path->p, path->len);
+}
+
+int
+http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
+		const struct http1_request *r, int http_version,
+		uint32_t stream, uint32_t seq, char *allow, size_t allow_cap)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	if (rt == NULL)
+		return 404;
+	if (!(rt->methods & http_method_bit(r->method))) {
+		http_route_allow(rt, allow, allow_cap);
+		return 405;
+	}
+	/* A body is handed whole, or streams through the answer. */
+	if (!(rt->flags & HTTP_ROUTE_ECHO) && r->body == NULL &&
+			(r->chunked || r->content_length > 0))
+		return 413;
+	return k->dispatch(k->dispatch_ctx, rt, r, http_version,
+			(struct http_origin){ c->index, c->gen, stream, seq });
+}
+
+void
+http_conn_count_answer(struct http_conn *c, int status, int http_version)
+{
+	struct http_stats *st = c->srv->conf.stats;
+
+	st->requests++;
+	st->by_status[http_status_slot(status)]++;
+	if (http_version == 2)
+		st->h2_requests++;
+}
+
+void
+http_conn_release(struct http_conn *c, struct http_answer *a)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	http_answer_release(a);
+	if (k->released != NULL)
+		k->released(k->dispatch_ctx, a);
+}
+
+const char *
+http_conn_date(struct http_conn *c)
+{
+	struct http_server *s = c->srv;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if ((uint64_t)now != s->date_sec) {
+		s->date_sec = (uint64_t)now;
+		gmtime_r(&now, &tm);
+		strftime(s->date, sizeof(s->date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	}
+	return s->date;
+}
+
+/* Swaps the protocol table. The old state's memory stays valid until the
+ * slot is reused, so data may still point into it. */
+static void
+switch_proto(struct http_conn *c, const struct http_proto *to, void *state)
+{
+	c->proto->free(c);
+	c->proto = to;
+	c->p = state;
+	c->srv->conf.stats->h2_conns++;
+	http_conn_set_rcv_space(c, H2_RCV_SPACE);
+}
+
+void
+http_conn_start_h2(struct http_conn *c, const uint8_t *data, uint32_t len)
+{
+	void *h = h2_open(c);
+
+	if (h == NULL) {
+		http_conn_close(c);
+		return;
+	}
+	switch_proto(c, &h2_proto, h);
+	c->proto->recv(c, data, len);
+}
+
+bool
+http_conn_upgrade_h2(struct http_conn *c, const struct http1_request *r,
+		const struct http_str *settings, const uint8_t *rest,
+		uint32_t rest_len)
+{
+	static const char switching[] = "HTTP/1.1 101 Switching Protocols\r\n"
+		"Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
+	void *h = h2_open_upgrade(c, settings->p, settings->len, r);
+
+	if (h == NULL)
+		return false;
+	/* The 101 precedes the session's first frames: those wait for the
+	 * client's preface. */
+	http_conn_write(c, switching, sizeof(switching) - 1);
+	switch_proto(c, &h2_proto, h);
+	if (rest_len > 0)
+		c->proto->recv(c, rest, rest_len);
+	return true;
+}
+
+/* The embedder's calls ------------------------------------------------------ */
+
+static struct http_conn *
+live(struct http_server *s, uint32_t i)
+{
+	struct http_conn *c = &s->conns[i];
+
+	return c->t != NULL && !c->closing ? c : NULL;
+}
+
+static void
+output(struct http_conn *c)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	if (c->t != NULL)
+		k->transport->output(k->transport_ctx, c->t);
+}
+
+void
+http_server_tick(struct http_server *s, uint64_t now_ms)
+{
+	uint32_t i;
+
+	if (now_ms - s->last_sweep_ms < SWEEP_MS)
+		return;
+	s->last_sweep_ms = now_ms;
+	for (i = 0; i < s->conf.max_conns; i++) {
+		struct http_conn *c = live(s, i);
+
+		if (c == NULL || c->proto->tick == NULL)
+			continue;
+		c->proto->tick(c, now_ms);
+		if (c->closing)
+			output(c);
+	}
+}
+
+void
+http_server_drain(struct http_server *s)
+{
+	uint32_t i;
+
+	s->draining = true;
+	for (i = 0; i < s->conf.max_conns; i++) {
+		struct http_conn *c = live(s, i);
+
+		if (c == NULL)
+			continue;
+		c->proto->drain(c);
+		output(c);
+	}
+}
+
+bool
+http_server_answer(struct http_server *s, struct http_origin o,
+		struct http_answer *a)
+{
+	struct http_conn *c;
+
+	if (o.index >= s->conf.max_conns)
+		return false;
+	c = live(s, o.index);
+	if (c == NULL || c->gen != o.gen || !c->proto->answer(c, o, a))
+		return false;
+	output(c);
+	return true;
+}

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The protocol-neutral connection layer, as the protocols see it. It owns
+ * the transport upcalls, the connection slots, timeouts, drain and the
+ * origin-to-connection lookup; each connection speaks through a small
+ * protocol table, HTTP/1.1 (http1_proto.c) or HTTP/2 (h2_proto.c). Seeing
+ * the HTTP/2 preface or "Upgrade: h2c" swaps the table (as h2o does): the
+ * protocols never name each other, they ask this layer to switch.
+ */
+#ifndef EWYK_HTTP_CONN_H
+#define EWYK_HTTP_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "http1_parse.h"
+#include "http_server.h"
+
+struct http_proto {
+	const char *name;
+	/* In-order bytes; returns how many were taken. */
+	uint32_t (*recv)(struct http_conn *c, const uint8_t *data, uint32_t len);
+	/* Send space was freed. */
+	void (*writable)(struct http_conn *c);
+	void (*peer_closed)(struct http_conn *c);
+	/* A dispatched request's answer; false when its stream or pipeline
+	 * place is gone (the caller releases it). */
+	bool (*answer)(struct http_conn *c, struct http_origin o,
+			struct http_answer *a);
+	/* Graceful drain: finish what was asked, refuse more, close. */
+	void (*drain)(struct http_conn *c);
+	/* Every 100 ms; may be NULL. */
+	void (*tick)(struct http_conn *c, uint64_t now_ms);
+	/* The connection is gone: give back what the protocol holds. */
+	void (*free)(struct http_conn *c);
+};
+
+struct http_conn {
+	struct http_server *srv;
+	void *t;		/* the transport's handle; NULL: slot free */
+	const struct http_proto *proto;
+	void *p;		/* the protocol's state */
+	void *h1_mem;		/* this slot's HTTP/1.1 state */
+	struct http_conn *free_next;
+	uint32_t index;
+	uint32_t gen;		/* bumped when the slot is freed */
+	bool closing;		/* we closed or aborted: input is dropped */
+	bool peer_closed;
+};
+
+struct http_server {
+	struct http_server_conf conf;
+	struct http_conn *conns;
+	struct http_conn *free_list;
+	void *h1_mem;		/* HTTP/1.1 state of every slot */
+	bool draining;		/* answer what is asked, then close */
+	uint64_t last_sweep_ms;
+	uint64_t date_sec;
+	char date[40];		/* IMF-fixdate of date_sec */
+	uint8_t scratch[16384];	/* streamed answer bodies pass through */
+};
+
+/* The transport, for the protocols. */
+static inline uint32_t
+http_conn_write(struct http_conn *c, const void *data, uint32_t len)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	return len == 0 ? 0 : k->transport->write(k->transport_ctx, c->t, data,
+			len);
+}
+
+static inline uint32_t
+http_conn_space(const struct http_conn *c)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	return k->transport->space(k->transport_ctx, c->t);
+}
+
+static inline void
+http_conn_set_rcv_space(struct http_conn *c, uint32_t bytes)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	k->transport->rcv_space(k->transport_ctx, c->t, bytes);
+}
+
+static inline uint64_t
+http_conn_now(const struct http_conn *c)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	return k->transport->now_ms(k->transport_ctx);
+}
+
+static inline struct http_stats *
+http_conn_stats(const struct http_conn *c)
+{
+	return c->srv->conf.stats;
+}
+
+static inline bool
+http_conn_draining(const struct http_conn *c)
+{
+	return c->srv->draining;
+}
+
+/* Ends the connection after what is queued; input is dropped from now. */
+void http_conn_close(struct http_conn *c);
+/* Resets it; the protocol's free() may run before this returns. */
+void http_conn_abort(struct http_conn *c);
+
+/* The route a path goes to; NULL when none does. */
+const struct http_route *http_conn_route(const struct http_conn *c,
+		const struct http_str *path);
+/*
+ * Routes a request and offers it to the dispatch hook. Returns 1 when a
+ * handler took it, or the status to answer at once (404: no route, 405
+ * with allow filled, 413: a body the route wanted whole is not at hand,
+ * 431, 503).
+ */
+int http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
+		const struct http1_request *r, int http_version,
+		uint32_t stream, uint32_t seq, char *allow, size_t allow_cap);
+/* Counts an answer as it is serialized: requests, by status, by protocol. */
+void http_conn_count_answer(struct http_conn *c, int status, int http_version);
+/* Gives back a dispatched answer the protocol held: its borrowings, then
+ * the released hook. */
+void http_conn_release(struct http_conn *c, struct http_answer *a);
+/* RFC 9110 6.6.1: an origin server with a clock sends Date. Formatted at
+ * most once a second per shard. */
+const char *http_conn_date(struct http_conn *c);
+/* Bytes a streamed answer body passes through. */
+static inline uint8_t *
+http_conn_scratch(struct http_conn *c, size_t *cap)
+{
+	*cap = sizeof(c->srv->scratch);
+	return c->srv->scratch;
+}
+
+/*
+ * Protocol switches, called by HTTP/1.1 as the last thing it does: the
+ * HTTP/1.1 state is gone when they return true.
+ */
+/* The client sent the HTTP/2 preface (RFC 9113 3.3): data (the preface
+ * and what followed) goes to a new HTTP/2 session. */
+void http_conn_start_h2(struct http_conn *c, const uint8_t *data,
+		uint32_t len);
+/* "Upgrade: h2c" (RFC 7540 3.2): 101, then an HTTP/2 session that answers
+ * r on stream 1; rest (what followed the head) goes to it. False, with
+ * nothing changed, when the settings are bad or there is no memory: the
+ * request is then answered in HTTP/1.1. */
+bool http_conn_upgrade_h2(struct http_conn *c, const struct http1_request *r,
+		const struct http_str *settings, const uint8_t *rest,
+		uint32_t rest_len);
+
+#endif /* EWYK_HTTP_CONN_H */

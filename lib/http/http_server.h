@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The HTTP server of one shard, as its embedder sees it: connections over
+ * a byte-stream transport, each speaking HTTP/1.1 or HTTP/2; requests
+ * routed, then handed to the embedder's dispatch hook to run; answers
+ * taken back and written on the shard's owner. Only the owner calls in.
+ *
+ * The transport is a table of calls (TCP from lib/net in ewykd, see
+ * http_tcp.h; a script in the unit tests), and it calls back through
+ * http_conn_accept() and the other http_conn_*() upcalls below. No I/O
+ * happens anywhere else.
+ */
+#ifndef EWYK_HTTP_SERVER_H
+#define EWYK_HTTP_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "http_req.h"
+#include "http_route.h"
+#include "http_stats.h"
+
+struct http_server;
+struct http_conn;
+
+/* Where a dispatched request's answer goes: the connection (a stale
+ * reference, its slot reused, is detected by the generation), and the
+ * HTTP/2 stream or the HTTP/1.1 pipeline position. */
+struct http_origin {
+	uint32_t index;
+	uint32_t gen;
+	uint32_t stream;	/* HTTP/2 stream id; 0 for HTTP/1.1 */
+	uint32_t seq;		/* HTTP/1.1: place in the pipeline */
+};
+
+/* The byte stream under the connections; t is one connection's handle. */
+struct http_transport {
+	/* Queues bytes (copied); returns how many fit. */
+	uint32_t (*write)(void *ctx, void *t, const void *data, uint32_t len);
+	/* Room in the send queue, in bytes. */
+	uint32_t (*space)(void *ctx, void *t);
+	/* Ends the stream after the queued bytes. */
+	void (*close)(void *ctx, void *t);
+	/* Ends it now (a reset); http_conn_closed() follows. */
+	void (*abort)(void *ctx, void *t);
+	/* Sends what was queued outside an upcall. */
+	void (*output)(void *ctx, void *t);
+	/* How many bytes the connection can take now (its receive window). */
+	void (*rcv_space)(void *ctx, void *t, uint32_t bytes);
+	uint64_t (*now_ms)(void *ctx);
+};
+
+/*
+ * Offered every routed request of either protocol, on the owner while it
+ * parses, with r->body set when the route gathers bodies and the whole
+ * body (up to EWYK_REQUEST_BODY_MAX) is at hand. Returns 1 when a handler
+ * took it (its answer comes back through http_server_answer()), or the
+ * status to answer at once (503: no room for another task; 431: too
+ * large to copy).
+ */
+typedef int (*http_dispatch_fn)(void *ctx, const struct http_route *rt,
+		const struct http1_request *r, int http_version,
+		struct http_origin o);
+/* The server is done with a dispatched answer (written, or its
+ * connection gone): its borrowings are already returned. */
+typedef void (*http_released_fn)(void *ctx, struct http_answer *a);
+
+struct http_server_conf {
+	const struct http_transport *transport;
+	void *transport_ctx;
+	const struct ewyk_router *router;
+	http_dispatch_fn dispatch;
+	http_released_fn released;
+	void *dispatch_ctx;
+	struct http_stats *stats;
+	uint32_t max_conns;
+	uint32_t header_timeout_ms;	/* a request head must arrive within;
+					 * 0: no limit (slowloris defence) */
+	uint32_t keepalive_timeout_ms;	/* an idle HTTP/1.1 connection is
+					 * closed after; 0: never */
+};
+
+/* Allocates the connection slots (start-up only); NULL when out of
+ * memory or the configuration lacks a transport, router or dispatch. */
+struct http_server *http_server_create(const struct http_server_conf *conf);
+void http_server_destroy(struct http_server *s);
+
+/* Called on every poll: every 100 ms, answers 408 to connections whose
+ * request head is overdue and closes those idle too long. */
+void http_server_tick(struct http_server *s, uint64_t now_ms);
+/* Graceful drain: idle connections close now, busy ones after their
+ * current answer, HTTP/2 sessions get GOAWAY. */
+void http_server_drain(struct http_server *s);
+/*
+ * Takes the answer of a dispatched request, on the owner: written now,
+ * or kept until the answers before it in the pipeline are out; the
+ * released hook follows. Returns false (and keeps nothing) when the
+ * connection or stream is gone.
+ */
+bool http_server_answer(struct http_server *s, struct http_origin o,
+		struct http_answer *a);
+
+/* Upcalls of the transport. */
+
+/* A new connection; NULL to refuse it (no slot free: counted). */
+struct http_conn *http_conn_accept(struct http_server *s, void *t);
+/* In-order bytes; returns how many were taken (all, unless the receive
+ * space given was ignored). */
+uint32_t http_conn_recv(struct http_conn *c, const uint8_t *data,
+		uint32_t len);
+/* Acknowledged data freed send space. */
+void http_conn_writable(struct http_conn *c);
+/* The peer will send nothing more. */
+void http_conn_peer_closed(struct http_conn *c);
+/* The stream is gone; the connection's slot is free again. */
+void http_conn_closed(struct http_conn *c);
+
+#endif /* EWYK_HTTP_SERVER_H */

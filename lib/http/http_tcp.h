@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The HTTP server over lib/net's TCP: the transport table that writes
+ * into a shard's TCP connections, and the TCP upcalls that feed the
+ * connection layer.
+ */
+#ifndef EWYK_HTTP_TCP_H
+#define EWYK_HTTP_TCP_H
+
+struct http_server;
+struct net_stack;
+
+/* The transport of http_server_conf; its context is the net_stack. */
+extern const struct http_transport http_tcp_transport;
+
+/* Makes s the upper layer of every connection of ns. */
+void http_tcp_attach(struct http_server *s, struct net_stack *ns);
+
+#endif /* EWYK_HTTP_TCP_H */
