@@ -19,7 +19,7 @@ stores_open(struct ewykd *e, char *err, size_t errlen)
 		.no_conflate = cfg->store_no_conflate,
 	};
 	struct store_conf kvc = { .capacity = cfg->kv_keys };
-	char sub[EWYKD_ERR_LEN - 64] = "";
+	char sub[EWYKD_ERR_LEN] = "";
 
 	e->state = store_open(&stc, sub, sizeof(sub));
 	if (e->state == NULL) {
@@ -38,7 +38,7 @@ enum ewykd_err
 services_open(struct ewykd *e, char *err, size_t errlen)
 {
 	const struct ewykd_config *cfg = &e->cfg;
-	char sub[EWYKD_ERR_LEN - 64] = "";
+	char sub[EWYKD_ERR_LEN] = "";
 	enum ewykd_err rc;
 	int err_no;
 
