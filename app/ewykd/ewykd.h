@@ -57,7 +57,7 @@ struct ewykd {
 	char port_name[RTE_ETH_NAME_MAX_LEN];
 	struct arp_cache *arp;
 	struct shard *shards;		/* nb_shards of them */
-	uint16_t shards_ready;		/* initialised, to finish at exit */
+	uint16_t shards_ready;		/* with dispatch and HTTP server */
 
 	/* Executors (dispatch.c): the reserved lcores and the blocking pool. */
 	struct ewyk_reserved *reserved;
