@@ -42,6 +42,8 @@ struct shard {
 	bool drained;		/* owner: no connection left but TIME-WAIT */
 } __rte_cache_aligned;
 
+/* The shard's network stack; its dispatch and HTTP server come with
+ * shard_exec_init(), once the executors run. */
 int shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 		const struct net_if *ifc, struct arp_cache *arp,
 		struct rte_mempool *pool, const struct www *www);
