@@ -129,8 +129,8 @@ lcores_plan(struct ewykd *e, char *err, size_t errlen)
 
 	if (cfg->reserved_set && cfg->reserved > 0 && cfg->reserved >= workers) {
 		snprintf(err, errlen, "--reserved %u leaves no worker lcore for "
-				"a shard (the EAL has %u workers; use -l)",
-				cfg->reserved, workers);
+				"a shard (the EAL has %u worker lcore%s; use -l)",
+				cfg->reserved, workers, workers == 1 ? "" : "s");
 		return EWYKD_ERR_LCORES;
 	}
 	e->nb_shards = cfg->shards ? cfg->shards :

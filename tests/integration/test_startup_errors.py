@@ -22,12 +22,13 @@ from ewyk_harness import EWYKD, IFACE, run
 BUDGET = 1.0
 _seq = itertools.count()
 
-# Root reads any file whatever its mode (CAP_DAC_OVERRIDE), and the static
-# loader skips on purpose what is not a regular file or a directory (a FIFO,
-# a socket) and links that lead nowhere or outside the root. A real
-# unreadable --www is therefore made by running ewykd without the two
-# capabilities that bypass file permissions: then a mode 000 file is what
-# it is for any other user.
+# Root reads and writes any file whatever its mode (CAP_DAC_OVERRIDE), and
+# the static loader skips on purpose what is not a regular file or a
+# directory (a FIFO, a socket) and links that lead nowhere or outside the
+# root. A real unreadable --www, or a --state-dir where the journal cannot
+# be written, is therefore made by running ewykd without the two
+# capabilities that bypass file permissions: then a mode 000 file or a
+# mode 555 directory is what it is for any other user.
 NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
           "--bounding-set=-dac_override,-dac_read_search"]
 
@@ -71,10 +72,13 @@ def paths(tmp_path_factory):
     secret = unreadable / "secret.txt"
     secret.write_text("no one reads this\n")
     secret.chmod(0)
+    readonly = d / "readonly"
+    readonly.mkdir()
+    readonly.chmod(0o555)
     a_file = d / "a-file"
     a_file.write_text("not a directory\n")
     return {"www": str(www), "unreadable": str(unreadable), "file": str(a_file),
-            "state": str(d / "state")}
+            "readonly": str(readonly), "state": str(d / "state")}
 
 
 # (id, ewykd options, expected words in the line, exit status, start() args)
@@ -86,7 +90,9 @@ CASES = [
      ["--www", "secret.txt", "Permission denied"], 2, {"wrap": NO_DAC}),
     ("state-dir-is-a-file", ["--www", "{www}", "--state-dir", "{file}"],
      ["--state-dir", "Not a directory"], 2, {}),
-    ("state-dir-unwritable", ["--www", "{www}", "--state-dir", "/proc/ewyk-state"],
+    ("state-dir-unwritable", ["--www", "{www}", "--state-dir", "{readonly}"],
+     ["--state-dir", "journal.ewyk", "Permission denied"], 2, {"wrap": NO_DAC}),
+    ("state-dir-cannot-be-made", ["--www", "{www}", "--state-dir", "/proc/ewyk-state"],
      ["--state-dir", "/proc/ewyk-state"], 2, {}),
     ("plugin-missing", ["--www", "{www}", "--plugin", "/nonexistent/plugin.so"],
      ["--plugin", "/nonexistent/plugin.so"], 2, {}),
@@ -104,7 +110,7 @@ CASES = [
     ("reserved-leaves-no-shard", ["--www", "{www}", "--reserved", "1"],
      ["--reserved 1", "no worker lcore"], 2, {}),
     ("reserved-without-workers", ["--www", "{www}", "--reserved", "1"],
-     ["--reserved 1", "no worker lcore", "0 workers"], 2, {"lcores": "0"}),
+     ["--reserved 1", "no worker lcore", "has 0 worker lcores"], 2, {"lcores": "0"}),
     ("mbufs-beyond-memory", ["--www", "{www}", "--mbufs", "16777216"],
      ["16777216 mbufs", "memory"], 1, {}),
 ]
