@@ -90,12 +90,21 @@ elapsed_us(uint64_t t0)
 	return (rte_get_tsc_cycles() - t0) * 1000000 / rte_get_tsc_hz();
 }
 
+static void
+record(struct shard *s, struct route_task *t)
+{
+	struct route_stats *rs = &s->exec.routes[t->route->id];
+
+	lat_record(&rs->lat, elapsed_us(t->t0));
+	if (t->req.ans.status >= 500)
+		rs->errors++;
+}
+
 /* On the owner: the answer goes to its connection, which keeps it until
  * written (then on_released frees the task), or is gone. */
 static void
 complete(struct shard *s, struct route_task *t)
 {
-	struct route_stats *rs = &s->exec.routes[t->route->id];
 
 	/* Here, on the owner, so that what the handler borrowed goes back
 	 * on the connection's lcore, as the API promises. */
@@ -104,9 +113,7 @@ complete(struct shard *s, struct route_task *t)
 	else if (t->fallback != 0)
 		http_answer_text(&t->req.ans, 500, "500 the handler gave no "
 				"answer\n");
-	lat_record(&rs->lat, elapsed_us(t->t0));
-	if (t->req.ans.status >= 500)
-		rs->errors++;
+	record(s, t);
 	if (!http_server_answer(s->http, t->origin, &t->req.ans)) {
 		s->exec.stale++;
 		http_answer_release(&t->req.ans);
@@ -219,9 +226,26 @@ on_rejected(void *ctx, struct ewyk_task *task, int err)
 }
 
 /* http_dispatch_fn: on the owner, while it parses (either protocol). */
+/* An HTTP_ROUTE_INLINE handler, run by the producer right away. */
+static void
+run_inline(struct shard *s, struct route_task *t)
+{
+	const struct http_route *rt = t->route;
+
+	t->base.mode = EWYK_PC;
+	t->req.may_block = false;
+	if (rt->handler(&t->req, rt->ctx) != EWYK_ANSWERED ||
+			t->req.ans.kind == HTTP_BODY_UNSET)
+		http_answer_text(&t->req.ans, 500, "500 the handler gave no "
+				"answer\n");
+	record(s, t);
+	ewyk_strategy_consumed_in_produce(s->exec.strategy);
+}
+
 static int
 shard_dispatch(void *ctx, const struct http_route *rt,
-		const struct http1_request *r, int version, struct http_origin o)
+		const struct http1_request *r, int version, struct http_origin o,
+		struct http_answer **ans)
 {
 	struct shard *s = ctx;
 	struct shard_exec *x = &s->exec;
@@ -239,10 +263,15 @@ shard_dispatch(void *ctx, const struct http_route *rt,
 	t->route = rt;
 	t->origin = o;
 	t->t0 = rte_get_tsc_cycles();
+	if (rt->flags & HTTP_ROUTE_INLINE) {
+		run_inline(s, t);
+		*ans = &t->req.ans;
+		return HTTP_DISPATCH_ANSWERED;
+	}
 	t->base.type = rt->type == EWYK_HANDLER_BLOCKING ? EWYK_BLOCKING :
 		rt->type == EWYK_HANDLER_EITHER ? EWYK_EITHER : EWYK_NON_BLOCKING;
 	x->ready[(x->ready_head + x->ready_n++) % SHARD_TASKS] = t;
-	return 1;
+	return HTTP_DISPATCH_TAKEN;
 }
 
 struct ewyk_task *

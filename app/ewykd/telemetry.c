@@ -396,6 +396,8 @@ add_routes(struct rte_tel_data *d)
 				key[j] = '_';
 		while (j > 6 && key[j - 1] == '_')
 			key[--j] = '\0';
+		if (j == 6)	/* "/": the static files */
+			snprintf(key, sizeof(key), "route_root");
 		rte_tel_data_add_dict_container(d, key, rd, 0);
 	}
 }

@@ -189,6 +189,13 @@ bool ewyk_strategy_quiescent(const struct ewyk_strategy *s);
  * returns true. The old owner gets consumed(..., owner = false) and leaves.
  */
 uint64_t ewyk_strategy_inline_token(const struct ewyk_strategy *s);
+/*
+ * The owner consumed a short NON_BLOCKING task itself, from inside
+ * produce(), without handing it to the strategy (PC by the decision
+ * table, whatever the mode): counted as PC. Such a task is not stealable,
+ * so only work bounded by construction may take this path.
+ */
+void ewyk_strategy_consumed_in_produce(struct ewyk_strategy *s);
 bool ewyk_strategy_steal(struct ewyk_strategy *s, uint64_t token);
 
 const char *ewyk_mode_name(enum ewyk_mode mode);

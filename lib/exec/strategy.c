@@ -464,6 +464,12 @@ queue:
 	return rc;
 }
 
+void
+ewyk_strategy_consumed_in_produce(struct ewyk_strategy *s)
+{
+	cnt_inc(s, EWYK_PC);
+}
+
 uint64_t
 ewyk_strategy_inline_token(const struct ewyk_strategy *s)
 {

@@ -224,8 +224,6 @@ submit_answer(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 			(uint8_t *)a->hbuf + a->h[i].value, a->h[i].name_len,
 			a->h[i].value_len, NGHTTP2_NV_FLAG_NONE };
 	}
-	if (keep)
-		st->ans = a;
 	if (a->kind == HTTP_BODY_STREAM) {
 		st->from_source = true;
 		length = a->src.length;
@@ -246,6 +244,12 @@ submit_answer(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 	}
 	submit(h, st, a->status, &x, length, no_body ||
 			st->req.method == HTTP_HEAD);
+	/* nghttp2 copied the header fields: an answer whose body lives
+	 * elsewhere goes back now, not when the stream closes. */
+	if (keep && http_answer_detachable(a))
+		http_conn_release(h->c, a);
+	else if (keep)
+		st->ans = a;
 }
 
 static void
@@ -279,6 +283,7 @@ echoes(struct h2_conn *h, struct h2_stream *st)
 static void
 handle(struct h2_conn *h, struct h2_stream *st)
 {
+	struct http_answer *ans = NULL;
 	bool echo;
 	char allow[48] = "";
 	int taken;
@@ -298,9 +303,11 @@ handle(struct h2_conn *h, struct h2_stream *st)
 	st->req.body_len = echo ? 0 : st->body_len;
 	st->req.content_length = st->body_len > 0 ? (int64_t)st->body_len : -1;
 	taken = http_conn_dispatch(h->c, route_of(h, st), &st->req, 2,
-			(uint32_t)st->id, 0, allow, sizeof(allow));
-	if (taken == 1)
+			(uint32_t)st->id, 0, allow, sizeof(allow), &ans);
+	if (taken == HTTP_DISPATCH_TAKEN)
 		st->awaiting = true;
+	else if (taken == HTTP_DISPATCH_ANSWERED)
+		submit_answer(h, st, ans, true);
 	else
 		refuse(h, st, taken, allow);
 }

@@ -74,7 +74,6 @@ struct h1 {
 	uint32_t pipe_tail;	/* seq the next dispatched request gets */
 	struct pipe_slot pipe[HTTP1_PIPELINE];
 	struct http_answer *writing;	/* a dispatched answer going out */
-	struct http_answer *echoing;	/* an echo answer, while the body is */
 	int64_t stream_left;	/* of a streamed body; -1: until its end */
 	bool stream_raw;	/* HTTP/1.0: no chunks, the close ends it */
 	bool continue_sent;	/* "100 Continue" went for the current request */
@@ -220,6 +219,7 @@ answer(struct h1 *h, const struct http1_request *r, int head_len)
 	const struct http_route *rt = http_conn_route(h->c, &r->path);
 	bool echo = rt != NULL && (rt->flags & HTTP_ROUTE_ECHO);
 	const struct http_str *settings = owed ? NULL : h2c_settings(r);
+	struct http_answer *ans = NULL;
 	char allow[48] = "";
 	struct pipe_slot *ps;
 	int taken;
@@ -231,8 +231,8 @@ answer(struct h1 *h, const struct http1_request *r, int head_len)
 	if (echo && owed)
 		return TOOK_NOTHING;
 	taken = http_conn_dispatch(h->c, rt, r, 1, 0, h->pipe_tail, allow,
-			sizeof(allow));
-	if (taken != 1) {
+			sizeof(allow), &ans);
+	if (taken != HTTP_DISPATCH_TAKEN && taken != HTTP_DISPATCH_ANSWERED) {
 		/* A body nobody takes: skip a small one, but do not wait for
 		 * a large one or for one the client holds back until
 		 * "100 Continue": close after the answer instead. */
@@ -246,14 +246,14 @@ answer(struct h1 *h, const struct http1_request *r, int head_len)
 		return r->body != NULL ? TOOK_HEAD_AND_BODY : TOOK_HEAD;
 	}
 	ps = &h->pipe[h->pipe_tail++ % HTTP1_PIPELINE];
-	ps->state = PIPE_WAITING;
+	ps->state = ans != NULL ? PIPE_READY : PIPE_WAITING;
 	ps->head_only = head_only;
 	/* An HTTP/1.0 client knows no chunks: a body of unknown length ends
 	 * with the connection, so this is its last. */
 	ps->http10 = r->minor == 0;
 	if (ps->http10)
 		h->close_after = true;
-	ps->ans = NULL;
+	ps->ans = ans;
 	if (echo && has_body) {
 		/* Nothing is owed: the interim answer goes now, the body
 		 * comes while the handler answers. */
@@ -398,9 +398,9 @@ write_slot(struct h1 *h, struct pipe_slot *ps)
 	if (a->kind == HTTP_BODY_ECHO && h->echo_wait) {
 		/* The body streams back as it arrives, framed as it came. */
 		write_head(h, a, h->echo_chunked ? CHUNKED_LEN : h->req_left);
+		http_conn_release(h->c, a);
 		h->echo_wait = false;
 		h->echo = !ps->head_only;
-		h->echoing = a;
 		return;
 	}
 	if (h->echo_wait) {
@@ -420,17 +420,19 @@ write_slot(struct h1 *h, struct pipe_slot *ps)
 	if (a->status == 204)
 		length = NO_BODY_LEN;
 	write_head(h, a, length);
-	h->writing = a;
 	h->stream_left = 0;
 	h->stream_raw = ps->http10;
-	if (ps->head_only || a->status == 204 || a->status == 304)
-		return;
-	if (a->kind == HTTP_BODY_STREAM) {
-		h->stream_left = a->src.length;
-	} else if (a->kind == HTTP_BODY_BYTES) {
-		h->body = a->body;
-		h->body_left = a->len;
+	if (!ps->head_only && a->status != 204 && a->status != 304) {
+		if (a->kind == HTTP_BODY_STREAM) {
+			h->stream_left = a->src.length;
+		} else if (a->kind == HTTP_BODY_BYTES) {
+			h->body = a->body;
+			h->body_left = a->len;
+		}
 	}
+	h->writing = a;
+	if (a->kind != HTTP_BODY_STREAM && http_answer_detachable(a))
+		done_writing(h);	/* the body alone is still needed */
 }
 
 static void
@@ -467,12 +469,6 @@ body_done(struct h1 *h)
 		http_conn_write(h->c, "0\r\n\r\n", 5);
 	h->req_body = REQ_BODY_NONE;
 	h->echo = false;
-	if (h->echoing != NULL) {
-		struct http_answer *a = h->echoing;
-
-		h->echoing = NULL;
-		http_conn_release(h->c, a);
-	}
 }
 
 /* Reads the request body from the buffer. Returns false when it must wait
@@ -793,9 +789,6 @@ h1_free(struct http_conn *c)
 	 * handlers come back stale and are released then. */
 	if (h->writing != NULL)
 		done_writing(h);
-	if (h->echoing != NULL)
-		http_conn_release(c, h->echoing);
-	h->echoing = NULL;
 	for (seq = h->pipe_head; seq != h->pipe_tail; seq++) {
 		struct pipe_slot *ps = &h->pipe[seq % HTTP1_PIPELINE];
 

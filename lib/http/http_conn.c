@@ -148,7 +148,8 @@ http_conn_route(const struct http_conn *c, const struct http_str *path)
 int
 http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 		const struct http1_request *r, int http_version,
-		uint32_t stream, uint32_t seq, char *allow, size_t allow_cap)
+		uint32_t stream, uint32_t seq, char *allow, size_t allow_cap,
+		struct http_answer **ans)
 {
 	const struct http_server_conf *k = &c->srv->conf;
 
@@ -163,7 +164,7 @@ http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 			(r->chunked || r->content_length > 0))
 		return 413;
 	return k->dispatch(k->dispatch_ctx, rt, r, http_version,
-			(struct http_origin){ c->index, c->gen, stream, seq });
+			(struct http_origin){ c->index, c->gen, stream, seq }, ans);
 }
 
 void

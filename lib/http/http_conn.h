@@ -115,14 +115,15 @@ void http_conn_abort(struct http_conn *c);
 const struct http_route *http_conn_route(const struct http_conn *c,
 		const struct http_str *path);
 /*
- * Routes a request and offers it to the dispatch hook. Returns 1 when a
- * handler took it, or the status to answer at once (404: no route, 405
- * with allow filled, 413: a body the route wanted whole is not at hand,
- * 431, 503).
+ * Routes a request and offers it to the dispatch hook. Returns
+ * HTTP_DISPATCH_TAKEN, HTTP_DISPATCH_ANSWERED with *ans, or the status to
+ * answer at once (404: no route, 405 with allow filled, 413: a body the
+ * route wanted whole is not at hand, 431, 503).
  */
 int http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 		const struct http1_request *r, int http_version,
-		uint32_t stream, uint32_t seq, char *allow, size_t allow_cap);
+		uint32_t stream, uint32_t seq, char *allow, size_t allow_cap,
+		struct http_answer **ans);
 /* Counts an answer as it is serialized: requests, by status, by protocol. */
 void http_conn_count_answer(struct http_conn *c, int status, int http_version);
 /* Gives back a dispatched answer the protocol held: its borrowings, then

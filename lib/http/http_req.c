@@ -380,6 +380,14 @@ http_answer_error(struct http_answer *a, int status, const char *allow)
 	a->kind = HTTP_BODY_BYTES;
 }
 
+bool
+http_answer_detachable(const struct http_answer *a)
+{
+	return (a->kind == HTTP_BODY_ECHO || (a->kind == HTTP_BODY_BYTES &&
+			(a->len == 0 || a->body != a->inline_body))) &&
+		a->done == NULL && a->heap == NULL;
+}
+
 void
 http_answer_release(struct http_answer *a)
 {

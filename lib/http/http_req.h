@@ -88,6 +88,9 @@ void http_answer_error(struct http_answer *a, int status, const char *allow);
 const char *http_error_text(int status);
 /* An HTTP_ROUTE_ECHO handler's answer: 200, the request body back. */
 int http_answer_echo(struct ewyk_request *q, const char *ctype);
+/* Nothing of the answer is needed once its head is serialized: its body
+ * (if any) lives elsewhere and nobody waits to hear it was sent. */
+bool http_answer_detachable(const struct http_answer *a);
 /* Gives back what the answer borrowed; call once, on the owner. */
 void http_answer_release(struct http_answer *a);
 /* Copies too large to stay inline: counted growth (DESIGN.md 2.6). */

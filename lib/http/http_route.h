@@ -31,6 +31,11 @@ struct http_route {
  * (http_answer_echo()): the body is not gathered into the request first,
  * and may be as long as the protocol allows. */
 #define HTTP_ROUTE_ECHO 0x1
+/* The handler is short and bounded by construction (it answers from
+ * memory): the producer runs it at once, inside parsing, and its answer
+ * is written without a trip through the task queue. Never for plugins:
+ * such a run cannot be relieved by the watchdog. */
+#define HTTP_ROUTE_INLINE 0x2
 
 struct ewyk_router {
 	uint32_t n;

@@ -50,17 +50,23 @@ struct http_transport {
 	uint64_t (*now_ms)(void *ctx);
 };
 
+/* What the dispatch hook did with a request, when not a status. */
+#define HTTP_DISPATCH_TAKEN 1	/* a handler has it: the answer comes back
+				 * through http_server_answer() */
+#define HTTP_DISPATCH_ANSWERED 2	/* answered already (an
+					 * HTTP_ROUTE_INLINE route): *ans */
+
 /*
  * Offered every routed request of either protocol, on the owner while it
  * parses, with r->body set when the route gathers bodies and the whole
- * body (up to EWYK_REQUEST_BODY_MAX) is at hand. Returns 1 when a handler
- * took it (its answer comes back through http_server_answer()), or the
- * status to answer at once (503: no room for another task; 431: too
- * large to copy).
+ * body (up to EWYK_REQUEST_BODY_MAX) is at hand. Returns
+ * HTTP_DISPATCH_TAKEN, HTTP_DISPATCH_ANSWERED with *ans set (released
+ * like any other answer), or the status to answer at once (503: no room
+ * for another task; 431: too large to copy).
  */
 typedef int (*http_dispatch_fn)(void *ctx, const struct http_route *rt,
 		const struct http1_request *r, int http_version,
-		struct http_origin o);
+		struct http_origin o, struct http_answer **ans);
 /* The server is done with a dispatched answer (written, or its
  * connection gone): its borrowings are already returned. */
 typedef void (*http_released_fn)(void *ctx, struct http_answer *a);

@@ -104,6 +104,7 @@ http_static_routes_add(struct ewyk_router *r, const struct www *www)
 	int rc;
 
 	f.ctx = (void *)(uintptr_t)www;
-	rc = http_route_add(r, &f, 0);
-	return rc != 0 ? rc : http_route_add(r, &echoes, HTTP_ROUTE_ECHO);
+	rc = http_route_add(r, &f, HTTP_ROUTE_INLINE);
+	return rc != 0 ? rc : http_route_add(r, &echoes,
+			HTTP_ROUTE_ECHO | HTTP_ROUTE_INLINE);
 }
