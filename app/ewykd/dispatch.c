@@ -244,7 +244,7 @@ run_inline(struct shard *s, struct route_task *t)
 
 static int
 shard_dispatch(void *ctx, const struct http_route *rt,
-		const struct http1_request *r, int version, struct http_origin o,
+		const struct http_head *r, int version, struct http_origin o,
 		struct http_answer **ans)
 {
 	struct shard *s = ctx;
@@ -359,7 +359,7 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 	x->steal.type = EWYK_NON_BLOCKING;
 	hc = (struct http_server_conf){
 		.transport = &http_tcp_transport,
-		.transport_ctx = &s->ns,
+		.transport_ctx = s->ns,
 		.router = &e->router,
 		.dispatch = shard_dispatch,
 		.released = on_released,
@@ -372,7 +372,7 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 	s->http = http_server_create(&hc);
 	if (s->http == NULL)
 		return -1;
-	http_tcp_attach(s->http, &s->ns);
+	http_tcp_attach(s->http, s->ns);
 	return 0;
 }
 

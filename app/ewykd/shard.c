@@ -58,8 +58,9 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	 * every ring holds plus an eighth of the pool for open connections. */
 	tcfg.mbuf_reserve = (uint32_t)cfg->rx_desc * (cfg->shards ? cfg->shards : 1) +
 		cfg->mbufs / 8;
-	if (net_stack_init(&s->ns, ifc, arp, pool, &tcfg, tx_burst, s,
-			&s->net_stats, now_ms()) != 0)
+	s->ns = net_stack_create(ifc, arp, pool, &tcfg, tx_burst, s,
+			&s->net_stats, now_ms());
+	if (s->ns == NULL)
 		return -1;
 	RTE_SET_USED(www);
 	return 0;
@@ -72,17 +73,14 @@ static unsigned int
 poll_once(struct shard *s)
 {
 	struct rte_mbuf *pkts[RX_BURST];
-	uint16_t n = rte_eth_rx_burst(s->port, s->queue, pkts, RX_BURST), i;
+	uint16_t n = rte_eth_rx_burst(s->port, s->queue, pkts, RX_BURST);
 	unsigned int done;
 
 	s->stats.polls++;
-	s->ns.now_ms = now_ms();
-	for (i = 0; i < n; i++)
-		net_input(&s->ns, pkts[i]);
+	net_poll(s->ns, pkts, n, now_ms());
 	done = shard_drain_completions(s);
-	net_timers(&s->ns, s->ns.now_ms);
-	http_server_tick(s->http, s->ns.now_ms);
-	net_flush(&s->ns);
+	http_server_tick(s->http, net_now_ms(s->ns));
+	net_flush(s->ns);
 	if (n > 0)
 		s->stats.busy_polls++;
 	return n + done;
@@ -114,9 +112,9 @@ drain(struct shard *s)
 {
 	if (!s->draining) {
 		s->draining = true;
-		s->ns.refuse_new = true;
+		net_stack_refuse_new(s->ns, true);
 		http_server_drain(s->http);
-		net_flush(&s->ns);
+		net_flush(s->ns);
 	}
 	if (s->net_stats.tcp_conns_open == s->net_stats.tcp_time_wait &&
 			s->exec.ready_n == 0)
@@ -162,7 +160,8 @@ void
 shard_fini(struct shard *s)
 {
 	/* Reset the peers of open connections rather than leave them hanging. */
-	net_stack_fini(&s->ns);
+	net_stack_destroy(s->ns);
+	s->ns = NULL;
 	http_server_destroy(s->http);
 	s->http = NULL;
 }

@@ -32,7 +32,7 @@ struct shard {
 	uint16_t queue;
 	unsigned int lcore;	/* the current owner */
 	const struct ewykd_config *cfg;
-	struct net_stack ns;
+	struct net_stack *ns;
 	struct http_server *http;
 	struct net_stats net_stats;
 	struct http_stats http_stats;

@@ -35,7 +35,7 @@ struct h2_stream {
 	bool handled;		/* the request went to its route */
 	bool routed;		/* route is set */
 	const struct http_route *route;
-	struct http1_request req;
+	struct http_head req;
 	uint8_t *body;
 	uint32_t body_len;
 	uint32_t body_cap;
@@ -345,10 +345,10 @@ static void
 add_header(struct h2_stream *st, const char *name, size_t nl,
 		const uint8_t *value, size_t vl)
 {
-	struct http1_request *r = &st->req;
+	struct http_head *r = &st->req;
 	struct http_header *hd = &r->headers[r->nheaders];
 
-	if (r->nheaders == HTTP1_MAX_HEADERS ||
+	if (r->nheaders == HTTP_MAX_HEADERS ||
 			!stash(st, &hd->name, (const uint8_t *)name, nl) ||
 			!stash(st, &hd->value, value, vl)) {
 		st->too_large = true;
@@ -414,7 +414,7 @@ on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 {
 	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng,
 			frame->hd.stream_id);
-	struct http1_request *r;
+	struct http_head *r;
 
 	(void)flags;
 	(void)user;
@@ -664,7 +664,7 @@ b64url_decode(const char *in, size_t n, uint8_t *out, size_t cap)
 
 void *
 h2_open_upgrade(struct http_conn *c, const char *settings_b64,
-		size_t settings_len, const struct http1_request *r)
+		size_t settings_len, const struct http_head *r)
 {
 	uint8_t settings[256];
 	long n = b64url_decode(settings_b64, settings_len, settings,

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 struct http_conn;
-struct http1_request;
+struct http_head;
 
 #define H2_RCV_SPACE (64 * 1024)	/* nghttp2 takes what comes */
 
@@ -26,6 +26,6 @@ void *h2_open(struct http_conn *c);
  * starts with the client's HTTP2-Settings (base64url) and answers the
  * upgraded request r on stream 1. NULL on bad settings or no memory. */
 void *h2_open_upgrade(struct http_conn *c, const char *settings_b64,
-		size_t settings_len, const struct http1_request *r);
+		size_t settings_len, const struct http_head *r);
 
 #endif /* EWYK_H2_PROTO_H */

@@ -63,7 +63,7 @@ http_str_eq_nocase(struct http_str s, const char *lit)
 }
 
 const struct http_str *
-http1_header(const struct http1_request *r, const char *name)
+http_head_find(const struct http_head *r, const char *name)
 {
 	uint32_t i;
 
@@ -92,7 +92,7 @@ line_end(const char *p, const char *end)
 }
 
 static int
-parse_request_line(const char *p, size_t n, struct http1_request *r)
+parse_request_line(const char *p, size_t n, struct http_head *r)
 {
 	const char *end = p + n, *sp1, *sp2;
 	size_t i;
@@ -165,7 +165,7 @@ parse_content_length(struct http_str v, int64_t *out)
 
 /* Connection: a comma-separated token list. */
 static void
-parse_connection(struct http_str v, struct http1_request *r)
+parse_connection(struct http_str v, struct http_head *r)
 {
 	uint32_t i = 0;
 
@@ -189,7 +189,7 @@ parse_connection(struct http_str v, struct http1_request *r)
 }
 
 static int
-header_semantics(struct http1_request *r)
+header_semantics(struct http_head *r)
 {
 	bool host = false, te = false;
 	uint32_t i;
@@ -227,7 +227,7 @@ header_semantics(struct http1_request *r)
 }
 
 int
-http1_parse_request(const char *buf, size_t len, struct http1_request *r)
+http1_parse_request(const char *buf, size_t len, struct http_head *r)
 {
 	const char *p = buf, *end = buf + len;
 	long n;
@@ -241,7 +241,7 @@ http1_parse_request(const char *buf, size_t len, struct http1_request *r)
 		return 0;
 	if (n < 0)
 		return -400;
-	memset(r, 0, offsetof(struct http1_request, headers));
+	memset(r, 0, offsetof(struct http_head, headers));
 	r->content_length = -1;
 	rc = parse_request_line(p, (size_t)n, r);
 	if (rc < 0)
@@ -279,7 +279,7 @@ http1_parse_request(const char *buf, size_t len, struct http1_request *r)
 			v++;
 		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
 			ve--;
-		if (r->nheaders == HTTP1_MAX_HEADERS)
+		if (r->nheaders == HTTP_MAX_HEADERS)
 			return -431;
 		r->headers[r->nheaders].name =
 			(struct http_str){ p, (uint32_t)(colon - p) };

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HTTP1_MAX_HEADERS 64
+#define HTTP_MAX_HEADERS 64
 #define HTTP1_MAX_TARGET 4096
 
 enum http_method {
@@ -39,7 +39,10 @@ struct http_header {
 	struct http_str value;
 };
 
-struct http1_request {
+/* A request head: parsed from HTTP/1.1 by http1_parse_request(), or
+ * gathered from an HTTP/2 HEADERS frame (names lower case) into the same
+ * shape, so that routing and handlers see one kind of request. */
+struct http_head {
 	enum http_method method;
 	struct http_str method_str;
 	struct http_str target;
@@ -53,7 +56,7 @@ struct http1_request {
 	const char *body;	/* set by the server when it holds the whole */
 	uint32_t body_len;	/* (small) body for a dispatched handler */
 	uint32_t nheaders;
-	struct http_header headers[HTTP1_MAX_HEADERS];
+	struct http_header headers[HTTP_MAX_HEADERS];
 };
 
 /*
@@ -61,13 +64,13 @@ struct http1_request {
  * more bytes are needed, or the negated HTTP status to answer with (400,
  * 414, 417, 431, 501, 505) when the request is bad.
  */
-int http1_parse_request(const char *buf, size_t len, struct http1_request *r);
+int http1_parse_request(const char *buf, size_t len, struct http_head *r);
 
 /* Status to send when the buffer is full but the head is incomplete. */
 int http1_overflow_status(const char *buf, size_t len);
 
 /* Case-insensitive header lookup; NULL when absent. */
-const struct http_str *http1_header(const struct http1_request *r,
+const struct http_str *http_head_find(const struct http_head *r,
 		const char *name);
 
 const char *http_method_name(enum http_method m);

@@ -187,10 +187,10 @@ refuse(struct h1 *h, int status, bool head_only, const char *allow)
 
 /* "Upgrade: h2c" on a GET or HEAD without a body (RFC 7540 3.2). */
 static const struct http_str *
-h2c_settings(const struct http1_request *r)
+h2c_settings(const struct http_head *r)
 {
-	const struct http_str *up = http1_header(r, "upgrade");
-	const struct http_str *settings = http1_header(r, "http2-settings");
+	const struct http_str *up = http_head_find(r, "upgrade");
+	const struct http_str *settings = http_head_find(r, "http2-settings");
 
 	if (up == NULL || settings == NULL || !http_str_eq_nocase(*up, "h2c") ||
 			(r->method != HTTP_GET && r->method != HTTP_HEAD) ||
@@ -200,7 +200,7 @@ h2c_settings(const struct http1_request *r)
 }
 
 static void
-start_req_body(struct h1 *h, const struct http1_request *r)
+start_req_body(struct h1 *h, const struct http_head *r)
 {
 	h->req_body = r->chunked ? REQ_BODY_CHUNKED : REQ_BODY_LENGTH;
 	h->req_left = r->chunked ? 0 : (uint64_t)r->content_length;
@@ -211,7 +211,7 @@ start_req_body(struct h1 *h, const struct http1_request *r)
  * an echo waits for its turn (its answer streams the body, which must not
  * start amid earlier answers). */
 static enum took
-answer(struct h1 *h, const struct http1_request *r, int head_len)
+answer(struct h1 *h, const struct http_head *r, int head_len)
 {
 	bool has_body = r->chunked || r->content_length > 0;
 	bool head_only = r->method == HTTP_HEAD;
@@ -275,7 +275,7 @@ answer(struct h1 *h, const struct http1_request *r, int head_len)
 /* A small body for a handler that takes it whole is gathered in the
  * buffer first. Returns false while it is still arriving. */
 static bool
-gather_body(struct h1 *h, struct http1_request *r, int head_len)
+gather_body(struct h1 *h, struct http_head *r, int head_len)
 {
 	const struct http_route *rt;
 
@@ -586,7 +586,7 @@ static bool
 serve(struct h1 *h)
 {
 	struct http_conn *c = h->c;
-	struct http1_request req;
+	struct http_head req;
 	bool close_before;
 	enum took took;
 	int rc;

@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include <rte_common.h>
-#include <rte_malloc.h>
 
 #include "h2_proto.h"
 #include "http1_proto.h"
@@ -13,6 +12,19 @@
 
 #define SWEEP_MS 100	/* timeouts are checked this often */
 #define CLOSING_RCV_SPACE 8192	/* input after our close is taken, dropped */
+
+/* Start-up memory, cache-line aligned and zeroed. Ordinary memory: the
+ * server needs no EAL, so its unit tests run without one. */
+static void *
+zalloc(size_t size)
+{
+	size_t n = RTE_ALIGN_CEIL(size, RTE_CACHE_LINE_SIZE);
+	void *p = aligned_alloc(RTE_CACHE_LINE_SIZE, n);
+
+	if (p != NULL)
+		memset(p, 0, n);
+	return p;
+}
 
 struct http_server *
 http_server_create(const struct http_server_conf *conf)
@@ -25,14 +37,12 @@ http_server_create(const struct http_server_conf *conf)
 			conf->dispatch == NULL || conf->stats == NULL ||
 			conf->max_conns == 0)
 		return NULL;
-	s = rte_zmalloc("http_server", sizeof(*s), RTE_CACHE_LINE_SIZE);
+	s = zalloc(sizeof(*s));
 	if (s == NULL)
 		return NULL;
 	s->conf = *conf;
-	s->conns = rte_zmalloc("http_conns", sizeof(*s->conns) * conf->max_conns,
-			RTE_CACHE_LINE_SIZE);
-	s->h1_mem = rte_malloc("http1_conns", h1 * conf->max_conns,
-			RTE_CACHE_LINE_SIZE);
+	s->conns = zalloc(sizeof(*s->conns) * conf->max_conns);
+	s->h1_mem = zalloc(h1 * conf->max_conns);
 	if (s->conns == NULL || s->h1_mem == NULL) {
 		http_server_destroy(s);
 		return NULL;
@@ -54,9 +64,9 @@ http_server_destroy(struct http_server *s)
 {
 	if (s == NULL)
 		return;
-	rte_free(s->h1_mem);
-	rte_free(s->conns);
-	rte_free(s);
+	free(s->h1_mem);
+	free(s->conns);
+	free(s);
 }
 
 /* Upcalls ------------------------------------------------------------------ */
@@ -147,7 +157,7 @@ http_conn_route(const struct http_conn *c, const struct http_str *path)
 
 int
 http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
-		const struct http1_request *r, int http_version,
+		const struct http_head *r, int http_version,
 		uint32_t stream, uint32_t seq, char *allow, size_t allow_cap,
 		struct http_answer **ans)
 {
@@ -229,7 +239,7 @@ http_conn_start_h2(struct http_conn *c, const uint8_t *data, uint32_t len)
 }
 
 bool
-http_conn_upgrade_h2(struct http_conn *c, const struct http1_request *r,
+http_conn_upgrade_h2(struct http_conn *c, const struct http_head *r,
 		const struct http_str *settings, const uint8_t *rest,
 		uint32_t rest_len)
 {

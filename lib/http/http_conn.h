@@ -121,7 +121,7 @@ const struct http_route *http_conn_route(const struct http_conn *c,
  * route wanted whole is not at hand, 431, 503).
  */
 int http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
-		const struct http1_request *r, int http_version,
+		const struct http_head *r, int http_version,
 		uint32_t stream, uint32_t seq, char *allow, size_t allow_cap,
 		struct http_answer **ans);
 /* Counts an answer as it is serialized: requests, by status, by protocol. */
@@ -152,7 +152,7 @@ void http_conn_start_h2(struct http_conn *c, const uint8_t *data,
  * r on stream 1; rest (what followed the head) goes to it. False, with
  * nothing changed, when the settings are bad or there is no memory: the
  * request is then answered in HTTP/1.1. */
-bool http_conn_upgrade_h2(struct http_conn *c, const struct http1_request *r,
+bool http_conn_upgrade_h2(struct http_conn *c, const struct http_head *r,
 		const struct http_str *settings, const uint8_t *rest,
 		uint32_t rest_len);
 

@@ -31,7 +31,7 @@ copy_str(struct ewyk_request *q, struct http_str *dst, struct http_str src)
 }
 
 int
-http_req_fill(struct ewyk_request *q, const struct http1_request *r,
+http_req_fill(struct ewyk_request *q, const struct http_head *r,
 		const struct http_route *rt, int http_version)
 {
 	uint32_t i, ml = r->method_str.len;

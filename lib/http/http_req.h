@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The request a handler sees and the answer it leaves, behind the public
- * ewyk_http.h. A request is self-contained (DESIGN.md 2.2): method, path,
+ * ewyk_http.h. A request is self-contained: method, path,
  * query, headers and body are copied into its own buffer, so it outlives
  * the connection's input and can run on any thread. The answer stays with
  * it until the connection's owner has written it out, then
@@ -62,7 +62,7 @@ struct ewyk_request {
 	struct http_str query;
 	uint32_t rest_off;	/* where the route's path ends */
 	uint32_t nheaders;
-	struct http_header headers[HTTP1_MAX_HEADERS];
+	struct http_header headers[HTTP_MAX_HEADERS];
 	struct http_str body;
 	struct http_answer ans;
 	uint32_t used;
@@ -71,7 +71,7 @@ struct ewyk_request {
 
 /* Copies a parsed request (HTTP/1.1, or HTTP/2 headers gathered into the
  * same shape) for route rt. -ENOSPC when it does not fit. */
-int http_req_fill(struct ewyk_request *q, const struct http1_request *r,
+int http_req_fill(struct ewyk_request *q, const struct http_head *r,
 		const struct http_route *rt, int http_version);
 /* Clears the answer before a handler runs. */
 void http_answer_init(struct http_answer *a);
@@ -93,7 +93,8 @@ int http_answer_echo(struct ewyk_request *q, const char *ctype);
 bool http_answer_detachable(const struct http_answer *a);
 /* Gives back what the answer borrowed; call once, on the owner. */
 void http_answer_release(struct http_answer *a);
-/* Copies too large to stay inline: counted growth (DESIGN.md 2.6). */
+/* Copies too large to stay inline: counted growth, since the data path
+ * allocates nothing in steady state. */
 uint64_t http_answer_heap_copies(void);
 
 #endif /* EWYK_HTTP_REQ_H */

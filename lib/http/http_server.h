@@ -65,7 +65,7 @@ struct http_transport {
  * for another task; 431: too large to copy).
  */
 typedef int (*http_dispatch_fn)(void *ctx, const struct http_route *rt,
-		const struct http1_request *r, int http_version,
+		const struct http_head *r, int http_version,
 		struct http_origin o, struct http_answer **ans);
 /* The server is done with a dispatched answer (written, or its
  * connection gone): its borrowings are already returned. */

@@ -2,11 +2,12 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_random.h>
 
 #include "cksum.h"
-#include "net_stack.h"
+#include "net_priv.h"
 #include "pkt.h"
 #include "tcp_impl.h"
 
@@ -32,9 +33,10 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->syn_retries = 5;
 	cfg->syncookies = true;
 	cfg->listen_port = 80;
+	cfg->rcv_space = 8192;	/* an HTTP/1.1 request head */
 }
 
-int
+static int
 net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 		struct arp_cache *arp, struct rte_mempool *pool,
 		const struct tcp_config *cfg, net_tx_fn tx_fn, void *tx_ctx,
@@ -58,11 +60,51 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	return tcp_table_init(ns);
 }
 
-void
+static void
 net_stack_fini(struct net_stack *ns)
 {
 	tcp_table_fini(ns);
 	net_flush(ns);
+}
+
+struct net_stack *
+net_stack_create(const struct net_if *ifc, struct arp_cache *arp,
+		struct rte_mempool *pool, const struct tcp_config *cfg,
+		net_tx_fn tx_fn, void *tx_ctx, struct net_stats *stats,
+		uint64_t now_ms)
+{
+	struct net_stack *ns = rte_zmalloc("net_stack", sizeof(*ns),
+			RTE_CACHE_LINE_SIZE);
+
+	if (ns == NULL)
+		return NULL;
+	if (net_stack_init(ns, ifc, arp, pool, cfg, tx_fn, tx_ctx, stats,
+			now_ms) != 0) {
+		rte_free(ns);
+		return NULL;
+	}
+	return ns;
+}
+
+void
+net_stack_destroy(struct net_stack *ns)
+{
+	if (ns == NULL)
+		return;
+	net_stack_fini(ns);
+	rte_free(ns);
+}
+
+void
+net_stack_refuse_new(struct net_stack *ns, bool refuse)
+{
+	ns->refuse_new = refuse;
+}
+
+uint64_t
+net_now_ms(const struct net_stack *ns)
+{
+	return ns->now_ms;
 }
 
 void
@@ -275,4 +317,16 @@ net_timers(struct net_stack *ns, uint64_t now_ms)
 {
 	ns->now_ms = now_ms;
 	tw_advance(&ns->wheel, now_ms, tcp_timer_fire, ns);
+}
+
+void
+net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t now_ms)
+{
+	uint16_t i;
+
+	ns->now_ms = now_ms;
+	for (i = 0; i < n; i++)
+		net_input(ns, pkts[i]);
+	net_timers(ns, now_ms);
 }

@@ -1,11 +1,152 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Private to the TCP modules: table, input, output and timers. */
+/* Private to lib/net: a connection's state and what the TCP modules share. */
 #ifndef EWYK_TCP_IMPL_H
 #define EWYK_TCP_IMPL_H
 
-#include "net_stack.h"
+#include "net_priv.h"
 #include "pkt.h"
 #include "tcp.h"
+#include "timer_wheel.h"
+
+enum tcp_state {
+	TCP_CLOSED,
+	TCP_LISTEN,
+	TCP_SYN_SENT,
+	TCP_SYN_RECEIVED,
+	TCP_ESTABLISHED,
+	TCP_FIN_WAIT_1,
+	TCP_FIN_WAIT_2,
+	TCP_CLOSING,
+	TCP_TIME_WAIT,
+	TCP_CLOSE_WAIT,
+	TCP_LAST_ACK,
+	TCP_STATE__COUNT
+};
+
+/* Send queue: the byte stream from snd_una on, as a ring of mbufs holding
+ * data. Segments are built from refcounted clones of these, so a
+ * retransmission copies nothing. */
+#define TCP_SNDQ_SLOTS 64
+
+struct tcp_sndq {
+	struct rte_mbuf *chunk[TCP_SNDQ_SLOTS];
+	uint16_t head;
+	uint16_t count;
+	uint32_t head_off;	/* bytes of chunk[head] already acknowledged */
+	uint32_t bytes;		/* bytes queued from snd_una */
+};
+
+/* Received out-of-order segments, kept (as received mbufs) in sequence
+ * order without overlap, up to TCP_OOO_SEGS and the receive window. */
+#define TCP_OOO_SEGS 32
+
+struct tcp_ooo {
+	struct rte_mbuf *m[TCP_OOO_SEGS];
+	uint32_t seq[TCP_OOO_SEGS];
+	uint16_t off[TCP_OOO_SEGS];	/* payload offset in the mbuf */
+	uint16_t len[TCP_OOO_SEGS];
+	uint8_t n;
+	uint32_t last_seq;	/* most recent arrival: first SACK block */
+};
+
+/* What the peer reported as received above snd_una (RFC 2018), merged. */
+#define TCP_SACK_HOLES 8
+
+struct tcp_block {
+	uint32_t start;
+	uint32_t end;
+};
+
+#define TCP_F_FIN_QUEUED 0x0001	/* close requested: FIN follows the data */
+#define TCP_F_ACK_NOW 0x0002	/* an ACK is owed now */
+#define TCP_F_IN_INPUT 0x0004	/* inside segment processing: defer frees */
+#define TCP_F_RTT_TIMING 0x0008	/* rtt_seq is being timed (Karn) */
+#define TCP_F_RECOVERY 0x0010	/* fast recovery (RFC 6582 / RFC 6675) */
+#define TCP_F_DEAD 0x0020	/* freed when input unwinds */
+#define TCP_F_OPT_WS 0x0100	/* window scaling negotiated (RFC 7323) */
+#define TCP_F_OPT_TS 0x0200	/* timestamps negotiated */
+#define TCP_F_OPT_SACK 0x0400	/* SACK permitted both ways (RFC 2018) */
+#define TCP_F_COOKIE 0x0800	/* born from a SYN cookie */
+#define TCP_F_ACTIVE 0x1000	/* we sent the first SYN */
+#define TCP_F_TLP_ARMED 0x2000	/* the rexmit timer is a tail loss probe */
+#define TCP_F_TLP_SENT 0x4000	/* one probe per flight (RFC 8985 7) */
+
+struct tcp_conn {
+	struct tw_timer rexmit;	/* retransmission and persist */
+	struct tw_timer linger;	/* TIME-WAIT and FIN-WAIT-2 */
+	struct tw_timer delack;	/* delayed ACK */
+	struct tw_timer idle;	/* keepalive and idle timeout */
+	struct tcp_conn *free_next;
+	void *app;		/* upper layer's state */
+	uint32_t index;		/* slot in the shard's table */
+	uint32_t gen;		/* bumped on free: stale references see it */
+	uint16_t flags;
+	uint8_t state;
+	uint8_t backoff;	/* consecutive timeouts */
+	uint8_t dupacks;
+	uint8_t acks_owed;	/* full segments received since our last ACK */
+	uint8_t ka_probes;	/* keepalive probes unanswered */
+	uint8_t snd_wscale;	/* shift of the windows the peer sends */
+	uint8_t rcv_wscale;	/* shift of the windows we send */
+	uint8_t nsacked;
+	uint8_t peer_mac[6];
+	uint32_t laddr;		/* network order */
+	uint32_t raddr;
+	uint16_t lport;		/* host order */
+	uint16_t rport;
+	uint16_t mss;		/* largest segment we send, options included */
+	/* send sequence space (RFC 9293 3.3.1) */
+	uint32_t iss;
+	uint32_t snd_una;
+	uint32_t snd_nxt;
+	uint32_t snd_max;	/* highest sequence sent; snd_nxt < it while retransmitting */
+	uint32_t snd_wnd;	/* scaled */
+	uint32_t snd_wl1;
+	uint32_t snd_wl2;
+	uint32_t max_sndwnd;	/* largest window the peer offered */
+	uint32_t cwnd;		/* congestion window, bytes (RFC 5681) */
+	uint32_t ssthresh;
+	uint32_t recover;	/* snd_max when recovery began (RFC 6582) */
+	uint32_t high_rxt;	/* highest byte retransmitted in recovery */
+	uint32_t rxt_mark;	/* snd_max when snd_una's hole was last resent */
+	/* receive sequence space */
+	uint32_t irs;
+	uint32_t rcv_nxt;
+	uint32_t rcv_adv;	/* right edge of the last advertised window */
+	uint32_t rcv_space;	/* what the upper layer can take now */
+	uint32_t last_ack_sent;
+	/* timestamps (RFC 7323) */
+	uint32_t ts_recent;
+	uint32_t ts_offset;	/* random per connection */
+	uint64_t ts_recent_ms;
+	uint64_t last_rx_ms;	/* for keepalive and idle */
+	/* RFC 6298 estimator, milliseconds */
+	uint32_t srtt;
+	uint32_t rttvar;
+	uint32_t rto;
+	uint32_t rtt_seq;
+	uint64_t rtt_start;
+	struct tcp_block sacked[TCP_SACK_HOLES];
+	struct tcp_sndq sndq;
+	struct tcp_ooo ooo;
+};
+
+/* Congestion control behind a small interface; NewReno is the first. */
+struct tcp_cc_ops {
+	const char *name;
+	void (*init)(struct tcp_conn *c);
+	/* New data acknowledged outside recovery. */
+	void (*acked)(struct tcp_conn *c, uint32_t bytes);
+	/* Loss detected by duplicate ACKs or SACK: set ssthresh and cwnd. */
+	void (*enter_recovery)(struct tcp_conn *c);
+	/* Recovery ended with a full acknowledgement. */
+	void (*exit_recovery)(struct tcp_conn *c);
+	/* Retransmission timeout. */
+	void (*timeout)(struct tcp_conn *c);
+};
+
+extern const struct tcp_cc_ops tcp_cc_newreno;
+
 
 /* Sequence-space comparisons (RFC 9293 3.4), wrap-safe. */
 #define SEQ_LT(a, b) ((int32_t)((a) - (b)) < 0)
@@ -23,10 +164,23 @@ int tcp_table_init(struct net_stack *ns);
 void tcp_table_fini(struct net_stack *ns);
 struct tcp_conn *tcp_lookup(struct net_stack *ns, uint32_t raddr,
 		uint16_t rport, uint16_t lport);
+/* A fresh connection towards the peer at raddr:rport, or NULL. */
 struct tcp_conn *tcp_conn_new(struct net_stack *ns, uint32_t raddr,
-		uint16_t rport, uint16_t lport);
+		uint16_t rport, uint16_t lport, const uint8_t peer_mac[6]);
 /* Unhooks and recycles; calls the closed upcall if the app holds it. */
 void tcp_conn_free(struct net_stack *ns, struct tcp_conn *c);
+/* Frees now, or marks it to be freed once input unwinds. */
+void tcp_conn_kill(struct net_stack *ns, struct tcp_conn *c);
+/* RST to the peer (where it may hold state), then tcp_conn_kill. */
+void tcp_conn_reset(struct net_stack *ns, struct tcp_conn *c);
+/* The closed upcall, if the upper layer holds the connection. */
+void tcp_release_app(struct net_stack *ns, struct tcp_conn *c);
+
+static inline bool
+tcp_is_dead(const struct tcp_conn *c)
+{
+	return c->flags & TCP_F_DEAD;
+}
 
 /* input: returns true if it kept m (queued out of order) */
 bool tcp_input(struct net_stack *ns, struct rte_mbuf *m,
@@ -80,7 +234,20 @@ void tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
 /* Drop acknowledged bytes from the send queue. */
 void tcp_sndq_drop(struct tcp_sndq *q, uint32_t bytes);
 void tcp_sndq_free(struct tcp_sndq *q);
-uint32_t tcp_rcv_window(struct net_stack *ns, struct tcp_conn *c);
+uint32_t tcp_sndq_tail_room(struct tcp_sndq *q);
+uint32_t tcp_rcv_window(const struct tcp_conn *c);
+bool tcp_window_grew(const struct tcp_conn *c);
+uint8_t tcp_our_wscale(const struct net_stack *ns);
+/* The send loop (tcp_output() of the upper layer). */
+void tcp_transmit(struct net_stack *ns, struct tcp_conn *c);
+void tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c);
+void tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c);
+
+static inline struct rte_mbuf **
+tcp_sndq_slot(struct tcp_sndq *q, uint16_t i)
+{
+	return &q->chunk[(q->head + i) % TCP_SNDQ_SLOTS];
+}
 
 /* Largest payload of a segment carrying optlen bytes of options. */
 static inline uint32_t
@@ -91,8 +258,7 @@ tcp_seg_max(const struct tcp_conn *c, uint32_t optlen)
 
 /* timers */
 void tcp_timer_fire(struct tw_timer *t, void *ctx);
-void tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c);
-void tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c);
-void tcp_cancel_delack(struct net_stack *ns, struct tcp_conn *c);
+void tcp_arm_idle(struct net_stack *ns, struct tcp_conn *c);
+void tcp_rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r);
 
 #endif /* EWYK_TCP_IMPL_H */

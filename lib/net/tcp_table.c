@@ -11,20 +11,9 @@
 
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_random.h>
 
 #include "tcp_impl.h"
-
-static const char *const state_names[TCP_STATE__COUNT] = {
-	"closed", "listen", "syn_sent", "syn_received", "established",
-	"fin_wait_1", "fin_wait_2", "closing", "time_wait", "close_wait",
-	"last_ack",
-};
-
-const char *
-tcp_state_name(enum tcp_state s)
-{
-	return (unsigned int)s < TCP_STATE__COUNT ? state_names[s] : "invalid";
-}
 
 static uint32_t
 hash_key(const struct net_stack *ns, uint32_t raddr, uint16_t rport,
@@ -116,7 +105,7 @@ tcp_lookup(struct net_stack *ns, uint32_t raddr, uint16_t rport,
 
 struct tcp_conn *
 tcp_conn_new(struct net_stack *ns, uint32_t raddr, uint16_t rport,
-		uint16_t lport)
+		uint16_t lport, const uint8_t peer_mac[6])
 {
 	struct tcp_conn *c = ns->free_list;
 	uint32_t i;
@@ -142,6 +131,10 @@ tcp_conn_new(struct net_stack *ns, uint32_t raddr, uint16_t rport,
 	c->lport = lport;
 	c->laddr = ns->ifc->ip;
 	c->rto = ns->cfg.rto_init_ms;
+	c->rcv_space = ns->cfg.rcv_space;
+	memcpy(c->peer_mac, peer_mac, 6);
+	c->ts_offset = (uint32_t)rte_rand();
+	c->last_rx_ms = ns->now_ms;
 	memset(&c->sndq, 0, sizeof(c->sndq));
 	ns->stats->tcp_conns_open++;
 	return c;
@@ -170,11 +163,18 @@ index_remove(struct net_stack *ns, struct tcp_conn *c)
 }
 
 void
-tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
+tcp_release_app(struct net_stack *ns, struct tcp_conn *c)
 {
 	if (c->app != NULL && ns->up != NULL)
 		ns->up->closed(ns->up_ctx, c);
 	c->app = NULL;
+	c->rcv_space = ns->cfg.rcv_space;	/* no upper layer to say */
+}
+
+void
+tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
+{
+	tcp_release_app(ns, c);
 	if (c->state == TCP_SYN_RECEIVED)
 		ns->stats->tcp_syn_recv--;
 	else if (c->state == TCP_TIME_WAIT)
@@ -192,4 +192,21 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	ns->free_list = c;
 	ns->stats->tcp_conns_open--;
 	ns->stats->tcp_conns_closed++;
+}
+
+void
+tcp_conn_kill(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (c->flags & TCP_F_IN_INPUT)
+		c->flags |= TCP_F_DEAD;
+	else
+		tcp_conn_free(ns, c);
+}
+
+void
+tcp_conn_reset(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (c->state != TCP_TIME_WAIT && c->state != TCP_SYN_SENT)
+		tcp_send_rst(ns, c);
+	tcp_conn_kill(ns, c);
 }

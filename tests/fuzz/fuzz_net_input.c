@@ -51,8 +51,7 @@
 #include <rte_mempool.h>
 #include <rte_random.h>
 
-#include "net_stack.h"
-#include "tcp.h"
+#include "tcp_impl.h"	/* white-box: the table and connection fields */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -126,7 +125,7 @@ static struct fuzz_state {
 	struct rte_mempool *pool;
 	struct net_if ifc;
 	struct arp_cache arp;
-	struct net_stack ns;
+	struct net_stack *ns;
 	struct net_stats stats;
 	uint32_t rcv_cap;
 	bool tx_partial;
@@ -159,7 +158,7 @@ trace_tcp(const char *dir, const uint8_t *ip, const uint8_t *l4,
 			flags[n++] = names[i];
 	flags[n] = '\0';
 	fprintf(stderr, "  %s t=%" PRIu64 " %u.%u.%u.%u:%u > :%u %-4s seq %u ack %u "
-		"win %u len %d\n", dir, st.ns.now_ms, ip[12], ip[13], ip[14],
+		"win %u len %d\n", dir, st.ns->now_ms, ip[12], ip[13], ip[14],
 		ip[15], (l4[0] << 8) | l4[1], (l4[2] << 8) | l4[3], flags,
 		(unsigned int)((l4[4] << 24) | (l4[5] << 16) | (l4[6] << 8) | l4[7]),
 		(unsigned int)((l4[8] << 24) | (l4[9] << 16) | (l4[10] << 8) | l4[11]),
@@ -254,8 +253,8 @@ check_tx_payload(const uint8_t *ip, const uint8_t *l4, uint16_t l4_len)
 	if (l4_len <= doff)
 		return;
 	memcpy(&daddr, ip + 16, 4);
-	for (i = 0; i < st.ns.cfg.max_conns && st.ns.conns != NULL; i++) {
-		const struct tcp_conn *k = &st.ns.conns[i];
+	for (i = 0; i < st.ns->cfg.max_conns && st.ns->conns != NULL; i++) {
+		const struct tcp_conn *k = &st.ns->conns[i];
 
 		if (k->state != TCP_CLOSED && k->raddr == daddr &&
 				k->rport == dport && k->lport == sport)
@@ -409,7 +408,7 @@ app_write(struct tcp_conn *c, struct app_conn *a, uint32_t len)
 	len = RTE_MIN(len, (uint32_t)sizeof(buf));
 	for (i = 0; i < len; i++)
 		buf[i] = pattern(a->written + i);
-	n = tcp_write(&st.ns, c, buf, len);
+	n = tcp_write(st.ns, c, buf, len);
 	if (n > len)
 		fail("tcp_write took more than it was given");
 	a->written += n;
@@ -490,12 +489,13 @@ app_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 	check_rx_bytes(c, data, len);
 	take = RTE_MIN(len, st.rcv_cap - a->buffered);
 	a->buffered += take;
+	tcp_set_rcv_space(st.ns, c, st.rcv_cap - a->buffered);
 	switch (data[0]) {
 	case 'C':
-		tcp_close(&st.ns, c);
+		tcp_close(st.ns, c);
 		break;
 	case 'A':
-		tcp_abort(&st.ns, c);
+		tcp_abort(st.ns, c);
 		break;
 	case 'W':
 		a->big_left = BIG_RESPONSE;
@@ -506,18 +506,6 @@ app_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 		break;
 	}
 	return take;
-}
-
-static uint32_t
-app_rcv_space(void *ctx, struct tcp_conn *c)
-{
-	struct app_conn *a = c->app;
-
-	RTE_SET_USED(ctx);
-	/* Asked before accept too (the SYN-ACK's window). */
-	if (a == NULL)
-		return st.rcv_cap;
-	return st.rcv_cap - app_of(c)->buffered;
 }
 
 static void
@@ -532,7 +520,7 @@ app_peer_closed(void *ctx, struct tcp_conn *c)
 {
 	RTE_SET_USED(ctx);
 	app_of(c);
-	tcp_close(&st.ns, c);
+	tcp_close(st.ns, c);
 }
 
 static void
@@ -548,7 +536,6 @@ app_closed(void *ctx, struct tcp_conn *c)
 static const struct tcp_upcalls app_upcalls = {
 	.accepted = app_accepted,
 	.recv = app_recv,
-	.rcv_space = app_rcv_space,
 	.sent = app_sent,
 	.peer_closed = app_peer_closed,
 	.closed = app_closed,
@@ -561,8 +548,8 @@ app_tick(void)
 {
 	uint32_t i;
 
-	for (i = 0; i < st.ns.cfg.max_conns; i++) {
-		struct tcp_conn *c = &st.ns.conns[i];
+	for (i = 0; i < st.ns->cfg.max_conns; i++) {
+		struct tcp_conn *c = &st.ns->conns[i];
 		struct app_conn *a = c->app;
 
 		if (c->state == TCP_CLOSED || a == NULL)
@@ -570,7 +557,8 @@ app_tick(void)
 		app_of(c);
 		a->buffered = 0;
 		app_write_big(c, a);
-		tcp_output(&st.ns, c);
+		tcp_set_rcv_space(st.ns, c, st.rcv_cap);
+		tcp_output(st.ns, c);
 	}
 }
 
@@ -581,8 +569,8 @@ check_gauges(void)
 	uint64_t open = 0, syn_recv = 0, time_wait = 0;
 	uint32_t i;
 
-	for (i = 0; i < st.ns.cfg.max_conns; i++) {
-		struct tcp_conn *c = &st.ns.conns[i];
+	for (i = 0; i < st.ns->cfg.max_conns; i++) {
+		struct tcp_conn *c = &st.ns->conns[i];
 
 		if (c->state == TCP_CLOSED)
 			continue;
@@ -732,8 +720,8 @@ unacceptable_ack(const uint8_t *f, uint16_t len)
 	if ((l4[13] & 0x17) != 0x10)	/* ACK, and no SYN, RST or FIN */
 		return NULL;
 	memcpy(&raddr, ip + 12, 4);
-	for (i = 0; i < st.ns.cfg.max_conns; i++) {
-		const struct tcp_conn *k = &st.ns.conns[i];
+	for (i = 0; i < st.ns->cfg.max_conns; i++) {
+		const struct tcp_conn *k = &st.ns->conns[i];
 
 		if (k->state != TCP_CLOSED && k->raddr == raddr &&
 				k->rport == rd16(l4) && k->lport == rd16(l4 + 2))
@@ -771,18 +759,18 @@ deliver(const uint8_t *frame, uint16_t len, uint8_t ctl)
 			(p[14] & 0x0f) == 5)
 		trace_tcp("rx", p + 14, p + 34, (uint16_t)(rd16(p + 16) - 20));
 	st.no_data_why = unacceptable_ack(p, len);
-	net_input(&st.ns, m);
+	net_input(st.ns, m);
 	st.no_data_why = NULL;
 	/* Check what it sent while the connection it came from is current. */
-	net_flush(&st.ns);
+	net_flush(st.ns);
 }
 
 static void
 advance(uint64_t ms)
 {
-	net_timers(&st.ns, st.ns.now_ms + ms);
+	net_timers(st.ns, st.ns->now_ms + ms);
 	app_tick();
-	net_flush(&st.ns);
+	net_flush(st.ns);
 	check_gauges();
 }
 
@@ -853,14 +841,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cfg.delack_ms = 0;
 	}
 	arp_cache_init(&st.arp, 60000);
-	if (net_stack_init(&st.ns, &st.ifc, &st.arp, st.pool, &cfg, fuzz_tx,
-			NULL, &st.stats, 1000000) != 0)
-		fail("net_stack_init");
-	net_stack_set_upcalls(&st.ns, &app_upcalls, NULL);
-	if ((c1 & CFG1_ACTIVE_OPEN) && tcp_connect(&st.ns, RTE_BE32(0xc6120001),
+	cfg.rcv_space = st.rcv_cap;	/* the SYN-ACK's window */
+	st.ns = net_stack_create(&st.ifc, &st.arp, st.pool, &cfg, fuzz_tx,
+			NULL, &st.stats, 1000000);
+	if (st.ns == NULL)
+		fail("net_stack_create");
+	net_stack_set_upcalls(st.ns, &app_upcalls, NULL);
+	if ((c1 & CFG1_ACTIVE_OPEN) && tcp_connect(st.ns, RTE_BE32(0xc6120001),
 			8080, 50000, peer_mac) == NULL)
 		fail("tcp_connect on an empty table");
-	net_flush(&st.ns);
+	net_flush(st.ns);
 
 	while (off + 3 <= size && frames < MAX_FRAMES) {
 		uint8_t ctl = data[off];
@@ -878,16 +868,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		advance(clock_steps[(ctl >> CTL_CLOCK_SHIFT) & 7]);
 	}
 	/* Let every retransmission, persist and TIME-WAIT timer run out. */
-	end = st.ns.now_ms + END_MS;
-	while (st.ns.now_ms < end)
+	end = st.ns->now_ms + END_MS;
+	while (st.ns->now_ms < end)
 		advance(5000);
 
-	net_stack_fini(&st.ns);
+	net_stack_destroy(st.ns);
+	st.ns = NULL;
 	if (verbose)
 		print_summary();
 	if (st.stats.tcp_conns_open != 0 || st.stats.tcp_syn_recv != 0 ||
 			st.stats.tcp_time_wait != 0)
-		fail("connection gauges not back to zero after net_stack_fini");
+		fail("connection gauges not back to zero after net_stack_destroy");
 	if (st.accepted != st.closed)
 		fail("accepted and closed upcalls do not pair up");
 	if (rte_mempool_in_use_count(st.pool) != 0) {

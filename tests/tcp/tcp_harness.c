@@ -91,7 +91,8 @@ app_accepted(void *ctx, struct tcp_conn *c)
 
 	h->app.accepted++;
 	h->app.conn = c;
-	c->app = &h->app;
+	tcp_set_app(c, &h->app);
+	tcp_set_rcv_space(h->ns, c, h->app.rcv_space);
 	return 0;
 }
 
@@ -109,16 +110,8 @@ app_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 	memcpy(h->app.got + h->app.got_len, data, n);
 	h->app.got_len += n;
 	h->app.rcv_space -= n;
+	tcp_set_rcv_space(h->ns, c, h->app.rcv_space);
 	return n;
-}
-
-static uint32_t
-app_rcv_space(void *ctx, struct tcp_conn *c)
-{
-	struct th *h = ctx;
-
-	(void)c;
-	return h->app.rcv_space;
 }
 
 static void
@@ -135,7 +128,7 @@ app_peer_closed(void *ctx, struct tcp_conn *c)
 
 	h->app.peer_closed++;
 	if (h->app.close_on_fin)
-		tcp_close(&h->ns, c);
+		tcp_close(h->ns, c);
 }
 
 static void
@@ -151,7 +144,6 @@ app_closed(void *ctx, struct tcp_conn *c)
 static const struct tcp_upcalls app_upcalls = {
 	.accepted = app_accepted,
 	.recv = app_recv,
-	.rcv_space = app_rcv_space,
 	.sent = app_sent,
 	.peer_closed = app_peer_closed,
 	.closed = app_closed,
@@ -176,20 +168,31 @@ th_new(const struct tcp_config *cfg)
 	h->ifc.mtu = 1500;
 	h->ifc.tx_multiseg = true;
 	memcpy(h->ifc.mac, "\x02\x00\x00\x00\x00\x02", 6);
-	if (cfg == NULL) {
+	if (cfg == NULL)
 		tcp_config_defaults(&def);
-		cfg = &def;
-	}
+	else
+		def = *cfg;
 	h->now = 1000;
 	h->app.rcv_space = 65535;
+	def.rcv_space = h->app.rcv_space;	/* the SYN-ACK's window */
 	h->app.close_on_fin = true;
 	h->in_use_at_start = rte_mempool_in_use_count(pool);
 	if (getenv("TH_DEBUG"))
 		fprintf(stderr, "in use at start: %u\n", h->in_use_at_start);
-	assert_int_equal(net_stack_init(&h->ns, &h->ifc, h->arp, pool, cfg,
-			capture, h, &h->stats, h->now), 0);
-	net_stack_set_upcalls(&h->ns, &app_upcalls, h);
+	h->ns = net_stack_create(&h->ifc, h->arp, pool, &def, capture, h,
+			&h->stats, h->now);
+	assert_non_null(h->ns);
+	net_stack_set_upcalls(h->ns, &app_upcalls, h);
 	return h;
+}
+
+void
+th_set_rcv_space(struct th *h, uint32_t bytes)
+{
+	h->app.rcv_space = bytes;
+	if (h->app.conn != NULL)
+		tcp_set_rcv_space(h->ns, h->app.conn, bytes);
+	net_flush(h->ns);
 }
 
 void
@@ -203,7 +206,7 @@ th_drain(struct th *h)
 void
 th_free(struct th *h)
 {
-	net_stack_fini(&h->ns);
+	net_stack_destroy(h->ns);
 	th_drain(h);
 	assert_int_equal(rte_mempool_in_use_count(pool), h->in_use_at_start);
 	free(h->app.got);
@@ -263,9 +266,9 @@ th_inject(struct th *h, const struct th_seg *s)
 	cksum_feed(&c, t, tcp_len);
 	sum = cksum_finish(&c);
 	memcpy(t + 16, &sum, 2);
-	h->ns.now_ms = h->now;
-	net_input(&h->ns, m);
-	net_flush(&h->ns);
+	h->ns->now_ms = h->now;
+	net_input(h->ns, m);
+	net_flush(h->ns);
 }
 
 void
@@ -275,9 +278,9 @@ th_advance(struct th *h, uint64_t ms)
 
 	while (h->now < end) {
 		h->now++;
-		h->ns.now_ms = h->now;
-		net_timers(&h->ns, h->now);
-		net_flush(&h->ns);
+		h->ns->now_ms = h->now;
+		net_timers(h->ns, h->now);
+		net_flush(h->ns);
 	}
 }
 

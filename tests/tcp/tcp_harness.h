@@ -12,8 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net_stack.h"
-#include "pkt.h"
+#include "tcp_impl.h"	/* white-box: connection fields */
 
 #define TH_PEER_IP 0x010012c6u	/* 198.18.0.1, network order on little-endian */
 #define TH_LOCAL_IP 0x020012c6u	/* 198.18.0.2 */
@@ -55,7 +54,7 @@ struct th_app {
 };
 
 struct th {
-	struct net_stack ns;
+	struct net_stack *ns;
 	struct net_if ifc;
 	struct arp_cache *arp;
 	struct net_stats stats;
@@ -79,6 +78,9 @@ void th_advance(struct th *h, uint64_t ms);
 /* Next captured segment, or false if none. */
 bool th_next(struct th *h, struct th_out *o);
 unsigned int th_pending(const struct th *h);
+/* The room the application offers, pushed to the stack (a window that
+ * opens enough is announced at once: the update is captured). */
+void th_set_rcv_space(struct th *h, uint32_t bytes);
 /* Drops everything captured so far. */
 void th_drain(struct th *h);
 

@@ -113,9 +113,9 @@ test_response_and_retransmission_backoff(void **state)
 	int i;
 
 	(void)state;
-	assert_int_equal(tcp_write(&h->ns, h->app.conn, "hello", 5), 5);
-	tcp_output(&h->ns, h->app.conn);
-	net_flush(&h->ns);
+	assert_int_equal(tcp_write(h->ns, h->app.conn, "hello", 5), 5);
+	tcp_output(h->ns, h->app.conn);
+	net_flush(h->ns);
 	expect(h, &o, TCP_ACK | TCP_PSH, iss + 1, IRS + 1);
 	assert_int_equal(o.t.len, 5);
 	t0 = o.at;
@@ -173,8 +173,8 @@ test_gives_up_after_max_retries(void **state)
 	cfg.rto_max_ms = 2000;
 	h = th_new(&cfg);
 	th_handshake(h, 40000, IRS, NULL, 0, 65535);
-	tcp_write(&h->ns, h->app.conn, "x", 1);
-	tcp_output(&h->ns, h->app.conn);
+	tcp_write(h->ns, h->app.conn, "x", 1);
+	tcp_output(h->ns, h->app.conn);
 	th_advance(h, 20000);
 	while (th_next(h, &o))
 		rst = rst || (o.t.flags & TCP_RST);
@@ -217,8 +217,8 @@ test_active_close_and_time_wait(void **state)
 	cfg.time_wait_ms = 3000;
 	h = th_new(&cfg);
 	iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
-	tcp_close(&h->ns, h->app.conn);
-	net_flush(&h->ns);
+	tcp_close(h->ns, h->app.conn);
+	net_flush(h->ns);
 	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
 	s = seg(IRS + 1, iss + 2, TCP_ACK);
 	th_inject(h, &s);		/* FIN-WAIT-2 */
@@ -244,8 +244,8 @@ test_simultaneous_close(void **state)
 
 	(void)state;
 	h->app.close_on_fin = false;
-	tcp_close(&h->ns, h->app.conn);
-	net_flush(&h->ns);
+	tcp_close(h->ns, h->app.conn);
+	net_flush(h->ns);
 	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
 	s = seg(IRS + 1, iss + 1, TCP_ACK | TCP_FIN);	/* crossing FIN */
 	th_inject(h, &s);
@@ -308,9 +308,9 @@ test_zero_window_probe(void **state)
 	struct th_out o;
 
 	(void)state;
-	tcp_write(&h->ns, h->app.conn, "abc", 3);
-	tcp_output(&h->ns, h->app.conn);
-	net_flush(&h->ns);
+	tcp_write(h->ns, h->app.conn, "abc", 3);
+	tcp_output(h->ns, h->app.conn);
+	net_flush(h->ns);
 	assert_int_equal(th_pending(h), 0);	/* window closed */
 	th_advance(h, 1500);
 	assert_true(th_next(h, &o));		/* one-byte probe */
@@ -344,8 +344,8 @@ test_fin_wait_2_times_out(void **state)
 	cfg.time_wait_ms = 2000;
 	h = th_new(&cfg);
 	iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
-	tcp_close(&h->ns, h->app.conn);
-	net_flush(&h->ns);
+	tcp_close(h->ns, h->app.conn);
+	net_flush(h->ns);
 	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
 	s = seg(IRS + 1, iss + 2, TCP_ACK);
 	th_inject(h, &s);		/* FIN-WAIT-2; the peer never closes */

@@ -11,7 +11,7 @@
 #include "http1_parse.h"
 
 static int
-parse(const char *s, struct http1_request *r)
+parse(const char *s, struct http_head *r)
 {
 	return http1_parse_request(s, strlen(s), r);
 }
@@ -19,7 +19,7 @@ parse(const char *s, struct http1_request *r)
 static void
 test_simple_get(void **state)
 {
-	struct http1_request r;
+	struct http_head r;
 	const char *s = "GET /a/b.html?x=1&y HTTP/1.1\r\nHost: h\r\n"
 		"User-Agent:  curl/8 \r\nAccept: */*\r\n\r\nNEXT";
 	int n = parse(s, &r);
@@ -36,8 +36,8 @@ test_simple_get(void **state)
 	assert_int_equal(r.nheaders, 3);
 	assert_int_equal(r.headers[1].value.len, 6);	/* OWS trimmed */
 	assert_memory_equal(r.headers[1].value.p, "curl/8", 6);
-	assert_non_null(http1_header(&r, "user-agent"));
-	assert_null(http1_header(&r, "cookie"));
+	assert_non_null(http_head_find(&r, "user-agent"));
+	assert_null(http_head_find(&r, "cookie"));
 	assert_int_equal(r.content_length, -1);
 }
 
@@ -45,7 +45,7 @@ static void
 test_incomplete_needs_more(void **state)
 {
 	const char *s = "GET / HTTP/1.1\r\nHost: h\r\n\r\n";
-	struct http1_request r;
+	struct http_head r;
 	size_t i;
 
 	(void)state;
@@ -57,7 +57,7 @@ test_incomplete_needs_more(void **state)
 static void
 test_connection_semantics(void **state)
 {
-	struct http1_request r;
+	struct http_head r;
 
 	(void)state;
 	assert_true(parse("GET / HTTP/1.0\r\n\r\n", &r) > 0);
@@ -126,7 +126,7 @@ static const struct {
 static void
 test_malformed_matrix(void **state)
 {
-	struct http1_request r;
+	struct http_head r;
 	size_t i;
 
 	(void)state;
@@ -144,7 +144,7 @@ static void
 test_limits(void **state)
 {
 	static char buf[HTTP1_MAX_TARGET + 256];
-	struct http1_request r;
+	struct http_head r;
 	size_t n;
 	int i;
 
@@ -155,7 +155,7 @@ test_limits(void **state)
 	assert_int_equal(parse(buf, &r), -414);
 	/* too many header lines */
 	n = (size_t)sprintf(buf, "GET / HTTP/1.1\r\nHost: h\r\n");
-	for (i = 0; i < HTTP1_MAX_HEADERS; i++)
+	for (i = 0; i < HTTP_MAX_HEADERS; i++)
 		n += (size_t)sprintf(buf + n, "X-%d: v\r\n", i);
 	strcpy(buf + n, "\r\n");
 	assert_int_equal(parse(buf, &r), -431);

@@ -104,7 +104,7 @@ test_allow_and_method_bits(void **state)
 static struct ewyk_request *
 request_of(const char *raw, const struct http_route *rt)
 {
-	static struct http1_request r;
+	static struct http_head r;
 	struct ewyk_request *q = malloc(sizeof(*q));
 	int n = http1_parse_request(raw, strlen(raw), &r);
 

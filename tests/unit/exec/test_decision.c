@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The strategy's decision table (DESIGN.md §1), one test per row, plus the
+ * The strategy's decision table (docs/strategy.md), one test per row, plus the
  * transitions around it: EPC re-acquire after a failing task, an early
  * helper, REPRODUCING, dispatch, forced modes, rejection, steal.
  * Executors are mocks, so every hand-off is visible.

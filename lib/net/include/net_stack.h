@@ -2,8 +2,9 @@
 /*
  * One shard's network stack: Ethernet, ARP, IPv4, ICMP and TCP over one
  * RX/TX queue pair. Only the shard's owner calls into it. Frames come in
- * through net_input(); frames go out through a TX batch that the owner
+ * through net_poll(); frames go out through a TX batch that the owner
  * flushes with a callback (rte_eth_tx_burst in ewykd, a capture in tests).
+ * The stack is opaque: its state is lib/net's own (net_priv.h).
  */
 #ifndef EWYK_NET_STACK_H
 #define EWYK_NET_STACK_H
@@ -16,8 +17,8 @@
 #include "arp_cache.h"
 #include "net_drop.h"
 #include "tcp.h"
-#include "timer_wheel.h"
 
+struct net_stack;
 struct rte_mbuf;
 struct rte_mempool;
 
@@ -52,6 +53,9 @@ struct tcp_config {
 	uint8_t syn_retries;
 	bool syncookies;	/* false: a full backlog drops SYNs */
 	uint16_t listen_port;	/* host order */
+	/* Receive space of a new connection until the upper layer sets its
+	 * own with tcp_set_rcv_space(): what the SYN-ACK offers. */
+	uint32_t rcv_space;
 };
 
 void tcp_config_defaults(struct tcp_config *cfg);
@@ -93,58 +97,25 @@ struct net_stats {
 
 typedef uint16_t (*net_tx_fn)(void *ctx, struct rte_mbuf **pkts, uint16_t n);
 
-#define NET_TX_BATCH 32
-
-struct net_stack {
-	const struct net_if *ifc;
-	struct arp_cache *arp;
-	struct rte_mempool *pool;
-	net_tx_fn tx_fn;
-	void *tx_ctx;
-	const struct tcp_upcalls *up;
-	void *up_ctx;
-	struct tcp_config cfg;
-	uint64_t now_ms;
-	uint64_t hash_seed;
-	uint64_t secret[2];	/* SipHash key: ISNs (RFC 6528), SYN cookies */
-	bool refuse_new;	/* draining: new SYNs are answered with RST */
-	const struct tcp_cc_ops *cc;
-	uint16_t ip_id;
-	uint16_t tx_n;
-	struct rte_mbuf *tx[NET_TX_BATCH];
-	struct timer_wheel wheel;
-	/* connection table: slots, a free list and an open-addressing index */
-	struct tcp_conn *conns;
-	struct tcp_conn *free_list;
-	uint32_t *index;	/* slot + 1, 0 = empty */
-	uint32_t index_mask;
-	struct net_stats *stats;
-};
-
-/* Sets up the stack; allocates its tables (start-up only). */
-int net_stack_init(struct net_stack *ns, const struct net_if *ifc,
+/* Allocates and sets up a stack (start-up only); NULL on failure. */
+struct net_stack *net_stack_create(const struct net_if *ifc,
 		struct arp_cache *arp, struct rte_mempool *pool,
 		const struct tcp_config *cfg, net_tx_fn tx_fn, void *tx_ctx,
 		struct net_stats *stats, uint64_t now_ms);
-/* Aborts every connection (RST to the peer) and frees the tables. */
-void net_stack_fini(struct net_stack *ns);
+/* Aborts every connection (RST to the peer) and frees the stack. */
+void net_stack_destroy(struct net_stack *ns);
 void net_stack_set_upcalls(struct net_stack *ns, const struct tcp_upcalls *up,
 		void *ctx);
+/* Draining: new SYNs are answered with RST. */
+void net_stack_refuse_new(struct net_stack *ns, bool refuse);
 
-/* Process one received frame; takes ownership of m. */
-void net_input(struct net_stack *ns, struct rte_mbuf *m);
-/* Advance the clock and run due timers. */
-void net_timers(struct net_stack *ns, uint64_t now_ms);
+/* The poll entry point: sets the clock, runs the received burst through
+ * the stack (taking ownership of the mbufs), runs due timers. */
+void net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t now_ms);
 /* Hand the TX batch to the device. */
 void net_flush(struct net_stack *ns);
-
-/* For the stack's own modules. */
-void net_tx(struct net_stack *ns, struct rte_mbuf *m);
-struct rte_mbuf *net_alloc(struct net_stack *ns);
-static inline void
-net_count_drop(struct net_stack *ns, enum net_drop why)
-{
-	ns->stats->drop[why]++;
-}
+/* The stack's clock, milliseconds, as of the last poll. */
+uint64_t net_now_ms(const struct net_stack *ns);
 
 #endif /* EWYK_NET_STACK_H */

@@ -1,148 +1,31 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * TCP input (RFC 9293 3.10.7) and the connection timers. The upper layer is
+ * TCP input (RFC 9293 3.10.7): segment processing. The upper layer is
  * called back from here; it may close or abort the connection from inside a
  * callback, so a connection that dies during input is marked and freed only
- * once input unwinds.
+ * once input unwinds. Input calls output, the timers and the table.
  */
 #include <string.h>
 
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
-#include <rte_random.h>
 
 #include "tcp_impl.h"
 
 #define TCP_DEFAULT_MSS 536	/* RFC 9293 3.7.1, when the peer sends none */
 #define PAWS_IDLE_MS (24ull * 24 * 3600 * 1000)	/* RFC 7323 5.5 */
 
-static inline bool
-is_dead(const struct tcp_conn *c)
-{
-	return c->flags & TCP_F_DEAD;
-}
-
-static void
-conn_kill(struct net_stack *ns, struct tcp_conn *c)
-{
-	if (c->flags & TCP_F_IN_INPUT)
-		c->flags |= TCP_F_DEAD;
-	else
-		tcp_conn_free(ns, c);
-}
-
-void
-tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c)
-{
-	uint64_t t = (uint64_t)c->rto << c->backoff;
-
-	if (t > ns->cfg.rto_max_ms)
-		t = ns->cfg.rto_max_ms;
-	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + t);
-}
-
-/* After new data goes out or an ACK moves snd_una: a tail loss probe
- * (RFC 8985 7.2) when one may be sent, else the retransmission timer. */
-void
-tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
-{
-	uint64_t pto;
-
-	if (c->snd_una == c->snd_max) {
-		tw_cancel(&ns->wheel, &c->rexmit);
-		c->flags &= ~TCP_F_TLP_ARMED;
-		return;
-	}
-	if (c->state != TCP_ESTABLISHED || c->srtt == 0 || c->backoff != 0 ||
-			(c->flags & (TCP_F_RECOVERY | TCP_F_TLP_SENT))) {
-		c->flags &= ~TCP_F_TLP_ARMED;
-		tcp_arm_rexmit(ns, c);
-		return;
-	}
-	pto = RTE_MAX(2ull * c->srtt, 10ull);
-	if (c->snd_max - c->snd_una <= c->mss)
-		pto += ns->cfg.delack_ms;	/* a lone segment's ACK may wait */
-	if (pto >= c->rto) {
-		c->flags &= ~TCP_F_TLP_ARMED;
-		tcp_arm_rexmit(ns, c);
-		return;
-	}
-	c->flags |= TCP_F_TLP_ARMED;
-	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + pto);
-}
-
-void
-tcp_cancel_delack(struct net_stack *ns, struct tcp_conn *c)
-{
-	tw_cancel(&ns->wheel, &c->delack);
-}
-
-/* Keepalive and idle timeout share one timer, re-armed lazily: traffic
- * only stamps last_rx_ms; the timer, when it fires, works out the next
- * deadline from it. */
-static uint64_t
-idle_deadline(const struct net_stack *ns, const struct tcp_conn *c)
-{
-	uint64_t d = UINT64_MAX;
-
-	if (ns->cfg.keepalive_ms)
-		d = c->last_rx_ms + ns->cfg.keepalive_ms +
-			(uint64_t)c->ka_probes * ns->cfg.keepalive_intvl_ms;
-	if (ns->cfg.idle_timeout_ms)
-		d = RTE_MIN(d, c->last_rx_ms + ns->cfg.idle_timeout_ms);
-	return d;
-}
-
-static void
-arm_idle(struct net_stack *ns, struct tcp_conn *c)
-{
-	uint64_t d = idle_deadline(ns, c);
-
-	if (d != UINT64_MAX)
-		tw_arm(&ns->wheel, &c->idle, d);
-}
-
-/* RFC 6298 2.2-2.4 with the clock granularity G of one millisecond. */
-static void
-rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r)
-{
-	if (c->srtt == 0) {
-		c->srtt = r ? r : 1;
-		c->rttvar = r / 2;
-	} else {
-		uint32_t d = c->srtt > r ? c->srtt - r : r - c->srtt;
-
-		c->rttvar = (3 * c->rttvar + d) / 4;
-		c->srtt = (7 * c->srtt + r) / 8;
-		if (c->srtt == 0)
-			c->srtt = 1;	/* 0 means "no sample yet" */
-	}
-	c->rto = c->srtt + RTE_MAX(1u, 4 * c->rttvar);
-	if (c->rto < ns->cfg.rto_min_ms)
-		c->rto = ns->cfg.rto_min_ms;
-	if (c->rto > ns->cfg.rto_max_ms)
-		c->rto = ns->cfg.rto_max_ms;
-}
-
-static void
-release_app(struct net_stack *ns, struct tcp_conn *c)
-{
-	if (c->app != NULL && ns->up != NULL)
-		ns->up->closed(ns->up_ctx, c);
-	c->app = NULL;
-}
-
 static void
 enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 {
 	/* Nothing more reaches the upper layer: let it go now, not after
 	 * the TIME-WAIT linger. */
-	release_app(ns, c);
+	tcp_release_app(ns, c);
 	if (ns->stats->tcp_time_wait >= ns->cfg.max_time_wait) {
 		/* The table is full: drop the oldest assurance, not a
 		 * live connection (like Linux's bucket overflow). */
 		ns->stats->tcp.time_wait_overflow++;
-		conn_kill(ns, c);
+		tcp_conn_kill(ns, c);
 		return;
 	}
 	c->state = TCP_TIME_WAIT;
@@ -152,16 +35,6 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	tcp_sndq_free(&c->sndq);
 	tcp_ooo_free(c);
 	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
-}
-
-static uint8_t
-our_wscale(const struct net_stack *ns)
-{
-	uint8_t s = 0;
-
-	while (s < 14 && (TCP_WIN_FIELD_MAX << s) < ns->cfg.rcv_win_max)
-		s++;
-	return s;
 }
 
 /* Settings common to both opens, from the peer's SYN (or SYN-ACK). */
@@ -176,7 +49,7 @@ negotiate(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	if (t->opt.has_wscale) {
 		c->flags |= TCP_F_OPT_WS;
 		c->snd_wscale = t->opt.wscale;
-		c->rcv_wscale = our_wscale(ns);
+		c->rcv_wscale = tcp_our_wscale(ns);
 	} else {
 		c->flags &= ~TCP_F_OPT_WS;
 		c->snd_wscale = c->rcv_wscale = 0;
@@ -195,14 +68,6 @@ negotiate(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	c->snd_wnd = t->win;	/* never scaled in a SYN */
 	c->max_sndwnd = c->snd_wnd;
 	ns->cc->init(c);
-}
-
-static void
-init_conn(struct net_stack *ns, struct tcp_conn *c, const uint8_t *mac)
-{
-	memcpy(c->peer_mac, mac, 6);
-	c->ts_offset = (uint32_t)rte_rand();
-	c->last_rx_ms = ns->now_ms;
 }
 
 static bool
@@ -230,7 +95,7 @@ syn_input(struct net_stack *ns, const struct ipv4_view *ip,
 		return;
 	}
 	if (ns->stats->tcp_syn_recv < ns->cfg.syn_backlog)
-		c = tcp_conn_new(ns, ip->src, t->sport, t->dport);
+		c = tcp_conn_new(ns, ip->src, t->sport, t->dport, src_mac);
 	if (c == NULL) {
 		uint16_t mss = t->opt.mss ? t->opt.mss : TCP_DEFAULT_MSS, used;
 		uint32_t cookie;
@@ -247,7 +112,6 @@ syn_input(struct net_stack *ns, const struct ipv4_view *ip,
 		tcp_send_cookie_syn_ack(ns, ip, t, src_mac, cookie, used);
 		return;
 	}
-	init_conn(ns, c, src_mac);
 	c->state = TCP_SYN_RECEIVED;
 	ns->stats->tcp_syn_recv++;
 	c->irs = t->seq;
@@ -276,7 +140,7 @@ become_established(struct net_stack *ns, struct tcp_conn *c)
 	c->backoff = 0;
 	c->recover = c->iss;	/* RFC 6582 3.2 (1) */
 	tw_cancel(&ns->wheel, &c->rexmit);
-	arm_idle(ns, c);
+	tcp_arm_idle(ns, c);
 }
 
 /* The upper layer takes the connection; false if it refused (RST sent). */
@@ -285,10 +149,10 @@ hand_over(struct net_stack *ns, struct tcp_conn *c)
 {
 	if (ns->up == NULL || ns->up->accepted(ns->up_ctx, c) != 0) {
 		tcp_send_rst(ns, c);
-		conn_kill(ns, c);
+		tcp_conn_kill(ns, c);
 		return false;
 	}
-	return !is_dead(c);
+	return !tcp_is_dead(c);
 }
 
 /* An ACK with no connection may complete a handshake answered with a
@@ -310,14 +174,13 @@ cookie_ack_input(struct net_stack *ns, const struct ipv4_view *ip,
 		ns->stats->tcp.syncookies_failed++;
 		return NULL;
 	}
-	c = tcp_conn_new(ns, ip->src, t->sport, t->dport);
+	c = tcp_conn_new(ns, ip->src, t->sport, t->dport, src_mac);
 	if (c == NULL) {
 		net_count_drop(ns, NET_DROP_TCP_CONN_FULL);
 		return NULL;
 	}
 	ns->stats->tcp.syncookies_valid++;
 	ns->stats->tcp.passive_opens++;
-	init_conn(ns, c, src_mac);
 	memset(&syn, 0, sizeof(syn));
 	syn.opt.mss = (uint16_t)mss;
 	syn.win = t->win;
@@ -394,7 +257,7 @@ syn_sent_input(struct net_stack *ns, struct tcp_conn *c,
 	if (t->flags & TCP_RST) {
 		if (ack_ok) {
 			ns->stats->tcp.attempt_fails++;
-			conn_kill(ns, c);
+			tcp_conn_kill(ns, c);
 		}
 		return false;
 	}
@@ -415,7 +278,7 @@ syn_sent_input(struct net_stack *ns, struct tcp_conn *c,
 	c->snd_una = t->ack;
 	c->snd_wl2 = t->ack;
 	if (c->backoff == 0)
-		rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
+		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
 	c->flags &= ~TCP_F_RTT_TIMING;
 	become_established(ns, c);
 	c->flags |= TCP_F_ACK_NOW;
@@ -433,7 +296,7 @@ syn_received_input(struct net_stack *ns, struct tcp_conn *c,
 			ns->stats->tcp.resets_in++;
 			if (c->flags & TCP_F_ACTIVE)
 				ns->stats->tcp.attempt_fails++;
-			conn_kill(ns, c);
+			tcp_conn_kill(ns, c);
 		}
 		return false;
 	}
@@ -453,7 +316,7 @@ syn_received_input(struct net_stack *ns, struct tcp_conn *c,
 	c->snd_wl1 = t->seq - 1;	/* let this ACK set the window */
 	c->snd_wl2 = t->ack;
 	if (c->backoff == 0)
-		rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
+		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
 	c->flags &= ~TCP_F_RTT_TIMING;
 	become_established(ns, c);
 	return hand_over(ns, c);
@@ -498,49 +361,61 @@ dupthresh(const struct tcp_conn *c)
 #define ACK_OK 0
 #define ACK_FREED 1		/* the upper layer should hear of send space */
 
-static int
-ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
+/* RFC 9293 3.10.7.4 and RFC 5961 5.2. false: drop the segment. */
+static bool
+ack_acceptable(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_view *t)
 {
-	uint32_t win = (uint32_t)t->win << c->snd_wscale;
-	uint32_t acked, data_acked;
-	bool fin_acked, dup;
-
 	if (SEQ_GT(t->ack, c->snd_max)) {
-		/* Acknowledges what we never sent (RFC 9293 3.10.7.4):
-		 * answer with an ACK and drop the segment, data and all. */
+		/* Acknowledges what we never sent: answer with an ACK and
+		 * drop the segment, data and all. */
 		net_count_drop(ns, NET_DROP_TCP_BAD_ACK);
 		c->flags |= TCP_F_ACK_NOW;
-		return ACK_DROP;
+		return false;
 	}
 	if (SEQ_LT(t->ack, c->snd_una - c->max_sndwnd)) {
-		/* RFC 5961 5.2: an ACK far too old gets a challenge ACK
-		 * and the segment is dropped. */
+		/* An ACK far too old gets a challenge ACK. */
 		net_count_drop(ns, NET_DROP_TCP_BAD_ACK);
 		ns->stats->tcp.challenge_acks++;
 		c->flags |= TCP_F_ACK_NOW;
-		return ACK_DROP;
+		return false;
 	}
-	if (c->flags & TCP_F_OPT_SACK) {
-		tcp_sack_update(ns, c, &t->opt, SEQ_GT(t->ack, c->snd_una) ?
-				t->ack : c->snd_una);
-		/* Data sent after snd_una's hole was resent is SACKed well
-		 * past it, yet the hole stays: the retransmission was lost
-		 * too (the idea of RACK, RFC 8985). Resend the holes. */
-		if ((c->flags & TCP_F_RECOVERY) && t->ack == c->snd_una &&
-				SEQ_GT(tcp_sack_high(c), c->rxt_mark +
-				TCP_DUPTHRESH * (uint32_t)c->mss)) {
-			ns->stats->tcp.lost_retransmits++;
-			c->high_rxt = c->snd_una;
-			c->rxt_mark = c->snd_max;
-		}
+	return true;
+}
+
+/* The peer's SACK blocks into the scoreboard. */
+static void
+sack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
+{
+	tcp_sack_update(ns, c, &t->opt, SEQ_GT(t->ack, c->snd_una) ?
+			t->ack : c->snd_una);
+	/* Data sent after snd_una's hole was resent is SACKed well past it,
+	 * yet the hole stays: the retransmission was lost too (the idea of
+	 * RACK, RFC 8985). Resend the holes. */
+	if ((c->flags & TCP_F_RECOVERY) && t->ack == c->snd_una &&
+			SEQ_GT(tcp_sack_high(c), c->rxt_mark +
+			TCP_DUPTHRESH * (uint32_t)c->mss)) {
+		ns->stats->tcp.lost_retransmits++;
+		c->high_rxt = c->snd_una;
+		c->rxt_mark = c->snd_max;
 	}
-	/* RFC 5681 2: a duplicate ACK carries nothing new; one with SACK
-	 * blocks counts even if the window moved (receivers that autotune
-	 * their buffer change it on every ACK). */
-	dup = t->ack == c->snd_una && t->len == 0 &&
+}
+
+/* RFC 5681 2: a duplicate ACK carries nothing new; one with SACK blocks
+ * counts even if the window moved (receivers that autotune their buffer
+ * change it on every ACK). */
+static bool
+is_dupack(const struct tcp_conn *c, const struct tcp_view *t, uint32_t win)
+{
+	return t->ack == c->snd_una && t->len == 0 &&
 		!(t->flags & (TCP_SYN | TCP_FIN)) && c->snd_una != c->snd_max &&
 		(win == c->snd_wnd || t->opt.nsack > 0);
-	/* Window update from a newer segment only (SND.WL1/WL2 rule). */
+}
+
+/* The send window, from a newer segment only (SND.WL1/WL2 rule). */
+static void
+update_snd_wnd(struct tcp_conn *c, const struct tcp_view *t, uint32_t win)
+{
 	if (SEQ_GEQ(t->ack, c->snd_una) && (SEQ_LT(c->snd_wl1, t->seq) ||
 			(c->snd_wl1 == t->seq && SEQ_LEQ(c->snd_wl2, t->ack)))) {
 		c->snd_wnd = win;
@@ -549,80 +424,128 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 		if (win > c->max_sndwnd)
 			c->max_sndwnd = win;
 	}
-	if (dup) {
-		c->dupacks++;
-		if (c->flags & TCP_F_RECOVERY) {
-			if (!(c->flags & TCP_F_OPT_SACK))
-				c->cwnd += c->mss;	/* RFC 6582 3.2 (3) */
-		} else if ((c->dupacks >= dupthresh(c) ||
-				tcp_sack_bytes(c) >= TCP_DUPTHRESH *
-				(uint32_t)c->mss) && SEQ_GT(c->snd_una, c->recover)) {
-			fast_retransmit(ns, c);
-		}
-		return ACK_OK;
-	}
-	if (!SEQ_GT(t->ack, c->snd_una))
-		return ACK_OK;
+}
 
-	acked = t->ack - c->snd_una;
-	fin_acked = (c->flags & TCP_F_FIN_QUEUED) &&
-		t->ack == c->snd_una + c->sndq.bytes + 1;
-	data_acked = RTE_MIN(acked, c->sndq.bytes);
+/* A duplicate ACK: inflate in recovery, or start it at the threshold. */
+static void
+dupack_input(struct net_stack *ns, struct tcp_conn *c)
+{
+	c->dupacks++;
+	if (c->flags & TCP_F_RECOVERY) {
+		if (!(c->flags & TCP_F_OPT_SACK))
+			c->cwnd += c->mss;	/* RFC 6582 3.2 (3) */
+	} else if ((c->dupacks >= dupthresh(c) || tcp_sack_bytes(c) >=
+			TCP_DUPTHRESH * (uint32_t)c->mss) &&
+			SEQ_GT(c->snd_una, c->recover)) {
+		fast_retransmit(ns, c);
+	}
+}
+
+/* snd_una moves to ack: acknowledged bytes leave the send queue. */
+static void
+drop_acked(struct tcp_conn *c, uint32_t ack, uint32_t data_acked)
+{
 	tcp_sndq_drop(&c->sndq, data_acked);
-	c->snd_una = t->ack;
+	c->snd_una = ack;
 	c->dupacks = 0;
 	if (SEQ_LT(c->snd_nxt, c->snd_una))
 		c->snd_nxt = c->snd_una;
 	if (SEQ_LT(c->high_rxt, c->snd_una))
 		c->high_rxt = c->snd_una;
-	/* RTT: from the echoed timestamp, else Karn's timed segment. */
+}
+
+/* RTT: from the echoed timestamp, else Karn's timed segment. */
+static void
+rtt_from_ack(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
+{
 	if ((c->flags & TCP_F_OPT_TS) && t->opt.has_ts && t->opt.ts_ecr != 0) {
 		uint32_t r = (uint32_t)ns->now_ms + c->ts_offset - t->opt.ts_ecr;
 
 		if (r < 3600000)
-			rtt_sample(ns, c, r);
+			tcp_rtt_sample(ns, c, r);
 	} else if ((c->flags & TCP_F_RTT_TIMING) && SEQ_GT(t->ack, c->rtt_seq)) {
 		if (c->backoff == 0)
-			rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
+			tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
 		c->flags &= ~TCP_F_RTT_TIMING;
 	}
+}
+
+/* New data acknowledged: grow cwnd, or end recovery, or (NewReno) resend
+ * after a partial ACK. */
+static void
+cc_on_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
+		uint32_t acked)
+{
+	if (!(c->flags & TCP_F_RECOVERY)) {
+		ns->cc->acked(c, acked);
+		return;
+	}
+	c->rxt_mark = c->snd_max;
+	if (SEQ_GEQ(ack, c->recover)) {
+		c->flags &= ~TCP_F_RECOVERY;
+		ns->cc->exit_recovery(c);
+	} else if (!(c->flags & TCP_F_OPT_SACK)) {
+		/* Partial ACK (RFC 6582 3.2 (5)): resend the next hole,
+		 * deflate by what left, stay in recovery. */
+		tcp_send_range(ns, c, c->snd_una, c->mss);
+		c->cwnd -= RTE_MIN(c->cwnd - c->mss, acked);
+		if (acked >= c->mss)
+			c->cwnd += c->mss;
+	}
+}
+
+/* Our FIN was acknowledged. false: the connection is gone. */
+static bool
+fin_acked(struct net_stack *ns, struct tcp_conn *c)
+{
+	switch (c->state) {
+	case TCP_FIN_WAIT_1:
+		c->state = TCP_FIN_WAIT_2;
+		/* Bound a peer that never closes (Linux tcp_fin_timeout). */
+		tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
+		return true;
+	case TCP_CLOSING:
+		enter_time_wait(ns, c);
+		return true;
+	case TCP_LAST_ACK:
+		tcp_conn_kill(ns, c);
+		return false;
+	default:
+		return true;
+	}
+}
+
+static int
+ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
+{
+	uint32_t win = (uint32_t)t->win << c->snd_wscale;
+	uint32_t acked, data_acked;
+	bool fin, dup;
+
+	if (!ack_acceptable(ns, c, t))
+		return ACK_DROP;
+	if (c->flags & TCP_F_OPT_SACK)
+		sack_input(ns, c, t);
+	dup = is_dupack(c, t, win);	/* before the window moves */
+	update_snd_wnd(c, t, win);
+	if (dup) {
+		dupack_input(ns, c);
+		return ACK_OK;
+	}
+	if (!SEQ_GT(t->ack, c->snd_una))
+		return ACK_OK;
+	acked = t->ack - c->snd_una;
+	fin = (c->flags & TCP_F_FIN_QUEUED) &&
+		t->ack == c->snd_una + c->sndq.bytes + 1;
+	data_acked = RTE_MIN(acked, c->sndq.bytes);
+	drop_acked(c, t->ack, data_acked);
+	rtt_from_ack(ns, c, t);
 	c->backoff = 0;
 	c->flags &= ~TCP_F_TLP_SENT;
-	if (c->flags & TCP_F_RECOVERY) {
-		c->rxt_mark = c->snd_max;
-		if (SEQ_GEQ(t->ack, c->recover)) {
-			c->flags &= ~TCP_F_RECOVERY;
-			ns->cc->exit_recovery(c);
-		} else if (!(c->flags & TCP_F_OPT_SACK)) {
-			/* Partial ACK (RFC 6582 3.2 (5)): resend the next
-			 * hole, deflate by what left, stay in recovery. */
-			tcp_send_range(ns, c, c->snd_una, c->mss);
-			c->cwnd -= RTE_MIN(c->cwnd - c->mss, acked);
-			if (acked >= c->mss)
-				c->cwnd += c->mss;
-		}
-	} else {
-		ns->cc->acked(c, acked);
-	}
+	cc_on_ack(ns, c, t->ack, acked);
 	tcp_arm_send_timer(ns, c);
-	if (fin_acked) {
-		switch (c->state) {
-		case TCP_FIN_WAIT_1:
-			c->state = TCP_FIN_WAIT_2;
-			/* Bound a peer that never closes (Linux tcp_fin_timeout). */
-			tw_arm(&ns->wheel, &c->linger,
-					ns->now_ms + ns->cfg.time_wait_ms);
-			break;
-		case TCP_CLOSING:
-			enter_time_wait(ns, c);
-			break;
-		case TCP_LAST_ACK:
-			conn_kill(ns, c);
-			return ACK_OK;
-		default:
-			break;
-		}
-	}
+	if (fin && !fin_acked(ns, c))
+		return ACK_OK;
 	return data_acked > 0 ? ACK_FREED : ACK_OK;
 }
 
@@ -708,7 +631,7 @@ data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	}
 	taken = c->app != NULL ? ns->up->recv(ns->up_ctx, c, data, len) : len;
 	c->rcv_nxt += taken;
-	if (is_dead(c))
+	if (tcp_is_dead(c))
 		return false;
 	if (had_holes)
 		tcp_ooo_deliver(ns, c);
@@ -743,7 +666,7 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	}
 	if (!timestamps_input(ns, c, t))
 		return false;
-	win = tcp_rcv_window(ns, c);
+	win = tcp_rcv_window(c);
 	if (!seq_acceptable(c, t, win)) {
 		net_count_drop(ns, NET_DROP_TCP_OUT_OF_WINDOW);
 		if (!(t->flags & TCP_RST))
@@ -758,7 +681,7 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 			if (c->state == TCP_ESTABLISHED ||
 					c->state == TCP_CLOSE_WAIT)
 				ns->stats->tcp.estab_resets++;
-			conn_kill(ns, c);
+			tcp_conn_kill(ns, c);
 		} else {
 			ns->stats->tcp.challenge_acks++;
 			c->flags |= TCP_F_ACK_NOW;
@@ -773,11 +696,11 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	if (!(t->flags & TCP_ACK))
 		return false;
 	acked = ack_input(ns, c, t);
-	if (is_dead(c) || acked == ACK_DROP)
+	if (tcp_is_dead(c) || acked == ACK_DROP)
 		return false;
 	if (acked == ACK_FREED && c->app != NULL) {
 		ns->up->sent(ns->up_ctx, c);
-		if (is_dead(c))
+		if (tcp_is_dead(c))
 			return false;
 	}
 	if (c->state != TCP_ESTABLISHED && c->state != TCP_FIN_WAIT_1 &&
@@ -785,7 +708,7 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 		return false;	/* no more data from a peer that closed */
 	if (t->len > 0) {
 		kept = data_input(ns, c, m, t, win);
-		if (is_dead(c))
+		if (tcp_is_dead(c))
 			return kept;
 	}
 	if ((t->flags & TCP_FIN) && t->seq + t->len == c->rcv_nxt)
@@ -833,198 +756,12 @@ tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ipv4_view *ip,
 	kept = conn_input(ns, c, m, ip, t);
 	/* The upper layer may have made room (while sending, say): hand it
 	 * queued data that now follows rcv_nxt. */
-	if (!is_dead(c) && c->ooo.n > 0 && SEQ_LEQ(c->ooo.seq[0], c->rcv_nxt))
+	if (!tcp_is_dead(c) && c->ooo.n > 0 && SEQ_LEQ(c->ooo.seq[0], c->rcv_nxt))
 		tcp_ooo_deliver(ns, c);
 	c->flags &= ~TCP_F_IN_INPUT;
-	if (is_dead(c))
+	if (tcp_is_dead(c))
 		tcp_conn_free(ns, c);
 	else
-		tcp_output(ns, c);
+		tcp_transmit(ns, c);
 	return kept;
-}
-
-struct tcp_conn *
-tcp_connect(struct net_stack *ns, uint32_t raddr, uint16_t rport,
-		uint16_t lport, const uint8_t peer_mac[6])
-{
-	struct tcp_conn *c;
-
-	if (tcp_lookup(ns, raddr, rport, lport) != NULL)
-		return NULL;
-	c = tcp_conn_new(ns, raddr, rport, lport);
-	if (c == NULL)
-		return NULL;
-	init_conn(ns, c, peer_mac);
-	c->flags |= TCP_F_ACTIVE | TCP_F_OPT_WS | TCP_F_OPT_SACK | TCP_F_OPT_TS;
-	c->rcv_wscale = our_wscale(ns);
-	c->ts_recent = 0;
-	c->mss = (uint16_t)(ns->ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
-	c->state = TCP_SYN_SENT;
-	c->iss = tcp_isn(ns, ns->ifc->ip, lport, raddr, rport);
-	c->snd_una = c->iss;
-	c->snd_max = c->iss;
-	ns->stats->tcp.active_opens++;
-	tcp_send_syn(ns, c);
-	c->flags |= TCP_F_RTT_TIMING;
-	c->rtt_seq = c->iss;
-	c->rtt_start = ns->now_ms;
-	tcp_arm_rexmit(ns, c);
-	return c;
-}
-
-void
-tcp_close(struct net_stack *ns, struct tcp_conn *c)
-{
-	switch (c->state) {
-	case TCP_SYN_SENT:
-		conn_kill(ns, c);
-		return;
-	case TCP_SYN_RECEIVED:
-	case TCP_ESTABLISHED:
-		if (c->state == TCP_SYN_RECEIVED)
-			ns->stats->tcp_syn_recv--;
-		c->state = TCP_FIN_WAIT_1;
-		break;
-	case TCP_CLOSE_WAIT:
-		c->state = TCP_LAST_ACK;
-		break;
-	default:
-		return;		/* already closing */
-	}
-	c->flags |= TCP_F_FIN_QUEUED;
-	if (!(c->flags & TCP_F_IN_INPUT))
-		tcp_output(ns, c);
-}
-
-void
-tcp_abort(struct net_stack *ns, struct tcp_conn *c)
-{
-	if (c->state == TCP_CLOSED || is_dead(c))
-		return;
-	if (c->state != TCP_TIME_WAIT && c->state != TCP_SYN_SENT)
-		tcp_send_rst(ns, c);
-	conn_kill(ns, c);
-}
-
-/* Tail loss probe: new data if the windows allow, else the last segment
- * again, so that a lost tail is repaired by SACK, not by a timeout. */
-static void
-tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
-{
-	uint32_t last;
-
-	c->flags = (uint16_t)((c->flags & ~TCP_F_TLP_ARMED) | TCP_F_TLP_SENT);
-	ns->stats->tcp.tail_loss_probes++;
-	if (c->snd_nxt == c->snd_max && c->sndq.bytes > c->snd_max - c->snd_una &&
-			c->snd_wnd > c->snd_max - c->snd_una) {
-		uint32_t before = c->snd_max;
-
-		c->cwnd += c->mss;	/* room for exactly one more */
-		tcp_output(ns, c);
-		c->cwnd -= c->mss;
-		if (c->snd_max != before)
-			goto rearm;
-	}
-	last = c->snd_max - c->snd_una;
-	if ((c->flags & TCP_F_FIN_QUEUED) && last == c->sndq.bytes + 1)
-		last--;		/* the FIN is resent with the last byte */
-	last = RTE_MIN(last, (uint32_t)c->mss);
-	tcp_send_range(ns, c, c->snd_una + (c->snd_max - c->snd_una) -
-			RTE_MAX(last, 1u), last);
-rearm:
-	tcp_arm_rexmit(ns, c);
-}
-
-static void
-rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
-{
-	if (c->flags & TCP_F_TLP_ARMED) {
-		tail_loss_probe(ns, c);
-		return;
-	}
-	c->backoff++;
-	if (c->state == TCP_SYN_RECEIVED || c->state == TCP_SYN_SENT) {
-		if (c->backoff > ns->cfg.syn_retries) {
-			ns->stats->tcp.timeouts++;
-			if (c->flags & TCP_F_ACTIVE)
-				ns->stats->tcp.attempt_fails++;
-			tcp_conn_free(ns, c);
-			return;
-		}
-		if (c->state == TCP_SYN_SENT)
-			tcp_send_syn(ns, c);
-		else
-			tcp_send_syn_ack(ns, c);
-		tcp_arm_rexmit(ns, c);
-		return;
-	}
-	if (c->snd_wnd == 0 && c->sndq.bytes > 0 &&
-			SEQ_LEQ(c->snd_max, c->snd_una + 1)) {
-		/* Persist: probe the zero window for as long as it takes,
-		 * backing off up to the largest RTO. */
-		if (c->backoff > 16)
-			c->backoff = 16;
-		tcp_send_probe(ns, c);
-		tcp_arm_rexmit(ns, c);
-		return;
-	}
-	if (c->snd_una != c->snd_max) {
-		ns->stats->tcp.timeouts++;
-		if (c->backoff > ns->cfg.max_retries) {
-			tcp_abort(ns, c);
-			return;
-		}
-		/* RFC 5681 (4) and RFC 6675 5.1: collapse the window and
-		 * resend from snd_una, skipping what the peer SACKed (Linux
-		 * receivers do not renege). No new recovery before recover. */
-		ns->cc->timeout(c);
-		c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_RECOVERY);
-		c->recover = c->snd_max;
-		c->dupacks = 0;
-		c->snd_nxt = c->snd_una;
-		tcp_arm_rexmit(ns, c);
-		tcp_output(ns, c);
-	}
-}
-
-static void
-idle_fire(struct net_stack *ns, struct tcp_conn *c)
-{
-	uint64_t quiet = ns->now_ms - c->last_rx_ms;
-
-	if (ns->cfg.idle_timeout_ms && quiet >= ns->cfg.idle_timeout_ms) {
-		ns->stats->tcp.idle_timeouts++;
-		tcp_abort(ns, c);
-		return;
-	}
-	if (ns->cfg.keepalive_ms && ns->now_ms >= idle_deadline(ns, c)) {
-		if (c->ka_probes >= ns->cfg.keepalive_probes) {
-			ns->stats->tcp.keepalive_timeouts++;
-			tcp_abort(ns, c);
-			return;
-		}
-		c->ka_probes++;
-		tcp_send_keepalive(ns, c);
-	}
-	arm_idle(ns, c);
-}
-
-void
-tcp_timer_fire(struct tw_timer *t, void *ctx)
-{
-	struct net_stack *ns = ctx;
-	size_t at = (size_t)((char *)t - (char *)ns->conns);
-	struct tcp_conn *c = &ns->conns[at / sizeof(struct tcp_conn)];
-
-	/* Every timer of the wheel lives in a connection of this shard. */
-	if (t == &c->rexmit) {
-		rexmit_fire(ns, c);
-	} else if (t == &c->delack) {
-		tcp_send_ack(ns, c);
-	} else if (t == &c->idle) {
-		idle_fire(ns, c);
-	} else {
-		/* End of TIME-WAIT, or of a FIN-WAIT-2 that waited too long. */
-		tcp_conn_free(ns, c);
-	}
 }

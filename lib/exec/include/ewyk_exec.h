@@ -5,7 +5,7 @@
  * - Tasks carry an invocation type (NON_BLOCKING, BLOCKING, EITHER).
  * - A strategy serialises one producer: whoever holds its state word in
  *   PRODUCING is the only caller of produce(). For each task it picks PC,
- *   PIC, PEC or EPC (DESIGN.md §1).
+ *   PIC, PEC or EPC (docs/strategy.md has the decision table).
  * - The reserved pool is the "try execute" side: a thread that takes a task
  *   now, or a refusal. It never queues, never blocks, never takes a lock.
  * - The blocking pool is the "execute" side: a bounded queue over ordinary
@@ -181,7 +181,7 @@ void ewyk_strategy_stats(const struct ewyk_strategy *s,
 bool ewyk_strategy_quiescent(const struct ewyk_strategy *s);
 
 /*
- * Stuck-owner relief (DESIGN.md §2.4), EWYK_STRATEGY_STEALABLE only.
+ * Stuck-owner relief, EWYK_STRATEGY_STEALABLE only.
  * inline_token() is 0 unless the owner is inside one inline task; the same
  * non-zero token means the same task. A monitor that sees one token for too
  * long calls steal(): if the owner is still inside that task, the caller

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * TCP output: the send queue, segment construction and the send loop.
- * Payload reaches the wire as refcounted clones of the send-queue mbufs,
- * chained behind a header mbuf, so sending and resending copy nothing; tiny
- * payloads, and devices without chained-mbuf TX, get a copy instead.
+ * TCP output: segment construction, the send queue's acknowledged end, the
+ * send loop and the arming of the retransmission timer. Payload reaches the
+ * wire as refcounted clones of the send-queue mbufs, chained behind a header
+ * mbuf, so sending and resending copy nothing; tiny payloads, and devices
+ * without chained-mbuf TX, get a copy instead. Nothing here calls input, the
+ * timers' handlers or the user calls.
  */
 #include <string.h>
 
@@ -13,7 +15,6 @@
 #include "tcp_impl.h"
 
 #define TCP_COPY_MAX 128	/* below this a copy is cheaper than a clone */
-#define TCP_CHUNK_ROOM(m) ((m)->buf_len)
 
 struct seg_spec {
 	const uint8_t *dmac;
@@ -177,10 +178,9 @@ data_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 }
 
 uint32_t
-tcp_rcv_window(struct net_stack *ns, struct tcp_conn *c)
+tcp_rcv_window(const struct tcp_conn *c)
 {
-	uint32_t space = ns->up == NULL ? 0 : ns->up->rcv_space != NULL ?
-		ns->up->rcv_space(ns->up_ctx, c) : c->rcv_space;
+	uint32_t space = c->rcv_space;
 	uint32_t max = TCP_WIN_FIELD_MAX << c->rcv_wscale;
 
 	if (space > max)
@@ -193,9 +193,9 @@ tcp_rcv_window(struct net_stack *ns, struct tcp_conn *c)
 
 /* The window field of a segment; records the edge it advertises. */
 static uint16_t
-advertise(struct net_stack *ns, struct tcp_conn *c, bool syn)
+advertise(struct tcp_conn *c, bool syn)
 {
-	uint32_t win = tcp_rcv_window(ns, c), field;
+	uint32_t win = tcp_rcv_window(c), field;
 
 	if (syn) {	/* never scaled */
 		field = RTE_MIN(win, TCP_WIN_FIELD_MAX);
@@ -224,7 +224,7 @@ conn_spec(struct net_stack *ns, struct tcp_conn *c, struct seg_spec *s,
 	s->seq = seq;
 	s->ack = c->rcv_nxt;
 	s->flags = flags;
-	s->win = (flags & TCP_RST) ? 0 : advertise(ns, c, flags & TCP_SYN);
+	s->win = (flags & TCP_RST) ? 0 : advertise(c, flags & TCP_SYN);
 	if (opts != NULL && !(flags & (TCP_SYN | TCP_RST))) {
 		s->opts = opts;
 		s->optlen = data_options(ns, c, opts);
@@ -234,7 +234,7 @@ conn_spec(struct net_stack *ns, struct tcp_conn *c, struct seg_spec *s,
 		c->last_ack_sent = c->rcv_nxt;
 		c->acks_owed = 0;
 		c->flags &= ~TCP_F_ACK_NOW;
-		tcp_cancel_delack(ns, c);
+		tw_cancel(&ns->wheel, &c->delack);
 	}
 }
 
@@ -402,12 +402,6 @@ tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
 
 /* Send queue ------------------------------------------------------------ */
 
-static inline struct rte_mbuf **
-sndq_slot(struct tcp_sndq *q, uint16_t i)
-{
-	return &q->chunk[(q->head + i) % TCP_SNDQ_SLOTS];
-}
-
 void
 tcp_sndq_drop(struct tcp_sndq *q, uint32_t bytes)
 {
@@ -440,64 +434,16 @@ tcp_sndq_free(struct tcp_sndq *q)
 	q->head_off = 0;
 }
 
-static uint32_t
-tail_room(struct tcp_sndq *q)
+/* Room left in the last chunk of the queue. */
+uint32_t
+tcp_sndq_tail_room(struct tcp_sndq *q)
 {
 	struct rte_mbuf *t;
 
 	if (q->count == 0)
 		return 0;
-	t = *sndq_slot(q, (uint16_t)(q->count - 1));
+	t = *tcp_sndq_slot(q, (uint16_t)(q->count - 1));
 	return RTE_MBUF_DIRECT(t) ? rte_pktmbuf_tailroom(t) : 0;
-}
-
-uint32_t
-tcp_send_space(const struct net_stack *ns, const struct tcp_conn *c)
-{
-	struct tcp_sndq *q = (struct tcp_sndq *)(uintptr_t)&c->sndq;
-	uint32_t by_bytes, by_slots;
-
-	if (c->flags & TCP_F_FIN_QUEUED || c->state == TCP_CLOSED)
-		return 0;
-	by_bytes = ns->cfg.snd_buf > q->bytes ? ns->cfg.snd_buf - q->bytes : 0;
-	by_slots = tail_room(q) + (uint32_t)(TCP_SNDQ_SLOTS - q->count) *
-		(uint32_t)(rte_pktmbuf_data_room_size(ns->pool));
-	return RTE_MIN(by_bytes, by_slots);
-}
-
-uint32_t
-tcp_write(struct net_stack *ns, struct tcp_conn *c, const void *data,
-		uint32_t len)
-{
-	struct tcp_sndq *q = &c->sndq;
-	const uint8_t *src = data;
-	uint32_t done = 0;
-
-	len = RTE_MIN(len, tcp_send_space(ns, c));
-	while (done < len) {
-		uint32_t room = tail_room(q), n;
-		struct rte_mbuf *t;
-		char *dst;
-
-		if (room == 0) {
-			if (q->count == TCP_SNDQ_SLOTS)
-				break;
-			t = net_alloc(ns);
-			if (t == NULL)
-				break;
-			t->data_off = 0;	/* payload only: use the whole buffer */
-			*sndq_slot(q, q->count) = t;
-			q->count++;
-			room = rte_pktmbuf_tailroom(t);
-		}
-		t = *sndq_slot(q, (uint16_t)(q->count - 1));
-		n = RTE_MIN(room, len - done);
-		dst = rte_pktmbuf_append(t, (uint16_t)n);
-		memcpy(dst, src + done, n);
-		done += n;
-	}
-	q->bytes += done;
-	return done;
 }
 
 /* Attach bytes [off, off + len) of the queue (off from snd_una) to m:
@@ -510,12 +456,12 @@ attach_payload(struct net_stack *ns, struct rte_mbuf *m, struct tcp_sndq *q,
 	uint16_t i = 0;
 
 	off += q->head_off;
-	while (off >= (*sndq_slot(q, i))->data_len) {
-		off -= (*sndq_slot(q, i))->data_len;
+	while (off >= (*tcp_sndq_slot(q, i))->data_len) {
+		off -= (*tcp_sndq_slot(q, i))->data_len;
 		i++;
 	}
 	while (len > 0) {
-		struct rte_mbuf *ch = *sndq_slot(q, i);
+		struct rte_mbuf *ch = *tcp_sndq_slot(q, i);
 		uint32_t n = RTE_MIN(len, ch->data_len - off);
 
 		if (copy) {
@@ -643,22 +589,77 @@ sack_retransmit(struct net_stack *ns, struct tcp_conn *c)
 	}
 }
 
+/* The shift of the windows we send: enough for rcv_win_max. */
+uint8_t
+tcp_our_wscale(const struct net_stack *ns)
+{
+	uint8_t s = 0;
+
+	while (s < 14 && (TCP_WIN_FIELD_MAX << s) < ns->cfg.rcv_win_max)
+		s++;
+	return s;
+}
+
 /* The upper layer made room: tell the peer once the window grew enough to
  * matter (receiver silly-window avoidance, RFC 9293 3.8.6.2.2), and always
  * when it reopens a window that had fallen below one segment. */
-static void
-window_update(struct net_stack *ns, struct tcp_conn *c)
+bool
+tcp_window_grew(const struct tcp_conn *c)
 {
 	uint32_t old = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
-	uint32_t now = tcp_rcv_window(ns, c);
+	uint32_t now = tcp_rcv_window(c);
 
-	if (now > old && (now - old >= 2u * c->mss ||
-			(old < c->mss && now >= RTE_MIN((uint32_t)c->mss, now))))
-		c->flags |= TCP_F_ACK_NOW;
+	return now > old && (now - old >= 2u * c->mss ||
+			(old < c->mss && now >= RTE_MIN((uint32_t)c->mss, now)));
 }
 
+/* Timers armed as segments go out ------------------------------------- */
+
 void
-tcp_output(struct net_stack *ns, struct tcp_conn *c)
+tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c)
+{
+	uint64_t t = (uint64_t)c->rto << c->backoff;
+
+	if (t > ns->cfg.rto_max_ms)
+		t = ns->cfg.rto_max_ms;
+	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + t);
+}
+
+/* After new data goes out or an ACK moves snd_una: a tail loss probe
+ * (RFC 8985 7.2) when one may be sent, else the retransmission timer. */
+void
+tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
+{
+	uint64_t pto;
+
+	if (c->snd_una == c->snd_max) {
+		tw_cancel(&ns->wheel, &c->rexmit);
+		c->flags &= ~TCP_F_TLP_ARMED;
+		return;
+	}
+	if (c->state != TCP_ESTABLISHED || c->srtt == 0 || c->backoff != 0 ||
+			(c->flags & (TCP_F_RECOVERY | TCP_F_TLP_SENT))) {
+		c->flags &= ~TCP_F_TLP_ARMED;
+		tcp_arm_rexmit(ns, c);
+		return;
+	}
+	pto = RTE_MAX(2ull * c->srtt, 10ull);
+	if (c->snd_max - c->snd_una <= c->mss)
+		pto += ns->cfg.delack_ms;	/* a lone segment's ACK may wait */
+	if (pto >= c->rto) {
+		c->flags &= ~TCP_F_TLP_ARMED;
+		tcp_arm_rexmit(ns, c);
+		return;
+	}
+	c->flags |= TCP_F_TLP_ARMED;
+	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + pto);
+}
+
+/* The send loop ------------------------------------------------------- */
+
+/* The send loop: what the windows allow goes out, and an owed ACK. */
+void
+tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 {
 	bool sack_recovery;
 
@@ -677,7 +678,8 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 	default:
 		return;
 	}
-	window_update(ns, c);
+	if (tcp_window_grew(c))
+		c->flags |= TCP_F_ACK_NOW;
 	sack_recovery = (c->flags & (TCP_F_RECOVERY | TCP_F_OPT_SACK)) ==
 		(TCP_F_RECOVERY | TCP_F_OPT_SACK);
 	if (sack_recovery)
@@ -740,29 +742,4 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 		if (fin)
 			return;
 	}
-}
-
-void
-tcp_set_app(struct tcp_conn *c, void *app)
-{
-	c->app = app;
-}
-
-void *
-tcp_app(const struct tcp_conn *c)
-{
-	return c->app;
-}
-
-void
-tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c, uint32_t bytes)
-{
-	RTE_SET_USED(ns);
-	c->rcv_space = bytes;
-}
-
-uint64_t
-net_now_ms(const struct net_stack *ns)
-{
-	return ns->now_ms;
 }

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TCP connections of one shard. The upper layer (HTTP) sees a connection
+ * through a callbacks table, in the manner of nghttp2: the stack calls up on
+ * accept, data, acknowledged data and close; the upper layer writes bytes,
+ * closes or aborts. The stack never blocks and never allocates outside its
+ * mempool.
+ */
+#ifndef EWYK_TCP_H
+#define EWYK_TCP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct net_stack;
+/* A connection: opaque, valid until the closed upcall returns. */
+struct tcp_conn;
+
+struct tcp_upcalls {
+	/* A handshake completed. Return 0 and set the app's state with
+	 * tcp_set_app(), or <0 to refuse (the peer gets a RST). */
+	int (*accepted)(void *ctx, struct tcp_conn *c);
+	/* In-order bytes. Return how many were taken (all, unless the
+	 * advertised window was ignored); the rest are dropped unacknowledged.
+	 * The upper layer says its new room with tcp_set_rcv_space(). */
+	uint32_t (*recv)(void *ctx, struct tcp_conn *c, const uint8_t *data,
+			uint32_t len);
+	/* Acknowledged data freed send space. */
+	void (*sent)(void *ctx, struct tcp_conn *c);
+	/* The peer sent FIN: no more data will come. */
+	void (*peer_closed)(void *ctx, struct tcp_conn *c);
+	/* The connection is gone (closed, reset or timed out); the app's
+	 * state must be released. c is reused afterwards. */
+	void (*closed)(void *ctx, struct tcp_conn *c);
+};
+
+/* The upper layer's state for a connection (NULL until it sets one). */
+void tcp_set_app(struct tcp_conn *c, void *app);
+void *tcp_app(const struct tcp_conn *c);
+/* A connection's slot and generation, which outlive a pointer to it... */
+void tcp_conn_id(const struct tcp_conn *c, uint32_t *index, uint32_t *gen);
+/* ...and the connection they name, or NULL once it was freed. */
+struct tcp_conn *tcp_conn_get(struct net_stack *ns, uint32_t index,
+		uint32_t gen);
+/* The bytes the upper layer can take now, pushed whenever that changes.
+ * The advertised window follows it (up to what the window scale can say);
+ * a window that opens enough to matter is announced at once. Until the
+ * first call a connection has tcp_config.rcv_space. */
+void tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c,
+		uint32_t bytes);
+/* Free room in the send queue, in bytes. */
+uint32_t tcp_send_space(const struct net_stack *ns, const struct tcp_conn *c);
+/* Queue bytes (copied) for sending; returns how many fit. */
+uint32_t tcp_write(struct net_stack *ns, struct tcp_conn *c, const void *data,
+		uint32_t len);
+/* Send FIN after the queued data. */
+void tcp_close(struct net_stack *ns, struct tcp_conn *c);
+/* Active open towards raddr:rport (network/host order) from lport; the
+ * accepted upcall runs once established. NULL when no slot is free. */
+struct tcp_conn *tcp_connect(struct net_stack *ns, uint32_t raddr,
+		uint16_t rport, uint16_t lport, const uint8_t peer_mac[6]);
+/* Send RST and drop the connection now (closed upcall follows). */
+void tcp_abort(struct net_stack *ns, struct tcp_conn *c);
+/* Transmit what the windows allow; the stack calls it after input and
+ * timers, the upper layer after writing outside an upcall. */
+void tcp_output(struct net_stack *ns, struct tcp_conn *c);
+
+#endif /* EWYK_TCP_H */

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The calls of the upper layer: open, write, close, abort, output, the
+ * receive space it pushes, and the accessors that keep the connection
+ * opaque. They call output, the timers' arming and the connection table.
+ */
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "tcp_impl.h"
+
+struct tcp_conn *
+tcp_connect(struct net_stack *ns, uint32_t raddr, uint16_t rport,
+		uint16_t lport, const uint8_t peer_mac[6])
+{
+	struct tcp_conn *c;
+
+	if (tcp_lookup(ns, raddr, rport, lport) != NULL)
+		return NULL;
+	c = tcp_conn_new(ns, raddr, rport, lport, peer_mac);
+	if (c == NULL)
+		return NULL;
+	c->flags |= TCP_F_ACTIVE | TCP_F_OPT_WS | TCP_F_OPT_SACK | TCP_F_OPT_TS;
+	c->rcv_wscale = tcp_our_wscale(ns);
+	c->ts_recent = 0;
+	c->mss = (uint16_t)(ns->ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
+	c->state = TCP_SYN_SENT;
+	c->iss = tcp_isn(ns, ns->ifc->ip, lport, raddr, rport);
+	c->snd_una = c->iss;
+	c->snd_max = c->iss;
+	ns->stats->tcp.active_opens++;
+	tcp_send_syn(ns, c);
+	c->flags |= TCP_F_RTT_TIMING;
+	c->rtt_seq = c->iss;
+	c->rtt_start = ns->now_ms;
+	tcp_arm_rexmit(ns, c);
+	return c;
+}
+
+void
+tcp_close(struct net_stack *ns, struct tcp_conn *c)
+{
+	switch (c->state) {
+	case TCP_SYN_SENT:
+		tcp_conn_kill(ns, c);
+		return;
+	case TCP_SYN_RECEIVED:
+	case TCP_ESTABLISHED:
+		if (c->state == TCP_SYN_RECEIVED)
+			ns->stats->tcp_syn_recv--;
+		c->state = TCP_FIN_WAIT_1;
+		break;
+	case TCP_CLOSE_WAIT:
+		c->state = TCP_LAST_ACK;
+		break;
+	default:
+		return;		/* already closing */
+	}
+	c->flags |= TCP_F_FIN_QUEUED;
+	if (!(c->flags & TCP_F_IN_INPUT))
+		tcp_transmit(ns, c);
+}
+
+void
+tcp_abort(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (c->state == TCP_CLOSED || tcp_is_dead(c))
+		return;
+	tcp_conn_reset(ns, c);
+}
+
+void
+tcp_output(struct net_stack *ns, struct tcp_conn *c)
+{
+	tcp_transmit(ns, c);
+}
+
+uint32_t
+tcp_send_space(const struct net_stack *ns, const struct tcp_conn *c)
+{
+	struct tcp_sndq *q = (struct tcp_sndq *)(uintptr_t)&c->sndq;
+	uint32_t by_bytes, by_slots;
+
+	if (c->flags & TCP_F_FIN_QUEUED || c->state == TCP_CLOSED)
+		return 0;
+	by_bytes = ns->cfg.snd_buf > q->bytes ? ns->cfg.snd_buf - q->bytes : 0;
+	by_slots = tcp_sndq_tail_room(q) + (uint32_t)(TCP_SNDQ_SLOTS - q->count) *
+		(uint32_t)(rte_pktmbuf_data_room_size(ns->pool));
+	return RTE_MIN(by_bytes, by_slots);
+}
+
+uint32_t
+tcp_write(struct net_stack *ns, struct tcp_conn *c, const void *data,
+		uint32_t len)
+{
+	struct tcp_sndq *q = &c->sndq;
+	const uint8_t *src = data;
+	uint32_t done = 0;
+
+	len = RTE_MIN(len, tcp_send_space(ns, c));
+	while (done < len) {
+		uint32_t room = tcp_sndq_tail_room(q), n;
+		struct rte_mbuf *t;
+		char *dst;
+
+		if (room == 0) {
+			if (q->count == TCP_SNDQ_SLOTS)
+				break;
+			t = net_alloc(ns);
+			if (t == NULL)
+				break;
+			t->data_off = 0;	/* payload only: use the whole buffer */
+			*tcp_sndq_slot(q, q->count) = t;
+			q->count++;
+			room = rte_pktmbuf_tailroom(t);
+		}
+		t = *tcp_sndq_slot(q, (uint16_t)(q->count - 1));
+		n = RTE_MIN(room, len - done);
+		dst = rte_pktmbuf_append(t, (uint16_t)n);
+		memcpy(dst, src + done, n);
+		done += n;
+	}
+	q->bytes += done;
+	return done;
+}
+
+void
+tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c, uint32_t bytes)
+{
+	c->rcv_space = bytes;
+	/* Input ends with tcp_output(), which announces it. */
+	if (c->flags & TCP_F_IN_INPUT)
+		return;
+	switch (c->state) {
+	case TCP_ESTABLISHED:
+	case TCP_CLOSE_WAIT:
+	case TCP_FIN_WAIT_1:
+	case TCP_FIN_WAIT_2:
+		if (tcp_window_grew(c)) {
+			c->flags |= TCP_F_ACK_NOW;
+			tcp_transmit(ns, c);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void
+tcp_set_app(struct tcp_conn *c, void *app)
+{
+	c->app = app;
+}
+
+void *
+tcp_app(const struct tcp_conn *c)
+{
+	return c->app;
+}
+
+void
+tcp_conn_id(const struct tcp_conn *c, uint32_t *index, uint32_t *gen)
+{
+	*index = c->index;
+	*gen = c->gen;
+}
+
+struct tcp_conn *
+tcp_conn_get(struct net_stack *ns, uint32_t index, uint32_t gen)
+{
+	struct tcp_conn *c;
+
+	if (index >= ns->cfg.max_conns)
+		return NULL;
+	c = &ns->conns[index];
+	return c->gen == gen && c->state != TCP_CLOSED ? c : NULL;
+}
