@@ -12,80 +12,42 @@
 #include <rte_ring.h>
 
 #include "dispatch.h"
+#include "ewykd.h"
 #include "http1_parse.h"
-#include "http_static.h"
 #include "http_tcp.h"
 #include "options.h"
-#include "plugin.h"
-#include "routes.h"
 #include "shard.h"
-
-static struct ewyk_reserved *reserved;
-static struct store *store;		/* /v1/state */
-static struct store *kv;		/* /kv */
-static struct ewyk_router router;	/* read-only once shards run */
-static struct ewyk_bpool *bpool;
-static unsigned int *lcore_of;		/* reserved worker index -> lcore */
-static uint32_t stuck_ms;
-
-struct ewyk_reserved *
-exec_reserved(void)
-{
-	return reserved;
-}
-
-struct store *
-exec_store(void)
-{
-	return store;
-}
-
-struct store *
-exec_kv(void)
-{
-	return kv;
-}
-
-const struct ewyk_router *
-exec_router(void)
-{
-	return &router;
-}
-
-struct ewyk_bpool *
-exec_bpool(void)
-{
-	return bpool;
-}
 
 /* Reserved workers are EAL lcores, launched like any lcore function. */
 static int
 lcore_start(void *ctx, unsigned int idx, int (*fn)(void *), void *arg)
 {
-	RTE_SET_USED(ctx);
-	return rte_eal_remote_launch(fn, arg, lcore_of[idx]);
+	const struct ewykd *e = ctx;
+
+	return rte_eal_remote_launch(fn, arg, e->workers[idx]);
 }
 
 static int
 lcore_join(void *ctx, unsigned int idx)
 {
-	RTE_SET_USED(ctx);
-	return rte_eal_wait_lcore(lcore_of[idx]);
+	const struct ewykd *e = ctx;
+
+	return rte_eal_wait_lcore(e->workers[idx]);
 }
 
-static const struct ewyk_reserved_ops lcore_ops = {
-	.start = lcore_start,
-	.join = lcore_join,
-};
-
 int
-exec_init(const struct ewykd_config *cfg, const struct www *www,
-		unsigned int *workers, unsigned int nb_workers)
+exec_create(struct ewykd *e)
 {
+	const struct ewykd_config *cfg = &e->cfg;
+	const struct ewyk_reserved_ops ops = {
+		.start = lcore_start,
+		.join = lcore_join,
+		.ctx = e,
+	};
 	struct ewyk_reserved_conf rc = {
-		.size = nb_workers,
+		.size = e->nb_workers,
 		.spin_ns = (uint64_t)cfg->reserved_spin_us * 1000,
-		.ops = &lcore_ops,
+		.ops = &ops,
 	};
 	struct ewyk_bpool_conf bc = {
 		.max_threads = cfg->blocking_threads,
@@ -94,45 +56,12 @@ exec_init(const struct ewykd_config *cfg, const struct www *www,
 		.idle_timeout_ns = 5ull * 1000 * 1000 * 1000,
 	};
 
-	struct store_conf stc = {
-		.dir = cfg->state_dir[0] ? cfg->state_dir : NULL,
-		.capacity = cfg->store_keys,
-		.journal_max = (uint64_t)cfg->journal_max_mb << 20,
-		.no_conflate = cfg->store_no_conflate,
-	};
-	struct store_conf kvc = { .capacity = cfg->kv_keys };
-	char err[PATH_MAX + 512] = "";
-	int err_no;
-
-	lcore_of = workers;
-	stuck_ms = cfg->stuck_ms;
-	store = store_open(&stc, err, sizeof(err));
-	if (store == NULL) {
-		fprintf(stderr, "ewykd: --state-dir: %s\n", err);
-		return -2;
-	}
-	kv = store_open(&kvc, err, sizeof(err));
-	if (kv == NULL) {
-		fprintf(stderr, "ewykd: /kv: %s\n", err);
-		return -2;
-	}
-	err_no = routes_register(&router, store, kv);
-	if (err_no == 0)
-		err_no = http_static_routes_add(&router, www);
-	if (err_no != 0) {
-		fprintf(stderr, "ewykd: built-in routes: %s\n", strerror(-err_no));
-		return -2;
-	}
-	if (plugins_load(cfg, &router, err, sizeof(err)) != 0) {
-		fprintf(stderr, "ewykd: %s\n", err);
-		return -2;
-	}
-	bpool = ewyk_bpool_create(&bc);
-	if (bpool == NULL)
+	e->bpool = ewyk_bpool_create(&bc);
+	if (e->bpool == NULL)
 		return -1;
-	if (nb_workers > 0) {
-		reserved = ewyk_reserved_create(&rc);
-		if (reserved == NULL)
+	if (e->nb_workers > 0) {
+		e->reserved = ewyk_reserved_create(&rc);
+		if (e->reserved == NULL)
 			return -1;
 	}
 	return 0;
@@ -243,12 +172,12 @@ route_run(struct ewyk_task *bt)
 		!ewyk_nonblocking();
 	if (rt->type == EWYK_HANDLER_NON_BLOCKING && bt->mode == EWYK_PEC)
 		t->req.may_block = true;	/* deferred: on the pool */
-	routes_consume_name = ewyk_consume_name(bt->mode);
 	t->fallback = 0;
 	res = rt->handler(&t->req, rt->ctx);
 	if (lcore < RTE_MAX_LCORE) {
-		lcore_time[lcore].consuming += rte_get_tsc_cycles() - t0;
-		lcore_time[lcore].tasks++;
+		t->shard->exec.ew->lcore_time[lcore].consuming +=
+			rte_get_tsc_cycles() - t0;
+		t->shard->exec.ew->lcore_time[lcore].tasks++;
 	}
 	if (res == EWYK_DEFER && !t->req.may_block &&
 			t->req.ans.kind == HTTP_BODY_UNSET) {
@@ -258,7 +187,7 @@ route_run(struct ewyk_task *bt)
 		__atomic_fetch_add(&t->shard->exec.deferred, 1, __ATOMIC_RELAXED);
 		http_answer_init(&t->req.ans);	/* headers it set: gone */
 		bt->mode = EWYK_PEC;
-		if (ewyk_bpool_execute(bpool, bt) == 0)
+		if (ewyk_bpool_execute(t->shard->exec.ew->bpool, bt) == 0)
 			return TASK_DEFERRED;
 		bt->mode = mode;
 		t->fallback = 503;
@@ -382,9 +311,19 @@ steal_production(struct ewyk_task *task)
 	return 0;
 }
 
-int
-shard_exec_init(struct shard *s, const struct ewykd_config *cfg)
+enum ewyk_consume
+dispatch_consume_mode(const struct ewyk_request *req)
 {
+	const struct route_task *t = container_of(req, const struct route_task,
+			req);
+
+	return (enum ewyk_consume)t->base.mode;
+}
+
+int
+shard_exec_init(struct shard *s, struct ewykd *e)
+{
+	const struct ewykd_config *cfg = &e->cfg;
 	struct shard_exec *x = &s->exec;
 	struct ewyk_strategy_conf sc = {
 		.produce = shard_produce,
@@ -398,7 +337,8 @@ shard_exec_init(struct shard *s, const struct ewykd_config *cfg)
 	char name[RTE_RING_NAMESIZE];
 	unsigned int i;
 
-	ewyk_executor_init(&sc.exec, bpool, reserved);
+	x->ew = e;
+	ewyk_executor_init(&sc.exec, e->bpool, e->reserved);
 	x->strategy = ewyk_strategy_create(&sc);
 	snprintf(name, sizeof(name), "ewyk_done_%u", s->id);
 	/* RTS enqueue: producers may be preempted pool threads. */
@@ -420,7 +360,7 @@ shard_exec_init(struct shard *s, const struct ewykd_config *cfg)
 	hc = (struct http_server_conf){
 		.transport = &http_tcp_transport,
 		.transport_ctx = s->ns,
-		.router = &router,
+		.router = &e->router,
 		.dispatch = shard_dispatch,
 		.released = on_released,
 		.dispatch_ctx = s,
@@ -430,12 +370,17 @@ shard_exec_init(struct shard *s, const struct ewykd_config *cfg)
 		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
 	};
 	s->http = http_server_create(&hc);
-	return s->http != NULL ? 0 : -1;
+	if (s->http == NULL)
+		return -1;
+	http_tcp_attach(s->http, s->ns);
+	return 0;
 }
 
 int
 shard_exec_start(struct shard *s, unsigned int worker)
 {
+	struct ewyk_reserved *reserved = s->exec.ew->reserved;
+
 	if (reserved == NULL || !ewyk_reserved_try_execute_on(reserved, worker,
 			&s->exec.start))
 		return -1;
@@ -443,53 +388,50 @@ shard_exec_start(struct shard *s, unsigned int worker)
 }
 
 void
-exec_watchdog(struct shard *shards, uint16_t n, uint64_t now_ms)
+exec_watchdog(struct ewykd *e, uint64_t now_ms)
 {
-	static uint64_t last_token[RTE_MAX_LCORE], since[RTE_MAX_LCORE];
+	uint32_t stuck_ms = e->cfg.stuck_ms;
 	uint16_t i;
 
-	if (stuck_ms == 0 || reserved == NULL)
+	if (stuck_ms == 0 || e->reserved == NULL)
 		return;
-	for (i = 0; i < n; i++) {
-		struct shard_exec *x = &shards[i].exec;
+	for (i = 0; i < e->nb_shards; i++) {
+		struct shard_exec *x = &e->shards[i].exec;
 		uint64_t tok = ewyk_strategy_inline_token(x->strategy);
 
-		if (tok == 0 || tok != last_token[i]) {
-			last_token[i] = tok;
-			since[i] = now_ms;
+		if (tok == 0 || tok != x->watch_token) {
+			x->watch_token = tok;
+			x->watch_since_ms = now_ms;
 			continue;
 		}
-		if (now_ms - since[i] < stuck_ms ||
+		if (now_ms - x->watch_since_ms < stuck_ms ||
 				__atomic_load_n(&x->steal_pending, __ATOMIC_ACQUIRE))
 			continue;
 		/* One inline task for too long: an idle lcore takes the shard
 		 * with a CAS, the old owner leaves when its task ends. */
 		x->steal_token = tok;
 		__atomic_store_n(&x->steal_pending, true, __ATOMIC_RELEASE);
-		if (!ewyk_reserved_try_execute(reserved, &x->steal))
+		if (!ewyk_reserved_try_execute(e->reserved, &x->steal))
 			__atomic_store_n(&x->steal_pending, false, __ATOMIC_RELEASE);
-		since[i] = now_ms;
+		x->watch_since_ms = now_ms;
 	}
 }
 
 void
-exec_stop(struct shard *shards, uint16_t n)
+exec_stop(struct ewykd *e)
 {
 	uint16_t i;
 
 	/* Producers see force_quit and return NULL; helpers on their way
-	 * arrive, find nothing to do and go idle. */
-	for (i = 0; i < n; i++)
-		while (!ewyk_strategy_quiescent(shards[i].exec.strategy))
+	 * arrive, find nothing to do and go idle. A shard whose set-up
+	 * failed has no strategy, and one never started is quiescent. */
+	for (i = 0; i < e->shards_ready; i++)
+		while (!ewyk_strategy_quiescent(e->shards[i].exec.strategy))
 			usleep(1000);
-	if (bpool != NULL)
-		ewyk_bpool_stop(bpool);	/* queued tasks run and post */
-	if (reserved != NULL)
-		ewyk_reserved_stop(reserved);
-	for (i = 0; i < n; i++)
-		shard_drain_completions(&shards[i]);
-	store_close(store);	/* what is pending goes to disk */
-	store = NULL;
-	store_close(kv);
-	kv = NULL;
+	if (e->bpool != NULL)
+		ewyk_bpool_stop(e->bpool);	/* queued tasks run and post */
+	if (e->reserved != NULL)
+		ewyk_reserved_stop(e->reserved);
+	for (i = 0; i < e->shards_ready; i++)
+		shard_drain_completions(&e->shards[i]);
 }

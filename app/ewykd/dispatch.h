@@ -5,9 +5,9 @@
  * completions) is production; a request for a dispatched route becomes a
  * self-contained task that the strategy consumes inline (PC, PIC), hands
  * the shard over and consumes with a hot cache (EPC), or queues to the
- * blocking pool (PEC). Answers are written by the owner: inline, or
- * through the shard's completion ring; a handler never touches connection
- * or shard state.
+ * blocking pool (PEC). Answers are written by the owner only: inline, or,
+ * from any other thread, through the shard's completion ring, so that no
+ * handler ever touches connection or shard state.
  */
 #ifndef EWYKD_DISPATCH_H
 #define EWYKD_DISPATCH_H
@@ -21,12 +21,10 @@
 #include "http_server.h"
 #include "http_route.h"
 #include "lat_hist.h"
-#include "store.h"
 
+struct ewykd;
 struct shard;
-struct ewykd_config;
 struct rte_ring;
-struct www;
 
 /* A dispatched request: all its handler needs, nothing of the shard's. */
 struct route_task {
@@ -50,6 +48,7 @@ struct route_stats {
 #define SHARD_TASKS 512	/* dispatched requests in flight per shard */
 
 struct shard_exec {
+	struct ewykd *ew;		/* the router, the pools, lcore times */
 	struct ewyk_strategy *strategy;
 	struct rte_ring *done;		/* completions: multi-producer */
 	struct route_task *tasks;
@@ -61,6 +60,8 @@ struct shard_exec {
 	struct ewyk_task steal;		/* relieves a stuck owner */
 	uint64_t steal_token;
 	bool steal_pending;
+	uint64_t watch_token;		/* main lcore: inline token seen */
+	uint64_t watch_since_ms;	/* main lcore: seen since */
 	struct route_stats routes[HTTP_ROUTES_MAX];
 	uint64_t overloaded;		/* no task free: 503 */
 	uint64_t deferred;		/* handlers that asked for the pool */
@@ -68,24 +69,22 @@ struct shard_exec {
 	uint64_t stale;			/* answers for connections gone */
 };
 
-/* Process-wide: the reserved lcores and the blocking pool. */
-int exec_init(const struct ewykd_config *cfg, const struct www *www,
-		unsigned int *worker_lcores, unsigned int nb_workers);
-int shard_exec_init(struct shard *s, const struct ewykd_config *cfg);
+/* The reserved lcores (every worker lcore) and the blocking pool: their
+ * threads start here. 0, or -1 with errno. */
+int exec_create(struct ewykd *e);
+/* A shard's strategy, completion ring and tasks, on e's pools. */
+int shard_exec_init(struct shard *s, struct ewykd *e);
 /* Starts shard i's production on reserved worker i. */
 int shard_exec_start(struct shard *s, unsigned int worker);
-/* Main lcore: relieve owners stuck in one inline task (the shard is stolen
- * with a CAS; see ewyk_strategy_steal in ewyk_exec.h). */
-void exec_watchdog(struct shard *shards, uint16_t n, uint64_t now_ms);
-/* After force_quit: wait for producers to stop, then stop the pools. */
-void exec_stop(struct shard *shards, uint16_t n);
+/* Main lcore: an owner inside one inline task for longer than --stuck-ms
+ * loses the shard to an idle reserved lcore. */
+void exec_watchdog(struct ewykd *e, uint64_t now_ms);
+/* After force_quit: wait for the producers to stop, then stop the pools
+ * and write the answers they posted. */
+void exec_stop(struct ewykd *e);
 /* Answers posted to the completion ring, written by the owner. */
 unsigned int shard_drain_completions(struct shard *s);
-
-struct ewyk_reserved *exec_reserved(void);
-struct store *exec_store(void);		/* /v1/state: journaled */
-struct store *exec_kv(void);		/* /kv: memory */
-const struct ewyk_router *exec_router(void);
-struct ewyk_bpool *exec_bpool(void);
+/* How the request's handler is being consumed: the test routes say it. */
+enum ewyk_consume dispatch_consume_mode(const struct ewyk_request *req);
 
 #endif /* EWYKD_DISPATCH_H */

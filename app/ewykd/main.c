@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ewykd: the ewyk appliance. Sets up the EAL, one port with a queue pair per
- * shard, one lcore per shard, and serves HTTP until SIGINT or SIGTERM.
+ * ewykd: the ewyk appliance. main() reads its options, sets up the EAL,
+ * opens the services (static files, stores, routes, plugins), finds and
+ * starts one port with a queue pair per shard, launches each shard on its
+ * worker lcore, serves HTTP/1.1 and HTTP/2 until SIGINT or SIGTERM, drains
+ * and stops.
+ *
+ * Whatever can fail on the configuration is checked before the first lcore
+ * or thread starts. A start-up error prints one line and exits with 2 (the
+ * configuration) or 1 (resources), after stopping what already runs.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +26,12 @@
 #include <rte_mbuf.h>
 
 #include "dispatch.h"
+#include "ewykd.h"
 #include "options.h"
 #include "port.h"
+#include "services.h"
 #include "shard.h"
 #include "telemetry.h"
-#include "www.h"
 
 #define MBUF_CACHE 256
 #define MAX_EAL_ARGS 64
@@ -35,13 +44,6 @@ on_signal(int sig)
 {
 	RTE_SET_USED(sig);
 	__atomic_store_n(&force_quit, true, __ATOMIC_RELAXED);
-}
-
-static void
-die(int status, const char *msg)
-{
-	fprintf(stderr, "ewykd: %s\n", msg);
-	exit(status);
 }
 
 /* Without "--", the arguments are ewykd's own if they ask for help, the
@@ -66,7 +68,7 @@ find_split(int argc, char **argv)
 
 /* EAL arguments: the command line's, else the config file's [eal] args. */
 static int
-eal_argv(int argc, char **argv, int split, char *args, char **out)
+eal_argv(char **argv, int split, char *args, char **out)
 {
 	int n = 0, i;
 	char *tok, *save = NULL;
@@ -79,174 +81,283 @@ eal_argv(int argc, char **argv, int split, char *args, char **out)
 				n < MAX_EAL_ARGS - 1; tok = strtok_r(NULL, " \t", &save))
 			out[n++] = tok;
 	out[n] = NULL;
-	RTE_SET_USED(argc);
 	return n;
+}
+
+/* ewykd's options after "--" (or all of them, see find_split()), then the
+ * EAL's. 0, OPT_EXIT_OK or OPT_EXIT_USAGE (its line printed). */
+static int
+parse_args(struct ewykd *e, int argc, char **argv, char **eal_args,
+		int *eal_argc)
+{
+	int split = find_split(argc, argv), app_argc, rc;
+	char **app_argv;
+
+	app_argc = split < argc ? argc - split : 1;
+	app_argv = split < argc ? argv + split : argv;
+	if (split < argc)
+		app_argv[0] = argv[0];
+	options_defaults(&e->cfg);
+	rc = options_parse(&e->cfg, app_argc, app_argv);
+	if (rc != 0)
+		return rc;
+	*eal_argc = eal_argv(argv, split, e->cfg.eal_args, eal_args);
+	return 0;
+}
+
+static enum ewykd_err
+eal_start(struct ewykd *e, int argc, char **argv, char *err, size_t errlen)
+{
+	if (rte_eal_init(argc, argv) < 0) {
+		snprintf(err, errlen, "EAL initialisation failed: %s (check the "
+				"EAL options before --)", rte_strerror(rte_errno));
+		return EWYKD_ERR_EAL;
+	}
+	e->eal_ready = true;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	return EWYKD_OK;
+}
+
+/* Shards and reserved lcores out of the EAL's worker lcores, and mbufs
+ * enough for the shards' rings. */
+static enum ewykd_err
+lcores_plan(struct ewykd *e, char *err, size_t errlen)
+{
+	struct ewykd_config *cfg = &e->cfg;
+	unsigned int workers = rte_lcore_count() - 1, lcore;
+
+	if (cfg->reserved_set && cfg->reserved > 0 && cfg->reserved >= workers) {
+		snprintf(err, errlen, "--reserved %u leaves no worker lcore for "
+				"a shard (the EAL has %u worker lcore%s; use -l)",
+				cfg->reserved, workers, workers == 1 ? "" : "s");
+		return EWYKD_ERR_LCORES;
+	}
+	e->nb_shards = cfg->shards ? cfg->shards :
+		(uint16_t)RTE_MAX(workers - cfg->reserved, 1u);
+	if (e->nb_shards > RTE_MAX(workers, 1u) ||
+			(workers > 0 && e->nb_shards + cfg->reserved > workers)) {
+		snprintf(err, errlen, "--shards %u with --reserved %u needs %u "
+				"worker lcores, the EAL has %u (use -l)",
+				e->nb_shards, cfg->reserved,
+				e->nb_shards + cfg->reserved, workers);
+		return EWYKD_ERR_LCORES;
+	}
+	cfg->shards = e->nb_shards;
+	cfg->reserved = (uint16_t)(workers > e->nb_shards ?
+			workers - e->nb_shards : 0);
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		e->workers[e->nb_workers++] = lcore;
+	if (cfg->mbufs < (uint32_t)e->nb_shards * (cfg->rx_desc + cfg->tx_desc) +
+			1024) {
+		snprintf(err, errlen, "--mbufs %u is too few for %u shards of "
+				"%u RX + %u TX descriptors", cfg->mbufs,
+				e->nb_shards, cfg->rx_desc, cfg->tx_desc);
+		return EWYKD_ERR_CONFIG;
+	}
+	return EWYKD_OK;
+}
+
+static enum ewykd_err
+port_find(struct ewykd *e, char *err, size_t errlen)
+{
+	if (port_check(&e->cfg, e->nb_shards, err, errlen) != 0)
+		return EWYKD_ERR_PORT;
+	rte_eth_dev_get_name_by_port(e->cfg.port_id, e->port_name);
+	return EWYKD_OK;
+}
+
+/* The mbuf pool, then the port on it. */
+static enum ewykd_err
+port_open(struct ewykd *e, char *err, size_t errlen)
+{
+	const struct ewykd_config *cfg = &e->cfg;
+
+	e->pool = rte_pktmbuf_pool_create("ewyk_mbufs", cfg->mbufs, MBUF_CACHE,
+			0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (e->pool == NULL) {
+		snprintf(err, errlen, "cannot create %u mbufs: %s (more memory "
+				"with -m, or fewer --mbufs)", cfg->mbufs,
+				rte_strerror(rte_errno));
+		return EWYKD_ERR_NOMEM;
+	}
+	e->ifc.ip = cfg->ip;
+	e->ifc.netmask = htonl(cfg->prefix == 32 ? 0xffffffffu :
+			~(0xffffffffu >> cfg->prefix));
+	if (port_start(cfg, e->nb_shards, e->pool, &e->ifc, err, errlen) != 0)
+		return EWYKD_ERR_DEVICE;
+	e->port_started = true;
+	return EWYKD_OK;
+}
+
+/* Each shard's stack and HTTP state, on the ARP cache they share. */
+static enum ewykd_err
+shards_create(struct ewykd *e, char *err, size_t errlen)
+{
+	uint16_t i;
+
+	e->arp = rte_zmalloc("arp_cache", sizeof(*e->arp), RTE_CACHE_LINE_SIZE);
+	/* Process memory: telemetry threads may read it until exit. */
+	e->shards = aligned_alloc(RTE_CACHE_LINE_SIZE,
+			sizeof(*e->shards) * e->nb_shards);
+	if (e->arp == NULL || e->shards == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return EWYKD_ERR_NOMEM;
+	}
+	memset(e->shards, 0, sizeof(*e->shards) * e->nb_shards);
+	arp_cache_init(e->arp, 60000);
+	for (i = 0; i < e->nb_shards; i++)
+		if (shard_init(&e->shards[i], i, &e->cfg, &e->ifc, e->arp,
+				e->pool, &e->www) != 0) {
+			snprintf(err, errlen, "cannot allocate the shard tables "
+					"(more memory with -m, or fewer "
+					"--max-conns)");
+			return EWYKD_ERR_NOMEM;
+		}
+	return EWYKD_OK;
+}
+
+/* Lcores and threads run from here on: the reserved lcores and the
+ * blocking pool, then each shard's production on its worker lcore. */
+static enum ewykd_err
+shards_launch(struct ewykd *e, char *err, size_t errlen)
+{
+	uint16_t i;
+
+	if (exec_create(e) != 0) {
+		snprintf(err, errlen, "cannot start the reserved lcores or the "
+				"blocking pool: %s", strerror(errno));
+		return EWYKD_ERR_THREADS;
+	}
+	for (; e->shards_ready < e->nb_shards; e->shards_ready++)
+		if (shard_exec_init(&e->shards[e->shards_ready], e) != 0) {
+			snprintf(err, errlen, "cannot allocate the dispatch of "
+					"shard %u (more memory with -m)",
+					e->shards_ready);
+			return EWYKD_ERR_NOMEM;
+		}
+	if (e->nb_workers == 0)
+		return EWYKD_OK;	/* the main lcore produces: run() */
+	for (i = 0; i < e->nb_shards; i++)
+		if (shard_exec_start(&e->shards[i], i) != 0) {
+			snprintf(err, errlen, "cannot start shard %u on lcore %u",
+					i, e->workers[i]);
+			return EWYKD_ERR_THREADS;
+		}
+	return EWYKD_OK;
+}
+
+/* Stops whatever runs, then undoes the rest in reverse: the way back from
+ * any point of start-up, and the end of a run. */
+static void
+teardown(struct ewykd *e)
+{
+	uint16_t i;
+
+	__atomic_store_n(&force_quit, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
+	exec_stop(e);
+	for (i = 0; i < e->shards_ready; i++)
+		shard_fini(&e->shards[i]);
+	if (e->port_started)
+		port_stop(e->cfg.port_id);
+	services_close(e);	/* what the stores hold goes to disk */
+	if (e->eal_ready)
+		rte_eal_cleanup();
+}
+
+/* A start-up error: one line, everything stopped, its exit status. */
+static void
+check(struct ewykd *e, enum ewykd_err rc, const char *err)
+{
+	if (rc == EWYKD_OK)
+		return;
+	fprintf(stderr, "ewykd: %s\n", err);
+	teardown(e);
+	exit(ewykd_err_status(rc));
+}
+
+static void
+announce(struct ewykd *e)
+{
+	char ip[32];
+
+	e->start_tsc = rte_get_tsc_cycles();
+	if (telemetry_register(e) != 0)
+		fprintf(stderr, "ewykd: telemetry commands not registered\n");
+	options_format_ip(&e->cfg, ip, sizeof(ip));
+	printf("ewykd %s: serving %s port %u on %s, %u shard(s), %u static "
+			"file(s)\n", EWYK_VERSION, ip, e->cfg.listen_port,
+			e->port_name, e->nb_shards, e->www.n);
+	fflush(stdout);
+}
+
+static uint64_t
+now_ms(void)
+{
+	return rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000);
+}
+
+/* Until SIGINT or SIGTERM the main lcore relieves owners stuck in one
+ * request. With no worker lcore it is the one shard's producer instead,
+ * and stops at once: no other lcore is there to time a drain. */
+static void
+run(struct ewykd *e)
+{
+	if (e->nb_workers == 0) {
+		__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
+		ewyk_strategy_produce(e->shards[0].exec.strategy);
+		return;
+	}
+	while (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED)) {
+		usleep(1000);
+		exec_watchdog(e, now_ms());
+	}
+}
+
+/* After SIGTERM the shards refuse new connections and finish what they
+ * were asked; production stops once all are drained or --drain-ms is up. */
+static void
+drain(struct ewykd *e)
+{
+	uint64_t deadline = now_ms() + e->cfg.drain_ms;
+	uint16_t i;
+
+	while (!__atomic_load_n(&stop_now, __ATOMIC_RELAXED)) {
+		bool drained = true;
+
+		usleep(1000);
+		exec_watchdog(e, now_ms());
+		for (i = 0; i < e->nb_shards; i++)
+			drained = drained && __atomic_load_n(&e->shards[i].drained,
+					__ATOMIC_ACQUIRE);
+		if (drained || now_ms() >= deadline)
+			__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
+	}
 }
 
 int
 main(int argc, char **argv)
 {
-	static struct ewykd_config cfg;
-	static struct www www;
-	char *eal_args[MAX_EAL_ARGS];
-	char err[512], ipbuf[32], port_name[RTE_ETH_NAME_MAX_LEN] = "";
-	struct telemetry_view view;
-	struct rte_mempool *pool;
-	struct arp_cache *arp;
-	struct shard *shards;
-	struct net_if ifc;
-	uint16_t nb_shards, i;
-	unsigned int workers, lcore;
-	int split, app_argc, eal_argc, rc;
-	char **app_argv;
-	static unsigned int worker_lcores[RTE_MAX_LCORE];
+	static struct ewykd ew;	/* telemetry threads read it until exit */
+	struct ewykd *e = &ew;
+	char *eal_args[MAX_EAL_ARGS], err[EWYKD_ERR_LEN] = "";
+	int eal_argc, rc;
 
-	split = find_split(argc, argv);
-	app_argc = split < argc ? argc - split : 1;
-	app_argv = split < argc ? argv + split : argv;
-	if (split < argc)
-		app_argv[0] = argv[0];
-	options_defaults(&cfg);
-	rc = options_parse(&cfg, app_argc, app_argv);
-	if (rc == OPT_EXIT_OK)
-		return 0;
+	rc = parse_args(e, argc, argv, eal_args, &eal_argc);
 	if (rc != 0)
-		return 2;
-
-	eal_argc = eal_argv(argc, argv, split, cfg.eal_args, eal_args);
-	if (rte_eal_init(eal_argc, eal_args) < 0) {
-		snprintf(err, sizeof(err), "EAL initialisation failed: %s "
-				"(check the EAL options before --)",
-				rte_strerror(rte_errno));
-		die(2, err);
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-
-	workers = rte_lcore_count() - 1;
-	if (cfg.reserved_set && cfg.reserved >= workers && workers > 0) {
-		snprintf(err, sizeof(err), "--reserved %u leaves no worker lcore for "
-				"a shard (the EAL has %u workers; use -l)", cfg.reserved,
-				workers);
-		die(2, err);
-	}
-	nb_shards = cfg.shards ? cfg.shards :
-		(uint16_t)RTE_MAX(workers - cfg.reserved, 1u);
-	if (nb_shards > RTE_MAX(workers, 1u) ||
-			(workers > 0 && nb_shards + cfg.reserved > workers)) {
-		snprintf(err, sizeof(err), "--shards %u with --reserved %u needs %u "
-				"worker lcores, the EAL has %u (use -l)", nb_shards,
-				cfg.reserved, nb_shards + cfg.reserved, workers);
-		die(2, err);
-	}
-	cfg.reserved = (uint16_t)(workers > nb_shards ? workers - nb_shards : 0);
-	{
-		unsigned int k = 0;
-
-		RTE_LCORE_FOREACH_WORKER(lcore)
-			worker_lcores[k++] = lcore;
-	}
-	rc = exec_init(&cfg, &www, worker_lcores, workers);
-	if (rc == -2) {
-		rte_eal_cleanup();
-		return 2;	/* the store's directory or journal: said already */
-	}
-	if (rc != 0)
-		die(1, "cannot start the reserved lcores or the blocking pool");
-	cfg.shards = nb_shards;
-	if (cfg.mbufs < (uint32_t)nb_shards * (cfg.rx_desc + cfg.tx_desc) + 1024) {
-		snprintf(err, sizeof(err), "--mbufs %u is too few for %u shards of "
-				"%u RX + %u TX descriptors", cfg.mbufs, nb_shards,
-				cfg.rx_desc, cfg.tx_desc);
-		die(2, err);
-	}
-	if (cfg.www[0] != '\0' && www_load(&www, cfg.www,
-			cfg.www_max_mb << 20, err, sizeof(err)) != 0) {
-		fprintf(stderr, "ewykd: --www: %s\n", err);
-		rte_eal_cleanup();
-		return 2;
-	}
-
-	pool = rte_pktmbuf_pool_create("ewyk_mbufs", cfg.mbufs, MBUF_CACHE, 0,
-			RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-	if (pool == NULL) {
-		snprintf(err, sizeof(err), "cannot create %u mbufs: %s (more "
-				"memory with -m, or fewer --mbufs)", cfg.mbufs,
-				rte_strerror(rte_errno));
-		die(1, err);
-	}
-	memset(&ifc, 0, sizeof(ifc));
-	ifc.ip = cfg.ip;
-	ifc.netmask = htonl(cfg.prefix == 32 ? 0xffffffffu :
-			~(0xffffffffu >> cfg.prefix));
-	if (port_start(&cfg, nb_shards, pool, &ifc, err, sizeof(err)) != 0)
-		die(1, err);
-	rte_eth_dev_get_name_by_port(cfg.port_id, port_name);
-
-	arp = rte_zmalloc("arp_cache", sizeof(*arp), RTE_CACHE_LINE_SIZE);
-	/* Process memory: telemetry threads may read it until exit. */
-	shards = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(*shards) * nb_shards);
-	if (arp == NULL || shards == NULL)
-		die(1, "out of memory");
-	memset(shards, 0, sizeof(*shards) * nb_shards);
-	arp_cache_init(arp, 60000);
-	for (i = 0; i < nb_shards; i++)
-		if (shard_init(&shards[i], i, &cfg, &ifc, arp, pool, &www) != 0)
-			die(1, "cannot allocate the shard tables (more memory "
-					"with -m, or fewer --max-conns)");
-
-	view = (struct telemetry_view){ .cfg = &cfg, .shards = shards,
-		.nb_shards = nb_shards, .pool = pool, .www = &www, .ifc = &ifc,
-		.port_name = port_name, .start_tsc = rte_get_tsc_cycles() };
-	if (telemetry_register(&view) != 0)
-		fprintf(stderr, "ewykd: telemetry commands not registered\n");
-
-	options_format_ip(&cfg, ipbuf, sizeof(ipbuf));
-	printf("ewykd %s: serving %s port %u on %s, %u shard(s), %u static "
-			"file(s)\n", EWYK_VERSION, ipbuf, cfg.listen_port, port_name,
-			nb_shards, www.n);
-	fflush(stdout);
-
-	if (workers == 0) {
-		/* One lcore: it produces, and drains without a deadline
-		 * keeper beyond its own connections. */
-		__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
-		ewyk_strategy_produce(shards[0].exec.strategy);
-	} else {
-		uint64_t hz_ms = rte_get_tsc_hz() / 1000;
-
-		for (i = 0; i < nb_shards; i++)
-			if (shard_exec_start(&shards[i], i) != 0)
-				die(1, "cannot start a shard on its lcore");
-		/* The main lcore watches for owners stuck in one request. */
-		uint64_t deadline = UINT64_MAX;
-
-		/* The main lcore watches for owners stuck in one request,
-		 * and times the drain after SIGTERM. */
-		while (!__atomic_load_n(&stop_now, __ATOMIC_RELAXED)) {
-			uint64_t now = rte_get_tsc_cycles() / hz_ms;
-			bool drained = true;
-
-			usleep(1000);
-			exec_watchdog(shards, nb_shards, now);
-			if (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED))
-				continue;
-			if (deadline == UINT64_MAX)
-				deadline = now + cfg.drain_ms;
-			for (i = 0; i < nb_shards; i++)
-				drained = drained && __atomic_load_n(&shards[i].drained,
-						__ATOMIC_ACQUIRE);
-			if (drained || now >= deadline)
-				__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
-		}
-	}
-	exec_stop(shards, nb_shards);
-	for (i = 0; i < nb_shards; i++)
-		shard_fini(&shards[i]);
-
-	port_stop(cfg.port_id);
-	www_free(&www);
-	rte_eal_cleanup();
+		return rc == OPT_EXIT_OK ? 0 : EWYKD_EXIT_CONFIG;
+	check(e, eal_start(e, eal_argc, eal_args, err, sizeof(err)), err);
+	check(e, lcores_plan(e, err, sizeof(err)), err);
+	check(e, services_open(e, err, sizeof(err)), err);
+	check(e, port_find(e, err, sizeof(err)), err);
+	check(e, port_open(e, err, sizeof(err)), err);
+	check(e, shards_create(e, err, sizeof(err)), err);
+	check(e, shards_launch(e, err, sizeof(err)), err);
+	announce(e);
+	run(e);
+	drain(e);
+	teardown(e);
 	printf("ewykd: stopped\n");
 	return 0;
 }

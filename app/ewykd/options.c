@@ -9,6 +9,7 @@
 #include <rte_cfgfile.h>
 
 #include "options.h"
+#include "telemetry.h"
 
 #define SECTION "ewykd"
 #define EAL_SECTION "eal"
@@ -331,14 +332,15 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->idle_sleep_us = 100;
 }
 
-void
+static void
 options_usage(const char *prog)
 {
 	size_t i;
 
 	printf("Usage: %s [EAL options] -- [ewykd options]\n"
 	       "       %s --config FILE\n\n"
-	       "ewyk: a kernel-bypass HTTP/1.1 appliance on DPDK.\n\n"
+	       "ewyk: a kernel-bypass HTTP/1.1 and HTTP/2 (cleartext, by prior knowledge\n"
+	       "or Upgrade) appliance on DPDK.\n\n"
 	       "ewykd options:\n", prog, prog);
 	for (i = 0; i < NOPTS; i++) {
 		char left[40];
@@ -351,8 +353,8 @@ options_usage(const char *prog)
 	       "  -l 0-1 --vdev net_tap0,iface=ewyk0 --in-memory\n"
 	       "  -l 0-2 -a 0000:3b:00.0 --huge-dir /dev/hugepages\n"
 	       "Run with any EAL option and --help before -- for the EAL's own list.\n"
-	       "\nTelemetry: dpdk-telemetry.py -f PREFIX, commands /ewyk/info and "
-	       "/ewyk/stats.\n");
+	       "\nTelemetry commands, read with dpdk-telemetry.py -f PREFIX:\n");
+	telemetry_usage(stdout);
 }
 
 static const struct opt_def *

@@ -74,8 +74,7 @@ void options_defaults(struct ewykd_config *cfg);
  * command line overrides the file. Returns 0, OPT_EXIT_OK or OPT_EXIT_USAGE
  * (the error line is printed). */
 int options_parse(struct ewykd_config *cfg, int argc, char **argv);
-void options_usage(const char *prog);
-/* One line per setting, for the log and /ewyk/info. */
+/* The address as A.B.C.D/N, for the log and /ewyk/info. */
 void options_format_ip(const struct ewykd_config *cfg, char *buf, size_t len);
 
 #endif /* EWYKD_OPTIONS_H */

@@ -9,6 +9,35 @@
 #include "port.h"
 
 int
+port_check(const struct ewykd_config *cfg, uint16_t nb_queues, char *err,
+		size_t errlen)
+{
+	uint16_t port = cfg->port_id;
+	struct rte_eth_dev_info info;
+	int rc;
+
+	if (!rte_eth_dev_is_valid_port(port)) {
+		snprintf(err, errlen, "--port-id %u: no such port (%u available; "
+				"give a device with -a or --vdev)", port,
+				rte_eth_dev_count_avail());
+		return -1;
+	}
+	rc = rte_eth_dev_info_get(port, &info);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %u: no device information: %s", port,
+				rte_strerror(-rc));
+		return -1;
+	}
+	if (nb_queues > info.max_rx_queues || nb_queues > info.max_tx_queues) {
+		snprintf(err, errlen, "port %u: %u shards need %u queue pairs, the "
+				"device has %u", port, nb_queues, nb_queues,
+				RTE_MIN(info.max_rx_queues, info.max_tx_queues));
+		return -1;
+	}
+	return 0;
+}
+
+int
 port_start(const struct ewykd_config *cfg, uint16_t nb_queues,
 		struct rte_mempool *pool, struct net_if *ifc, char *err,
 		size_t errlen)
@@ -20,21 +49,9 @@ port_start(const struct ewykd_config *cfg, uint16_t nb_queues,
 	uint16_t q;
 	int rc;
 
-	if (!rte_eth_dev_is_valid_port(port)) {
-		snprintf(err, errlen, "--port-id %u: no such port (%u available; "
-				"give a device with -a or --vdev)", port,
-				rte_eth_dev_count_avail());
-		return -1;
-	}
 	rc = rte_eth_dev_info_get(port, &info);
 	if (rc != 0)
 		goto fail;
-	if (nb_queues > info.max_rx_queues || nb_queues > info.max_tx_queues) {
-		snprintf(err, errlen, "port %u: %u shards need %u queue pairs, the "
-				"device has %u", port, nb_queues, nb_queues,
-				RTE_MIN(info.max_rx_queues, info.max_tx_queues));
-		return -1;
-	}
 	memset(&conf, 0, sizeof(conf));
 	conf.rxmode.mtu = cfg->mtu;
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {

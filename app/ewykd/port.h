@@ -9,6 +9,10 @@ struct rte_mempool;
 struct net_if;
 struct ewykd_config;
 
+/* Is there such a port, with a queue pair for each shard? 0, or -1 with a
+ * message in err. */
+int port_check(const struct ewykd_config *cfg, uint16_t nb_queues, char *err,
+		size_t errlen);
 /* Configures and starts the port; fills ifc with what the device offers.
  * Returns 0, or -1 with a message in err. */
 int port_start(const struct ewykd_config *cfg, uint16_t nb_queues,

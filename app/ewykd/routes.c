@@ -7,11 +7,10 @@
 
 #include <rte_cycles.h>
 
+#include "dispatch.h"
 #include "ewyk_exec.h"
 #include "routes.h"
 #include "store.h"
-
-__thread const char *routes_consume_name = "";
 
 static enum ewyk_result
 text(struct ewyk_request *req, int status, const char *msg)
@@ -95,7 +94,8 @@ test_handler(struct ewyk_request *req, void *ctx)
 		break;
 	}
 	snprintf(body, sizeof(body), "%s %ld %s (%s)\n", what, arg,
-			tr->kind == TEST_SPIN ? "us" : "ms", routes_consume_name);
+			tr->kind == TEST_SPIN ? "us" : "ms",
+			ewyk_consume_name(dispatch_consume_mode(req)));
 	return text(req, 200, body);
 }
 

@@ -2,7 +2,9 @@
 /*
  * ewykd's built-in routes, written against the public handler API like
  * any plugin: the strategy's test routes (/delay, /spin, /either), the
- * journaled store (/v1/state/KEY) and the in-memory one (/kv/KEY).
+ * journaled store (/v1/state/KEY) and the in-memory one (/kv/KEY). Only
+ * the test routes reach past the API, to say in their answers how dispatch
+ * consumed them (dispatch_consume_mode()).
  */
 #ifndef EWYKD_ROUTES_H
 #define EWYKD_ROUTES_H
@@ -10,10 +12,6 @@
 #include "ewyk_http.h"
 
 struct store;
-
-/* How the current handler is being consumed ("pc", "pec", ...): the test
- * routes say it in their answers. Set by dispatch, per thread. */
-extern __thread const char *routes_consume_name;
 
 int routes_register(struct ewyk_router *r, struct store *state,
 		struct store *kv);

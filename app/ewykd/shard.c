@@ -6,15 +6,13 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include "http_static.h"
-#include "http_tcp.h"
+#include "ewykd.h"
 #include "options.h"
 #include "shard.h"
 
 #define RX_BURST 32
 #define IDLE_POLLS_BEFORE_SLEEP 256
 
-struct lcore_time lcore_time[RTE_MAX_LCORE];
 static uint64_t tsc_per_ms;
 
 static inline uint64_t
@@ -65,9 +63,6 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	if (s->ns == NULL)
 		return -1;
 	RTE_SET_USED(www);
-	if (shard_exec_init(s, cfg) != 0)
-		return -1;
-	http_tcp_attach(s->http, s->ns);
 	return 0;
 }
 
@@ -132,7 +127,8 @@ shard_produce(void *ctx)
 {
 	struct shard *s = ctx;
 	unsigned int lcore = rte_lcore_id();
-	struct lcore_time *lt = lcore < RTE_MAX_LCORE ? &lcore_time[lcore] : NULL;
+	struct lcore_time *lt = lcore < RTE_MAX_LCORE ?
+		&s->exec.ew->lcore_time[lcore] : NULL;
 	uint32_t idle_polls = 0;
 	struct ewyk_task *t;
 

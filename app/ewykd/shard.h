@@ -42,16 +42,8 @@ struct shard {
 	bool drained;		/* owner: no connection left but TIME-WAIT */
 } __rte_cache_aligned;
 
-/* Time of each lcore, in TSC cycles, by what it did. */
-struct lcore_time {
-	uint64_t producing;	/* polls that found work */
-	uint64_t idle;		/* polls that found none, and sleeps */
-	uint64_t consuming;	/* handlers run inline */
-	uint64_t tasks;		/* handlers run inline */
-} __rte_cache_aligned;
-
-extern struct lcore_time lcore_time[RTE_MAX_LCORE];
-
+/* The shard's network stack; its dispatch and HTTP server come with
+ * shard_exec_init(), once the executors run. */
 int shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 		const struct net_if *ifc, struct arp_cache *arp,
 		struct rte_mempool *pool, const struct www *www);

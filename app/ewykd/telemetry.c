@@ -15,13 +15,15 @@
 #include <rte_telemetry.h>
 #include <rte_version.h>
 
+#include "ewykd.h"
 #include "http1_parse.h"
 #include "options.h"
 #include "shard.h"
+#include "store.h"
 #include "telemetry.h"
 #include "www.h"
 
-static struct telemetry_view view;
+static const struct ewykd *ew;	/* main()'s, alive until exit */
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
@@ -29,7 +31,7 @@ static int
 tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 		struct rte_tel_data *d)
 {
-	const struct ewykd_config *cfg = view.cfg;
+	const struct ewykd_config *cfg = &ew->cfg;
 	struct rte_tel_data *lcores, *www;
 	char ip[32];
 	uint16_t i;
@@ -41,26 +43,26 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_string(d, "ip", ip);
 	rte_tel_data_add_dict_int(d, "listen_port", cfg->listen_port);
 	rte_tel_data_add_dict_int(d, "port_id", cfg->port_id);
-	rte_tel_data_add_dict_string(d, "port_name", view.port_name);
+	rte_tel_data_add_dict_string(d, "port_name", ew->port_name);
 	rte_tel_data_add_dict_int(d, "mtu", cfg->mtu);
-	rte_tel_data_add_dict_string(d, "tx_cksum", view.ifc->tx_cksum_offload ?
+	rte_tel_data_add_dict_string(d, "tx_cksum", ew->ifc.tx_cksum_offload ?
 			"offload" : "software");
-	rte_tel_data_add_dict_string(d, "rx_cksum", view.ifc->rx_cksum_offload ?
+	rte_tel_data_add_dict_string(d, "rx_cksum", ew->ifc.rx_cksum_offload ?
 			"offload" : "software");
-	rte_tel_data_add_dict_string(d, "tx_segments", view.ifc->tx_multiseg ?
+	rte_tel_data_add_dict_string(d, "tx_segments", ew->ifc.tx_multiseg ?
 			"chained" : "copied");
-	rte_tel_data_add_dict_int(d, "shards", view.nb_shards);
+	rte_tel_data_add_dict_int(d, "shards", ew->nb_shards);
 	rte_tel_data_add_dict_int(d, "max_conns_per_shard", (int)cfg->max_conns);
 	rte_tel_data_add_dict_string(d, "idle", cfg->idle == IDLE_POLL ?
 			"poll" : "sleep");
 	rte_tel_data_add_dict_u64(d, "uptime_ms", (rte_get_tsc_cycles() -
-			view.start_tsc) / (rte_get_tsc_hz() / 1000));
+			ew->start_tsc) / (rte_get_tsc_hz() / 1000));
 	lcores = rte_tel_data_alloc();
 	if (lcores != NULL) {
 		rte_tel_data_start_array(lcores, RTE_TEL_INT_VAL);
-		for (i = 0; i < view.nb_shards; i++)
+		for (i = 0; i < ew->nb_shards; i++)
 			rte_tel_data_add_array_int(lcores,
-					(int)view.shards[i].lcore);
+					(int)ew->shards[i].lcore);
 		rte_tel_data_add_dict_container(d, "shard_lcores", lcores, 0);
 	}
 	rte_tel_data_add_dict_int(d, "lcores", (int)rte_lcore_count());
@@ -68,9 +70,9 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 	if (www != NULL) {
 		rte_tel_data_start_dict(www);
 		rte_tel_data_add_dict_string(www, "root", cfg->www[0] ?
-				view.www->root : "");
-		rte_tel_data_add_dict_int(www, "files", (int)view.www->n);
-		rte_tel_data_add_dict_u64(www, "size_bytes", view.www->bytes);
+				ew->www.root : "");
+		rte_tel_data_add_dict_int(www, "files", (int)ew->www.n);
+		rte_tel_data_add_dict_u64(www, "size_bytes", ew->www.bytes);
 		rte_tel_data_add_dict_container(d, "www", www, 0);
 	}
 	return 0;
@@ -79,8 +81,8 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 /* Sums a uint64_t field over shards. */
 #define SUM(expr) ({ \
 	uint64_t _t = 0; \
-	for (uint16_t _i = 0; _i < view.nb_shards; _i++) { \
-		struct shard *s = &view.shards[_i]; \
+	for (uint16_t _i = 0; _i < ew->nb_shards; _i++) { \
+		struct shard *s = &ew->shards[_i]; \
 		_t += LOAD(expr); \
 	} \
 	_t; })
@@ -144,8 +146,8 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "body_out_bytes",
 			SUM(s->http_stats.body_bytes_out));
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use_mbufs",
-			rte_mempool_in_use_count(view.pool));
-	rte_tel_data_add_dict_u64(d, "mbufs_total_mbufs", view.pool->size);
+			rte_mempool_in_use_count(ew->pool));
+	rte_tel_data_add_dict_u64(d, "mbufs_total_mbufs", ew->pool->size);
 	return 0;
 }
 
@@ -187,14 +189,14 @@ per_shard(struct rte_tel_data *d,
 	uint16_t i;
 
 	rte_tel_data_start_dict(d);
-	for (i = 0; i < view.nb_shards; i++) {
+	for (i = 0; i < ew->nb_shards; i++) {
 		struct rte_tel_data *sd = rte_tel_data_alloc();
 		char key[16];
 
 		if (sd == NULL)
 			return -ENOMEM;
 		rte_tel_data_start_dict(sd);
-		fill(sd, &view.shards[i]);
+		fill(sd, &ew->shards[i]);
 		snprintf(key, sizeof(key), "shard_%u", i);
 		rte_tel_data_add_dict_container(d, key, sd, 0);
 	}
@@ -228,7 +230,7 @@ tel_shards(const char *cmd __rte_unused, const char *params __rte_unused,
 static uint64_t
 route_reqs(struct shard *s, const char *path)
 {
-	const struct http_route *rt = http_route_find(exec_router(), path,
+	const struct http_route *rt = http_route_find(&ew->router, path,
 			(uint32_t)strlen(path));
 
 	return rt != NULL ? LOAD(s->exec.routes[rt->id].lat.count) : 0;
@@ -271,8 +273,8 @@ tel_strategy(const char *cmd __rte_unused, const char *params,
 	if (params != NULL && *params != '\0') {
 		if (ewyk_mode_parse(params, &mode) != 0)
 			return -EINVAL;
-		for (i = 0; i < view.nb_shards; i++)
-			ewyk_strategy_set_mode(view.shards[i].exec.strategy, mode);
+		for (i = 0; i < ew->nb_shards; i++)
+			ewyk_strategy_set_mode(ew->shards[i].exec.strategy, mode);
 	}
 	return per_shard(d, fill_strategy);
 }
@@ -284,13 +286,13 @@ tel_reserved(const char *cmd __rte_unused, const char *params __rte_unused,
 	struct ewyk_reserved_stats rs = { 0 };
 	struct ewyk_bpool_stats bs = { 0 };
 
-	if (exec_reserved() != NULL)
-		ewyk_reserved_stats(exec_reserved(), &rs);
-	if (exec_bpool() != NULL)
-		ewyk_bpool_stats(exec_bpool(), &bs);
+	if (ew->reserved != NULL)
+		ewyk_reserved_stats(ew->reserved, &rs);
+	if (ew->bpool != NULL)
+		ewyk_bpool_stats(ew->bpool, &bs);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_int(d, "size_lcores", (int)rs.size);
-	rte_tel_data_add_dict_int(d, "spare_lcores", view.cfg->reserved);
+	rte_tel_data_add_dict_int(d, "spare_lcores", ew->cfg.reserved);
 	rte_tel_data_add_dict_int(d, "spinning_lcores", (int)rs.spinning);
 	rte_tel_data_add_dict_int(d, "parked_lcores", (int)rs.parked);
 	rte_tel_data_add_dict_u64(d, "claims_won_count", rs.claims_won);
@@ -319,9 +321,9 @@ counter_dict(size_t offset, unsigned int n, const char *(*name)(unsigned int))
 	for (i = 0; i < n; i++) {
 		uint64_t t = 0;
 
-		for (k = 0; k < view.nb_shards; k++)
+		for (k = 0; k < ew->nb_shards; k++)
 			t += LOAD(((const uint64_t *)((const char *)
-					&view.shards[k].http_stats + offset))[i]);
+					&ew->shards[k].http_stats + offset))[i]);
 		rte_tel_data_add_dict_u64(c, name(i), t);
 	}
 	return c;
@@ -358,7 +360,7 @@ add_counters(struct rte_tel_data *d, const char *key, size_t offset,
 static void
 add_routes(struct rte_tel_data *d)
 {
-	const struct ewyk_router *r = exec_router();
+	const struct ewyk_router *r = &ew->router;
 	uint32_t i, j;
 
 	for (i = 0; i < r->n; i++) {
@@ -371,9 +373,9 @@ add_routes(struct rte_tel_data *d)
 
 		if (rd == NULL)
 			return;
-		for (k = 0; k < view.nb_shards; k++) {
-			lat_merge(&h, &view.shards[k].exec.routes[i].lat);
-			errors += LOAD(view.shards[k].exec.routes[i].errors);
+		for (k = 0; k < ew->nb_shards; k++) {
+			lat_merge(&h, &ew->shards[k].exec.routes[i].lat);
+			errors += LOAD(ew->shards[k].exec.routes[i].errors);
 		}
 		rte_tel_data_start_dict(rd);
 		rte_tel_data_add_dict_string(rd, "path", rt->path);
@@ -410,8 +412,8 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	int64_t open = 0;
 	uint16_t k;
 
-	for (k = 0; k < view.nb_shards; k++)
-		open += (int64_t)LOAD(view.shards[k].http_stats.h2_streams_open);
+	for (k = 0; k < ew->nb_shards; k++)
+		open += (int64_t)LOAD(ew->shards[k].http_stats.h2_streams_open);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "requests_reqs", all);
 	rte_tel_data_add_dict_u64(d, "http1_reqs", all - h2);
@@ -452,12 +454,12 @@ tel_conflate(const char *cmd __rte_unused, const char *params __rte_unused,
 {
 	struct store_stats st;
 
-	if (exec_store() == NULL)
+	if (ew->state == NULL)
 		return -1;
-	store_stats(exec_store(), &st);
+	store_stats(ew->state, &st);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "state_dir", view.cfg->state_dir[0] ?
-			view.cfg->state_dir : "");
+	rte_tel_data_add_dict_string(d, "state_dir", ew->cfg.state_dir[0] ?
+			ew->cfg.state_dir : "");
 	rte_tel_data_add_dict_u64(d, "keys_count", st.keys);
 	rte_tel_data_add_dict_u64(d, "puts_count", st.puts);
 	rte_tel_data_add_dict_u64(d, "gets_count", st.gets);
@@ -472,7 +474,7 @@ tel_conflate(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "persisted_version_count", st.persisted);
 	/* Versions handed out that no batch has carried to disk yet. */
 	rte_tel_data_add_dict_u64(d, "lag_versions", st.version > st.persisted &&
-			view.cfg->state_dir[0] ? st.version - st.persisted : 0);
+			ew->cfg.state_dir[0] ? st.version - st.persisted : 0);
 	rte_tel_data_add_dict_u64(d, "recovered_records", st.recovered);
 	rte_tel_data_add_dict_int(d, "torn_offset_bytes", (int)st.torn_offset);
 	return 0;
@@ -495,8 +497,8 @@ tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
 
 		if (ld == NULL)
 			return -ENOMEM;
-		for (i = 0; i < view.nb_shards; i++)
-			if (LOAD(view.shards[i].lcore) == lcore) {
+		for (i = 0; i < ew->nb_shards; i++)
+			if (LOAD(ew->shards[i].lcore) == lcore) {
 				owns = i;
 				role = "shard_owner";
 			}
@@ -504,39 +506,62 @@ tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_string(ld, "role", role);
 		rte_tel_data_add_dict_int(ld, "owns_shard", owns);
 		rte_tel_data_add_dict_u64(ld, "producing_us",
-				LOAD(lcore_time[lcore].producing) / per_us);
+				LOAD(ew->lcore_time[lcore].producing) / per_us);
 		rte_tel_data_add_dict_u64(ld, "consuming_us",
-				LOAD(lcore_time[lcore].consuming) / per_us);
-		rte_tel_data_add_dict_u64(ld, "idle_us", LOAD(lcore_time[lcore].idle) / per_us);
-		rte_tel_data_add_dict_u64(ld, "inline_tasks", LOAD(lcore_time[lcore].tasks));
+				LOAD(ew->lcore_time[lcore].consuming) / per_us);
+		rte_tel_data_add_dict_u64(ld, "idle_us", LOAD(ew->lcore_time[lcore].idle) / per_us);
+		rte_tel_data_add_dict_u64(ld, "inline_tasks", LOAD(ew->lcore_time[lcore].tasks));
 		snprintf(key, sizeof(key), "lcore_%u", lcore);
 		rte_tel_data_add_dict_container(d, key, ld, 0);
 	}
 	return 0;
 }
 
+/* One table serves the registration and ewykd --help. */
+static const struct {
+	const char *name;
+	telemetry_cb fn;
+	const char *help;
+} commands[] = {
+	{ "/ewyk/info", tel_info, "ewykd version, configuration, shards and "
+		"lcores. No parameters" },
+	{ "/ewyk/stats", tel_stats, "Packets, drops by reason, connections, "
+		"requests by status, mbufs in use. No parameters" },
+	{ "/ewyk/tcp", tel_tcp, "TCP counters in the manner of netstat -s, "
+		"drops by reason. No parameters" },
+	{ "/ewyk/http", tel_http, "Requests by protocol, method, status; HTTP/2 "
+		"streams, errors by kind; per route: requests, latency. No "
+		"parameters" },
+	{ "/ewyk/shards", tel_shards, "Per shard: lcore, queue, packets, "
+		"connections, requests, polls. No parameters" },
+	{ "/ewyk/strategy", tel_strategy, "Per shard: mode, pc/pic/pec/epc "
+		"tasks, steals, completions. Parameter: a mode to switch to" },
+	{ "/ewyk/reserved", tel_reserved, "Reserved lcores (spinning, parked, "
+		"claims) and the blocking pool. No parameters" },
+	{ "/ewyk/lcores", tel_lcores, "Per lcore: role, shard owned, time "
+		"producing, consuming and idle. No parameters" },
+	{ "/ewyk/conflate", tel_conflate, "The store's write-behind: offers, "
+		"superseded, applied, batches, fsyncs, lag. No parameters" },
+};
+
 int
-telemetry_register(const struct telemetry_view *v)
+telemetry_register(const struct ewykd *e)
 {
-	view = *v;
-	if (rte_telemetry_register_cmd("/ewyk/info", tel_info,
-			"ewykd version, configuration, shards and lcores. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/stats", tel_stats,
-			"Packets, drops by reason, connections, requests by status, mbufs in use. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/tcp", tel_tcp,
-			"TCP counters in the manner of netstat -s, drops by reason. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/strategy", tel_strategy,
-			"Per shard: mode, pc/pic/pec/epc tasks, steals, completions. Parameter: a mode to switch to") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/reserved", tel_reserved,
-			"Reserved lcores (spinning, parked, claims) and the blocking pool. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/http", tel_http,
-			"Requests by protocol, method, status; HTTP/2 streams, errors by kind; per route: requests, latency. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/conflate", tel_conflate,
-			"The store's write-behind: offers, superseded, applied, batches, fsyncs, lag. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/lcores", tel_lcores,
-			"Per lcore: role, shard owned, time producing, consuming and idle. No parameters") != 0 ||
-			rte_telemetry_register_cmd("/ewyk/shards", tel_shards,
-			"Per shard: lcore, queue, packets, connections, requests, polls. No parameters") != 0)
-		return -1;
+	size_t i;
+
+	ew = e;
+	for (i = 0; i < RTE_DIM(commands); i++)
+		if (rte_telemetry_register_cmd(commands[i].name, commands[i].fn,
+				commands[i].help) != 0)
+			return -1;
 	return 0;
+}
+
+void
+telemetry_usage(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(commands); i++)
+		fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].help);
 }

@@ -3,25 +3,13 @@
 #ifndef EWYKD_TELEMETRY_H
 #define EWYKD_TELEMETRY_H
 
-#include <stdint.h>
+#include <stdio.h>
 
-struct shard;
-struct ewykd_config;
-struct rte_mempool;
-struct www;
-struct net_if;
+struct ewykd;
 
-struct telemetry_view {
-	const struct ewykd_config *cfg;
-	struct shard *shards;
-	uint16_t nb_shards;
-	struct rte_mempool *pool;
-	const struct www *www;
-	const struct net_if *ifc;
-	const char *port_name;
-	uint64_t start_tsc;
-};
-
-int telemetry_register(const struct telemetry_view *view);
+/* Registers the commands; they read e until the process exits. */
+int telemetry_register(const struct ewykd *e);
+/* One line per command, for --help. */
+void telemetry_usage(FILE *f);
 
 #endif /* EWYKD_TELEMETRY_H */

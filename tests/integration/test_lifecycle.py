@@ -11,6 +11,17 @@ def test_help_lists_the_contract_options():
     r = run([EWYKD, "--help"])
     for opt in ["--config FILE", "--ip ADDR/PREFIX", "--www DIR"]:
         assert opt in r.stdout
+    assert "HTTP/1.1 and HTTP/2" in r.stdout
+
+
+def test_help_lists_every_telemetry_command(www):
+    with Appliance(www=www["dir"]) as a:
+        listed = a.telemetry("/")
+    ours = [c for c in listed if c.startswith("/ewyk/")]
+    assert len(ours) >= 9, listed
+    helped = run([EWYKD, "--help"]).stdout
+    for c in ours:
+        assert f"  {c} " in helped, c
 
 
 def test_bad_option_is_one_line_and_status_2():

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ewykd context: everything that is process-wide, built once by main()
+ * at start-up and handed to what needs it (the services, the shards through
+ * their dispatch state, the executors, telemetry). Nothing in it changes
+ * after the shards start but the counters, the shards themselves and the
+ * strategy modes.
+ */
+#ifndef EWYKD_EWYKD_H
+#define EWYKD_EWYKD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "http_route.h"
+#include "net_stack.h"
+#include "options.h"
+#include "www.h"
+
+struct arp_cache;
+struct ewyk_bpool;
+struct ewyk_reserved;
+struct rte_mempool;
+struct shard;
+struct store;
+
+/* Time of each lcore, in TSC cycles, by what it did. */
+struct lcore_time {
+	uint64_t producing;	/* polls that found work */
+	uint64_t idle;		/* polls that found none, and sleeps */
+	uint64_t consuming;	/* handlers run inline */
+	uint64_t tasks;		/* handlers run inline */
+} __rte_cache_aligned;
+
+struct ewykd {
+	struct ewykd_config cfg;
+
+	/* Lcores: shard i starts on workers[i]; the workers beyond the
+	 * shards (cfg.reserved) only take hand-offs. */
+	unsigned int workers[RTE_MAX_LCORE];
+	unsigned int nb_workers;
+	uint16_t nb_shards;
+
+	/* Services, opened before any thread starts (services.c). */
+	struct www www;			/* static files */
+	struct store *state;		/* /v1/state: journaled */
+	struct store *kv;		/* /kv: memory */
+	struct ewyk_router router;	/* read-only once shards run */
+
+	/* The port and what its shards share. */
+	struct rte_mempool *pool;
+	struct net_if ifc;
+	char port_name[RTE_ETH_NAME_MAX_LEN];
+	struct arp_cache *arp;
+	struct shard *shards;		/* nb_shards of them */
+	uint16_t shards_ready;		/* with dispatch and HTTP server */
+
+	/* Executors (dispatch.c): the reserved lcores and the blocking pool. */
+	struct ewyk_reserved *reserved;
+	struct ewyk_bpool *bpool;
+
+	/* Read by telemetry. */
+	struct lcore_time lcore_time[RTE_MAX_LCORE];
+	uint64_t start_tsc;
+
+	/* What start-up has done, for the way back. */
+	bool eal_ready;
+	bool port_started;
+};
+
+/*
+ * Start-up errors. Each ends ewykd with one line on stderr and the exit
+ * status of its kind: 2 for the configuration, 1 for resources.
+ */
+enum ewykd_err {
+	EWYKD_OK = 0,
+	EWYKD_ERR_EAL,		/* the EAL refused its options */
+	EWYKD_ERR_LCORES,	/* too few lcores for --shards and --reserved */
+	EWYKD_ERR_CONFIG,	/* settings that cannot work together */
+	EWYKD_ERR_PORT,		/* no such port, or too few queues on it */
+	EWYKD_ERR_WWW,		/* --www missing, not a directory, unreadable */
+	EWYKD_ERR_STATE_DIR,	/* --state-dir unusable, journal unreadable */
+	EWYKD_ERR_PLUGIN,	/* --plugin missing, without init, refused */
+	EWYKD_ERR_NOMEM,	/* out of memory (hugepages, -m) */
+	EWYKD_ERR_DEVICE,	/* the port would not configure or start */
+	EWYKD_ERR_THREADS,	/* an lcore or a pool thread would not start */
+};
+
+#define EWYKD_EXIT_CONFIG 2
+#define EWYKD_EXIT_RESOURCE 1
+
+static inline int
+ewykd_err_status(enum ewykd_err err)
+{
+	return err == EWYKD_ERR_NOMEM || err == EWYKD_ERR_DEVICE ||
+		err == EWYKD_ERR_THREADS ? EWYKD_EXIT_RESOURCE : EWYKD_EXIT_CONFIG;
+}
+
+/* Large enough for a path and what is said about it. */
+#define EWYKD_ERR_LEN (PATH_MAX + 512)
+
+#endif /* EWYKD_EWYKD_H */

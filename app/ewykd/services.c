@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include "http_static.h"
+#include "plugin.h"
+#include "routes.h"
+#include "services.h"
+#include "store.h"
+
+static enum ewykd_err
+stores_open(struct ewykd *e, char *err, size_t errlen)
+{
+	const struct ewykd_config *cfg = &e->cfg;
+	struct store_conf stc = {
+		.dir = cfg->state_dir[0] ? cfg->state_dir : NULL,
+		.capacity = cfg->store_keys,
+		.journal_max = (uint64_t)cfg->journal_max_mb << 20,
+		.no_conflate = cfg->store_no_conflate,
+	};
+	struct store_conf kvc = { .capacity = cfg->kv_keys };
+	char sub[EWYKD_ERR_LEN] = "";
+
+	e->state = store_open(&stc, sub, sizeof(sub));
+	if (e->state == NULL) {
+		snprintf(err, errlen, "--state-dir: %s", sub);
+		return EWYKD_ERR_STATE_DIR;
+	}
+	e->kv = store_open(&kvc, sub, sizeof(sub));
+	if (e->kv == NULL) {
+		snprintf(err, errlen, "/kv: %s", sub);
+		return EWYKD_ERR_NOMEM;	/* a store in memory only */
+	}
+	return EWYKD_OK;
+}
+
+enum ewykd_err
+services_open(struct ewykd *e, char *err, size_t errlen)
+{
+	const struct ewykd_config *cfg = &e->cfg;
+	char sub[EWYKD_ERR_LEN] = "";
+	enum ewykd_err rc;
+	int err_no;
+
+	if (cfg->www[0] != '\0' && www_load(&e->www, cfg->www,
+			cfg->www_max_mb << 20, sub, sizeof(sub)) != 0) {
+		snprintf(err, errlen, "--www: %s", sub);
+		return EWYKD_ERR_WWW;
+	}
+	rc = stores_open(e, err, errlen);
+	if (rc != EWYKD_OK)
+		return rc;
+	err_no = routes_register(&e->router, e->state, e->kv);
+	if (err_no == 0)
+		err_no = http_static_routes_add(&e->router, &e->www);
+	if (err_no != 0) {
+		snprintf(err, errlen, "built-in routes: %s", strerror(-err_no));
+		return EWYKD_ERR_NOMEM;	/* the route table is full */
+	}
+	if (plugins_load(cfg, &e->router, err, errlen) != 0)
+		return EWYKD_ERR_PLUGIN;
+	return EWYKD_OK;
+}
+
+void
+services_close(struct ewykd *e)
+{
+	store_close(e->state);
+	e->state = NULL;
+	store_close(e->kv);
+	e->kv = NULL;
+	www_free(&e->www);
+}

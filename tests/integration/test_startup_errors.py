@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Start-up failures end ewykd at once: one line on stderr naming what is
+wrong, and one exit status -- 2 for the configuration, 1 for resources.
+
+Each case runs in a network namespace of its own with a net_tap port (but
+the one about having no port at all), a unique --file-prefix, and the EAL's
+own log held to critical so that ewykd's line is the only one. A case that
+does not end within BUDGET seconds is killed by its pid and fails: before
+the start-up order was fixed, a bad --www left the reserved lcores running
+and ewykd hung for ever.
+"""
+import itertools
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from ewyk_harness import EWYKD, IFACE, run
+
+BUDGET = 1.0
+_seq = itertools.count()
+
+# Root reads and writes any file whatever its mode (CAP_DAC_OVERRIDE), and
+# the static loader skips on purpose what is not a regular file or a
+# directory (a FIFO, a socket) and links that lead nowhere or outside the
+# root. A real unreadable --www, or a --state-dir where the journal cannot
+# be written, is therefore made by running ewykd without the two
+# capabilities that bypass file permissions: then a mode 000 file or a
+# mode 555 directory is what it is for any other user.
+NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
+          "--bounding-set=-dac_override,-dac_read_search"]
+
+
+def start(args, lcores="0-1", port=True, wrap=()):
+    """Runs ewykd once; returns (exit status, stdout, stderr, seconds)."""
+    name = f"ewyk-se{os.getpid()}-{next(_seq)}"
+    run(["ip", "netns", "add", name])
+    try:
+        cmd = ["ip", "netns", "exec", name, *wrap, EWYKD, "-l", lcores, "--no-pci",
+               "--file-prefix", name, "--log-level", "*:critical",
+               "--no-huge", "--no-shconf", "-m", "64"]
+        if port:
+            cmd += ["--vdev", f"net_tap0,iface={IFACE}"]
+        cmd += ["--", *args]
+        t0 = time.monotonic()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            out, err = proc.communicate(timeout=BUDGET)
+        except subprocess.TimeoutExpired:
+            proc.kill()         # ip netns exec execs ewykd: this pid is it
+            out, err = proc.communicate()
+            pytest.fail(f"ewykd {' '.join(args)}: still running after {BUDGET}s, "
+                        f"killed; stderr: {err!r}")
+        return proc.returncode, out, err, time.monotonic() - t0
+    finally:
+        run(["ip", "netns", "del", name], check=False)
+        shutil.rmtree(f"/var/run/dpdk/{name}", ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def paths(tmp_path_factory):
+    d = tmp_path_factory.mktemp("startup")
+    www = d / "www"
+    www.mkdir()
+    (www / "index.html").write_text("ewyk\n")
+    unreadable = d / "unreadable"
+    unreadable.mkdir()
+    (unreadable / "index.html").write_text("ewyk\n")
+    secret = unreadable / "secret.txt"
+    secret.write_text("no one reads this\n")
+    secret.chmod(0)
+    readonly = d / "readonly"
+    readonly.mkdir()
+    readonly.chmod(0o555)
+    a_file = d / "a-file"
+    a_file.write_text("not a directory\n")
+    return {"www": str(www), "unreadable": str(unreadable), "file": str(a_file),
+            "readonly": str(readonly), "state": str(d / "state")}
+
+
+# (id, ewykd options, expected words in the line, exit status, start() args)
+CASES = [
+    ("www-missing", ["--www", "/nonexistent/ewyk-www"],
+     ["--www", "/nonexistent/ewyk-www", "No such file or directory"], 2, {}),
+    ("www-is-a-file", ["--www", "{file}"], ["--www", "not a directory"], 2, {}),
+    ("www-unreadable", ["--www", "{unreadable}"],
+     ["--www", "secret.txt", "Permission denied"], 2, {"wrap": NO_DAC}),
+    ("state-dir-is-a-file", ["--www", "{www}", "--state-dir", "{file}"],
+     ["--state-dir", "Not a directory"], 2, {}),
+    ("state-dir-unwritable", ["--www", "{www}", "--state-dir", "{readonly}"],
+     ["--state-dir", "journal.ewyk", "Permission denied"], 2, {"wrap": NO_DAC}),
+    ("state-dir-cannot-be-made", ["--www", "{www}", "--state-dir", "/proc/ewyk-state"],
+     ["--state-dir", "/proc/ewyk-state"], 2, {}),
+    ("plugin-missing", ["--www", "{www}", "--plugin", "/nonexistent/plugin.so"],
+     ["--plugin", "/nonexistent/plugin.so"], 2, {}),
+    ("plugin-without-init", ["--www", "{www}", "--plugin",
+                             "/usr/lib/x86_64-linux-gnu/libnghttp2.so.14"],
+     ["--plugin", "no ewyk_plugin_init()"], 2, {}),
+    ("no-port-at-all", ["--www", "{www}"], ["no such port", "0 available"], 2,
+     {"port": False}),
+    # The store's journal is open by then, with its writer thread: it is
+    # closed on the way out.
+    ("no-such-port", ["--www", "{www}", "--state-dir", "{state}", "--port-id", "3"],
+     ["--port-id 3", "no such port", "1 available"], 2, {}),
+    ("shards-without-lcores", ["--www", "{www}", "--shards", "2"],
+     ["--shards 2", "lcores"], 2, {"lcores": "0"}),
+    ("reserved-leaves-no-shard", ["--www", "{www}", "--reserved", "1"],
+     ["--reserved 1", "no worker lcore"], 2, {}),
+    ("reserved-without-workers", ["--www", "{www}", "--reserved", "1"],
+     ["--reserved 1", "no worker lcore", "has 0 worker lcores"], 2, {"lcores": "0"}),
+    ("mbufs-beyond-memory", ["--www", "{www}", "--mbufs", "16777216"],
+     ["16777216 mbufs", "memory"], 1, {}),
+]
+
+
+@pytest.mark.parametrize("args, words, status, kw", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_start_up_error_exits_at_once_with_one_line(paths, args, words, status, kw):
+    args = [a.format(**paths) for a in args]
+    rc, out, err, took = start(args, **kw)
+    lines = err.strip().splitlines()
+    assert rc == status, (rc, err)
+    assert len(lines) == 1 and lines[0].startswith("ewykd: "), err
+    for w in words:
+        assert w.format(**paths) in lines[0], (w, lines[0])
+    assert "serving" not in out, out
+    assert took < BUDGET, f"took {took:.2f}s"
