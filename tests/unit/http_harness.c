@@ -319,6 +319,20 @@ hh_free(struct hh *h)
 	free(h);
 }
 
+int
+hh_setup(void **state)
+{
+	*state = hh_new(0, 0);
+	return 0;
+}
+
+int
+hh_teardown(void **state)
+{
+	hh_free(*state);
+	return 0;
+}
+
 /* Connections ------------------------------------------------------------- */
 
 struct hh_conn *

@@ -79,6 +79,10 @@ struct hh *hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms);
 /* Ends every connection, runs what is still queued (stale), checks that
  * every answer went back exactly once, and frees everything. */
 void hh_free(struct hh *h);
+/* cmocka set-up and tear-down: *state is hh_new(0, 0). */
+int hh_setup(void **state);
+int hh_teardown(void **state);
+#define HH_TEST(f) cmocka_unit_test_setup_teardown(f, hh_setup, hh_teardown)
 /* The bytes of /big.bin. */
 const uint8_t *hh_big(void);
 

@@ -11,20 +11,6 @@
 
 #include "http_harness.h"
 
-static int
-setup(void **state)
-{
-	*state = hh_new(0, 0);
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	hh_free(*state);
-	return 0;
-}
-
 static void
 expect_stream(struct hh_h2 *c, int32_t id, int status, const void *body,
 		size_t len)
@@ -349,25 +335,17 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_static, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_queued_out_of_order, setup,
-				teardown),
-		cmocka_unit_test_setup_teardown(test_echo, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_flow_control_file, setup,
-				teardown),
-		cmocka_unit_test_setup_teardown(test_flow_control_source, setup,
-				teardown),
-		cmocka_unit_test_setup_teardown(test_source_stalls_on_small_updates,
-				setup, teardown),
-		cmocka_unit_test_setup_teardown(test_goaway_on_drain, setup,
-				teardown),
-		cmocka_unit_test_setup_teardown(test_data_on_idle_stream, setup,
-				teardown),
-		cmocka_unit_test_setup_teardown(test_headers_without_path, setup,
-				teardown),
-		cmocka_unit_test_setup_teardown(test_too_many_streams, setup,
-				teardown),
-		cmocka_unit_test_setup_teardown(test_reset_flood, setup, teardown),
+		HH_TEST(test_static),
+		HH_TEST(test_queued_out_of_order),
+		HH_TEST(test_echo),
+		HH_TEST(test_flow_control_file),
+		HH_TEST(test_flow_control_source),
+		HH_TEST(test_source_stalls_on_small_updates),
+		HH_TEST(test_goaway_on_drain),
+		HH_TEST(test_data_on_idle_stream),
+		HH_TEST(test_headers_without_path),
+		HH_TEST(test_too_many_streams),
+		HH_TEST(test_reset_flood),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,20 +15,6 @@
 
 #define GET(path) "GET " path " HTTP/1.1\r\nHost: h\r\n\r\n"
 
-static int
-setup(void **state)
-{
-	*state = hh_new(0, 0);
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	hh_free(*state);
-	return 0;
-}
-
 /* The next response, which must be complete. */
 static void
 next(struct hh_conn *k, struct hh_resp *r, bool head_only)
@@ -464,20 +450,20 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_static_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pipeline_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pipeline_full, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_echo_length, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_echo_chunked, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_expect_continue, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_space, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_upgrade_h2c, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prior_knowledge, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_drain, setup, teardown),
+		HH_TEST(test_static_file),
+		HH_TEST(test_pipeline_order),
+		HH_TEST(test_pipeline_full),
+		HH_TEST(test_echo_length),
+		HH_TEST(test_echo_chunked),
+		HH_TEST(test_expect_continue),
+		HH_TEST(test_send_space),
+		HH_TEST(test_upgrade_h2c),
+		HH_TEST(test_prior_knowledge),
+		HH_TEST(test_drain),
 		cmocka_unit_test(test_header_timeout),
 		cmocka_unit_test(test_keepalive_timeout),
-		cmocka_unit_test_setup_teardown(test_malformed_matrix, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_chunk_resets, setup, teardown),
+		HH_TEST(test_malformed_matrix),
+		HH_TEST(test_bad_chunk_resets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
