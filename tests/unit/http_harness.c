@@ -1,0 +1,736 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "http_harness.h"
+#include "http_static.h"
+
+static uint8_t big[HH_BIG_SIZE];
+static uint8_t body_buf[1 << 20];	/* hh_resp_next()'s bodies */
+
+const uint8_t *
+hh_big(void)
+{
+	return big;
+}
+
+/* The transport ------------------------------------------------------------- */
+
+static uint32_t
+t_write(void *ctx, void *t, const void *data, uint32_t len)
+{
+	struct hh_conn *k = t;
+	uint32_t n = len < k->space ? len : k->space;
+
+	(void)ctx;
+	if (k->out_len + n + 1 > k->out_cap) {
+		k->out_cap = (k->out_len + n + 1) * 2;
+		k->out = realloc(k->out, k->out_cap);
+		assert_non_null(k->out);
+	}
+	memcpy(k->out + k->out_len, data, n);
+	k->out_len += n;
+	k->out[k->out_len] = '\0';
+	k->space -= n;
+	return n;
+}
+
+static uint32_t
+t_space(void *ctx, void *t)
+{
+	(void)ctx;
+	return ((struct hh_conn *)t)->space;
+}
+
+static void
+t_close(void *ctx, void *t)
+{
+	(void)ctx;
+	((struct hh_conn *)t)->closed = true;
+}
+
+/* http_conn_closed() follows once the upcall under way has returned:
+ * settle(). */
+static void
+t_abort(void *ctx, void *t)
+{
+	(void)ctx;
+	((struct hh_conn *)t)->aborted = true;
+}
+
+static void
+t_output(void *ctx, void *t)
+{
+	(void)ctx;
+	(void)t;
+}
+
+static void
+t_rcv_space(void *ctx, void *t, uint32_t bytes)
+{
+	(void)ctx;
+	((struct hh_conn *)t)->rcv_space = bytes;
+}
+
+static uint64_t
+t_now_ms(void *ctx)
+{
+	return ((struct hh *)ctx)->now;
+}
+
+static const struct http_transport transport = {
+	.write = t_write,
+	.space = t_space,
+	.close = t_close,
+	.abort = t_abort,
+	.output = t_output,
+	.rcv_space = t_rcv_space,
+	.now_ms = t_now_ms,
+};
+
+static void
+settle(struct hh *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < HH_CONNS; i++)
+		if (h->conns[i].aborted && h->conns[i].c != NULL)
+			hh_finish(&h->conns[i]);
+}
+
+/* The mini executor ----------------------------------------------------------- */
+
+static void
+run_handler(struct hh *h, struct hh_task *t)
+{
+	t->req.may_block = false;
+	if (t->rt->handler(&t->req, t->rt->ctx) != EWYK_ANSWERED ||
+			t->req.ans.kind == HTTP_BODY_UNSET)
+		http_answer_text(&t->req.ans, 500, "500 no answer\n");
+	t->state = HH_GIVEN;
+	h->dispatched++;
+}
+
+static int
+dispatch(void *ctx, const struct http_route *rt, const struct http_head *r,
+		int version, struct http_origin o, struct http_answer **ans)
+{
+	struct hh *h = ctx;
+	struct hh_task *t = NULL;
+	unsigned int i;
+
+	for (i = 0; i < HH_TASKS && t == NULL; i++)
+		if (h->tasks[i].state == HH_FREE)
+			t = &h->tasks[i];
+	if (t == NULL)
+		return 503;
+	if (http_req_fill(&t->req, r, rt, version) != 0)
+		return 431;
+	t->rt = rt;
+	t->o = o;
+	t->src_off = 0;
+	if (rt->flags & HTTP_ROUTE_INLINE) {
+		run_handler(h, t);
+		*ans = &t->req.ans;
+		return HTTP_DISPATCH_ANSWERED;
+	}
+	t->state = HH_QUEUED;
+	h->queue[h->nqueued++] = t;
+	return HTTP_DISPATCH_TAKEN;
+}
+
+static void
+released(void *ctx, struct http_answer *a)
+{
+	struct hh_task *t = (struct hh_task *)((char *)a -
+			offsetof(struct hh_task, req.ans));
+
+	assert_int_equal(t->state, HH_GIVEN);	/* released once */
+	t->state = HH_FREE;
+	((struct hh *)ctx)->released++;
+}
+
+bool
+hh_run(struct hh *h, unsigned int i)
+{
+	struct hh_task *t;
+
+	assert_true(i < h->nqueued);
+	t = h->queue[i];
+	memmove(&h->queue[i], &h->queue[i + 1],
+			(h->nqueued - i - 1) * sizeof(h->queue[0]));
+	h->nqueued--;
+	run_handler(h, t);
+	if (!http_server_answer(h->srv, t->o, &t->req.ans)) {
+		/* As ewykd's complete(): a stale answer goes back here. */
+		h->stale++;
+		http_answer_release(&t->req.ans);
+		released(h, &t->req.ans);
+		return false;
+	}
+	settle(h);
+	return true;
+}
+
+/* Test routes ------------------------------------------------------------- */
+
+static enum ewyk_result
+q_handler(struct ewyk_request *q, void *ctx)
+{
+	struct ewyk_str p = ewyk_request_path(q);
+	char b[256];
+	int n = snprintf(b, sizeof(b), "q %.*s\n", (int)p.len, p.p);
+
+	(void)ctx;
+	return ewyk_respond_copy(q, 200, "text/plain", b, (size_t)n) == 0 ?
+		EWYK_ANSWERED : EWYK_DEFER;
+}
+
+static ssize_t
+src_read(void *arg, void *buf, size_t cap)
+{
+	struct hh_task *t = arg;
+	size_t n = HH_BIG_SIZE - t->src_off;
+
+	n = n < cap ? n : cap;
+	memcpy(buf, big + t->src_off, n);
+	t->src_off += n;
+	return (ssize_t)n;
+}
+
+static enum ewyk_result
+stream_handler(struct ewyk_request *q, void *ctx)
+{
+	struct ewyk_source src = {
+		.read = src_read,
+		.arg = (char *)q - offsetof(struct hh_task, req),
+		.length = HH_BIG_SIZE,
+	};
+
+	(void)ctx;
+	return ewyk_respond_stream(q, 200, "application/octet-stream",
+			&src) == 0 ? EWYK_ANSWERED : EWYK_DEFER;
+}
+
+/* Set-up ------------------------------------------------------------------ */
+
+static const char *const files[][2] = {
+	{ "index.html", "<h1>ewyk</h1>\n" },
+	{ "a.txt", HH_A_TXT },
+	{ "big.bin", NULL },
+};
+
+static void
+write_file(const char *dir, const char *name, const void *data, size_t len)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+struct hh *
+hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
+{
+	static const struct ewyk_route q = {
+		.path = "/q/", .match = EWYK_MATCH_PREFIX,
+		.methods = EWYK_METHOD_ANY, .type = EWYK_HANDLER_NON_BLOCKING,
+		.handler = q_handler,
+	};
+	static const struct ewyk_route stream = {
+		.path = "/stream/", .match = EWYK_MATCH_PREFIX,
+		.methods = EWYK_METHOD_GET, .type = EWYK_HANDLER_NON_BLOCKING,
+		.handler = stream_handler,
+	};
+	struct hh *h = calloc(1, sizeof(*h));
+	struct http_server_conf conf;
+	char err[256];
+	size_t i;
+
+	assert_non_null(h);
+	for (i = 0; i < HH_BIG_SIZE; i++)
+		big[i] = (uint8_t)(i * 31 + (i >> 9));
+	h->tasks = calloc(HH_TASKS, sizeof(*h->tasks));
+	assert_non_null(h->tasks);
+	snprintf(h->dir, sizeof(h->dir), "/tmp/ewyk_hh_XXXXXX");
+	assert_non_null(mkdtemp(h->dir));
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		write_file(h->dir, files[i][0], files[i][1] ? files[i][1] :
+				(const char *)big, files[i][1] ?
+				strlen(files[i][1]) : HH_BIG_SIZE);
+	assert_int_equal(www_load(&h->www, h->dir, 1 << 24, err, sizeof(err)), 0);
+	assert_int_equal(ewyk_route_add(&h->router, &q), 0);
+	assert_int_equal(ewyk_route_add(&h->router, &stream), 0);
+	assert_int_equal(http_static_routes_add(&h->router, &h->www), 0);
+	h->now = 1000;
+	conf = (struct http_server_conf){
+		.transport = &transport,
+		.transport_ctx = h,
+		.router = &h->router,
+		.dispatch = dispatch,
+		.released = released,
+		.dispatch_ctx = h,
+		.stats = &h->stats,
+		.max_conns = HH_CONNS,
+		.header_timeout_ms = header_timeout_ms,
+		.keepalive_timeout_ms = keepalive_timeout_ms,
+	};
+	h->srv = http_server_create(&conf);
+	assert_non_null(h->srv);
+	return h;
+}
+
+void
+hh_free(struct hh *h)
+{
+	char path[128];
+	unsigned int i;
+
+	for (i = 0; i < HH_CONNS; i++) {
+		if (h->conns[i].c != NULL)
+			hh_finish(&h->conns[i]);
+		free(h->conns[i].out);
+	}
+	while (h->nqueued > 0)
+		assert_false(hh_run(h, 0));
+	/* Every answer made went back, once. */
+	assert_int_equal(h->released, h->dispatched);
+	for (i = 0; i < HH_TASKS; i++)
+		assert_int_equal(h->tasks[i].state, HH_FREE);
+	http_server_destroy(h->srv);
+	www_free(&h->www);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", h->dir, files[i][0]);
+		unlink(path);
+	}
+	rmdir(h->dir);
+	free(h->tasks);
+	free(h);
+}
+
+int
+hh_setup(void **state)
+{
+	*state = hh_new(0, 0);
+	return 0;
+}
+
+int
+hh_teardown(void **state)
+{
+	hh_free(*state);
+	return 0;
+}
+
+/* Connections ------------------------------------------------------------- */
+
+struct hh_conn *
+hh_connect(struct hh *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < HH_CONNS; i++) {
+		struct hh_conn *k = &h->conns[i];
+
+		if (k->c != NULL)
+			continue;
+		free(k->out);
+		memset(k, 0, sizeof(*k));
+		k->h = h;
+		k->space = HH_UNLIMITED;
+		k->c = http_conn_accept(h->srv, k);
+		assert_non_null(k->c);
+		return k;
+	}
+	fail_msg("no connection free");
+	return NULL;
+}
+
+void
+hh_send(struct hh_conn *k, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	while (len > 0 && k->c != NULL) {
+		uint32_t n = http_conn_recv(k->c, p, (uint32_t)len);
+
+		settle(k->h);
+		if (n == 0)
+			break;
+		p += n;
+		len -= n;
+	}
+}
+
+void
+hh_sends(struct hh_conn *k, const char *s)
+{
+	hh_send(k, s, strlen(s));
+}
+
+void
+hh_give_space(struct hh_conn *k, uint32_t n)
+{
+	k->space += n;
+	if (k->c != NULL)
+		http_conn_writable(k->c);
+	settle(k->h);
+}
+
+void
+hh_finish(struct hh_conn *k)
+{
+	struct http_conn *c = k->c;
+
+	k->c = NULL;
+	http_conn_closed(c);
+}
+
+const char *
+hh_take(struct hh_conn *k, uint32_t *len)
+{
+	const char *p = (const char *)k->out + k->rd;
+
+	*len = k->out_len - k->rd;
+	k->rd = k->out_len;
+	return *len > 0 ? p : "";
+}
+
+void
+hh_advance(struct hh *h, uint64_t ms)
+{
+	h->now += ms;
+	http_server_tick(h->srv, h->now);
+	settle(h);
+}
+
+/* HTTP/1.1 responses ------------------------------------------------------- */
+
+const char *
+hh_resp_header(const struct hh_resp *r, const char *name, char *val,
+		size_t cap)
+{
+	size_t nl = strlen(name);
+	const char *l;
+
+	for (l = strstr(r->head, "\r\n"); l != NULL; l = strstr(l, "\r\n")) {
+		const char *e;
+
+		l += 2;
+		if (strncasecmp(l, name, nl) != 0 || l[nl] != ':')
+			continue;
+		l += nl + 1;
+		while (*l == ' ')
+			l++;
+		e = strstr(l, "\r\n");
+		snprintf(val, cap, "%.*s", (int)(e - l), l);
+		return val;
+	}
+	return NULL;
+}
+
+/* Decodes a chunked body at p; the bytes it took, 0 while incomplete. */
+static size_t
+dechunk(const char *p, size_t avail, size_t *out_len)
+{
+	size_t at = 0;
+
+	*out_len = 0;
+	for (;;) {
+		const char *eol = memmem(p + at, avail - at, "\r\n", 2);
+		unsigned long n;
+
+		if (eol == NULL)
+			return 0;
+		n = strtoul(p + at, NULL, 16);
+		at = (size_t)(eol - p) + 2;
+		if (avail - at < n + 2)
+			return 0;
+		if (n == 0)
+			return at + 2;	/* no trailers */
+		assert_true(*out_len + n <= sizeof(body_buf));
+		memcpy(body_buf + *out_len, p + at, n);
+		*out_len += n;
+		at += n + 2;
+	}
+}
+
+bool
+hh_resp_next(struct hh_conn *k, struct hh_resp *r, bool head_only)
+{
+	const char *p = (const char *)k->out + k->rd;
+	size_t avail = k->out_len - k->rd, hl, used;
+	const char *end = memmem(p, avail, "\r\n\r\n", 4);
+	char v[64];
+
+	if (end == NULL)
+		return false;
+	hl = (size_t)(end - p) + 4;
+	assert_true(hl < sizeof(r->head));
+	memcpy(r->head, p, hl);
+	r->head[hl] = '\0';
+	assert_memory_equal(p, "HTTP/1.1 ", 9);
+	r->status = atoi(p + 9);
+	r->body = body_buf;
+	r->body_len = 0;
+	r->chunked = hh_resp_header(r, "Transfer-Encoding", v, sizeof(v)) &&
+		strcmp(v, "chunked") == 0;
+	used = hl;
+	if (head_only || r->status < 200 || r->status == 204 ||
+			r->status == 304) {
+		/* no body */
+	} else if (r->chunked) {
+		size_t n = dechunk(p + hl, avail - hl, &r->body_len);
+
+		if (n == 0)
+			return false;
+		used += n;
+	} else if (hh_resp_header(r, "Content-Length", v, sizeof(v))) {
+		r->body_len = strtoull(v, NULL, 10);
+		if (avail - hl < r->body_len)
+			return false;
+		r->body = (const uint8_t *)p + hl;
+		used += r->body_len;
+	} else {
+		return false;	/* no framing: the close ends it */
+	}
+	k->rd += (uint32_t)used;
+	return true;
+}
+
+/* HTTP/2 client ----------------------------------------------------------- */
+
+struct hh_stream *
+hh_h2_stream(struct hh_h2 *c, int32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->st[i].id == id)
+			return &c->st[i];
+	assert_true(c->n < HH_H2_STREAMS);
+	c->st[c->n].id = id;
+	return &c->st[c->n++];
+}
+
+static int
+on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint8_t *name,
+		size_t namelen, const uint8_t *value, size_t valuelen,
+		uint8_t flags, void *user)
+{
+	struct hh_stream *st = hh_h2_stream(user, frame->hd.stream_id);
+	size_t at = strlen(st->headers);
+
+	(void)ng;
+	(void)flags;
+	if (namelen == 7 && memcmp(name, ":status", 7) == 0)
+		st->status = atoi((const char *)value);
+	else
+		snprintf(st->headers + at, sizeof(st->headers) - at,
+				"%.*s: %.*s\n", (int)namelen, name,
+				(int)valuelen, value);
+	return 0;
+}
+
+static int
+on_data(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data,
+		size_t len, void *user)
+{
+	struct hh_stream *st = hh_h2_stream(user, id);
+
+	(void)ng;
+	(void)flags;
+	if (st->len + len > st->cap) {
+		st->cap = (st->len + len) * 2;
+		st->body = realloc(st->body, st->cap);
+		assert_non_null(st->body);
+	}
+	memcpy(st->body + st->len, data, len);
+	st->len += len;
+	return 0;
+}
+
+static int
+on_close(nghttp2_session *ng, int32_t id, uint32_t error, void *user)
+{
+	struct hh_stream *st = hh_h2_stream(user, id);
+
+	(void)ng;
+	st->closed = true;
+	st->error = error;
+	return 0;
+}
+
+static int
+on_frame(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+	struct hh_h2 *c = user;
+
+	(void)ng;
+	if (frame->hd.type == NGHTTP2_GOAWAY) {
+		c->goaway = true;
+		c->goaway_error = frame->goaway.error_code;
+		c->goaway_last = frame->goaway.last_stream_id;
+	} else if (frame->hd.type == NGHTTP2_RST_STREAM) {
+		c->rst_recv++;
+		c->last_rst_error = frame->rst_stream.error_code;
+	}
+	return 0;
+}
+
+static ssize_t
+read_req_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length,
+		uint32_t *flags, nghttp2_data_source *src, void *user)
+{
+	struct hh_stream *st = hh_h2_stream(user, id);
+	size_t n = st->req_left < length ? st->req_left : length;
+
+	(void)ng;
+	(void)src;
+	memcpy(buf, st->req_body, n);
+	st->req_body += n;
+	st->req_left -= n;
+	if (st->req_left == 0)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+struct hh_h2 *
+hh_h2_new(struct hh_conn *k, const nghttp2_settings_entry *iv, size_t niv,
+		unsigned int flags)
+{
+	struct hh_h2 *c = calloc(1, sizeof(*c));
+	nghttp2_session_callbacks *cb;
+	nghttp2_option *opt;
+
+	assert_non_null(c);
+	c->k = k;
+	assert_int_equal(nghttp2_session_callbacks_new(&cb), 0);
+	assert_int_equal(nghttp2_option_new(&opt), 0);
+	nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
+	if (flags & HH_H2_MANUAL_WINDOW)
+		nghttp2_option_set_no_auto_window_update(opt, 1);
+	if (flags & HH_H2_NO_PEER_LIMIT)
+		nghttp2_option_set_peer_max_concurrent_streams(opt, 1000);
+	assert_int_equal(nghttp2_session_client_new2(&c->ng, cb, c, opt), 0);
+	nghttp2_session_callbacks_del(cb);
+	nghttp2_option_del(opt);
+	assert_int_equal(nghttp2_submit_settings(c->ng, NGHTTP2_FLAG_NONE, iv,
+			niv), 0);
+	return c;
+}
+
+struct hh_h2 *
+hh_h2_upgrade(struct hh_conn *k, const char *path)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789-_";
+	nghttp2_settings_entry iv = { NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 100 };
+	uint8_t payload[16];
+	char settings[32], req[256];
+	ssize_t n = nghttp2_pack_settings_payload(payload, sizeof(payload), &iv, 1);
+	size_t o = 0;
+	ssize_t i;
+	struct hh_resp r;
+	struct hh_h2 *c;
+
+	assert_int_equal(n, 6);
+	for (i = 0; i < n; i += 3) {	/* base64url, 6 bytes: no padding */
+		uint32_t v = (uint32_t)payload[i] << 16 | payload[i + 1] << 8 |
+			payload[i + 2];
+
+		settings[o++] = b64[v >> 18 & 63];
+		settings[o++] = b64[v >> 12 & 63];
+		settings[o++] = b64[v >> 6 & 63];
+		settings[o++] = b64[v & 63];
+	}
+	settings[o] = '\0';
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: h\r\n"
+			"Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+			"HTTP2-Settings: %s\r\n\r\n", path, settings);
+	hh_sends(k, req);
+	assert_true(hh_resp_next(k, &r, false));
+	assert_string_equal(r.head, "HTTP/1.1 101 Switching Protocols\r\n"
+			"Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n");
+	c = hh_h2_new(k, &iv, 1, 0);
+	assert_int_equal(nghttp2_session_upgrade2(c->ng, payload, (size_t)n, 0,
+			NULL), 0);
+	return c;
+}
+
+void
+hh_h2_free(struct hh_h2 *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->st[i].body);
+	nghttp2_session_del(c->ng);
+	free(c);
+}
+
+int32_t
+hh_h2_request(struct hh_h2 *c, const char *method, const char *path,
+		const void *body, size_t len)
+{
+	nghttp2_nv nv[] = {
+		{ (uint8_t *)":method", (uint8_t *)(uintptr_t)method, 7,
+			strlen(method), NGHTTP2_NV_FLAG_NONE },
+		{ (uint8_t *)":scheme", (uint8_t *)"http", 7, 4,
+			NGHTTP2_NV_FLAG_NONE },
+		{ (uint8_t *)":authority", (uint8_t *)"h", 10, 1,
+			NGHTTP2_NV_FLAG_NONE },
+		{ (uint8_t *)":path", (uint8_t *)(uintptr_t)path, 5,
+			strlen(path), NGHTTP2_NV_FLAG_NONE },
+	};
+	nghttp2_data_provider dp = { .read_callback = read_req_body };
+	int32_t id = nghttp2_submit_request(c->ng, NULL, nv, 4,
+			body != NULL ? &dp : NULL, NULL);
+	struct hh_stream *st;
+
+	assert_true(id > 0);
+	st = hh_h2_stream(c, id);
+	st->req_body = body;
+	st->req_left = len;
+	return id;
+}
+
+void
+hh_h2_pump(struct hh_h2 *c)
+{
+	for (;;) {
+		bool moved = false;
+		const uint8_t *d;
+		const char *o;
+		uint32_t len;
+		ssize_t n;
+
+		while ((n = nghttp2_session_mem_send(c->ng, &d)) > 0) {
+			hh_send(c->k, d, (size_t)n);
+			moved = true;
+		}
+		assert_true(n == 0);
+		o = hh_take(c->k, &len);
+		if (len > 0) {
+			assert_int_equal(nghttp2_session_mem_recv(c->ng,
+					(const uint8_t *)o, len), len);
+			moved = true;
+		}
+		if (!moved)
+			return;
+	}
+}

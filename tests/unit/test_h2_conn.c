@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* HTTP/2 conversations with the connection layer: an nghttp2 client
+ * session is the peer, over the scripted transport of http_harness.h. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "http_harness.h"
+
+static void
+expect_stream(struct hh_h2 *c, int32_t id, int status, const void *body,
+		size_t len)
+{
+	struct hh_stream *st = hh_h2_stream(c, id);
+
+	if (!st->closed || st->status != status || st->error != 0)
+		fail_msg("stream %d: closed %d, status %d, error %u; want %d",
+				id, st->closed, st->status, st->error, status);
+	assert_int_equal(st->len, len);
+	assert_memory_equal(st->body, body, len);
+}
+
+static void
+test_static(void **state)
+{
+	struct hh_h2 *c = hh_h2_new(hh_connect(*state), NULL, 0, 0);
+	int32_t a = hh_h2_request(c, "GET", "/a.txt", NULL, 0);
+	int32_t none = hh_h2_request(c, "GET", "/none.txt", NULL, 0);
+	int32_t idx = hh_h2_request(c, "GET", "/", NULL, 0);
+	int32_t head = hh_h2_request(c, "HEAD", "/a.txt", NULL, 0);
+
+	hh_h2_pump(c);	/* four streams at once */
+	expect_stream(c, a, 200, HH_A_TXT, strlen(HH_A_TXT));
+	assert_non_null(strstr(hh_h2_stream(c, a)->headers,
+			"content-length: 27\n"));
+	assert_non_null(strstr(hh_h2_stream(c, a)->headers, "etag: \""));
+	expect_stream(c, none, 404, "404 Not Found\n", 14);
+	expect_stream(c, idx, 200, "<h1>ewyk</h1>\n", 14);
+	expect_stream(c, head, 200, "", 0);
+	assert_non_null(strstr(hh_h2_stream(c, head)->headers,
+			"content-length: 27\n"));
+	hh_h2_free(c);
+}
+
+/* Queued handlers answered in reverse: each stream ends when its own
+ * answer comes, whatever the order. */
+static void
+test_queued_out_of_order(void **state)
+{
+	struct hh *h = *state;
+	struct hh_h2 *c = hh_h2_new(hh_connect(h), NULL, 0, 0);
+	int32_t id[3];
+	char want[16];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(want, sizeof(want), "/q/%d", i);
+		id[i] = hh_h2_request(c, "GET", want, NULL, 0);
+	}
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 3);
+	for (i = 2; i >= 0; i--) {
+		int n = snprintf(want, sizeof(want), "q /q/%d\n", i);
+
+		assert_true(hh_run(h, (unsigned int)i));
+		hh_h2_pump(c);
+		expect_stream(c, id[i], 200, want, (size_t)n);
+		if (i > 0)
+			assert_false(hh_h2_stream(c, id[i - 1])->closed);
+	}
+	hh_h2_free(c);
+}
+
+static void
+test_echo(void **state)
+{
+	struct hh *h = *state;
+	struct hh_h2 *c = hh_h2_new(hh_connect(h), NULL, 0, 0);
+	static uint8_t body[50000];	/* four DATA frames of at most 16384 */
+	int32_t id;
+	size_t i;
+
+	for (i = 0; i < sizeof(body); i++)
+		body[i] = (uint8_t)(i * 7);
+	id = hh_h2_request(c, "POST", "/echo", body, sizeof(body));
+	hh_h2_pump(c);
+	expect_stream(c, id, 200, body, sizeof(body));
+	assert_non_null(strstr(hh_h2_stream(c, id)->headers,
+			"content-length: 50000\n"));
+	hh_h2_free(c);
+}
+
+/*
+ * A client with a 1024-byte window, giving it back only when the test says:
+ * first bytes, then the rest of what it read, in two WINDOW_UPDATEs. The
+ * server sends no byte past the window, and goes on after the updates.
+ */
+static void
+fetch_windowed(struct hh *h, const char *path, size_t first)
+{
+	nghttp2_settings_entry iv = { NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 1024 };
+	struct hh_h2 *c = hh_h2_new(hh_connect(h), &iv, 1, HH_H2_MANUAL_WINDOW);
+	int32_t id = hh_h2_request(c, "GET", path, NULL, 0);
+	struct hh_stream *st;
+	size_t acked = 0;
+	int rounds = 0;
+
+	hh_h2_pump(c);
+	if (h->nqueued > 0) {
+		assert_true(hh_run(h, 0));
+		hh_h2_pump(c);
+	}
+	st = hh_h2_stream(c, id);
+	assert_int_equal(st->status, 200);
+	assert_int_equal(st->len, 1024);
+	hh_h2_pump(c);
+	assert_int_equal(st->len, 1024);	/* nothing without an update */
+	while (!st->closed) {
+		size_t got = st->len;
+
+		if (++rounds > 2 * HH_BIG_SIZE / 1024)
+			fail_msg("%s stalled at %zu of %d bytes", path, st->len,
+					HH_BIG_SIZE);
+		assert_int_equal(nghttp2_session_consume_connection(c->ng,
+				got - acked), 0);
+		assert_int_equal(nghttp2_submit_window_update(c->ng,
+				NGHTTP2_FLAG_NONE, id, (int32_t)first), 0);
+		hh_h2_pump(c);
+		assert_true(st->len <= acked + 1024 + first);
+		assert_int_equal(nghttp2_submit_window_update(c->ng,
+				NGHTTP2_FLAG_NONE, id, (int32_t)(got - acked - first)),
+				0);
+		acked = got;
+		hh_h2_pump(c);
+		assert_true(st->len <= acked + 1024);
+	}
+	expect_stream(c, id, 200, hh_big(), HH_BIG_SIZE);
+	hh_h2_free(c);
+}
+
+static void
+test_flow_control_file(void **state)
+{
+	fetch_windowed(*state, "/big.bin", 1024);
+}
+
+/* A source waits for a window of at least 1024 bytes (its cap): an
+ * update of 600 leaves it waiting, the next one of 424 must wake it. */
+static void
+test_flow_control_source(void **state)
+{
+	fetch_windowed(*state, "/stream/x", 600);
+}
+
+/*
+ * The same source, for a client that gives back its window as its
+ * application reads (nghttp2_session_consume): 600 bytes, then 424, which
+ * nghttp2 holds back (less than half its window) until more data comes.
+ * The server, with 600 bytes of window, waits for 1024 (H2_SOURCE_MIN in
+ * h2_proto.c read_body): neither side moves. This pins the stall; a
+ * server that sent what the window allows would finish the stream.
+ */
+static void
+test_source_stalls_on_small_updates(void **state)
+{
+	nghttp2_settings_entry iv = { NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 1024 };
+	struct hh *h = *state;
+	struct hh_h2 *c = hh_h2_new(hh_connect(h), &iv, 1, HH_H2_MANUAL_WINDOW);
+	int32_t id = hh_h2_request(c, "GET", "/stream/x", NULL, 0);
+	struct hh_stream *st = hh_h2_stream(c, id);
+
+	hh_h2_pump(c);
+	assert_true(hh_run(h, 0));
+	hh_h2_pump(c);
+	assert_int_equal(st->len, 1024);
+	assert_int_equal(nghttp2_session_consume(c->ng, id, 600), 0);
+	hh_h2_pump(c);
+	assert_int_equal(nghttp2_session_consume(c->ng, id, 424), 0);
+	hh_h2_pump(c);
+	assert_int_equal(st->len, 1024);	/* stalled */
+	assert_false(st->closed);
+	hh_h2_free(c);
+}
+
+/* Drain: GOAWAY NO_ERROR naming the stream in flight, which still gets its
+ * answer; a stream opened after it is refused; then the close. */
+static void
+test_goaway_on_drain(void **state)
+{
+	struct hh *h = *state;
+	struct hh_conn *k = hh_connect(h);
+	struct hh_h2 *c = hh_h2_new(k, NULL, 0, 0);
+	int32_t id = hh_h2_request(c, "GET", "/q/inflight", NULL, 0), late;
+	unsigned int dispatched;
+	const uint8_t *d;
+	ssize_t n;
+
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 1);
+	dispatched = h->dispatched;
+	http_server_drain(h->srv);
+	/* The client opens another before it reads the GOAWAY. */
+	late = hh_h2_request(c, "GET", "/a.txt", NULL, 0);
+	while ((n = nghttp2_session_mem_send(c->ng, &d)) > 0)
+		hh_send(k, d, (size_t)n);
+	assert_int_equal(h->dispatched, dispatched);
+	hh_h2_pump(c);
+	assert_true(c->goaway);
+	assert_int_equal(c->goaway_error, NGHTTP2_NO_ERROR);
+	assert_int_equal(c->goaway_last, id);
+	assert_true(hh_h2_stream(c, late)->closed);
+	assert_int_equal(hh_h2_stream(c, late)->error, NGHTTP2_REFUSED_STREAM);
+	assert_int_equal(hh_h2_stream(c, late)->status, 0);
+	assert_false(k->closed);
+	assert_true(hh_run(h, 0));
+	hh_h2_pump(c);
+	expect_stream(c, id, 200, "q /q/inflight\n", 14);
+	assert_true(k->closed);
+	assert_false(k->aborted);
+	hh_h2_free(c);
+}
+
+/* DATA on a stream never opened: a connection error (RFC 9113 6.1). */
+static void
+test_data_on_idle_stream(void **state)
+{
+	static const uint8_t data[] = { 0, 0, 3, NGHTTP2_DATA,
+		NGHTTP2_FLAG_END_STREAM, 0, 0, 0, 5, 'a', 'b', 'c' };
+	struct hh_conn *k = hh_connect(*state);
+	struct hh_h2 *c = hh_h2_new(k, NULL, 0, 0);
+
+	hh_h2_pump(c);
+	assert_false(c->goaway);
+	hh_send(k, data, sizeof(data));
+	hh_h2_pump(c);
+	assert_true(c->goaway);
+	assert_int_equal(c->goaway_error, NGHTTP2_PROTOCOL_ERROR);
+	assert_true(k->closed);
+	hh_h2_free(c);
+}
+
+/* HEADERS without :path: that stream fails, the connection goes on. */
+static void
+test_headers_without_path(void **state)
+{
+	static const nghttp2_nv nv[] = {
+		{ (uint8_t *)":method", (uint8_t *)"GET", 7, 3, 0 },
+		{ (uint8_t *)":scheme", (uint8_t *)"http", 7, 4, 0 },
+		{ (uint8_t *)":authority", (uint8_t *)"h", 10, 1, 0 },
+	};
+	struct hh_conn *k = hh_connect(*state);
+	struct hh_h2 *c = hh_h2_new(k, NULL, 0, 0);
+	int32_t bad = nghttp2_submit_request(c->ng, NULL, nv, 3, NULL, NULL);
+	int32_t good = hh_h2_request(c, "GET", "/a.txt", NULL, 0);
+	struct hh_stream *st;
+
+	hh_h2_pump(c);
+	st = hh_h2_stream(c, bad);
+	assert_true(st->closed);
+	if (!(st->status == 400 || st->error == NGHTTP2_PROTOCOL_ERROR))
+		fail_msg("no :path: status %d, error %u", st->status, st->error);
+	expect_stream(c, good, 200, HH_A_TXT, strlen(HH_A_TXT));
+	assert_false(c->goaway);
+	assert_false(k->closed);
+	hh_h2_free(c);
+}
+
+/* More streams than SETTINGS_MAX_CONCURRENT_STREAMS (100), sent before
+ * the client has read that setting: the one past the limit is refused. */
+static void
+test_too_many_streams(void **state)
+{
+	struct hh *h = *state;
+	struct hh_conn *k = hh_connect(h);
+	struct hh_h2 *c = hh_h2_new(k, NULL, 0, HH_H2_NO_PEER_LIMIT);
+	int32_t id[101];
+	char path[16];
+	int i;
+
+	for (i = 0; i < 101; i++) {
+		snprintf(path, sizeof(path), "/q/%d", i);
+		id[i] = hh_h2_request(c, "GET", path, NULL, 0);
+	}
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 100);
+	for (i = 0; i < 100; i++)
+		assert_false(hh_h2_stream(c, id[i])->closed);
+	assert_true(hh_h2_stream(c, id[100])->closed);
+	if (hh_h2_stream(c, id[100])->error != NGHTTP2_REFUSED_STREAM &&
+			hh_h2_stream(c, id[100])->error != NGHTTP2_PROTOCOL_ERROR)
+		fail_msg("stream 101 closed with %u",
+				hh_h2_stream(c, id[100])->error);
+	/* The hundred in flight are answered. */
+	while (h->nqueued > 0)
+		assert_true(hh_run(h, 0));
+	hh_h2_pump(c);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(hh_h2_stream(c, id[i])->status, 200);
+	assert_false(k->closed);
+	hh_h2_free(c);
+}
+
+/* Rapid reset: 200 cancelled streams a second are tolerated, the 201st
+ * ends the session with ENHANCE_YOUR_CALM. */
+static void
+test_reset_flood(void **state)
+{
+	struct hh *h = *state;
+	struct hh_conn *k = hh_connect(h);
+	struct hh_h2 *c = hh_h2_new(k, NULL, 0, 0);
+	int i;
+
+	for (i = 0; i < 201; i++) {
+		int32_t id = hh_h2_request(c, "GET", "/q/reset", NULL, 0);
+
+		hh_h2_pump(c);
+		assert_int_equal(nghttp2_submit_rst_stream(c->ng,
+				NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL), 0);
+		hh_h2_pump(c);
+		if (i < 200)
+			assert_false(c->goaway);
+	}
+	assert_true(c->goaway);
+	assert_int_equal(c->goaway_error, NGHTTP2_ENHANCE_YOUR_CALM);
+	assert_int_equal(h->stats.h2_reset_floods, 1);
+	assert_true(k->closed);
+	hh_h2_free(c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		HH_TEST(test_static),
+		HH_TEST(test_queued_out_of_order),
+		HH_TEST(test_echo),
+		HH_TEST(test_flow_control_file),
+		HH_TEST(test_flow_control_source),
+		HH_TEST(test_source_stalls_on_small_updates),
+		HH_TEST(test_goaway_on_drain),
+		HH_TEST(test_data_on_idle_stream),
+		HH_TEST(test_headers_without_path),
+		HH_TEST(test_too_many_streams),
+		HH_TEST(test_reset_flood),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
