@@ -5,6 +5,8 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include <rte_common.h>
+
 #include "h2_proto.h"
 #include "http1_parse.h"
 #include "http_conn.h"
@@ -30,7 +32,8 @@ struct h2_stream {
 	bool body_too_large;	/* 413 */
 	bool awaiting;		/* a handler has the request */
 	bool from_source;	/* the body is read from ans->src */
-	bool deferred;		/* waiting for the peer's window to open */
+	uint16_t held_off;	/* source bytes read, not yet sent: */
+	uint16_t held_len;	/* held[held_off, +held_len) */
 	bool body_refused;	/* the shard's budget for bodies is spent */
 	bool handled;		/* the request went to its route */
 	bool routed;		/* route is set */
@@ -43,6 +46,7 @@ struct h2_stream {
 	const uint8_t *out;		/* bytes still to send */
 	uint64_t out_left;
 	uint32_t hused;
+	uint8_t held[H2_SOURCE_MIN];	/* a read the window did not take */
 	char hbuf[H2_HEADER_LIST_MAX];
 };
 
@@ -100,31 +104,51 @@ read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length,
 	(void)id;
 	if (st->from_source) {
 		const struct ewyk_source *sc = &st->ans->src;
+		bool known = sc->length >= 0;
 		size_t cap = length;
+		uint8_t *to = buf;
 		ssize_t r;
 
-		if (sc->length >= 0 && st->out_left < cap)
+		if (known && st->out_left < cap)
 			cap = (size_t)st->out_left;
-		/* A flow-control window nearly shut gives a tiny cap, and a
-		 * source may need more to make progress: wait for the
-		 * WINDOW_UPDATE (resume_deferred()). */
-		if (cap < H2_SOURCE_MIN && (sc->length < 0 ||
-				st->out_left > cap)) {
-			st->deferred = true;
-			return NGHTTP2_ERR_DEFERRED;
+		/* A window nearly shut gives a tiny cap, but a source is read
+		 * for H2_SOURCE_MIN at least (its promise to handlers): the
+		 * part the window does not take waits in held. */
+		if (st->held_len == 0 && cap < H2_SOURCE_MIN &&
+				(!known || st->out_left > cap)) {
+			cap = known ? RTE_MIN((uint64_t)H2_SOURCE_MIN,
+					st->out_left) : H2_SOURCE_MIN;
+			to = st->held;
 		}
-		r = cap > 0 ? sc->read(sc->arg, buf, cap) : 0;
-		/* A failed source, or one that ends short of its length,
-		 * resets the stream (INTERNAL_ERROR). */
-		if (r < 0 || (size_t)r > cap ||
-				(r == 0 && sc->length >= 0 && st->out_left > 0))
-			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-		if (sc->length >= 0)
-			st->out_left -= (uint64_t)r;
-		if (r == 0 || (sc->length >= 0 && st->out_left == 0))
+		if (st->held_len == 0) {
+			r = cap > 0 ? sc->read(sc->arg, to, cap) : 0;
+			/* A failed source, or one that ends short of its
+			 * length, resets the stream (INTERNAL_ERROR). */
+			if (r < 0 || (size_t)r > cap ||
+					(r == 0 && known && st->out_left > 0))
+				return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+			if (known)
+				st->out_left -= (uint64_t)r;
+			if (r == 0) {
+				*flags |= NGHTTP2_DATA_FLAG_EOF;
+				return 0;
+			}
+			if (to == buf) {
+				n = (size_t)r;
+				goto sent;
+			}
+			st->held_off = 0;
+			st->held_len = (uint16_t)r;
+		}
+		n = RTE_MIN(length, (size_t)st->held_len);
+		memcpy(buf, st->held + st->held_off, n);
+		st->held_off = (uint16_t)(st->held_off + n);
+		st->held_len = (uint16_t)(st->held_len - n);
+sent:
+		if (known && st->out_left == 0 && st->held_len == 0)
 			*flags |= NGHTTP2_DATA_FLAG_EOF;
-		stats(user)->body_bytes_out += (uint64_t)r;
-		return r;
+		stats(user)->body_bytes_out += n;
+		return (ssize_t)n;
 	}
 	n = length < st->out_left ? length : (size_t)st->out_left;
 	*flags |= NGHTTP2_DATA_FLAG_NO_COPY;
@@ -484,18 +508,6 @@ on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 	return 0;
 }
 
-static void
-resume_deferred(struct h2_conn *h, int32_t id)
-{
-	struct h2_stream *st;
-
-	for (st = h->streams; st != NULL; st = st->next)
-		if (st->deferred && (id == 0 || id == st->id)) {
-			st->deferred = false;
-			nghttp2_session_resume_data(h->ng, st->id);
-		}
-}
-
 /* Rapid reset (CVE-2023-44487): opening streams and cancelling them at
  * once costs the server work and the client nothing. Past a budget of
  * resets per second the session ends with ENHANCE_YOUR_CALM, the code
@@ -527,8 +539,6 @@ on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 		count_reset(h);
 	if (frame->hd.type == NGHTTP2_SETTINGS)
 		h->hold = false;	/* the preface is in */
-	if (frame->hd.type == NGHTTP2_WINDOW_UPDATE)
-		resume_deferred(h, frame->hd.stream_id);
 	if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
 			!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;

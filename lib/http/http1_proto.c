@@ -528,6 +528,53 @@ start_close(struct h1 *h)
 	http_conn_close(h->c);
 }
 
+/* Whether an echoed body has begun: 1 when its first bytes (for a chunked
+ * one, its first chunk's size line) are in, 0 while they are still on
+ * their way, -1 when the chunked framing is broken in what is in. */
+static int
+body_begun(struct h1 *h)
+{
+	struct chunked probe = h->chunk;
+	const char *p = h->in, *d;
+	size_t left = h->in_len, dl;
+
+	if (h->in_len == 0)
+		return 0;
+	if (h->req_body != REQ_BODY_CHUNKED)
+		return 1;
+	/* A dry run of the decoder over all that is in. */
+	while (left > 0 && probe.state != CHUNK_DONE) {
+		long used = chunked_decode(&probe, p, left, &d, &dl);
+
+		if (used < 0)
+			return -1;
+		if (used == 0)
+			break;
+		p += used;
+		left -= (size_t)used;
+	}
+	return probe.total > 0 || (probe.state != CHUNK_SIZE &&
+			probe.state != CHUNK_EXT && probe.state != CHUNK_SIZE_LF);
+}
+
+/* An echo whose body is broken before its answer began: 400 in its
+ * place, and the connection ends (the rest of the body cannot be found). */
+static void
+refuse_echo(struct h1 *h, struct pipe_slot *ps)
+{
+	struct http_answer *a = ps->ans;
+
+	h->pipe_head++;
+	ps->ans = NULL;
+	http_conn_release(h->c, a);
+	http_conn_stats(h->c)->body_errors++;
+	h->echo_wait = false;
+	h->req_body = REQ_BODY_NONE;
+	h->in_len = 0;
+	h->close_after = true;
+	write_error(h, 400, ps->head_only, NULL);
+}
+
 /* The oldest answer owed, when it is ready to go. */
 static struct pipe_slot *
 ready_slot(struct h1 *h)
@@ -554,13 +601,20 @@ write_owed(struct h1 *h)
 			if (h->echo_wait) {
 				/* The echo's answer goes first, then its body;
 				 * it waits for the body to begin, so that it
-				 * never runs into a "100 Continue" just sent. */
+				 * never runs into a "100 Continue" just sent,
+				 * and so that a body whose framing is broken
+				 * from the start is answered 400, not cut. */
+				int begun = body_begun(h);
+
 				ps = ready_slot(h);
-				if (ps == NULL || (h->in_len == 0 &&
+				if (ps == NULL || (begun == 0 &&
 						!h->c->peer_closed) ||
 						http_conn_space(h->c) < HEAD_RESERVE)
 					return false;
-				write_slot(h, ps);
+				if (begun < 0)
+					refuse_echo(h, ps);
+				else
+					write_slot(h, ps);
 				continue;
 			}
 			if (!read_body(h)) {
