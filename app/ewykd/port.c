@@ -34,6 +34,12 @@ port_check(const struct ewykd_config *cfg, uint16_t nb_queues, char *err,
 				RTE_MIN(info.max_rx_queues, info.max_tx_queues));
 		return -1;
 	}
+	/* net_af_xdp takes about 3.5 KB frames, net_memif 1518 bytes. */
+	if (cfg->mtu > info.max_mtu || cfg->mtu < info.min_mtu) {
+		snprintf(err, errlen, "--mtu %u: port %u (%s) takes %u to %u", cfg->mtu,
+				port, info.driver_name, info.min_mtu, info.max_mtu);
+		return -1;
+	}
 	return 0;
 }
 
@@ -73,8 +79,10 @@ port_start(const struct ewykd_config *cfg, uint16_t nb_queues,
 			RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
 		ifc->rx_cksum_offload = true;
 	}
-	if (nb_queues > 1) {
-		/* Each connection must live on exactly one shard. */
+	/* Each connection must live on exactly one shard: RSS where the device
+	 * hashes flows itself; a device without it (net_af_xdp: the kernel's
+	 * queue selection decides) is left to spread them its own way. */
+	if (nb_queues > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP |
 				RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Ethernet port set-up: one RX/TX queue pair per shard, RSS across them. */
+/* Ethernet port set-up: one RX/TX queue pair per shard, RSS across them
+ * where the device offers it. */
 #ifndef EWYKD_PORT_H
 #define EWYKD_PORT_H
 

@@ -10,6 +10,7 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_ether.h>
 #include <rte_lcore.h>
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
@@ -33,7 +34,7 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 {
 	const struct ewykd_config *cfg = &ew->cfg;
 	struct rte_tel_data *lcores, *www;
-	char ip[32];
+	char ip[32], mac[RTE_ETHER_ADDR_FMT_SIZE];
 	uint16_t i;
 
 	rte_tel_data_start_dict(d);
@@ -44,6 +45,9 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_int(d, "listen_port", cfg->listen_port);
 	rte_tel_data_add_dict_int(d, "port_id", cfg->port_id);
 	rte_tel_data_add_dict_string(d, "port_name", ew->port_name);
+	rte_ether_format_addr(mac, sizeof(mac),
+			(const struct rte_ether_addr *)ew->ifc.mac);
+	rte_tel_data_add_dict_string(d, "mac", mac);
 	rte_tel_data_add_dict_int(d, "mtu", cfg->mtu);
 	rte_tel_data_add_dict_string(d, "tx_cksum", ew->ifc.tx_cksum_offload ?
 			"offload" : "software");
