@@ -1,11 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Runs ewykd on a net_tap device inside a private network namespace.
+"""Runs ewykd inside a private network namespace, on one of three media:
 
-The namespace, the tap device, the DPDK runtime directory and the process
-are created per appliance and removed on every exit path (close(), the
-pytest fixtures' finalizers, or atexit when the interpreter goes down).
-Addresses are the contract's: ewykd 198.18.0.2/24, the kernel side
-198.18.0.1/24 (RFC 2544 benchmarking range). Nothing else is ever used.
+- tap: net_tap; the kernel side of the tap is the client (in the same
+  namespace, or bridged to a client namespace of its own).
+- af_xdp: net_af_xdp on one end of a veth pair (copy mode), the other end
+  in a client namespace; the client's TX checksum offload is off, or its
+  TCP segments would leave with partial checksums.
+- memif: net_memif (ewykd the server) and dpdk-testpmd as a wire: the memif
+  client on one side, net_tap on the other in the client namespace, io
+  forwarding between them.
+
+The namespaces, devices, memif socket, DPDK runtime directories and
+processes are created per appliance and removed on every exit path
+(close(), the pytest fixtures' finalizers, or atexit when the interpreter
+goes down). Addresses are the contract's: ewykd 198.18.0.2/24, the kernel
+side 198.18.0.1/24 (RFC 2544 benchmarking range). Nothing else is ever used.
 """
 import atexit
 import itertools
@@ -24,6 +33,9 @@ TELEMETRY = "/usr/bin/dpdk-telemetry.py"
 APP_IP = "198.18.0.2"
 HOST_IP = "198.18.0.1"
 IFACE = "ewyk0"
+MEDIA = ("tap", "af_xdp", "memif")
+WITH_BPFFS = os.path.join(ROOT, "deploy", "with-bpffs.sh")
+TESTPMD = "dpdk-testpmd"
 
 _seq = itertools.count()
 _live = set()
@@ -51,14 +63,29 @@ class Appliance:
     """One ewykd process in its own namespace."""
 
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
-                 client_ns=False):
+                 client_ns=False, medium="tap", wire_lcores="0@0,1@0"):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
-        kernel's own output path is retried at once by its TCP)."""
+        kernel's own output path is retried at once by its TCP). The
+        af_xdp and memif media always have one (see the module's text).
+        wire_lcores: dpdk-testpmd's lcores on memif (main and forwarding;
+        the default leaves CPU 1 to ewykd's shard)."""
+        if medium not in MEDIA:
+            raise ValueError(f"medium {medium!r}: one of {MEDIA}")
         n = next(_seq)
         self.name = f"ewyk-t{os.getpid()}-{n}"
+        self.medium = medium
+        client_ns = client_ns or medium != "tap"
         self.client = f"{self.name}c" if client_ns else self.name
+        # The client's interface: the tap itself, the bridged veth's end,
+        # the af_xdp veth's peer, or the wire's tap.
+        self.client_iface = "vc" if client_ns and medium == "tap" else IFACE
+        self.run_dir = f"/run/{self.name}"
+        self.memif_sock = os.path.join(self.run_dir, "memif.sock")
+        self.wire_lcores = wire_lcores
+        self.wire = None
+        self.wire_log_path = None
         self.prefix = self.name
         self.www = www
         self.args = list(args)
@@ -73,11 +100,19 @@ class Appliance:
     def start(self, timeout=20):
         run(["ip", "netns", "add", self.name])
         _live.add(self)
+        if self.client != self.name:
+            run(["ip", "netns", "add", self.client])
         fd, self.log_path = tempfile.mkstemp(prefix=self.name + "-", suffix=".log")
         os.close(fd)
+        launcher = []
+        if self.medium == "af_xdp":
+            self._veth()
+            launcher = [WITH_BPFFS]
+        elif self.medium == "memif":
+            os.makedirs(self.run_dir, exist_ok=True)
         lc = "--lcores" if "@" in self.lcores else "-l"
-        cmd = ["ip", "netns", "exec", self.name, EWYKD, lc, self.lcores,
-               "--no-pci", "--vdev", f"net_tap0,iface={IFACE}{self.vdev_args}",
+        cmd = ["ip", "netns", "exec", self.name, *launcher, EWYKD, lc, self.lcores,
+               "--no-pci", "--vdev", self.vdev(),
                "--file-prefix", self.prefix, "--log-level", "*:warning",
                *eal_memory_args(self.mem_mb), "--"]
         if self.www:
@@ -86,19 +121,25 @@ class Appliance:
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
+        self._wait_log(self.read_log, "serving", self.proc, "ewykd", timeout)
+        if self.medium == "memif":
+            self._start_wire(timeout)
+        if self.medium == "tap":
+            self._tap_client()
+        self.ip("link", "set", "lo", "up")
+        # ARP and the first answer: the appliance is ready when it pings.
         deadline = time.time() + timeout
         while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"ewykd exited with {self.proc.returncode}:\n{self.read_log()}")
-            if "serving" in self.read_log():
-                break
-            time.sleep(0.05)
-        else:
-            raise RuntimeError(f"ewykd did not start:\n{self.read_log()}")
+            if self.ns(["ping", "-c", "1", "-W", "1", APP_IP], check=False).returncode == 0:
+                return self
+        raise RuntimeError(f"ewykd does not answer ping:\n{self.read_log()}"
+                           f"{self.read_wire_log()}")
+
+    def _tap_client(self):
+        """tap: the client on the tap's kernel side, or bridged to it."""
         if self.client == self.name:
             self.ip("addr", "add", f"{HOST_IP}/24", "dev", IFACE)
         else:
-            run(["ip", "netns", "add", self.client])
             # net_tap gives the kernel's side the port's own MAC; a bridge
             # would take frames to it as its own. Give it another one.
             self.ip("link", "set", IFACE, "address", "02:00:00:00:00:fe")
@@ -109,20 +150,79 @@ class Appliance:
             self.ip("link", "set", "vb", "master", "br0")
             for dev in ("br0", "vb"):
                 self.ip("link", "set", dev, "up")
-            for args in (["addr", "add", f"{HOST_IP}/24", "dev", "vc"],
-                         ["link", "set", "vc", "up"], ["link", "set", "lo", "up"]):
-                run(["ip", "-n", self.client, *args])
+            self._client_side("vc")
             # The client's segments must reach the tap MTU-sized.
             run(["ip", "netns", "exec", self.client, "ethtool", "-K", "vc",
                  "tso", "off", "gso", "off", "gro", "off"], check=False)
         self.ip("link", "set", IFACE, "up")
-        self.ip("link", "set", "lo", "up")
-        # ARP and the first answer: the appliance is ready when it pings.
+
+    def vdev(self):
+        """ewykd's --vdev for its medium."""
+        if self.medium == "af_xdp":
+            return f"net_af_xdp0,iface={IFACE},start_queue=0,queue_count=1{self.vdev_args}"
+        if self.medium == "memif":
+            return (f"net_memif0,role=server,socket={self.memif_sock},"
+                    f"socket-abstract=no{self.vdev_args}")
+        return f"net_tap0,iface={IFACE}{self.vdev_args}"
+
+    def _client_side(self, dev):
+        """198.18.0.1/24 on the client's dev, up, with its loopback."""
+        for args in (["addr", "add", f"{HOST_IP}/24", "dev", dev],
+                     ["link", "set", dev, "up"], ["link", "set", "lo", "up"]):
+            run(["ip", "-n", self.client, *args])
+
+    def _veth(self):
+        """af_xdp: IFACE in the appliance's namespace, its peer (also
+        IFACE) the client's. One queue pair: the 22.11 PMD takes no more
+        queues than the device's combined channels, and veth has none."""
+        self.ip("link", "add", IFACE, "type", "veth", "peer", "name", IFACE,
+                "netns", self.client)
+        self.ip("link", "set", IFACE, "up")
+        self._client_side(IFACE)
+        run(["ip", "netns", "exec", self.client, "ethtool", "-K", IFACE, "tx", "off"])
+
+    def _start_wire(self, timeout):
+        """memif: dpdk-testpmd in the client namespace, a memif client
+        facing ewykd and a net_tap whose kernel side is the client."""
+        fd, self.wire_log_path = tempfile.mkstemp(prefix=self.name + "-wire-", suffix=".log")
+        os.close(fd)
+        cmd = ["ip", "netns", "exec", self.client, TESTPMD, "--lcores", self.wire_lcores,
+               "--no-pci", "--file-prefix", self.prefix + "w", "--log-level", "*:warning",
+               *eal_memory_args(128), "--vdev", f"net_tap0,iface={IFACE}",
+               "--vdev", f"net_memif0,role=client,socket={self.memif_sock},socket-abstract=no",
+               "--", "--forward-mode=io", "--auto-start", "--no-lsc-interrupt",
+               "--total-num-mbufs", "8192",
+               # without a stats period a non-interactive testpmd exits at once
+               "--stats-period", "3600"]
+        with open(self.wire_log_path, "w") as log:
+            self.wire = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+        self._wait_log(self.read_wire_log, "io packet forwarding", self.wire,
+                       "dpdk-testpmd", timeout)
+        self._client_side(IFACE)
+
+    def _wait_log(self, read, text, proc, what, timeout):
         deadline = time.time() + timeout
         while time.time() < deadline:
-            if self.ns(["ping", "-c", "1", "-W", "1", APP_IP], check=False).returncode == 0:
-                return self
-        raise RuntimeError(f"ewykd does not answer ping:\n{self.read_log()}")
+            if proc.poll() is not None:
+                raise RuntimeError(f"{what} exited with {proc.returncode}:\n{read()}")
+            if text in read():
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"{what} did not start:\n{read()}")
+
+    def stop_wire(self, timeout=10):
+        """Stops dpdk-testpmd (memif) by its pid; returns its exit status."""
+        if self.wire is None:
+            return None
+        if self.wire.poll() is None:
+            self.wire.send_signal(signal.SIGINT)
+            try:
+                self.wire.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.wire.kill()
+                self.wire.wait()
+        return self.wire.returncode
 
     def stop(self, sig=signal.SIGTERM, timeout=10):
         """Signals ewykd and returns (exit status, seconds it took)."""
@@ -162,13 +262,18 @@ class Appliance:
             self.stop(timeout=5)
         if self.proc is not None:
             self.log.close()
+        self.stop_wire(timeout=5)
         run(["ip", "netns", "del", self.name], check=False)
         if self.client != self.name:
             run(["ip", "netns", "del", self.client], check=False)
-        shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)
-        if self.log_path and os.path.exists(self.log_path):
-            os.unlink(self.log_path)
-            self.log_path = None
+        for d in (f"/var/run/dpdk/{self.prefix}", f"/var/run/dpdk/{self.prefix}w",
+                  self.run_dir):
+            shutil.rmtree(d, ignore_errors=True)
+        for attr in ("log_path", "wire_log_path"):
+            path = getattr(self, attr)
+            if path and os.path.exists(path):
+                os.unlink(path)
+            setattr(self, attr, None)
         _live.discard(self)
 
     def __enter__(self):
@@ -184,6 +289,12 @@ class Appliance:
                 return f.read()
         except (OSError, TypeError):
             return ""
+
+    def read_wire_log(self):
+        if not self.wire_log_path:
+            return ""
+        with open(self.wire_log_path) as f:
+            return "\ndpdk-testpmd:\n" + f.read()
 
     def ip(self, *args):
         return run(["ip", "-n", self.name, *args])

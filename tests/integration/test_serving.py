@@ -1,13 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The foundation's acceptance: ping, static files over ewyk's own TCP,
-keep-alive, many connections, telemetry and mbufs back to idle."""
+keep-alive, many connections, telemetry and mbufs back to idle; on every
+medium the tests use (net_tap, net_af_xdp, net_memif)."""
 import hashlib
 import os
 import re
 
 import pytest
 
-from ewyk_harness import APP_IP
+from conftest import serve_module
+from ewyk_harness import APP_IP, MEDIA, Appliance
+
+
+@pytest.fixture(scope="module", params=MEDIA)
+def appliance(request, www):
+    yield from serve_module(Appliance(www=www["dir"], medium=request.param))
 
 
 def test_ping_is_answered(appliance):
