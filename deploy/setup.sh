@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Prepares a Debian 12 host for ewyk: installs the packages that the build, the
 # tests, the demo and the benchmarks need (only those missing), reserves
-# hugepages and mounts hugetlbfs. Where hugepages cannot be had it says so;
-# deploy/eal-mem.sh then falls back to --no-huge. Run as root; idempotent.
+# hugepages, mounts hugetlbfs and the BPF filesystem (net_af_xdp). Where
+# hugepages cannot be had it says so; deploy/eal-mem.sh then falls back to
+# --no-huge. Run as root; idempotent.
 set -euo pipefail
 
 PACKAGES=(
 	dpdk dpdk-dev libdpdk-dev libnghttp2-dev meson ninja-build pkg-config gcc
-	nghttp2-client nghttp2-server curl wrk iproute2 iputils-ping nftables
+	nghttp2-client nghttp2-server curl wrk iproute2 iputils-ping nftables ethtool
 	python3 python3-pytest python3-scapy python3-h2 libcmocka-dev clang libclang-rt-14-dev spin
 )
 HUGEPAGES=${EWYK_HUGEPAGES:-512}   # 2 MiB pages: 1 GiB
@@ -39,6 +40,11 @@ fi
 if ! mount -t hugetlbfs | grep -q ' /dev/hugepages '; then
 	mkdir -p /dev/hugepages
 	mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null || true
+fi
+# net_af_xdp: libxdp keeps its XDP dispatcher on a BPF filesystem.
+if ! mountpoint -q /sys/fs/bpf; then
+	mount -t bpf bpf /sys/fs/bpf 2>/dev/null ||
+		echo "setup.sh: cannot mount bpffs at /sys/fs/bpf; net_af_xdp loads its program without a dispatcher"
 fi
 free_pages=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
 if [ "${free_pages:-0}" -gt 0 ]; then

@@ -36,6 +36,8 @@ IFACE = "ewyk0"
 MEDIA = ("tap", "af_xdp", "memif")
 WITH_BPFFS = os.path.join(ROOT, "deploy", "with-bpffs.sh")
 TESTPMD = "dpdk-testpmd"
+PROFILES = os.path.join(ROOT, "drivers-config")
+PROFILE_SOCKET = "/run/ewyk/memif.sock"
 
 _seq = itertools.count()
 _live = set()
@@ -63,14 +65,17 @@ class Appliance:
     """One ewykd process in its own namespace."""
 
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
-                 client_ns=False, medium="tap", wire_lcores="0@0,1@0"):
+                 client_ns=False, medium="tap", wire_lcores="0@0,1@0", profile=False):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
         kernel's own output path is retried at once by its TCP). The
         af_xdp and memif media always have one (see the module's text).
         wire_lcores: dpdk-testpmd's lcores on memif (main and forwarding;
-        the default leaves CPU 1 to ewykd's shard)."""
+        the default leaves CPU 1 to ewykd's shard).
+        profile: ewykd is started with `-- --config` on the medium's
+        drivers-config profile (see profile_config()) instead of EAL
+        options on its command line."""
         if medium not in MEDIA:
             raise ValueError(f"medium {medium!r}: one of {MEDIA}")
         n = next(_seq)
@@ -86,6 +91,8 @@ class Appliance:
         self.wire_lcores = wire_lcores
         self.wire = None
         self.wire_log_path = None
+        self.profile = os.path.join(PROFILES, f"{medium}.conf") if profile else None
+        self.config_path = None
         self.prefix = self.name
         self.www = www
         self.args = list(args)
@@ -111,10 +118,12 @@ class Appliance:
         elif self.medium == "memif":
             os.makedirs(self.run_dir, exist_ok=True)
         lc = "--lcores" if "@" in self.lcores else "-l"
-        cmd = ["ip", "netns", "exec", self.name, *launcher, EWYKD, lc, self.lcores,
-               "--no-pci", "--vdev", self.vdev(),
-               "--file-prefix", self.prefix, "--log-level", "*:warning",
-               *eal_memory_args(self.mem_mb), "--"]
+        cmd = ["ip", "netns", "exec", self.name, *launcher, EWYKD]
+        if self.profile:
+            cmd += ["--", "--config", self.profile_config()]
+        else:
+            cmd += [lc, self.lcores, "--no-pci", "--vdev", self.vdev(), *self.eal_run_args(),
+                    "--"]
         if self.www:
             cmd += ["--www", self.www]
         cmd += self.args
@@ -155,6 +164,31 @@ class Appliance:
             run(["ip", "netns", "exec", self.client, "ethtool", "-K", "vc",
                  "tso", "off", "gso", "off", "gro", "off"], check=False)
         self.ip("link", "set", IFACE, "up")
+
+    def eal_run_args(self):
+        """What makes a run of its own: file prefix, log level, memory."""
+        return ["--file-prefix", self.prefix, "--log-level", "*:warning",
+                *eal_memory_args(self.mem_mb)]
+
+    def profile_config(self):
+        """A copy of the medium's profile as shipped, but for what makes a
+        run of its own: its file prefix, memory this host can give, and the
+        memif socket under the run's directory. Returns the copy's path."""
+        fd, self.config_path = tempfile.mkstemp(prefix=self.name + "-", suffix=".conf")
+        out = []
+        with open(self.profile) as f:
+            for line in f:
+                if line.startswith("args ="):
+                    toks = line.split("=", 1)[1].split()
+                    if "-m" in toks:
+                        del toks[toks.index("-m"):toks.index("-m") + 2]
+                    toks = [t.replace(PROFILE_SOCKET, self.memif_sock) for t in toks
+                            if t not in ("--in-memory", "--no-huge", "--no-shconf")]
+                    line = "args = " + " ".join(toks + self.eal_run_args()) + "\n"
+                out.append(line)
+        with os.fdopen(fd, "w") as f:
+            f.writelines(out)
+        return self.config_path
 
     def vdev(self):
         """ewykd's --vdev for its medium."""
@@ -269,7 +303,7 @@ class Appliance:
         for d in (f"/var/run/dpdk/{self.prefix}", f"/var/run/dpdk/{self.prefix}w",
                   self.run_dir):
             shutil.rmtree(d, ignore_errors=True)
-        for attr in ("log_path", "wire_log_path"):
+        for attr in ("log_path", "wire_log_path", "config_path"):
             path = getattr(self, attr)
             if path and os.path.exists(path):
                 os.unlink(path)

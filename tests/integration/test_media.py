@@ -126,3 +126,21 @@ def test_mtu_beyond_the_device_is_a_configuration_error(www):
         assert "--mtu 9000" in a.read_log() and "net_af_xdp" in a.read_log()
     finally:
         a.close()
+
+
+@pytest.mark.parametrize("medium", ("tap",) + FAST_MEDIA)
+def test_drivers_config_profile_serves(www, tmp_path, medium):
+    """drivers-config/MEDIUM.conf as ewykd's --config (its own file prefix
+    and memory added) serves on the environment its comments describe."""
+    a = Appliance(www=www["dir"], medium=medium, profile=True)
+    try:
+        a.start()
+        out = tmp_path / "hello.txt"
+        assert curl(a, out, a.url("/hello.txt")) == ("200", "1.1")
+        assert out.read_text() == "hello from ewyk\n"
+        info = a.telemetry("/ewyk/info")
+        assert info["port_name"].startswith(f"net_{medium}0"), info
+        assert info["ip"] == "198.18.0.2/24"
+        assert a.stop()[0] == 0, a.read_log()
+    finally:
+        a.close()
