@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # ewyk demo: from a fresh Debian 12 machine (as root) it installs what is
-# missing, builds, starts ewykd on a virtual NIC (net_tap) in a private
-# network namespace with the example plugin loaded, fetches pages and
+# missing, builds, starts ewykd on the fastest virtual medium this host has
+# (net_af_xdp on a veth pair where the kernel supports it, else net_tap;
+# EWYK_MEDIUM=tap|af_xdp|memif chooses) in a private network namespace
+# with the example plugin loaded, fetches pages and
 # calls /kv and the plugin with curl (HTTP/1.1 and HTTP/2), drives it with
 # h2load --h1, prints the results and the telemetry, and stops everything
 # cleanly.
@@ -29,7 +31,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 step() { printf '\n== %s\n' "$*"; }
-in_ns() { ip netns exec "$NS" "$@"; }
+in_ns() { ip netns exec "$EWYK_CLIENT_NS" "$@"; }
 
 step "set-up"
 ./deploy/setup.sh
@@ -47,10 +49,24 @@ HTML
 head -c $((1 << 20)) /dev/urandom > "$WWW/1mb.bin"
 ls -l "$WWW"
 
-step "start ewykd in namespace $NS on net_tap (appliance 198.18.0.2, kernel 198.18.0.1)"
+step "medium"
+if [ -n "${EWYK_MEDIUM:-}" ]; then
+	echo "EWYK_MEDIUM=$EWYK_MEDIUM, as asked"
+else
+	EWYK_MEDIUM=$(ewyk_medium_default)
+	if [ "$EWYK_MEDIUM" = af_xdp ]; then
+		echo "af_xdp: this kernel has AF_XDP sockets and veth, the fastest medium here"
+	else
+		echo "tap: no AF_XDP here (kernel or DPDK), net_tap instead"
+	fi
+fi
+MEDIUM_NAME=$(ewyk_medium_name "$EWYK_MEDIUM")
+
+step "start ewykd in namespace $NS on $MEDIUM_NAME (appliance 198.18.0.2, kernel 198.18.0.1)"
 ewyk_ns_start "$NS" "$LOG" -l 0-1 -- --www "$WWW" \
 	--plugin build/app/plugins/ewyk-hello.so:Hello
 grep serving "$LOG"
+echo "client namespace: $EWYK_CLIENT_NS"
 in_ns ping -c 3 -i 0.2 198.18.0.2
 
 step "curl http://198.18.0.2/"
@@ -67,7 +83,7 @@ in_ns curl -sS -m 10 --http2-prior-knowledge -w '  <- GET /kv/colour over HTTP/%
 	http://198.18.0.2/kv/colour
 in_ns curl -sS -m 10 --http2-prior-knowledge 'http://198.18.0.2/hello?name=demo'
 
-step "h2load --h1 for ${DURATION}s, 16 connections"
+step "h2load --h1 for ${DURATION}s, 16 connections, on $MEDIUM_NAME"
 in_ns h2load --h1 -D "$DURATION" -c 16 -t 1 http://198.18.0.2/ | grep -vE '^(starting|spawning|progress|Application protocol)'
 
 step "telemetry: /ewyk/stats, /ewyk/http and /ewyk/info (dpdk-telemetry.py -f $NS)"
@@ -82,5 +98,5 @@ step "stop (SIGTERM)"
 status=0
 ewyk_ns_stop "$NS" || status=$?
 tail -n 1 "$LOG"
-echo "ewykd exit status: $status"
+echo "ewykd exit status: $status (medium: $MEDIUM_NAME)"
 exit "$status"

@@ -1,47 +1,130 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # Sourced by deploy/demo.sh and app/bench/*.sh (from the project's root):
-# ewykd on net_tap in a namespace of its own, and a veth namespace for
-# kernel servers, both with the contract's addresses (198.18.0.2 serves,
-# 198.18.0.1 is the client). Removing what they create stays the caller's
-# job, in its EXIT trap.
+# ewykd in a namespace of its own on the medium $EWYK_MEDIUM, and a veth
+# namespace for kernel servers, both with the contract's addresses
+# (198.18.0.2 serves, 198.18.0.1 is the client). Removing what they create
+# stays the caller's job, in its EXIT trap.
+#
+# EWYK_MEDIUM (default: ewyk_medium_default, af_xdp where the kernel can):
+#   tap     net_tap; the client is the tap's kernel side, in ewykd's namespace
+#   af_xdp  net_af_xdp on a veth end (copy mode, one queue); the client on
+#           the other end, in namespace NSc, its TX checksum offload off
+#   memif   net_memif (ewykd the server, socket /run/NS/memif.sock) and
+#           dpdk-testpmd as the wire (io forwarding) to a net_tap whose
+#           kernel side is the client, in NSc; the wire busy-polls CPU
+#           $EWYK_WIRE_CPU (default 0)
+
+# ewyk_medium_default: af_xdp where this kernel gives AF_XDP sockets and
+# veth pairs and DPDK has the PMD, else tap.
+ewyk_medium_default() {
+	local probe="ewyk-probe-$$"
+
+	if ! ls /usr/lib/*/dpdk/pmds-*/librte_net_af_xdp.so >/dev/null 2>&1 ||
+	   ! /usr/bin/python3 -c 'import socket; socket.socket(44, socket.SOCK_RAW).close()' \
+		2>/dev/null; then	# 44: AF_XDP
+		echo tap
+		return
+	fi
+	if ip netns add "$probe" 2>/dev/null &&
+	   ip -n "$probe" link add p0 type veth peer name p1 2>/dev/null; then
+		echo af_xdp
+	else
+		echo tap
+	fi
+	ip netns del "$probe" 2>/dev/null || true
+}
+
+# ewyk_medium_name MEDIUM: how a figure names it.
+ewyk_medium_name() {
+	case "$1" in
+	tap) echo "net_tap" ;;
+	af_xdp) echo "net_af_xdp (veth, copy mode)" ;;
+	memif) echo "net_memif (testpmd wire to a tap)" ;;
+	esac
+}
 
 # ewyk_ns_start NS LOG [EAL options...] -- [ewykd options...]
-# Starts ewykd in a new namespace NS (on CPU $EWYK_CPU if set), waits until
-# it serves and gives the kernel side of its tap 198.18.0.1/24. Sets
-# EWYKD_PID. On failure prints the log and returns 1.
+# Starts ewykd in a new namespace NS on $EWYK_MEDIUM (chosen and exported
+# if unset; on CPU $EWYK_CPU if set), waits until it serves and gives the
+# client side 198.18.0.1/24. Sets EWYKD_PID, EWYK_WIRE_PID (memif) and
+# EWYK_CLIENT_NS, the namespace to run clients in. On failure prints the
+# log and returns 1.
 ewyk_ns_start() {
-	local ns=$1 log=$2 pin=()
-	local eal=()
+	local ns=$1 log=$2 pin=() eal=() launcher=() vdev
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		eal+=("$1")
 		shift
 	done
 	shift
+	: "${EWYK_MEDIUM:=$(ewyk_medium_default)}"
+	export EWYK_MEDIUM
 	[ -n "${EWYK_CPU:-}" ] && pin=(taskset -c "$EWYK_CPU")
 	: >"$log"
 	ip netns add "$ns"
+	EWYK_CLIENT_NS=$ns
+	case "$EWYK_MEDIUM" in
+	tap)
+		vdev=net_tap0,iface=ewyk0 ;;
+	af_xdp)
+		EWYK_CLIENT_NS=${ns}c
+		ip netns add "$EWYK_CLIENT_NS"
+		ip -n "$ns" link add ewyk0 type veth peer name ewyk0 netns "$EWYK_CLIENT_NS"
+		ip -n "$ns" link set ewyk0 up
+		ip netns exec "$EWYK_CLIENT_NS" ethtool -K ewyk0 tx off >/dev/null
+		launcher=(./deploy/with-bpffs.sh)
+		vdev=net_af_xdp0,iface=ewyk0,start_queue=0,queue_count=1 ;;
+	memif)
+		EWYK_CLIENT_NS=${ns}c
+		ip netns add "$EWYK_CLIENT_NS"
+		mkdir -p "/run/$ns"
+		vdev=net_memif0,role=server,socket=/run/$ns/memif.sock,socket-abstract=no ;;
+	*)
+		echo "EWYK_MEDIUM=$EWYK_MEDIUM: tap, af_xdp or memif" >&2
+		return 1 ;;
+	esac
 	# shellcheck disable=SC2046
-	ip netns exec "$ns" "${pin[@]}" ./build/app/ewykd "${eal[@]}" --no-pci \
-		--vdev net_tap0,iface=ewyk0 --file-prefix "$ns" --log-level '*:warning' \
+	ip netns exec "$ns" "${pin[@]}" "${launcher[@]}" ./build/app/ewykd "${eal[@]}" \
+		--no-pci --vdev "$vdev" --file-prefix "$ns" --log-level '*:warning' \
 		$(./deploy/eal-mem.sh 512) -- "$@" >"$log" 2>&1 &
 	EWYKD_PID=$!
-	for _ in $(seq 200); do
-		grep -q serving "$log" && break
-		kill -0 "$EWYKD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if ! grep -q serving "$log"; then
-		cat "$log" >&2
-		echo "ewykd did not start" >&2
-		return 1
+	ewyk_wait_for serving "$log" "$EWYKD_PID" ewykd || return 1
+	if [ "$EWYK_MEDIUM" = memif ]; then
+		local cpu=${EWYK_WIRE_CPU:-0}
+		# shellcheck disable=SC2046
+		ip netns exec "$EWYK_CLIENT_NS" dpdk-testpmd --lcores "0@$cpu,1@$cpu" --no-pci \
+			--file-prefix "${ns}w" --log-level '*:warning' $(./deploy/eal-mem.sh 128) \
+			--vdev net_tap0,iface=ewyk0 \
+			--vdev "net_memif0,role=client,socket=/run/$ns/memif.sock,socket-abstract=no" \
+			-- --forward-mode=io --auto-start --no-lsc-interrupt --total-num-mbufs 8192 \
+			--stats-period 3600 </dev/null >"$log.wire" 2>&1 &
+		EWYK_WIRE_PID=$!
+		EWYK_WIRE_LOG=$log.wire
+		ewyk_wait_for "io packet forwarding" "$EWYK_WIRE_LOG" "$EWYK_WIRE_PID" dpdk-testpmd ||
+			return 1
 	fi
-	ip -n "$ns" addr add 198.18.0.1/24 dev ewyk0
-	ip -n "$ns" link set ewyk0 up
+	ip -n "$EWYK_CLIENT_NS" addr add 198.18.0.1/24 dev ewyk0
+	ip -n "$EWYK_CLIENT_NS" link set ewyk0 up
+	ip -n "$EWYK_CLIENT_NS" link set lo up
 	ip -n "$ns" link set lo up
 }
 
-# ewyk_ns_stop NS: SIGTERM to ewykd, its status returned; NS removed.
+# ewyk_wait_for TEXT LOG PID WHAT: waits up to 20 s for TEXT in LOG while
+# PID lives; else prints LOG and returns 1.
+ewyk_wait_for() {
+	for _ in $(seq 200); do
+		grep -q "$1" "$2" && return 0
+		kill -0 "$3" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$2" >&2
+	echo "$4 did not start" >&2
+	return 1
+}
+
+# ewyk_ns_stop NS: SIGTERM to ewykd, its status returned; the memif wire
+# stopped; NS, its client namespace and run directories removed.
 ewyk_ns_stop() {
 	local status=0
 
@@ -50,8 +133,14 @@ ewyk_ns_stop() {
 		wait "$EWYKD_PID" || status=$?
 		EWYKD_PID=""
 	fi
+	if [ -n "${EWYK_WIRE_PID:-}" ]; then
+		kill -INT "$EWYK_WIRE_PID" 2>/dev/null
+		wait "$EWYK_WIRE_PID" 2>/dev/null || true
+		EWYK_WIRE_PID=""
+	fi
 	ip netns del "$1" 2>/dev/null || true
-	rm -rf "/var/run/dpdk/$1"
+	ip netns del "${1}c" 2>/dev/null || true
+	rm -rf "/var/run/dpdk/$1" "/var/run/dpdk/${1}w" "/run/$1" "${EWYK_WIRE_LOG:-}"
 	return "$status"
 }
 
