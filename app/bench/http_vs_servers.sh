@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # ewykd against nghttpd, h2o and nginx (Debian's), serving the same small
 # file, side by side in one run: h2load over h2c (prior knowledge) and
-# h2load --h1 with pipelining. ewykd runs on net_tap in one namespace; the
-# others, one at a time, in a namespace joined to the client's by a veth
+# h2load --h1 with pipelining. ewykd runs on $EWYK_MEDIUM (tap, af_xdp or
+# memif; default af_xdp where the kernel supports it: deploy/ewyk-ns.sh);
+# the others, one at a time, in a namespace joined to the client's by a veth
 # pair (deploy/ewyk-ns.sh), with the same addresses. Servers are pinned to
 # CPU 1 (one worker each), h2load to CPU 0. Prints, per server and
 # protocol, requests/s and the 50th, 90th and 99th percentiles of the
@@ -12,7 +13,8 @@
 # ratios of the server's: req/s (above 1: ewykd serves more) and p99
 # (below 1: ewykd's tail is shorter). Figures, not a test.
 #
-# Usage: app/bench/http_vs_servers.sh [REQUESTS]   (as root, after a build)
+# Usage: [EWYK_MEDIUM=...] app/bench/http_vs_servers.sh [REQUESTS]
+#        (as root, after a build)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
@@ -84,7 +86,7 @@ run() {	# run NS h2|h1 SERVER [PORT]: load, kept under SERVER_h2|h1
 }
 
 EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll
-for p in h2 h1; do run "$NS_A" "$p" ewykd; done
+for p in h2 h1; do run "$EWYK_CLIENT_NS" "$p" ewykd; done
 ewyk_ns_stop "$NS_A"
 
 # the others: server in NS_B, client in NS_Bc
@@ -144,14 +146,16 @@ ratio() {	# ratio A B -> A/B to two places, or "-" unless both are > 0
 		'BEGIN {print (a + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", a / b) : "-"}'
 }
 echo "small file, $N requests, 8 connections x 10 streams (h2c) or pipelined (h1)"
-row='%-8s %-5s %12s %10s %10s %10s %10s %10s\n'
+echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"); the others on veth"
+row='%-8s %-7s %-5s %12s %10s %10s %10s %10s %10s\n'
 # shellcheck disable=SC2059
-printf "$row" server proto "req/s" "p50 us" "p90 us" "p99 us" "req/s x" "p99 x"
+printf "$row" server medium proto "req/s" "p50 us" "p90 us" "p99 us" "req/s x" "p99 x"
 for p in h2 h1; do
 	for s in ewykd nghttpd h2o nginx; do
 		k=${s}_$p
 		# shellcheck disable=SC2059
-		printf "$row" "$s" "$([ "$p" = h2 ] && echo h2c || echo h1)" \
+		printf "$row" "$s" "$([ "$s" = ewykd ] && echo "$EWYK_MEDIUM" || echo veth)" \
+			"$([ "$p" = h2 ] && echo h2c || echo h1)" \
 			"${RATE[$k]}" "${P50[$k]}" "${P90[$k]}" "${P99[$k]}" \
 			"$(ratio "${RATE[ewykd_$p]}" "${RATE[$k]}")" \
 			"$(ratio "${P99[ewykd_$p]}" "${P99[$k]}")"

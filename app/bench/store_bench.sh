@@ -5,7 +5,11 @@
 # own record), side by side in one run. h2load drives 16 connections of
 # PUT /v1/state/hotN?durable=1 round robin over KEYS keys.
 #
-# Usage: app/bench/store_bench.sh [REQUESTS] [KEYS]   (as root, after a build)
+# ewykd runs on $EWYK_MEDIUM (tap, af_xdp or memif; default af_xdp where the
+# kernel supports it: deploy/ewyk-ns.sh).
+#
+# Usage: [EWYK_MEDIUM=...] app/bench/store_bench.sh [REQUESTS] [KEYS]
+#        (as root, after a build)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
@@ -31,7 +35,7 @@ run() {		# run on|off; sets RESULT="req/s fsyncs records"
 	local urls=() k
 	for k in $(seq "$KEYS"); do urls+=("http://198.18.0.2/v1/state/hot$k?durable=1"); done
 	local rate
-	rate=$(ip netns exec "$NS" h2load --h1 -n "$N" -c 16 -d "$BODY" -H ':method: PUT' \
+	rate=$(ip netns exec "$EWYK_CLIENT_NS" h2load --h1 -n "$N" -c 16 -d "$BODY" -H ':method: PUT' \
 		"${urls[@]}" | awk '/^finished in/ {r = $4} /^status codes:/ {ok = ($3 == '"$N"')}
 		END {print ok ? r : 0}')
 	local st
@@ -48,7 +52,8 @@ run on
 read -r on_rate on_fsyncs on_records <<<"$RESULT"
 run off
 read -r off_rate off_fsyncs off_records <<<"$RESULT"
-echo "durable PUTs, $N requests, 16 connections, $KEYS hot keys, 256-byte values"
+echo "durable PUTs, $N requests, 16 connections, $KEYS hot keys, 256-byte values," \
+	"on $(ewyk_medium_name "$EWYK_MEDIUM")"
 printf '%-22s %12s %10s %14s\n' "" "PUTs/s" "fsyncs" "records written"
 printf '%-22s %12s %10s %14s\n' "with conflation" "$on_rate" "$on_fsyncs" "$on_records"
 printf '%-22s %12s %10s %14s\n' "without conflation" "$off_rate" "$off_fsyncs" "$off_records"

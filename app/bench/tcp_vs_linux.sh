@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # ewyk's TCP against the Linux stack, side by side in one run.
 #
-#   ewykd: its own TCP on net_tap (198.18.0.2), client in the tap's namespace
+#   ewykd: its own TCP on $EWYK_MEDIUM (198.18.0.2; tap, af_xdp or memif,
+#          default af_xdp where the kernel supports it: deploy/ewyk-ns.sh),
+#          the client in its client namespace
 #   Linux: nginx (one worker) in a namespace of its own, client in another,
 #          joined by a veth pair (deploy/ewyk-ns.sh)
 #
@@ -11,7 +13,8 @@
 # N) and small request-response rate on one connection (h2load --h1, one
 # request at a time), then the ratio ewykd / Linux. Figures, not a test.
 #
-# Usage: app/bench/tcp_vs_linux.sh [ROUNDS]      (as root, after a build)
+# Usage: [EWYK_MEDIUM=tap|af_xdp|memif] app/bench/tcp_vs_linux.sh [ROUNDS]
+#        (as root, after a build)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
@@ -80,9 +83,10 @@ rr() {		# rr NS -> best requests/s on one connection, one at a time
 }
 
 echo "ewyk TCP vs Linux TCP, $ROUNDS rounds each, best of rounds"
-bulk_a=$(bulk "$NS_A"); bulk_b=$(bulk "${NS_B}c")
-rr_a=$(rr "$NS_A"); rr_b=$(rr "${NS_B}c")
-printf '%-40s %12s %12s %8s\n' "" "ewykd" "Linux" "ratio"
+echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"); Linux on veth"
+bulk_a=$(bulk "$EWYK_CLIENT_NS"); bulk_b=$(bulk "${NS_B}c")
+rr_a=$(rr "$EWYK_CLIENT_NS"); rr_b=$(rr "${NS_B}c")
+printf '%-40s %12s %12s %8s\n' "" "ewykd/$EWYK_MEDIUM" "Linux/veth" "ratio"
 printf '%-40s %12s %12s %8s\n' "bulk, one connection, 64 MB (MB/s)" "$bulk_a" "$bulk_b" \
 	"$(awk -v a="$bulk_a" -v b="$bulk_b" 'BEGIN {printf "%.2f", a / b}')"
 printf '%-40s %12s %12s %8s\n' "request-response, one connection (req/s)" "$rr_a" "$rr_b" \
