@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs what is missing, builds with warnings as errors, runs every test
 # (cmocka unit tests, ThreadSanitizer stress tests, pytest integration tests
-# against the Linux stack through net_tap in private namespaces) and ends
-# with one line: "N passed, N failed".
+# against the Linux stack through net_tap, net_af_xdp and net_memif in
+# private namespaces) and ends with one line: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -83,7 +83,7 @@ else
 	add_counts 0 1
 fi
 
-echo "== integration tests (net_tap in private namespaces)"
+echo "== integration tests (net_tap, net_af_xdp, net_memif in private namespaces)"
 log=$(mktemp)
 /usr/bin/python3 -m pytest -q -p no:cacheprovider "$ROOT/tests/integration" 2>&1 | tee "$log"
 summary=$(tail -n 1 "$log")
