@@ -123,20 +123,22 @@ ewyk_wait_for() {
 	return 1
 }
 
-# ewyk_ns_stop NS: SIGTERM to ewykd, its status returned; the memif wire
-# stopped; NS, its client namespace and run directories removed.
+# ewyk_ns_stop NS: the memif wire stopped first (a 22.11 memif client may
+# crash when its server leaves while it forwards; ewykd takes its client's
+# leaving in its stride), SIGTERM to ewykd, its status returned; NS, its
+# client namespace and run directories removed.
 ewyk_ns_stop() {
 	local status=0
 
-	if [ -n "${EWYKD_PID:-}" ]; then
-		kill -TERM "$EWYKD_PID" 2>/dev/null
-		wait "$EWYKD_PID" || status=$?
-		EWYKD_PID=""
-	fi
 	if [ -n "${EWYK_WIRE_PID:-}" ]; then
 		kill -INT "$EWYK_WIRE_PID" 2>/dev/null
 		wait "$EWYK_WIRE_PID" 2>/dev/null || true
 		EWYK_WIRE_PID=""
+	fi
+	if [ -n "${EWYKD_PID:-}" ]; then
+		kill -TERM "$EWYKD_PID" 2>/dev/null
+		wait "$EWYKD_PID" || status=$?
+		EWYKD_PID=""
 	fi
 	ip netns del "$1" 2>/dev/null || true
 	ip netns del "${1}c" 2>/dev/null || true

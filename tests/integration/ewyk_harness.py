@@ -292,11 +292,14 @@ class Appliance:
                 load.wait()
 
     def close(self):
+        # The wire first: a 22.11 memif client whose server goes away while
+        # it forwards may crash (see test_media.py); ewykd takes its
+        # client's leaving in its stride.
+        self.stop_wire(timeout=5)
         if self.proc is not None and self.proc.poll() is None:
             self.stop(timeout=5)
         if self.proc is not None:
             self.log.close()
-        self.stop_wire(timeout=5)
         run(["ip", "netns", "del", self.name], check=False)
         if self.client != self.name:
             run(["ip", "netns", "del", self.client], check=False)
