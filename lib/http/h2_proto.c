@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -384,7 +385,7 @@ add_header(struct h2_stream *st, const char *name, size_t nl,
 static struct h2_stream *
 stream_new(struct h2_conn *h, int32_t id)
 {
-	struct h2_stream *st = malloc(sizeof(*st));
+	struct h2_stream *st = http_mem_alloc(http_conn_mem(h->c), sizeof(*st));
 
 	if (st == NULL)
 		return NULL;
@@ -412,8 +413,8 @@ stream_free(struct h2_conn *h, struct h2_stream *st)
 		http_conn_release(h->c, st->ans);
 	h->gathered -= st->body_len;
 	stats(h)->h2_streams_open--;
-	free(st->body);
-	free(st);
+	http_mem_free(http_conn_mem(h->c), st->body);
+	http_mem_free(http_conn_mem(h->c), st);
 }
 
 static int
@@ -496,7 +497,8 @@ on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 
 		while (want < st->body_len + len)
 			want *= 2;
-		b = realloc(st->body, want);
+		b = http_mem_realloc(http_conn_mem(((struct h2_conn *)user)->c),
+				st->body, want);
 		if (b == NULL)
 			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 		st->body = b;
@@ -582,27 +584,48 @@ on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void *user)
 
 /* Sessions ------------------------------------------------------------------ */
 
-void *
-h2_open(struct http_conn *c)
+/* nghttp2's allocations come from the shard's memory. */
+static void *
+mem_malloc(size_t size, void *m)
 {
-	nghttp2_settings_entry settings[] = {
-		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS },
-		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_INITIAL_WINDOW },
-		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, H2_HEADER_LIST_MAX },
-	};
+	return http_mem_alloc(m, size);
+}
+
+static void
+mem_free(void *p, void *m)
+{
+	http_mem_free(m, p);
+}
+
+static void *
+mem_calloc(size_t n, size_t size, void *m)
+{
+	return http_mem_calloc(m, n, size);
+}
+
+static void *
+mem_realloc(void *p, size_t size, void *m)
+{
+	return http_mem_realloc(m, p, size);
+}
+
+/* Callbacks and options are the same for every session: made once, read
+ * by every session's creation (nghttp2 copies them). */
+static nghttp2_session_callbacks *callbacks;
+static nghttp2_option *options;
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+static void
+setup(void)
+{
 	nghttp2_session_callbacks *cb;
 	nghttp2_option *opt;
-	struct h2_conn *h = calloc(1, sizeof(*h));
-	int rc;
 
-	if (h == NULL || nghttp2_session_callbacks_new(&cb) != 0) {
-		free(h);
-		return NULL;
-	}
+	if (nghttp2_session_callbacks_new(&cb) != 0)
+		return;
 	if (nghttp2_option_new(&opt) != 0) {
 		nghttp2_session_callbacks_del(cb);
-		free(h);
-		return NULL;
+		return;
 	}
 	nghttp2_session_callbacks_set_send_callback(cb, send_bytes);
 	nghttp2_session_callbacks_set_send_data_callback(cb, send_data);
@@ -621,12 +644,32 @@ h2_open(struct http_conn *c)
 	nghttp2_option_set_max_outbound_ack(opt, 1000);
 	nghttp2_option_set_max_settings(opt, 32);
 	nghttp2_option_set_max_deflate_dynamic_table_size(opt, 4096);
+	callbacks = cb;
+	options = opt;
+}
+
+void *
+h2_open(struct http_conn *c)
+{
+	static const nghttp2_settings_entry settings[] = {
+		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS },
+		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_INITIAL_WINDOW },
+		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, H2_HEADER_LIST_MAX },
+	};
+	struct http_mem *m = http_conn_mem(c);
+	nghttp2_mem mem = { m, mem_malloc, mem_free, mem_calloc, mem_realloc };
+	struct h2_conn *h;
+
+	pthread_once(&setup_once, setup);
+	if (callbacks == NULL)
+		return NULL;
+	h = http_mem_calloc(m, 1, sizeof(*h));
+	if (h == NULL)
+		return NULL;
 	h->c = c;
-	rc = nghttp2_session_server_new2(&h->ng, cb, h, opt);
-	nghttp2_session_callbacks_del(cb);
-	nghttp2_option_del(opt);
-	if (rc != 0) {
-		free(h);
+	if (nghttp2_session_server_new3(&h->ng, callbacks, h, options,
+			&mem) != 0) {
+		http_mem_free(m, h);
 		return NULL;
 	}
 	nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, settings,
@@ -745,7 +788,7 @@ h2_free(struct h2_conn *h)
 	/* nghttp2 drops its streams without the close callback. */
 	while (h->streams != NULL)
 		stream_free(h, h->streams);
-	free(h);
+	http_mem_free(http_conn_mem(h->c), h);
 }
 
 /* Protocol table ------------------------------------------------------------ */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "http1_parse.h"
+#include "http_mem.h"
 #include "http_server.h"
 
 struct http_proto {
@@ -53,6 +54,7 @@ struct http_server {
 	struct http_conn *conns;
 	struct http_conn *free_list;
 	void *h1_mem;		/* HTTP/1.1 state of every slot */
+	struct http_mem mem;	/* HTTP/2's sessions and streams */
 	bool draining;		/* answer what is asked, then close */
 	uint64_t last_sweep_ms;
 	uint64_t date_sec;
@@ -98,6 +100,12 @@ static inline struct http_stats *
 http_conn_stats(const struct http_conn *c)
 {
 	return c->srv->conf.stats;
+}
+
+static inline struct http_mem *
+http_conn_mem(const struct http_conn *c)
+{
+	return &c->srv->mem;
 }
 
 static inline bool
