@@ -39,7 +39,6 @@ struct h2_stream {
 	bool handled;		/* the request went to its route */
 	bool routed;		/* route is set */
 	const struct http_route *route;
-	struct http_head req;
 	uint8_t *body;
 	uint32_t body_len;
 	uint32_t body_cap;
@@ -47,6 +46,8 @@ struct h2_stream {
 	const uint8_t *out;		/* bytes still to send */
 	uint64_t out_left;
 	uint32_t hused;
+	/* Not zeroed when a stream begins, from here on: */
+	struct http_head req;
 	uint8_t held[H2_SOURCE_MIN];	/* a read the window did not take */
 	char hbuf[H2_HEADER_LIST_MAX];
 };
@@ -205,7 +206,10 @@ submit(struct h2_conn *h, struct h2_stream *st, int status,
 	nghttp2_data_provider dp = { .source.ptr = st, .read_callback = read_body };
 	char code[4], len[24];
 
-	snprintf(code, sizeof(code), "%03d", status);
+	code[0] = (char)('0' + status / 100 % 10);
+	code[1] = (char)('0' + status / 10 % 10);
+	code[2] = (char)('0' + status % 10);
+	code[3] = '\0';
 	memmove(&x->v[2], &x->v[0], x->n * sizeof(x->v[0]));
 	x->n += 2;
 	x->v[0] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)code, 7, 3,
@@ -214,8 +218,8 @@ submit(struct h2_conn *h, struct h2_stream *st, int status,
 		EWYK_VERSION, 6, strlen("ewyk/" EWYK_VERSION),
 		NGHTTP2_NV_FLAG_NONE };
 	if (length >= 0) {
-		snprintf(len, sizeof(len), "%lld", (long long)length);
-		nv_add(x, "content-length", len, strlen(len));
+		nv_add(x, "content-length", len,
+				http_fmt_u64(len, (uint64_t)length));
 	}
 	http_conn_count_answer(h->c, status, 2);
 	if (head_only || (st->out_left == 0 && !st->from_source))
@@ -389,7 +393,8 @@ stream_new(struct h2_conn *h, int32_t id)
 
 	if (st == NULL)
 		return NULL;
-	memset(st, 0, offsetof(struct h2_stream, hbuf));
+	memset(st, 0, offsetof(struct h2_stream, req));
+	memset(&st->req, 0, offsetof(struct http_head, headers));
 	st->id = id;
 	st->req.content_length = -1;
 	st->req.keep_alive = true;

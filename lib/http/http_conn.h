@@ -114,6 +114,23 @@ http_conn_draining(const struct http_conn *c)
 	return c->srv->draining;
 }
 
+/* Writes v in decimal at buf (20 bytes are enough); returns its length.
+ * The answer path formats numbers with this, not with printf. */
+static inline uint32_t
+http_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[20];
+	uint32_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
 /* Ends the connection after what is queued; input is dropped from now. */
 void http_conn_close(struct http_conn *c);
 /* Resets it; the protocol's free() may run before this returns. */

@@ -21,14 +21,17 @@ struct block {
 	};
 };
 
+/* The smallest class that holds size; HTTP_MEM_CLASSES when none does. */
 static unsigned int
 class_of(size_t size)
 {
-	unsigned int c = 0;
+	unsigned int bits;
 
-	while (c < HTTP_MEM_CLASSES && ((size_t)1 << (c + MIN_SHIFT)) < size)
-		c++;
-	return c;
+	if (size <= (size_t)1 << MIN_SHIFT)
+		return 0;
+	bits = 64 - (unsigned int)__builtin_clzll((unsigned long long)size - 1);
+	return bits - MIN_SHIFT < HTTP_MEM_CLASSES ? bits - MIN_SHIFT :
+		HTTP_MEM_CLASSES;
 }
 
 static size_t
