@@ -250,6 +250,7 @@ fill_strategy(struct rte_tel_data *sd, struct shard *s)
 	rte_tel_data_add_dict_u64(sd, "failed_tasks", st.failed);
 	rte_tel_data_add_dict_u64(sd, "rejected_tasks", st.rejected);
 	rte_tel_data_add_dict_u64(sd, "steals_count", st.stolen);
+	rte_tel_data_add_dict_u64(sd, "watched_tasks", st.watched);
 	rte_tel_data_add_dict_u64(sd, "completions_count", LOAD(s->exec.completions));
 	rte_tel_data_add_dict_u64(sd, "stale_answers_count", LOAD(s->exec.stale));
 	rte_tel_data_add_dict_u64(sd, "overloaded_reqs", LOAD(s->exec.overloaded));
