@@ -94,6 +94,23 @@ for line in sys.stdin:
     if line.startswith("{"):
         print(json.dumps(json.loads(line), indent=1))'
 
+# --- operations: the exporter and its dashboard ---
+step "ewyk-exporter: metrics and the dashboard"
+EXPORTER_LISTEN=${EWYK_EXPORTER_LISTEN:-127.0.0.1:9110}
+build/app/ewyk-exporter --file-prefix "$NS" --listen "$EXPORTER_LISTEN" >/dev/null 2>&1 &
+EXPORTER_PID=$!
+trap 'kill "$EXPORTER_PID" 2>/dev/null || true; cleanup' EXIT
+for _ in $(seq 50); do
+	curl -sf -o /dev/null "http://$EXPORTER_LISTEN/healthz" && break
+	sleep 0.1
+done
+echo "dashboard: http://$EXPORTER_LISTEN/  (from a laptop: ssh -L 9110:$EXPORTER_LISTEN this-host)"
+echo "metrics:   http://$EXPORTER_LISTEN/metrics"
+curl -sf "http://$EXPORTER_LISTEN/metrics" | grep -E '^ewyk_(up |http_requests_total|http_responses_total\{status="200"|mbufs_in_use|tcp_open_connections|strategy_tasks_total)' || true
+kill "$EXPORTER_PID" 2>/dev/null || true
+wait "$EXPORTER_PID" 2>/dev/null || true
+# --- end of operations ---
+
 step "stop (SIGTERM)"
 status=0
 ewyk_ns_stop "$NS" || status=$?

@@ -52,3 +52,27 @@ if [ "${free_pages:-0}" -gt 0 ]; then
 else
 	echo "setup.sh: no hugepages available; ewykd will run with --no-huge"
 fi
+
+# --- operations: ewyk-exporter, its dashboard and the deployment checks ---
+# python3-prometheus-client (the exporter), libjs-chart.js (the dashboard's
+# charts), prometheus (promtool), chromium (the dashboard test), npm (the
+# Kubernetes schema validator of tests/k8s, schemas bundled in its packages).
+OPS_PACKAGES=(python3-prometheus-client libjs-chart.js prometheus chromium)
+command -v npm >/dev/null || OPS_PACKAGES+=(npm)
+ops_missing=()
+for p in "${OPS_PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		ops_missing+=("$p")
+done
+if [ ${#ops_missing[@]} -gt 0 ]; then
+	echo "setup.sh: installing ${ops_missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	[ ${#missing[@]} -gt 0 ] || apt-get update -qq	# once per run
+	apt-get install -y -qq --no-install-recommends "${ops_missing[@]}" >/dev/null
+fi
+k8s_dir="$(dirname "$0")/../tests/k8s"
+if [ ! -d "$k8s_dir/node_modules/kubernetes-models" ]; then
+	echo "setup.sh: installing the Kubernetes schema validator (npm ci in tests/k8s)"
+	npm ci --prefix "$k8s_dir" --no-audit --no-fund --loglevel=error >/dev/null
+fi
+# --- end of operations ---

@@ -39,7 +39,8 @@
 #define MAX_REPEAT	9
 
 struct cfg {
-	unsigned int modes;		/* bit per enum ewyk_mode */
+	unsigned int modes;		/* bit per enum ewyk_mode, and WATCHED */
+	unsigned int watch_us;		/* WATCHED: hand production over after */
 	size_t ws[MAX_LIST];
 	unsigned int n_ws;
 	unsigned int reserved[MAX_LIST];
@@ -111,10 +112,17 @@ struct result {
 	uint64_t pc, pic, pec, epc, rejected, corrupt, unserved;
 };
 
-static const char *const mode_label[] = { "adaptive", "pc", "pec", "epc" };
-/* Print order: the three fixed strategies, then EWYK. */
-static const enum ewyk_mode mode_order[] = { EWYK_MODE_PC, EWYK_MODE_PEC,
-		EWYK_MODE_EPC, EWYK_MODE_ADAPTIVE };
+/* Adaptive with a watched hand-off (ewyk_strategy_conf.watch_ns): a mode
+ * of this benchmark's, next to the strategy's own. */
+#define WATCHED (EWYK_MODE_EPC + 1)
+#define NMODES (WATCHED + 1)
+
+static const char *const mode_label[NMODES] = { "adaptive", "pc", "pec",
+	"epc", "watched" };
+/* Print order: the three fixed strategies, then EWYK, then EWYK with a
+ * watched hand-off. */
+static const unsigned int mode_order[NMODES] = { EWYK_MODE_PC, EWYK_MODE_PEC,
+		EWYK_MODE_EPC, EWYK_MODE_ADAPTIVE, WATCHED };
 
 static uint64_t
 now_ns(void)
@@ -456,7 +464,7 @@ cell_free(struct cell *cl)
 }
 
 static int
-run_mode(const struct cfg *c, struct cell *cl, enum ewyk_mode mode,
+run_mode(const struct cfg *c, struct cell *cl, unsigned int mode,
 		struct result *res)
 {
 	/*
@@ -470,7 +478,10 @@ run_mode(const struct cfg *c, struct cell *cl, enum ewyk_mode mode,
 			.min_threads = 1, .queue_size = 4096,
 			.idle_timeout_ns = 1000000000u };
 	struct ewyk_strategy_conf sc = { .produce = bench_produce,
-			.rejected = bench_rejected, .mode = mode };
+			.rejected = bench_rejected,
+			.mode = mode == WATCHED ? EWYK_MODE_ADAPTIVE : mode,
+			.flags = mode == WATCHED ? EWYK_STRATEGY_STEALABLE : 0,
+			.watch_ns = mode == WATCHED ? c->watch_us * 1000ull : 0 };
 	struct ewyk_strategy_stats st;
 	struct ewyk_reserved *rp;
 	struct ewyk_bpool *bp;
@@ -625,7 +636,7 @@ print_head(const struct cfg *c, const struct cell *cl)
 }
 
 static void
-print_row(enum ewyk_mode m, const struct cell *cl, const struct result *r)
+print_row(unsigned int m, const struct cell *cl, const struct result *r)
 {
 	printf("%-9s %10.0f %9.2f %9.1f %9.1f %10.1f %8" PRIu64 " %8" PRIu64
 			" %8" PRIu64 " %8" PRIu64, mode_label[m], r->tput,
@@ -655,11 +666,10 @@ by_tput(const void *a, const void *b)
  * the run with the median throughput is shown.
  */
 static void
-run_cell(const struct cfg *c, struct cell *cl, struct result res[4])
+run_cell(const struct cfg *c, struct cell *cl, struct result res[NMODES])
 {
-	struct result all[4][MAX_REPEAT];
-	unsigned int i, k;
-	enum ewyk_mode m;
+	struct result all[NMODES][MAX_REPEAT];
+	unsigned int i, k, m;
 
 	if (cell_alloc(cl, c) != 0) {
 		fprintf(stderr, "strategy-bench: out of memory\n");
@@ -667,12 +677,12 @@ run_cell(const struct cfg *c, struct cell *cl, struct result res[4])
 	}
 	print_head(c, cl);
 	for (k = 0; k < c->repeat; k++)
-		for (i = 0; i < 4; i++) {
+		for (i = 0; i < NMODES; i++) {
 			m = mode_order[i];
 			if ((c->modes & (1u << m)) != 0)
 				run_mode(c, cl, m, &all[m][k]);
 		}
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < NMODES; i++) {
 		m = mode_order[i];
 		if ((c->modes & (1u << m)) == 0)
 			continue;
@@ -684,19 +694,19 @@ run_cell(const struct cfg *c, struct cell *cl, struct result res[4])
 }
 
 static double
-best_tput(const struct cfg *c, const struct result res[4])
+best_tput(const struct cfg *c, const struct result res[NMODES])
 {
 	double best = 0;
 	unsigned int m;
 
-	for (m = 0; m < 4; m++)
+	for (m = 0; m < NMODES; m++)
 		if ((c->modes & (1u << m)) != 0 && res[m].tput > best)
 			best = res[m].tput;
 	return best;
 }
 
 static void
-print_ratios(const struct cfg *c, const struct result res[4])
+print_ratios(const struct cfg *c, const struct result res[NMODES])
 {
 	const unsigned int need = (1u << EWYK_MODE_PC) | (1u << EWYK_MODE_PEC) |
 			(1u << EWYK_MODE_ADAPTIVE);
@@ -713,13 +723,18 @@ print_ratios(const struct cfg *c, const struct result res[4])
 			pec->cpu_us / pc->cpu_us, ad->tput / pc->tput,
 			ad->cpu_us / pc->cpu_us,
 			pc->p99 != 0 ? ad->p99 / pc->p99 : 0);
+	if ((c->modes & (1u << WATCHED)) != 0 && res[WATCHED].tput != 0)
+		printf("   watched/pc throughput %.2fx, cpu/task %.2fx, p99 "
+				"%.2fx\n", res[WATCHED].tput / pc->tput,
+				res[WATCHED].cpu_us / pc->cpu_us, pc->p99 != 0 ?
+				res[WATCHED].p99 / pc->p99 : 0);
 }
 
 /* Every (working set, reserve) cell, closed loop then open loop. */
 static void
 run_matrix(const struct cfg *c)
 {
-	struct result closed[4], open[4];
+	struct result closed[NMODES], open[NMODES];
 	struct cell cl;
 	unsigned int w, k;
 
@@ -775,7 +790,8 @@ usage(FILE *f)
 "typed BLOCKING (as in Jetty's benchmark), working sets 1K..8M, closed loop;\n"
 "(2) head-of-line: 2%% of tasks sleep 200 us, working set 64K, reserve 0 and 2,\n"
 "closed and open loop at 50%% of the best closed-loop rate.\n"
-"  --modes LIST        pc,pec,epc,adaptive\n"
+"  --modes LIST        pc,pec,epc,adaptive,watched (adaptive with a\n"
+"                      watched hand-off, see --watch-us)\n"
 "  --ws LIST           working set per task, e.g. 1K,64K,1M,8M\n"
 "  --reserved LIST     reserved threads, e.g. 0,2\n"
 "  --loop closed|open|both\n"
@@ -792,6 +808,8 @@ usage(FILE *f)
 "  --parse-work N      extra ALU iterations in produce (default 200)\n"
 "  --handle-work N     extra ALU iterations in the task (default 500)\n"
 "  --spin-us N         reserved threads spin this long before parking (50)\n"
+"  --watch-us N        watched: production moves to the watching reserved\n"
+"                      thread once a task has run N us (20)\n"
 "  --pool-threads N    blocking pool cap (default 8)\n"
 "  --producers N       producers, each its own strategy (default: cpus)\n"
 "  --repeat N          runs per mode, in turns; the median is shown (1)\n"
@@ -819,6 +837,7 @@ parse_args(int argc, char **argv, struct cfg *c, bool *custom)
 		{ "parse-work", required_argument, NULL, 'p' },
 		{ "handle-work", required_argument, NULL, 'h' },
 		{ "spin-us", required_argument, NULL, 's' },
+		{ "watch-us", required_argument, NULL, 'U' },
 		{ "pool-threads", required_argument, NULL, 'P' },
 		{ "producers", required_argument, NULL, 'N' },
 		{ "repeat", required_argument, NULL, 'K' },
@@ -836,9 +855,12 @@ parse_args(int argc, char **argv, struct cfg *c, bool *custom)
 			c->modes = 0;
 			for (tok = strtok_r(optarg, ",", &save); tok != NULL;
 					tok = strtok_r(NULL, ",", &save)) {
-				if (ewyk_mode_parse(tok, &m) != 0)
+				if (strcmp(tok, "watched") == 0)
+					c->modes |= 1u << WATCHED;
+				else if (ewyk_mode_parse(tok, &m) != 0)
 					return -1;
-				c->modes |= 1u << m;
+				else
+					c->modes |= 1u << m;
 			}
 			break;
 		case 'w':
@@ -909,6 +931,9 @@ parse_args(int argc, char **argv, struct cfg *c, bool *custom)
 		case 'h':
 			c->handle_work = (unsigned int)atoi(optarg);
 			break;
+		case 'U':
+			c->watch_us = (unsigned int)atoi(optarg);
+			break;
 		case 's':
 			c->spin_us = (unsigned int)atoi(optarg);
 			break;
@@ -944,7 +969,8 @@ int
 main(int argc, char **argv)
 {
 	struct cfg c = {
-		.modes = 0xf,
+		.modes = 0x1f,
+		.watch_us = 20,
 		.ws = { 64 << 10 },
 		.n_ws = 1,
 		.reserved = { 2 },

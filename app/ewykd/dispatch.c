@@ -332,6 +332,7 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 		.ctx = s,
 		.mode = cfg->strategy,
 		.flags = EWYK_STRATEGY_STEALABLE,
+		.watch_ns = (uint64_t)cfg->handoff_us * 1000,
 	};
 	struct http_server_conf hc;
 	char name[RTE_RING_NAMESIZE];

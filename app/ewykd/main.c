@@ -298,6 +298,18 @@ now_ms(void)
 	return rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000);
 }
 
+/* How long the main lcore sleeps between two looks at the shards: a
+ * quarter of --stuck-ms, so that a stuck owner is relieved within 25 % of
+ * its promise, and the main lcore (which may share a CPU with a shard)
+ * wakes no more often than that; 100 ms with the watchdog off. */
+static unsigned int
+watch_period_us(const struct ewykd *e)
+{
+	uint32_t us = e->cfg.stuck_ms * 1000 / 4;
+
+	return e->cfg.stuck_ms == 0 ? 100000 : RTE_MAX(us, 1000u);
+}
+
 /* Until SIGINT or SIGTERM the main lcore relieves owners stuck in one
  * request. With no worker lcore it is the one shard's producer instead,
  * and stops at once: no other lcore is there to time a drain. */
@@ -310,7 +322,7 @@ run(struct ewykd *e)
 		return;
 	}
 	while (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED)) {
-		usleep(1000);
+		usleep(watch_period_us(e));
 		exec_watchdog(e, now_ms());
 	}
 }

@@ -80,6 +80,7 @@ NUM_SETTER(set_reserved_spin_us, reserved_spin_us, 0, 10000000)
 NUM_SETTER(set_blocking_threads, blocking_threads, 1, 4096)
 NUM_SETTER(set_blocking_queue, blocking_queue, 1, 1 << 20)
 NUM_SETTER(set_stuck_ms, stuck_ms, 0, 60000)
+NUM_SETTER(set_handoff_us, handoff_us, 0, 1000000)
 NUM_SETTER(set_store_keys, store_keys, 16, 1 << 20)
 NUM_SETTER(set_kv_keys, kv_keys, 16, 1 << 20)
 NUM_SETTER(set_journal_max_mb, journal_max_mb, 1, 1 << 20)
@@ -266,6 +267,7 @@ static const struct opt_def opts[] = {
 	{ "blocking-threads", "N", set_blocking_threads, "blocking pool threads at most (16)" },
 	{ "blocking-queue", "N", set_blocking_queue, "blocking pool queue; full answers 503 (256)" },
 	{ "stuck-ms", "MS", set_stuck_ms, "hand a shard off when one inline request runs longer, 0 = off (10)" },
+	{ "handoff-us", "US", set_handoff_us, "adaptive: run a BLOCKING request on the shard while a reserved lcore watches, and hand the shard over only once it has run this long; 0 = hand over before every one, as Jetty (0)" },
 	{ "www-max-mb", "N", set_www_max_mb, "refuse to start if --www holds more (1024)" },
 	{ "listen-port", "N", set_listen_port, "TCP port served (80)" },
 	{ "port-id", "N", set_port_id, "DPDK ethdev port (0)" },
@@ -322,6 +324,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->blocking_threads = 16;
 	cfg->blocking_queue = 256;
 	cfg->stuck_ms = 10;
+	cfg->handoff_us = 0;
 	cfg->store_keys = 4096;
 	cfg->kv_keys = 4096;
 	cfg->drain_ms = 1000;

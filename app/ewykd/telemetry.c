@@ -254,6 +254,7 @@ fill_strategy(struct rte_tel_data *sd, struct shard *s)
 	rte_tel_data_add_dict_u64(sd, "failed_tasks", st.failed);
 	rte_tel_data_add_dict_u64(sd, "rejected_tasks", st.rejected);
 	rte_tel_data_add_dict_u64(sd, "steals_count", st.stolen);
+	rte_tel_data_add_dict_u64(sd, "watched_tasks", st.watched);
 	rte_tel_data_add_dict_u64(sd, "completions_count", LOAD(s->exec.completions));
 	rte_tel_data_add_dict_u64(sd, "stale_answers_count", LOAD(s->exec.stale));
 	rte_tel_data_add_dict_u64(sd, "overloaded_reqs", LOAD(s->exec.overloaded));
@@ -426,6 +427,12 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "http2_conns", SUM(s->http_stats.h2_conns));
 	rte_tel_data_add_dict_u64(d, "refused_conns", SUM(s->http_stats.conns_refused));
 	rte_tel_data_add_dict_u64(d, "body_out_bytes", SUM(s->http_stats.body_bytes_out));
+	/* HTTP/2's memory: blocks handed out, of them new from the heap
+	 * (growth: flat once warm), held, and the large ones. */
+	rte_tel_data_add_dict_u64(d, "h2_mem_allocs_count", SUM(s->http_stats.mem_allocs));
+	rte_tel_data_add_dict_u64(d, "h2_mem_grows_count", SUM(s->http_stats.mem_grows));
+	rte_tel_data_add_dict_u64(d, "h2_mem_held_bytes", SUM(s->http_stats.mem_bytes));
+	rte_tel_data_add_dict_u64(d, "h2_mem_huge_count", SUM(s->http_stats.mem_huge));
 	rte_tel_data_add_dict_u64(d, "chunked_body_errors_count",
 			SUM(s->http_stats.body_errors));
 	rte_tel_data_add_dict_u64(d, "head_timeouts_count",

@@ -43,7 +43,13 @@
 /* Bound for produce() called from inside a consumed task. */
 #define MAX_DEPTH	8
 
-enum { C_FAILED = 4, C_REJECTED, C_STOLEN, C_DISPATCH_FAILED, C_NUM };
+enum { C_FAILED = 4, C_REJECTED, C_STOLEN, C_DISPATCH_FAILED, C_WATCHED,
+	C_NUM };
+
+/* A watcher that has seen no inline task for this long goes back to the
+ * reserved pool. */
+#define WATCH_IDLE_NS 200000
+#define WATCH_PAUSES 32		/* between two looks at the owner */
 
 struct ewyk_strategy {
 	/* Written by every transition: alone on its line. */
@@ -60,6 +66,11 @@ struct ewyk_strategy {
 	_Atomic int mode;
 	struct ewyk_task run_task;	/* what a pending helper runs */
 	struct ewyk_task queued_task;	/* what a queued producer runs */
+	struct ewyk_task watch_task;	/* what a watcher runs */
+	uint64_t watch_ns;
+
+	/* Reserved threads watching the owner's inline tasks. */
+	_Atomic int watchers exec_aligned;
 
 	/* pc, pic, pec, epc, then the others. */
 	_Atomic uint64_t cnt[C_NUM] exec_aligned;
@@ -262,6 +273,97 @@ inline_end(struct ewyk_strategy *s, uint64_t tick)
 	}
 }
 
+/*
+ * A reserved thread watching the owner's inline tasks: one that runs
+ * past watch_ns is stolen from (ewyk_strategy_steal), so the watcher
+ * produces while the old owner finishes its task. The watcher leaves
+ * after WATCH_IDLE_NS without an inline task, and never while one that
+ * may have counted on it runs: it drops its count, then looks at the
+ * word, while the owner marks INLINE, then looks at the count, all in
+ * sequentially consistent operations, so one of the two always sees the
+ * other.
+ */
+static int
+run_watch(struct ewyk_task *task)
+{
+	struct ewyk_strategy *s = exec_container_of(task, struct ewyk_strategy,
+			watch_task);
+	uint64_t seen = 0, since = exec_now_ns(), idle = since;
+
+	atomic_fetch_add(&s->watchers, 1);
+	for (;;) {
+		uint64_t w = load(s), now = exec_now_ns();
+
+		if ((w & W_INLINE) != 0) {
+			idle = now;
+			if (w_tick(w) != seen) {
+				seen = w_tick(w);
+				since = now;
+			} else if (now - since >= s->watch_ns) {
+				atomic_fetch_sub(&s->watchers, 1);
+				ewyk_strategy_steal(s, w_token(w));
+				return 0;
+			}
+		} else if (now - idle >= WATCH_IDLE_NS) {
+			atomic_fetch_sub(&s->watchers, 1);
+			if ((atomic_load(&s->word) & W_INLINE) == 0)
+				return 0;
+			atomic_fetch_add(&s->watchers, 1);
+		}
+		/* Look every microsecond or so, not at every PAUSE: each look
+		 * pulls the owner's word over to this core, and the owner's
+		 * next transition must pull it back. */
+		for (int i = 0; i < WATCH_PAUSES; i++)
+			ewyk_cpu_pause();
+	}
+}
+
+/*
+ * EPC with a watched hand-off (watch_ns): the owner runs the task while a
+ * watcher stands by. Returns -1, with nothing run and production still
+ * the caller's, when no watcher could be had; else whether the caller
+ * still owns production.
+ */
+static int
+consume_watched(struct ewyk_strategy *s, struct ewyk_task *t)
+{
+	uint64_t tick = inline_begin(s);
+	bool owner;
+	int rc;
+
+	/* The mark, again as a sequentially consistent write (it changes
+	 * nothing), then the count: see run_watch(). */
+	atomic_fetch_or(&s->word, 0);
+	if (atomic_load(&s->watchers) == 0 && (s->exec.try_execute == NULL ||
+			!s->exec.try_execute(s->exec.try_execute_ctx,
+			&s->watch_task)) && inline_end(s, tick))
+		return -1;
+	/* Watched; or, when inline_end() above failed, a watcher that was
+	 * leaving saw the mark and took production already: the task is
+	 * this thread's to run all the same. */
+	t->mode = EWYK_EPC;
+	cnt_inc(s, EWYK_EPC);
+	cnt_inc(s, C_WATCHED);
+	rc = t->run(t);
+	if (rc < 0)
+		cnt_inc(s, C_FAILED);
+	owner = inline_end(s, tick);
+	if (s->consumed != NULL)
+		s->consumed(s->ctx, t, rc, owner);
+	return owner;
+}
+
+/* A task that adaptive mode would hand production over for, when a
+ * watched hand-off is configured. */
+static bool
+watchable(const struct ewyk_strategy *s, const struct ewyk_task *t, bool nb)
+{
+	return s->watch_ns != 0 && !nb && t->type != EWYK_NON_BLOCKING &&
+		(s->flags & EWYK_STRATEGY_STEALABLE) != 0 &&
+		atomic_load_explicit(&s->mode, memory_order_relaxed) ==
+		EWYK_MODE_ADAPTIVE;
+}
+
 /* PC or PIC: the owner runs the task itself and keeps producing. */
 static bool
 consume_inline(struct ewyk_strategy *s, struct ewyk_task *t, bool pic)
@@ -337,6 +439,14 @@ produce_loop(struct ewyk_strategy *s)
 			if (stop_producing(s))
 				return;
 			continue;
+		}
+		if (watchable(s, t, nb)) {
+			int watched = consume_watched(s, t);
+
+			if (watched > 0)
+				continue;
+			if (watched == 0)
+				return;
 		}
 		m = decide(s, t, nb);
 		t->mode = (uint8_t)m;
@@ -523,6 +633,10 @@ ewyk_strategy_create(const struct ewyk_strategy_conf *conf)
 	s->run_task.type = EWYK_BLOCKING;
 	s->queued_task.run = run_queued;
 	s->queued_task.type = EWYK_BLOCKING;
+	s->watch_task.run = run_watch;
+	s->watch_task.type = EWYK_NON_BLOCKING;
+	s->watch_ns = conf->watch_ns;
+	atomic_init(&s->watchers, 0);
 	return s;
 }
 
@@ -564,6 +678,7 @@ ewyk_strategy_stats(const struct ewyk_strategy *s,
 	st->failed = cnt_get(s, C_FAILED);
 	st->rejected = cnt_get(s, C_REJECTED);
 	st->stolen = cnt_get(s, C_STOLEN);
+	st->watched = cnt_get(s, C_WATCHED);
 	st->dispatch_failed = cnt_get(s, C_DISPATCH_FAILED);
 	st->state = w_state(w);
 	st->pending = w_pending(w);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +39,6 @@ struct h2_stream {
 	bool handled;		/* the request went to its route */
 	bool routed;		/* route is set */
 	const struct http_route *route;
-	struct http_head req;
 	uint8_t *body;
 	uint32_t body_len;
 	uint32_t body_cap;
@@ -46,6 +46,8 @@ struct h2_stream {
 	const uint8_t *out;		/* bytes still to send */
 	uint64_t out_left;
 	uint32_t hused;
+	/* Not zeroed when a stream begins, from here on: */
+	struct http_head req;
 	uint8_t held[H2_SOURCE_MIN];	/* a read the window did not take */
 	char hbuf[H2_HEADER_LIST_MAX];
 };
@@ -204,7 +206,10 @@ submit(struct h2_conn *h, struct h2_stream *st, int status,
 	nghttp2_data_provider dp = { .source.ptr = st, .read_callback = read_body };
 	char code[4], len[24];
 
-	snprintf(code, sizeof(code), "%03d", status);
+	code[0] = (char)('0' + status / 100 % 10);
+	code[1] = (char)('0' + status / 10 % 10);
+	code[2] = (char)('0' + status % 10);
+	code[3] = '\0';
 	memmove(&x->v[2], &x->v[0], x->n * sizeof(x->v[0]));
 	x->n += 2;
 	x->v[0] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)code, 7, 3,
@@ -213,8 +218,8 @@ submit(struct h2_conn *h, struct h2_stream *st, int status,
 		EWYK_VERSION, 6, strlen("ewyk/" EWYK_VERSION),
 		NGHTTP2_NV_FLAG_NONE };
 	if (length >= 0) {
-		snprintf(len, sizeof(len), "%lld", (long long)length);
-		nv_add(x, "content-length", len, strlen(len));
+		nv_add(x, "content-length", len,
+				http_fmt_u64(len, (uint64_t)length));
 	}
 	http_conn_count_answer(h->c, status, 2);
 	if (head_only || (st->out_left == 0 && !st->from_source))
@@ -384,11 +389,12 @@ add_header(struct h2_stream *st, const char *name, size_t nl,
 static struct h2_stream *
 stream_new(struct h2_conn *h, int32_t id)
 {
-	struct h2_stream *st = malloc(sizeof(*st));
+	struct h2_stream *st = http_mem_alloc(http_conn_mem(h->c), sizeof(*st));
 
 	if (st == NULL)
 		return NULL;
-	memset(st, 0, offsetof(struct h2_stream, hbuf));
+	memset(st, 0, offsetof(struct h2_stream, req));
+	memset(&st->req, 0, offsetof(struct http_head, headers));
 	st->id = id;
 	st->req.content_length = -1;
 	st->req.keep_alive = true;
@@ -412,8 +418,8 @@ stream_free(struct h2_conn *h, struct h2_stream *st)
 		http_conn_release(h->c, st->ans);
 	h->gathered -= st->body_len;
 	stats(h)->h2_streams_open--;
-	free(st->body);
-	free(st);
+	http_mem_free(http_conn_mem(h->c), st->body);
+	http_mem_free(http_conn_mem(h->c), st);
 }
 
 static int
@@ -496,7 +502,8 @@ on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 
 		while (want < st->body_len + len)
 			want *= 2;
-		b = realloc(st->body, want);
+		b = http_mem_realloc(http_conn_mem(((struct h2_conn *)user)->c),
+				st->body, want);
 		if (b == NULL)
 			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 		st->body = b;
@@ -582,27 +589,48 @@ on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void *user)
 
 /* Sessions ------------------------------------------------------------------ */
 
-void *
-h2_open(struct http_conn *c)
+/* nghttp2's allocations come from the shard's memory. */
+static void *
+mem_malloc(size_t size, void *m)
 {
-	nghttp2_settings_entry settings[] = {
-		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS },
-		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_INITIAL_WINDOW },
-		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, H2_HEADER_LIST_MAX },
-	};
+	return http_mem_alloc(m, size);
+}
+
+static void
+mem_free(void *p, void *m)
+{
+	http_mem_free(m, p);
+}
+
+static void *
+mem_calloc(size_t n, size_t size, void *m)
+{
+	return http_mem_calloc(m, n, size);
+}
+
+static void *
+mem_realloc(void *p, size_t size, void *m)
+{
+	return http_mem_realloc(m, p, size);
+}
+
+/* Callbacks and options are the same for every session: made once, read
+ * by every session's creation (nghttp2 copies them). */
+static nghttp2_session_callbacks *callbacks;
+static nghttp2_option *options;
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+static void
+setup(void)
+{
 	nghttp2_session_callbacks *cb;
 	nghttp2_option *opt;
-	struct h2_conn *h = calloc(1, sizeof(*h));
-	int rc;
 
-	if (h == NULL || nghttp2_session_callbacks_new(&cb) != 0) {
-		free(h);
-		return NULL;
-	}
+	if (nghttp2_session_callbacks_new(&cb) != 0)
+		return;
 	if (nghttp2_option_new(&opt) != 0) {
 		nghttp2_session_callbacks_del(cb);
-		free(h);
-		return NULL;
+		return;
 	}
 	nghttp2_session_callbacks_set_send_callback(cb, send_bytes);
 	nghttp2_session_callbacks_set_send_data_callback(cb, send_data);
@@ -621,12 +649,32 @@ h2_open(struct http_conn *c)
 	nghttp2_option_set_max_outbound_ack(opt, 1000);
 	nghttp2_option_set_max_settings(opt, 32);
 	nghttp2_option_set_max_deflate_dynamic_table_size(opt, 4096);
+	callbacks = cb;
+	options = opt;
+}
+
+void *
+h2_open(struct http_conn *c)
+{
+	static const nghttp2_settings_entry settings[] = {
+		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS },
+		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_INITIAL_WINDOW },
+		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, H2_HEADER_LIST_MAX },
+	};
+	struct http_mem *m = http_conn_mem(c);
+	nghttp2_mem mem = { m, mem_malloc, mem_free, mem_calloc, mem_realloc };
+	struct h2_conn *h;
+
+	pthread_once(&setup_once, setup);
+	if (callbacks == NULL)
+		return NULL;
+	h = http_mem_calloc(m, 1, sizeof(*h));
+	if (h == NULL)
+		return NULL;
 	h->c = c;
-	rc = nghttp2_session_server_new2(&h->ng, cb, h, opt);
-	nghttp2_session_callbacks_del(cb);
-	nghttp2_option_del(opt);
-	if (rc != 0) {
-		free(h);
+	if (nghttp2_session_server_new3(&h->ng, callbacks, h, options,
+			&mem) != 0) {
+		http_mem_free(m, h);
 		return NULL;
 	}
 	nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, settings,
@@ -745,7 +793,7 @@ h2_free(struct h2_conn *h)
 	/* nghttp2 drops its streams without the close callback. */
 	while (h->streams != NULL)
 		stream_free(h, h->streams);
-	free(h);
+	http_mem_free(http_conn_mem(h->c), h);
 }
 
 /* Protocol table ------------------------------------------------------------ */

@@ -118,27 +118,29 @@ write_head(struct h1 *h, const struct http_answer *a, uint64_t length)
 {
 	static const char server[] = "Server: ewyk/" EWYK_VERSION "\r\nDate: ";
 	bool last = h->close_after && h->pipe_head == h->pipe_tail;
-	char head[HEAD_MAX], line[64];
-	const char *date;
+	const char *reason = http_reason(a->status), *date;
+	char head[HEAD_MAX];
 	size_t n = 0;
 	uint32_t i;
-	int l;
 
-	_Static_assert(sizeof(server) + 48 + 40 + 64 + 24 <= HEAD_FIXED_MAX,
+	/* status line (reasons are under 40), Server and Date, framing */
+	_Static_assert(16 + 40 + sizeof(server) + 40 + 40 <= HEAD_FIXED_MAX,
 			"the fixed part of a head outgrew HEAD_FIXED_MAX");
-	l = snprintf(line, sizeof(line), "HTTP/1.1 %d %s\r\n", a->status,
-			http_reason(a->status));
-	put(head, &n, line, (size_t)RTE_MIN(l, (int)sizeof(line) - 1));
+	put(head, &n, "HTTP/1.1 ", 9);
+	n += http_fmt_u64(head + n, (uint64_t)a->status % 1000);
+	put(head, &n, " ", 1);
+	put(head, &n, reason, RTE_MIN(strlen(reason), (size_t)39));
+	put(head, &n, "\r\n", 2);
 	put(head, &n, server, sizeof(server) - 1);
 	date = http_conn_date(h->c);
-	put(head, &n, date, strlen(date));
+	put(head, &n, date, RTE_MIN(strlen(date), (size_t)39));
 	put(head, &n, "\r\n", 2);
 	if (length == CHUNKED_LEN) {
 		put(head, &n, "Transfer-Encoding: chunked\r\n", 28);
 	} else if (length != NO_BODY_LEN) {
-		l = snprintf(line, sizeof(line), "Content-Length: %llu\r\n",
-				(unsigned long long)length);
-		put(head, &n, line, (size_t)l);
+		put(head, &n, "Content-Length: ", 16);
+		n += http_fmt_u64(head + n, length);
+		put(head, &n, "\r\n", 2);
 	}
 	for (i = 0; i < a->nheaders; i++) {
 		const struct http_answer_header *x = &a->h[i];

@@ -41,6 +41,7 @@ http_server_create(const struct http_server_conf *conf)
 	if (s == NULL)
 		return NULL;
 	s->conf = *conf;
+	http_mem_init(&s->mem, conf->stats);
 	s->conns = zalloc(sizeof(*s->conns) * conf->max_conns);
 	s->h1_mem = zalloc(h1 * conf->max_conns);
 	if (s->conns == NULL || s->h1_mem == NULL) {
@@ -64,6 +65,7 @@ http_server_destroy(struct http_server *s)
 {
 	if (s == NULL)
 		return;
+	http_mem_fini(&s->mem);
 	free(s->h1_mem);
 	free(s->conns);
 	free(s);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "http1_parse.h"
+#include "http_mem.h"
 #include "http_server.h"
 
 struct http_proto {
@@ -53,6 +54,7 @@ struct http_server {
 	struct http_conn *conns;
 	struct http_conn *free_list;
 	void *h1_mem;		/* HTTP/1.1 state of every slot */
+	struct http_mem mem;	/* HTTP/2's sessions and streams */
 	bool draining;		/* answer what is asked, then close */
 	uint64_t last_sweep_ms;
 	uint64_t date_sec;
@@ -100,10 +102,33 @@ http_conn_stats(const struct http_conn *c)
 	return c->srv->conf.stats;
 }
 
+static inline struct http_mem *
+http_conn_mem(const struct http_conn *c)
+{
+	return &c->srv->mem;
+}
+
 static inline bool
 http_conn_draining(const struct http_conn *c)
 {
 	return c->srv->draining;
+}
+
+/* Writes v in decimal at buf (20 bytes are enough); returns its length.
+ * The answer path formats numbers with this, not with printf. */
+static inline uint32_t
+http_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[20];
+	uint32_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
 }
 
 /* Ends the connection after what is queued; input is dropped from now. */

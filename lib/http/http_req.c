@@ -193,21 +193,32 @@ is_tchar(char c)
 		(c >= '0' && c <= '9') || (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
 }
 
-/* Fields the server owns: it frames the body and the connection. */
+/* Fields the server owns: it frames the body and the connection. Picked
+ * by length first: every answer's header passes here. */
 static bool
-reserved_field(const char *name)
+reserved_field(const char *name, size_t len)
 {
-	static const char *const owned[] = {
-		"content-length", "transfer-encoding", "connection",
-		"keep-alive", "upgrade", "proxy-connection", "te", "date",
-		"server",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
-		if (strcasecmp(name, owned[i]) == 0)
-			return true;
-	return false;
+	switch (len) {
+	case 2:
+		return strcasecmp(name, "te") == 0;
+	case 4:
+		return strcasecmp(name, "date") == 0;
+	case 6:
+		return strcasecmp(name, "server") == 0;
+	case 7:
+		return strcasecmp(name, "upgrade") == 0;
+	case 10:
+		return strcasecmp(name, "connection") == 0 ||
+			strcasecmp(name, "keep-alive") == 0;
+	case 14:
+		return strcasecmp(name, "content-length") == 0;
+	case 16:
+		return strcasecmp(name, "proxy-connection") == 0;
+	case 17:
+		return strcasecmp(name, "transfer-encoding") == 0;
+	default:
+		return false;
+	}
 }
 
 static int
@@ -216,7 +227,7 @@ add_header(struct http_answer *a, const char *name, const char *value)
 	size_t nl = strlen(name), vl = strlen(value), i;
 	char *p;
 
-	if (nl == 0 || reserved_field(name))
+	if (nl == 0 || reserved_field(name, nl))
 		return -EINVAL;
 	for (i = 0; i < nl; i++)
 		if (!is_tchar(name[i]))

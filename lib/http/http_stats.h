@@ -44,6 +44,11 @@ struct http_stats {
 	/* what this side ended, by RFC 9113 error code */
 	uint64_t h2_resets_out[H2_ERROR_CODES];	/* RST_STREAM sent */
 	uint64_t h2_goaways_out[H2_ERROR_CODES];	/* GOAWAY sent */
+	/* HTTP/2 memory (http_mem.c) */
+	uint64_t mem_allocs;	/* blocks handed out */
+	uint64_t mem_grows;	/* of them, new blocks from the heap */
+	uint64_t mem_bytes;	/* held in blocks, in use or free */
+	uint64_t mem_huge;	/* past the largest class: heap each time */
 } __rte_cache_aligned;
 
 /* The reason phrase of a status ("Not Found"). */

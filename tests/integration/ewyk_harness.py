@@ -65,7 +65,8 @@ class Appliance:
     """One ewykd process in its own namespace."""
 
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
-                 client_ns=False, medium="tap", wire_lcores="0@0,1@0", profile=False):
+                 client_ns=False, env=None, medium="tap", wire_lcores="0@0,1@0",
+                 profile=False):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -99,6 +100,7 @@ class Appliance:
         self.lcores = lcores
         self.vdev_args = vdev_args
         self.mem_mb = mem_mb
+        self.env = env		# added to ewykd's environment
         self.proc = None
         self.log_path = None
         self.returncode = None
@@ -129,7 +131,8 @@ class Appliance:
         cmd += self.args
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+                                     start_new_session=True,
+                                     env={**os.environ, **self.env} if self.env else None)
         self._wait_log(self.read_log, "serving", self.proc, "ewykd", timeout)
         if self.medium == "memif":
             self._start_wire(timeout)

@@ -135,6 +135,16 @@ struct ewyk_strategy_conf {
 	struct ewyk_executor exec;
 	enum ewyk_mode mode;
 	unsigned int flags;
+	/*
+	 * Watched hand-off (adaptive mode, STEALABLE only; 0 = off, Jetty's
+	 * way): where EPC would hand production over before every BLOCKING
+	 * or EITHER task, the owner runs the task itself while a reserved
+	 * thread watches it, and production moves to the watcher only once
+	 * the task has run watch_ns: a task that does not block keeps the
+	 * hot cache and pays no hand-off; one that blocks holds the producer
+	 * up for watch_ns at most. Counted as EPC.
+	 */
+	uint64_t watch_ns;
 };
 
 struct ewyk_strategy_stats {
@@ -142,6 +152,7 @@ struct ewyk_strategy_stats {
 	uint64_t failed;	/* run() < 0 */
 	uint64_t rejected;	/* PEC refused by the executor */
 	uint64_t stolen;	/* production taken from a stuck owner */
+	uint64_t watched;	/* EPC tasks run by the owner under a watcher */
 	uint64_t dispatch_failed;	/* dispatch() could not start */
 	unsigned int state;	/* 0 idle, 1 producing, 2 reproducing */
 	int pending;		/* reserved helpers claimed, not arrived */

@@ -180,7 +180,7 @@ produce_thread(void *arg)
 }
 
 static struct ewyk_strategy *
-make(enum ewyk_mode mode, unsigned int flags)
+make_watched(enum ewyk_mode mode, unsigned int flags, uint64_t watch_ns)
 {
 	struct ewyk_strategy_conf c = {
 		.produce = mock_produce,
@@ -192,11 +192,18 @@ make(enum ewyk_mode mode, unsigned int flags)
 		},
 		.mode = mode,
 		.flags = flags,
+		.watch_ns = watch_ns,
 	};
 
 	m.s = ewyk_strategy_create(&c);
 	assert_non_null(m.s);
 	return m.s;
+}
+
+static struct ewyk_strategy *
+make(enum ewyk_mode mode, unsigned int flags)
+{
+	return make_watched(mode, flags, 0);
 }
 
 static int
@@ -716,6 +723,76 @@ steal_stuck_owner(void **state)
 	sem_destroy(&gate);
 }
 
+/* Watched hand-off: a BLOCKING task that does not block runs on the
+ * owner, with a watcher recruited beside it; production never moves. */
+static void
+watched_fast_task_stays_inline(void **state)
+{
+	struct ewyk_strategy_stats st;
+	struct ttask a;
+
+	(void)state;
+	make_watched(EWYK_MODE_ADAPTIVE, EWYK_STRATEGY_STEALABLE, 60000000000ull);
+	m.try_ret = true;
+	m.try_spawns_helper = true;	/* the watcher: a thread of its own */
+	ttask_init(&a, EWYK_BLOCKING);
+	script(&a);
+	ewyk_strategy_produce(m.s);
+	assert_inline(&a, false);
+	pthread_join(m.helper, NULL);	/* it leaves once nothing runs */
+	ewyk_strategy_stats(m.s, &st);
+	assert_int_equal(st.epc, 1);
+	assert_int_equal(st.watched, 1);
+	assert_int_equal(st.stolen, 0);
+	assert_int_equal(st.pec + st.pc + st.pic, 0);
+	assert_int_equal(m.try_calls, 1);
+	assert_int_equal(m.consumed_not_owner, 0);
+	assert_true(ewyk_strategy_quiescent(m.s));
+}
+
+static bool
+has_run(void *arg)
+{
+	return ((struct ttask *)arg)->runs > 0;
+}
+
+/* Watched hand-off: a task that blocks past watch_ns loses production to
+ * the watcher, which produces the next task while it still blocks. */
+static void
+watched_blocking_task_is_handed_over(void **state)
+{
+	struct ewyk_strategy_stats st;
+	struct ttask a, b;
+	pthread_t th;
+	sem_t gate;
+
+	(void)state;
+	make_watched(EWYK_MODE_ADAPTIVE, EWYK_STRATEGY_STEALABLE, 1000000);
+	m.try_ret = true;
+	m.try_spawns_helper = true;
+	sem_init(&gate, 0, 0);
+	ttask_init(&a, EWYK_BLOCKING);
+	a.gate = &gate;
+	ttask_init(&b, EWYK_NON_BLOCKING);
+	script(&a);
+	script(&b);
+	assert_int_equal(pthread_create(&th, NULL, produce_thread, m.s), 0);
+	assert_true(test_wait_until(has_run, &b, 5000));
+	assert_true(atomic_load(&a.inside));		/* a blocks still */
+	assert_true(pthread_equal(b.ran_on, m.helper));	/* the watcher's */
+	sem_post(&gate);
+	pthread_join(th, NULL);
+	pthread_join(m.helper, NULL);
+	ewyk_strategy_stats(m.s, &st);
+	assert_int_equal(st.stolen, 1);
+	assert_int_equal(st.watched, 1);
+	assert_int_equal(st.epc, 1);
+	assert_int_equal(st.pc, 1);
+	assert_int_equal(m.consumed_not_owner, 1);	/* a's owner left */
+	assert_true(ewyk_strategy_quiescent(m.s));
+	sem_destroy(&gate);
+}
+
 static void
 names(void **state)
 {
@@ -753,6 +830,8 @@ main(void)
 		T(forced_modes),
 		T(pec_rejected),
 		T(steal_stuck_owner),
+		T(watched_fast_task_stays_inline),
+		T(watched_blocking_task_is_handed_over),
 		T(names),
 	};
 

@@ -232,13 +232,14 @@ all_finished(void *arg)
 }
 
 static void
-run_stress(unsigned int flags, void *(*aux)(void *))
+run_stress(unsigned int flags, void *(*aux)(void *), uint64_t watch_ns)
 {
 	struct ewyk_reserved_conf rc = { .size = 2, .spin_ns = 50000 };
 	struct ewyk_bpool_conf bc = { .max_threads = 3, .queue_size = 2048,
 			.idle_timeout_ns = 20000000 };
 	struct ewyk_strategy_conf sc = { .produce = produce,
-			.rejected = rejected, .flags = flags };
+			.rejected = rejected, .flags = flags,
+			.watch_ns = watch_ns };
 	struct ewyk_strategy_stats st;
 	pthread_t sub[NSUB], aux_th;
 	unsigned int i;
@@ -378,14 +379,23 @@ static void
 stress_adaptive(void **state)
 {
 	(void)state;
-	run_stress(0, switcher);
+	run_stress(0, switcher, 0);
 }
 
 static void
 stress_steal(void **state)
 {
 	(void)state;
-	run_stress(EWYK_STRATEGY_STEALABLE, stealer);
+	run_stress(EWYK_STRATEGY_STEALABLE, stealer, 0);
+}
+
+/* Watched hand-offs (a short bound, so that watchers steal often) beside
+ * a stealer and mode switches' absence: still one owner, every task once. */
+static void
+stress_watched(void **state)
+{
+	(void)state;
+	run_stress(EWYK_STRATEGY_STEALABLE, stealer, 5000);
 }
 
 int
@@ -394,6 +404,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stress_adaptive),
 		cmocka_unit_test(stress_steal),
+		cmocka_unit_test(stress_watched),
 		cmocka_unit_test(stress_pingpong),
 	};
 

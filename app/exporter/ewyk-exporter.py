@@ -1,0 +1,712 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""ewyk-exporter: Prometheus metrics and a live dashboard for a running ewykd.
+
+It reads ewykd's DPDK telemetry socket (v2, JSON over SOCK_SEQPACKET) and
+serves, on a kernel TCP port:
+
+  /metrics        every ewyk counter and gauge, and the ethdev's stats and
+                  xstats, in Prometheus text format (OpenMetrics when the
+                  Accept header asks for it)
+  /               the dashboard (one page, refreshed every second)
+  /api/snapshot   the telemetry replies the dashboard polls, as JSON
+
+It never blocks the appliance: one connection, short timeouts, each command
+sent at most once per scrape (scrapes closer than --min-interval share one
+reading). When ewykd goes away it reports ewyk_up 0 and reconnects on the
+next scrape.
+"""
+import argparse
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+from prometheus_client.core import (CounterMetricFamily, GaugeMetricFamily,
+                                    InfoMetricFamily, StateSetMetricFamily,
+                                    UnknownMetricFamily)
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.registry import CollectorRegistry
+
+VERSION = "@VERSION@"
+DASHBOARD_DIR = "@DASHBOARD_DIR@"
+CHARTJS_DIR = "/usr/share/javascript/chart.js"
+
+EWYK_COMMANDS = ("/ewyk/info", "/ewyk/stats", "/ewyk/tcp", "/ewyk/http",
+                 "/ewyk/shards", "/ewyk/strategy", "/ewyk/reserved",
+                 "/ewyk/lcores", "/ewyk/conflate")
+# Only these commands are ever sent: /ewyk/strategy,MODE would switch the
+# appliance's mode, so no command ever carries a parameter but a port id.
+
+
+class Telemetry:
+    """One connection to the telemetry socket, reopened when it breaks."""
+
+    def __init__(self, path, timeout):
+        self.path = path
+        self.timeout = timeout
+        self.sock = None
+        self.max_len = 16384
+        self.connects = 0
+
+    def close(self):
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+    def _connect(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.settimeout(self.timeout)
+        try:
+            s.connect(self.path)
+            greeting = json.loads(s.recv(4096).decode())
+        except (OSError, ValueError):
+            s.close()
+            raise
+        self.max_len = int(greeting.get("max_output_len", 16384))
+        self.sock = s
+        self.connects += 1
+
+    def query(self, cmd):
+        """The reply's value, or None when the command has no answer (for
+        example /ewyk/conflate without a store). OSError when the appliance
+        cannot be reached."""
+        if self.sock is None:
+            self._connect()
+        try:
+            self.sock.send(cmd.encode())
+            data = self.sock.recv(self.max_len + 1)
+        except OSError:
+            self.close()
+            raise
+        if not data:			# the appliance closed: it stopped
+            self.close()
+            raise ConnectionResetError("telemetry socket closed")
+        try:
+            reply = json.loads(data.decode())
+        except ValueError:
+            return None		# truncated or not JSON: nothing usable
+        return reply.get(cmd.split(",", 1)[0])
+
+
+class Reader:
+    """Readings of all commands, shared by scrapes that come close together."""
+
+    def __init__(self, tel, min_interval):
+        self.tel = tel
+        self.min_interval = min_interval
+        self.lock = threading.Lock()
+        self.last = None
+        self.reconnects = 0
+        self.errors = 0
+
+    def read(self):
+        with self.lock:
+            now = time.time()
+            if self.last is not None and now - self.last["time"] < self.min_interval:
+                return self.last
+            t0 = time.monotonic()
+            snap = {"time": now, "up": 0, "replies": {}, "ethdev": {}}
+            was = self.tel.connects
+            try:
+                for cmd in EWYK_COMMANDS:
+                    snap["replies"][cmd] = self.tel.query(cmd)
+                ports = self.tel.query("/ethdev/list") or []
+                for p in ports:
+                    snap["ethdev"][str(p)] = {
+                        "info": self.tel.query(f"/ethdev/info,{p}"),
+                        "stats": self.tel.query(f"/ethdev/stats,{p}"),
+                        "xstats": self.tel.query(f"/ethdev/xstats,{p}"),
+                    }
+                snap["up"] = 1 if snap["replies"].get("/ewyk/info") else 0
+            except (OSError, ValueError):
+                self.errors += 1
+                snap = {"time": now, "up": 0, "replies": {}, "ethdev": {}}
+            if self.tel.connects > was and was > 0:
+                self.reconnects += 1
+            snap["duration"] = time.monotonic() - t0
+            self.last = snap
+            return snap
+
+
+# -- the metrics ---------------------------------------------------------
+#
+# Flat keys of a reply: key -> (metric, type, help, scale). A key listed
+# in SKIP repeats a value exported under another name. Any key that is in
+# neither (a counter added to ewykd later) is still exported, untyped, as
+# ewyk_<command>_<key>: nothing the appliance counts is ever left out.
+
+C, G = "counter", "gauge"
+US = 1e6	# telemetry unit per second: values are divided by it
+MS = 1e3
+
+FLAT = {
+    "/ewyk/info": {
+        "mtu": ("ewyk_port_mtu_bytes", G, "MTU of the port", 1),
+        "shards": ("ewyk_shards", G, "Shards (RX/TX queue pairs with their lcore)", 1),
+        "lcores": ("ewyk_lcores", G, "EAL lcores", 1),
+        "max_conns_per_shard": ("ewyk_shard_max_connections", G,
+                                "Connections a shard can hold", 1),
+        "uptime_ms": ("ewyk_uptime_seconds", G, "Time since ewykd started", MS),
+    },
+    "/ewyk/stats": {
+        "rx_pkts": ("ewyk_net_rx_packets_total", C, "Packets received", 1),
+        "tx_pkts": ("ewyk_net_tx_packets_total", C, "Packets sent", 1),
+        "rx_bytes": ("ewyk_net_rx_bytes_total", C, "Bytes received", 1),
+        "tx_bytes": ("ewyk_net_tx_bytes_total", C, "Bytes sent", 1),
+        "arp_in_pkts": ("ewyk_net_arp_in_packets_total", C, "ARP packets received", 1),
+        "arp_reply_pkts": ("ewyk_net_arp_reply_packets_total", C, "ARP replies sent", 1),
+        "icmp_echo_pkts": ("ewyk_net_icmp_echo_packets_total", C,
+                           "ICMP echo requests answered", 1),
+        "open_conns": ("ewyk_tcp_open_connections", G, "TCP connections open", 1),
+        "closed_conns": ("ewyk_tcp_closed_connections_total", C,
+                         "TCP connections closed", 1),
+        "mbufs_in_use_mbufs": ("ewyk_mbufs_in_use", G,
+                               "mbufs of the pool in use (idle: those held by the RX rings)", 1),
+        "mbufs_total_mbufs": ("ewyk_mbufs_pool_size", G, "mbufs in the pool", 1),
+    },
+    "/ewyk/tcp": {
+        "syn_received_conns": ("ewyk_tcp_syn_received_connections", G,
+                               "TCP connections in SYN-RECEIVED", 1),
+        "time_wait_conns": ("ewyk_tcp_time_wait_connections", G,
+                            "TCP connections in TIME-WAIT", 1),
+    },
+    "/ewyk/http": {
+        "accepted_conns": ("ewyk_http_accepted_connections_total", C,
+                           "Connections accepted by HTTP", 1),
+        "http2_conns": ("ewyk_http2_connections_total", C, "HTTP/2 connections", 1),
+        "refused_conns": ("ewyk_http_refused_connections_total", C,
+                          "Connections refused (no room)", 1),
+        "body_out_bytes": ("ewyk_http_body_out_bytes_total", C, "Answer body bytes sent", 1),
+        "h2_mem_allocs_count": ("ewyk_http2_mem_allocs_total", C,
+                                "Blocks handed out by the HTTP/2 memory", 1),
+        "h2_mem_grows_count": ("ewyk_http2_mem_grows_total", C,
+                               "HTTP/2 memory blocks new from the heap (flat once warm)", 1),
+        "h2_mem_held_bytes": ("ewyk_http2_mem_held_bytes", G, "HTTP/2 memory held", 1),
+        "h2_mem_huge_count": ("ewyk_http2_mem_huge_total", C,
+                              "Large HTTP/2 memory blocks handed out", 1),
+        "chunked_body_errors_count": ("ewyk_http_chunked_body_errors_total", C,
+                                      "Malformed chunked bodies", 1),
+        "head_timeouts_count": ("ewyk_http_head_timeouts_total", C,
+                                "Request heads not complete in time", 1),
+        "idle_closes_count": ("ewyk_http_idle_closes_total", C,
+                              "Idle connections closed", 1),
+        "pipeline_full_count": ("ewyk_http_pipeline_full_total", C,
+                                "Times a connection's pipeline was full", 1),
+        "http2_streams_count": ("ewyk_http2_streams_total", C, "HTTP/2 streams", 1),
+        "http2_open_streams": ("ewyk_http2_open_streams", G, "HTTP/2 streams open", 1),
+        "http2_resets_in_count": ("ewyk_http2_resets_in_total", C,
+                                  "RST_STREAM frames received", 1),
+        "http2_reset_floods_count": ("ewyk_http2_reset_floods_total", C,
+                                     "Connections closed for a rapid-reset flood", 1),
+    },
+    "/ewyk/reserved": {
+        "size_lcores": ("ewyk_reserved_lcores", G, "Reserved lcores in the pool", 1),
+        "spare_lcores": ("ewyk_reserved_configured_lcores", G,
+                         "Reserved lcores configured (--reserved)", 1),
+        "spinning_lcores": ("ewyk_reserved_spinning_lcores", G,
+                            "Reserved lcores spinning, ready to take a shard", 1),
+        "parked_lcores": ("ewyk_reserved_parked_lcores", G, "Reserved lcores parked", 1),
+        "claim_races_count": ("ewyk_reserved_claim_races_total", C,
+                              "Claims of a reserved lcore that lost a race", 1),
+        "blocking_threads": ("ewyk_blocking_threads", G, "Blocking pool threads", 1),
+        "blocking_idle_threads": ("ewyk_blocking_idle_threads", G,
+                                  "Blocking pool threads idle", 1),
+        "blocking_queued_tasks": ("ewyk_blocking_queued_tasks", G,
+                                  "Tasks queued to the blocking pool", 1),
+        "blocking_executed_tasks": ("ewyk_blocking_executed_tasks_total", C,
+                                    "Tasks the blocking pool ran", 1),
+        "blocking_rejected_tasks": ("ewyk_blocking_rejected_tasks_total", C,
+                                    "Tasks the blocking pool refused (queue full: 503)", 1),
+        "blocking_reaped_threads": ("ewyk_blocking_reaped_threads_total", C,
+                                    "Idle blocking pool threads reaped", 1),
+    },
+    "/ewyk/conflate": {
+        "keys_count": ("ewyk_store_keys", G, "Keys in the store", 1),
+        "puts_count": ("ewyk_store_puts_total", C, "PUTs to the store", 1),
+        "gets_count": ("ewyk_store_gets_total", C, "GETs from the store", 1),
+        "offers_count": ("ewyk_store_offers_total", C,
+                         "Values offered to the conflating write-behind", 1),
+        "superseded_count": ("ewyk_store_superseded_total", C,
+                             "Offers conflated: replaced before they were written", 1),
+        "applied_count": ("ewyk_store_applied_total", C, "Values written behind", 1),
+        "persist_batches_count": ("ewyk_store_persist_batches_total", C,
+                                  "Journal batches written", 1),
+        "fsyncs_count": ("ewyk_store_fsyncs_total", C, "fsync calls on the journal", 1),
+        "compactions_count": ("ewyk_store_compactions_total", C, "Journal compactions", 1),
+        "journal_bytes": ("ewyk_store_journal_bytes", G, "Size of the journal", 1),
+        "version_count": ("ewyk_store_version", G, "Last version handed out", 1),
+        "persisted_version_count": ("ewyk_store_persisted_version", G,
+                                    "Last version on disk", 1),
+        "lag_versions": ("ewyk_store_lag_versions", G,
+                         "Versions handed out that are not on disk yet", 1),
+        "recovered_records": ("ewyk_store_recovered_records", G,
+                              "Journal records recovered at start", 1),
+        "torn_offset_bytes": ("ewyk_store_torn_offset_bytes", G,
+                              "Offset of a torn journal tail found at start (-1: none)", 1),
+    },
+}
+
+SKIP = {
+    # Sums or copies of what is exported labelled elsewhere.
+    "/ewyk/info": {"version", "dpdk", "ip", "listen_port", "port_id", "port_name",
+                   "tx_cksum", "rx_cksum", "tx_segments", "idle", "shard_lcores", "www"},
+    "/ewyk/stats": {"drop_pkts", "drop_by_reason_pkts", "total_conns", "refused_conns",
+                    "tcp_retransmit_segs", "tcp_reset_out_segs", "requests_reqs",
+                    "requests_by_status_reqs", "body_out_bytes"},
+    "/ewyk/tcp": {"open_conns", "drop_by_reason_pkts"},
+    "/ewyk/http": {"requests_reqs", "http1_reqs", "http2_reqs", "by_status_reqs",
+                   "by_method_reqs", "http2_resets_out_by_error",
+                   "http2_goaways_out_by_error"},
+    "/ewyk/reserved": {"claims_won_count", "claims_missed_count"},
+    "/ewyk/conflate": {"state_dir"},
+}
+
+PER_SHARD = {
+    "/ewyk/shards": {
+        "lcore": ("ewyk_shard_lcore", G, "lcore that owns the shard", 1),
+        "queue": ("ewyk_shard_queue", G, "RX/TX queue of the shard", 1),
+        "rx_pkts": ("ewyk_shard_rx_packets_total", C, "Packets received by the shard", 1),
+        "tx_pkts": ("ewyk_shard_tx_packets_total", C, "Packets sent by the shard", 1),
+        "open_conns": ("ewyk_shard_open_connections", G, "Connections open on the shard", 1),
+        "total_conns": ("ewyk_shard_accepted_connections_total", C,
+                        "Connections the shard accepted", 1),
+        "requests_reqs": ("ewyk_shard_requests_total", C, "Requests on the shard", 1),
+        "polls_count": ("ewyk_shard_polls_total", C, "Polls of the shard", 1),
+        "busy_polls_count": ("ewyk_shard_busy_polls_total", C,
+                             "Polls that found packets", 1),
+        "idle_sleeps_count": ("ewyk_shard_idle_sleeps_total", C,
+                              "Short sleeps of an idle shard", 1),
+    },
+    "/ewyk/strategy": {
+        "failed_tasks": ("ewyk_strategy_failed_tasks_total", C,
+                         "Tasks that failed to run", 1),
+        "rejected_tasks": ("ewyk_strategy_rejected_tasks_total", C,
+                           "Tasks rejected (overload)", 1),
+        "steals_count": ("ewyk_strategy_steals_total", C,
+                         "Times the shard was stolen from an owner stuck in a request", 1),
+        "completions_count": ("ewyk_strategy_completions_total", C,
+                              "Answers posted through the completion ring", 1),
+        "stale_answers_count": ("ewyk_strategy_stale_answers_total", C,
+                                "Answers for a stream or connection that had died", 1),
+        "overloaded_reqs": ("ewyk_strategy_overloaded_requests_total", C,
+                            "Requests answered 503 for overload", 1),
+        "deferred_reqs": ("ewyk_strategy_deferred_requests_total", C,
+                          "Requests deferred", 1),
+    },
+}
+SHARD_SKIP = {"/ewyk/shards": set(),
+              "/ewyk/strategy": {"mode", "state", "pc_tasks", "pic_tasks", "pec_tasks",
+                                 "epc_tasks", "delay_reqs", "spin_reqs", "either_reqs",
+                                 "owner_lcore"}}
+MODES = ("adaptive", "pc", "pec", "epc")
+STATES = ("idle", "producing", "reproducing")
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def area(cmd):
+    return cmd.rsplit("/", 1)[-1]
+
+
+def clean(name):
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+
+
+class Families:
+    """Metric families built from one reading, keyed by name."""
+
+    def __init__(self):
+        self.fams = {}
+
+    def get(self, name, kind, doc, labels=()):
+        f = self.fams.get(name)
+        if f is None:
+            if kind == C:
+                f = CounterMetricFamily(name, doc, labels=list(labels))
+            elif kind == G:
+                f = GaugeMetricFamily(name, doc, labels=list(labels))
+            else:
+                f = UnknownMetricFamily(name, doc, labels=list(labels))
+            self.fams[name] = f
+        return f
+
+    def add(self, name, kind, doc, value, labels=None, scale=1):
+        labels = labels or {}
+        f = self.get(name, kind, doc, sorted(labels))
+        f.add_metric([labels[k] for k in sorted(labels)], value / scale if scale != 1 else value)
+
+    def unmapped(self, cmd, key, value, labels=None):
+        """A key the tables do not know: exported untyped, by its own name."""
+        if is_num(value):
+            self.add(clean(f"ewyk_{area(cmd)}_{key}"), "untyped",
+                     f"{cmd} {key} (not yet mapped by ewyk-exporter)", value, labels)
+
+
+def flat(fams, cmd, reply):
+    table, skip = FLAT.get(cmd, {}), SKIP.get(cmd, set())
+    for key, value in reply.items():
+        if key in skip:
+            continue
+        if key in table and is_num(value):
+            name, kind, doc, scale = table[key]
+            fams.add(name, kind, doc, value, scale=scale)
+        else:
+            fams.unmapped(cmd, key, value)
+
+
+def collect_info(fams, r):
+    info = {k: str(r.get(k, "")) for k in ("version", "dpdk", "ip", "listen_port",
+                                            "port_name", "tx_cksum", "rx_cksum",
+                                            "tx_segments", "idle")}
+    www = r.get("www") or {}
+    info["www_root"] = str(www.get("root", ""))
+    f = InfoMetricFamily("ewyk_appliance", "ewykd's version and configuration")
+    f.add_metric([], info)
+    fams.fams["ewyk_appliance"] = f
+    fams.add("ewyk_www_files", G, "Static files preloaded", www.get("files", 0))
+    fams.add("ewyk_www_bytes", G, "Size of the static files preloaded",
+             www.get("size_bytes", 0))
+    flat(fams, "/ewyk/info", r)
+
+
+def collect_stats(fams, r):
+    flat(fams, "/ewyk/stats", r)
+    for reason, v in (r.get("drop_by_reason_pkts") or {}).items():
+        fams.add("ewyk_net_dropped_packets_total", C,
+                 "Packets dropped, by reason (malformed frames, no room, ...)",
+                 v, {"reason": reason})
+
+
+def collect_tcp(fams, r):
+    for key, v in r.items():
+        if key.endswith("_count") and is_num(v):
+            fams.add(f"ewyk_tcp_{key[:-6]}_total", C,
+                     f"TCP {key[:-6].replace('_', ' ')} (netstat -s)", v)
+    flat(fams, "/ewyk/tcp", {k: v for k, v in r.items() if not k.endswith("_count")})
+
+
+def collect_http(fams, r):
+    for proto in ("http1", "http2"):
+        fams.add("ewyk_http_requests_total", C, "Requests, by protocol",
+                 r.get(f"{proto}_reqs", 0), {"protocol": proto})
+    for status, v in (r.get("by_status_reqs") or {}).items():
+        fams.add("ewyk_http_responses_total", C, "Answers, by status", v,
+                 {"status": status})
+    for method, v in (r.get("by_method_reqs") or {}).items():
+        fams.add("ewyk_http_requests_by_method_total", C, "Requests, by method", v,
+                 {"method": method})
+    for key, name, doc in (("http2_resets_out_by_error", "ewyk_http2_resets_out_total",
+                            "RST_STREAM frames sent, by error"),
+                           ("http2_goaways_out_by_error", "ewyk_http2_goaways_out_total",
+                            "GOAWAY frames sent, by error")):
+        for err, v in (r.get(key) or {}).items():
+            fams.add(name, C, doc, v, {"error": err})
+    rest = {}
+    for key, v in r.items():
+        if key.startswith("route_") and isinstance(v, dict):
+            lab = {"route": str(v.get("path", key)), "match": str(v.get("match", ""))}
+            fams.add("ewyk_http_route_requests_total", C, "Requests, by route",
+                     v.get("requests_reqs", 0), lab)
+            fams.add("ewyk_http_route_server_errors_total", C,
+                     "5xx answers, by route", v.get("server_errors_reqs", 0), lab)
+            for q in ("50", "90", "99"):
+                # Percentiles of ewykd's own histogram (no sum is kept, so
+                # not a summary): one gauge each.
+                fams.add(f"ewyk_http_route_latency_p{q}_seconds", G,
+                         f"{q}th percentile of the latency from the request parsed to "
+                         "its answer back on its shard, by route (since start)",
+                         v.get(f"p{q}_us", 0), lab, US)
+            fams.add("ewyk_http_route_latency_max_seconds", G,
+                     "Longest latency, by route (since start)", v.get("max_us", 0), lab, US)
+        else:
+            rest[key] = v
+    flat(fams, "/ewyk/http", rest)
+
+
+def collect_per_shard(fams, cmd, r):
+    table, skip = PER_SHARD[cmd], SHARD_SKIP[cmd]
+    for sk, sd in r.items():
+        if not isinstance(sd, dict):
+            continue
+        shard = sk.split("_", 1)[-1]
+        lab = {"shard": shard}
+        for key, v in sd.items():
+            if key in skip:
+                continue
+            if key in table and is_num(v):
+                name, kind, doc, scale = table[key]
+                fams.add(name, kind, doc, v, lab, scale)
+            else:
+                fams.unmapped(cmd, key, v, lab)
+        if cmd != "/ewyk/strategy":
+            continue
+        for mode in ("pc", "pic", "pec", "epc"):
+            fams.add("ewyk_strategy_tasks_total", C,
+                     "Requests consumed, by shard and execution mode", sd.get(f"{mode}_tasks", 0),
+                     {**lab, "mode": mode})
+        for route in ("delay", "spin", "either"):
+            fams.add("ewyk_strategy_route_requests_total", C,
+                     "Requests of the strategy test routes, by shard",
+                     sd.get(f"{route}_reqs", 0), {**lab, "route": "/" + route})
+        for name, values, cur, doc in (
+                ("ewyk_strategy_mode", MODES, sd.get("mode"),
+                 "The shard's strategy (adaptive, or one mode forced)"),
+                ("ewyk_strategy_state", STATES, sd.get("state"),
+                 "The shard's strategy state")):
+            f = fams.fams.get(name)
+            if f is None:
+                f = StateSetMetricFamily(name, doc, labels=["shard"])
+                fams.fams[name] = f
+            f.add_metric([shard], {m: m == cur for m in values})
+
+
+def collect_reserved(fams, r):
+    for key, result in (("claims_won_count", "won"), ("claims_missed_count", "missed")):
+        fams.add("ewyk_reserved_claims_total", C,
+                 "Claims of a reserved lcore (tryExecute), by result", r.get(key, 0),
+                 {"result": result})
+    flat(fams, "/ewyk/reserved", r)
+
+
+def collect_lcores(fams, r):
+    for lk, ld in r.items():
+        if not isinstance(ld, dict):
+            continue
+        lab = {"lcore": lk.split("_", 1)[-1]}
+        fams.add("ewyk_lcore_role", G, "The lcore's role (main, shard_owner, reserved)", 1,
+                 {**lab, "role": str(ld.get("role", ""))})
+        fams.add("ewyk_lcore_owned_shard", G, "Shard the lcore owns (-1: none)",
+                 ld.get("owns_shard", -1), lab)
+        for state in ("producing", "consuming", "idle"):
+            fams.add("ewyk_lcore_seconds_total", C,
+                     "Time the lcore spent producing, consuming and idle",
+                     ld.get(f"{state}_us", 0), {**lab, "state": state}, US)
+        fams.add("ewyk_lcore_inline_tasks_total", C, "Tasks the lcore consumed inline",
+                 ld.get("inline_tasks", 0), lab)
+        for key, v in ld.items():
+            if key not in ("role", "owns_shard", "producing_us", "consuming_us", "idle_us",
+                           "inline_tasks"):
+                fams.unmapped("/ewyk/lcores", key, v, lab)
+
+
+ETHDEV_STATS = {
+    # DPDK's names, renamed as DPDK's own exporter (24.07) does.
+    "ipackets": ("rx_packets", "Packets received by the port"),
+    "opackets": ("tx_packets", "Packets sent by the port"),
+    "ibytes": ("rx_bytes", "Bytes received by the port"),
+    "obytes": ("tx_bytes", "Bytes sent by the port"),
+    "imissed": ("rx_missed", "Packets the port dropped: RX queues full"),
+    "ierrors": ("rx_errors", "Erroneous packets received"),
+    "oerrors": ("tx_errors", "Packets the port failed to send"),
+    "rx_nombuf": ("rx_nombuf", "RX mbuf allocation failures"),
+}
+
+
+def collect_ethdev(fams, ports):
+    for port, d in ports.items():
+        info = d.get("info") or {}
+        name = str(info.get("name", port))
+        lab = {"port": port}
+        fams.add("ewyk_ethdev_info", G, "The DPDK port and its name", 1,
+                 {**lab, "name": name})
+        stats = d.get("stats") or {}
+        for key, v in stats.items():
+            if key in ETHDEV_STATS and is_num(v):
+                n, doc = ETHDEV_STATS[key]
+                fams.add(f"ewyk_ethdev_{n}_total", C, doc, v, lab)
+            elif key.startswith("q_") and isinstance(v, list):
+                for q, qv in enumerate(v):
+                    if is_num(qv):
+                        fams.add(f"ewyk_ethdev_queue_{key[2:]}_total", C,
+                                 f"Per queue {key[2:]} of the port", qv,
+                                 {**lab, "queue": str(q)})
+        for key, v in (d.get("xstats") or {}).items():
+            if is_num(v):
+                fams.add("ewyk_ethdev_xstats_total", C,
+                         "The port's extended statistics (rte_eth_xstats), by name",
+                         v, {**lab, "xstat": key})
+
+
+COLLECT = {
+    "/ewyk/info": collect_info,
+    "/ewyk/stats": collect_stats,
+    "/ewyk/tcp": collect_tcp,
+    "/ewyk/http": collect_http,
+    "/ewyk/shards": lambda f, r: collect_per_shard(f, "/ewyk/shards", r),
+    "/ewyk/strategy": lambda f, r: collect_per_shard(f, "/ewyk/strategy", r),
+    "/ewyk/reserved": collect_reserved,
+    "/ewyk/lcores": collect_lcores,
+    "/ewyk/conflate": lambda f, r: flat(f, "/ewyk/conflate", r),
+}
+
+
+class Collector:
+    def __init__(self, reader):
+        self.reader = reader
+
+    def collect(self):
+        snap = self.reader.read()
+        fams = Families()
+        fams.add("ewyk_up", G, "1 when ewykd answers on its telemetry socket", snap["up"])
+        fams.add("ewyk_exporter_scrape_duration_seconds", G,
+                 "Time the last reading of the telemetry socket took", snap["duration"])
+        fams.add("ewyk_exporter_reconnects_total", C,
+                 "Times the exporter connected again to a restarted ewykd",
+                 self.reader.reconnects)
+        fams.add("ewyk_exporter_telemetry_errors_total", C,
+                 "Readings that failed (ewykd stopped or unreachable)", self.reader.errors)
+        if snap["up"]:
+            for cmd, reply in snap["replies"].items():
+                if isinstance(reply, dict):
+                    COLLECT[cmd](fams, reply)
+            collect_ethdev(fams, snap["ethdev"])
+        return list(fams.fams.values())
+
+
+# -- the web side --------------------------------------------------------
+
+STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript",
+                ".css": "text/css"}
+
+
+def find_dashboard():
+    here = os.path.dirname(os.path.realpath(__file__))
+    for d in (DASHBOARD_DIR, os.path.join(here, "dashboard")):	# built, or the source
+        if os.path.isfile(os.path.join(d, "index.html")):
+            return d
+    return None
+
+
+def make_handler(registry, reader, dashboard, chartjs):
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "ewyk-exporter/" + VERSION
+
+        def log_message(self, fmt, *args):
+            pass
+
+        def send(self, code, ctype, body, extra=()):
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            for k, v in extra:
+                self.send_header(k, v)
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def file(self, path):
+            try:
+                with open(path, "rb") as f:
+                    body = f.read()
+            except OSError:
+                return self.send(404, "text/plain", b"not found\n")
+            self.send(200, STATIC_TYPES.get(os.path.splitext(path)[1],
+                                            "application/octet-stream"), body)
+
+        def do_GET(self):
+            path = urlsplit(self.path).path
+            if path == "/metrics":
+                encoder, ctype = choose_encoder(self.headers.get("Accept"))
+                return self.send(200, ctype, encoder(registry))
+            if path == "/api/snapshot":
+                snap = reader.read()
+                body = json.dumps({k: snap[k] for k in ("time", "up", "replies", "ethdev")})
+                return self.send(200, "application/json", body.encode())
+            if path == "/healthz":
+                return self.send(200, "text/plain", b"ok\n")
+            if dashboard is None:
+                return self.send(404, "text/plain", b"dashboard not installed\n")
+            if path == "/":
+                return self.file(os.path.join(dashboard, "index.html"))
+            if path == "/static/chart.umd.js":
+                return self.file(os.path.join(chartjs, "chart.min.js"))
+            if path.startswith("/static/"):
+                name = path[len("/static/"):]
+                if "/" not in name and not name.startswith("."):
+                    return self.file(os.path.join(dashboard, name))
+            return self.send(404, "text/plain", b"not found\n")
+
+        do_HEAD = do_GET
+
+    return Handler
+
+
+def parse_listen(s):
+    host, sep, port = s.rpartition(":")
+    if not sep or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"--listen {s}: expected ADDR:PORT")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        prog="ewyk-exporter",
+        description="Prometheus metrics (/metrics) and a live dashboard (/) for a "
+                    "running ewykd, read from its DPDK telemetry socket.")
+    p.add_argument("--file-prefix", default="rte",
+                   help="ewykd's EAL --file-prefix (default: rte): the socket is "
+                        "RUNTIME/PREFIX/dpdk_telemetry.v2")
+    p.add_argument("--runtime-dir", default=None,
+                   help="DPDK's runtime directory, as the EAL chooses it: "
+                        "$RUNTIME_DIRECTORY/dpdk (systemd's RuntimeDirectory=), else "
+                        "/var/run/dpdk for root, else $XDG_RUNTIME_DIR/dpdk or /tmp/dpdk")
+    p.add_argument("--socket", default=None,
+                   help="the telemetry socket's path (overrides --file-prefix)")
+    p.add_argument("--listen", default="127.0.0.1:9110", type=parse_listen,
+                   help="ADDR:PORT to serve on (default: 127.0.0.1:9110)")
+    p.add_argument("--timeout", type=float, default=1.0,
+                   help="seconds to wait for each telemetry reply (default: 1)")
+    p.add_argument("--min-interval", type=float, default=0.25,
+                   help="scrapes closer than this share one reading (default: 0.25 s)")
+    p.add_argument("--chartjs-dir", default=CHARTJS_DIR,
+                   help=f"where Chart.js is installed (default: {CHARTJS_DIR}, "
+                        "Debian's libjs-chart.js)")
+    p.add_argument("--version", action="version", version="ewyk-exporter " + VERSION)
+    a = p.parse_args(argv)
+
+    path = a.socket
+    if path is None:
+        rt = a.runtime_dir
+        if rt is None:
+            base = os.environ.get("RUNTIME_DIRECTORY")
+            if base is None:
+                base = ("/var/run" if os.getuid() == 0 else
+                        os.environ.get("XDG_RUNTIME_DIR", "/tmp"))
+            rt = os.path.join(base, "dpdk")
+        path = os.path.join(rt, a.file_prefix, "dpdk_telemetry.v2")
+
+    reader = Reader(Telemetry(path, a.timeout), a.min_interval)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(Collector(reader))
+    dashboard = find_dashboard()
+    host, port = a.listen
+    ThreadingHTTPServer.daemon_threads = True
+    ThreadingHTTPServer.address_family = (socket.AF_INET6 if ":" in host
+                                          else socket.AF_INET)
+    try:
+        srv = ThreadingHTTPServer((host, port), make_handler(registry, reader, dashboard,
+                                                              a.chartjs_dir))
+    except OSError as e:
+        print(f"ewyk-exporter: cannot listen on {host}:{port}: {e.strerror}", file=sys.stderr)
+        return 1
+    print(f"ewyk-exporter: serving http://{host}:{srv.server_address[1]}/ "
+          f"(metrics at /metrics) from {path}", flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    sys.exit(main())

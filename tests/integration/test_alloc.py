@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""No libc allocation on the request path in steady state, HTTP/2
+included: ewykd runs with an allocation counter preloaded
+(tests/alloc/malloc_count.c); after a warm-up, 100 000 requests over
+HTTP/2 and HTTP/1.1 keep-alive must not make its lcores call the
+allocator once."""
+import os
+import re
+
+import pytest
+
+from conftest import serve_module
+from ewyk_harness import ROOT, Appliance
+
+COUNTER = os.path.join(ROOT, "build", "tests", "libewyk_malloc_count.so")
+
+
+@pytest.fixture(scope="module")
+def counted(www):
+    if not os.path.exists(COUNTER):
+        pytest.fail(f"{COUNTER} is not built")
+    yield from serve_module(Appliance(www=www["dir"], args=["--shards", "1"],
+                                      env={"LD_PRELOAD": COUNTER}))
+
+
+def lcore_allocs(a):
+    """Allocator calls by the EAL's worker lcores (the shard's among them)."""
+    per_thread = a.telemetry("/ewyk_test/allocs")
+    workers = {k: v for k, v in per_thread.items() if k.startswith("rte_worker")}
+    assert workers, per_thread
+    return sum(workers.values()), per_thread
+
+
+def load(a, n, h1):
+    args = ["h2load", "-n", str(n), "-c", "4", "-m", "8"]
+    if h1:
+        args.insert(1, "--h1")
+    r = a.ns(args + [a.url("/hello.txt")], timeout=120)
+    assert re.search(rf"status codes: {n} 2xx", r.stdout), r.stdout
+
+
+def test_no_allocation_per_request_after_warm_up(counted):
+    for h1 in (False, True):
+        load(counted, 20000, h1)		# warm-up: pools and classes fill
+    before, threads0 = lcore_allocs(counted)
+    grows0 = counted.telemetry("/ewyk/http")["h2_mem_grows_count"]
+    for h1 in (False, True):
+        load(counted, 50000, h1)
+    after, threads1 = lcore_allocs(counted)
+    http = counted.telemetry("/ewyk/http")
+    assert http["requests_reqs"] >= 140000
+    assert after - before == 0, (threads0, threads1)
+    assert http["h2_mem_grows_count"] == grows0
+
+
+def test_the_counter_sees_allocations(counted, tmp_path):
+    """The counter is live: a worker lcore that allocates is seen. The
+    first HTTP/2 /echo of a 200 KB body needs a block of a size class no
+    request used before: one counted growth of the shard's memory."""
+    body = tmp_path / "body.bin"
+    body.write_bytes(os.urandom(200 * 1024))
+    before, _ = lcore_allocs(counted)
+    grows = counted.telemetry("/ewyk/http")["h2_mem_grows_count"]
+    r = counted.ns(["curl", "-sS", "--http2-prior-knowledge", "--data-binary",
+                    f"@{body}", "-o", str(tmp_path / "back.bin"), counted.url("/echo")])
+    assert (tmp_path / "back.bin").read_bytes() == body.read_bytes(), r.stderr
+    after, threads = lcore_allocs(counted)
+    assert after > before, threads
+    assert counted.telemetry("/ewyk/http")["h2_mem_grows_count"] > grows

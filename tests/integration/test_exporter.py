@@ -1,0 +1,282 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""ewyk-exporter against a running ewykd under load: /metrics passes
+promtool, its counters move with the traffic, a restart of ewykd is
+survived (ewyk_up 0, then 1, the exporter's process never goes away), and
+the dashboard, loaded in headless Chromium while traffic runs, shows live
+numbers in every panel.
+
+The exporter runs in the host's namespace on 127.0.0.1 (the telemetry
+socket is a unix socket on the host's file system); the traffic stays in
+the appliance's namespace, bounded in count and time."""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from browser import Browser
+from conftest import serve_module
+from ewyk_harness import APP_IP, PYTHON, ROOT, Appliance
+
+EXPORTER = os.path.join(ROOT, "build", "app", "ewyk-exporter")
+LCORES = "0@0,1@1,2@1"	# one shard, one reserved lcore
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Exporter:
+    def __init__(self, prefix):
+        self.port = free_port()
+        self.proc = subprocess.Popen([EXPORTER, "--file-prefix", prefix, "--listen",
+                                      f"127.0.0.1:{self.port}"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True)
+        self.base = f"http://127.0.0.1:{self.port}"
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                self.get("/healthz")
+                return
+            except OSError:
+                assert self.proc.poll() is None, self.proc.stdout.read()
+                time.sleep(0.1)
+        raise AssertionError("ewyk-exporter does not answer")
+
+    def get(self, path, accept=None):
+        req = urllib.request.Request(self.base + path)
+        if accept:
+            req.add_header("Accept", accept)
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.headers.get("Content-Type"), r.read().decode()
+
+    def metrics(self):
+        return self.get("/metrics")[1]
+
+    def samples(self):
+        """{(name, frozenset(labels)): value} of one scrape."""
+        out = {}
+        for fam in text_string_to_metric_families(self.metrics()):
+            for s in fam.samples:
+                out[(s.name, frozenset(s.labels.items()))] = s.value
+        return out
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def value(samples, name, **labels):
+    return samples.get((name, frozenset(labels.items())))
+
+
+def total(samples, name, **labels):
+    """Sum of a metric over the labels not given."""
+    return sum(v for (n, ls), v in samples.items() if n == name and
+               all(dict(ls).get(k) == w for k, w in labels.items()))
+
+
+@pytest.fixture(scope="module")
+def ewyk(www):
+    state = tempfile.mkdtemp(prefix="ewyk-exporter-state-")
+    try:
+        yield from serve_module(Appliance(www=www["dir"], lcores=LCORES, args=[
+            "--shards", "1", "--reserved", "1", "--state-dir", state]))
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def exporter(ewyk):
+    e = Exporter(ewyk.prefix)
+    yield e
+    e.stop()
+
+
+def traffic(a, n=400):
+    """Bounded traffic of every kind the dashboard shows: HTTP/2 and
+    HTTP/1.1 through the routes of every execution type, 404s, and PUTs to
+    the durable store (a few keys: conflation)."""
+    uris = [a.url(p) for p in ("/", "/hello.txt", "/nope", "/spin?us=50",
+                               "/either?ms=1", "/delay?ms=1")]
+    a.ns(["h2load", "-n", str(n), "-c", "4", "-m", "4", *uris], timeout=60)
+    a.ns(["h2load", "--h1", "-n", str(n), "-c", "4", *uris], timeout=60)
+    a.ns_python(f"""
+import http.client
+c = http.client.HTTPConnection("{APP_IP}", 80, timeout=10)
+for i in range({n // 4}):
+    c.request("PUT", "/v1/state/k%d?durable=%d" % (i % 3, i % 2), body=b"v%d" % i)
+    c.getresponse().read()
+""", timeout=60)
+
+
+def test_help():
+    r = subprocess.run([EXPORTER, "--help"], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0
+    for opt in ("--file-prefix", "--listen", "--socket", "127.0.0.1:9110"):
+        assert opt in r.stdout
+
+
+def test_metrics_pass_promtool_and_cover_every_command(ewyk, exporter):
+    traffic(ewyk, 200)
+    text = exporter.metrics()
+    r = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 0, r.stdout + r.stderr
+    # Every key of every /ewyk/* reply is mapped to a named, typed metric:
+    # none falls back to an untyped one.
+    assert not re.findall(r"(?m)^# TYPE \S+ untyped", text)
+    s = exporter.samples()
+    assert value(s, "ewyk_up") == 1
+    for name in ("ewyk_appliance_info", "ewyk_net_rx_packets_total",
+                 "ewyk_net_dropped_packets_total", "ewyk_tcp_passive_opens_total",
+                 "ewyk_http_requests_total", "ewyk_http_responses_total",
+                 "ewyk_http_route_latency_p99_seconds", "ewyk_shard_polls_total",
+                 "ewyk_strategy_tasks_total", "ewyk_strategy_steals_total",
+                 "ewyk_strategy_mode", "ewyk_reserved_lcores", "ewyk_blocking_threads",
+                 "ewyk_lcore_seconds_total", "ewyk_lcore_role", "ewyk_store_offers_total",
+                 "ewyk_mbufs_in_use", "ewyk_ethdev_rx_packets_total",
+                 "ewyk_ethdev_xstats_total"):
+        assert any(n == name for n, _ in s), f"{name} missing"
+    assert value(s, "ewyk_http_responses_total", status="404") > 0
+    assert value(s, "ewyk_mbufs_pool_size") > value(s, "ewyk_mbufs_in_use") > 0
+
+
+def test_openmetrics_when_asked(exporter):
+    ctype, text = exporter.get("/metrics", accept="application/openmetrics-text; "
+                                                   "version=1.0.0")
+    assert ctype.startswith("application/openmetrics-text")
+    assert text.endswith("# EOF\n")
+    ctype, text = exporter.get("/metrics")
+    assert ctype.startswith("text/plain") and "# EOF" not in text
+
+
+def test_counters_move_with_traffic(ewyk, exporter):
+    before = exporter.samples()
+    traffic(ewyk, 400)
+    time.sleep(0.3)		# past --min-interval: a fresh reading
+    after = exporter.samples()
+
+    def grew(name, by=1, **labels):
+        b, a = total(before, name, **labels), total(after, name, **labels)
+        assert a - b >= by, f"{name}{labels}: {b} -> {a}"
+
+    grew("ewyk_http_requests_total", 400, protocol="http2")
+    grew("ewyk_http_requests_total", 400, protocol="http1")
+    grew("ewyk_http_responses_total", 100, status="404")
+    grew("ewyk_http_route_requests_total", 100, route="/delay")
+    grew("ewyk_net_rx_packets_total", 800)
+    grew("ewyk_ethdev_rx_packets_total", 800)
+    grew("ewyk_tcp_passive_opens_total", 8)
+    grew("ewyk_strategy_tasks_total", 300)
+    grew("ewyk_lcore_seconds_total", 1e-6, state="producing")
+    grew("ewyk_store_offers_total", 100)
+    grew("ewyk_store_fsyncs_total")
+
+
+PANELS = ("p-lcores", "p-modes", "p-requests", "p-latency", "p-drops", "p-conns",
+          "p-mbufs", "p-conflate")
+
+
+def test_dashboard_live_in_chromium(ewyk, exporter, tmp_path):
+    _, page = exporter.get("/")
+    # Nothing from elsewhere: every script and style is the exporter's own.
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    assert "Chart" in exporter.get("/static/chart.umd.js")[1][:2000]
+    # Traffic for the whole time the browser looks (bounded in time and count).
+    load = ewyk.ns_popen_python(f"""
+import http.client, time
+end = time.time() + 12
+c = http.client.HTTPConnection("{APP_IP}", 80, timeout=10)
+i = 0
+while time.time() < end and i < 200000:
+    path = ("/", "/either?ms=1", "/nope", "/spin?us=20", "/delay?ms=2")[i % 5]
+    if i % 7 == 0:
+        c.request("PUT", "/v1/state/k%d" % (i % 3), body=b"v")
+    else:
+        c.request("GET", path)
+    c.getresponse().read()
+    i += 1
+print(i)
+""")
+    h2 = ewyk.ns_popen(["h2load", "-D", "10", "-c", "2", "-m", "2",
+                        ewyk.url("/hello.txt"), ewyk.url("/either?ms=1")])
+    try:
+        png = tmp_path / "dashboard.png"
+        with Browser() as b:
+            b.navigate(exporter.base + "/")
+            time.sleep(6)		# the page refreshes every second: 5 readings
+            dom = b.dom()
+            b.screenshot(png)
+        assert png.stat().st_size > 20000
+    finally:
+        for p in (h2, load):
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+    save = os.environ.get("EWYK_DASHBOARD_PNG")
+    if save:
+        shutil.copy(png, save)
+    assert 'class="badge up"' in dom, dom[:2000]
+    for panel in PANELS:
+        m = re.search(rf'<section[^>]*id="{panel}"[^>]*data-updates="(\d+)"(.*?)</section>',
+                      dom, re.S)
+        assert m, f"{panel} not in the page"
+        assert int(m.group(1)) >= 2, f"{panel} updated {m.group(1)} times"
+        nums = re.findall(r'class="num"[^>]*>([^<]*)<', m.group(2))
+        assert nums and all(re.fullmatch(r"[0-9][0-9,.]*( %)?", n) for n in nums), \
+            f"{panel} shows {nums}"
+    lcores = re.search(r'id="p-lcores".*?<tbody>(.*?)</tbody>', dom, re.S).group(1)
+    assert lcores.count("<tr>") == 3 and "shard_owner" in lcores and "reserved" in lcores
+    # Live: requests flowed while the page looked.
+    rps = re.search(r'id="rps">([^<]*)<', dom).group(1)
+    assert float(rps.replace(",", "")) > 0
+
+
+def test_restart_of_ewykd_is_survived(www):
+    first = Appliance(www=www["dir"])
+    second = Appliance(www=www["dir"])
+    second.prefix = first.prefix		# the same appliance, restarted
+    exporter = None
+    try:
+        first.start()
+        exporter = Exporter(first.prefix)
+        assert value(exporter.samples(), "ewyk_up") == 1
+        first.close()
+        time.sleep(0.3)
+        s = exporter.samples()
+        assert value(s, "ewyk_up") == 0
+        assert value(s, "ewyk_exporter_telemetry_errors_total") >= 1
+        second.start()
+        deadline = time.time() + 10
+        while value(s := exporter.samples(), "ewyk_up") != 1 and time.time() < deadline:
+            time.sleep(0.3)
+        assert value(s, "ewyk_up") == 1
+        assert value(s, "ewyk_exporter_reconnects_total") >= 1
+        second.ns(["curl", "-sS", "-m", "5", "-o", "/dev/null", second.url("/")])
+        time.sleep(0.3)
+        assert value(exporter.samples(), "ewyk_http_requests_total", protocol="http1") >= 1
+        assert exporter.proc.poll() is None
+    finally:
+        if exporter is not None:
+            exporter.stop()
+        first.close()
+        second.close()
