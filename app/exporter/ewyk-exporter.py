@@ -287,6 +287,8 @@ PER_SHARD = {
                          "Tasks that failed to run", 1),
         "rejected_tasks": ("ewyk_strategy_rejected_tasks_total", C,
                            "Tasks rejected (overload)", 1),
+        "watched_tasks": ("ewyk_strategy_watched_tasks_total", C,
+                          "BLOCKING tasks the owner ran while a reserved lcore watched", 1),
         "steals_count": ("ewyk_strategy_steals_total", C,
                          "Times the shard was stolen from an owner stuck in a request", 1),
         "completions_count": ("ewyk_strategy_completions_total", C,
