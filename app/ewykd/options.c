@@ -356,6 +356,10 @@ options_usage(const char *prog)
 	       "  -l 0-1 --vdev net_tap0,iface=ewyk0 --in-memory\n"
 	       "  -l 0-2 -a 0000:3b:00.0 --huge-dir /dev/hugepages\n"
 	       "Run with any EAL option and --help before -- for the EAL's own list.\n"
+	       "Packet capture (dpdk-dumpcap --file-prefix PREFIX -i PORT -w FILE)\n"
+	       "attaches to ewykd started with a shared configuration: hugepages, a\n"
+	       "--file-prefix, and none of --in-memory, --no-shconf or --no-huge, which\n"
+	       "leave nothing behind when ewykd is killed but let nothing attach.\n"
 	       "\nTelemetry commands, read with dpdk-telemetry.py -f PREFIX:\n");
 	telemetry_usage(stdout);
 }

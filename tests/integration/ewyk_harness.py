@@ -43,6 +43,27 @@ def eal_memory_args(mb=256):
     return ["--no-huge", "--no-shconf", "-m", str(mb)]
 
 
+def shared_memory_args(mb=256):
+    """A shared configuration under the file prefix, so that secondary
+    processes (dpdk-dumpcap) can attach: hugepages, no --in-memory."""
+    if eal_memory_args(mb)[0] != "--in-memory":
+        raise RuntimeError(f"a shared configuration needs {mb} MB of free hugepages "
+                           "(deploy/setup.sh reserves them)")
+    return ["-m", str(mb)]
+
+
+def hugepage_files(prefix):
+    """The hugepage files a shared configuration leaves under prefix."""
+    found = []
+    with open("/proc/mounts") as f:
+        for line in f:
+            dev, mnt, fstype = line.split()[:3]
+            if fstype == "hugetlbfs" and os.path.isdir(mnt):
+                found += [os.path.join(mnt, n) for n in os.listdir(mnt)
+                          if n.startswith(prefix + "map_")]
+    return found
+
+
 def run(cmd, check=True, **kw):
     return subprocess.run(cmd, check=check, text=True, capture_output=True, **kw)
 
@@ -51,7 +72,7 @@ class Appliance:
     """One ewykd process in its own namespace."""
 
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
-                 client_ns=False, env=None):
+                 client_ns=False, env=None, shared_config=False):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -66,6 +87,7 @@ class Appliance:
         self.vdev_args = vdev_args
         self.mem_mb = mem_mb
         self.env = env		# added to ewykd's environment
+        self.shared_config = shared_config	# dpdk-dumpcap can attach
         self.proc = None
         self.log_path = None
         self.returncode = None
@@ -80,7 +102,8 @@ class Appliance:
         cmd = ["ip", "netns", "exec", self.name, EWYKD, lc, self.lcores,
                "--no-pci", "--vdev", f"net_tap0,iface={IFACE}{self.vdev_args}",
                "--file-prefix", self.prefix, "--log-level", "*:warning",
-               *eal_memory_args(self.mem_mb), "--"]
+               *(shared_memory_args(self.mem_mb) if self.shared_config
+                 else eal_memory_args(self.mem_mb)), "--"]
         if self.www:
             cmd += ["--www", self.www]
         cmd += self.args
@@ -168,6 +191,8 @@ class Appliance:
         if self.client != self.name:
             run(["ip", "netns", "del", self.client], check=False)
         shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)
+        for path in hugepage_files(self.prefix):
+            os.unlink(path)
         if self.log_path and os.path.exists(self.log_path):
             os.unlink(self.log_path)
             self.log_path = None
