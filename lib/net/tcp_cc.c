@@ -17,7 +17,7 @@ newreno_init(struct tcp_conn *c)
 }
 
 static void
-newreno_acked(struct tcp_conn *c, uint32_t bytes)
+newreno_acked(struct tcp_conn *c, uint32_t bytes, uint64_t now_ms __rte_unused)
 {
 	if (c->cwnd < c->ssthresh)	/* slow start (RFC 5681 3.1, L = 1) */
 		c->cwnd += RTE_MIN(bytes, (uint32_t)c->mss);
@@ -26,7 +26,7 @@ newreno_acked(struct tcp_conn *c, uint32_t bytes)
 }
 
 static void
-newreno_enter_recovery(struct tcp_conn *c)
+newreno_enter_recovery(struct tcp_conn *c, uint64_t now_ms __rte_unused)
 {
 	c->ssthresh = RTE_MAX(flight(c) / 2, 2u * c->mss);
 	c->cwnd = c->ssthresh;
@@ -41,7 +41,7 @@ newreno_exit_recovery(struct tcp_conn *c)
 }
 
 static void
-newreno_timeout(struct tcp_conn *c)
+newreno_timeout(struct tcp_conn *c, uint64_t now_ms __rte_unused)
 {
 	c->ssthresh = RTE_MAX(flight(c) / 2, 2u * c->mss);
 	c->cwnd = c->mss;	/* the loss window (RFC 5681 3.1) */

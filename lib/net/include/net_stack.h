@@ -70,7 +70,8 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(delayed_acks) X(window_probes) X(keepalive_probes) \
 	X(tail_loss_probes) X(lost_retransmits) \
 	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
-	X(bad_options) X(sack_blocks_in) X(dsacks_in)
+	X(bad_options) X(sack_blocks_in) X(dsacks_in) \
+	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends)
 
 struct tcp_counters {
 #define TCP_COUNTER_FIELD(n) uint64_t n;
