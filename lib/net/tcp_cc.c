@@ -64,7 +64,8 @@ const struct tcp_cc_ops tcp_cc_newreno = {
  * and the loss window after a timeout are NewReno's. Windows in bytes,
  * the formula in segments and seconds. */
 #define CUBIC_C 0.4
-#define CUBIC_BETA 0.7
+#define CUBIC_BETA_10 7	/* beta, in tenths */
+#define CUBIC_BETA (CUBIC_BETA_10 / 10.0)
 
 static void
 cubic_init(struct tcp_conn *c)
@@ -85,10 +86,12 @@ cubic_loss(struct tcp_conn *c)
 	uint32_t cwnd = c->cwnd;
 
 	if (cwnd < c->cc_w_max)
-		c->cc_w_max = (uint32_t)(cwnd * (1.0 + CUBIC_BETA) / 2.0);
+		c->cc_w_max = (uint32_t)((uint64_t)cwnd * (10 + CUBIC_BETA_10) /
+				20);
 	else
 		c->cc_w_max = cwnd;
-	c->ssthresh = RTE_MAX((uint32_t)(cwnd * CUBIC_BETA), 2u * c->mss);
+	c->ssthresh = RTE_MAX((uint32_t)((uint64_t)cwnd * CUBIC_BETA_10 / 10),
+			2u * c->mss);
 	c->cc_epoch_ms = 0;
 }
 

@@ -141,6 +141,7 @@ become_established(struct net_stack *ns, struct tcp_conn *c)
 	c->state = TCP_ESTABLISHED;
 	c->backoff = 0;
 	c->recover = c->iss;	/* RFC 6582 3.2 (1) */
+	c->rack_fack = c->snd_una;
 	tw_cancel(&ns->wheel, &c->rexmit);
 	tcp_arm_idle(ns, c);
 }

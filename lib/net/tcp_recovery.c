@@ -24,6 +24,8 @@ tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
 {
 	uint32_t rtt = (uint32_t)ns->now_ms - s->xmit_ms;
 
+	if (SEQ_LT(c->rack_fack, c->snd_una))
+		c->rack_fack = c->snd_una;	/* kept in the window */
 	/* Step 3: delivered below what was delivered before, never
 	 * resent: the network reorders. */
 	if (!(s->flags & TCP_SEG_EVER_RETRANS) && SEQ_LT(s->end, c->rack_fack))
