@@ -641,11 +641,12 @@ tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
 		tw_cancel(&ns->wheel, &c->rexmit);
 		return;
 	}
-	/* One probe per flight, none in recovery or with SACKed data
-	 * (RACK has what it needs then). */
+	/* One probe per flight; in recovery too once nothing waits to be
+	 * resent, where a lost tail (retransmissions included) would
+	 * otherwise wait for the RTO, RACK having nothing later to see. */
 	if (c->state != TCP_ESTABLISHED || c->srtt == 0 || c->backoff != 0 ||
-			c->sacked_bytes != 0 || (c->flags & (TCP_F_RECOVERY |
-			TCP_F_LOSS | TCP_F_TLP_SENT))) {
+			c->lost_bytes > c->retrans_bytes ||
+			(c->flags & (TCP_F_LOSS | TCP_F_TLP_SENT))) {
 		tcp_arm_rexmit(ns, c);
 		return;
 	}

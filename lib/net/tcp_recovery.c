@@ -131,7 +131,13 @@ static void
 enter_recovery(struct net_stack *ns, struct tcp_conn *c)
 {
 	c->flags |= TCP_F_RECOVERY;
-	c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_TLP_ARMED);
+	c->flags &= ~TCP_F_RTT_TIMING;
+	if (c->flags & TCP_F_TLP_ARMED) {
+		/* The probe is not wanted now: the timer goes back to being
+		 * the RTO, or it would fire as one after PTO. */
+		c->flags &= ~TCP_F_TLP_ARMED;
+		tcp_arm_rexmit(ns, c);
+	}
 	c->recover = c->snd_max;
 	ns->cc->enter_recovery(c, ns->now_ms);
 	c->prr_delivered = 0;
