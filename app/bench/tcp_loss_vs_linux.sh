@@ -21,13 +21,13 @@
 #
 # Usage: app/bench/tcp_loss_vs_linux.sh [TRANSFERS] [LOSSES]
 #        (as root, after a build; TRANSFERS 5, LOSSES "1 5 10";
-#        TCP_CC=newreno|cubic picks ewykd's congestion control)
+#        TCP_CC=cubic|newreno picks ewykd's congestion control)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
 N=${1:-5}
 LOSSES=${2:-"1 5 10"}
-TCP_CC=${TCP_CC:-newreno}
+TCP_CC=${TCP_CC:-cubic}
 NS_A="ewyk-loss-a-$$"
 NS_B="ewyk-loss-b-$$"
 WWW=$(mktemp -d /tmp/ewyk-loss-www.XXXXXX)
@@ -152,7 +152,7 @@ one() {
 
 median() {
 	sort -n | awk '{v[NR] = $1}
-	END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2f", m}'
+	END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m}'
 }
 
 # series CLIENT_NS BASE_URL KIND SIZE: median seconds of N transfers
