@@ -289,6 +289,9 @@ PER_SHARD = {
                            "Tasks rejected (overload)", 1),
         "steals_count": ("ewyk_strategy_steals_total", C,
                          "Times the shard was stolen from an owner stuck in a request", 1),
+        "watched_tasks": ("ewyk_strategy_watched_tasks_total", C,
+                          "EPC requests run on the shard's lcore while a reserved lcore "
+                          "watched (--handoff-us)", 1),
         "completions_count": ("ewyk_strategy_completions_total", C,
                               "Answers posted through the completion ring", 1),
         "stale_answers_count": ("ewyk_strategy_stale_answers_total", C,
