@@ -24,6 +24,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_pdump.h>
 
 #include "dispatch.h"
 #include "ewykd.h"
@@ -116,6 +117,12 @@ eal_start(struct ewykd *e, int argc, char **argv, char *err, size_t errlen)
 	e->eal_ready = true;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* dpdk-dumpcap and dpdk-pdump attach as secondary processes; they
+	 * can only when the EAL keeps a shared configuration (no
+	 * --in-memory, --no-shconf or --no-huge). Harmless otherwise. */
+	if (rte_pdump_init() != 0)
+		fprintf(stderr, "ewykd: packet capture unavailable: %s\n",
+				rte_strerror(rte_errno));
 	return EWYKD_OK;
 }
 
@@ -262,8 +269,10 @@ teardown(struct ewykd *e)
 	if (e->port_started)
 		port_stop(e->cfg.port_id);
 	services_close(e);	/* what the stores hold goes to disk */
-	if (e->eal_ready)
+	if (e->eal_ready) {
+		rte_pdump_uninit();
 		rte_eal_cleanup();
+	}
 }
 
 /* A start-up error: one line, everything stopped, its exit status. */

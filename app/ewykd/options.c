@@ -8,6 +8,7 @@
 
 #include <rte_cfgfile.h>
 
+#include "net_stack.h"
 #include "options.h"
 #include "telemetry.h"
 
@@ -250,6 +251,22 @@ set_idle(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
 	return 0;
 }
 
+static int
+set_tcp_cc(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (strcmp(val, "newreno") == 0)
+		cfg->tcp_cc = TCP_CC_CUBIC;
+	else if (strcmp(val, "cubic") == 0)
+		cfg->tcp_cc = TCP_CC_CUBIC;
+	else {
+		snprintf(err, errlen, "'%s' is not a congestion control "
+				"(newreno or cubic)", val);
+		return -1;
+	}
+	return 0;
+}
+
 static const struct opt_def opts[] = {
 	{ "config", "FILE", set_config,
 	  "INI file: [ewykd] takes these options as keys, [eal] args= the EAL options" },
@@ -285,6 +302,7 @@ static const struct opt_def opts[] = {
 	{ "syncookies", "on|off", set_syncookies, "answer SYNs past the backlog with cookies (on)" },
 	{ "rcv-win", "BYTES", set_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
 	{ "delack-ms", "MS", set_delack_ms, "longest delay of an ACK, 0 = none (40)" },
+	{ "tcp-cc", "ALGO", set_tcp_cc, "congestion control: newreno or cubic (cubic)" },
 	{ "keepalive-ms", "MS", set_keepalive_ms, "idle time before keepalive probes, 0 = off (0)" },
 	{ "idle-timeout-ms", "MS", set_idle_timeout_ms, "reset connections idle this long, 0 = off (0)" },
 	{ "tx-cksum", "MODE", set_tx_cksum, "offload (when the NIC offers it) or software (offload)" },
@@ -318,6 +336,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->max_time_wait = 2048;
 	cfg->rcv_win = 1 << 20;
 	cfg->delack_ms = 40;
+	cfg->tcp_cc = TCP_CC_CUBIC;
 	cfg->syncookies = true;
 	cfg->strategy = EWYK_MODE_ADAPTIVE;
 	cfg->reserved_spin_us = 50;
@@ -356,6 +375,10 @@ options_usage(const char *prog)
 	       "  -l 0-1 --vdev net_tap0,iface=ewyk0 --in-memory\n"
 	       "  -l 0-2 -a 0000:3b:00.0 --huge-dir /dev/hugepages\n"
 	       "Run with any EAL option and --help before -- for the EAL's own list.\n"
+	       "Packet capture (dpdk-dumpcap --file-prefix PREFIX -i PORT -w FILE)\n"
+	       "attaches to ewykd started with a shared configuration: hugepages, a\n"
+	       "--file-prefix, and none of --in-memory, --no-shconf or --no-huge, which\n"
+	       "leave nothing behind when ewykd is killed but let nothing attach.\n"
 	       "\nTelemetry commands, read with dpdk-telemetry.py -f PREFIX:\n");
 	telemetry_usage(stdout);
 }

@@ -40,6 +40,7 @@ struct ewykd_config {
 	uint32_t max_time_wait;	/* per shard */
 	uint32_t rcv_win;	/* largest receive window, bytes */
 	uint32_t delack_ms;
+	uint8_t tcp_cc;		/* enum tcp_cc_algo */
 	uint32_t keepalive_ms;	/* 0: off */
 	uint32_t idle_timeout_ms;	/* 0: off */
 	bool syncookies;

@@ -52,6 +52,7 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	tcfg.syncookies = cfg->syncookies;
 	tcfg.rcv_win_max = cfg->rcv_win;
 	tcfg.delack_ms = cfg->delack_ms;
+	tcfg.cc = cfg->tcp_cc;
 	tcfg.keepalive_ms = cfg->keepalive_ms;
 	tcfg.idle_timeout_ms = cfg->idle_timeout_ms;
 	/* New connections stop before the RX rings could starve: keep what

@@ -287,10 +287,11 @@ PER_SHARD = {
                          "Tasks that failed to run", 1),
         "rejected_tasks": ("ewyk_strategy_rejected_tasks_total", C,
                            "Tasks rejected (overload)", 1),
-        "watched_tasks": ("ewyk_strategy_watched_tasks_total", C,
-                          "BLOCKING tasks the owner ran while a reserved lcore watched", 1),
         "steals_count": ("ewyk_strategy_steals_total", C,
                          "Times the shard was stolen from an owner stuck in a request", 1),
+        "watched_tasks": ("ewyk_strategy_watched_tasks_total", C,
+                          "EPC requests run on the shard's lcore while a reserved lcore "
+                          "watched (--handoff-us)", 1),
         "completions_count": ("ewyk_strategy_completions_total", C,
                               "Answers posted through the completion ring", 1),
         "stale_answers_count": ("ewyk_strategy_stale_answers_total", C,

@@ -54,7 +54,7 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	ns->hash_seed = rte_rand();
 	ns->secret[0] = rte_rand();
 	ns->secret[1] = rte_rand();
-	ns->cc = &tcp_cc_newreno;
+	ns->cc = cfg->cc == TCP_CC_CUBIC ? &tcp_cc_cubic : &tcp_cc_newreno;
 	ns->ip_id = (uint16_t)rte_rand();
 	tw_init(&ns->wheel, now_ms);
 	return tcp_table_init(ns);

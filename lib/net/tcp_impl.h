@@ -49,8 +49,27 @@ struct tcp_ooo {
 	uint32_t last_seq;	/* most recent arrival: first SACK block */
 };
 
-/* What the peer reported as received above snd_una (RFC 2018), merged. */
-#define TCP_SACK_HOLES 8
+/* The scoreboard (RFC 6675) and RACK's transmit record (RFC 8985): one
+ * entry per segment sent and not yet cumulatively acknowledged, in
+ * sequence order, covering [snd_una, snd_max) without gaps. An entry holds
+ * its end (the start is the previous entry's end, or snd_una), when it was
+ * last (re)sent and in which order, and what is known of it. Running
+ * tallies of SACKed, lost and retransmitted bytes give the pipe without a
+ * walk. At most TCP_SEG_RING segments are in flight: new data waits when
+ * the ring is full. */
+#define TCP_SEG_RING 128	/* a power of two */
+
+#define TCP_SEG_SACKED 0x01	/* the peer holds it (SACK) */
+#define TCP_SEG_LOST 0x02	/* marked lost: to be retransmitted */
+#define TCP_SEG_RETRANS 0x04	/* retransmitted, not since found lost */
+#define TCP_SEG_EVER_RETRANS 0x08	/* sent more than once (RTT ambiguity) */
+
+struct tcp_seg {
+	uint32_t end;
+	uint32_t xmit_ms;	/* last transmission, low bits of the clock */
+	uint32_t xmit_no;	/* per-connection transmission order */
+	uint8_t flags;
+};
 
 struct tcp_block {
 	uint32_t start;
@@ -70,6 +89,9 @@ struct tcp_block {
 #define TCP_F_ACTIVE 0x1000	/* we sent the first SYN */
 #define TCP_F_TLP_ARMED 0x2000	/* the rexmit timer is a tail loss probe */
 #define TCP_F_TLP_SENT 0x4000	/* one probe per flight (RFC 8985 7) */
+#define TCP_F_REO_ARMED 0x0040	/* the rexmit timer is RACK's reordering timer */
+#define TCP_F_TLP_RXT 0x0080	/* the outstanding probe was a retransmission */
+#define TCP_F_LOSS 0x8000	/* recovering from a timeout until recover */
 
 struct tcp_conn {
 	struct tw_timer rexmit;	/* retransmission and persist */
@@ -88,7 +110,9 @@ struct tcp_conn {
 	uint8_t ka_probes;	/* keepalive probes unanswered */
 	uint8_t snd_wscale;	/* shift of the windows the peer sends */
 	uint8_t rcv_wscale;	/* shift of the windows we send */
-	uint8_t nsacked;
+	uint8_t rack_reord;	/* reordering seen (RFC 8985 RACK.reord) */
+	uint8_t reo_wnd_mult;	/* RACK.reo_wnd_mult */
+	uint8_t reo_wnd_persist;	/* recoveries left before the multiplier resets */
 	uint8_t peer_mac[6];
 	uint32_t laddr;		/* network order */
 	uint32_t raddr;
@@ -107,8 +131,32 @@ struct tcp_conn {
 	uint32_t cwnd;		/* congestion window, bytes (RFC 5681) */
 	uint32_t ssthresh;
 	uint32_t recover;	/* snd_max when recovery began (RFC 6582) */
-	uint32_t high_rxt;	/* highest byte retransmitted in recovery */
-	uint32_t rxt_mark;	/* snd_max when snd_una's hole was last resent */
+	/* PRR (RFC 6937) */
+	uint32_t prr_delivered;
+	uint32_t prr_out;
+	uint32_t recover_fs;
+	/* RACK (RFC 8985) and TLP */
+	uint32_t rack_xmit_ms;	/* of the most recently sent segment delivered */
+	uint32_t rack_xmit_no;
+	uint32_t rack_end;
+	uint32_t rack_rtt;	/* ms, of that segment */
+	uint32_t rack_fack;	/* highest end SACKed or acknowledged */
+	uint32_t min_rtt;	/* ms; UINT32_MAX before a sample */
+	uint32_t dsack_round;	/* snd_max when the multiplier last grew */
+	uint32_t tlp_end;	/* snd_max after the outstanding probe */
+	uint32_t xmit_no;	/* transmissions so far */
+	/* scoreboard tallies, bytes */
+	uint32_t sacked_bytes;
+	uint32_t lost_bytes;
+	uint32_t retrans_bytes;
+	uint16_t seg_head;
+	uint16_t nsegs;
+	/* congestion control's own state (CUBIC) */
+	uint64_t cc_epoch_ms;	/* start of the current epoch, 0 = none */
+	uint32_t cc_w_max;	/* bytes */
+	uint32_t cc_w_est;	/* bytes, the Reno-friendly estimate */
+	uint32_t cc_origin;	/* cwnd at the start of the epoch */
+	uint32_t cc_k_ms;	/* time to reach W_max */
 	/* receive sequence space */
 	uint32_t irs;
 	uint32_t rcv_nxt;
@@ -126,26 +174,29 @@ struct tcp_conn {
 	uint32_t rto;
 	uint32_t rtt_seq;
 	uint64_t rtt_start;
-	struct tcp_block sacked[TCP_SACK_HOLES];
 	struct tcp_sndq sndq;
 	struct tcp_ooo ooo;
+	struct tcp_seg segs[TCP_SEG_RING];	/* valid: seg_head, nsegs */
 };
 
-/* Congestion control behind a small interface; NewReno is the first. */
+/* Congestion control behind a small interface: NewReno and CUBIC. Times
+ * are the stack's clock in milliseconds. */
 struct tcp_cc_ops {
 	const char *name;
 	void (*init)(struct tcp_conn *c);
 	/* New data acknowledged outside recovery. */
-	void (*acked)(struct tcp_conn *c, uint32_t bytes);
-	/* Loss detected by duplicate ACKs or SACK: set ssthresh and cwnd. */
-	void (*enter_recovery)(struct tcp_conn *c);
+	void (*acked)(struct tcp_conn *c, uint32_t bytes, uint64_t now_ms);
+	/* Loss detected (RACK, duplicate ACKs, a TLP that repaired one):
+	 * set ssthresh and cwnd. */
+	void (*enter_recovery)(struct tcp_conn *c, uint64_t now_ms);
 	/* Recovery ended with a full acknowledgement. */
 	void (*exit_recovery)(struct tcp_conn *c);
 	/* Retransmission timeout. */
-	void (*timeout)(struct tcp_conn *c);
+	void (*timeout)(struct tcp_conn *c, uint64_t now_ms);
 };
 
 extern const struct tcp_cc_ops tcp_cc_newreno;
+extern const struct tcp_cc_ops tcp_cc_cubic;
 
 
 /* Sequence-space comparisons (RFC 9293 3.4), wrap-safe. */
@@ -198,15 +249,66 @@ int tcp_cookie_check(const struct net_stack *ns, uint32_t laddr,
 		uint16_t lport, uint32_t raddr, uint16_t rport, uint32_t irs,
 		uint32_t cookie);
 
-/* SACK scoreboard and out-of-order queue */
-void tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_options *o, uint32_t ack);
-uint32_t tcp_sack_bytes(const struct tcp_conn *c);
-uint32_t tcp_sack_high(const struct tcp_conn *c);
-bool tcp_sack_hole(const struct tcp_conn *c, uint32_t from, uint32_t *start,
-		uint32_t *len);
-uint32_t tcp_sack_pipe(const struct tcp_conn *c);
-bool tcp_sack_skip(const struct tcp_conn *c, uint32_t *seq, uint32_t *limit);
+/* Scoreboard (per-segment record) and out-of-order queue */
+static inline struct tcp_seg *
+tcp_seg_at(struct tcp_conn *c, uint32_t i)
+{
+	return &c->segs[(c->seg_head + i) & (TCP_SEG_RING - 1)];
+}
+
+/* Start of entry i: the previous entry's end, or snd_una. */
+static inline uint32_t
+tcp_seg_start(struct tcp_conn *c, uint32_t i)
+{
+	return i == 0 ? c->snd_una : tcp_seg_at(c, i - 1)->end;
+}
+
+/* Bytes the network holds (RFC 6675 pipe, as Linux's in_flight). */
+static inline uint32_t
+tcp_pipe(const struct tcp_conn *c)
+{
+	uint32_t out = c->snd_max - c->snd_una - c->sacked_bytes -
+		c->lost_bytes;
+
+	return (int32_t)out < 0 ? c->retrans_bytes : out + c->retrans_bytes;
+}
+
+/* Records a (re)transmission of [seq, end) at the stack's clock. */
+void tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
+		uint32_t end);
+/* Forgets entries the cumulative ACK covers; counts what it delivered
+ * to RACK. Call before snd_una moves. */
+void tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack);
+/* RACK (RFC 8985 6.2 steps 2 and 3): a segment was delivered (SACKed or
+ * newly acknowledged). */
+void tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_seg *s);
+/* The peer's SACK blocks into the scoreboard. Returns the bytes newly
+ * SACKed; *dsack is set if one reported a duplicate (RFC 2883). */
+uint32_t tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_options *o, uint32_t ack, bool *dsack);
+/* Marks every entry not SACKed lost (after a timeout). */
+void tcp_seg_mark_all_lost(struct tcp_conn *c);
+void tcp_seg_reset(struct tcp_conn *c);
+/* RACK (RFC 8985 6.2): marks lost what was sent a reordering window
+ * before the most recently delivered segment. Returns the bytes newly
+ * marked and sets *timeout to when the next may be (0: none). */
+uint32_t tcp_rack_detect(struct net_stack *ns, struct tcp_conn *c,
+		uint32_t *timeout);
+/* RACK.reo_wnd (RFC 8985 6.2.4), ms. */
+uint32_t tcp_rack_reo_wnd(const struct tcp_conn *c);
+/* Per ACK of a SACK connection, once the scoreboard and snd_una are
+ * up to date: RACK, the end of a probe's episode, entering, leaving and
+ * pacing (PRR) fast recovery. delivered: bytes newly acknowledged or
+ * SACKed; advanced: snd_una moved (the send timer is re-armed). */
+void tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c,
+		uint32_t delivered, bool dsack, bool advanced);
+/* RACK's reordering timer fired. */
+void tcp_rack_timeout(struct net_stack *ns, struct tcp_conn *c);
+/* The next entry to retransmit at or after index *i (lost, not yet
+ * resent): true with its range. */
+bool tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
+		uint32_t *end);
 bool tcp_ooo_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t seq,
 		uint16_t off, uint16_t len);
 void tcp_ooo_deliver(struct net_stack *ns, struct tcp_conn *c);
@@ -242,6 +344,12 @@ uint8_t tcp_our_wscale(const struct net_stack *ns);
 void tcp_transmit(struct net_stack *ns, struct tcp_conn *c);
 void tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c);
 void tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c);
+/* Whether another segment of new data may enter the scoreboard. */
+static inline bool
+tcp_seg_room(const struct tcp_conn *c)
+{
+	return c->nsegs < TCP_SEG_RING;
+}
 
 static inline struct rte_mbuf **
 tcp_sndq_slot(struct tcp_sndq *q, uint16_t i)

@@ -67,6 +67,8 @@ negotiate(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	}
 	c->snd_wnd = t->win;	/* never scaled in a SYN */
 	c->max_sndwnd = c->snd_wnd;
+	c->min_rtt = UINT32_MAX;
+	c->reo_wnd_mult = 1;
 	ns->cc->init(c);
 }
 
@@ -139,6 +141,7 @@ become_established(struct net_stack *ns, struct tcp_conn *c)
 	c->state = TCP_ESTABLISHED;
 	c->backoff = 0;
 	c->recover = c->iss;	/* RFC 6582 3.2 (1) */
+	c->rack_fack = c->snd_una;
 	tw_cancel(&ns->wheel, &c->rexmit);
 	tcp_arm_idle(ns, c);
 }
@@ -322,25 +325,19 @@ syn_received_input(struct net_stack *ns, struct tcp_conn *c,
 	return hand_over(ns, c);
 }
 
+/* Fast retransmit without SACK (RFC 6582); with SACK, RACK finds losses
+ * (tcp_recovery.c). */
 static void
 fast_retransmit(struct net_stack *ns, struct tcp_conn *c)
 {
-	bool sack = c->flags & TCP_F_OPT_SACK;
-
 	c->flags |= TCP_F_RECOVERY;
 	c->recover = c->snd_max;
-	c->high_rxt = c->snd_una;
-	ns->cc->enter_recovery(c);
+	ns->cc->enter_recovery(c, ns->now_ms);
 	ns->stats->tcp.fast_retransmits++;
-	if (sack) {
-		ns->stats->tcp.sack_recoveries++;
-	} else {
-		/* RFC 6582 3.2 (2): inflate by the segments that left. */
-		ns->stats->tcp.newreno_recoveries++;
-		c->cwnd += TCP_DUPTHRESH * (uint32_t)c->mss;
-	}
-	c->high_rxt = c->snd_una + tcp_send_range(ns, c, c->snd_una, c->mss);
-	c->rxt_mark = c->snd_max;
+	/* RFC 6582 3.2 (2): inflate by the segments that left. */
+	ns->stats->tcp.newreno_recoveries++;
+	c->cwnd += TCP_DUPTHRESH * (uint32_t)c->mss;
+	tcp_send_range(ns, c, c->snd_una, c->mss);
 	c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_TLP_ARMED);
 	tcp_arm_rexmit(ns, c);
 }
@@ -383,24 +380,6 @@ ack_acceptable(struct net_stack *ns, struct tcp_conn *c,
 	return true;
 }
 
-/* The peer's SACK blocks into the scoreboard. */
-static void
-sack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
-{
-	tcp_sack_update(ns, c, &t->opt, SEQ_GT(t->ack, c->snd_una) ?
-			t->ack : c->snd_una);
-	/* Data sent after snd_una's hole was resent is SACKed well past it,
-	 * yet the hole stays: the retransmission was lost too (the idea of
-	 * RACK, RFC 8985). Resend the holes. */
-	if ((c->flags & TCP_F_RECOVERY) && t->ack == c->snd_una &&
-			SEQ_GT(tcp_sack_high(c), c->rxt_mark +
-			TCP_DUPTHRESH * (uint32_t)c->mss)) {
-		ns->stats->tcp.lost_retransmits++;
-		c->high_rxt = c->snd_una;
-		c->rxt_mark = c->snd_max;
-	}
-}
-
 /* RFC 5681 2: a duplicate ACK carries nothing new; one with SACK blocks
  * counts even if the window moved (receivers that autotune their buffer
  * change it on every ACK). */
@@ -426,19 +405,18 @@ update_snd_wnd(struct tcp_conn *c, const struct tcp_view *t, uint32_t win)
 	}
 }
 
-/* A duplicate ACK: inflate in recovery, or start it at the threshold. */
+/* A duplicate ACK without SACK: inflate in recovery, or start it at the
+ * threshold (not while recovering from a timeout). */
 static void
 dupack_input(struct net_stack *ns, struct tcp_conn *c)
 {
 	c->dupacks++;
-	if (c->flags & TCP_F_RECOVERY) {
-		if (!(c->flags & TCP_F_OPT_SACK))
-			c->cwnd += c->mss;	/* RFC 6582 3.2 (3) */
-	} else if ((c->dupacks >= dupthresh(c) || tcp_sack_bytes(c) >=
-			TCP_DUPTHRESH * (uint32_t)c->mss) &&
-			SEQ_GT(c->snd_una, c->recover)) {
+	if (c->flags & TCP_F_OPT_SACK)
+		return;		/* RACK decides */
+	if (c->flags & TCP_F_RECOVERY)
+		c->cwnd += c->mss;	/* RFC 6582 3.2 (3) */
+	else if (c->dupacks >= dupthresh(c) && SEQ_GT(c->snd_una, c->recover))
 		fast_retransmit(ns, c);
-	}
 }
 
 /* snd_una moves to ack: acknowledged bytes leave the send queue. */
@@ -450,8 +428,6 @@ drop_acked(struct tcp_conn *c, uint32_t ack, uint32_t data_acked)
 	c->dupacks = 0;
 	if (SEQ_LT(c->snd_nxt, c->snd_una))
 		c->snd_nxt = c->snd_una;
-	if (SEQ_LT(c->high_rxt, c->snd_una))
-		c->high_rxt = c->snd_una;
 }
 
 /* RTT: from the echoed timestamp, else Karn's timed segment. */
@@ -470,21 +446,22 @@ rtt_from_ack(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	}
 }
 
-/* New data acknowledged: grow cwnd, or end recovery, or (NewReno) resend
- * after a partial ACK. */
+/* New data acknowledged: grow cwnd; without SACK, end recovery or resend
+ * after a partial ACK (with SACK, tcp_recovery_ack() does). */
 static void
 cc_on_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
 		uint32_t acked)
 {
 	if (!(c->flags & TCP_F_RECOVERY)) {
-		ns->cc->acked(c, acked);
+		ns->cc->acked(c, acked, ns->now_ms);
 		return;
 	}
-	c->rxt_mark = c->snd_max;
+	if (c->flags & TCP_F_OPT_SACK)
+		return;
 	if (SEQ_GEQ(ack, c->recover)) {
 		c->flags &= ~TCP_F_RECOVERY;
 		ns->cc->exit_recovery(c);
-	} else if (!(c->flags & TCP_F_OPT_SACK)) {
+	} else {
 		/* Partial ACK (RFC 6582 3.2 (5)): resend the next hole,
 		 * deflate by what left, stay in recovery. */
 		tcp_send_range(ns, c, c->snd_una, c->mss);
@@ -519,31 +496,41 @@ static int
 ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 {
 	uint32_t win = (uint32_t)t->win << c->snd_wscale;
-	uint32_t acked, data_acked;
-	bool fin, dup;
+	uint32_t acked = 0, data_acked = 0, delivered = 0;
+	bool fin = false, dup, dsack = false;
 
 	if (!ack_acceptable(ns, c, t))
 		return ACK_DROP;
-	if (c->flags & TCP_F_OPT_SACK)
-		sack_input(ns, c, t);
 	dup = is_dupack(c, t, win);	/* before the window moves */
 	update_snd_wnd(c, t, win);
+	if (SEQ_GT(t->ack, c->snd_una)) {
+		acked = t->ack - c->snd_una;
+		fin = (c->flags & TCP_F_FIN_QUEUED) &&
+			t->ack == c->snd_una + c->sndq.bytes + 1;
+		data_acked = RTE_MIN(acked, c->sndq.bytes);
+		tcp_seg_acked(ns, c, t->ack);
+		drop_acked(c, t->ack, data_acked);
+		rtt_from_ack(ns, c, t);
+		c->backoff = 0;
+		delivered = acked;
+	}
+	if (c->flags & TCP_F_OPT_SACK)
+		delivered += tcp_sack_update(ns, c, &t->opt, c->snd_una, &dsack);
 	if (dup) {
 		dupack_input(ns, c);
-		return ACK_OK;
+	} else if (acked > 0) {
+		cc_on_ack(ns, c, t->ack, acked);
 	}
-	if (!SEQ_GT(t->ack, c->snd_una))
+	if (c->flags & TCP_F_OPT_SACK) {
+		tcp_recovery_ack(ns, c, delivered, dsack, acked > 0);
+	} else if (acked > 0) {
+		if ((c->flags & TCP_F_LOSS) && SEQ_GEQ(c->snd_una, c->recover))
+			c->flags &= ~TCP_F_LOSS;
+		c->flags &= ~TCP_F_TLP_SENT;
+		tcp_arm_send_timer(ns, c);
+	}
+	if (acked == 0)
 		return ACK_OK;
-	acked = t->ack - c->snd_una;
-	fin = (c->flags & TCP_F_FIN_QUEUED) &&
-		t->ack == c->snd_una + c->sndq.bytes + 1;
-	data_acked = RTE_MIN(acked, c->sndq.bytes);
-	drop_acked(c, t->ack, data_acked);
-	rtt_from_ack(ns, c, t);
-	c->backoff = 0;
-	c->flags &= ~TCP_F_TLP_SENT;
-	cc_on_ack(ns, c, t->ack, acked);
-	tcp_arm_send_timer(ns, c);
 	if (fin && !fin_acked(ns, c))
 		return ACK_OK;
 	return data_acked > 0 ? ACK_FREED : ACK_OK;

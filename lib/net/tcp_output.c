@@ -516,6 +516,11 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 	finish_segment(ns, m);
 	if (SEQ_LT(seq, c->snd_max))
 		ns->stats->tcp.retransmits++;
+	if (c->flags & TCP_F_RECOVERY) {
+		c->prr_out += len + fin;
+		ns->stats->tcp.prr_sends++;
+	}
+	tcp_seg_sent(ns, c, seq, seq + len + fin);
 	return true;
 }
 
@@ -572,20 +577,19 @@ tcp_send_probe(struct net_stack *ns, struct tcp_conn *c)
 	}
 }
 
-/* SACK recovery (RFC 6675 NextSeg, rule 1): retransmit holes while the
- * pipe leaves room in cwnd. */
+/* Recovery (RFC 6675 NextSeg, rule 1): retransmit what is marked lost,
+ * in sequence order, while the pipe leaves room in cwnd (which PRR sets
+ * in fast recovery). One walk of the scoreboard. */
 static void
-sack_retransmit(struct net_stack *ns, struct tcp_conn *c)
+retransmit_lost(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint32_t start, len;
+	uint32_t i = 0, start, end;
 
-	while (c->cwnd >= tcp_sack_pipe(c) + c->mss &&
-			tcp_sack_hole(c, c->high_rxt, &start, &len)) {
-		uint32_t sent = tcp_send_range(ns, c, start, len);
-
-		if (sent == 0)
+	while (c->lost_bytes > 0 && c->cwnd > tcp_pipe(c) &&
+			tcp_seg_next_lost(c, &i, &start, &end)) {
+		if (tcp_send_range(ns, c, start, end - start) == 0)
 			return;
-		c->high_rxt = start + sent;
+		i++;
 	}
 }
 
@@ -632,22 +636,25 @@ tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
 {
 	uint64_t pto;
 
+	c->flags &= ~(TCP_F_TLP_ARMED | TCP_F_REO_ARMED);
 	if (c->snd_una == c->snd_max) {
 		tw_cancel(&ns->wheel, &c->rexmit);
-		c->flags &= ~TCP_F_TLP_ARMED;
 		return;
 	}
+	/* One probe per flight; in recovery too once nothing waits to be
+	 * resent, where a lost tail (retransmissions included) would
+	 * otherwise wait for the RTO, RACK having nothing later to see. */
 	if (c->state != TCP_ESTABLISHED || c->srtt == 0 || c->backoff != 0 ||
-			(c->flags & (TCP_F_RECOVERY | TCP_F_TLP_SENT))) {
-		c->flags &= ~TCP_F_TLP_ARMED;
+			c->lost_bytes > c->retrans_bytes ||
+			(c->flags & (TCP_F_LOSS | TCP_F_TLP_SENT))) {
 		tcp_arm_rexmit(ns, c);
 		return;
 	}
-	pto = RTE_MAX(2ull * c->srtt, 10ull);
-	if (c->snd_max - c->snd_una <= c->mss)
-		pto += ns->cfg.delack_ms;	/* a lone segment's ACK may wait */
+	/* PTO = 2 SRTT, plus the peer's delayed ACK for a lone segment,
+	 * else 2 ms as Linux (TCP_TIMEOUT_MIN) against clock granularity. */
+	pto = 2ull * c->srtt;
+	pto += c->snd_max - c->snd_una <= c->mss ? ns->cfg.delack_ms : 2;
 	if (pto >= c->rto) {
-		c->flags &= ~TCP_F_TLP_ARMED;
 		tcp_arm_rexmit(ns, c);
 		return;
 	}
@@ -661,7 +668,7 @@ tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
 void
 tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 {
-	bool sack_recovery;
+	bool by_pipe;
 
 	switch (c->state) {
 	case TCP_ESTABLISHED:
@@ -680,40 +687,35 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 	}
 	if (tcp_window_grew(c))
 		c->flags |= TCP_F_ACK_NOW;
-	sack_recovery = (c->flags & (TCP_F_RECOVERY | TCP_F_OPT_SACK)) ==
-		(TCP_F_RECOVERY | TCP_F_OPT_SACK);
-	if (sack_recovery)
-		sack_retransmit(ns, c);
+	/* With SACK, and after a timeout, the scoreboard's pipe measures
+	 * what is out (RFC 6675); NewReno counts from snd_una. */
+	by_pipe = c->flags & (TCP_F_OPT_SACK | TCP_F_LOSS);
+	if (by_pipe)
+		retransmit_lost(ns, c);
 	for (;;) {
-		uint32_t off, skip_end = 0;
-
-		/* Resending after a timeout: step over what the peer holds. */
-		if (c->nsacked > 0 && SEQ_LT(c->snd_nxt, c->snd_max) &&
-				!tcp_sack_skip(c, &c->snd_nxt, &skip_end))
-			skip_end = 0;
-		off = c->snd_nxt - c->snd_una;
+		uint32_t off = c->snd_nxt - c->snd_una;
 		uint32_t avail = c->sndq.bytes > off ? c->sndq.bytes - off : 0;
 		int32_t by_rwnd = (int32_t)(c->snd_una + c->snd_wnd - c->snd_nxt);
 		/* Limited transmit (RFC 3042): each of the first two
 		 * duplicate ACKs lets one new segment out. */
 		uint32_t extra = (c->flags & TCP_F_RECOVERY) ? 0 :
 			RTE_MIN(c->dupacks, (uint8_t)2) * (uint32_t)c->mss;
-		int32_t by_cwnd = sack_recovery ?
-			(int32_t)(c->cwnd - tcp_sack_pipe(c)) :
+		int32_t by_cwnd = by_pipe ?
+			(int32_t)(c->cwnd - tcp_pipe(c)) :
 			(int32_t)(c->snd_una + c->cwnd + extra - c->snd_nxt);
 		uint32_t usable = (uint32_t)RTE_MAX(RTE_MIN(by_rwnd, by_cwnd), 0);
 		uint32_t seg_max = tcp_seg_max(c, data_optlen(c));
 		uint32_t len = RTE_MIN(RTE_MIN(avail, usable), seg_max);
 		bool fin;
 
-		if (skip_end != 0 && SEQ_GT(c->snd_nxt + len, skip_end))
-			len = skip_end - c->snd_nxt;	/* up to the next SACKed block */
-		fin = fin_after(c, len);
+		/* The scoreboard bounds the segments in flight. */
+		if (!tcp_seg_room(c) && !SEQ_LT(c->snd_nxt, c->snd_max))
+			len = 0, usable = 0;
+		fin = fin_after(c, len) && tcp_seg_room(c);
 
 		/* Sender silly-window avoidance (RFC 9293 3.8.6.2.1): when
 		 * the windows cut a segment short, it goes only if it fills
-		 * half the largest window seen; otherwise wait for ACKs. A
-		 * segment cut short by a SACKed block goes at once. */
+		 * half the largest window seen; otherwise wait for ACKs. */
 		if (len > 0 && usable < RTE_MIN(avail, seg_max) &&
 				len < c->max_sndwnd / 2)
 			len = 0, fin = false;

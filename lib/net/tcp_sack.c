@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Both sides of SACK (RFC 2018): the scoreboard of what the peer holds
- * above snd_una, which drives loss recovery (RFC 6675); and our queue of
- * out-of-order segments, which the SACK blocks we send describe.
+ * Both sides of SACK (RFC 2018): the scoreboard, one entry per segment in
+ * flight with what the peer holds (SACK), what is lost and when each was
+ * last sent, which drives loss recovery (RFC 6675, RFC 8985); and our queue
+ * of out-of-order segments, which the SACK blocks we send describe.
  */
 #include <string.h>
 
@@ -12,146 +13,230 @@
 
 /* Scoreboard ------------------------------------------------------------ */
 
+/* Keeps the tallies in step with an entry of len bytes changing flags. */
 static void
-sb_remove(struct tcp_conn *c, unsigned int i)
+seg_tally(struct tcp_conn *c, uint8_t flags, uint32_t len, bool add)
 {
-	memmove(&c->sacked[i], &c->sacked[i + 1],
-			(c->nsacked - i - 1) * sizeof(c->sacked[0]));
-	c->nsacked--;
+	uint32_t *t[3] = { NULL, NULL, NULL };
+	int k;
+
+	if (flags & TCP_SEG_SACKED) {
+		t[0] = &c->sacked_bytes;
+	} else {
+		if (flags & TCP_SEG_LOST)
+			t[1] = &c->lost_bytes;
+		if (flags & TCP_SEG_RETRANS)
+			t[2] = &c->retrans_bytes;
+	}
+	for (k = 0; k < 3; k++)
+		if (t[k] != NULL)
+			*t[k] = add ? *t[k] + len : *t[k] - len;
 }
 
-/* Inserts [s, e) into the sorted, disjoint block list, merging. */
 static void
-sb_insert(struct tcp_conn *c, uint32_t s, uint32_t e)
+seg_set_flags(struct tcp_conn *c, uint32_t i, uint8_t flags)
 {
-	unsigned int i = 0;
+	struct tcp_seg *s = tcp_seg_at(c, i);
+	uint32_t len = s->end - tcp_seg_start(c, i);
 
-	while (i < c->nsacked && SEQ_LT(c->sacked[i].end, s))
-		i++;
-	/* Merge every block that touches [s, e). */
-	while (i < c->nsacked && SEQ_LEQ(c->sacked[i].start, e)) {
-		if (SEQ_LT(c->sacked[i].start, s))
-			s = c->sacked[i].start;
-		if (SEQ_GT(c->sacked[i].end, e))
-			e = c->sacked[i].end;
-		sb_remove(c, i);
+	seg_tally(c, s->flags, len, false);
+	s->flags = flags;
+	seg_tally(c, flags, len, true);
+}
+
+/* The first entry ending after seq (nsegs if none): a binary search, the
+ * entries being in sequence order. */
+static uint32_t
+seg_find(struct tcp_conn *c, uint32_t seq)
+{
+	uint32_t lo = 0, hi = c->nsegs;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (SEQ_GT(tcp_seg_at(c, mid)->end, seq))
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
-	if (c->nsacked == TCP_SACK_HOLES) {
-		/* Full: the highest block matters least for recovery. */
-		if (i == c->nsacked)
-			return;
-		c->nsacked--;
-	}
-	memmove(&c->sacked[i + 1], &c->sacked[i],
-			(c->nsacked - i) * sizeof(c->sacked[0]));
-	c->sacked[i].start = s;
-	c->sacked[i].end = e;
-	c->nsacked++;
+	return lo;
+}
+
+/* Makes seq an entry boundary, splitting the entry it falls in (both
+ * halves keep its record). false if the ring has no room. */
+static bool
+seg_split(struct tcp_conn *c, uint32_t seq)
+{
+	uint32_t i = seg_find(c, seq), j;
+
+	if (i == c->nsegs || !SEQ_GT(seq, tcp_seg_start(c, i)))
+		return true;
+	if (c->nsegs == TCP_SEG_RING)
+		return false;
+	for (j = c->nsegs; j > i; j--)
+		*tcp_seg_at(c, j) = *tcp_seg_at(c, j - 1);
+	c->nsegs++;
+	tcp_seg_at(c, i)->end = seq;
+	return true;
 }
 
 void
-tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_options *o, uint32_t ack)
+tcp_seg_reset(struct tcp_conn *c)
 {
+	c->nsegs = 0;
+	c->sacked_bytes = c->lost_bytes = c->retrans_bytes = 0;
+}
+
+void
+tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
+		uint32_t end)
+{
+	uint32_t ring_end = c->nsegs > 0 ?
+		tcp_seg_at(c, c->nsegs - 1)->end : c->snd_una;
+	uint32_t now = (uint32_t)ns->now_ms, i;
+
+	c->xmit_no++;
+	if (SEQ_LT(seq, c->snd_una))
+		seq = c->snd_una;
+	if (SEQ_LT(seq, ring_end)) {	/* a retransmission */
+		uint32_t e = SEQ_LT(end, ring_end) ? end : ring_end;
+
+		seg_split(c, seq);
+		seg_split(c, e);
+		for (i = seg_find(c, seq); i < c->nsegs &&
+				SEQ_LT(tcp_seg_start(c, i), e); i++) {
+			struct tcp_seg *s = tcp_seg_at(c, i);
+
+			if (s->flags & TCP_SEG_SACKED)
+				continue;
+			seg_set_flags(c, i, s->flags | TCP_SEG_RETRANS |
+					TCP_SEG_EVER_RETRANS);
+			s->xmit_ms = now;
+			s->xmit_no = c->xmit_no;
+		}
+	}
+	if (SEQ_GT(end, ring_end)) {	/* new data */
+		struct tcp_seg *s;
+
+		if (c->nsegs == TCP_SEG_RING) {
+			/* Never expected (the sender checks for room): keep
+			 * the entries covering the flight all the same. */
+			tcp_seg_at(c, c->nsegs - 1)->end = end;
+			return;
+		}
+		s = tcp_seg_at(c, c->nsegs++);
+		s->end = end;
+		s->xmit_ms = now;
+		s->xmit_no = c->xmit_no;
+		s->flags = 0;
+	}
+}
+
+void
+tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack)
+{
+	uint32_t start = c->snd_una;
+
+	while (c->nsegs > 0) {
+		struct tcp_seg *s = tcp_seg_at(c, 0);
+
+		if (SEQ_GT(s->end, ack)) {
+			/* Partly acknowledged: the rest starts at ack. */
+			if (SEQ_GT(ack, start))
+				seg_tally(c, s->flags, ack - start, false);
+			return;
+		}
+		if (!(s->flags & TCP_SEG_SACKED))
+			tcp_rack_delivered(ns, c, s);
+		seg_tally(c, s->flags, s->end - start, false);
+		start = s->end;
+		c->seg_head = (uint16_t)((c->seg_head + 1) & (TCP_SEG_RING - 1));
+		c->nsegs--;
+	}
+}
+
+void
+tcp_seg_mark_all_lost(struct tcp_conn *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nsegs; i++) {
+		uint8_t f = tcp_seg_at(c, i)->flags;
+
+		if (!(f & TCP_SEG_SACKED))
+			seg_set_flags(c, i, (uint8_t)((f | TCP_SEG_LOST) &
+					~TCP_SEG_RETRANS));
+	}
+}
+
+/* Marks the entries inside [s, e) SACKed; returns the bytes newly so. */
+static uint32_t
+sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e)
+{
+	uint32_t i, n = 0;
+
+	seg_split(c, s);
+	seg_split(c, e);
+	for (i = seg_find(c, s); i < c->nsegs; i++) {
+		struct tcp_seg *g = tcp_seg_at(c, i);
+		uint32_t start = tcp_seg_start(c, i);
+
+		if (SEQ_GT(g->end, e))
+			break;		/* beyond, or only partly covered */
+		if (SEQ_LT(start, s) || (g->flags & TCP_SEG_SACKED))
+			continue;
+		tcp_rack_delivered(ns, c, g);
+		seg_set_flags(c, i, TCP_SEG_SACKED |
+				(g->flags & TCP_SEG_EVER_RETRANS));
+		n += g->end - start;
+	}
+	return n;
+}
+
+uint32_t
+tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_options *o, uint32_t ack, bool *dsack)
+{
+	uint32_t newly = 0;
 	unsigned int i;
 
 	for (i = 0; i < o->nsack; i++) {
 		uint32_t s = o->sack[i][0], e = o->sack[i][1];
 
 		ns->stats->tcp.sack_blocks_in++;
-		if (SEQ_LEQ(e, ack)) {	/* a D-SACK (RFC 2883) or stale */
+		/* A D-SACK (RFC 2883): below the ACK, or the first block
+		 * inside the second. */
+		if (SEQ_LEQ(e, ack) || (i == 0 && o->nsack > 1 &&
+				SEQ_GEQ(s, o->sack[1][0]) &&
+				SEQ_LEQ(e, o->sack[1][1]))) {
 			ns->stats->tcp.dsacks_in++;
+			*dsack = true;
 			continue;
 		}
 		/* A block must lie in what we sent and above the ACK. */
 		if (!SEQ_LT(s, e) || SEQ_GT(e, c->snd_max) ||
 				SEQ_LT(s, c->snd_una))
 			continue;
-		sb_insert(c, SEQ_LT(s, ack) ? ack : s, e);
+		newly += sack_range(ns, c, SEQ_LT(s, ack) ? ack : s, e);
 	}
-	/* Forget what the cumulative ACK now covers. */
-	while (c->nsacked > 0 && SEQ_LEQ(c->sacked[0].end, ack))
-		sb_remove(c, 0);
-	if (c->nsacked > 0 && SEQ_LT(c->sacked[0].start, ack))
-		c->sacked[0].start = ack;
-}
-
-uint32_t
-tcp_sack_bytes(const struct tcp_conn *c)
-{
-	uint32_t n = 0;
-	unsigned int i;
-
-	for (i = 0; i < c->nsacked; i++)
-		n += c->sacked[i].end - c->sacked[i].start;
-	return n;
-}
-
-uint32_t
-tcp_sack_high(const struct tcp_conn *c)
-{
-	return c->nsacked > 0 ? c->sacked[c->nsacked - 1].end : c->snd_una;
+	return newly;
 }
 
 bool
-tcp_sack_hole(const struct tcp_conn *c, uint32_t from, uint32_t *start,
-		uint32_t *len)
+tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
+		uint32_t *end)
 {
-	uint32_t pos = SEQ_LT(from, c->snd_una) ? c->snd_una : from;
-	unsigned int i;
+	for (; *i < c->nsegs; (*i)++) {
+		const struct tcp_seg *s = tcp_seg_at(c, *i);
 
-	for (i = 0; i < c->nsacked; i++) {
-		if (SEQ_LEQ(c->sacked[i].end, pos))
-			continue;
-		if (SEQ_LT(pos, c->sacked[i].start)) {
-			*start = pos;
-			*len = c->sacked[i].start - pos;
+		if ((s->flags & (TCP_SEG_SACKED | TCP_SEG_LOST |
+				TCP_SEG_RETRANS)) == TCP_SEG_LOST) {
+			*start = tcp_seg_start(c, *i);
+			*end = s->end;
 			return true;
 		}
-		pos = c->sacked[i].end;
-	}
-	return false;	/* nothing unSACKed below the highest block */
-}
-
-/* Moves *seq past a SACKed block it lies in; *limit gets the start of the
- * next SACKed block above it (true), if any. */
-bool
-tcp_sack_skip(const struct tcp_conn *c, uint32_t *seq, uint32_t *limit)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->nsacked; i++) {
-		if (SEQ_LEQ(c->sacked[i].end, *seq))
-			continue;
-		if (SEQ_LEQ(c->sacked[i].start, *seq)) {
-			*seq = c->sacked[i].end;
-			continue;
-		}
-		*limit = c->sacked[i].start;
-		return true;
 	}
 	return false;
-}
-
-/* RFC 6675 SetPipe, simplified: holes below the highest SACK count as lost
- * unless retransmitted (below high_rxt); what lies above it is in flight. */
-uint32_t
-tcp_sack_pipe(const struct tcp_conn *c)
-{
-	uint32_t high = tcp_sack_high(c), pipe = 0, start, len, pos;
-
-	if (SEQ_GT(c->snd_max, high))
-		pipe = c->snd_max - high;
-	pos = c->snd_una;
-	while (tcp_sack_hole(c, pos, &start, &len)) {
-		if (SEQ_LT(start, c->high_rxt)) {
-			uint32_t end = start + len;
-
-			pipe += (SEQ_LT(end, c->high_rxt) ? end : c->high_rxt) - start;
-		}
-		pos = start + len;
-	}
-	return pipe;
 }
 
 /* Out-of-order queue ---------------------------------------------------- */

@@ -54,14 +54,17 @@ tcp_arm_idle(struct net_stack *ns, struct tcp_conn *c)
 		tw_arm(&ns->wheel, &c->idle, d);
 }
 
-/* Tail loss probe: new data if the windows allow, else the last segment
- * again, so that a lost tail is repaired by SACK, not by a timeout. */
+/* Tail loss probe (RFC 8985 7.3): new data if the windows allow, else the
+ * last segment again, so that a lost tail is repaired by SACK and RACK,
+ * not by a timeout. One per flight: the episode ends with the ACK of
+ * tlp_end (tcp_recovery.c). */
 static void
 tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
 {
 	uint32_t last;
 
-	c->flags = (uint16_t)((c->flags & ~TCP_F_TLP_ARMED) | TCP_F_TLP_SENT);
+	c->flags = (uint16_t)((c->flags & ~(TCP_F_TLP_ARMED | TCP_F_TLP_RXT)) |
+			TCP_F_TLP_SENT);
 	ns->stats->tcp.tail_loss_probes++;
 	if (c->snd_nxt == c->snd_max && c->sndq.bytes > c->snd_max - c->snd_una &&
 			c->snd_wnd > c->snd_max - c->snd_una) {
@@ -73,6 +76,7 @@ tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
 		if (c->snd_max != before)
 			goto rearm;
 	}
+	c->flags |= TCP_F_TLP_RXT;
 	last = c->snd_max - c->snd_una;
 	if ((c->flags & TCP_F_FIN_QUEUED) && last == c->sndq.bytes + 1)
 		last--;		/* the FIN is resent with the last byte */
@@ -80,12 +84,17 @@ tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
 	tcp_send_range(ns, c, c->snd_una + (c->snd_max - c->snd_una) -
 			RTE_MAX(last, 1u), last);
 rearm:
+	c->tlp_end = c->snd_max;
 	tcp_arm_rexmit(ns, c);
 }
 
 static void
 rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 {
+	if (c->flags & TCP_F_REO_ARMED) {
+		tcp_rack_timeout(ns, c);
+		return;
+	}
 	if (c->flags & TCP_F_TLP_ARMED) {
 		tail_loss_probe(ns, c);
 		return;
@@ -122,14 +131,18 @@ rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 			tcp_conn_reset(ns, c);
 			return;
 		}
-		/* RFC 5681 (4) and RFC 6675 5.1: collapse the window and
-		 * resend from snd_una, skipping what the peer SACKed (Linux
-		 * receivers do not renege). No new recovery before recover. */
-		ns->cc->timeout(c);
-		c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_RECOVERY);
+		/* RFC 5681 (4), RFC 6675 5.1 and RFC 8985 6.3: collapse the
+		 * window and take everything not SACKed for lost (Linux
+		 * receivers do not renege); the send loop resends it in
+		 * order as the window opens. No fast recovery before
+		 * recover. */
+		ns->cc->timeout(c, ns->now_ms);
+		c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_RECOVERY |
+				TCP_F_TLP_SENT | TCP_F_TLP_RXT);
+		c->flags |= TCP_F_LOSS;
 		c->recover = c->snd_max;
 		c->dupacks = 0;
-		c->snd_nxt = c->snd_una;
+		tcp_seg_mark_all_lost(c);
 		tcp_arm_rexmit(ns, c);
 		tcp_transmit(ns, c);
 	}

@@ -57,6 +57,27 @@ def eal_memory_args(mb=256):
     return ["--no-huge", "--no-shconf", "-m", str(mb)]
 
 
+def shared_memory_args(mb=256):
+    """A shared configuration under the file prefix, so that secondary
+    processes (dpdk-dumpcap) can attach: hugepages, no --in-memory."""
+    if eal_memory_args(mb)[0] != "--in-memory":
+        raise RuntimeError(f"a shared configuration needs {mb} MB of free hugepages "
+                           "(deploy/setup.sh reserves them)")
+    return ["-m", str(mb)]
+
+
+def hugepage_files(prefix):
+    """The hugepage files a shared configuration leaves under prefix."""
+    found = []
+    with open("/proc/mounts") as f:
+        for line in f:
+            dev, mnt, fstype = line.split()[:3]
+            if fstype == "hugetlbfs" and os.path.isdir(mnt):
+                found += [os.path.join(mnt, n) for n in os.listdir(mnt)
+                          if n.startswith(prefix + "map_")]
+    return found
+
+
 def run(cmd, check=True, **kw):
     return subprocess.run(cmd, check=check, text=True, capture_output=True, **kw)
 
@@ -65,8 +86,8 @@ class Appliance:
     """One ewykd process in its own namespace."""
 
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
-                 client_ns=False, env=None, medium="tap", wire_lcores="0@0,1@0",
-                 profile=False):
+                 client_ns=False, env=None, shared_config=False, medium="tap",
+                 wire_lcores="0@0,1@0", profile=False):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -101,6 +122,7 @@ class Appliance:
         self.vdev_args = vdev_args
         self.mem_mb = mem_mb
         self.env = env		# added to ewykd's environment
+        self.shared_config = shared_config	# dpdk-dumpcap can attach
         self.proc = None
         self.log_path = None
         self.returncode = None
@@ -171,7 +193,8 @@ class Appliance:
     def eal_run_args(self):
         """What makes a run of its own: file prefix, log level, memory."""
         return ["--file-prefix", self.prefix, "--log-level", "*:warning",
-                *eal_memory_args(self.mem_mb)]
+                *(shared_memory_args(self.mem_mb) if self.shared_config
+                  else eal_memory_args(self.mem_mb))]
 
     def profile_config(self):
         """A copy of the medium's profile as shipped, but for what makes a
@@ -314,6 +337,8 @@ class Appliance:
             if path and os.path.exists(path):
                 os.unlink(path)
             setattr(self, attr, None)
+        for path in hugepage_files(self.prefix):
+            os.unlink(path)
         _live.discard(self)
 
     def __enter__(self):

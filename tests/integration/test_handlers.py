@@ -4,6 +4,7 @@ the API offers (copied, borrowed, streamed, deferred) over HTTP/1.1, h2c
 and the h2c upgrade; plugin errors at start-up; per-route telemetry."""
 import hashlib
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -137,9 +138,13 @@ def test_route_telemetry_counts_and_latency(app):
 
 
 def start_fails(args):
-    r = subprocess.run([EWYKD, "--no-huge", "--no-shconf", "-m", "128", "--no-pci",
-                        "-l", "0", f"--file-prefix=ewyk-plugin-{os.getpid()}",
-                        "--", *args], capture_output=True, text=True, timeout=30)
+    prefix = f"ewyk-plugin-{os.getpid()}"
+    try:
+        r = subprocess.run([EWYKD, "--no-huge", "--no-shconf", "-m", "128", "--no-pci",
+                            "-l", "0", f"--file-prefix={prefix}",
+                            "--", *args], capture_output=True, text=True, timeout=30)
+    finally:
+        shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
     return r.returncode, r.stderr
 
 

@@ -33,6 +33,12 @@ struct net_if {
 	bool tx_cksum_offload;	/* the device fills IPv4 and TCP checksums */
 };
 
+/* Congestion control of new connections. */
+enum tcp_cc_algo {
+	TCP_CC_NEWRENO,		/* RFC 5681, RFC 6582 */
+	TCP_CC_CUBIC,		/* RFC 9438 */
+};
+
 struct tcp_config {
 	uint32_t max_conns;	/* per shard */
 	uint32_t syn_backlog;	/* half-open connections before SYN cookies */
@@ -56,6 +62,7 @@ struct tcp_config {
 	/* Receive space of a new connection until the upper layer sets its
 	 * own with tcp_set_rcv_space(): what the SYN-ACK offers. */
 	uint32_t rcv_space;
+	uint8_t cc;		/* enum tcp_cc_algo */
 };
 
 void tcp_config_defaults(struct tcp_config *cfg);
@@ -70,7 +77,8 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(delayed_acks) X(window_probes) X(keepalive_probes) \
 	X(tail_loss_probes) X(lost_retransmits) \
 	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
-	X(bad_options) X(sack_blocks_in) X(dsacks_in)
+	X(bad_options) X(sack_blocks_in) X(dsacks_in) \
+	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends)
 
 struct tcp_counters {
 #define TCP_COUNTER_FIELD(n) uint64_t n;

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# ewyk's TCP against the Linux stack under random loss, side by side in one
+# run: downloads of 1 MB and 8 MB and /echo uploads of the same sizes, with
+# P % of the frames dropped at random in each direction, for each P.
+#
+#   ewykd: its own TCP on net_tap (198.18.0.2) in namespace A, the tap
+#          bridged to a client namespace Ac (198.18.0.1) by a veth pair
+#   Linux: nginx (one worker; /echo by its echo module) in namespace B,
+#          client in Bc, joined by a veth pair
+#
+# Loss is an nftables netdev ingress rule on the receiving end of each veth
+# (the client's, and the server side's: the bridge port or the server), so
+# that neither stack learns of a drop but by TCP. TSO, GSO and GRO are off
+# on the veths: both stacks send MTU-sized segments. Servers on CPU 1,
+# clients on CPU 0. Each figure is the median of TRANSFERS transfers
+# (curl, bounded in time); a failed or truncated one counts as its time
+# bound. After each loss level, ewykd's recovery counters (from /ewyk/tcp,
+# read with dpdk-telemetry.py) and Linux's timeouts (TcpExtTCPTimeouts of
+# the server's namespace) over that level. Figures, not a test.
+#
+# Usage: app/bench/tcp_loss_vs_linux.sh [TRANSFERS] [LOSSES]
+#        (as root, after a build; TRANSFERS 5, LOSSES "1 5 10";
+#        TCP_CC=cubic|newreno picks ewykd's congestion control)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. deploy/ewyk-ns.sh
+N=${1:-5}
+LOSSES=${2:-"1 5 10"}
+TCP_CC=${TCP_CC:-cubic}
+NS_A="ewyk-loss-a-$$"
+NS_B="ewyk-loss-b-$$"
+WWW=$(mktemp -d /tmp/ewyk-loss-www.XXXXXX)
+LOG=$(mktemp /tmp/ewyk-loss-log.XXXXXX)
+EWYKD_PID=""
+NFT_TABLE=ewyk_bench_loss
+
+cleanup() {
+	[ -f "$WWW/.nginx.pid" ] && kill -TERM "$(cat "$WWW/.nginx.pid")" 2>/dev/null
+	ewyk_ns_stop "$NS_A" || true
+	ip netns del "${NS_A}c" 2>/dev/null || true
+	sleep 0.2
+	veth_ns_del "$NS_B"
+	rm -rf "$WWW" "$LOG"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x "$NGINX" ] && [ -f /usr/lib/nginx/modules/ngx_http_echo_module.so ] ||
+	{ echo "needs nginx and its echo module (apt-get install nginx-light)" >&2; exit 1; }
+case "$TCP_CC" in newreno|cubic) ;; *) echo "TCP_CC: newreno or cubic" >&2; exit 2;; esac
+
+head -c $((1 << 20)) /dev/urandom > "$WWW/1m.bin"
+head -c $((8 << 20)) /dev/urandom > "$WWW/8m.bin"
+chmod 755 "$WWW"	# nginx's worker runs as www-data
+chmod 644 "$WWW"/*.bin
+
+no_offloads() {	# no_offloads NS DEV
+	ip netns exec "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1 || true
+}
+
+# ewykd, its tap bridged to the client's namespace (as the integration
+# tests' Appliance(client_ns=True) does). net_tap whatever EWYK_MEDIUM
+# says: the loss rules sit on a bridge port, and net_af_xdp's frames would
+# pass the XDP program before any netdev hook could drop them.
+EWYK_MEDIUM=tap
+EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll \
+	--tcp-cc "$TCP_CC"
+ip -n "$NS_A" addr flush dev ewyk0
+ip -n "$NS_A" link set ewyk0 address 02:00:00:00:00:fe
+ip -n "$NS_A" link add br0 type bridge
+ip -n "$NS_A" link set ewyk0 master br0
+ip netns add "${NS_A}c"
+ip -n "$NS_A" link add vb type veth peer name vc netns "${NS_A}c"
+ip -n "$NS_A" link set vb master br0
+ip -n "$NS_A" link set br0 up
+ip -n "$NS_A" link set vb up
+ip -n "${NS_A}c" addr add 198.18.0.1/24 dev vc
+ip -n "${NS_A}c" link set vc up
+ip -n "${NS_A}c" link set lo up
+no_offloads "$NS_A" vb
+no_offloads "${NS_A}c" vc
+
+veth_ns "$NS_B"
+no_offloads "$NS_B" veth1
+no_offloads "${NS_B}c" veth0
+cat > "$WWW/.nginx.conf" <<CONF
+load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
+worker_processes 1;
+worker_cpu_affinity 10;
+daemon on;
+pid $WWW/.nginx.pid;
+error_log /dev/null crit;
+events { worker_connections 64; }
+http {
+	access_log off;
+	sendfile on;
+	server {
+		listen 198.18.0.2:80;
+		root $WWW;
+		location /echo {
+			client_max_body_size 64m;
+			client_body_buffer_size 16m;
+			echo_read_request_body;
+			echo_request_body;
+		}
+	}
+}
+CONF
+ip netns exec "$NS_B" "$NGINX" -c "$WWW/.nginx.conf"
+for _ in $(seq 50); do
+	ip netns exec "${NS_A}c" ping -c 1 -W 1 198.18.0.2 >/dev/null 2>&1 && break
+	sleep 0.1
+done
+sleep 0.5
+
+# set_loss P: P % dropped on the ingress of both ends of each path.
+set_loss() {
+	local ns dev
+	for ns_dev in "$NS_A vb" "${NS_A}c vc" "$NS_B veth1" "${NS_B}c veth0"; do
+		read -r ns dev <<<"$ns_dev"
+		ip netns exec "$ns" nft delete table netdev "$NFT_TABLE" 2>/dev/null || true
+		[ "$1" -eq 0 ] && continue
+		ip netns exec "$ns" nft -f - <<NFT
+table netdev $NFT_TABLE {
+	chain in {
+		type filter hook ingress device "$dev" priority 0; policy accept;
+		ether type ip numgen random mod 100 < $1 counter drop
+	}
+}
+NFT
+	done
+}
+
+drops() {	# drops NS: frames the loss rule of NS dropped
+	ip netns exec "$1" nft list table netdev "$NFT_TABLE" 2>/dev/null |
+		awk '/counter packets/ {for (i = 1; i < NF; i++) if ($i == "packets") s += $(i + 1)}
+		END {print s + 0}'
+}
+
+# one CLIENT_NS URL SIZE_FILE(or -) BOUND -> seconds, or BOUND on failure
+one() {
+	local ns=$1 url=$2 body=$3 bound=$4 r
+	if [ "$body" = - ]; then
+		r=$(ip netns exec "$ns" taskset -c 0 curl -sS -m "$bound" -o /dev/null \
+			-w '%{http_code} %{size_download} %{time_total}' "$url" 2>/dev/null || true)
+	else
+		r=$(ip netns exec "$ns" taskset -c 0 curl -sS -m "$bound" -o /dev/null \
+			-H 'Expect:' --data-binary "@$body" \
+			-w '%{http_code} %{size_download} %{time_total}' "$url" 2>/dev/null || true)
+	fi
+	awk -v r="$r" -v want="$5" -v bound="$bound" 'BEGIN {
+		split(r, f, " "); print ((f[1] == 200 && f[2] == want) ? f[3] : bound) }'
+}
+
+median() {
+	sort -n | awk '{v[NR] = $1}
+	END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m}'
+}
+
+# series CLIENT_NS BASE_URL KIND SIZE: median seconds of N transfers
+series() {
+	local ns=$1 base=$2 kind=$3 size=$4 bytes bound
+	bytes=$(stat -c %s "$WWW/$size.bin")
+	bound=$(( bytes >> 20 > 1 ? 120 : 60 ))
+	for _ in $(seq "$N"); do
+		if [ "$kind" = download ]; then
+			one "$ns" "$base/$size.bin" - "$bound" "$bytes"
+		else
+			one "$ns" "$base" "$WWW/$size.bin" "$bound" "$bytes"
+		fi
+		echo
+	done | median
+}
+
+tcp_counters() {	# ewykd's /ewyk/tcp as "name value" lines
+	echo /ewyk/tcp | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$NS_A" 2>/dev/null |
+		/usr/bin/python3 -c 'import json, sys
+d = json.loads(sys.stdin.read())["/ewyk/tcp"]
+for k, v in d.items():
+    print(k, v)'
+}
+
+linux_timeouts() {
+	ip netns exec "$NS_B" awk '/^TcpExt:/ {if (!h) {split($0, k); h = 1}
+		else {for (i = 2; i <= NF; i++) if (k[i] == "TCPTimeouts") print $i}}' \
+		/proc/net/netstat
+}
+
+COUNTERS="timeouts_count rack_losses_count tail_loss_probes_count tlp_recoveries_count
+lost_retransmits_count spurious_retransmits_count prr_sends_count sack_recoveries_count
+retransmits_count"
+
+echo "ewyk TCP ($TCP_CC, net_tap) vs Linux TCP (veth) under random loss each way;"
+echo "median of $N transfers each, seconds (a failed transfer counts as its bound)"
+printf '%-6s %-22s %9s %9s %7s\n' loss transfer ewykd Linux ratio
+declare -A before
+for loss in $LOSSES; do
+	set_loss "$loss"
+	while read -r k v; do before[$k]=$v; done < <(tcp_counters)
+	lt0=$(linux_timeouts)
+	for kind in download upload; do
+		for size in 1m 8m; do
+			if [ "$kind" = download ]; then
+				a=$(series "${NS_A}c" http://198.18.0.2 download "$size")
+				b=$(series "${NS_B}c" http://198.18.0.2 download "$size")
+			else
+				a=$(series "${NS_A}c" http://198.18.0.2/echo upload "$size")
+				b=$(series "${NS_B}c" http://198.18.0.2/echo upload "$size")
+			fi
+			printf '%-6s %-22s %9s %9s %7s\n' "$loss %" \
+				"$kind $(echo "$size" | tr m M)B" "$a" "$b" \
+				"$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')"
+		done
+	done
+	lost_out=$(drops "${NS_A}c")	# frames from ewykd dropped
+	lost_in=$(drops "$NS_A")	# frames to ewykd dropped
+	printf '  ewykd at %s %%: frames dropped from it %s, to it %s;' "$loss" "$lost_out" "$lost_in"
+	declare -A after=()
+	while read -r k v; do after[$k]=$v; done < <(tcp_counters)
+	for k in $COUNTERS; do
+		printf ' %s %s' "${k%_count}" $(( ${after[$k]:-0} - ${before[$k]:-0} ))
+	done
+	to=$(( ${after[timeouts_count]:-0} - ${before[timeouts_count]:-0} ))
+	printf '; RTOs per 100 frames lost from it %s\n' \
+		"$(awk -v t="$to" -v l="$lost_out" 'BEGIN {printf "%.2f", l ? 100 * t / l : 0}')"
+	printf '  Linux at %s %%: TCPTimeouts %s, frames dropped from it %s\n' "$loss" \
+		$(( $(linux_timeouts) - lt0 )) "$(drops "${NS_B}c")"
+done
+set_loss 0

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Loss detection and recovery of a connection with SACK: RACK's time-based
+ * loss detection and its reordering window (RFC 8985 6), the end of a tail
+ * loss probe's episode (RFC 8985 7.4), fast recovery entered and left, and
+ * Proportional Rate Reduction while in it (RFC 6937, PRR-SSRB). The
+ * scoreboard (tcp_sack.c) tells what was delivered; input calls in once per
+ * ACK, the timers when RACK's reordering timer fires. Calls output.
+ */
+#include "tcp_impl.h"
+
+#define REO_WND_PERSIST 16	/* recoveries a grown window lasts */
+
+/* RFC 8985 6.2 step 2: RACK_sent_after, by transmission order. */
+static bool
+sent_after(uint32_t a_no, uint32_t b_no)
+{
+	return (int32_t)(a_no - b_no) > 0;
+}
+
+void
+tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_seg *s)
+{
+	uint32_t rtt = (uint32_t)ns->now_ms - s->xmit_ms;
+
+	if (SEQ_LT(c->rack_fack, c->snd_una))
+		c->rack_fack = c->snd_una;	/* kept in the window */
+	/* Step 3: delivered below what was delivered before, never
+	 * resent: the network reorders. */
+	if (!(s->flags & TCP_SEG_EVER_RETRANS) && SEQ_LT(s->end, c->rack_fack))
+		c->rack_reord = 1;
+	if (SEQ_GT(s->end, c->rack_fack))
+		c->rack_fack = s->end;
+	if (s->flags & TCP_SEG_EVER_RETRANS) {
+		/* Which transmission was delivered is ambiguous: one
+		 * faster than any path seen answers an earlier one. */
+		if (rtt < c->min_rtt)
+			return;
+	} else if (rtt < c->min_rtt) {
+		c->min_rtt = rtt;
+	}
+	if (sent_after(s->xmit_no, c->rack_xmit_no)) {
+		c->rack_rtt = rtt;
+		c->rack_xmit_ms = s->xmit_ms;
+		c->rack_xmit_no = s->xmit_no;
+		c->rack_end = s->end;
+	}
+}
+
+uint32_t
+tcp_rack_reo_wnd(const struct tcp_conn *c)
+{
+	uint32_t w;
+
+	if (!c->rack_reord) {
+		if (c->flags & (TCP_F_RECOVERY | TCP_F_LOSS))
+			return 0;
+		if (c->sacked_bytes >= TCP_DUPTHRESH * (uint32_t)c->mss)
+			return 0;
+	}
+	if (c->min_rtt == UINT32_MAX)
+		return 0;
+	w = RTE_MAX(c->reo_wnd_mult, (uint8_t)1) * c->min_rtt / 4;
+	return RTE_MIN(w, c->srtt);
+}
+
+uint32_t
+tcp_rack_detect(struct net_stack *ns, struct tcp_conn *c, uint32_t *timeout)
+{
+	uint32_t reo = tcp_rack_reo_wnd(c), lost = 0, i;
+
+	*timeout = 0;
+	if (c->rack_xmit_no == 0)
+		return 0;	/* nothing delivered yet */
+	for (i = 0; i < c->nsegs; i++) {
+		struct tcp_seg *s = tcp_seg_at(c, i);
+		uint32_t len;
+		int32_t remaining;
+
+		if ((s->flags & TCP_SEG_SACKED) || (s->flags &
+				(TCP_SEG_LOST | TCP_SEG_RETRANS)) == TCP_SEG_LOST)
+			continue;	/* delivered, or known lost */
+		if (!sent_after(c->rack_xmit_no, s->xmit_no))
+			continue;	/* sent after the newest delivered */
+		remaining = (int32_t)(s->xmit_ms + c->rack_rtt + reo -
+				(uint32_t)ns->now_ms);
+		if (remaining > 0) {
+			*timeout = RTE_MAX(*timeout, (uint32_t)remaining);
+			continue;
+		}
+		len = s->end - tcp_seg_start(c, i);
+		if (s->flags & TCP_SEG_RETRANS) {
+			ns->stats->tcp.lost_retransmits++;
+			c->retrans_bytes -= len;
+		}
+		if (!(s->flags & TCP_SEG_LOST))
+			c->lost_bytes += len;
+		s->flags = (uint8_t)((s->flags | TCP_SEG_LOST) &
+				~TCP_SEG_RETRANS);
+		ns->stats->tcp.rack_losses++;
+		lost += len;
+	}
+	return lost;
+}
+
+/* RFC 6937: cwnd for this ACK, from what it delivered. */
+static void
+prr_update(struct tcp_conn *c, uint32_t delivered)
+{
+	uint32_t pipe = tcp_pipe(c), sndcnt;
+
+	c->prr_delivered += delivered;
+	if (pipe > c->ssthresh) {
+		uint64_t target = ((uint64_t)c->prr_delivered * c->ssthresh +
+				c->recover_fs - 1) / c->recover_fs;
+
+		sndcnt = target > c->prr_out ? (uint32_t)(target - c->prr_out) : 0;
+	} else {	/* slow start reduction bound */
+		uint32_t limit = RTE_MAX(c->prr_delivered > c->prr_out ?
+				c->prr_delivered - c->prr_out : 0, delivered) + c->mss;
+
+		sndcnt = RTE_MIN(c->ssthresh - pipe, limit);
+	}
+	if (c->prr_out == 0 && sndcnt < c->mss)
+		sndcnt = c->mss;	/* the fast retransmit goes at once */
+	c->cwnd = pipe + sndcnt;
+}
+
+static void
+enter_recovery(struct net_stack *ns, struct tcp_conn *c)
+{
+	c->flags |= TCP_F_RECOVERY;
+	c->flags &= ~TCP_F_RTT_TIMING;
+	if (c->flags & TCP_F_TLP_ARMED) {
+		/* The probe is not wanted now: the timer goes back to being
+		 * the RTO, or it would fire as one after PTO. */
+		c->flags &= ~TCP_F_TLP_ARMED;
+		tcp_arm_rexmit(ns, c);
+	}
+	c->recover = c->snd_max;
+	ns->cc->enter_recovery(c, ns->now_ms);
+	c->prr_delivered = 0;
+	c->prr_out = 0;
+	c->recover_fs = RTE_MAX(c->snd_max - c->snd_una, 1u);
+	ns->stats->tcp.fast_retransmits++;
+	ns->stats->tcp.sack_recoveries++;
+}
+
+/* RFC 8985 6.2 step 4: the reordering window grows by min_RTT/4 for each
+ * round trip with a D-SACK, and falls back after 16 recoveries without. */
+static void
+reo_wnd_update(struct tcp_conn *c, bool dsack)
+{
+	if (c->dsack_round != 0 && SEQ_GEQ(c->snd_una, c->dsack_round))
+		c->dsack_round = 0;
+	if (dsack && c->dsack_round == 0) {
+		c->dsack_round = c->snd_max ? c->snd_max : 1;
+		if (c->reo_wnd_mult < UINT8_MAX)
+			c->reo_wnd_mult = (uint8_t)(RTE_MAX(c->reo_wnd_mult,
+					(uint8_t)1) + 1);
+		c->reo_wnd_persist = REO_WND_PERSIST;
+	}
+}
+
+/* RFC 8985 7.4: the ACK that ends a probe's episode tells whether the
+ * probe repaired a loss. */
+static void
+tlp_episode(struct net_stack *ns, struct tcp_conn *c, uint32_t lost,
+		bool dsack)
+{
+	if (!(c->flags & TCP_F_TLP_SENT))
+		return;
+	if (lost > 0) {
+		/* The probe's ACK revealed the loss: recovery repairs it. */
+		ns->stats->tcp.tlp_recoveries++;
+	} else if (SEQ_GEQ(c->snd_una, c->tlp_end)) {
+		if ((c->flags & TCP_F_TLP_RXT) && !dsack &&
+				!(c->flags & (TCP_F_RECOVERY | TCP_F_LOSS))) {
+			/* The retransmitted probe was the only copy to
+			 * arrive: a loss, repaired; the window answers it. */
+			ns->stats->tcp.tlp_recoveries++;
+			ns->cc->enter_recovery(c, ns->now_ms);
+		}
+	} else {
+		return;
+	}
+	c->flags &= ~(TCP_F_TLP_SENT | TCP_F_TLP_RXT);
+}
+
+/* The reordering timer (RFC 8985 6.3), or else the send timer when
+ * snd_una moved or the reordering timer is no longer wanted. */
+static void
+arm_timer(struct net_stack *ns, struct tcp_conn *c, uint32_t timeout,
+		bool advanced)
+{
+	if (timeout == 0) {
+		if (advanced || (c->flags & TCP_F_REO_ARMED))
+			tcp_arm_send_timer(ns, c);
+		return;
+	}
+	c->flags = (uint16_t)((c->flags & ~TCP_F_TLP_ARMED) | TCP_F_REO_ARMED);
+	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + timeout);
+}
+
+static void
+detect_and_recover(struct net_stack *ns, struct tcp_conn *c,
+		uint32_t delivered, bool dsack, bool advanced)
+{
+	uint32_t timeout, lost = tcp_rack_detect(ns, c, &timeout);
+
+	tlp_episode(ns, c, lost, dsack);
+	if (lost > 0 && !(c->flags & (TCP_F_RECOVERY | TCP_F_LOSS)))
+		enter_recovery(ns, c);
+	if (c->flags & TCP_F_RECOVERY)
+		prr_update(c, delivered);
+	arm_timer(ns, c, timeout, advanced);
+}
+
+void
+tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t delivered,
+		bool dsack, bool advanced)
+{
+	reo_wnd_update(c, dsack);
+	if (dsack)
+		ns->stats->tcp.spurious_retransmits++;
+	if ((c->flags & TCP_F_LOSS) && SEQ_GEQ(c->snd_una, c->recover))
+		c->flags &= ~TCP_F_LOSS;
+	if ((c->flags & TCP_F_RECOVERY) && SEQ_GEQ(c->snd_una, c->recover)) {
+		c->flags &= ~TCP_F_RECOVERY;
+		ns->cc->exit_recovery(c);
+		if (c->reo_wnd_persist > 0 && --c->reo_wnd_persist == 0)
+			c->reo_wnd_mult = 1;
+	}
+	detect_and_recover(ns, c, delivered, dsack, advanced);
+}
+
+void
+tcp_rack_timeout(struct net_stack *ns, struct tcp_conn *c)
+{
+	c->flags &= ~TCP_F_REO_ARMED;
+	detect_and_recover(ns, c, 0, false, false);
+	tcp_transmit(ns, c);
+	if (!(c->flags & TCP_F_REO_ARMED))
+		tcp_arm_send_timer(ns, c);
+}
