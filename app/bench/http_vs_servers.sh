@@ -1,24 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # ewykd against nghttpd, h2o and nginx (Debian's), serving the same small
-# file, side by side in one run: h2load over h2c (prior knowledge) and
-# h2load --h1 with pipelining. ewykd runs on $EWYK_MEDIUM (tap, af_xdp or
-# memif; default af_xdp where the kernel supports it: deploy/ewyk-ns.sh);
-# the others, one at a time, in a namespace joined to the client's by a veth
-# pair (deploy/ewyk-ns.sh), with the same addresses. Servers are pinned to
-# CPU 1 (one worker each), h2load to CPU 0. Prints, per server and
-# protocol, requests/s and the 50th, 90th and 99th percentiles of the
-# per-request latency (from h2load --log-file: microseconds from a
-# request's start to the end of its response), and ewykd's figures as
-# ratios of the server's: req/s (above 1: ewykd serves more) and p99
-# (below 1: ewykd's tail is shorter). Figures, not a test.
+# file, side by side: the servers take turns, ROUNDS times, and each figure
+# is the median of the rounds. Three loads: h2c (h2load -c16 -m100), HTTP/1.1
+# keep-alive (--h1 -c32) and HTTP/1.1 pipelined 16 deep (--h1 -c32 -m16).
 #
-# Usage: [EWYK_MEDIUM=...] app/bench/http_vs_servers.sh [REQUESTS]
-#        (as root, after a build)
+# ewykd runs on $EWYK_MEDIUM (tap, af_xdp or memif; default af_xdp where the
+# kernel supports it: deploy/ewyk-ns.sh), one lcore; the others, one worker
+# each, in a namespace joined to the client's by a veth pair. Every server
+# is pinned to CPU 1, h2load to CPU 0.
+#
+# Per server and load: requests/s; p50 and p99 of the per-request latency
+# (h2load --log-file: µs from a request's start to the end of its
+# response); server CPU µs per request (ewykd: its lcores' busy time from
+# /ewyk/lcores, polling that found nothing excluded; the others:
+# utime+stime of their processes); packets in and out per request (ewykd:
+# /ewyk/stats; the others: the veth's counters); and ewykd's figures as
+# ratios of each server's. Then where ewykd's time goes under h2c: a perf
+# profile (software clock) by library and the top symbols. Figures, not a
+# test; the machine's noise shows in the spread of the rounds.
+#
+# Usage: [EWYK_MEDIUM=...] [ROUNDS=3] app/bench/http_vs_servers.sh [REQUESTS]
+#        (as root, after a build; REQUESTS per run, default 100000)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
-N=${1:-50000}
+N=${1:-100000}
+ROUNDS=${ROUNDS:-3}
 NS_A="ewyk-hbench-a-$$"
 NS_B="ewyk-hbench-b-$$"
 WWW=""
@@ -38,70 +46,127 @@ stop_server() {
 	PID=""
 }
 trap cleanup EXIT
+for tool in nghttpd h2o nginx h2load perf; do
+	command -v "$tool" >/dev/null || {
+		echo "needs $tool (apt-get install nghttp2-server h2o nginx-light" \
+			"nghttp2-client linux-perf)" >&2
+		exit 1
+	}
+done
 WWW=$(mktemp -d /tmp/ewyk-hbench-www.XXXXXX)
 LOG=$(mktemp /tmp/ewyk-hbench-log.XXXXXX)
-RUNS=$(mktemp -d /tmp/ewyk-hbench-runs.XXXXXX)	# h2load's per-request logs
-for tool in nghttpd h2o nginx h2load; do
-	command -v "$tool" >/dev/null || { echo "needs $tool" >&2; exit 1; }
-done
+RUNS=$(mktemp -d /tmp/ewyk-hbench-runs.XXXXXX)
 printf 'hello from a benchmark\n' > "$WWW/small.txt"
 chmod 755 "$WWW"
 chmod 644 "$WWW/small.txt"
 
-# load NS h2|h1 RUN [PORT] -> "req/s p50 p90 p99" (latencies in µs).
-# A run where not every request got a 2xx prints "0 - - -".
-load() {
-	local log="$RUNS/$3.tsv" out rate
-	local args=(-n "$N" -c 8 -m 10 --log-file="$log")
-	[ "$2" = h1 ] && args=(--h1 "${args[@]}")
-	out=$(ip netns exec "$1" taskset -c 0 h2load "${args[@]}" \
-		"http://198.18.0.2:${4:-80}/small.txt") || true
+LOADS=(h2c h1 h1p)
+declare -A LOAD_ARGS=([h2c]="-c 16 -m 100" [h1]="--h1 -c 32" [h1p]="--h1 -c 32 -m 16")
+declare -A LOAD_NAME=([h2c]="h2c -c16 -m100" [h1]="HTTP/1.1 -c32"
+	[h1p]="HTTP/1.1 -c32 pipelined 16")
+
+# h2load NS LOAD PORT LOGFILE -> "req/s p50 p99", or "0 - -" unless every
+# request got a 2xx.
+h2load_run() {
+	local out rate
+	# shellcheck disable=SC2086
+	out=$(ip netns exec "$1" taskset -c 0 h2load -n "$N" ${LOAD_ARGS[$2]} \
+		--log-file="$4" "http://198.18.0.2:$3/small.txt" 2>&1) || true
 	rate=$(awk -v n="$N" '/^finished in/ {r = $4}
 		/^status codes:/ {ok = ($3 == n)}
 		END {print (ok ? r : 0)}' <<<"$out")
-	if [ "$rate" = 0 ] || [ ! -s "$log" ]; then
-		echo "0 - - -"
+	if [ "$rate" = 0 ] || [ ! -s "$4" ]; then
+		echo "0 - -"
 		return
 	fi
-	# columns: start (µs since epoch), status (-1: failed), µs to the end
-	# of the response; nearest-rank percentiles over the 2xx rows, which
-	# must be all N of them
-	awk -F '\t' '$2 >= 200 && $2 < 300 {print $3}' "$log" | sort -n |
+	# nearest-rank percentiles over the 2xx rows (all N of them)
+	awk -F '\t' '$2 >= 200 && $2 < 300 {print $3}' "$4" | sort -n |
 		awk -v n="$N" -v r="$rate" '{d[NR] = $1}
 			function q(p,	k) {
 				k = p * NR / 100
 				k = (k == int(k)) ? k : int(k) + 1
 				return d[k < 1 ? 1 : k]
 			}
-			END {
-				if (NR != n) print 0, "-", "-", "-"
-				else print r, q(50), q(90), q(99)
-			}'
+			END { if (NR != n) print 0, "-", "-"; else print r, q(50), q(99) }'
 }
 
-declare -A RATE P50 P90 P99
-run() {	# run NS h2|h1 SERVER [PORT]: load, kept under SERVER_h2|h1
-	read -r "RATE[$3_$2]" "P50[$3_$2]" "P90[$3_$2]" "P99[$3_$2]" \
-		< <(load "$1" "$2" "$3_$2" "${4:-80}")
+# What a server has spent and sent so far: "cpu_us pkts_in pkts_out".
+ewykd_counters() {
+	echo "/ewyk/lcores
+/ewyk/stats" | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$NS_A" 2>/dev/null |
+		/usr/bin/python3 -c '
+import json, sys
+d = {}
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith("{"):
+        d.update(json.loads(line))
+lc = d["/ewyk/lcores"]
+busy = sum(v.get("producing_us", 0) + v.get("consuming_us", 0)
+           for v in lc.values() if isinstance(v, dict))
+st = d["/ewyk/stats"]
+print(busy, st["rx_pkts"], st["tx_pkts"])'
+}
+kernel_counters() {	# PID: the server and its children
+	local ticks=0 p hz
+	hz=$(getconf CLK_TCK)
+	for p in "$PID" $(ps -o pid= --ppid "$PID" 2>/dev/null); do
+		[ -r "/proc/$p/stat" ] || continue
+		ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+	done
+	echo "$((ticks * 1000000 / hz))" \
+		"$(ip netns exec "$NS_B" cat /sys/class/net/veth1/statistics/rx_packets)" \
+		"$(ip netns exec "$NS_B" cat /sys/class/net/veth1/statistics/tx_packets)"
 }
 
-EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll
-for p in h2 h1; do run "$EWYK_CLIENT_NS" "$p" ewykd; done
-ewyk_ns_stop "$NS_A"
+# measure SERVER LOAD ROUND NS PORT COUNTERS_FN: one run, kept in $RUNS
+measure() {
+	local c0 c1 fig
+	c0=$($6)
+	fig=$(h2load_run "$4" "$2" "$5" "$RUNS/$1.$2.$3.tsv")
+	c1=$($6)
+	# shellcheck disable=SC2086
+	set -- "$1" "$2" "$3" $fig $c0 $c1
+	awk -v n="$N" -v s="$1" -v l="$2" -v r="$3" -v rate="$4" -v p50="$5" \
+		-v p99="$6" -v c0="$7" -v i0="$8" -v o0="$9" -v c1="${10}" \
+		-v i1="${11}" -v o1="${12}" 'BEGIN {
+		ok = rate + 0 > 0
+		printf "%s %s %s %s %s %s %s %s %s\n", s, l, r, rate, p50, p99,
+			ok ? sprintf("%.2f", (c1 - c0) / n) : "-",
+			ok ? sprintf("%.2f", (i1 - i0) / n) : "-",
+			ok ? sprintf("%.2f", (o1 - o0) / n) : "-"
+	}' >>"$RUNS/results"
+}
 
-# the others: server in NS_B, client in NS_Bc
-veth_ns "$NS_B"
-CLIENT="${NS_B}c"
+profile() {	# while h2c runs against ewykd, and only then: where its time goes
+	perf record -q -e cpu-clock -F 2000 -p "$EWYKD_PID" -o "$RUNS/perf.data" \
+		>/dev/null 2>&1 &
+	local perf_pid=$!
+	sleep 0.3	# perf attaches
+	h2load_run "$EWYK_CLIENT_NS" h2c 80 "$RUNS/profile.tsv" >/dev/null
+	kill -INT "$perf_pid" 2>/dev/null || true
+	wait "$perf_pid" || true
+}
 
-ip netns exec "$NS_B" taskset -c 1 nghttpd --no-tls -n 1 -d "$WWW" 80 >/dev/null 2>&1 &
-PID=$!
-sleep 0.5
-run "$CLIENT" h2 nghttpd
-RATE[nghttpd_h1]="n/a"; P50[nghttpd_h1]="n/a"; P90[nghttpd_h1]="n/a"
-P99[nghttpd_h1]="n/a"	# HTTP/2 only
-stop_server
+: >"$RUNS/results"
+for round in $(seq "$ROUNDS"); do
+	EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll
+	for l in "${LOADS[@]}"; do
+		measure ewykd "$l" "$round" "$EWYK_CLIENT_NS" 80 ewykd_counters
+	done
+	[ "$round" = 1 ] && profile
+	ewyk_ns_stop "$NS_A"
 
-cat > "$WWW/.h2o.conf" <<CONF
+	veth_ns "$NS_B"
+	CLIENT="${NS_B}c"
+	ip netns exec "$NS_B" taskset -c 1 nghttpd --no-tls -n 1 -d "$WWW" 80 \
+		>/dev/null 2>&1 &
+	PID=$!
+	sleep 0.5
+	measure nghttpd h2c "$round" "$CLIENT" 80 kernel_counters	# h2 only
+	stop_server
+
+	cat >"$WWW/.h2o.conf" <<CONF
 num-threads: 1
 listen:
   host: 198.18.0.2
@@ -113,13 +178,15 @@ hosts:
       /:
         file.dir: $WWW
 CONF
-ip netns exec "$NS_B" taskset -c 1 h2o -c "$WWW/.h2o.conf" >/dev/null 2>&1 &
-PID=$!
-sleep 0.8
-for p in h2 h1; do run "$CLIENT" "$p" h2o; done
-stop_server
+	ip netns exec "$NS_B" taskset -c 1 h2o -c "$WWW/.h2o.conf" >/dev/null 2>&1 &
+	PID=$!
+	sleep 0.8
+	for l in "${LOADS[@]}"; do
+		measure h2o "$l" "$round" "$CLIENT" 80 kernel_counters
+	done
+	stop_server
 
-cat > "$WWW/.nginx.conf" <<CONF
+	cat >"$WWW/.nginx.conf" <<CONF
 worker_processes 1;
 worker_cpu_affinity 10;
 daemon off;
@@ -133,35 +200,59 @@ http {
 	server { listen 198.18.0.2:81; root $WWW; }
 }
 CONF
-ip netns exec "$NS_B" nginx -c "$WWW/.nginx.conf" &
-PID=$!
-sleep 0.5
-run "$CLIENT" h2 nginx
-# nginx cannot speak HTTP/1.1 and h2c on one port: its HTTP/1.1 is on 81
-run "$CLIENT" h1 nginx 81
-stop_server
-
-ratio() {	# ratio A B -> A/B to two places, or "-" unless both are > 0
-	awk -v a="$1" -v b="$2" \
-		'BEGIN {print (a + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", a / b) : "-"}'
-}
-echo "small file, $N requests, 8 connections x 10 streams (h2c) or pipelined (h1)"
-echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"); the others on veth"
-row='%-8s %-7s %-5s %12s %10s %10s %10s %10s %10s\n'
-# shellcheck disable=SC2059
-printf "$row" server medium proto "req/s" "p50 us" "p90 us" "p99 us" "req/s x" "p99 x"
-for p in h2 h1; do
-	for s in ewykd nghttpd h2o nginx; do
-		k=${s}_$p
-		# shellcheck disable=SC2059
-		printf "$row" "$s" "$([ "$s" = ewykd ] && echo "$EWYK_MEDIUM" || echo veth)" \
-			"$([ "$p" = h2 ] && echo h2c || echo h1)" \
-			"${RATE[$k]}" "${P50[$k]}" "${P90[$k]}" "${P99[$k]}" \
-			"$(ratio "${RATE[ewykd_$p]}" "${RATE[$k]}")" \
-			"$(ratio "${P99[ewykd_$p]}" "${P99[$k]}")"
-	done
+	ip netns exec "$NS_B" nginx -c "$WWW/.nginx.conf" &
+	PID=$!
+	sleep 0.5
+	measure nginx h2c "$round" "$CLIENT" 80 kernel_counters
+	# nginx cannot speak HTTP/1.1 and h2c on one port: its HTTP/1.1 is on 81
+	measure nginx h1 "$round" "$CLIENT" 81 kernel_counters
+	measure nginx h1p "$round" "$CLIENT" 81 kernel_counters
+	stop_server
+	veth_ns_del "$NS_B"
 done
-echo "us: microseconds from a request's start to the end of its response (h2load --log-file)"
-echo "req/s x: ewykd's req/s over the server's (above 1: ewykd serves more)"
-echo "p99 x: ewykd's p99 over the server's (below 1: ewykd's tail is shorter)"
-echo "req/s 0, percentiles and ratios -: not every request of the run got a 2xx; n/a: not run"
+
+echo "small file, $N requests per run, median of $ROUNDS rounds (servers in turn)"
+echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"), one lcore; the others on veth," \
+	"one worker; servers on CPU 1, h2load on CPU 0"
+/usr/bin/python3 - "$RUNS/results" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+runs = {}
+for s, l, r, rate, p50, p99, cpu, pin, pout in rows:
+    runs.setdefault((s, l), []).append((float(rate), p50, p99, cpu, pin, pout))
+def med(xs):
+    xs = [float(x) for x in xs if x not in ("-",)]
+    return statistics.median(xs) if xs else None
+fmt = "{:<8} {:<28} {:>9} {:>15} {:>7} {:>7} {:>7} {:>9} {:>7} {:>7}"
+print(fmt.format("server", "load", "req/s", "(range)", "p50 us", "p99 us", "cpu us",
+                 "pkts i/o", "req/s x", "cpu x"))
+names = {"h2c": "h2c -c16 -m100", "h1": "HTTP/1.1 -c32", "h1p": "HTTP/1.1 -c32 pipelined 16"}
+for l in ("h2c", "h1", "h1p"):
+    e = runs.get(("ewykd", l))
+    for s in ("ewykd", "nghttpd", "h2o", "nginx"):
+        x = runs.get((s, l))
+        if not x:
+            continue
+        rate = med(r[0] for r in x)
+        cpu = med(r[3] for r in x)
+        rx = lambda a, b: f"{a / b:.2f}" if a and b else "-"
+        erate = med(r[0] for r in e) if e else None
+        ecpu = med(r[3] for r in e) if e else None
+        pin, pout = med(r[4] for r in x), med(r[5] for r in x)
+        print(fmt.format(s, names[l], f"{rate:,.0f}",
+                         f"{min(r[0] for r in x):,.0f}-{max(r[0] for r in x):,.0f}",
+                         str(med(r[1] for r in x) or "-"), str(med(r[2] for r in x) or "-"),
+                         f"{cpu:.2f}" if cpu is not None else "-",
+                         f"{pin:.2f}/{pout:.2f}" if pin is not None else "-",
+                         rx(erate, rate), rx(cpu, ecpu)))
+PY
+echo "cpu us: server CPU per request; req/s x: ewykd's over the server's (above 1:"
+echo "ewykd serves more); cpu x: the server's CPU per request over ewykd's (above 1:"
+echo "ewykd spends less); pkts i/o: packets received and sent per request"
+echo
+echo "ewykd under h2c, by library (perf record -e cpu-clock):"
+perf report -i "$RUNS/perf.data" --sort dso --stdio 2>/dev/null | grep -v '^#' |
+	grep -v '^$' | head -6
+echo "top symbols:"
+perf report -i "$RUNS/perf.data" --sort dso,sym --stdio 2>/dev/null | grep -v '^#' |
+	grep -v '^$' | head -12
