@@ -10,6 +10,7 @@
 #include "net_stack.h"
 #include "timer_wheel.h"
 
+#define NET_OUT_LATER 64	/* connections whose output waits for the flush */
 #define NET_TX_BATCH 32
 
 struct tcp_cc_ops;
@@ -31,6 +32,11 @@ struct net_stack {
 	uint16_t ip_id;
 	uint16_t tx_n;
 	struct rte_mbuf *tx[NET_TX_BATCH];
+	/* Connections that took input since the last flush and send then,
+	 * once for all their segments of the burst (see tcp_output_later). */
+	uint32_t out_epoch;
+	uint16_t out_n;
+	struct { uint32_t index, gen; } out[NET_OUT_LATER];
 	struct timer_wheel wheel;
 	/* connection table: slots, a free list and an open-addressing index */
 	struct tcp_conn *conns;

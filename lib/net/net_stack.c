@@ -56,6 +56,7 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	ns->secret[1] = rte_rand();
 	ns->cc = cfg->cc == TCP_CC_CUBIC ? &tcp_cc_cubic : &tcp_cc_newreno;
 	ns->ip_id = (uint16_t)rte_rand();
+	ns->out_epoch = 1;	/* slots start at 0: none is on the out list */
 	tw_init(&ns->wheel, now_ms);
 	return tcp_table_init(ns);
 }
@@ -130,6 +131,7 @@ net_flush(struct net_stack *ns)
 {
 	uint16_t sent, i;
 
+	tcp_output_listed(ns);
 	if (ns->tx_n == 0)
 		return;
 	sent = ns->tx_fn(ns->tx_ctx, ns->tx, ns->tx_n);

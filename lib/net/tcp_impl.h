@@ -102,6 +102,7 @@ struct tcp_conn {
 	void *app;		/* upper layer's state */
 	uint32_t index;		/* slot in the shard's table */
 	uint32_t gen;		/* bumped on free: stale references see it */
+	uint32_t out_epoch;	/* == the stack's: waits in its out list */
 	uint16_t flags;
 	uint8_t state;
 	uint8_t backoff;	/* consecutive timeouts */
@@ -363,6 +364,10 @@ tcp_seg_max(const struct tcp_conn *c, uint32_t optlen)
 {
 	return c->mss > optlen + 8 ? c->mss - optlen : 8;
 }
+
+/* Send after the burst (at net_flush); the list, sent. */
+void tcp_output_later(struct net_stack *ns, struct tcp_conn *c);
+void tcp_output_listed(struct net_stack *ns);
 
 /* timers */
 void tcp_timer_fire(struct tw_timer *t, void *ctx);

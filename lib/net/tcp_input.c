@@ -749,6 +749,6 @@ tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ipv4_view *ip,
 	if (tcp_is_dead(c))
 		tcp_conn_free(ns, c);
 	else
-		tcp_transmit(ns, c);
+		tcp_output_later(ns, c);
 	return kept;
 }

@@ -664,6 +664,44 @@ tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
 
 /* The send loop ------------------------------------------------------- */
 
+/*
+ * After input, a connection sends at the next flush rather than at once:
+ * what the upper layer wrote in answer to every segment of the burst
+ * leaves in as few segments as the windows allow, and the ACK of them
+ * all rides on it (as a kernel stack's read loop coalesces answers). A
+ * full list sends at once.
+ */
+void
+tcp_output_later(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (c->out_epoch == ns->out_epoch)
+		return;		/* listed already */
+	if (ns->out_n == NET_OUT_LATER) {
+		tcp_transmit(ns, c);
+		return;
+	}
+	c->out_epoch = ns->out_epoch;
+	ns->out[ns->out_n].index = c->index;
+	ns->out[ns->out_n].gen = c->gen;
+	ns->out_n++;
+}
+
+void
+tcp_output_listed(struct net_stack *ns)
+{
+	uint16_t i, n = ns->out_n;
+
+	ns->out_n = 0;
+	ns->out_epoch++;	/* nothing is listed from here on */
+	for (i = 0; i < n; i++) {
+		struct tcp_conn *c = tcp_conn_get(ns, ns->out[i].index,
+				ns->out[i].gen);
+
+		if (c != NULL && !tcp_is_dead(c))
+			tcp_transmit(ns, c);
+	}
+}
+
 /* The send loop: what the windows allow goes out, and an owed ACK. */
 void
 tcp_transmit(struct net_stack *ns, struct tcp_conn *c)

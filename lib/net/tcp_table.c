@@ -124,6 +124,7 @@ tcp_conn_new(struct net_stack *ns, uint32_t raddr, uint16_t rport,
 			offsetof(struct tcp_conn, flags));
 	c->free_next = NULL;
 	c->app = NULL;
+	c->out_epoch = ns->out_epoch - 1;	/* not on the out list */
 	c->rcv_space = 8192;
 	c->ooo.n = 0;
 	c->raddr = raddr;
