@@ -408,14 +408,6 @@ test_malformed_matrix(void **state)
 	expect_refused(h, buf, sizeof(buf), 414, "huge target");
 }
 
-/*
- * Bad chunked framing of an echoed body. The echo's head goes out as soon
- * as the body begins, before its first chunk line is looked at, so the
- * framing error that follows can only cut the connection: a 200 head, then
- * a reset, where "bad input answered, never just reset" would want a 400.
- * This pins today's behaviour; the day the head waits for a valid chunk
- * line, expect_refused(..., 400, ...) replaces it.
- */
 /* A chunked body to /echo whose framing is broken before its answer
  * began is answered 400 and closed; broken after the answer began (its
  * 200 and some of the body are out), only a reset is left. */
