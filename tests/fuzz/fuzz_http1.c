@@ -48,6 +48,7 @@ struct resp_check {
 	bool upgraded;		/* 101: HTTP/2 follows */
 	bool head_sent;		/* the client sent "HEAD" somewhere */
 	bool to_close;		/* the last body ends with the connection */
+	bool echo_cut;		/* the last answer, cut short, is an echo's */
 	char why[160];
 };
 
@@ -139,6 +140,7 @@ parse_one(struct resp_check *rc, size_t at, struct count n)
 	int status;
 	int64_t clen = -1;
 	bool chunked = false, close = false, has_seq = false;
+	bool octets = false, etag = false;
 	long seq = -1;
 	enum parsed r;
 
@@ -192,6 +194,11 @@ parse_one(struct resp_check *rc, size_t at, struct count n)
 			BAD("Transfer-Encoding at %zu", i);
 		} else if (strncasecmp(name, "Connection: close\r", 18) == 0) {
 			close = true;
+		} else if (strncasecmp(name, "Content-Type: application/"
+				"octet-stream\r", 39) == 0) {
+			octets = true;
+		} else if (strncasecmp(name, "ETag:", 5) == 0) {
+			etag = true;
 		} else if (strncasecmp(name, "X-Seq: ", 7) == 0) {
 			has_seq = true;
 			seq = strtol(name + 7, NULL, 10);
@@ -231,10 +238,14 @@ parse_one(struct resp_check *rc, size_t at, struct count n)
 			rc->to_close = true;
 			return open_end(rc, n);	/* the close ends it */
 		}
-		if (r == P_WHOLE)
+		if (r == P_WHOLE) {
 			r = after(rc, at, body, close, n);
-		else if (r == P_OPEN)
+		} else if (r == P_OPEN) {
+			/* The echo of a body (no ETag of a file, no X-Seq of a
+			 * test handler) is cut when the body is. */
+			rc->echo_cut = octets && !etag && !has_seq;
 			open_end(rc, n);
+		}
 		if (r == P_WHOLE)
 			return r;
 		/* Or the answer of a HEAD: no body. */
@@ -285,7 +296,9 @@ check_conn(const struct fh *f, unsigned int i, bool head_sent)
 	enum parsed r;
 
 	if (getenv("FUZZ_HTTP_DUMP") != NULL)	/* to see a failure */
-		fwrite(k->out, 1, k->out_len, stderr);
+		fprintf(stderr, "%.*s\n[closed %d aborted %d reset %d]\n",
+				(int)k->out_len, k->out, k->closed, k->aborted,
+				f->reset[i]);
 	if (is_h2(k))
 		return;
 	rc.failed = calloc(k->out_len / 8 + 1, 1);
@@ -293,9 +306,10 @@ check_conn(const struct fh *f, unsigned int i, bool head_sent)
 	r = parse_from(&rc, 0, (struct count){ 0, 0, -1 });
 	free(rc.failed);
 	fh_check(r != P_BAD, "connection %u: %s", i, rc.why);
-	/* Cut short only by a reset, ours or the peer's. */
-	fh_check(r == P_WHOLE || (rc.to_close && k->closed) || k->aborted ||
-			f->reset[i],
+	/* Cut short only by a reset, ours or the peer's, or, for an echo,
+	 * by the peer's close amid the body it echoes. */
+	fh_check(r == P_WHOLE || ((rc.to_close || rc.echo_cut) && k->closed) ||
+			k->aborted || f->reset[i],
 			"connection %u: an answer cut short", i);
 	/* A reset of ours only cuts an answer under way (or follows a
 	 * reset of the peer's, or a 101). */
