@@ -284,7 +284,11 @@ gather_body(struct h1 *h, struct http_head *r, int head_len)
 			head_len + r->content_length > HTTP1_IN_MAX)
 		return true;
 	rt = http_conn_route(h->c, &r->path);
-	if (rt != NULL && (rt->flags & HTTP_ROUTE_ECHO))
+	/* A request that will be refused (404, 405) is refused now: its
+	 * body is not waited for, and not invited by "100 Continue". */
+	if (rt == NULL || !(rt->methods & http_method_bit(r->method)))
+		return true;
+	if (rt->flags & HTTP_ROUTE_ECHO)
 		return true;	/* it streams through the answer */
 	if (h->in_len < head_len + r->content_length) {
 		/* An interim answer amid owed ones would be taken for

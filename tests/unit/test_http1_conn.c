@@ -448,6 +448,67 @@ test_bad_chunk(void **state)
 	expect_refused(h, req, (size_t)n, 413, "chunked to /q/");
 }
 
+/* Bodies of requests that are refused (405: the static routes take only
+ * GET and HEAD), whatever their framing: the
+ * refusal goes out, then the close (a body that cannot be skipped) or the
+ * next request (a small one that can); never a reset. */
+static void
+test_refused_bodies(void **state)
+{
+	static const struct {
+		const char *req;
+		int status;
+	} cases[] = {
+		/* A chunk size that overflows, to routes that refuse. */
+		{ "POST /nothing HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked"
+			"\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nab\r\n", 405 },
+		{ "DELETE /a.txt HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
+			"chunked\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nab\r\n", 405 },
+		{ "POST /q/x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked"
+			"\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nab\r\n", 413 },
+		{ "POST /q/x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked"
+			"\r\n\r\nzz\r\n", 413 },
+		/* A body too large to gather or to skip. */
+		{ "POST /q/x HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999"
+			"\r\n\r\nabc", 413 },
+		{ "POST /nothing HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999"
+			"\r\n\r\nabc", 405 },
+		/* Held back for "100 Continue", which a refusal does not
+		 * send: answered at once. */
+		{ "POST /nothing HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n"
+			"Expect: 100-continue\r\n\r\n", 405 },
+	};
+	struct hh *h = *state;
+	struct hh_conn *k;
+	struct hh_resp r;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_refused(h, cases[i].req, strlen(cases[i].req),
+				cases[i].status, cases[i].req);
+	/* A small body of a refused request is skipped: the next request on
+	 * the connection is answered, whether the body comes at once or in
+	 * pieces. */
+	k = hh_connect(h);
+	hh_sends(k, "POST /nothing HTTP/1.1\r\nHost: h\r\nContent-Length: 6"
+			"\r\n\r\nab");
+	next(k, &r, false);
+	assert_int_equal(r.status, 405);
+	hh_sends(k, "cdef" GET("/a.txt"));
+	next(k, &r, false);
+	expect_body(&r, 200, HH_A_TXT, strlen(HH_A_TXT));
+	assert_false(k->closed || k->aborted);
+	/* ... and a body cut short by the peer's close ends the connection
+	 * after the answer, with a close. */
+	hh_sends(k, "PUT /nothing HTTP/1.1\r\nHost: h\r\nContent-Length: 6"
+			"\r\n\r\nab");
+	hh_peer_close(k);
+	next(k, &r, false);
+	assert_int_equal(r.status, 405);
+	assert_true(k->closed);
+	assert_false(k->aborted);
+}
+
 int
 main(void)
 {
@@ -466,6 +527,7 @@ main(void)
 		cmocka_unit_test(test_keepalive_timeout),
 		HH_TEST(test_malformed_matrix),
 		HH_TEST(test_bad_chunk),
+		HH_TEST(test_refused_bodies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
