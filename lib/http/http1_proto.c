@@ -652,7 +652,10 @@ serve(struct h1 *h)
 	if (h->fresh && h->in_len > 0) {
 		size_t n = RTE_MIN((size_t)h->in_len, (size_t)H2_PREFACE_LEN);
 
-		if (memcmp(h->in, H2_PREFACE, n) == 0) {
+		/* A preface cut short by the peer's close is no preface: it
+		 * is read as HTTP/1.1, which ends the connection. */
+		if (memcmp(h->in, H2_PREFACE, n) == 0 &&
+				(n == H2_PREFACE_LEN || !c->peer_closed)) {
 			if (n < H2_PREFACE_LEN)
 				return true;	/* the preface is still arriving */
 			http_conn_start_h2(c, (const uint8_t *)h->in, h->in_len);
