@@ -304,6 +304,14 @@ check_conn(const struct fh *f, unsigned int i, bool head_sent)
 	rc.failed = calloc(k->out_len / 8 + 1, 1);
 	fh_check(rc.failed != NULL, "no memory");
 	r = parse_from(&rc, 0, (struct count){ 0, 0, -1 });
+	if (r == P_WHOLE && k->aborted && head_sent) {
+		/* Whole if the last answer was a HEAD's, cut short if not:
+		 * after a reset, cut short it is. */
+		memset(rc.failed, 0, k->out_len / 8 + 1);
+		rc.head_sent = false;
+		if (parse_from(&rc, 0, (struct count){ 0, 0, -1 }) == P_OPEN)
+			r = P_OPEN;
+	}
 	free(rc.failed);
 	fh_check(r != P_BAD, "connection %u: %s", i, rc.why);
 	/* Cut short only by a reset, ours or the peer's, or, for an echo,
