@@ -621,10 +621,26 @@ write_owed(struct h1 *h)
 					write_slot(h, ps);
 				continue;
 			}
+			/* A body skipped after its refusal does not hold
+			 * back the answers owed before it. */
+			if (!h->echo && (ps = ready_slot(h)) != NULL) {
+				if (http_conn_space(h->c) < HEAD_RESERVE)
+					return false;
+				write_slot(h, ps);
+				continue;
+			}
 			if (!read_body(h)) {
-				if (h->c->peer_closed && !h->c->closing)
+				if (!h->c->peer_closed || h->c->closing)
+					return false;
+				if (h->echo) {
 					start_close(h);	/* body cut short */
-				return false;
+					return false;
+				}
+				/* A skipped body that will not come: what is
+				 * owed is still answered, then the close. */
+				h->req_body = REQ_BODY_NONE;
+				h->in_len = 0;
+				h->close_after = true;
 			}
 			continue;
 		}

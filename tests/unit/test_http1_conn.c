@@ -498,8 +498,29 @@ test_refused_bodies(void **state)
 	next(k, &r, false);
 	expect_body(&r, 200, HH_A_TXT, strlen(HH_A_TXT));
 	assert_false(k->closed || k->aborted);
+	/* A refused request's body still on its way does not hold back the
+	 * answer owed before it, nor, when the peer closes amid it, lose it. */
+	hh_sends(k, GET("/q/1") "POST /a.txt HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 6\r\n\r\nab");
+	assert_true(hh_run(h, 0));
+	next(k, &r, false);
+	expect_body(&r, 200, "q /q/1\n", 7);
+	next(k, &r, false);
+	assert_int_equal(r.status, 405);
+	hh_sends(k, "cdef" GET("/q/2") "POST /a.txt HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 6\r\n\r\nab");
+	hh_peer_close(k);
+	assert_false(k->closed);
+	assert_true(hh_run(h, 0));
+	next(k, &r, false);
+	expect_body(&r, 200, "q /q/2\n", 7);
+	next(k, &r, false);
+	assert_int_equal(r.status, 405);
+	assert_true(k->closed);
+	assert_false(k->aborted);
 	/* ... and a body cut short by the peer's close ends the connection
 	 * after the answer, with a close. */
+	k = hh_connect(h);
 	hh_sends(k, "PUT /nothing HTTP/1.1\r\nHost: h\r\nContent-Length: 6"
 			"\r\n\r\nab");
 	hh_peer_close(k);
