@@ -48,7 +48,9 @@ op_misc(struct fh *f, unsigned int ki, uint8_t arg)
 		}
 		break;
 	case 2:
-		if (f->k[1] == NULL)
+		/* While the first is open, so that the harness does not
+		 * reuse its slot (and lose its output). */
+		if (f->k[1] == NULL && f->k[0]->c != NULL)
 			f->k[1] = hh_connect(f->h);
 		break;
 	case 3:

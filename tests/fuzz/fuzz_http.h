@@ -14,7 +14,8 @@
  *   op & 7 == 6     the queued handler number argument (modulo how many
  *                   wait) answers now
  *   op & 7 == 7     argument & 7: 0 the peer closes, 1 the peer resets,
- *                   2 a second connection opens, 3 the server drains,
+ *                   2 a second connection opens (while the first is
+ *                   open), 3 the server drains,
  *                   else the clock ticks by 100 ms
  * Bit 3 of op picks the connection. Then the conversation is finished the
  * same way every time: all the send space it wants, every handler run,

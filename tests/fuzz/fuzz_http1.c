@@ -296,8 +296,8 @@ check_conn(const struct fh *f, unsigned int i, bool head_sent)
 	enum parsed r;
 
 	if (getenv("FUZZ_HTTP_DUMP") != NULL)	/* to see a failure */
-		fprintf(stderr, "%.*s\n[closed %d aborted %d reset %d]\n",
-				(int)k->out_len, k->out, k->closed, k->aborted,
+		fprintf(stderr, "%.*s\n[%u bytes, closed %d aborted %d reset %d]\n",
+				(int)k->out_len, k->out, k->out_len, k->closed, k->aborted,
 				f->reset[i]);
 	if (is_h2(k))
 		return;
