@@ -74,14 +74,19 @@ for t in json.load(sys.stdin):
 	NINJA_TARGETS=()
 fi
 
-echo "== fuzzing the receive path (bounded: ${EWYK_FUZZ_SECONDS:-60} s)"
-if tests/fuzz/run_fuzz.sh "${EWYK_FUZZ_SECONDS:-60}" >/tmp/ewyk-fuzz.log 2>&1; then
-	tail -n 3 /tmp/ewyk-fuzz.log
-	add_counts 1 0
-else
-	tail -n 30 /tmp/ewyk-fuzz.log
-	add_counts 0 1
-fi
+# Each target one test: the TCP receive path, the HTTP/1.1 server, the
+# HTTP/2 server.
+for target in fuzz_net_input fuzz_http1 fuzz_h2; do
+	echo "== fuzzing: $target (bounded: ${EWYK_FUZZ_SECONDS:-60} s)"
+	if tests/fuzz/run_fuzz.sh "${EWYK_FUZZ_SECONDS:-60}" "$target" \
+			>"/tmp/ewyk-$target.log" 2>&1; then
+		tail -n 3 "/tmp/ewyk-$target.log"
+		add_counts 1 0
+	else
+		tail -n 30 "/tmp/ewyk-$target.log"
+		add_counts 0 1
+	fi
+done
 
 echo "== integration tests (net_tap, net_af_xdp, net_memif in private namespaces)"
 log=$(mktemp)

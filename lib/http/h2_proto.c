@@ -806,17 +806,24 @@ proto_recv(struct http_conn *c, const uint8_t *data, uint32_t len)
 	return len;
 }
 
+/* Once the peer has closed, the connection closes when what is queued is
+ * out: closing amid a frame the transport took only part of would leave
+ * the client that part, a frame cut short. (Upgraded and still waiting
+ * for the client's preface, it has nothing it may send.) */
 static void
 proto_writable(struct http_conn *c)
 {
-	if (!h2_flush(c->p))
+	struct h2_conn *h = c->p;
+
+	if (!h2_flush(h) || (c->peer_closed && (h->hold ||
+			!nghttp2_session_want_write(h->ng))))
 		http_conn_close(c);
 }
 
 static void
 proto_peer_closed(struct http_conn *c)
 {
-	http_conn_close(c);
+	proto_writable(c);
 }
 
 /* Graceful shutdown: GOAWAY with the last stream taken; streams in flight

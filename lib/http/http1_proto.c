@@ -286,7 +286,11 @@ gather_body(struct h1 *h, struct http_head *r, int head_len)
 			head_len + r->content_length > HTTP1_IN_MAX)
 		return true;
 	rt = http_conn_route(h->c, &r->path);
-	if (rt != NULL && (rt->flags & HTTP_ROUTE_ECHO))
+	/* A request that will be refused (404, 405) is refused now: its
+	 * body is not waited for, and not invited by "100 Continue". */
+	if (rt == NULL || !(rt->methods & http_method_bit(r->method)))
+		return true;
+	if (rt->flags & HTTP_ROUTE_ECHO)
 		return true;	/* it streams through the answer */
 	if (h->in_len < head_len + r->content_length) {
 		/* An interim answer amid owed ones would be taken for
@@ -619,10 +623,26 @@ write_owed(struct h1 *h)
 					write_slot(h, ps);
 				continue;
 			}
+			/* A body skipped after its refusal does not hold
+			 * back the answers owed before it. */
+			if (!h->echo && (ps = ready_slot(h)) != NULL) {
+				if (http_conn_space(h->c) < HEAD_RESERVE)
+					return false;
+				write_slot(h, ps);
+				continue;
+			}
 			if (!read_body(h)) {
-				if (h->c->peer_closed && !h->c->closing)
+				if (!h->c->peer_closed || h->c->closing)
+					return false;
+				if (h->echo) {
 					start_close(h);	/* body cut short */
-				return false;
+					return false;
+				}
+				/* A skipped body that will not come: what is
+				 * owed is still answered, then the close. */
+				h->req_body = REQ_BODY_NONE;
+				h->in_len = 0;
+				h->close_after = true;
 			}
 			continue;
 		}
@@ -650,7 +670,10 @@ serve(struct h1 *h)
 	if (h->fresh && h->in_len > 0) {
 		size_t n = RTE_MIN((size_t)h->in_len, (size_t)H2_PREFACE_LEN);
 
-		if (memcmp(h->in, H2_PREFACE, n) == 0) {
+		/* A preface cut short by the peer's close is no preface: it
+		 * is read as HTTP/1.1, which ends the connection. */
+		if (memcmp(h->in, H2_PREFACE, n) == 0 &&
+				(n == H2_PREFACE_LEN || !c->peer_closed)) {
 			if (n < H2_PREFACE_LEN)
 				return true;	/* the preface is still arriving */
 			http_conn_start_h2(c, (const uint8_t *)h->in, h->in_len);

@@ -1,23 +1,45 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Builds the libFuzzer targets with clang (build-fuzz/, -Dfuzz=true) and runs
-# fuzz_net_input for SECONDS (default 60). Exits non-zero when the fuzzer
-# finds a crash, a leak or a broken invariant; the input that did it is left
-# in build-fuzz/fuzz-artifacts/ and belongs in tests/fuzz/regressions/ once
-# the bug is understood (the unit suite replays that directory).
+# one, fuzz_net_input unless TARGET says otherwise, for SECONDS (default 60).
+# Exits non-zero when the fuzzer finds a crash, a leak or a broken
+# invariant; the input that did it is left in build-fuzz/fuzz-artifacts/
+# (build-fuzz/TARGET-artifacts/ for the HTTP targets) and belongs in the
+# target's regressions/ once the bug is understood (the unit suite replays
+# that directory).
 #
 #   tests/fuzz/run_fuzz.sh 60
+#   tests/fuzz/run_fuzz.sh 600 fuzz_http1      # or fuzz_h2
 #   FUZZ_JOBS=2 tests/fuzz/run_fuzz.sh 300     # -fork=2: two worker processes
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 SECONDS_BUDGET=${1:-60}
+TARGET=${2:-fuzz_net_input}
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 JOBS=${FUZZ_JOBS:-1}
 
 case "$SECONDS_BUDGET" in
 '' | *[!0-9]*)
-	echo "usage: $0 SECONDS" >&2
+	echo "usage: $0 SECONDS [fuzz_net_input|fuzz_http1|fuzz_h2]" >&2
+	exit 2
+	;;
+esac
+# The target's committed seeds and regressions, its scratch names.
+case "$TARGET" in
+fuzz_net_input)
+	inputs=(tests/fuzz/corpus tests/fuzz/regressions)
+	name=fuzz	# fuzz-corpus, fuzz-artifacts, fuzz.log
+	dict=()
+	;;
+fuzz_http1 | fuzz_h2)
+	d=tests/fuzz/${TARGET#fuzz_}
+	inputs=("$d/corpus" "$d/regressions")
+	name=$TARGET
+	dict=(-dict="tests/fuzz/${TARGET#fuzz_}.dict")
+	;;
+*)
+	echo "run_fuzz.sh: no target $TARGET" >&2
 	exit 2
 	;;
 esac
@@ -31,20 +53,20 @@ if [ -d "$BUILD" ]; then
 else
 	CC=clang meson setup "$BUILD" -Dfuzz=true -Db_lundef=false >/dev/null
 fi || { echo "run_fuzz.sh: meson setup failed" >&2; exit 1; }
-ninja -C "$BUILD" tests/fuzz/fuzz_net_input ||
+ninja -C "$BUILD" "tests/fuzz/$TARGET" ||
 	{ echo "run_fuzz.sh: build failed" >&2; exit 1; }
 
 # New inputs go to a scratch corpus; the committed seeds and regressions
 # are read, never written.
-work=$ROOT/$BUILD/fuzz-corpus
-artifacts=$ROOT/$BUILD/fuzz-artifacts
+work=$ROOT/$BUILD/$name-corpus
+artifacts=$ROOT/$BUILD/$name-artifacts
 # Earlier findings were reported by their run; keep them aside.
 if [ -n "$(ls -A "$artifacts" 2>/dev/null)" ]; then
 	mkdir -p "$artifacts.prev"
 	mv "$artifacts"/* "$artifacts.prev/"
 fi
 mkdir -p "$work" "$artifacts"
-log=$ROOT/$BUILD/fuzz.log
+log=$ROOT/$BUILD/$name.log
 parallel=()
 if [ "$JOBS" -gt 1 ]; then
 	parallel=(-fork="$JOBS" -ignore_crashes=0 -ignore_timeouts=0 -ignore_ooms=0)
@@ -55,21 +77,21 @@ fi
 prefix=fuzzrun$$-
 trap 'rm -rf /var/run/dpdk/${prefix}*' EXIT
 
-echo "== fuzz_net_input for ${SECONDS_BUDGET}s ($JOBS job(s)), log in $log"
+echo "== $TARGET for ${SECONDS_BUDGET}s ($JOBS job(s)), log in $log"
 # -timeout: one input that runs for seconds is a hang worth a report.
 # The outer timeout is a belt over libFuzzer's own clock.
 FUZZ_NET_PREFIX=$prefix \
 ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 timeout -k 10 $((SECONDS_BUDGET + 60)) \
-	"$BUILD/tests/fuzz/fuzz_net_input" \
+	"$BUILD/tests/fuzz/$TARGET" "${dict[@]}" \
 	-max_total_time="$SECONDS_BUDGET" -timeout=10 -rss_limit_mb=2048 \
 	-max_len=8192 -print_final_stats=1 \
 	"${parallel[@]}" \
 	-artifact_prefix="$artifacts/" \
-	"$work" tests/fuzz/corpus tests/fuzz/regressions >"$log" 2>&1
+	"$work" "${inputs[@]}" >"$log" 2>&1
 rc=$?
-grep -E '^(#[0-9]+ +(DONE|INITED)|#[0-9]+: cov|stat::|INFO: exiting|==[0-9]+==ERROR|SUMMARY|fuzz_net_input:)' \
+grep -E "^(#[0-9]+ +(DONE|INITED)|#[0-9]+: cov|stat::|INFO: exiting|==[0-9]+==ERROR|SUMMARY|$TARGET:)" \
 	"$log" | tail -n 12
 found=$(ls -A "$artifacts" 2>/dev/null)
 if [ "$rc" -ne 0 ] || [ -n "$found" ]; then
@@ -77,7 +99,7 @@ if [ "$rc" -ne 0 ] || [ -n "$found" ]; then
 	grep -m1 -A60 -E '==[0-9]+==ERROR|invariant broken|deadly signal|runtime error' "$log"
 	echo "run_fuzz.sh: the fuzzer found a problem (exit $rc); inputs:"
 	ls -1 "$artifacts"
-	echo "reproduce: $BUILD/tests/fuzz/fuzz_net_input $artifacts/<file>"
+	echo "reproduce: $BUILD/tests/fuzz/$TARGET $artifacts/<file>"
 	exit 1
 fi
 echo "run_fuzz.sh: no crash in ${SECONDS_BUDGET}s"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "http_conn.h"
 #include "http_harness.h"
 #include "http_static.h"
 
@@ -30,6 +31,8 @@ t_write(void *ctx, void *t, const void *data, uint32_t len)
 	uint32_t n = len < k->space ? len : k->space;
 
 	(void)ctx;
+	/* Nothing is written after close() or abort(). */
+	assert_false(k->closed || k->aborted);
 	if (k->out_len + n + 1 > k->out_cap) {
 		k->out_cap = (k->out_len + n + 1) * 2;
 		k->out = realloc(k->out, k->out_cap);
@@ -131,6 +134,7 @@ dispatch(void *ctx, const struct http_route *rt, const struct http_head *r,
 			t = &h->tasks[i];
 	if (t == NULL)
 		return 503;
+	memset(t, 0, sizeof(*t));
 	if (http_req_fill(&t->req, r, rt, version) != 0)
 		return 431;
 	t->rt = rt;
@@ -143,6 +147,9 @@ dispatch(void *ctx, const struct http_route *rt, const struct http_head *r,
 	}
 	t->state = HH_QUEUED;
 	h->queue[h->nqueued++] = t;
+	for (i = 0; i < HH_CONNS; i++)
+		if (h->conns[i].c != NULL && h->conns[i].c->index == o.index)
+			h->conns[i].queued++;
 	return HTTP_DISPATCH_TAKEN;
 }
 
@@ -181,6 +188,19 @@ hh_run(struct hh *h, unsigned int i)
 
 /* Test routes ------------------------------------------------------------- */
 
+/* "X-Seq": where the answer goes, the HTTP/2 stream or the HTTP/1.1
+ * pipeline place, so that a peer can tell which request it answers. */
+static void
+add_seq(struct ewyk_request *q)
+{
+	const struct hh_task *t = (const struct hh_task *)((char *)q -
+			offsetof(struct hh_task, req));
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", t->o.stream != 0 ? t->o.stream : t->o.seq);
+	assert_int_equal(ewyk_respond_header(q, "X-Seq", v), 0);
+}
+
 static enum ewyk_result
 q_handler(struct ewyk_request *q, void *ctx)
 {
@@ -189,6 +209,7 @@ q_handler(struct ewyk_request *q, void *ctx)
 	int n = snprintf(b, sizeof(b), "q %.*s\n", (int)p.len, p.p);
 
 	(void)ctx;
+	add_seq(q);
 	return ewyk_respond_copy(q, 200, "text/plain", b, (size_t)n) == 0 ?
 		EWYK_ANSWERED : EWYK_DEFER;
 }
@@ -215,6 +236,7 @@ stream_handler(struct ewyk_request *q, void *ctx)
 	};
 
 	(void)ctx;
+	add_seq(q);
 	return ewyk_respond_stream(q, 200, "application/octet-stream",
 			&src) == 0 ? EWYK_ANSWERED : EWYK_DEFER;
 }
@@ -226,6 +248,29 @@ static const char *const files[][2] = {
 	{ "a.txt", HH_A_TXT },
 	{ "big.bin", NULL },
 };
+
+/* The www every server of the process serves, read-only: written to a
+ * temporary directory and loaded once (a fuzz target makes thousands of
+ * servers), removed at exit. */
+static struct www shared_www;
+static char shared_dir[64];
+static struct hh_task *tasks;
+static bool live;		/* a server exists */
+
+static void
+remove_www(void)
+{
+	char path[128];
+	size_t i;
+
+	www_free(&shared_www);
+	free(tasks);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", shared_dir, files[i][0]);
+		unlink(path);
+	}
+	rmdir(shared_dir);
+}
 
 static void
 write_file(const char *dir, const char *name, const void *data, size_t len)
@@ -259,20 +304,31 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 	size_t i;
 
 	assert_non_null(h);
-	for (i = 0; i < HH_BIG_SIZE; i++)
-		big[i] = (uint8_t)(i * 31 + (i >> 9));
-	h->tasks = calloc(HH_TASKS, sizeof(*h->tasks));
-	assert_non_null(h->tasks);
-	snprintf(h->dir, sizeof(h->dir), "/tmp/ewyk_hh_XXXXXX");
-	assert_non_null(mkdtemp(h->dir));
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		write_file(h->dir, files[i][0], files[i][1] ? files[i][1] :
-				(const char *)big, files[i][1] ?
-				strlen(files[i][1]) : HH_BIG_SIZE);
-	assert_int_equal(www_load(&h->www, h->dir, 1 << 24, err, sizeof(err)), 0);
+	/* One server at a time: the tasks are the process's (9 MB, zeroed as
+	 * they are taken). */
+	assert_false(live);
+	live = true;
+	if (tasks == NULL)
+		tasks = calloc(HH_TASKS, sizeof(*tasks));
+	assert_non_null(tasks);
+	h->tasks = tasks;
+	if (shared_dir[0] == '\0') {
+		for (i = 0; i < HH_BIG_SIZE; i++)
+			big[i] = (uint8_t)(i * 31 + (i >> 9));
+		snprintf(shared_dir, sizeof(shared_dir), "/tmp/ewyk_hh_XXXXXX");
+		assert_non_null(mkdtemp(shared_dir));
+		for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+			write_file(shared_dir, files[i][0], files[i][1] ?
+					files[i][1] : (const char *)big,
+					files[i][1] ? strlen(files[i][1]) :
+					HH_BIG_SIZE);
+		assert_int_equal(www_load(&shared_www, shared_dir, 1 << 24,
+				err, sizeof(err)), 0);
+		atexit(remove_www);
+	}
 	assert_int_equal(ewyk_route_add(&h->router, &q), 0);
 	assert_int_equal(ewyk_route_add(&h->router, &stream), 0);
-	assert_int_equal(http_static_routes_add(&h->router, &h->www), 0);
+	assert_int_equal(http_static_routes_add(&h->router, &shared_www), 0);
 	h->now = 1000;
 	conf = (struct http_server_conf){
 		.transport = &transport,
@@ -294,7 +350,6 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 void
 hh_free(struct hh *h)
 {
-	char path[128];
 	unsigned int i;
 
 	for (i = 0; i < HH_CONNS; i++) {
@@ -309,13 +364,7 @@ hh_free(struct hh *h)
 	for (i = 0; i < HH_TASKS; i++)
 		assert_int_equal(h->tasks[i].state, HH_FREE);
 	http_server_destroy(h->srv);
-	www_free(&h->www);
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", h->dir, files[i][0]);
-		unlink(path);
-	}
-	rmdir(h->dir);
-	free(h->tasks);
+	live = false;
 	free(h);
 }
 
@@ -371,6 +420,14 @@ hh_send(struct hh_conn *k, const void *data, size_t len)
 		p += n;
 		len -= n;
 	}
+}
+
+void
+hh_peer_close(struct hh_conn *k)
+{
+	if (k->c != NULL)
+		http_conn_peer_closed(k->c);
+	settle(k->h);
 }
 
 void

@@ -44,6 +44,7 @@ struct hh_conn {
 	uint32_t rcv_space;	/* as last pushed */
 	bool closed;		/* close() */
 	bool aborted;		/* abort() */
+	unsigned int queued;	/* requests queued for a handler */
 };
 
 enum hh_task_state { HH_FREE, HH_QUEUED, HH_GIVEN };
@@ -59,9 +60,7 @@ struct hh_task {
 struct hh {
 	struct http_server *srv;
 	struct ewyk_router router;
-	struct www www;
 	struct http_stats stats;
-	char dir[64];
 	uint64_t now;		/* virtual clock, ms */
 	struct hh_conn conns[HH_CONNS];
 	struct hh_task *tasks;
@@ -74,7 +73,9 @@ struct hh {
 
 /* Test routes, queued (not inline):
  *   /q/...       any method: 200 "q <path>\n"
- *   /stream/     GET: 200, HH_BIG_SIZE bytes of /big.bin from a source */
+ *   /stream/     GET: 200, HH_BIG_SIZE bytes of /big.bin from a source
+ * Their answers carry "X-Seq: N", N the HTTP/2 stream or the HTTP/1.1
+ * pipeline place (0 for a connection's first request). */
 struct hh *hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms);
 /* Ends every connection, runs what is still queued (stale), checks that
  * every answer went back exactly once, and frees everything. */
@@ -89,6 +90,8 @@ const uint8_t *hh_big(void);
 struct hh_conn *hh_connect(struct hh *h);
 void hh_send(struct hh_conn *k, const void *data, size_t len);
 void hh_sends(struct hh_conn *k, const char *s);
+/* The peer will send nothing more: http_conn_peer_closed(). */
+void hh_peer_close(struct hh_conn *k);
 /* Frees n bytes of send space, then http_conn_writable(). */
 void hh_give_space(struct hh_conn *k, uint32_t n);
 /* The transport finishes a close: http_conn_closed(). */

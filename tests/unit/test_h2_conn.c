@@ -340,6 +340,127 @@ test_reset_flood(void **state)
 	hh_h2_free(c);
 }
 
+/* Malformed input over HTTP/2, sent raw after the preface: each answered
+ * by the protocol's own means, never by a reset of the connection. A
+ * stream's error (RFC 9113 8.1.1: a content-length that the DATA belie)
+ * is its RST_STREAM, and the connection goes on; a connection's error is
+ * GOAWAY, then the close. */
+
+#define FR(len, type, flags, id) (len) >> 16 & 0xff, (len) >> 8 & 0xff, \
+	(len) & 0xff, type, flags, 0, 0, 0, id
+#define POST_Q(cl) 0x83, 0x86, 0x04, 4, '/', 'q', '/', 'x', 0x01, 1, 'h', \
+	0x0f, 0x0d, 2, cl[0], cl[1]	/* HPACK: POST /q/x, content-length */
+#define GET_A 0x82, 0x86, 0x04, 6, '/', 'a', '.', 't', 'x', 't', 0x01, 1, 'h'
+
+struct raw_case {
+	const char *what;
+	uint8_t bytes[64];
+	size_t len;
+	uint8_t type;		/* of the answer: RST_STREAM or GOAWAY */
+	uint32_t error;
+};
+
+/* The error code of the last frame of type the server wrote; -1: none. */
+static long
+last_error(const struct hh_conn *k, uint8_t type)
+{
+	uint32_t at = 0;
+	long err = -1;
+
+	while (k->out_len - at >= 9) {
+		const uint8_t *f = k->out + at;
+		uint32_t len = (uint32_t)f[0] << 16 | f[1] << 8 | f[2];
+
+		/* GOAWAY: the last stream, then the code */
+		const uint8_t *e = f + 9 + (type == NGHTTP2_GOAWAY ? 4 : 0);
+
+		assert_true(k->out_len - at - 9 >= len);
+		if (f[3] == type)
+			err = (long)((uint32_t)e[0] << 24 | e[1] << 16 |
+				e[2] << 8 | e[3]);
+		at += 9 + len;
+	}
+	return err;
+}
+
+/* Whether the server wrote a HEADERS frame on stream id. */
+static bool
+answered(const struct hh_conn *k, uint8_t id)
+{
+	uint32_t at = 0;
+
+	while (k->out_len - at >= 9) {
+		const uint8_t *f = k->out + at;
+
+		if (f[3] == NGHTTP2_HEADERS && f[8] == id)
+			return true;
+		at += 9 + ((uint32_t)f[0] << 16 | f[1] << 8 | f[2]);
+	}
+	return false;
+}
+
+static void
+test_malformed_frames(void **state)
+{
+	static const char preface[] = NGHTTP2_CLIENT_MAGIC;
+	static const uint8_t settings[] = { FR(0, NGHTTP2_SETTINGS, 0, 0) };
+	static const uint8_t get3[] = { FR(13, NGHTTP2_HEADERS, 5, 3), GET_A };
+	static const struct raw_case cases[] = {
+		{ "DATA short of content-length", {
+			FR(16, NGHTTP2_HEADERS, 4, 1), POST_Q("10"),
+			FR(3, NGHTTP2_DATA, 1, 1), 'a', 'b', 'c' }, 37,
+			NGHTTP2_RST_STREAM, NGHTTP2_PROTOCOL_ERROR },
+		{ "DATA past content-length", {
+			FR(16, NGHTTP2_HEADERS, 4, 1), POST_Q("01"),
+			FR(3, NGHTTP2_DATA, 1, 1), 'a', 'b', 'c' }, 37,
+			NGHTTP2_RST_STREAM, NGHTTP2_PROTOCOL_ERROR },
+		{ "SETTINGS of 3 bytes", { FR(3, NGHTTP2_SETTINGS, 0, 0),
+			0, 0, 0 }, 12, NGHTTP2_GOAWAY, NGHTTP2_FRAME_SIZE_ERROR },
+		{ "PING of 7 bytes", { FR(7, NGHTTP2_PING, 0, 0) }, 16,
+			NGHTTP2_GOAWAY, NGHTTP2_FRAME_SIZE_ERROR },
+		{ "HPACK that does not decode", { FR(4, NGHTTP2_HEADERS, 5, 1),
+			0xff, 0xff, 0xff, 0xff }, 13, NGHTTP2_GOAWAY,
+			NGHTTP2_COMPRESSION_ERROR },
+		{ "CONTINUATION with no HEADERS", {
+			FR(13, NGHTTP2_CONTINUATION, 4, 1), GET_A }, 22,
+			NGHTTP2_GOAWAY, NGHTTP2_PROTOCOL_ERROR },
+		{ "HEADERS on a server's stream", { FR(13, NGHTTP2_HEADERS, 5, 2),
+			GET_A }, 22, NGHTTP2_GOAWAY, NGHTTP2_PROTOCOL_ERROR },
+		{ "WINDOW_UPDATE of 0", { FR(4, NGHTTP2_WINDOW_UPDATE, 0, 0),
+			0, 0, 0, 0 }, 13, NGHTTP2_GOAWAY, NGHTTP2_PROTOCOL_ERROR },
+		{ "a frame over SETTINGS_MAX_FRAME_SIZE", {
+			FR(16385, NGHTTP2_DATA, 0, 1) }, 9, NGHTTP2_GOAWAY,
+			NGHTTP2_FRAME_SIZE_ERROR },
+	};
+	struct hh *h = *state;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct raw_case *rc = &cases[i];
+		struct hh_conn *k = hh_connect(h);
+		long err;
+
+		hh_send(k, preface, sizeof(preface) - 1);
+		hh_send(k, settings, sizeof(settings));
+		hh_send(k, rc->bytes, rc->len);
+		if (rc->type == NGHTTP2_RST_STREAM)
+			hh_send(k, get3, sizeof(get3));	/* the next stream */
+		err = last_error(k, rc->type);
+		if (err != (long)rc->error || k->aborted)
+			fail_msg("%s: %s error %ld, want %u", rc->what,
+					k->aborted ? "a reset," : "", err,
+					rc->error);
+		if (rc->type == NGHTTP2_RST_STREAM) {
+			assert_true(answered(k, 3));
+			assert_false(k->closed);
+		} else {
+			assert_true(k->closed);
+		}
+		if (k->c != NULL)
+			hh_finish(k);
+	}
+}
+
 int
 main(void)
 {
@@ -355,6 +476,7 @@ main(void)
 		HH_TEST(test_headers_without_path),
 		HH_TEST(test_too_many_streams),
 		HH_TEST(test_reset_flood),
+		HH_TEST(test_malformed_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -408,14 +408,6 @@ test_malformed_matrix(void **state)
 	expect_refused(h, buf, sizeof(buf), 414, "huge target");
 }
 
-/*
- * Bad chunked framing of an echoed body. The echo's head goes out as soon
- * as the body begins, before its first chunk line is looked at, so the
- * framing error that follows can only cut the connection: a 200 head, then
- * a reset, where "bad input answered, never just reset" would want a 400.
- * This pins today's behaviour; the day the head waits for a valid chunk
- * line, expect_refused(..., 400, ...) replaces it.
- */
 /* A chunked body to /echo whose framing is broken before its answer
  * began is answered 400 and closed; broken after the answer began (its
  * 200 and some of the body are out), only a reset is left. */
@@ -456,6 +448,88 @@ test_bad_chunk(void **state)
 	expect_refused(h, req, (size_t)n, 413, "chunked to /q/");
 }
 
+/* Bodies of requests that are refused (405: the static routes take only
+ * GET and HEAD), whatever their framing: the
+ * refusal goes out, then the close (a body that cannot be skipped) or the
+ * next request (a small one that can); never a reset. */
+static void
+test_refused_bodies(void **state)
+{
+	static const struct {
+		const char *req;
+		int status;
+	} cases[] = {
+		/* A chunk size that overflows, to routes that refuse. */
+		{ "POST /nothing HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked"
+			"\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nab\r\n", 405 },
+		{ "DELETE /a.txt HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
+			"chunked\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nab\r\n", 405 },
+		{ "POST /q/x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked"
+			"\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nab\r\n", 413 },
+		{ "POST /q/x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked"
+			"\r\n\r\nzz\r\n", 413 },
+		/* A body too large to gather or to skip. */
+		{ "POST /q/x HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999"
+			"\r\n\r\nabc", 413 },
+		{ "POST /nothing HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999"
+			"\r\n\r\nabc", 405 },
+		/* Held back for "100 Continue", which a refusal does not
+		 * send: answered at once. */
+		{ "POST /nothing HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n"
+			"Expect: 100-continue\r\n\r\n", 405 },
+	};
+	struct hh *h = *state;
+	struct hh_conn *k;
+	struct hh_resp r;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_refused(h, cases[i].req, strlen(cases[i].req),
+				cases[i].status, cases[i].req);
+	/* A small body of a refused request is skipped: the next request on
+	 * the connection is answered, whether the body comes at once or in
+	 * pieces. */
+	k = hh_connect(h);
+	hh_sends(k, "POST /nothing HTTP/1.1\r\nHost: h\r\nContent-Length: 6"
+			"\r\n\r\nab");
+	next(k, &r, false);
+	assert_int_equal(r.status, 405);
+	hh_sends(k, "cdef" GET("/a.txt"));
+	next(k, &r, false);
+	expect_body(&r, 200, HH_A_TXT, strlen(HH_A_TXT));
+	assert_false(k->closed || k->aborted);
+	/* A refused request's body still on its way does not hold back the
+	 * answer owed before it, nor, when the peer closes amid it, lose it. */
+	hh_sends(k, GET("/q/1") "POST /a.txt HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 6\r\n\r\nab");
+	assert_true(hh_run(h, 0));
+	next(k, &r, false);
+	expect_body(&r, 200, "q /q/1\n", 7);
+	next(k, &r, false);
+	assert_int_equal(r.status, 405);
+	hh_sends(k, "cdef" GET("/q/2") "POST /a.txt HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 6\r\n\r\nab");
+	hh_peer_close(k);
+	assert_false(k->closed);
+	assert_true(hh_run(h, 0));
+	next(k, &r, false);
+	expect_body(&r, 200, "q /q/2\n", 7);
+	next(k, &r, false);
+	assert_int_equal(r.status, 405);
+	assert_true(k->closed);
+	assert_false(k->aborted);
+	/* ... and a body cut short by the peer's close ends the connection
+	 * after the answer, with a close. */
+	k = hh_connect(h);
+	hh_sends(k, "PUT /nothing HTTP/1.1\r\nHost: h\r\nContent-Length: 6"
+			"\r\n\r\nab");
+	hh_peer_close(k);
+	next(k, &r, false);
+	assert_int_equal(r.status, 405);
+	assert_true(k->closed);
+	assert_false(k->aborted);
+}
+
 int
 main(void)
 {
@@ -474,6 +548,7 @@ main(void)
 		cmocka_unit_test(test_keepalive_timeout),
 		HH_TEST(test_malformed_matrix),
 		HH_TEST(test_bad_chunk),
+		HH_TEST(test_refused_bodies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
