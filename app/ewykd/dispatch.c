@@ -320,6 +320,34 @@ dispatch_consume_mode(const struct ewyk_request *req)
 	return (enum ewyk_consume)t->base.mode;
 }
 
+#define HANDOFF_AUTO_US 20
+
+/* --handoff-us, or by default a watched hand-off where it pays: a spare
+ * worker lcore exists and no two worker lcores share a CPU. A watcher that
+ * shares its CPU with the owner it watches takes turns with it, sees every
+ * task run long, and steals from each: there, Jetty's EPC. */
+static uint64_t
+handoff_ns(const struct ewykd *e)
+{
+	unsigned int i, j;
+
+	if (e->cfg.handoff_us_set)
+		return (uint64_t)e->cfg.handoff_us * 1000;
+	if (e->nb_workers <= e->nb_shards)
+		return 0;
+	for (i = 0; i < e->nb_workers; i++)
+		for (j = i + 1; j < e->nb_workers; j++) {
+			rte_cpuset_t a = rte_lcore_cpuset(e->workers[i]);
+			rte_cpuset_t b = rte_lcore_cpuset(e->workers[j]);
+			rte_cpuset_t both;
+
+			CPU_AND(&both, &a, &b);
+			if (CPU_COUNT(&both) > 0)
+				return 0;
+		}
+	return (uint64_t)HANDOFF_AUTO_US * 1000;
+}
+
 int
 shard_exec_init(struct shard *s, struct ewykd *e)
 {
@@ -332,7 +360,7 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 		.ctx = s,
 		.mode = cfg->strategy,
 		.flags = EWYK_STRATEGY_STEALABLE,
-		.watch_ns = (uint64_t)cfg->handoff_us * 1000,
+		.watch_ns = handoff_ns(e),
 	};
 	struct http_server_conf hc;
 	char name[RTE_RING_NAMESIZE];

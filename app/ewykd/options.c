@@ -81,7 +81,18 @@ NUM_SETTER(set_reserved_spin_us, reserved_spin_us, 0, 10000000)
 NUM_SETTER(set_blocking_threads, blocking_threads, 1, 4096)
 NUM_SETTER(set_blocking_queue, blocking_queue, 1, 1 << 20)
 NUM_SETTER(set_stuck_ms, stuck_ms, 0, 60000)
-NUM_SETTER(set_handoff_us, handoff_us, 0, 1000000)
+static int
+set_handoff_us(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	uint64_t v;
+
+	if (parse_u64(val, 0, 1000000, &v, err, errlen) != 0)
+		return -1;
+	cfg->handoff_us = (uint32_t)v;
+	cfg->handoff_us_set = true;
+	return 0;
+}
 NUM_SETTER(set_store_keys, store_keys, 16, 1 << 20)
 NUM_SETTER(set_kv_keys, kv_keys, 16, 1 << 20)
 NUM_SETTER(set_journal_max_mb, journal_max_mb, 1, 1 << 20)
@@ -284,7 +295,7 @@ static const struct opt_def opts[] = {
 	{ "blocking-threads", "N", set_blocking_threads, "blocking pool threads at most (16)" },
 	{ "blocking-queue", "N", set_blocking_queue, "blocking pool queue; full answers 503 (256)" },
 	{ "stuck-ms", "MS", set_stuck_ms, "hand a shard off when one inline request runs longer, 0 = off (10)" },
-	{ "handoff-us", "US", set_handoff_us, "adaptive: run a BLOCKING request on the shard while a reserved lcore watches, and hand the shard over only once it has run this long; 0 = hand over before every one, as Jetty (0)" },
+	{ "handoff-us", "US", set_handoff_us, "adaptive: run a BLOCKING request on the shard while a reserved lcore watches, and hand the shard over only once it has run this long; 0 = hand over before every one, as Jetty (20 where every worker lcore has a CPU of its own and one is spare, else 0)" },
 	{ "www-max-mb", "N", set_www_max_mb, "refuse to start if --www holds more (1024)" },
 	{ "listen-port", "N", set_listen_port, "TCP port served (80)" },
 	{ "port-id", "N", set_port_id, "DPDK ethdev port (0)" },

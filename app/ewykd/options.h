@@ -53,6 +53,7 @@ struct ewykd_config {
 	uint32_t blocking_queue;
 	uint32_t stuck_ms;	/* relieve an owner inline this long; 0 = off */
 	uint32_t handoff_us;	/* watched hand-off after; 0 = EPC as Jetty */
+	bool handoff_us_set;	/* given: else chosen by the lcore layout */
 	char state_dir[PATH_MAX];	/* the store's journal; empty: memory */
 	uint32_t store_keys;
 	uint32_t journal_max_mb;

@@ -239,3 +239,17 @@ def test_watched_handoff_moves_the_shard_only_for_tasks_that_block(www):
     assert mid["steals_count"] - before["steals_count"] <= 2
     assert after["watched_tasks"] - mid["watched_tasks"] == 5
     assert after["steals_count"] - mid["steals_count"] >= 5
+
+
+@pytest.mark.parametrize("lcores, watched", [("0@0,1@0,2@1", True), (LCORES, False)])
+def test_watched_handoff_by_default_only_where_workers_have_their_own_cpus(www, lcores,
+                                                                         watched):
+    """Without --handoff-us, a watched hand-off where every worker lcore has
+    a CPU of its own (a watcher beside its owner on one CPU would only take
+    turns with it), Jetty's EPC elsewhere."""
+    args = ["--shards", "1", "--reserved", "1"]
+    with Appliance(www=www["dir"], lcores=lcores, args=args) as a:
+        before = strategy(a)
+        assert get_many(a, "/delay?ms=0", 20) == ["200 delayed 0 ms (epc)"] * 20
+        after = strategy(a)
+    assert (after["watched_tasks"] - before["watched_tasks"] == 20) == watched
