@@ -100,19 +100,25 @@ record(struct shard *s, struct route_task *t)
 		rs->errors++;
 }
 
-/* On the owner: the answer goes to its connection, which keeps it until
- * written (then on_released frees the task), or is gone. */
+/* A task whose handler could not answer gets the server's answer in its
+ * place. On the owner, so that what the handler borrowed goes back on the
+ * connection's lcore, as the API promises. */
 static void
-complete(struct shard *s, struct route_task *t)
+answer_fallback(struct route_task *t)
 {
-
-	/* Here, on the owner, so that what the handler borrowed goes back
-	 * on the connection's lcore, as the API promises. */
 	if (t->fallback == 503)
 		http_answer_text(&t->req.ans, 503, "503 blocking pool full\n");
 	else if (t->fallback != 0)
 		http_answer_text(&t->req.ans, 500, "500 the handler gave no "
 				"answer\n");
+}
+
+/* On the owner: the answer goes to its connection, which keeps it until
+ * written (then on_released frees the task), or is gone. */
+static void
+complete(struct shard *s, struct route_task *t)
+{
+	answer_fallback(t);
 	record(s, t);
 	if (!http_server_answer(s->http, t->origin, &t->req.ans)) {
 		s->exec.stale++;
@@ -234,10 +240,9 @@ run_inline(struct shard *s, struct route_task *t)
 
 	t->base.mode = EWYK_PC;
 	t->req.may_block = false;
-	if (rt->handler(&t->req, rt->ctx) != EWYK_ANSWERED ||
-			t->req.ans.kind == HTTP_BODY_UNSET)
-		http_answer_text(&t->req.ans, 500, "500 the handler gave no "
-				"answer\n");
+	t->fallback = rt->handler(&t->req, rt->ctx) != EWYK_ANSWERED ||
+		t->req.ans.kind == HTTP_BODY_UNSET ? 500 : 0;
+	answer_fallback(t);
 	record(s, t);
 	ewyk_strategy_consumed_in_produce(s->exec.strategy);
 }

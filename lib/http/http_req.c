@@ -329,18 +329,14 @@ ewyk_respond_stream(struct ewyk_request *q, int status, const char *ctype,
 void
 http_answer_text(struct http_answer *a, int status, const char *text)
 {
+	/* The error answer's headers, with this text for its body. */
 	http_answer_release(a);
-	http_answer_init(a);
-	a->status = status;
-	add_header(a, "Content-Type", "text/plain; charset=utf-8");
-	if (status == 503)
-		add_header(a, "Retry-After", "1");
+	http_answer_error(a, status, NULL);
 	a->len = strlen(text);
 	if (a->len > sizeof(a->inline_body))
 		a->len = sizeof(a->inline_body);
 	memcpy(a->inline_body, text, a->len);
 	a->body = a->inline_body;
-	a->kind = HTTP_BODY_BYTES;
 }
 
 int
