@@ -46,6 +46,9 @@ struct h2_stream {
 	const uint8_t *out;		/* bytes still to send */
 	uint64_t out_left;
 	uint32_t hused;
+	bool release_on_headers;	/* ans goes back once HEADERS is out */
+	char status_txt[4];		/* :status and content-length, which */
+	char length_txt[24];		/* nghttp2 reads until HEADERS is out */
 	/* Not zeroed when a stream begins, from here on: */
 	struct http_head req;
 	uint8_t held[H2_SOURCE_MIN];	/* a read the window did not take */
@@ -77,19 +80,24 @@ stats(const struct h2_conn *h)
 
 /* Responses ---------------------------------------------------------------- */
 
+/* An answer's header fields. When every name and value outlives the
+ * HEADERS frame (a kept answer, the stream's own buffers, literals),
+ * nghttp2 is told not to copy them (NO_COPY): one allocation and one copy
+ * less per answer. */
 struct nvs {
 	nghttp2_nv v[HTTP_ANSWER_HEADERS + 8];
 	size_t n;
+	uint8_t flags;
 };
 
 static void
-nv_add(struct nvs *x, const char *name, const char *value, size_t vl)
+nv_add(struct nvs *x, const char *name, size_t nl, const char *value,
+		size_t vl)
 {
 	if (x->n == sizeof(x->v) / sizeof(x->v[0]))
 		return;
 	x->v[x->n++] = (nghttp2_nv){ (uint8_t *)(uintptr_t)name,
-		(uint8_t *)(uintptr_t)value, strlen(name), vl,
-		NGHTTP2_NV_FLAG_NONE };
+		(uint8_t *)(uintptr_t)value, nl, vl, x->flags };
 }
 
 /* Bytes go out without a copy into nghttp2's buffer: send_data() writes
@@ -203,23 +211,23 @@ static void
 submit(struct h2_conn *h, struct h2_stream *st, int status,
 		struct nvs *x, int64_t length, bool head_only)
 {
+	static const char server[] = "ewyk/" EWYK_VERSION;
 	nghttp2_data_provider dp = { .source.ptr = st, .read_callback = read_body };
-	char code[4], len[24];
+	char *code = st->status_txt;
+	size_t n = x->n;
 
 	code[0] = (char)('0' + status / 100 % 10);
 	code[1] = (char)('0' + status / 10 % 10);
 	code[2] = (char)('0' + status % 10);
 	code[3] = '\0';
-	memmove(&x->v[2], &x->v[0], x->n * sizeof(x->v[0]));
-	x->n += 2;
-	x->v[0] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)code, 7, 3,
-		NGHTTP2_NV_FLAG_NONE };
-	x->v[1] = (nghttp2_nv){ (uint8_t *)"server", (uint8_t *)"ewyk/"
-		EWYK_VERSION, 6, strlen("ewyk/" EWYK_VERSION),
-		NGHTTP2_NV_FLAG_NONE };
+	memmove(&x->v[2], &x->v[0], n * sizeof(x->v[0]));
+	x->n = 0;
+	nv_add(x, ":status", 7, code, 3);
+	nv_add(x, "server", 6, server, sizeof(server) - 1);
+	x->n = n + 2;
 	if (length >= 0) {
-		nv_add(x, "content-length", len,
-				http_fmt_u64(len, (uint64_t)length));
+		nv_add(x, "content-length", 14, st->length_txt,
+				http_fmt_u64(st->length_txt, (uint64_t)length));
 	}
 	http_conn_count_answer(h->c, status, 2);
 	if (head_only || (st->out_left == 0 && !st->from_source))
@@ -238,7 +246,10 @@ submit_answer(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 		bool keep)
 {
 	bool no_body = a->status == 204 || a->status == 304;
-	struct nvs x = { .n = 0 };
+	/* A kept answer stays until its HEADERS frame is out (see
+	 * on_frame_send); an error made here lives on the caller's stack. */
+	struct nvs x = { .n = 0, .flags = keep ? NGHTTP2_NV_FLAG_NO_COPY_NAME |
+		NGHTTP2_NV_FLAG_NO_COPY_VALUE : NGHTTP2_NV_FLAG_NONE };
 	int64_t length;
 	uint32_t i;
 
@@ -249,9 +260,8 @@ submit_answer(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 		for (k = 0; k < a->h[i].name_len; k++)
 			if (name[k] >= 'A' && name[k] <= 'Z')
 				name[k] = (char)(name[k] - 'A' + 'a');
-		x.v[x.n++] = (nghttp2_nv){ (uint8_t *)a->hbuf + a->h[i].name,
-			(uint8_t *)a->hbuf + a->h[i].value, a->h[i].name_len,
-			a->h[i].value_len, NGHTTP2_NV_FLAG_NONE };
+		nv_add(&x, name, a->h[i].name_len, a->hbuf + a->h[i].value,
+				a->h[i].value_len);
 	}
 	if (a->kind == HTTP_BODY_STREAM) {
 		st->from_source = true;
@@ -273,12 +283,12 @@ submit_answer(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 	}
 	submit(h, st, a->status, &x, length, no_body ||
 			st->req.method == HTTP_HEAD);
-	/* nghttp2 copied the header fields: an answer whose body lives
-	 * elsewhere goes back now, not when the stream closes. */
-	if (keep && http_answer_detachable(a))
-		http_conn_release(h->c, a);
-	else if (keep)
+	/* An answer whose body lives elsewhere goes back as soon as nghttp2
+	 * has encoded its header fields, not when the stream closes. */
+	if (keep) {
 		st->ans = a;
+		st->release_on_headers = http_answer_detachable(a);
+	}
 }
 
 static void
@@ -563,8 +573,16 @@ on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 	struct http_stats *hs = stats(user);
 	uint32_t code;
 
-	(void)ng;
-	if (frame->hd.type == NGHTTP2_RST_STREAM) {
+	if (frame->hd.type == NGHTTP2_HEADERS) {
+		struct h2_stream *st = nghttp2_session_get_stream_user_data(ng,
+				frame->hd.stream_id);
+
+		if (st != NULL && st->release_on_headers) {
+			st->release_on_headers = false;
+			http_conn_release(((struct h2_conn *)user)->c, st->ans);
+			st->ans = NULL;
+		}
+	} else if (frame->hd.type == NGHTTP2_RST_STREAM) {
 		code = frame->rst_stream.error_code;
 		hs->h2_resets_out[code < H2_ERROR_CODES ? code : 0]++;
 	} else if (frame->hd.type == NGHTTP2_GOAWAY) {

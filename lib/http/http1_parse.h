@@ -29,6 +29,15 @@ enum http_method {
 	HTTP_OTHER,
 };
 
+/* tchar (RFC 9110 5.6.2): the characters of a token, a field name. */
+extern const bool http_tchar[256];
+
+static inline bool
+http_is_tchar(unsigned char c)
+{
+	return http_tchar[c];
+}
+
 struct http_str {
 	const char *p;
 	uint32_t len;

@@ -186,13 +186,6 @@ http_answer_init(struct http_answer *a)
 	a->src.done = NULL;
 }
 
-static bool
-is_tchar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		(c >= '0' && c <= '9') || (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
-}
-
 /* Fields the server owns: it frames the body and the connection. Picked
  * by length first: every answer's header passes here. */
 static bool
@@ -221,21 +214,12 @@ reserved_field(const char *name, size_t len)
 	}
 }
 
-static int
-add_header(struct http_answer *a, const char *name, const char *value)
+int
+http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
+		const char *value, size_t vl)
 {
-	size_t nl = strlen(name), vl = strlen(value), i;
 	char *p;
 
-	if (nl == 0 || reserved_field(name, nl))
-		return -EINVAL;
-	for (i = 0; i < nl; i++)
-		if (!is_tchar(name[i]))
-			return -EINVAL;
-	for (i = 0; i < vl; i++)
-		if (value[i] == '\r' || value[i] == '\n' ||
-				((unsigned char)value[i] < ' ' && value[i] != '\t'))
-			return -EINVAL;
 	if (a->nheaders == HTTP_ANSWER_HEADERS ||
 			nl + vl > sizeof(a->hbuf) - a->hused)
 		return -ENOSPC;
@@ -246,6 +230,24 @@ add_header(struct http_answer *a, const char *name, const char *value)
 		a->hused, (uint16_t)nl, (uint16_t)(a->hused + nl), (uint16_t)vl };
 	a->hused = (uint16_t)(a->hused + nl + vl);
 	return 0;
+}
+
+/* A handler's field: checked, since it ends up on the wire as given. */
+static int
+add_header(struct http_answer *a, const char *name, const char *value)
+{
+	size_t nl = strlen(name), vl = strlen(value), i;
+
+	if (nl == 0 || reserved_field(name, nl))
+		return -EINVAL;
+	for (i = 0; i < nl; i++)
+		if (!http_is_tchar((unsigned char)name[i]))
+			return -EINVAL;
+	for (i = 0; i < vl; i++)
+		if (value[i] == '\r' || value[i] == '\n' ||
+				((unsigned char)value[i] < ' ' && value[i] != '\t'))
+			return -EINVAL;
+	return http_answer_add_field(a, name, nl, value, vl);
 }
 
 int
@@ -377,9 +379,10 @@ http_answer_error(struct http_answer *a, int status, const char *allow)
 		status = 500;
 	http_answer_init(a);
 	a->status = status;
-	add_header(a, "Content-Type", "text/plain; charset=utf-8");
+	http_answer_add_field(a, "Content-Type", 12, HTTP_TEXT_PLAIN,
+			sizeof(HTTP_TEXT_PLAIN) - 1);
 	if (status == 503)
-		add_header(a, "Retry-After", "1");
+		http_answer_add_field(a, "Retry-After", 11, "1", 1);
 	if (allow != NULL && allow[0] != '\0')
 		add_header(a, "Allow", allow);
 	a->body = (const uint8_t *)http_error_text(status);

@@ -73,6 +73,12 @@ struct ewyk_request {
  * same shape) for route rt. -ENOSPC when it does not fit. */
 int http_req_fill(struct ewyk_request *q, const struct http_head *r,
 		const struct http_route *rt, int http_version);
+#define HTTP_TEXT_PLAIN "text/plain; charset=utf-8"
+
+/* Adds a field lib/http itself knows to be valid and not the server's
+ * own (no check: handlers' fields go through ewyk_respond_header). */
+int http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
+		const char *value, size_t vl);
 /* Clears the answer before a handler runs. */
 void http_answer_init(struct http_answer *a);
 /* Sets a plain answer: a short copied text body (Retry-After on 503). */

@@ -9,7 +9,6 @@
 #include "http_static.h"
 #include "www.h"
 
-#define TEXT "text/plain; charset=utf-8"
 
 static bool
 header(const struct ewyk_request *q, const char *name, struct http_str *v)
@@ -28,6 +27,13 @@ error(struct ewyk_request *q, int status)
 {
 	http_answer_error(&q->ans, status, NULL);
 	return EWYK_ANSWERED;
+}
+
+/* The fields of a file's answer are known good: no per-request checks. */
+static void
+add_field(struct ewyk_request *q, const char *name, const char *value)
+{
+	http_answer_add_field(&q->ans, name, strlen(name), value, strlen(value));
 }
 
 /* A respond call that failed (it cannot, with these arguments) is the
@@ -60,12 +66,12 @@ static_file(struct ewyk_request *q, void *ctx)
 		const char *text = http_error_text(416);
 
 		snprintf(value, sizeof(value), "bytes */%" PRIu64, f->size);
-		ewyk_respond_header(q, "Content-Range", value);
-		return answered(ewyk_respond_borrow(q, 416, TEXT, text,
+		add_field(q, "Content-Range", value);
+		return answered(ewyk_respond_borrow(q, 416, HTTP_TEXT_PLAIN, text,
 				strlen(text), NULL, NULL), q);
 	}
-	ewyk_respond_header(q, "ETag", f->etag);
-	ewyk_respond_header(q, "Accept-Ranges", "bytes");
+	add_field(q, "ETag", f->etag);
+	add_field(q, "Accept-Ranges", "bytes");
 	if (header(q, "if-none-match", &inm) && http_etag_matches(&inm, f))
 		/* 304 carries no body, but may say the length of one. */
 		return answered(ewyk_respond_borrow(q, 304, NULL, f->data,
@@ -73,10 +79,11 @@ static_file(struct ewyk_request *q, void *ctx)
 	if (r > 0) {
 		snprintf(value, sizeof(value), "bytes %" PRIu64 "-%" PRIu64
 				"/%" PRIu64, from, to, f->size);
-		ewyk_respond_header(q, "Content-Range", value);
+		add_field(q, "Content-Range", value);
 	}
+	add_field(q, "Content-Type", f->content_type);
 	return answered(ewyk_respond_borrow(q, r > 0 ? 206 : 200,
-			f->content_type, f->data + from, f->size > 0 ?
+			NULL, f->data + from, f->size > 0 ?
 			to - from + 1 : 0, NULL, NULL), q);
 }
 
