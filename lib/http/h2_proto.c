@@ -678,6 +678,9 @@ h2_open(struct http_conn *c)
 		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS },
 		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_INITIAL_WINDOW },
 		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, H2_HEADER_LIST_MAX },
+		/* RFC 9218: ewyk answers in the order it can and keeps no
+		 * RFC 7540 priority tree, nor closed streams to shape it. */
+		{ NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1 },
 	};
 	struct http_mem *m = http_conn_mem(c);
 	nghttp2_mem mem = { m, mem_malloc, mem_free, mem_calloc, mem_realloc };
