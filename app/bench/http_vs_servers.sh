@@ -14,7 +14,11 @@
 # (h2load --log-file: µs from a request's start to the end of its
 # response); server CPU µs per request (ewykd: its lcores' busy time from
 # /ewyk/lcores, polling that found nothing excluded; the others:
-# utime+stime of their processes); packets in and out per request (ewykd:
+# utime+stime of their processes) and the server core's (ewykd: the same;
+# the others: all the time CPU 1 was not idle, from /proc/stat, which adds
+# the softirq work the kernel does on the server's core and charges to no
+# process: on a veth pair the receiving side's TCP runs in the sender's
+# softirq, as it does in ewykd's own sends); packets in and out per request (ewykd:
 # /ewyk/stats; the others: the veth's counters); and ewykd's figures as
 # ratios of each server's. Then where ewykd's time goes under h2c: a perf
 # profile (software clock) by library and the top symbols. Figures, not a
@@ -90,7 +94,7 @@ h2load_run() {
 			END { if (NR != n) print 0, "-", "-"; else print r, q(50), q(99) }'
 }
 
-# What a server has spent and sent so far: "cpu_us pkts_in pkts_out".
+# What a server has spent and sent so far: "cpu_us pkts_in pkts_out core_us".
 ewykd_counters() {
 	echo "/ewyk/lcores
 /ewyk/stats" | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$NS_A" 2>/dev/null |
@@ -105,7 +109,7 @@ lc = d["/ewyk/lcores"]
 busy = sum(v.get("producing_us", 0) + v.get("consuming_us", 0)
            for v in lc.values() if isinstance(v, dict))
 st = d["/ewyk/stats"]
-print(busy, st["rx_pkts"], st["tx_pkts"])'
+print(busy, st["rx_pkts"], st["tx_pkts"], busy)'
 }
 kernel_counters() {	# PID: the server and its children
 	local ticks=0 p hz
@@ -116,7 +120,9 @@ kernel_counters() {	# PID: the server and its children
 	done
 	echo "$((ticks * 1000000 / hz))" \
 		"$(ip netns exec "$NS_B" cat /sys/class/net/veth1/statistics/rx_packets)" \
-		"$(ip netns exec "$NS_B" cat /sys/class/net/veth1/statistics/tx_packets)"
+		"$(ip netns exec "$NS_B" cat /sys/class/net/veth1/statistics/tx_packets)" \
+		"$(awk -v hz="$hz" '$1 == "cpu1" {
+			printf "%.0f", ($2 + $3 + $4 + $7 + $8 + $9) * 1000000 / hz }' /proc/stat)"
 }
 
 # measure SERVER LOAD ROUND NS PORT COUNTERS_FN: one run, kept in $RUNS
@@ -128,13 +134,14 @@ measure() {
 	# shellcheck disable=SC2086
 	set -- "$1" "$2" "$3" $fig $c0 $c1
 	awk -v n="$N" -v s="$1" -v l="$2" -v r="$3" -v rate="$4" -v p50="$5" \
-		-v p99="$6" -v c0="$7" -v i0="$8" -v o0="$9" -v c1="${10}" \
-		-v i1="${11}" -v o1="${12}" 'BEGIN {
+		-v p99="$6" -v c0="$7" -v i0="$8" -v o0="$9" -v k0="${10}" \
+		-v c1="${11}" -v i1="${12}" -v o1="${13}" -v k1="${14}" 'BEGIN {
 		ok = rate + 0 > 0
-		printf "%s %s %s %s %s %s %s %s %s\n", s, l, r, rate, p50, p99,
+		printf "%s %s %s %s %s %s %s %s %s %s\n", s, l, r, rate, p50, p99,
 			ok ? sprintf("%.2f", (c1 - c0) / n) : "-",
 			ok ? sprintf("%.2f", (i1 - i0) / n) : "-",
-			ok ? sprintf("%.2f", (o1 - o0) / n) : "-"
+			ok ? sprintf("%.2f", (o1 - o0) / n) : "-",
+			ok ? sprintf("%.2f", (k1 - k0) / n) : "-"
 	}' >>"$RUNS/results"
 }
 
@@ -218,14 +225,14 @@ echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"), one lcore; the others on veth
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 runs = {}
-for s, l, r, rate, p50, p99, cpu, pin, pout in rows:
-    runs.setdefault((s, l), []).append((float(rate), p50, p99, cpu, pin, pout))
+for s, l, r, rate, p50, p99, cpu, pin, pout, core in rows:
+    runs.setdefault((s, l), []).append((float(rate), p50, p99, cpu, pin, pout, core))
 def med(xs):
     xs = [float(x) for x in xs if x not in ("-",)]
     return statistics.median(xs) if xs else None
-fmt = "{:<8} {:<28} {:>9} {:>15} {:>7} {:>7} {:>7} {:>9} {:>7} {:>7}"
+fmt = "{:<8} {:<28} {:>9} {:>15} {:>7} {:>7} {:>7} {:>7} {:>9} {:>7} {:>7} {:>7}"
 print(fmt.format("server", "load", "req/s", "(range)", "p50 us", "p99 us", "cpu us",
-                 "pkts i/o", "req/s x", "cpu x"))
+                 "core us", "pkts i/o", "req/s x", "cpu x", "core x"))
 names = {"h2c": "h2c -c16 -m100", "h1": "HTTP/1.1 -c32", "h1p": "HTTP/1.1 -c32 pipelined 16"}
 for l in ("h2c", "h1", "h1p"):
     e = runs.get(("ewykd", l))
@@ -235,6 +242,8 @@ for l in ("h2c", "h1", "h1p"):
             continue
         rate = med(r[0] for r in x)
         cpu = med(r[3] for r in x)
+        core = med(r[6] for r in x)
+        ecore = med(r[6] for r in e) if e else None
         rx = lambda a, b: f"{a / b:.2f}" if a and b else "-"
         erate = med(r[0] for r in e) if e else None
         ecpu = med(r[3] for r in e) if e else None
@@ -243,12 +252,14 @@ for l in ("h2c", "h1", "h1p"):
                          f"{min(r[0] for r in x):,.0f}-{max(r[0] for r in x):,.0f}",
                          str(med(r[1] for r in x) or "-"), str(med(r[2] for r in x) or "-"),
                          f"{cpu:.2f}" if cpu is not None else "-",
+                         f"{core:.2f}" if core is not None else "-",
                          f"{pin:.2f}/{pout:.2f}" if pin is not None else "-",
-                         rx(erate, rate), rx(cpu, ecpu)))
+                         rx(erate, rate), rx(cpu, ecpu), rx(core, ecore)))
 PY
 echo "cpu us: server CPU per request; req/s x: ewykd's over the server's (above 1:"
 echo "ewykd serves more); cpu x: the server's CPU per request over ewykd's (above 1:"
-echo "ewykd spends less); pkts i/o: packets received and sent per request"
+echo "ewykd spends less); core us, core x: the same for all the server core's"
+echo "busy time (softirq included); pkts i/o: packets received and sent per request"
 echo
 echo "ewykd under h2c, by library (perf record -e cpu-clock):"
 perf report -i "$RUNS/perf.data" --sort dso --stdio 2>/dev/null | grep -v '^#' |
