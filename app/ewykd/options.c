@@ -72,6 +72,8 @@ NUM_SETTER(set_rto_min_ms, rto_min_ms, 1, 60000)
 NUM_SETTER(set_time_wait_ms, time_wait_ms, 0, 240000)
 NUM_SETTER(set_idle_sleep_us, idle_sleep_us, 1, 100000)
 NUM_SETTER(set_syn_backlog, syn_backlog, 1, 4194304)
+NUM_SETTER(set_challenge_ack_limit, challenge_ack_limit, 0, 100000000)
+NUM_SETTER(set_arp_reply_limit, arp_reply_limit, 0, 100000000)
 NUM_SETTER(set_max_time_wait, max_time_wait, 0, 4194304)
 NUM_SETTER(set_rcv_win, rcv_win, 1024, 1 << 30)
 NUM_SETTER(set_delack_ms, delack_ms, 0, 500)
@@ -311,6 +313,8 @@ static const struct opt_def opts[] = {
 	{ "max-time-wait", "N", set_max_time_wait, "TIME-WAIT connections kept per shard (2048)" },
 	{ "syn-backlog", "N", set_syn_backlog, "half-open connections per shard before SYN cookies (1024)" },
 	{ "syncookies", "on|off", set_syncookies, "answer SYNs past the backlog with cookies (on)" },
+	{ "challenge-ack-limit", "N", set_challenge_ack_limit, "challenge ACKs and ACKs of out-of-window segments without data, per second per shard, 0 = no limit (1000)" },
+	{ "arp-reply-limit", "N", set_arp_reply_limit, "ARP replies per second per shard, 0 = no limit (1000)" },
 	{ "rcv-win", "BYTES", set_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
 	{ "delack-ms", "MS", set_delack_ms, "longest delay of an ACK, 0 = none (40)" },
 	{ "tcp-cc", "ALGO", set_tcp_cc, "congestion control: newreno or cubic (cubic)" },
@@ -344,6 +348,8 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->rto_min_ms = 200;
 	cfg->time_wait_ms = 4000;
 	cfg->syn_backlog = 1024;
+	cfg->challenge_ack_limit = 1000;
+	cfg->arp_reply_limit = 1000;
 	cfg->max_time_wait = 2048;
 	cfg->rcv_win = 1 << 20;
 	cfg->delack_ms = 40;
