@@ -326,6 +326,7 @@ static const struct opt_def opts[] = {
 	{ "drain-ms", "MS", set_drain_ms, "on SIGTERM, finish in-flight requests this long (1000)" },
 	{ "idle", "MODE", set_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
 	{ "idle-sleep-us", "US", set_idle_sleep_us, "longest idle sleep (100)" },
+	{ "check-config", NULL, NULL, "check the options and the --config file, print what they say, start nothing: exit 0 if good, 2 if not" },
 	{ "help", NULL, NULL, "this text" },
 	{ "version", NULL, NULL, "print the version" },
 };
@@ -560,6 +561,32 @@ out:
 	return rc;
 }
 
+/* --check-config: what the configuration resolves to. Devices, --www and
+ * --state-dir are only checked when ewykd starts. */
+static void
+options_print(const struct ewykd_config *cfg)
+{
+	char ip[INET_ADDRSTRLEN + 4];
+
+	options_format_ip(cfg, ip, sizeof(ip));
+	printf("ewykd: configuration good%s%s\n", cfg->config_file[0] ? ": " : "",
+			cfg->config_file);
+	printf("  eal args: %s\n", cfg->eal_args[0] ? cfg->eal_args :
+			"(none in the file: the command line's, before --)");
+	printf("  ip %s, port-id %u, listen-port %u, mtu %u\n", ip, cfg->port_id,
+			cfg->listen_port, cfg->mtu);
+	if (cfg->shards == 0)
+		printf("  shards: one per worker lcore");
+	else
+		printf("  shards: %u", cfg->shards);
+	printf(", rx-desc %u, tx-desc %u, mbufs %u, max-conns %u\n", cfg->rx_desc,
+			cfg->tx_desc, cfg->mbufs, cfg->max_conns);
+	printf("  tx-cksum %s, idle %s, strategy %s\n",
+			cfg->sw_cksum ? "software" : "offload",
+			cfg->idle == IDLE_POLL ? "poll" : "sleep",
+			ewyk_mode_name(cfg->strategy));
+}
+
 int
 options_parse(struct ewykd_config *cfg, int argc, char **argv)
 {
@@ -623,6 +650,12 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 		fprintf(stderr, "ewykd: %s: unexpected argument (see --help)\n",
 				argv[optind]);
 		return OPT_EXIT_USAGE;
+	}
+	for (i = 1; i < (size_t)argc; i++) {
+		if (strcmp(argv[i], "--check-config") == 0) {
+			options_print(cfg);
+			return OPT_EXIT_OK;
+		}
 	}
 	return 0;
 }
