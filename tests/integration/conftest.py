@@ -3,10 +3,11 @@ import hashlib
 import os
 import shutil
 import tempfile
+import uuid
 
 import pytest
 
-from ewyk_harness import EWYKD, Appliance
+from ewyk_harness import EWYKD, Appliance, run
 
 
 def pytest_sessionstart(session):
@@ -77,6 +78,17 @@ def survived(a):
     assert a.proc.poll() is None, \
         f"ewykd died (status {a.proc.returncode}):\n{a.read_log()[-3000:]}"
     a.wait_idle(a.idle_mbufs, timeout=15)
+
+
+@pytest.fixture
+def netns():
+    """An empty network namespace of the test's own, removed after it."""
+    name = f"ewyk-ns{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    run(["ip", "netns", "add", name])
+    try:
+        yield name
+    finally:
+        run(["ip", "netns", "del", name], check=False)
 
 
 @pytest.fixture(scope="module")

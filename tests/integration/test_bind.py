@@ -7,7 +7,6 @@ the fake device's driver link, as the real one would). Nothing real is
 ever bound."""
 import os
 import subprocess
-import uuid
 
 import pytest
 
@@ -52,16 +51,6 @@ def fake(tmp_path):
     env = {"EWYK_SYSFS": str(sysfs), "DEVBIND": str(tmp_path / "devbind"),
            "MODPROBE": str(tmp_path / "modprobe"), "STUB_LOG": str(log)}
     return env, log, dev
-
-
-@pytest.fixture
-def netns():
-    name = f"ewyk-bd{os.getpid()}-{uuid.uuid4().hex[:6]}"
-    run(["ip", "netns", "add", name])
-    try:
-        yield name
-    finally:
-        run(["ip", "netns", "del", name], check=False)
 
 
 @pytest.mark.parametrize("args,message", [

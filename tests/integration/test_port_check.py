@@ -8,7 +8,6 @@ namespace of its own; then its refusals of bad arguments."""
 import os
 import re
 import subprocess
-import uuid
 
 import pytest
 
@@ -16,16 +15,6 @@ from ewyk_harness import ROOT, run
 
 PORT_CHECK = os.path.join(ROOT, "deploy", "port-check.sh")
 ANSWER = re.compile(r"^  (.+?) +(yes|no)  ", re.M)
-
-
-@pytest.fixture
-def netns():
-    name = f"ewyk-pc{os.getpid()}-{uuid.uuid4().hex[:6]}"
-    run(["ip", "netns", "add", name])
-    try:
-        yield name
-    finally:
-        run(["ip", "netns", "del", name], check=False)
 
 
 def port_check(netns, *args):
