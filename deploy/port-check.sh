@@ -80,8 +80,8 @@ prefix=portcheck$$
 # port has no more.
 run_testpmd() {
 	timeout 60 "$TESTPMD" -l 0-1 "${eal_port[@]}" --file-prefix "$prefix" \
-		--log-level '*:notice' $("$HERE/eal-mem.sh" 256) -- \
-		-i --rxq="$1" --txq="$1" --cmdline-file="$CMD_FILE" \
+		--log-level '*:notice' $("$HERE/eal-mem.sh" 64) -- \
+		-i --rxq="$1" --txq="$1" --total-num-mbufs=2048 --cmdline-file="$CMD_FILE" \
 		</dev/null >"$out" 2>&1
 }
 run_testpmd 2
