@@ -48,7 +48,7 @@ on_signal(int sig)
 }
 
 /* Without "--", the arguments are ewykd's own if they ask for help, the
- * version or a config file, and the EAL's otherwise. */
+ * version, a config file or its check, and the EAL's otherwise. */
 static int
 find_split(int argc, char **argv)
 {
@@ -60,6 +60,7 @@ find_split(int argc, char **argv)
 	for (i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--config") == 0 ||
 				strncmp(argv[i], "--config=", 9) == 0 ||
+				strcmp(argv[i], "--check-config") == 0 ||
 				strcmp(argv[i], "--help") == 0 ||
 				strcmp(argv[i], "-h") == 0 ||
 				strcmp(argv[i], "--version") == 0)

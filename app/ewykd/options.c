@@ -72,6 +72,8 @@ NUM_SETTER(set_rto_min_ms, rto_min_ms, 1, 60000)
 NUM_SETTER(set_time_wait_ms, time_wait_ms, 0, 240000)
 NUM_SETTER(set_idle_sleep_us, idle_sleep_us, 1, 100000)
 NUM_SETTER(set_syn_backlog, syn_backlog, 1, 4194304)
+NUM_SETTER(set_challenge_ack_limit, challenge_ack_limit, 0, 100000000)
+NUM_SETTER(set_arp_reply_limit, arp_reply_limit, 0, 100000000)
 NUM_SETTER(set_max_time_wait, max_time_wait, 0, 4194304)
 NUM_SETTER(set_rcv_win, rcv_win, 1024, 1 << 30)
 NUM_SETTER(set_delack_ms, delack_ms, 0, 500)
@@ -311,6 +313,8 @@ static const struct opt_def opts[] = {
 	{ "max-time-wait", "N", set_max_time_wait, "TIME-WAIT connections kept per shard (2048)" },
 	{ "syn-backlog", "N", set_syn_backlog, "half-open connections per shard before SYN cookies (1024)" },
 	{ "syncookies", "on|off", set_syncookies, "answer SYNs past the backlog with cookies (on)" },
+	{ "challenge-ack-limit", "N", set_challenge_ack_limit, "challenge ACKs and ACKs of out-of-window segments without data, per second per shard, 0 = no limit (1000)" },
+	{ "arp-reply-limit", "N", set_arp_reply_limit, "ARP replies per second per shard, 0 = no limit (1000)" },
 	{ "rcv-win", "BYTES", set_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
 	{ "delack-ms", "MS", set_delack_ms, "longest delay of an ACK, 0 = none (40)" },
 	{ "tcp-cc", "ALGO", set_tcp_cc, "congestion control: newreno or cubic (cubic)" },
@@ -322,6 +326,7 @@ static const struct opt_def opts[] = {
 	{ "drain-ms", "MS", set_drain_ms, "on SIGTERM, finish in-flight requests this long (1000)" },
 	{ "idle", "MODE", set_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
 	{ "idle-sleep-us", "US", set_idle_sleep_us, "longest idle sleep (100)" },
+	{ "check-config", NULL, NULL, "check the options and the --config file, print what they say, start nothing: exit 0 if good, 2 if not" },
 	{ "help", NULL, NULL, "this text" },
 	{ "version", NULL, NULL, "print the version" },
 };
@@ -344,6 +349,8 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->rto_min_ms = 200;
 	cfg->time_wait_ms = 4000;
 	cfg->syn_backlog = 1024;
+	cfg->challenge_ack_limit = 1000;
+	cfg->arp_reply_limit = 1000;
 	cfg->max_time_wait = 2048;
 	cfg->rcv_win = 1 << 20;
 	cfg->delack_ms = 40;
@@ -554,6 +561,32 @@ out:
 	return rc;
 }
 
+/* --check-config: what the configuration resolves to. Devices, --www and
+ * --state-dir are only checked when ewykd starts. */
+static void
+options_print(const struct ewykd_config *cfg)
+{
+	char ip[INET_ADDRSTRLEN + 4];
+
+	options_format_ip(cfg, ip, sizeof(ip));
+	printf("ewykd: configuration good%s%s\n", cfg->config_file[0] ? ": " : "",
+			cfg->config_file);
+	printf("  eal args: %s\n", cfg->eal_args[0] ? cfg->eal_args :
+			"(none in the file: the command line's, before --)");
+	printf("  ip %s, port-id %u, listen-port %u, mtu %u\n", ip, cfg->port_id,
+			cfg->listen_port, cfg->mtu);
+	if (cfg->shards == 0)
+		printf("  shards: one per worker lcore");
+	else
+		printf("  shards: %u", cfg->shards);
+	printf(", rx-desc %u, tx-desc %u, mbufs %u, max-conns %u\n", cfg->rx_desc,
+			cfg->tx_desc, cfg->mbufs, cfg->max_conns);
+	printf("  tx-cksum %s, idle %s, strategy %s\n",
+			cfg->sw_cksum ? "software" : "offload",
+			cfg->idle == IDLE_POLL ? "poll" : "sleep",
+			ewyk_mode_name(cfg->strategy));
+}
+
 int
 options_parse(struct ewykd_config *cfg, int argc, char **argv)
 {
@@ -617,6 +650,12 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 		fprintf(stderr, "ewykd: %s: unexpected argument (see --help)\n",
 				argv[optind]);
 		return OPT_EXIT_USAGE;
+	}
+	for (i = 1; i < (size_t)argc; i++) {
+		if (strcmp(argv[i], "--check-config") == 0) {
+			options_print(cfg);
+			return OPT_EXIT_OK;
+		}
 	}
 	return 0;
 }

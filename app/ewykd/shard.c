@@ -50,6 +50,8 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	tcfg.syn_backlog = cfg->syn_backlog;
 	tcfg.max_time_wait = cfg->max_time_wait;
 	tcfg.syncookies = cfg->syncookies;
+	tcfg.challenge_ack_limit = cfg->challenge_ack_limit;
+	tcfg.arp_reply_limit = cfg->arp_reply_limit;
 	tcfg.rcv_win_max = cfg->rcv_win;
 	tcfg.delack_ms = cfg->delack_ms;
 	tcfg.cc = cfg->tcp_cc;

@@ -119,6 +119,10 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "arp_in_pkts", SUM(s->net_stats.arp_in));
 	rte_tel_data_add_dict_u64(d, "arp_reply_pkts",
 			SUM(s->net_stats.arp_replies));
+	rte_tel_data_add_dict_u64(d, "arp_other_target_pkts",
+			SUM(s->net_stats.arp_other_targets));
+	rte_tel_data_add_dict_u64(d, "arp_reply_limited_pkts",
+			SUM(s->net_stats.arp_replies_limited));
 	rte_tel_data_add_dict_u64(d, "icmp_echo_pkts", SUM(s->net_stats.icmp_echo));
 	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->net_stats.tcp_conns_open));
 	rte_tel_data_add_dict_u64(d, "total_conns",

@@ -8,6 +8,7 @@
 #define EWYK_NET_PRIV_H
 
 #include "net_stack.h"
+#include "rate_limit.h"
 #include "timer_wheel.h"
 
 #define NET_OUT_LATER 64	/* connections whose output waits for the flush */
@@ -28,6 +29,8 @@ struct net_stack {
 	uint64_t hash_seed;
 	uint64_t secret[2];	/* SipHash key: ISNs (RFC 6528), SYN cookies */
 	bool refuse_new;	/* draining: new SYNs are answered with RST */
+	struct rate_limit challenge_acks;
+	struct rate_limit arp_replies;
 	const struct tcp_cc_ops *cc;
 	uint16_t ip_id;
 	uint16_t tx_n;

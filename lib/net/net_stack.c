@@ -34,6 +34,8 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->syncookies = true;
 	cfg->listen_port = 80;
 	cfg->rcv_space = 8192;	/* an HTTP/1.1 request head */
+	cfg->challenge_ack_limit = 1000;
+	cfg->arp_reply_limit = 1000;
 }
 
 static int
@@ -56,6 +58,8 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	ns->secret[1] = rte_rand();
 	ns->cc = cfg->cc == TCP_CC_CUBIC ? &tcp_cc_cubic : &tcp_cc_newreno;
 	ns->ip_id = (uint16_t)rte_rand();
+	rate_limit_init(&ns->challenge_acks, cfg->challenge_ack_limit);
+	rate_limit_init(&ns->arp_replies, cfg->arp_reply_limit);
 	ns->out_epoch = 1;	/* slots start at 0: none is on the out list */
 	tw_init(&ns->wheel, now_ms);
 	return tcp_table_init(ns);
@@ -173,6 +177,14 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 			arp_cache_lookup(ns->arp, a.spa, (uint8_t[6]){0}, ns->now_ms)))
 		arp_cache_update(ns->arp, a.spa, a.sha, ns->now_ms);
 	if (a.op != 1 || a.tpa != ns->ifc->ip) {
+		if (a.op == 1)
+			ns->stats->arp_other_targets++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* A storm of requests must not become a storm of replies. */
+	if (!rate_limit_take(&ns->arp_replies, ns->now_ms)) {
+		ns->stats->arp_replies_limited++;
 		rte_pktmbuf_free(m);
 		return;
 	}

@@ -354,6 +354,24 @@ dupthresh(const struct tcp_conn *c)
 	return TCP_DUPTHRESH;
 }
 
+/* An ACK in answer to an unacceptable segment: RFC 5961's challenge ACKs
+ * and the ACK of RFC 9293 3.10.7.4 for a segment outside the window. A
+ * flood of forged segments must not become a flood of ACKs: they share
+ * the shard's budget (tcp_config.challenge_ack_limit), as Linux's
+ * challenge ACK limit. The ACK of a segment that carries data is not
+ * limited (Linux's tcp_oow_rate_limited() spares them too): its sender is
+ * more likely a peer that needs it than a forger. */
+static void
+challenge_ack(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (!rate_limit_take(&ns->challenge_acks, ns->now_ms)) {
+		ns->stats->tcp.challenge_acks_limited++;
+		return;
+	}
+	ns->stats->tcp.challenge_acks++;
+	c->flags |= TCP_F_ACK_NOW;
+}
+
 #define ACK_DROP -1		/* unacceptable: drop the whole segment */
 #define ACK_OK 0
 #define ACK_FREED 1		/* the upper layer should hear of send space */
@@ -367,14 +385,13 @@ ack_acceptable(struct net_stack *ns, struct tcp_conn *c,
 		/* Acknowledges what we never sent: answer with an ACK and
 		 * drop the segment, data and all. */
 		net_count_drop(ns, NET_DROP_TCP_BAD_ACK);
-		c->flags |= TCP_F_ACK_NOW;
+		challenge_ack(ns, c);
 		return false;
 	}
 	if (SEQ_LT(t->ack, c->snd_una - c->max_sndwnd)) {
 		/* An ACK far too old gets a challenge ACK. */
 		net_count_drop(ns, NET_DROP_TCP_BAD_ACK);
-		ns->stats->tcp.challenge_acks++;
-		c->flags |= TCP_F_ACK_NOW;
+		challenge_ack(ns, c);
 		return false;
 	}
 	return true;
@@ -656,8 +673,12 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	win = tcp_rcv_window(c);
 	if (!seq_acceptable(c, t, win)) {
 		net_count_drop(ns, NET_DROP_TCP_OUT_OF_WINDOW);
-		if (!(t->flags & TCP_RST))
+		if (t->flags & TCP_RST)
+			return false;
+		if (t->len > 0)
 			c->flags |= TCP_F_ACK_NOW;
+		else
+			challenge_ack(ns, c);
 		return false;
 	}
 	if (t->flags & TCP_RST) {
@@ -670,14 +691,12 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 				ns->stats->tcp.estab_resets++;
 			tcp_conn_kill(ns, c);
 		} else {
-			ns->stats->tcp.challenge_acks++;
-			c->flags |= TCP_F_ACK_NOW;
+			challenge_ack(ns, c);
 		}
 		return false;
 	}
 	if (t->flags & TCP_SYN) {
-		ns->stats->tcp.challenge_acks++;	/* RFC 5961 4.2 */
-		c->flags |= TCP_F_ACK_NOW;
+		challenge_ack(ns, c);	/* RFC 5961 4.2 */
 		return false;
 	}
 	if (!(t->flags & TCP_ACK))

@@ -3,10 +3,11 @@ import hashlib
 import os
 import shutil
 import tempfile
+import uuid
 
 import pytest
 
-from ewyk_harness import EWYKD, Appliance
+from ewyk_harness import EWYKD, Appliance, run
 
 
 def pytest_sessionstart(session):
@@ -53,6 +54,41 @@ def serve_module(a):
         a.wait_idle(idle, timeout=20)
     finally:
         a.close()
+
+
+def serve_hostile(a, prepare=None):
+    """Starts an appliance for a module of hostile traffic (crafted
+    segments, floods): a.mac is its port's MAC, a.idle_mbufs its mbufs in
+    use at rest; prepare(a) runs first on the client side."""
+    try:
+        a.start()
+        if prepare:
+            prepare(a)
+        a.mac = a.telemetry("/ewyk/info")["mac"]
+        a.idle_mbufs = a.wait_idle(a.stats()["mbufs_in_use_mbufs"],
+                                   timeout=15)["mbufs_in_use_mbufs"]
+        yield a
+    finally:
+        a.close()
+
+
+def survived(a):
+    """After hostile traffic ewykd is alive, with no connection and every
+    mbuf back."""
+    assert a.proc.poll() is None, \
+        f"ewykd died (status {a.proc.returncode}):\n{a.read_log()[-3000:]}"
+    a.wait_idle(a.idle_mbufs, timeout=15)
+
+
+@pytest.fixture
+def netns():
+    """An empty network namespace of the test's own, removed after it."""
+    name = f"ewyk-ns{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    run(["ip", "netns", "add", name])
+    try:
+        yield name
+    finally:
+        run(["ip", "netns", "del", name], check=False)
 
 
 @pytest.fixture(scope="module")

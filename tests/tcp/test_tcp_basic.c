@@ -284,6 +284,53 @@ test_rst_exact_resets_in_window_challenges(void **state)
 	th_free(h);
 }
 
+/* A flood of forged in-window RSTs and out-of-window ACKs: the shard
+ * answers at most its budget of the second (1.5 x the limit at most), counts
+ * the rest, keeps the connection, and has a budget again a second later. */
+static void
+test_challenge_acks_are_rate_limited(void **state)
+{
+	struct tcp_config cfg;
+	struct th *h;
+	uint32_t iss, i, sent = 0;
+	struct th_seg s;
+	struct th_out o;
+
+	(void)state;
+	tcp_config_defaults(&cfg);
+	cfg.challenge_ack_limit = 10;
+	h = th_new(&cfg);
+	iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	for (i = 0; i < 100; i++) {
+		s = i % 2 ? seg(IRS + 100 + i, 0, TCP_RST) :
+			seg(IRS + 1 + 300000 + i, iss + 1, TCP_ACK);
+		th_inject(h, &s);
+		while (th_next(h, &o)) {
+			assert_int_equal(o.t.flags, TCP_ACK);
+			sent++;
+		}
+	}
+	assert_in_range(sent, 5, 15);
+	assert_int_equal(h->stats.tcp.challenge_acks, sent);
+	assert_int_equal(h->stats.tcp.challenge_acks_limited, 100 - sent);
+	assert_int_equal(h->app.closed, 0);
+	assert_int_equal(h->app.conn->state, TCP_ESTABLISHED);
+	th_advance(h, 1000);
+	s = seg(IRS + 100, 0, TCP_RST);
+	th_inject(h, &s);
+	expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
+	/* Data out of the window is always acknowledged: its sender is more
+	 * likely a peer that lost an ACK than a forger. */
+	for (i = 0; i < 50; i++) {
+		s = seg(IRS + 1 + 300000, iss + 1, TCP_ACK);
+		s.data = "x";
+		s.len = 1;
+		th_inject(h, &s);
+		expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
+	}
+	th_free(h);
+}
+
 static void
 test_syn_on_established_gets_challenge_ack(void **state)
 {
@@ -414,6 +461,7 @@ main(void)
 		cmocka_unit_test(test_simultaneous_close),
 		cmocka_unit_test(test_rst_exact_resets_in_window_challenges),
 		cmocka_unit_test(test_syn_on_established_gets_challenge_ack),
+		cmocka_unit_test(test_challenge_acks_are_rate_limited),
 		cmocka_unit_test(test_zero_window_probe),
 		cmocka_unit_test(test_fin_wait_2_times_out),
 		cmocka_unit_test(test_rst_in_syn_received_frees_quietly),

@@ -63,6 +63,10 @@ struct tcp_config {
 	 * own with tcp_set_rcv_space(): what the SYN-ACK offers. */
 	uint32_t rcv_space;
 	uint8_t cc;		/* enum tcp_cc_algo */
+	/* Answers to unacceptable segments (RFC 5961 challenge ACKs, ACKs of
+	 * out-of-window segments without data) per second; 0 = no limit. */
+	uint32_t challenge_ack_limit;
+	uint32_t arp_reply_limit;	/* ARP replies per second; 0 = no limit */
 };
 
 void tcp_config_defaults(struct tcp_config *cfg);
@@ -73,7 +77,8 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(resets_in) X(resets_out) X(segs_in) X(segs_out) X(retransmits) \
 	X(timeouts) X(fast_retransmits) X(sack_recoveries) X(newreno_recoveries) \
 	X(ooo_segs) X(ooo_dropped) X(syncookies_sent) X(syncookies_valid) \
-	X(syncookies_failed) X(syn_dropped) X(challenge_acks) X(paws_drops) \
+	X(syncookies_failed) X(syn_dropped) X(challenge_acks) X(challenge_acks_limited) \
+	X(paws_drops) \
 	X(delayed_acks) X(window_probes) X(keepalive_probes) \
 	X(tail_loss_probes) X(lost_retransmits) \
 	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
@@ -95,6 +100,8 @@ struct net_stats {
 	uint64_t drop[NET_DROP__COUNT];
 	uint64_t arp_in;
 	uint64_t arp_replies;
+	uint64_t arp_other_targets;	/* requests for another address */
+	uint64_t arp_replies_limited;	/* requests for ours, over the limit */
 	uint64_t icmp_echo;
 	uint64_t tcp_conns_open;	/* gauge, all states */
 	uint64_t tcp_conns_closed;
