@@ -147,6 +147,7 @@ MS = 1e3
 FLAT = {
     "/ewyk/info": {
         "mtu": ("ewyk_port_mtu_bytes", G, "MTU of the port", 1),
+        "ports": ("ewyk_ports", G, "Ports served (one per --ip)", 1),
         "shards": ("ewyk_shards", G, "Shards (RX/TX queue pairs with their lcore)", 1),
         "lcores": ("ewyk_lcores", G, "EAL lcores", 1),
         "max_conns_per_shard": ("ewyk_shard_max_connections", G,
