@@ -8,8 +8,9 @@ with an address of its own (the harness's second_port, see its text).
 - The flood: dpdk-testpmd in txonly mode runs pktgen-scripts/testpmd/
   udp-flood.cmd as a memif client of port 1 for FLOOD_S seconds at full
   speed, while CURLS curls are served on port 0: every frame testpmd got
-  into the ring is counted on port 1 and dropped as ip_proto, none on port
-  0, and the mbufs come back to their idle level.
+  into the ring (but the ring's last when it leaves) is counted on port 1
+  and dropped as ip_proto, none on port 0, and the mbufs come back to
+  their idle level.
 """
 import hashlib
 import re
@@ -27,6 +28,7 @@ FLOOD_S = 3
 CURLS = 20
 ONE_MB = 1 << 20
 QUIET_BYTES = 4096	# what the idle port may send meanwhile (ARP, a ping)
+MEMIF_RING = 1024	# slots of a memif ring (rsize=10, the default)
 
 
 def ports(a):
@@ -90,7 +92,9 @@ def test_download_counts_on_its_port_only(two_ports, www, tmp_path, port):
 
 def test_same_peer_on_both_ports_at_once(two_ports):
     """198.18.0.1:40000 connects to both ports while the first connection
-    is open: two connections, not one seen twice."""
+    is open: two connections, not one seen twice (the second's SYN would
+    meet the first's connection, and get no answer on its own port, within
+    the 2 s its connect may take)."""
     a = two_ports
     a.ns2(["ip", "addr", "add", f"{HOST_IP}/32", "dev", IFACE])
     try:
@@ -99,8 +103,9 @@ import socket, time
 c = socket.socket()
 c.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 c.bind(("{HOST_IP}", 40000))
-c.settimeout(10)
+c.settimeout(2)
 c.connect(("{{ip}}", 80))
+c.settimeout(10)
 time.sleep({{wait}})
 c.sendall(b"GET /hello.txt HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
 d = b""
@@ -108,7 +113,7 @@ while b"hello from ewyk" not in d:
     d += c.recv(4096)
 print(d.split(b"\\r\\n")[0].decode())
 """
-        first = a.ns_popen(["python3", "-c", hold.format(ip=APP_IP, wait=2)])
+        first = a.ns_popen(["python3", "-c", hold.format(ip=APP_IP, wait=4)])
         time.sleep(0.5)
         second = a.ns2(["python3", "-c", hold.format(ip=APP_IP2, wait=0)],
                        check=False, timeout=30)
@@ -174,11 +179,13 @@ def test_udp_flood_on_port_1_while_port_0_serves(flood_target):
             before[key]["drop_by_reason_pkts"].get(reason, 0)
 
     assert sent > 10000, log[-2000:]
-    # Every frame testpmd got into the ring was received and dropped as
-    # UDP, on port 1 only.
-    assert grew("port_1", "rx_pkts") == sent, (sent, before["port_1"], after["port_1"])
-    assert dropped("port_1", "ip_proto", after) == sent
-    assert grew("port_1", "drop_pkts") == sent
+    # Every frame testpmd got into the ring was received, but those still
+    # in the ring when it left (memif drops them), and every one received
+    # was dropped as UDP, on port 1 only.
+    got = grew("port_1", "rx_pkts")
+    assert sent - MEMIF_RING <= got <= sent, (sent, got)
+    assert dropped("port_1", "ip_proto", after) == got
+    assert grew("port_1", "drop_pkts") == got
     assert grew("port_1", "tx_pkts") == 0
     assert dropped("port_0", "ip_proto", after) == 0
     assert grew("port_0", "tx_bytes") > 0
