@@ -124,6 +124,23 @@ print(d.split(b"\\r\\n")[0].decode())
         a.ns2(["ip", "addr", "del", f"{HOST_IP}/32", "dev", IFACE], check=False)
 
 
+class WithSpareDevice(Appliance):
+    """ewykd given a second device (net_null) but one --ip."""
+
+    def second_vdev(self):
+        return ["--vdev", "net_null0"]
+
+
+def test_port_without_ip_is_left_unused(www):
+    with WithSpareDevice(www=www["dir"]) as a:
+        assert "ewykd: port 1 (net_null0) unused: no --ip for it" in a.read_log()
+        p = ports(a)
+        assert list(p) == ["port_0"] and p["port_0"]["ip"] == f"{APP_IP}/24", p
+        assert a.telemetry("/ewyk/info")["ports"] == 1
+        status, r = curl(a, False, "-o", "/dev/null", "/hello.txt")
+        assert status == "200", r.stderr
+
+
 @pytest.fixture(scope="module")
 def flood_target(www):
     yield from serve_module(Appliance(www=www["dir"], second_port="peer"))
