@@ -2,8 +2,9 @@
 /*
  * Connection table of a shard: a fixed array of connections allocated at
  * start-up, a LIFO free list (a recycled slot is likely still in cache) and
- * an open-addressing index from (remote address, remote port, local port)
- * with linear probing and backward-shift deletion, so no tombstones build up.
+ * an open-addressing index from (the stack's port, remote address, remote
+ * port, local port) with linear probing and backward-shift deletion, so no
+ * tombstones build up.
  * The hash is keyed by a per-start secret: peers cannot aim at one bucket.
  */
 #include <stdlib.h>
