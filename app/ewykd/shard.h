@@ -29,6 +29,9 @@ struct shard_stats {
 	uint64_t idle_sleeps;
 } __rte_cache_aligned;
 
+/* Every port ewykd may serve is one of each shard's stack. */
+_Static_assert(EWYKD_PORTS_MAX <= NET_MAX_PORTS, "a stack holds every port");
+
 /* The shard's queue pair on one port: its TX callback's context. */
 struct shard_queue {
 	uint16_t port;		/* ethdev port id */

@@ -5,6 +5,7 @@
  * Keys are [A-Za-z0-9_] and counters end in their unit.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,21 +256,32 @@ add_port_counters(struct rte_tel_data *d, uint16_t i)
 }
 
 /* Per port, "port_<ethdev id>": what it is, its link, what the stack saw
- * on it, what the device counted. Parameter: one ethdev port id. */
+ * on it, what the device counted. Parameter: one ethdev port id (a port
+ * ewykd does not serve answers an empty dict; what is not a number, an
+ * error). */
 static int
 tel_ports(const char *cmd __rte_unused, const char *params,
 		struct rte_tel_data *d)
 {
+	unsigned long only = ULONG_MAX;
 	uint16_t i;
 	int rc;
 
+	if (params != NULL && *params != '\0') {
+		char *end;
+
+		errno = 0;
+		only = strtoul(params, &end, 10);
+		if (*end != '\0' || errno != 0 || only >= RTE_MAX_ETHPORTS)
+			return -EINVAL;
+	}
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < ew->nb_ports; i++) {
 		uint16_t id = ew->ports[i].id;
 		struct rte_tel_data *pd;
 		char key[16];
 
-		if (params != NULL && *params != '\0' && (uint16_t)atoi(params) != id)
+		if (only != ULONG_MAX && only != id)
 			continue;
 		pd = rte_tel_data_alloc();
 		if (pd == NULL)

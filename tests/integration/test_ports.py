@@ -60,6 +60,10 @@ def test_ports_telemetry_names_both(two_ports):
         # The ethdev's own xstats, as DPDK names them.
         assert "rx_good_packets" in p[key]["xstats"], p[key]["xstats"]
     assert p["port_0"]["mac"] != p["port_1"]["mac"]
+    # One port a reply, by ethdev id; one not served has nothing to say.
+    assert list(two_ports.telemetry("/ewyk/ports,1")) == ["port_1"]
+    assert two_ports.telemetry("/ewyk/ports,3") == {}
+    assert two_ports.telemetry("/ewyk/ports,one") is None
     info = two_ports.telemetry("/ewyk/info")
     assert (info["ports"], info["port_name"]) == (2, "net_tap0")
     assert "198.18.0.130/25 on net_memif1" in two_ports.read_log()
