@@ -28,6 +28,15 @@ struct rte_mempool;
 struct shard;
 struct store;
 
+/* A port served: an ethdev with an address of its own. */
+struct ewykd_port {
+	uint16_t id;			/* ethdev port id */
+	char name[RTE_ETH_NAME_MAX_LEN];
+	struct net_if ifc;		/* shared read-only by the shards */
+	struct arp_cache *arp;		/* its neighbours, for all shards */
+	bool started;
+};
+
 /* Time of each lcore, in TSC cycles, by what it did. */
 struct lcore_time {
 	uint64_t producing;	/* polls that found work */
@@ -51,11 +60,10 @@ struct ewykd {
 	struct store *kv;		/* /kv: memory */
 	struct ewyk_router router;	/* read-only once shards run */
 
-	/* The port and what its shards share. */
+	/* The ports (one per --ip) and the mbufs their queues share. */
 	struct rte_mempool *pool;
-	struct net_if ifc;
-	char port_name[RTE_ETH_NAME_MAX_LEN];
-	struct arp_cache *arp;
+	struct ewykd_port ports[EWYKD_PORTS_MAX];
+	uint16_t nb_ports;
 	struct shard *shards;		/* nb_shards of them */
 	uint16_t shards_ready;		/* with dispatch and HTTP server */
 
@@ -69,7 +77,6 @@ struct ewykd {
 
 	/* What start-up has done, for the way back. */
 	bool eal_ready;
-	bool port_started;
 };
 
 /*
@@ -81,7 +88,8 @@ enum ewykd_err {
 	EWYKD_ERR_EAL,		/* the EAL refused its options */
 	EWYKD_ERR_LCORES,	/* too few lcores for --shards and --reserved */
 	EWYKD_ERR_CONFIG,	/* settings that cannot work together */
-	EWYKD_ERR_PORT,		/* no such port, or too few queues on it */
+	EWYKD_ERR_PORT,		/* no such port, more --ip than ports, too few
+				 * queues */
 	EWYKD_ERR_WWW,		/* --www missing, not a directory, unreadable */
 	EWYKD_ERR_STATE_DIR,	/* --state-dir unusable, journal unreadable */
 	EWYKD_ERR_PLUGIN,	/* --plugin missing, without init, refused */

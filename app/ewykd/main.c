@@ -2,9 +2,9 @@
 /*
  * ewykd: the ewyk appliance. main() reads its options, sets up the EAL,
  * opens the services (static files, stores, routes, plugins), finds and
- * starts one port with a queue pair per shard, launches each shard on its
- * worker lcore, serves HTTP/1.1 and HTTP/2 until SIGINT or SIGTERM, drains
- * and stops.
+ * starts a port per --ip with a queue pair per shard on each, launches each
+ * shard on its worker lcore, serves HTTP/1.1 and HTTP/2 until SIGINT or
+ * SIGTERM, drains and stops.
  *
  * Whatever can fail on the configuration is checked before the first lcore
  * or thread starts. A start-up error prints one line and exits with 2 (the
@@ -156,30 +156,47 @@ lcores_plan(struct ewykd *e, char *err, size_t errlen)
 			workers - e->nb_shards : 0);
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		e->workers[e->nb_workers++] = lcore;
-	if (cfg->mbufs < (uint32_t)e->nb_shards * (cfg->rx_desc + cfg->tx_desc) +
-			1024) {
+	if (cfg->mbufs < (uint32_t)e->nb_shards * cfg->nb_ips *
+			(cfg->rx_desc + cfg->tx_desc) + 1024) {
 		snprintf(err, errlen, "--mbufs %u is too few for %u shards of "
-				"%u RX + %u TX descriptors", cfg->mbufs,
-				e->nb_shards, cfg->rx_desc, cfg->tx_desc);
+				"%u RX + %u TX descriptors on %u port%s",
+				cfg->mbufs, e->nb_shards, cfg->rx_desc,
+				cfg->tx_desc, cfg->nb_ips, cfg->nb_ips == 1 ? "" : "s");
 		return EWYKD_ERR_CONFIG;
 	}
 	return EWYKD_OK;
 }
 
+/* A port for each --ip, each able to serve every shard. */
 static enum ewykd_err
 port_find(struct ewykd *e, char *err, size_t errlen)
 {
-	if (port_check(&e->cfg, e->nb_shards, err, errlen) != 0)
+	uint16_t ids[EWYKD_PORTS_MAX], i;
+
+	if (port_assign(&e->cfg, ids, err, errlen) != 0)
 		return EWYKD_ERR_PORT;
-	rte_eth_dev_get_name_by_port(e->cfg.port_id, e->port_name);
+	for (i = 0; i < e->cfg.nb_ips; i++) {
+		struct ewykd_port *p = &e->ports[i];
+		uint8_t prefix = e->cfg.prefix[i];
+
+		if (port_check(&e->cfg, ids[i], e->nb_shards, err, errlen) != 0)
+			return EWYKD_ERR_PORT;
+		p->id = ids[i];
+		rte_eth_dev_get_name_by_port(p->id, p->name);
+		p->ifc.ip = e->cfg.ip[i];
+		p->ifc.netmask = htonl(prefix == 32 ? 0xffffffffu :
+				~(0xffffffffu >> prefix));
+	}
+	e->nb_ports = e->cfg.nb_ips;
 	return EWYKD_OK;
 }
 
-/* The mbuf pool, then the port on it. */
+/* The mbuf pool, then the ports on it. */
 static enum ewykd_err
 port_open(struct ewykd *e, char *err, size_t errlen)
 {
 	const struct ewykd_config *cfg = &e->cfg;
+	uint16_t i;
 
 	e->pool = rte_pktmbuf_pool_create("ewyk_mbufs", cfg->mbufs, MBUF_CACHE,
 			0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
@@ -189,34 +206,46 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 				rte_strerror(rte_errno));
 		return EWYKD_ERR_NOMEM;
 	}
-	e->ifc.ip = cfg->ip;
-	e->ifc.netmask = htonl(cfg->prefix == 32 ? 0xffffffffu :
-			~(0xffffffffu >> cfg->prefix));
-	if (port_start(cfg, e->nb_shards, e->pool, &e->ifc, err, errlen) != 0)
-		return EWYKD_ERR_DEVICE;
-	e->port_started = true;
+	for (i = 0; i < e->nb_ports; i++) {
+		struct ewykd_port *p = &e->ports[i];
+
+		if (port_start(cfg, p->id, e->nb_shards, e->pool, &p->ifc, err,
+				errlen) != 0)
+			return EWYKD_ERR_DEVICE;
+		p->started = true;
+	}
 	return EWYKD_OK;
 }
 
-/* Each shard's stack and HTTP state, on the ARP cache they share. */
+/* Each shard's stack and HTTP state, on the ARP caches they share (one
+ * per port: each is a network of its own). */
 static enum ewykd_err
 shards_create(struct ewykd *e, char *err, size_t errlen)
 {
 	uint16_t i;
 
-	e->arp = rte_zmalloc("arp_cache", sizeof(*e->arp), RTE_CACHE_LINE_SIZE);
+	for (i = 0; i < e->nb_ports; i++) {
+		struct ewykd_port *p = &e->ports[i];
+
+		p->arp = rte_zmalloc("arp_cache", sizeof(*p->arp),
+				RTE_CACHE_LINE_SIZE);
+		if (p->arp == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return EWYKD_ERR_NOMEM;
+		}
+		arp_cache_init(p->arp, 60000);
+	}
 	/* Process memory: telemetry threads may read it until exit. */
 	e->shards = aligned_alloc(RTE_CACHE_LINE_SIZE,
 			sizeof(*e->shards) * e->nb_shards);
-	if (e->arp == NULL || e->shards == NULL) {
+	if (e->shards == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return EWYKD_ERR_NOMEM;
 	}
 	memset(e->shards, 0, sizeof(*e->shards) * e->nb_shards);
-	arp_cache_init(e->arp, 60000);
 	for (i = 0; i < e->nb_shards; i++)
-		if (shard_init(&e->shards[i], i, &e->cfg, &e->ifc, e->arp,
-				e->pool, &e->www) != 0) {
+		if (shard_init(&e->shards[i], i, &e->cfg, e->ports, e->nb_ports,
+				e->pool) != 0) {
 			snprintf(err, errlen, "cannot allocate the shard tables "
 					"(more memory with -m, or fewer "
 					"--max-conns)");
@@ -267,8 +296,9 @@ teardown(struct ewykd *e)
 	exec_stop(e);
 	for (i = 0; i < e->shards_ready; i++)
 		shard_fini(&e->shards[i]);
-	if (e->port_started)
-		port_stop(e->cfg.port_id);
+	for (i = 0; i < e->nb_ports; i++)
+		if (e->ports[i].started)
+			port_stop(e->ports[i].id);
 	services_close(e);	/* what the stores hold goes to disk */
 	if (e->eal_ready) {
 		rte_pdump_uninit();
@@ -287,18 +317,37 @@ check(struct ewykd *e, enum ewykd_err rc, const char *err)
 	exit(ewykd_err_status(rc));
 }
 
+/* "A/N port 80 on net_tap0, B/N on net_memif0, 1 shard(s)": the first
+ * port as ewykd always said it, then the others; ports left unused after. */
 static void
 announce(struct ewykd *e)
 {
-	char ip[32];
+	char ip[32], line[1024];
+	size_t len = 0;
+	uint16_t i, port;
 
 	e->start_tsc = rte_get_tsc_cycles();
 	if (telemetry_register(e) != 0)
 		fprintf(stderr, "ewykd: telemetry commands not registered\n");
-	options_format_ip(&e->cfg, ip, sizeof(ip));
-	printf("ewykd %s: serving %s port %u on %s, %u shard(s), %u static "
-			"file(s)\n", EWYK_VERSION, ip, e->cfg.listen_port,
-			e->port_name, e->nb_shards, e->www.n);
+	for (i = 0; i < e->nb_ports && len < sizeof(line); i++) {
+		options_format_ip(&e->cfg, i, ip, sizeof(ip));
+		if (i == 0)
+			len += (size_t)snprintf(line, sizeof(line), "%s port %u on %s",
+					ip, e->cfg.listen_port, e->ports[i].name);
+		else
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+					", %s on %s", ip, e->ports[i].name);
+	}
+	printf("ewykd %s: serving %s, %u shard(s), %u static file(s)\n",
+			EWYK_VERSION, line, e->nb_shards, e->www.n);
+	RTE_ETH_FOREACH_DEV(port) {
+		char name[RTE_ETH_NAME_MAX_LEN];
+
+		if (port < e->cfg.port_id || port <= e->ports[e->nb_ports - 1].id)
+			continue;
+		rte_eth_dev_get_name_by_port(port, name);
+		printf("ewykd: port %u (%s) unused: no --ip for it\n", port, name);
+	}
 	fflush(stdout);
 }
 

@@ -192,13 +192,15 @@ set_syncookies(struct ewykd_config *cfg, const char *val, char *err,
 	return 0;
 }
 
+/* One address with its prefix length, for the next port. */
 static int
-set_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+add_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
 {
 	char buf[32];
 	char *slash;
 	uint64_t prefix;
 	struct in_addr a;
+	uint16_t i;
 
 	if (strlen(val) >= sizeof(buf))
 		goto bad;
@@ -210,13 +212,49 @@ set_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
 	if (inet_pton(AF_INET, buf, &a) != 1 ||
 			parse_u64(slash + 1, 1, 32, &prefix, err, errlen) != 0)
 		goto bad;
-	cfg->ip = a.s_addr;
-	cfg->prefix = (uint8_t)prefix;
+	for (i = 0; i < cfg->nb_ips; i++)
+		if (cfg->ip[i] == a.s_addr) {
+			snprintf(err, errlen, "%s is already the address of "
+					"port %u: one address per port", buf, i);
+			return -1;
+		}
+	if (cfg->nb_ips == EWYKD_PORTS_MAX) {
+		snprintf(err, errlen, "%s: at most %u ports, one --ip each",
+				val, EWYKD_PORTS_MAX);
+		return -1;
+	}
+	cfg->ip[cfg->nb_ips] = a.s_addr;
+	cfg->prefix[cfg->nb_ips++] = (uint8_t)prefix;
 	return 0;
 bad:
 	snprintf(err, errlen, "'%s' is not an IPv4 address with a prefix "
 			"length (A.B.C.D/N)", val);
 	return -1;
+}
+
+/* A list of addresses, one per port in order, split by commas or blanks:
+ * "--ip A --ip B" on the command line, "ip = A, B" in the file (or the
+ * key repeated). */
+static int
+set_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+{
+	char buf[256], *tok, *save = NULL;
+	int n = 0;
+
+	if (strlen(val) >= sizeof(buf)) {
+		snprintf(err, errlen, "too long a list of addresses");
+		return -1;
+	}
+	strcpy(buf, val);
+	for (tok = strtok_r(buf, ", \t", &save); tok != NULL;
+			tok = strtok_r(NULL, ", \t", &save), n++)
+		if (add_ip(cfg, tok, err, errlen) != 0)
+			return -1;
+	if (n == 0) {
+		snprintf(err, errlen, "no address (A.B.C.D/N)");
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -283,7 +321,8 @@ set_tcp_cc(struct ewykd_config *cfg, const char *val, char *err,
 static const struct opt_def opts[] = {
 	{ "config", "FILE", set_config,
 	  "INI file: [ewykd] takes these options as keys, [eal] args= the EAL options" },
-	{ "ip", "ADDR/PREFIX", set_ip, "address of the appliance (198.18.0.2/24)" },
+	{ "ip", "ADDR/PREFIX", set_ip, "address of a port (198.18.0.2/24); "
+		"repeat it for the next ports (see below)" },
 	{ "www", "DIR", set_www, "static files, loaded into memory at start (none)" },
 	{ "state-dir", "DIR", set_state_dir, "journal of /v1/state (none: memory only, no durable PUT)" },
 	{ "store-keys", "N", set_store_keys, "keys the store holds, 4 KiB each (4096)" },
@@ -300,7 +339,7 @@ static const struct opt_def opts[] = {
 	{ "handoff-us", "US", set_handoff_us, "adaptive: run a BLOCKING request on the shard while a reserved lcore watches, and hand the shard over only once it has run this long; 0 = hand over before every one, as Jetty (20 where every worker lcore has a CPU of its own and one is spare, else 0)" },
 	{ "www-max-mb", "N", set_www_max_mb, "refuse to start if --www holds more (1024)" },
 	{ "listen-port", "N", set_listen_port, "TCP port served (80)" },
-	{ "port-id", "N", set_port_id, "DPDK ethdev port (0)" },
+	{ "port-id", "N", set_port_id, "DPDK ethdev port of the first --ip (0)" },
 	{ "shards", "N", set_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
 	{ "mtu", "N", set_mtu, "MTU of the port (1500)" },
 	{ "rx-desc", "N", set_rx_desc, "RX descriptors per queue (1024)" },
@@ -336,8 +375,6 @@ void
 options_defaults(struct ewykd_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	inet_pton(AF_INET, "198.18.0.2", &cfg->ip);
-	cfg->prefix = 24;
 	cfg->www_max_mb = 1024;
 	cfg->listen_port = 80;
 	cfg->mtu = 1500;
@@ -393,6 +430,10 @@ options_usage(const char *prog)
 	       "  -l 0-1 --vdev net_tap0,iface=ewyk0 --in-memory\n"
 	       "  -l 0-2 -a 0000:3b:00.0 --huge-dir /dev/hugepages\n"
 	       "Run with any EAL option and --help before -- for the EAL's own list.\n"
+	       "Several ports: the Nth --ip is the address of the Nth DPDK port in\n"
+	       "port-id order from --port-id (in a --config file: ip = A/N, B/N, or the\n"
+	       "key repeated); every shard polls its queue on each. Ports beyond the last\n"
+	       "--ip stay unused; more --ip than ports is an error.\n"
 	       "Packet capture (dpdk-dumpcap --file-prefix PREFIX -i PORT -w FILE)\n"
 	       "attaches to ewykd started with a shared configuration: hugepages, a\n"
 	       "--file-prefix, and none of --in-memory, --no-shconf or --no-huge, which\n"
@@ -567,13 +608,17 @@ static void
 options_print(const struct ewykd_config *cfg)
 {
 	char ip[INET_ADDRSTRLEN + 4];
+	uint16_t i;
 
-	options_format_ip(cfg, ip, sizeof(ip));
 	printf("ewykd: configuration good%s%s\n", cfg->config_file[0] ? ": " : "",
 			cfg->config_file);
 	printf("  eal args: %s\n", cfg->eal_args[0] ? cfg->eal_args :
 			"(none in the file: the command line's, before --)");
-	printf("  ip %s, port-id %u, listen-port %u, mtu %u\n", ip, cfg->port_id,
+	for (i = 0; i < cfg->nb_ips; i++) {
+		options_format_ip(cfg, i, ip, sizeof(ip));
+		printf("  ip %s (port %u)\n", ip, (unsigned int)i);
+	}
+	printf("  port-id %u, listen-port %u, mtu %u\n", cfg->port_id,
 			cfg->listen_port, cfg->mtu);
 	if (cfg->shards == 0)
 		printf("  shards: one per worker lcore");
@@ -632,6 +677,10 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 		case 0:
 			if (opts[idx].set == NULL || opts[idx].set == set_config)
 				break;
+			if (opts[idx].set == set_ip && !cfg->ip_from_cli) {
+				cfg->ip_from_cli = true;	/* not the file's */
+				cfg->nb_ips = 0;
+			}
 			if (opts[idx].set(cfg, optarg, sub, sizeof(sub)) != 0) {
 				fprintf(stderr, "ewykd: --%s: %s\n", opts[idx].name, sub);
 				return OPT_EXIT_USAGE;
@@ -651,6 +700,8 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 				argv[optind]);
 		return OPT_EXIT_USAGE;
 	}
+	if (cfg->nb_ips == 0)
+		add_ip(cfg, "198.18.0.2/24", sub, sizeof(sub));
 	for (i = 1; i < (size_t)argc; i++) {
 		if (strcmp(argv[i], "--check-config") == 0) {
 			options_print(cfg);
@@ -661,10 +712,11 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 }
 
 void
-options_format_ip(const struct ewykd_config *cfg, char *buf, size_t len)
+options_format_ip(const struct ewykd_config *cfg, uint16_t i, char *buf,
+		size_t len)
 {
 	char a[INET_ADDRSTRLEN];
 
-	inet_ntop(AF_INET, &cfg->ip, a, sizeof(a));
-	snprintf(buf, len, "%s/%u", a, cfg->prefix);
+	inet_ntop(AF_INET, &cfg->ip[i], a, sizeof(a));
+	snprintf(buf, len, "%s/%u", a, cfg->prefix[i]);
 }

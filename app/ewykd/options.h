@@ -18,11 +18,16 @@ enum idle_mode {
 };
 
 #define EWYKD_PLUGINS_MAX 8
+#define EWYKD_PORTS_MAX 4	/* the stack's NET_MAX_PORTS */
 
 struct ewykd_config {
 	char config_file[PATH_MAX];
-	uint32_t ip;		/* network order */
-	uint8_t prefix;
+	/* The address of each port served: the Nth --ip is the Nth DPDK
+	 * port in port-id order from --port-id. */
+	uint32_t ip[EWYKD_PORTS_MAX];	/* network order */
+	uint8_t prefix[EWYKD_PORTS_MAX];
+	uint16_t nb_ips;
+	bool ip_from_cli;	/* parsing: the command line's replace the file's */
 	char www[PATH_MAX];	/* empty: no static files */
 	uint64_t www_max_mb;
 	uint16_t port_id;
@@ -80,6 +85,8 @@ void options_defaults(struct ewykd_config *cfg);
  * (the error line is printed). */
 int options_parse(struct ewykd_config *cfg, int argc, char **argv);
 /* The address as A.B.C.D/N, for the log and /ewyk/info. */
-void options_format_ip(const struct ewykd_config *cfg, char *buf, size_t len);
+/* "A.B.C.D/N" of port i. */
+void options_format_ip(const struct ewykd_config *cfg, uint16_t i, char *buf,
+		size_t len);
 
 #endif /* EWYKD_OPTIONS_H */

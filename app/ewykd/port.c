@@ -9,19 +9,41 @@
 #include "port.h"
 
 int
-port_check(const struct ewykd_config *cfg, uint16_t nb_queues, char *err,
+port_assign(const struct ewykd_config *cfg, uint16_t *ids, char *err,
 		size_t errlen)
 {
-	uint16_t port = cfg->port_id;
-	struct rte_eth_dev_info info;
-	int rc;
+	uint16_t port, n = 0;
 
-	if (!rte_eth_dev_is_valid_port(port)) {
+	if (!rte_eth_dev_is_valid_port(cfg->port_id)) {
 		snprintf(err, errlen, "--port-id %u: no such port (%u available; "
-				"give a device with -a or --vdev)", port,
+				"give a device with -a or --vdev)", cfg->port_id,
 				rte_eth_dev_count_avail());
 		return -1;
 	}
+	RTE_ETH_FOREACH_DEV(port) {
+		if (port < cfg->port_id)
+			continue;
+		if (n < cfg->nb_ips)
+			ids[n] = port;
+		n++;
+	}
+	if (n < cfg->nb_ips) {
+		snprintf(err, errlen, "%u --ip addresses, but %u DPDK port%s from "
+				"port %u on (one port per --ip: give each a "
+				"device with -a or --vdev)", cfg->nb_ips, n,
+				n == 1 ? "" : "s", cfg->port_id);
+		return -1;
+	}
+	return 0;
+}
+
+int
+port_check(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
+		char *err, size_t errlen)
+{
+	struct rte_eth_dev_info info;
+	int rc;
+
 	rc = rte_eth_dev_info_get(port, &info);
 	if (rc != 0) {
 		snprintf(err, errlen, "port %u: no device information: %s", port,
@@ -44,11 +66,11 @@ port_check(const struct ewykd_config *cfg, uint16_t nb_queues, char *err,
 }
 
 int
-port_start(const struct ewykd_config *cfg, uint16_t nb_queues,
+port_start(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
 		struct rte_mempool *pool, struct net_if *ifc, char *err,
 		size_t errlen)
 {
-	uint16_t port = cfg->port_id, nb_rxd = cfg->rx_desc, nb_txd = cfg->tx_desc;
+	uint16_t nb_rxd = cfg->rx_desc, nb_txd = cfg->tx_desc;
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Ethernet port set-up: one RX/TX queue pair per shard, RSS across them
- * where the device offers it. */
+/* Ethernet port set-up: one RX/TX queue pair per shard on each port, RSS
+ * across them where the device offers it. */
 #ifndef EWYKD_PORT_H
 #define EWYKD_PORT_H
 
@@ -10,15 +10,20 @@ struct rte_mempool;
 struct net_if;
 struct ewykd_config;
 
-/* Is there such a port, with a queue pair for each shard? 0, or -1 with a
- * message in err. */
-int port_check(const struct ewykd_config *cfg, uint16_t nb_queues, char *err,
+/* The ports for cfg's addresses: the valid ethdev ports in id order from
+ * --port-id, as many as --ip gives. Their ids in ids; 0, or -1 with a
+ * message in err (no such --port-id, more addresses than ports). */
+int port_assign(const struct ewykd_config *cfg, uint16_t *ids, char *err,
 		size_t errlen);
+/* Has the port a queue pair for each shard, and cfg's MTU? 0, or -1 with
+ * a message in err. */
+int port_check(const struct ewykd_config *cfg, uint16_t port,
+		uint16_t nb_queues, char *err, size_t errlen);
 /* Configures and starts the port; fills ifc with what the device offers.
  * Returns 0, or -1 with a message in err. */
-int port_start(const struct ewykd_config *cfg, uint16_t nb_queues,
-		struct rte_mempool *pool, struct net_if *ifc, char *err,
-		size_t errlen);
+int port_start(const struct ewykd_config *cfg, uint16_t port,
+		uint16_t nb_queues, struct rte_mempool *pool, struct net_if *ifc,
+		char *err, size_t errlen);
 void port_stop(uint16_t port_id);
 
 #endif /* EWYKD_PORT_H */

@@ -24,23 +24,28 @@ now_ms(void)
 static uint16_t
 tx_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct shard *s = ctx;
+	struct shard_queue *q = ctx;
 
-	return rte_eth_tx_burst(s->port, s->queue, pkts, n);
+	return rte_eth_tx_burst(q->port, q->queue, pkts, n);
 }
 
 int
 shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
-		const struct net_if *ifc, struct arp_cache *arp,
-		struct rte_mempool *pool, const struct www *www)
+		const struct ewykd_port *ports, uint16_t nb_ports,
+		struct rte_mempool *pool)
 {
 	struct tcp_config tcfg;
+	uint16_t p;
 
 	if (tsc_per_ms == 0)
 		tsc_per_ms = rte_get_tsc_hz() / 1000;
 	s->id = id;
-	s->port = cfg->port_id;
 	s->queue = id;
+	s->nb_ports = nb_ports;
+	for (p = 0; p < nb_ports; p++) {
+		s->q[p].port = ports[p].id;
+		s->q[p].queue = id;
+	}
 	s->cfg = cfg;
 	tcp_config_defaults(&tcfg);
 	tcfg.max_conns = cfg->max_conns;
@@ -59,28 +64,39 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	tcfg.idle_timeout_ms = cfg->idle_timeout_ms;
 	/* New connections stop before the RX rings could starve: keep what
 	 * every ring holds plus an eighth of the pool for open connections. */
-	tcfg.mbuf_reserve = (uint32_t)cfg->rx_desc * (cfg->shards ? cfg->shards : 1) +
-		cfg->mbufs / 8;
-	s->ns = net_stack_create(ifc, arp, pool, &tcfg, tx_burst, s,
-			&s->net_stats, now_ms());
+	tcfg.mbuf_reserve = (uint32_t)cfg->rx_desc * (cfg->shards ? cfg->shards : 1) *
+		nb_ports + cfg->mbufs / 8;
+	s->ns = net_stack_create(&ports[0].ifc, ports[0].arp, pool, &tcfg,
+			tx_burst, &s->q[0], &s->net_stats, now_ms());
 	if (s->ns == NULL)
 		return -1;
-	RTE_SET_USED(www);
+	for (p = 1; p < nb_ports; p++)
+		if (net_stack_add_port(s->ns, &ports[p].ifc, ports[p].arp,
+				tx_burst, &s->q[p]) < 0)
+			return -1;
 	return 0;
 }
 
-/* One turn: a burst through the stack, answers that came back, timers,
- * then the TX batch flushed, so that nothing is left behind when
- * production moves to another lcore. Returns the work found. */
+/* One turn: a burst from each port through the stack, answers that came
+ * back, timers, then the TX batches flushed, so that nothing is left
+ * behind when production moves to another lcore. Returns the work found. */
 static unsigned int
 poll_once(struct shard *s)
 {
 	struct rte_mbuf *pkts[RX_BURST];
-	uint16_t n = rte_eth_rx_burst(s->port, s->queue, pkts, RX_BURST);
-	unsigned int done;
+	uint64_t now = now_ms();
+	unsigned int done, n = 0;
+	uint16_t p;
 
 	s->stats.polls++;
-	net_poll(s->ns, pkts, n, now_ms());
+	for (p = 0; p < s->nb_ports; p++) {
+		uint16_t got = rte_eth_rx_burst(s->q[p].port, s->queue, pkts,
+				RX_BURST);
+
+		net_rx(s->ns, (uint8_t)p, pkts, got, now);
+		n += got;
+	}
+	net_timers(s->ns, now);
 	done = shard_drain_completions(s);
 	http_server_tick(s->http, net_now_ms(s->ns));
 	net_flush(s->ns);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A shard: one RX/TX queue pair with its network stack, its connections and
- * their HTTP state. Whichever lcore owns it produces from it: receive a
- * burst, run it through the stack up to the HTTP requests, run timers,
- * write answers that came back, flush the TX batch.
+ * A shard: one RX/TX queue pair on each port (queue N of every port is
+ * shard N's, as in DPDK's l3fwd) with its network stack, its connections
+ * and their HTTP state. Whichever lcore owns it produces from it: receive
+ * a burst from each port, run it through the stack up to the HTTP
+ * requests, run timers, write answers that came back, flush the TX
+ * batches.
  */
 #ifndef EWYKD_SHARD_H
 #define EWYKD_SHARD_H
@@ -17,8 +19,9 @@
 #include "dispatch.h"
 #include "http_server.h"
 #include "net_stack.h"
+#include "options.h"
 
-struct ewykd_config;
+struct ewykd_port;
 
 struct shard_stats {
 	uint64_t polls;
@@ -26,10 +29,20 @@ struct shard_stats {
 	uint64_t idle_sleeps;
 } __rte_cache_aligned;
 
+/* Every port ewykd may serve is one of each shard's stack. */
+_Static_assert(EWYKD_PORTS_MAX <= NET_MAX_PORTS, "a stack holds every port");
+
+/* The shard's queue pair on one port: its TX callback's context. */
+struct shard_queue {
+	uint16_t port;		/* ethdev port id */
+	uint16_t queue;
+};
+
 struct shard {
 	uint16_t id;
-	uint16_t port;
-	uint16_t queue;
+	uint16_t queue;		/* the same on every port */
+	uint16_t nb_ports;
+	struct shard_queue q[EWYKD_PORTS_MAX];	/* by the stack's port index */
 	unsigned int lcore;	/* the current owner */
 	const struct ewykd_config *cfg;
 	struct net_stack *ns;
@@ -42,11 +55,11 @@ struct shard {
 	bool drained;		/* owner: no connection left but TIME-WAIT */
 } __rte_cache_aligned;
 
-/* The shard's network stack; its dispatch and HTTP server come with
- * shard_exec_init(), once the executors run. */
+/* The shard's network stack, on every port; its dispatch and HTTP server
+ * come with shard_exec_init(), once the executors run. */
 int shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
-		const struct net_if *ifc, struct arp_cache *arp,
-		struct rte_mempool *pool, const struct www *www);
+		const struct ewykd_port *ports, uint16_t nb_ports,
+		struct rte_mempool *pool);
 /* The strategy's produce(): polls until a task is ready or ewykd stops. */
 struct ewyk_task *shard_produce(void *ctx);
 /* Next produced task, or NULL. */

@@ -5,7 +5,9 @@
  * Keys are [A-Za-z0-9_] and counters end in their unit.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -28,33 +30,45 @@ static const struct ewykd *ew;	/* main()'s, alive until exit */
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
+/* What a port is: its ids, address and what its device offers. */
+static void
+add_port_identity(struct rte_tel_data *d, uint16_t i)
+{
+	const struct ewykd_port *p = &ew->ports[i];
+	char ip[32], mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	options_format_ip(&ew->cfg, i, ip, sizeof(ip));
+	rte_tel_data_add_dict_string(d, "ip", ip);
+	rte_tel_data_add_dict_int(d, "port_id", p->id);
+	rte_tel_data_add_dict_string(d, "port_name", p->name);
+	rte_ether_format_addr(mac, sizeof(mac),
+			(const struct rte_ether_addr *)p->ifc.mac);
+	rte_tel_data_add_dict_string(d, "mac", mac);
+	rte_tel_data_add_dict_int(d, "mtu", p->ifc.mtu);
+	rte_tel_data_add_dict_string(d, "tx_cksum", p->ifc.tx_cksum_offload ?
+			"offload" : "software");
+	rte_tel_data_add_dict_string(d, "rx_cksum", p->ifc.rx_cksum_offload ?
+			"offload" : "software");
+	rte_tel_data_add_dict_string(d, "tx_segments", p->ifc.tx_multiseg ?
+			"chained" : "copied");
+}
+
 static int
 tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 		struct rte_tel_data *d)
 {
 	const struct ewykd_config *cfg = &ew->cfg;
 	struct rte_tel_data *lcores, *www;
-	char ip[32], mac[RTE_ETHER_ADDR_FMT_SIZE];
 	uint16_t i;
 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "version", EWYK_VERSION);
 	rte_tel_data_add_dict_string(d, "dpdk", rte_version());
-	options_format_ip(cfg, ip, sizeof(ip));
-	rte_tel_data_add_dict_string(d, "ip", ip);
 	rte_tel_data_add_dict_int(d, "listen_port", cfg->listen_port);
-	rte_tel_data_add_dict_int(d, "port_id", cfg->port_id);
-	rte_tel_data_add_dict_string(d, "port_name", ew->port_name);
-	rte_ether_format_addr(mac, sizeof(mac),
-			(const struct rte_ether_addr *)ew->ifc.mac);
-	rte_tel_data_add_dict_string(d, "mac", mac);
-	rte_tel_data_add_dict_int(d, "mtu", cfg->mtu);
-	rte_tel_data_add_dict_string(d, "tx_cksum", ew->ifc.tx_cksum_offload ?
-			"offload" : "software");
-	rte_tel_data_add_dict_string(d, "rx_cksum", ew->ifc.rx_cksum_offload ?
-			"offload" : "software");
-	rte_tel_data_add_dict_string(d, "tx_segments", ew->ifc.tx_multiseg ?
-			"chained" : "copied");
+	/* The first port's, as before there were several: /ewyk/ports has
+	 * them all. */
+	add_port_identity(d, 0);
+	rte_tel_data_add_dict_int(d, "ports", ew->nb_ports);
 	rte_tel_data_add_dict_int(d, "shards", ew->nb_shards);
 	rte_tel_data_add_dict_int(d, "max_conns_per_shard", (int)cfg->max_conns);
 	rte_tel_data_add_dict_string(d, "idle", cfg->idle == IDLE_POLL ?
@@ -156,6 +170,137 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use_mbufs",
 			rte_mempool_in_use_count(ew->pool));
 	rte_tel_data_add_dict_u64(d, "mbufs_total_mbufs", ew->pool->size);
+	return 0;
+}
+
+/* The ethdev's own statistics and extended statistics, by their names. */
+static int
+add_ethdev_stats(struct rte_tel_data *d, uint16_t port)
+{
+	struct rte_eth_xstat_name *names = NULL;
+	struct rte_eth_xstat *values = NULL;
+	struct rte_tel_data *xd;
+	struct rte_eth_stats st;
+	int n, i;
+
+	if (rte_eth_stats_get(port, &st) == 0) {
+		rte_tel_data_add_dict_u64(d, "eth_rx_pkts", st.ipackets);
+		rte_tel_data_add_dict_u64(d, "eth_tx_pkts", st.opackets);
+		rte_tel_data_add_dict_u64(d, "eth_rx_bytes", st.ibytes);
+		rte_tel_data_add_dict_u64(d, "eth_tx_bytes", st.obytes);
+		rte_tel_data_add_dict_u64(d, "eth_rx_missed_pkts", st.imissed);
+		rte_tel_data_add_dict_u64(d, "eth_rx_errors_pkts", st.ierrors);
+		rte_tel_data_add_dict_u64(d, "eth_tx_errors_pkts", st.oerrors);
+		rte_tel_data_add_dict_u64(d, "eth_rx_nombuf_pkts", st.rx_nombuf);
+	}
+	n = rte_eth_xstats_get_names(port, NULL, 0);
+	xd = rte_tel_data_alloc();
+	if (xd == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(xd);
+	if (n > 0) {
+		names = calloc((size_t)n, sizeof(*names));
+		values = calloc((size_t)n, sizeof(*values));
+	}
+	if (names != NULL && values != NULL &&
+			rte_eth_xstats_get_names(port, names, n) == n &&
+			rte_eth_xstats_get(port, values, n) == n)
+		/* A telemetry dict holds 256 entries: a big NIC's first. */
+		for (i = 0; i < n && i < RTE_TEL_MAX_DICT_ENTRIES; i++)
+			rte_tel_data_add_dict_u64(xd, names[values[i].id].name,
+					values[i].value);
+	free(names);
+	free(values);
+	rte_tel_data_add_dict_container(d, "xstats", xd, 0);
+	return 0;
+}
+
+/* Link state of a port, without waiting for it. */
+static void
+add_link(struct rte_tel_data *d, uint16_t port)
+{
+	struct rte_eth_link link;
+
+	if (rte_eth_link_get_nowait(port, &link) != 0) {
+		rte_tel_data_add_dict_string(d, "link", "unknown");
+		return;
+	}
+	rte_tel_data_add_dict_string(d, "link", link.link_status ? "up" : "down");
+	rte_tel_data_add_dict_u64(d, "link_speed_mbps", link.link_speed);
+	rte_tel_data_add_dict_string(d, "link_duplex", link.link_duplex ?
+			"full" : "half");
+}
+
+/* What the shards' stacks received, sent and dropped on port i; drops by
+ * reason only for the reasons seen, to keep the reply short. */
+static int
+add_port_counters(struct rte_tel_data *d, uint16_t i)
+{
+	struct rte_tel_data *drops = rte_tel_data_alloc();
+	uint64_t total = 0;
+	unsigned int r;
+
+	if (drops == NULL)
+		return -ENOMEM;
+	rte_tel_data_add_dict_u64(d, "rx_pkts", SUM(s->net_stats.port[i].rx_pkts));
+	rte_tel_data_add_dict_u64(d, "rx_bytes", SUM(s->net_stats.port[i].rx_bytes));
+	rte_tel_data_add_dict_u64(d, "tx_pkts", SUM(s->net_stats.port[i].tx_pkts));
+	rte_tel_data_add_dict_u64(d, "tx_bytes", SUM(s->net_stats.port[i].tx_bytes));
+	rte_tel_data_start_dict(drops);
+	for (r = 1; r < NET_DROP__COUNT; r++) {
+		uint64_t v = SUM(s->net_stats.port[i].drop[r]);
+
+		total += v;
+		if (v != 0)
+			rte_tel_data_add_dict_u64(drops, net_drop_name(r), v);
+	}
+	rte_tel_data_add_dict_u64(d, "drop_pkts", total);
+	rte_tel_data_add_dict_container(d, "drop_by_reason_pkts", drops, 0);
+	return 0;
+}
+
+/* Per port, "port_<ethdev id>": what it is, its link, what the stack saw
+ * on it, what the device counted. Parameter: one ethdev port id (a port
+ * ewykd does not serve answers an empty dict; what is not a number, an
+ * error). */
+static int
+tel_ports(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	unsigned long only = ULONG_MAX;
+	uint16_t i;
+	int rc;
+
+	if (params != NULL && *params != '\0') {
+		char *end;
+
+		errno = 0;
+		only = strtoul(params, &end, 10);
+		if (*end != '\0' || errno != 0 || only >= RTE_MAX_ETHPORTS)
+			return -EINVAL;
+	}
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < ew->nb_ports; i++) {
+		uint16_t id = ew->ports[i].id;
+		struct rte_tel_data *pd;
+		char key[16];
+
+		if (only != ULONG_MAX && only != id)
+			continue;
+		pd = rte_tel_data_alloc();
+		if (pd == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(pd);
+		add_port_identity(pd, i);
+		add_link(pd, id);
+		rc = add_port_counters(pd, i);
+		if (rc == 0)
+			rc = add_ethdev_stats(pd, id);
+		snprintf(key, sizeof(key), "port_%u", id);
+		rte_tel_data_add_dict_container(d, key, pd, 0);
+		if (rc != 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -542,6 +687,9 @@ static const struct {
 		"lcores. No parameters" },
 	{ "/ewyk/stats", tel_stats, "Packets, drops by reason, connections, "
 		"requests by status, mbufs in use. No parameters" },
+	{ "/ewyk/ports", tel_ports, "Per port: name, address, link, packets "
+		"and bytes, drops by reason, the ethdev's stats and xstats. "
+		"Parameter: an ethdev port id" },
 	{ "/ewyk/tcp", tel_tcp, "TCP counters in the manner of netstat -s, "
 		"drops by reason. No parameters" },
 	{ "/ewyk/http", tel_http, "Requests by protocol, method, status; HTTP/2 "

@@ -116,12 +116,15 @@ class Reader:
                 for cmd in EWYK_COMMANDS:
                     snap["replies"][cmd] = self.tel.query(cmd)
                 ports = self.tel.query("/ethdev/list") or []
+                served = snap["replies"]["/ewyk/ports"] = {}
                 for p in ports:
                     snap["ethdev"][str(p)] = {
                         "info": self.tel.query(f"/ethdev/info,{p}"),
                         "stats": self.tel.query(f"/ethdev/stats,{p}"),
                         "xstats": self.tel.query(f"/ethdev/xstats,{p}"),
                     }
+                    # One port a reply: a NIC's xstats fill 16 KiB fast.
+                    served.update(self.tel.query(f"/ewyk/ports,{p}") or {})
                 snap["up"] = 1 if snap["replies"].get("/ewyk/info") else 0
             except (OSError, ValueError):
                 self.errors += 1
@@ -147,6 +150,7 @@ MS = 1e3
 FLAT = {
     "/ewyk/info": {
         "mtu": ("ewyk_port_mtu_bytes", G, "MTU of the port", 1),
+        "ports": ("ewyk_ports", G, "Ports served (one per --ip)", 1),
         "shards": ("ewyk_shards", G, "Shards (RX/TX queue pairs with their lcore)", 1),
         "lcores": ("ewyk_lcores", G, "EAL lcores", 1),
         "max_conns_per_shard": ("ewyk_shard_max_connections", G,
@@ -503,6 +507,43 @@ def collect_lcores(fams, r):
                 fams.unmapped("/ewyk/lcores", key, v, lab)
 
 
+PORT_COUNTERS = {
+    "rx_pkts": ("ewyk_port_rx_packets_total", "Packets the stack received on the port"),
+    "tx_pkts": ("ewyk_port_tx_packets_total", "Packets the stack sent on the port"),
+    "rx_bytes": ("ewyk_port_rx_bytes_total", "Bytes the stack received on the port"),
+    "tx_bytes": ("ewyk_port_tx_bytes_total", "Bytes the stack sent on the port"),
+}
+# What /ewyk/ports repeats: the identity (in ewyk_port_info or
+# ewyk_appliance_info), a sum, and the ethdev's own counters (ewyk_ethdev_*).
+PORT_SKIP = {"ip", "port_id", "port_name", "mac", "mtu", "tx_cksum", "rx_cksum",
+             "tx_segments", "link", "link_duplex", "link_speed_mbps", "drop_pkts",
+             "drop_by_reason_pkts", "xstats"}
+
+
+def collect_ports(fams, r):
+    for pk, pd in r.items():
+        if not isinstance(pd, dict):
+            continue
+        lab = {"port": pk.split("_", 1)[-1]}
+        fams.add("ewyk_port_info", G, "A port ewykd serves: its name, address and MAC", 1,
+                 {**lab, "name": str(pd.get("port_name", "")), "ip": str(pd.get("ip", "")),
+                  "mac": str(pd.get("mac", ""))})
+        fams.add("ewyk_port_link_up", G, "1 while the port's link is up",
+                 1 if pd.get("link") == "up" else 0, lab)
+        fams.add("ewyk_port_speed_bytes", G, "The link's speed, bytes per second",
+                 pd.get("link_speed_mbps", 0) * 1e6 / 8, lab)
+        for reason, v in (pd.get("drop_by_reason_pkts") or {}).items():
+            fams.add("ewyk_port_dropped_packets_total", C,
+                     "Packets the stack dropped on the port, by reason", v,
+                     {**lab, "reason": reason})
+        for key, v in pd.items():
+            if key in PORT_COUNTERS and is_num(v):
+                name, doc = PORT_COUNTERS[key]
+                fams.add(name, C, doc, v, lab)
+            elif key not in PORT_SKIP and not key.startswith("eth_"):
+                fams.unmapped("/ewyk/ports", key, v, lab)
+
+
 ETHDEV_STATS = {
     # DPDK's names, renamed as DPDK's own exporter (24.07) does.
     "ipackets": ("rx_packets", "Packets received by the port"),
@@ -551,6 +592,7 @@ COLLECT = {
     "/ewyk/reserved": collect_reserved,
     "/ewyk/lcores": collect_lcores,
     "/ewyk/conflate": lambda f, r: flat(f, "/ewyk/conflate", r),
+    "/ewyk/ports": collect_ports,
 }
 
 

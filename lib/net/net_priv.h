@@ -16,12 +16,23 @@
 
 struct tcp_cc_ops;
 
-struct net_stack {
+/* One port of the stack: its interface, neighbours and TX batch. */
+struct net_port {
 	const struct net_if *ifc;
 	struct arp_cache *arp;
-	struct rte_mempool *pool;
 	net_tx_fn tx_fn;
 	void *tx_ctx;
+	uint16_t tx_n;
+	struct rte_mbuf *tx[NET_TX_BATCH];
+};
+
+struct net_stack {
+	struct net_port port[NET_MAX_PORTS];
+	uint8_t nb_ports;
+	/* The port of the frame being received, or of the connection being
+	 * served: where replies go and drops are counted. */
+	uint8_t cur_port;
+	struct rte_mempool *pool;
 	const struct tcp_upcalls *up;
 	void *up_ctx;
 	struct tcp_config cfg;
@@ -33,8 +44,6 @@ struct net_stack {
 	struct rate_limit arp_replies;
 	const struct tcp_cc_ops *cc;
 	uint16_t ip_id;
-	uint16_t tx_n;
-	struct rte_mbuf *tx[NET_TX_BATCH];
 	/* Connections that took input since the last flush and send then,
 	 * once for all their segments of the burst (see tcp_output_later). */
 	uint32_t out_epoch;
@@ -49,14 +58,24 @@ struct net_stack {
 	struct net_stats *stats;
 };
 
-/* The two halves of net_poll(), which tests drive one at a time. */
-/* Process one received frame; takes ownership of m. */
+/* One half of net_poll(), which tests drive one frame at a time (the
+ * other is net_timers()). Process one frame received on port 0; takes
+ * ownership of m. */
 void net_input(struct net_stack *ns, struct rte_mbuf *m);
-/* Advance the clock and run due timers. */
-void net_timers(struct net_stack *ns, uint64_t now_ms);
 
-/* Queue a frame on the TX batch (flushed when full). */
-void net_tx(struct net_stack *ns, struct rte_mbuf *m);
+/* The interface of a port. */
+static inline const struct net_if *
+net_ifc(const struct net_stack *ns, uint8_t port)
+{
+	return ns->port[port].ifc;
+}
+
+/* The port whose subnet holds addr (an active open's way out); port 0
+ * when none does. */
+uint8_t net_route(const struct net_stack *ns, uint32_t addr);
+
+/* Queue a frame on a port's TX batch (flushed when full). */
+void net_tx(struct net_stack *ns, uint8_t port, struct rte_mbuf *m);
 /* An mbuf from the stack's pool, counted as a drop when there is none. */
 struct rte_mbuf *net_alloc(struct net_stack *ns);
 
@@ -64,6 +83,7 @@ static inline void
 net_count_drop(struct net_stack *ns, enum net_drop why)
 {
 	ns->stats->drop[why]++;
+	ns->stats->port[ns->cur_port].drop[why]++;
 }
 
 #endif /* EWYK_NET_PRIV_H */

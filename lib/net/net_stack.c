@@ -45,12 +45,9 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 		struct net_stats *stats, uint64_t now_ms)
 {
 	memset(ns, 0, sizeof(*ns));
-	ns->ifc = ifc;
-	ns->arp = arp;
+	net_stack_add_port(ns, ifc, arp, tx_fn, tx_ctx);
 	ns->pool = pool;
 	ns->cfg = *cfg;
-	ns->tx_fn = tx_fn;
-	ns->tx_ctx = tx_ctx;
 	ns->stats = stats;
 	ns->now_ms = now_ms;
 	ns->hash_seed = rte_rand();
@@ -89,6 +86,33 @@ net_stack_create(const struct net_if *ifc, struct arp_cache *arp,
 		return NULL;
 	}
 	return ns;
+}
+
+int
+net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
+		struct arp_cache *arp, net_tx_fn tx_fn, void *tx_ctx)
+{
+	struct net_port *p;
+
+	if (ns->nb_ports == NET_MAX_PORTS)
+		return -1;
+	p = &ns->port[ns->nb_ports];
+	p->ifc = ifc;
+	p->arp = arp;
+	p->tx_fn = tx_fn;
+	p->tx_ctx = tx_ctx;
+	return ns->nb_ports++;
+}
+
+uint8_t
+net_route(const struct net_stack *ns, uint32_t addr)
+{
+	uint8_t i;
+
+	for (i = 0; i < ns->nb_ports; i++)
+		if (((addr ^ ns->port[i].ifc->ip) & ns->port[i].ifc->netmask) == 0)
+			return i;
+	return 0;
 }
 
 void
@@ -130,37 +154,57 @@ net_alloc(struct net_stack *ns)
 	return m;
 }
 
-void
-net_flush(struct net_stack *ns)
+static void
+port_flush(struct net_stack *ns, uint8_t port)
 {
+	struct net_port *p = &ns->port[port];
+	struct net_port_stats *ps = &ns->stats->port[port];
 	uint16_t sent, i;
+	uint64_t bytes = 0;
 
-	tcp_output_listed(ns);
-	if (ns->tx_n == 0)
+	if (p->tx_n == 0)
 		return;
-	sent = ns->tx_fn(ns->tx_ctx, ns->tx, ns->tx_n);
+	sent = p->tx_fn(p->tx_ctx, p->tx, p->tx_n);
 	for (i = 0; i < sent; i++)
-		ns->stats->tx_bytes += rte_pktmbuf_pkt_len(ns->tx[i]);
+		bytes += rte_pktmbuf_pkt_len(p->tx[i]);
+	ns->stats->tx_bytes += bytes;
 	ns->stats->tx_pkts += sent;
+	ps->tx_bytes += bytes;
+	ps->tx_pkts += sent;
 	/* The device is full: TCP retransmits what mattered. */
-	for (i = sent; i < ns->tx_n; i++) {
-		net_count_drop(ns, NET_DROP_TX_FULL);
-		rte_pktmbuf_free(ns->tx[i]);
+	for (i = sent; i < p->tx_n; i++) {
+		ns->stats->drop[NET_DROP_TX_FULL]++;
+		ps->drop[NET_DROP_TX_FULL]++;
+		rte_pktmbuf_free(p->tx[i]);
 	}
-	ns->tx_n = 0;
+	p->tx_n = 0;
 }
 
 void
-net_tx(struct net_stack *ns, struct rte_mbuf *m)
+net_flush(struct net_stack *ns)
 {
-	ns->tx[ns->tx_n++] = m;
-	if (ns->tx_n == NET_TX_BATCH)
-		net_flush(ns);
+	uint8_t i;
+
+	tcp_output_listed(ns);
+	for (i = 0; i < ns->nb_ports; i++)
+		port_flush(ns, i);
+}
+
+void
+net_tx(struct net_stack *ns, uint8_t port, struct rte_mbuf *m)
+{
+	struct net_port *p = &ns->port[port];
+
+	p->tx[p->tx_n++] = m;
+	if (p->tx_n == NET_TX_BATCH)
+		port_flush(ns, port);
 }
 
 static void
 arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 {
+	const struct net_if *ifc = net_ifc(ns, ns->cur_port);
+	struct arp_cache *arp = ns->port[ns->cur_port].arp;
 	struct arp_view a;
 	enum net_drop why;
 	uint8_t *p;
@@ -173,10 +217,10 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	}
 	ns->stats->arp_in++;
 	/* RFC 826: learn the sender if it talks to us (or refresh it). */
-	if (a.spa != 0 && (a.tpa == ns->ifc->ip ||
-			arp_cache_lookup(ns->arp, a.spa, (uint8_t[6]){0}, ns->now_ms)))
-		arp_cache_update(ns->arp, a.spa, a.sha, ns->now_ms);
-	if (a.op != 1 || a.tpa != ns->ifc->ip) {
+	if (a.spa != 0 && (a.tpa == ifc->ip ||
+			arp_cache_lookup(arp, a.spa, (uint8_t[6]){0}, ns->now_ms)))
+		arp_cache_update(arp, a.spa, a.sha, ns->now_ms);
+	if (a.op != 1 || a.tpa != ifc->ip) {
 		if (a.op == 1)
 			ns->stats->arp_other_targets++;
 		rte_pktmbuf_free(m);
@@ -191,20 +235,21 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	/* Turn the request into the reply in place. */
 	p = rte_pktmbuf_mtod(m, uint8_t *);
 	memcpy(p, a.sha, 6);
-	memcpy(p + 6, ns->ifc->mac, 6);
+	memcpy(p + 6, ifc->mac, 6);
 	p += ETH_HDR_LEN;
 	p[7] = 2;			/* op: reply */
 	memcpy(p + 18, p + 8, 10);	/* target = old sender (mac + ip) */
-	memcpy(p + 8, ns->ifc->mac, 6);
-	memcpy(p + 14, &ns->ifc->ip, 4);
+	memcpy(p + 8, ifc->mac, 6);
+	memcpy(p + 14, &ifc->ip, 4);
 	ns->stats->arp_replies++;
-	net_tx(ns, m);
+	net_tx(ns, ns->cur_port, m);
 }
 
 static void
 icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 		const struct ipv4_view *ip)
 {
+	const struct net_if *ifc = net_ifc(ns, ns->cur_port);
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t *iph = frame + ETH_HDR_LEN;
 	uint8_t *icmp = iph + ip->hdr_len;
@@ -221,9 +266,9 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 	}
 	/* Echo reply in place: swap addresses, type 0, new checksums. */
 	memcpy(frame, eth->src, 6);
-	memcpy(frame + 6, ns->ifc->mac, 6);
+	memcpy(frame + 6, ifc->mac, 6);
 	memcpy(iph + 16, iph + 12, 4);
-	memcpy(iph + 12, &ns->ifc->ip, 4);
+	memcpy(iph + 12, &ifc->ip, 4);
 	iph[8] = 64;
 	iph[10] = iph[11] = 0;
 	sum = cksum_buf(iph, ip->hdr_len);
@@ -235,7 +280,7 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 	rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_pkt_len(m) -
 			(ETH_HDR_LEN + ip->hdr_len + ip->len)));
 	ns->stats->icmp_echo++;
-	net_tx(ns, m);
+	net_tx(ns, ns->cur_port, m);
 }
 
 static enum l4_cksum
@@ -243,7 +288,7 @@ l4_cksum_flag(const struct net_stack *ns, const struct rte_mbuf *m)
 {
 	uint64_t f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
 
-	if (!ns->ifc->rx_cksum_offload)
+	if (!net_ifc(ns, ns->cur_port)->rx_cksum_offload)
 		return L4_CKSUM_UNKNOWN;
 	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
 		return L4_CKSUM_GOOD;
@@ -258,7 +303,7 @@ ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	enum net_drop why;
 
 	why = ipv4_parse(eth->payload, eth->len, &ip);
-	if (why == NET_OK && ip.dst != ns->ifc->ip)
+	if (why == NET_OK && ip.dst != net_ifc(ns, ns->cur_port)->ip)
 		why = NET_DROP_IP_NOT_OURS;
 	if (why != NET_OK)
 		goto drop;
@@ -284,15 +329,19 @@ drop:
 	rte_pktmbuf_free(m);
 }
 
-void
-net_input(struct net_stack *ns, struct rte_mbuf *m)
+/* One frame received on port ns->cur_port; takes ownership of m. */
+static void
+port_input(struct net_stack *ns, struct rte_mbuf *m)
 {
+	struct net_port_stats *ps = &ns->stats->port[ns->cur_port];
 	struct eth_view eth;
 	enum net_drop why;
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
 	ns->stats->rx_pkts++;
 	ns->stats->rx_bytes += rte_pktmbuf_pkt_len(m);
+	ps->rx_pkts++;
+	ps->rx_bytes += rte_pktmbuf_pkt_len(m);
 	if (m->nb_segs != 1) {
 		why = NET_DROP_RX_MULTISEG;
 		goto drop;
@@ -301,7 +350,7 @@ net_input(struct net_stack *ns, struct rte_mbuf *m)
 			rte_pktmbuf_data_len(m), &eth);
 	if (why != NET_OK)
 		goto drop;
-	if (memcmp(eth.dst, ns->ifc->mac, 6) != 0 &&
+	if (memcmp(eth.dst, net_ifc(ns, ns->cur_port)->mac, 6) != 0 &&
 			memcmp(eth.dst, bcast, 6) != 0) {
 		why = NET_DROP_NOT_FOR_US;
 		goto drop;
@@ -334,13 +383,31 @@ net_timers(struct net_stack *ns, uint64_t now_ms)
 }
 
 void
-net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
-		uint64_t now_ms)
+net_input(struct net_stack *ns, struct rte_mbuf *m)
+{
+	ns->cur_port = 0;
+	port_input(ns, m);
+}
+
+void
+net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
+		uint16_t n, uint64_t now_ms)
 {
 	uint16_t i;
 
 	ns->now_ms = now_ms;
-	for (i = 0; i < n; i++)
-		net_input(ns, pkts[i]);
+	for (i = 0; i < n; i++) {
+		/* Input may serve connections of other ports (an ACK that
+		 * frees room to send): each frame starts on its own port. */
+		ns->cur_port = port;
+		port_input(ns, pkts[i]);
+	}
+}
+
+void
+net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t now_ms)
+{
+	net_rx(ns, 0, pkts, n, now_ms);
 	net_timers(ns, now_ms);
 }

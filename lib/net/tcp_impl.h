@@ -114,6 +114,7 @@ struct tcp_conn {
 	uint8_t rack_reord;	/* reordering seen (RFC 8985 RACK.reord) */
 	uint8_t reo_wnd_mult;	/* RACK.reo_wnd_mult */
 	uint8_t reo_wnd_persist;	/* recoveries left before the multiplier resets */
+	uint8_t port;		/* the stack's port it came by and answers by */
 	uint8_t peer_mac[6];
 	uint32_t laddr;		/* network order */
 	uint32_t raddr;
@@ -214,11 +215,14 @@ extern const struct tcp_cc_ops tcp_cc_cubic;
 /* table */
 int tcp_table_init(struct net_stack *ns);
 void tcp_table_fini(struct net_stack *ns);
-struct tcp_conn *tcp_lookup(struct net_stack *ns, uint32_t raddr,
-		uint16_t rport, uint16_t lport);
-/* A fresh connection towards the peer at raddr:rport, or NULL. */
-struct tcp_conn *tcp_conn_new(struct net_stack *ns, uint32_t raddr,
-		uint16_t rport, uint16_t lport, const uint8_t peer_mac[6]);
+/* A connection is known by its port and its ports and remote address:
+ * the same peer may reach two ports of the stack at once. */
+struct tcp_conn *tcp_lookup(struct net_stack *ns, uint8_t port,
+		uint32_t raddr, uint16_t rport, uint16_t lport);
+/* A fresh connection towards the peer at raddr:rport by port, or NULL. */
+struct tcp_conn *tcp_conn_new(struct net_stack *ns, uint8_t port,
+		uint32_t raddr, uint16_t rport, uint16_t lport,
+		const uint8_t peer_mac[6]);
 /* Unhooks and recycles; calls the closed upcall if the app holds it. */
 void tcp_conn_free(struct net_stack *ns, struct tcp_conn *c);
 /* Frees now, or marks it to be freed once input unwinds. */

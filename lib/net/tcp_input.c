@@ -41,7 +41,8 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 static void
 negotiate(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 {
-	uint16_t our_mss = (uint16_t)(ns->ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
+	uint16_t our_mss = (uint16_t)(net_ifc(ns, c->port)->mtu - IPV4_HDR_MIN -
+			TCP_HDR_MIN);
 
 	c->mss = RTE_MIN(t->opt.mss ? t->opt.mss : TCP_DEFAULT_MSS, our_mss);
 	if (c->mss < 64)
@@ -97,7 +98,8 @@ syn_input(struct net_stack *ns, const struct ipv4_view *ip,
 		return;
 	}
 	if (ns->stats->tcp_syn_recv < ns->cfg.syn_backlog)
-		c = tcp_conn_new(ns, ip->src, t->sport, t->dport, src_mac);
+		c = tcp_conn_new(ns, ns->cur_port, ip->src, t->sport, t->dport,
+				src_mac);
 	if (c == NULL) {
 		uint16_t mss = t->opt.mss ? t->opt.mss : TCP_DEFAULT_MSS, used;
 		uint32_t cookie;
@@ -108,7 +110,7 @@ syn_input(struct net_stack *ns, const struct ipv4_view *ip,
 			return;
 		}
 		/* Backlog or table full: answer without keeping state. */
-		mss = RTE_MIN(mss, (uint16_t)(ns->ifc->mtu - 40));
+		mss = RTE_MIN(mss, (uint16_t)(net_ifc(ns, ns->cur_port)->mtu - 40));
 		cookie = tcp_cookie_make(ns, ip->dst, t->dport, ip->src,
 				t->sport, t->seq, mss, &used);
 		tcp_send_cookie_syn_ack(ns, ip, t, src_mac, cookie, used);
@@ -177,7 +179,7 @@ cookie_ack_input(struct net_stack *ns, const struct ipv4_view *ip,
 		ns->stats->tcp.syncookies_failed++;
 		return NULL;
 	}
-	c = tcp_conn_new(ns, ip->src, t->sport, t->dport, src_mac);
+	c = tcp_conn_new(ns, ns->cur_port, ip->src, t->sport, t->dport, src_mac);
 	if (c == NULL) {
 		net_count_drop(ns, NET_DROP_TCP_CONN_FULL);
 		return NULL;
@@ -726,7 +728,8 @@ bool
 tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ipv4_view *ip,
 		const struct tcp_view *t, const uint8_t *src_mac)
 {
-	struct tcp_conn *c = tcp_lookup(ns, ip->src, t->sport, t->dport);
+	struct tcp_conn *c = tcp_lookup(ns, ns->cur_port, ip->src, t->sport,
+			t->dport);
 	bool kept;
 
 	if (t->opt.malformed)

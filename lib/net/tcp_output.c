@@ -17,6 +17,7 @@
 #define TCP_COPY_MAX 128	/* below this a copy is cheaper than a clone */
 
 struct seg_spec {
+	uint8_t port;		/* of the stack: the way out */
 	const uint8_t *dmac;
 	uint32_t saddr;		/* network order */
 	uint32_t daddr;
@@ -65,7 +66,7 @@ start_segment(struct net_stack *ns, const struct seg_spec *s,
 		return NULL;
 	}
 	memcpy(p, s->dmac, 6);
-	memcpy(p + 6, ns->ifc->mac, 6);
+	memcpy(p + 6, net_ifc(ns, s->port)->mac, 6);
 	wr16(p + 12, ETHERTYPE_IPV4);
 	ip = p + ETH_HDR_LEN;
 	ip[0] = 0x45;
@@ -107,7 +108,8 @@ offload_ok(const struct rte_mbuf *m)
 }
 
 static void
-finish_segment(struct net_stack *ns, struct rte_mbuf *m)
+finish_segment(struct net_stack *ns, const struct seg_spec *s,
+		struct rte_mbuf *m)
 {
 	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, ETH_HDR_LEN);
 	uint16_t l4_len = (uint16_t)(rte_pktmbuf_pkt_len(m) - ETH_HDR_LEN -
@@ -121,7 +123,7 @@ finish_segment(struct net_stack *ns, struct rte_mbuf *m)
 	memcpy(&daddr, ip + 16, 4);
 	cksum_init(&c);
 	cksum_pseudo_ipv4(&c, saddr, daddr, IPPROTO_TCP_, l4_len);
-	if (ns->ifc->tx_cksum_offload && offload_ok(m)) {
+	if (net_ifc(ns, s->port)->tx_cksum_offload && offload_ok(m)) {
 		/* The device sums the segment; it wants the pseudo header's
 		 * sum, folded but not complemented, in the checksum field. */
 		sum = (uint16_t)~cksum_finish(&c);
@@ -141,7 +143,7 @@ finish_segment(struct net_stack *ns, struct rte_mbuf *m)
 	}
 	memcpy(ip + IPV4_HDR_MIN + 16, &sum, 2);
 	ns->stats->tcp.segs_out++;
-	net_tx(ns, m);
+	net_tx(ns, s->port, m);
 }
 
 /* Options of a segment: timestamps and SACK blocks when negotiated.
@@ -216,6 +218,7 @@ conn_spec(struct net_stack *ns, struct tcp_conn *c, struct seg_spec *s,
 		uint32_t seq, uint8_t flags, uint8_t *opts)
 {
 	memset(s, 0, sizeof(*s));
+	s->port = c->port;
 	s->dmac = c->peer_mac;
 	s->saddr = c->laddr;
 	s->daddr = c->raddr;
@@ -248,7 +251,7 @@ send_bare(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint8_t flags)
 	conn_spec(ns, c, &s, seq, flags, opts);
 	m = start_segment(ns, &s, 0);
 	if (m != NULL)
-		finish_segment(ns, m);
+		finish_segment(ns, &s, m);
 }
 
 /* SYN and SYN-ACK options: MSS, then what the peer offered (or, for our
@@ -256,7 +259,8 @@ send_bare(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint8_t flags)
 static uint8_t
 syn_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 {
-	uint16_t our_mss = (uint16_t)(ns->ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
+	uint16_t our_mss = (uint16_t)(net_ifc(ns, c->port)->mtu - IPV4_HDR_MIN -
+			TCP_HDR_MIN);
 	uint8_t n = 4;
 
 	o[0] = 2;
@@ -300,7 +304,7 @@ send_syn_common(struct net_stack *ns, struct tcp_conn *c, uint8_t flags)
 	s.optlen = syn_options(ns, c, opts);
 	m = start_segment(ns, &s, 0);
 	if (m != NULL)
-		finish_segment(ns, m);
+		finish_segment(ns, &s, m);
 	c->snd_nxt = c->iss + 1;
 	if (SEQ_LT(c->snd_max, c->snd_nxt))
 		c->snd_max = c->snd_nxt;
@@ -331,6 +335,7 @@ tcp_send_cookie_syn_ack(struct net_stack *ns, const struct ipv4_view *ip,
 	 * offered, so the peer does not use them. */
 	wr16(opts + 2, mss);
 	memset(&s, 0, sizeof(s));
+	s.port = ns->cur_port;	/* an answer to the segment being received */
 	s.dmac = src_mac;
 	s.saddr = ip->dst;
 	s.daddr = ip->src;
@@ -345,7 +350,7 @@ tcp_send_cookie_syn_ack(struct net_stack *ns, const struct ipv4_view *ip,
 	m = start_segment(ns, &s, 0);
 	if (m != NULL) {
 		ns->stats->tcp.syncookies_sent++;
-		finish_segment(ns, m);
+		finish_segment(ns, &s, m);
 	}
 }
 
@@ -380,6 +385,7 @@ tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
 	if (t->flags & TCP_RST)
 		return;		/* never answer a reset */
 	memset(&s, 0, sizeof(s));
+	s.port = ns->cur_port;	/* an answer to the segment being received */
 	s.dmac = src_mac;
 	s.saddr = ip->dst;
 	s.daddr = ip->src;
@@ -396,7 +402,7 @@ tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
 	m = start_segment(ns, &s, 0);
 	if (m != NULL) {
 		ns->stats->tcp.resets_out++;
-		finish_segment(ns, m);
+		finish_segment(ns, &s, m);
 	}
 }
 
@@ -449,10 +455,10 @@ tcp_sndq_tail_room(struct tcp_sndq *q)
 /* Attach bytes [off, off + len) of the queue (off from snd_una) to m:
  * clones when the device takes chains, a copy otherwise. */
 static int
-attach_payload(struct net_stack *ns, struct rte_mbuf *m, struct tcp_sndq *q,
-		uint32_t off, uint32_t len)
+attach_payload(struct net_stack *ns, uint8_t port, struct rte_mbuf *m,
+		struct tcp_sndq *q, uint32_t off, uint32_t len)
 {
-	bool copy = !ns->ifc->tx_multiseg || len <= TCP_COPY_MAX;
+	bool copy = !net_ifc(ns, port)->tx_multiseg || len <= TCP_COPY_MAX;
 	uint16_t i = 0;
 
 	off += q->head_off;
@@ -508,12 +514,12 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 	m = start_segment(ns, &s, (uint16_t)len);
 	if (m == NULL)
 		return false;
-	if (len > 0 && attach_payload(ns, m, &c->sndq, seq - c->snd_una,
+	if (len > 0 && attach_payload(ns, c->port, m, &c->sndq, seq - c->snd_una,
 			len) != 0) {
 		rte_pktmbuf_free(m);
 		return false;
 	}
-	finish_segment(ns, m);
+	finish_segment(ns, &s, m);
 	if (SEQ_LT(seq, c->snd_max))
 		ns->stats->tcp.retransmits++;
 	if (c->flags & TCP_F_RECOVERY) {

@@ -2,8 +2,9 @@
 /*
  * Connection table of a shard: a fixed array of connections allocated at
  * start-up, a LIFO free list (a recycled slot is likely still in cache) and
- * an open-addressing index from (remote address, remote port, local port)
- * with linear probing and backward-shift deletion, so no tombstones build up.
+ * an open-addressing index from (the stack's port, remote address, remote
+ * port, local port) with linear probing and backward-shift deletion, so no
+ * tombstones build up.
  * The hash is keyed by a per-start secret: peers cannot aim at one bucket.
  */
 #include <stdlib.h>
@@ -16,12 +17,13 @@
 #include "tcp_impl.h"
 
 static uint32_t
-hash_key(const struct net_stack *ns, uint32_t raddr, uint16_t rport,
-		uint16_t lport)
+hash_key(const struct net_stack *ns, uint8_t port, uint32_t raddr,
+		uint16_t rport, uint16_t lport)
 {
 	uint64_t k = ((uint64_t)raddr << 32 | (uint64_t)rport << 16 | lport) ^
 		ns->hash_seed;
 
+	k += port * 0x9e3779b97f4a7c15ULL;
 	k ^= k >> 33;
 	k *= 0xff51afd7ed558ccdULL;
 	k ^= k >> 33;
@@ -86,10 +88,10 @@ tcp_table_fini(struct net_stack *ns)
 }
 
 struct tcp_conn *
-tcp_lookup(struct net_stack *ns, uint32_t raddr, uint16_t rport,
+tcp_lookup(struct net_stack *ns, uint8_t port, uint32_t raddr, uint16_t rport,
 		uint16_t lport)
 {
-	uint32_t i = hash_key(ns, raddr, rport, lport) & ns->index_mask;
+	uint32_t i = hash_key(ns, port, raddr, rport, lport) & ns->index_mask;
 
 	for (;; i = (i + 1) & ns->index_mask) {
 		uint32_t slot = ns->index[i];
@@ -98,14 +100,15 @@ tcp_lookup(struct net_stack *ns, uint32_t raddr, uint16_t rport,
 		if (slot == 0)
 			return NULL;
 		c = &ns->conns[slot - 1];
-		if (c->raddr == raddr && c->rport == rport && c->lport == lport)
+		if (c->raddr == raddr && c->rport == rport &&
+				c->lport == lport && c->port == port)
 			return c;
 	}
 }
 
 struct tcp_conn *
-tcp_conn_new(struct net_stack *ns, uint32_t raddr, uint16_t rport,
-		uint16_t lport, const uint8_t peer_mac[6])
+tcp_conn_new(struct net_stack *ns, uint8_t port, uint32_t raddr,
+		uint16_t rport, uint16_t lport, const uint8_t peer_mac[6])
 {
 	struct tcp_conn *c = ns->free_list;
 	uint32_t i;
@@ -113,7 +116,7 @@ tcp_conn_new(struct net_stack *ns, uint32_t raddr, uint16_t rport,
 	if (c == NULL)
 		return NULL;
 	ns->free_list = c->free_next;
-	i = hash_key(ns, raddr, rport, lport) & ns->index_mask;
+	i = hash_key(ns, port, raddr, rport, lport) & ns->index_mask;
 	while (ns->index[i] != 0)
 		i = (i + 1) & ns->index_mask;
 	ns->index[i] = c->index + 1;
@@ -130,7 +133,8 @@ tcp_conn_new(struct net_stack *ns, uint32_t raddr, uint16_t rport,
 	c->raddr = raddr;
 	c->rport = rport;
 	c->lport = lport;
-	c->laddr = ns->ifc->ip;
+	c->port = port;
+	c->laddr = net_ifc(ns, port)->ip;
 	c->rto = ns->cfg.rto_init_ms;
 	c->rcv_space = ns->cfg.rcv_space;
 	memcpy(c->peer_mac, peer_mac, 6);
@@ -145,7 +149,8 @@ static void
 index_remove(struct net_stack *ns, struct tcp_conn *c)
 {
 	uint32_t mask = ns->index_mask;
-	uint32_t i = hash_key(ns, c->raddr, c->rport, c->lport) & mask, j;
+	uint32_t i = hash_key(ns, c->port, c->raddr, c->rport, c->lport) & mask;
+	uint32_t j;
 
 	while (ns->index[i] != c->index + 1)
 		i = (i + 1) & mask;
@@ -153,7 +158,8 @@ index_remove(struct net_stack *ns, struct tcp_conn *c)
 	 * when their home slot does not lie between the hole and them. */
 	for (j = (i + 1) & mask; ns->index[j] != 0; j = (j + 1) & mask) {
 		struct tcp_conn *o = &ns->conns[ns->index[j] - 1];
-		uint32_t home = hash_key(ns, o->raddr, o->rport, o->lport) & mask;
+		uint32_t home = hash_key(ns, o->port, o->raddr, o->rport,
+				o->lport) & mask;
 
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			ns->index[i] = ns->index[j];

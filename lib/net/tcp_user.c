@@ -14,19 +14,21 @@ struct tcp_conn *
 tcp_connect(struct net_stack *ns, uint32_t raddr, uint16_t rport,
 		uint16_t lport, const uint8_t peer_mac[6])
 {
+	uint8_t port = net_route(ns, raddr);
+	const struct net_if *ifc = net_ifc(ns, port);
 	struct tcp_conn *c;
 
-	if (tcp_lookup(ns, raddr, rport, lport) != NULL)
+	if (tcp_lookup(ns, port, raddr, rport, lport) != NULL)
 		return NULL;
-	c = tcp_conn_new(ns, raddr, rport, lport, peer_mac);
+	c = tcp_conn_new(ns, port, raddr, rport, lport, peer_mac);
 	if (c == NULL)
 		return NULL;
 	c->flags |= TCP_F_ACTIVE | TCP_F_OPT_WS | TCP_F_OPT_SACK | TCP_F_OPT_TS;
 	c->rcv_wscale = tcp_our_wscale(ns);
 	c->ts_recent = 0;
-	c->mss = (uint16_t)(ns->ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
+	c->mss = (uint16_t)(ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
 	c->state = TCP_SYN_SENT;
-	c->iss = tcp_isn(ns, ns->ifc->ip, lport, raddr, rport);
+	c->iss = tcp_isn(ns, ifc->ip, lport, raddr, rport);
 	c->snd_una = c->iss;
 	c->snd_max = c->iss;
 	ns->stats->tcp.active_opens++;

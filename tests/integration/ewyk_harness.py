@@ -15,6 +15,13 @@ processes are created per appliance and removed on every exit path
 (close(), the pytest fixtures' finalizers, or atexit when the interpreter
 goes down). Addresses are the contract's: ewykd 198.18.0.2/24, the kernel
 side 198.18.0.1/24 (RFC 2544 benchmarking range). Nothing else is ever used.
+
+Two ports (second_port=): ewykd's second port is a net_memif server, its
+first the medium's; the contract's /24 is split in two /25s, ewykd
+198.18.0.2/25 and 198.18.0.130/25. "wire": dpdk-testpmd forwards between
+that memif and a tap in a second client namespace, whose kernel side is
+198.18.0.129/25; "peer": nothing is attached, the test brings its own memif
+client (memif_peer_vdev()), as a flood does.
 """
 import atexit
 import itertools
@@ -38,6 +45,9 @@ WITH_BPFFS = os.path.join(ROOT, "deploy", "with-bpffs.sh")
 TESTPMD = "dpdk-testpmd"
 PROFILES = os.path.join(ROOT, "drivers-config")
 PROFILE_SOCKET = "/run/ewyk/memif.sock"
+APP_IP2 = "198.18.0.130"
+HOST_IP2 = "198.18.0.129"
+SECOND_PORT = (None, "wire", "peer")
 
 _seq = itertools.count()
 _live = set()
@@ -82,12 +92,35 @@ def run(cmd, check=True, **kw):
     return subprocess.run(cmd, check=check, text=True, capture_output=True, **kw)
 
 
+def read_text(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except (OSError, TypeError):
+        return ""
+
+
+def stop_process(proc, sig=signal.SIGINT, timeout=10):
+    """Stops a process the harness started, by its pid: sig, then SIGKILL
+    after timeout. Returns its exit status (None if there was none)."""
+    if proc is None:
+        return None
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
 class Appliance:
     """One ewykd process in its own namespace."""
 
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
                  client_ns=False, env=None, shared_config=False, medium="tap",
-                 wire_lcores="0@0,1@0", profile=False):
+                 wire_lcores="0@0,1@0", profile=False, second_port=None):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -97,9 +130,14 @@ class Appliance:
         the default leaves CPU 1 to ewykd's shard).
         profile: ewykd is started with `-- --config` on the medium's
         drivers-config profile (see profile_config()) instead of EAL
-        options on its command line."""
+        options on its command line.
+        second_port: None, "wire" or "peer" (see the module's text)."""
         if medium not in MEDIA:
             raise ValueError(f"medium {medium!r}: one of {MEDIA}")
+        if second_port not in SECOND_PORT or (second_port and
+                                              (medium == "memif" or profile)):
+            raise ValueError(f"second_port {second_port!r}: one of {SECOND_PORT}, "
+                             "beside a tap or af_xdp first port on the command line")
         n = next(_seq)
         self.name = f"ewyk-t{os.getpid()}-{n}"
         self.medium = medium
@@ -113,6 +151,11 @@ class Appliance:
         self.wire_lcores = wire_lcores
         self.wire = None
         self.wire_log_path = None
+        self.second_port = second_port
+        self.client2 = f"{self.name}m" if second_port else None
+        self.memif2_sock = os.path.join(self.run_dir, "memif1.sock")
+        self.wire2 = None
+        self.wire2_log_path = None
         self.profile = os.path.join(PROFILES, f"{medium}.conf") if profile else None
         self.config_path = None
         self.prefix = self.name
@@ -133,21 +176,25 @@ class Appliance:
         _live.add(self)
         if self.client != self.name:
             run(["ip", "netns", "add", self.client])
+        if self.client2:
+            run(["ip", "netns", "add", self.client2])
         fd, self.log_path = tempfile.mkstemp(prefix=self.name + "-", suffix=".log")
         os.close(fd)
         launcher = []
         if self.medium == "af_xdp":
             self._veth()
             launcher = [WITH_BPFFS]
-        elif self.medium == "memif":
+        if self.medium == "memif" or self.second_port:
             os.makedirs(self.run_dir, exist_ok=True)
         lc = "--lcores" if "@" in self.lcores else "-l"
         cmd = ["ip", "netns", "exec", self.name, *launcher, EWYKD]
         if self.profile:
             cmd += ["--", "--config", self.profile_config()]
         else:
-            cmd += [lc, self.lcores, "--no-pci", "--vdev", self.vdev(), *self.eal_run_args(),
-                    "--"]
+            cmd += [lc, self.lcores, "--no-pci", "--vdev", self.vdev(), *self.second_vdev(),
+                    *self.eal_run_args(), "--"]
+        if self.second_port:
+            cmd += ["--ip", f"{APP_IP}/25", "--ip", f"{APP_IP2}/25"]
         if self.www:
             cmd += ["--www", self.www]
         cmd += self.args
@@ -157,14 +204,24 @@ class Appliance:
                                      env={**os.environ, **self.env} if self.env else None)
         self._wait_log(self.read_log, "serving", self.proc, "ewykd", timeout)
         if self.medium == "memif":
-            self._start_wire(timeout)
+            self.wire, self.wire_log_path = self._start_wire(
+                self.client, self.memif_sock, "w", self.wire_lcores, timeout)
+            self._client_side(IFACE)
+        if self.second_port == "wire":
+            self.wire2, self.wire2_log_path = self._start_wire(
+                self.client2, self.memif2_sock, "m", self.wire_lcores, timeout)
+            for args in (["addr", "add", f"{HOST_IP2}/25", "dev", IFACE],
+                         ["link", "set", IFACE, "up"], ["link", "set", "lo", "up"]):
+                run(["ip", "-n", self.client2, *args])
         if self.medium == "tap":
             self._tap_client()
         self.ip("link", "set", "lo", "up")
         # ARP and the first answer: the appliance is ready when it pings.
         deadline = time.time() + timeout
         while time.time() < deadline:
-            if self.ns(["ping", "-c", "1", "-W", "1", APP_IP], check=False).returncode == 0:
+            if self.ns(["ping", "-c", "1", "-W", "1", APP_IP], check=False).returncode == 0 \
+                    and (self.second_port != "wire" or self.ns2(
+                        ["ping", "-c", "1", "-W", "1", APP_IP2], check=False).returncode == 0):
                 return self
         raise RuntimeError(f"ewykd does not answer ping:\n{self.read_log()}"
                            f"{self.read_wire_log()}")
@@ -225,6 +282,17 @@ class Appliance:
                     f"socket-abstract=no{self.vdev_args}")
         return f"net_tap0,iface={IFACE}{self.vdev_args}"
 
+    def second_vdev(self):
+        """The second port's --vdev (net_memif server), if there is one."""
+        if not self.second_port:
+            return []
+        return ["--vdev", f"net_memif1,role=server,socket={self.memif2_sock},"
+                "socket-abstract=no"]
+
+    def memif_peer_vdev(self):
+        """peer: the --vdev of a memif client on ewykd's second port."""
+        return f"net_memif0,role=client,socket={self.memif2_sock},socket-abstract=no"
+
     def _client_side(self, dev):
         """198.18.0.1/24 on the client's dev, up, with its loopback."""
         for args in (["addr", "add", f"{HOST_IP}/24", "dev", dev],
@@ -241,25 +309,26 @@ class Appliance:
         self._client_side(IFACE)
         run(["ip", "netns", "exec", self.client, "ethtool", "-K", IFACE, "tx", "off"])
 
-    def _start_wire(self, timeout):
-        """memif: dpdk-testpmd in the client namespace, a memif client
-        facing ewykd and a net_tap whose kernel side is the client."""
-        fd, self.wire_log_path = tempfile.mkstemp(prefix=self.name + "-wire-", suffix=".log")
+    def _start_wire(self, netns, sock, suffix, lcores, timeout):
+        """dpdk-testpmd in netns, a memif client facing ewykd on sock and a
+        net_tap (IFACE) whose kernel side is the client. Returns the
+        process and its log's path."""
+        fd, log_path = tempfile.mkstemp(prefix=f"{self.name}-wire{suffix}-", suffix=".log")
         os.close(fd)
-        cmd = ["ip", "netns", "exec", self.client, TESTPMD, "--lcores", self.wire_lcores,
-               "--no-pci", "--file-prefix", self.prefix + "w", "--log-level", "*:warning",
+        cmd = ["ip", "netns", "exec", netns, TESTPMD, "--lcores", lcores,
+               "--no-pci", "--file-prefix", self.prefix + suffix, "--log-level", "*:warning",
                *eal_memory_args(128), "--vdev", f"net_tap0,iface={IFACE}",
-               "--vdev", f"net_memif0,role=client,socket={self.memif_sock},socket-abstract=no",
+               "--vdev", f"net_memif0,role=client,socket={sock},socket-abstract=no",
                "--", "--forward-mode=io", "--auto-start", "--no-lsc-interrupt",
                "--total-num-mbufs", "8192",
                # without a stats period a non-interactive testpmd exits at once
                "--stats-period", "3600"]
-        with open(self.wire_log_path, "w") as log:
-            self.wire = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
-        self._wait_log(self.read_wire_log, "io packet forwarding", self.wire,
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        self._wait_log(lambda: read_text(log_path), "io packet forwarding", proc,
                        "dpdk-testpmd", timeout)
-        self._client_side(IFACE)
+        return proc, log_path
 
     def _wait_log(self, read, text, proc, what, timeout):
         deadline = time.time() + timeout
@@ -273,16 +342,7 @@ class Appliance:
 
     def stop_wire(self, timeout=10):
         """Stops dpdk-testpmd (memif) by its pid; returns its exit status."""
-        if self.wire is None:
-            return None
-        if self.wire.poll() is None:
-            self.wire.send_signal(signal.SIGINT)
-            try:
-                self.wire.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.wire.kill()
-                self.wire.wait()
-        return self.wire.returncode
+        return stop_process(self.wire, signal.SIGINT, timeout)
 
     def stop(self, sig=signal.SIGTERM, timeout=10):
         """Signals ewykd and returns (exit status, seconds it took)."""
@@ -322,17 +382,18 @@ class Appliance:
         # it forwards may crash (see test_media.py); ewykd takes its
         # client's leaving in its stride.
         self.stop_wire(timeout=5)
+        stop_process(self.wire2, signal.SIGINT, 5)
         if self.proc is not None and self.proc.poll() is None:
             self.stop(timeout=5)
         if self.proc is not None:
             self.log.close()
         run(["ip", "netns", "del", self.name], check=False)
-        if self.client != self.name:
-            run(["ip", "netns", "del", self.client], check=False)
+        for netns in {self.client, self.client2} - {self.name, None}:
+            run(["ip", "netns", "del", netns], check=False)
         for d in (f"/var/run/dpdk/{self.prefix}", f"/var/run/dpdk/{self.prefix}w",
-                  self.run_dir):
+                  f"/var/run/dpdk/{self.prefix}m", self.run_dir):
             shutil.rmtree(d, ignore_errors=True)
-        for attr in ("log_path", "wire_log_path", "config_path"):
+        for attr in ("log_path", "wire_log_path", "wire2_log_path", "config_path"):
             path = getattr(self, attr)
             if path and os.path.exists(path):
                 os.unlink(path)
@@ -356,10 +417,10 @@ class Appliance:
             return ""
 
     def read_wire_log(self):
-        if not self.wire_log_path:
-            return ""
-        with open(self.wire_log_path) as f:
-            return "\ndpdk-testpmd:\n" + f.read()
+        return "".join(f"\ndpdk-testpmd ({what}):\n" + read_text(path)
+                       for what, path in (("wire", self.wire_log_path),
+                                          ("second port's wire", self.wire2_log_path))
+                       if path)
 
     def ip(self, *args):
         return run(["ip", "-n", self.name, *args])
@@ -367,6 +428,11 @@ class Appliance:
     def ns(self, cmd, check=True, timeout=120, **kw):
         """Runs a command on the client side."""
         return run(["ip", "netns", "exec", self.client, *cmd], check=check,
+                   timeout=timeout, **kw)
+
+    def ns2(self, cmd, check=True, timeout=120, **kw):
+        """Runs a command on the second port's client side."""
+        return run(["ip", "netns", "exec", self.client2, *cmd], check=check,
                    timeout=timeout, **kw)
 
     def ns_popen(self, cmd):

@@ -152,9 +152,11 @@ def test_metrics_pass_promtool_and_cover_every_command(ewyk, exporter):
                  "ewyk_strategy_mode", "ewyk_reserved_lcores", "ewyk_blocking_threads",
                  "ewyk_lcore_seconds_total", "ewyk_lcore_role", "ewyk_store_offers_total",
                  "ewyk_mbufs_in_use", "ewyk_ethdev_rx_packets_total",
-                 "ewyk_ethdev_xstats_total"):
+                 "ewyk_ethdev_xstats_total", "ewyk_port_info", "ewyk_port_link_up",
+                 "ewyk_port_tx_bytes_total"):
         assert any(n == name for n, _ in s), f"{name} missing"
     assert value(s, "ewyk_http_responses_total", status="404") > 0
+    assert value(s, "ewyk_port_link_up", port="0") == 1
     assert value(s, "ewyk_mbufs_pool_size") > value(s, "ewyk_mbufs_in_use") > 0
 
 
@@ -183,6 +185,7 @@ def test_counters_move_with_traffic(ewyk, exporter):
     grew("ewyk_http_route_requests_total", 100, route="/delay")
     grew("ewyk_net_rx_packets_total", 800)
     grew("ewyk_ethdev_rx_packets_total", 800)
+    grew("ewyk_port_rx_packets_total", 800, port="0")
     grew("ewyk_tcp_passive_opens_total", 8)
     grew("ewyk_strategy_tasks_total", 300)
     grew("ewyk_lcore_seconds_total", 1e-6, state="producing")

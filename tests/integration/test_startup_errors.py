@@ -77,8 +77,14 @@ def paths(tmp_path_factory):
     readonly.chmod(0o555)
     a_file = d / "a-file"
     a_file.write_text("not a directory\n")
+    # Two addresses in a config file: a list, or the key repeated.
+    ip_list = d / "ip-list.conf"
+    ip_list.write_text(f"[ewykd]\nwww = {www}\nip = 198.18.0.2/25, 198.18.0.130/25\n")
+    ip_twice = d / "ip-twice.conf"
+    ip_twice.write_text(f"[ewykd]\nwww = {www}\nip = 198.18.0.2/25\nip = 198.18.0.130/25\n")
     return {"www": str(www), "unreadable": str(unreadable), "file": str(a_file),
-            "readonly": str(readonly), "state": str(d / "state")}
+            "readonly": str(readonly), "state": str(d / "state"),
+            "ip_list": str(ip_list), "ip_twice": str(ip_twice)}
 
 
 # (id, ewykd options, expected words in the line, exit status, start() args)
@@ -105,6 +111,23 @@ CASES = [
     # closed on the way out.
     ("no-such-port", ["--www", "{www}", "--state-dir", "{state}", "--port-id", "3"],
      ["--port-id 3", "no such port", "1 available"], 2, {}),
+    # One port per --ip, the Nth --ip the Nth port: a second address with
+    # one device is an error, not an address that goes nowhere.
+    ("more-ips-than-ports", ["--www", "{www}", "--ip", "198.18.0.2/25", "--ip",
+                             "198.18.0.130/25"],
+     ["2 --ip addresses", "1 DPDK port from port 0", "-a or --vdev"], 2, {}),
+    ("ip-list-in-config", ["--config", "{ip_list}"], ["2 --ip addresses", "1 DPDK port"],
+     2, {}),
+    ("ip-key-twice-in-config", ["--config", "{ip_twice}"],
+     ["2 --ip addresses", "1 DPDK port"], 2, {}),
+    # The command line's addresses replace the file's, not add to them.
+    ("ip-on-command-line-replaces-config", ["--config", "{ip_list}", "--ip", "198.18.0.2/24",
+                                            "--ip", "198.18.0.3/24", "--ip", "198.18.0.4/24"],
+     ["3 --ip addresses", "1 DPDK port"], 2, {}),
+    ("same-ip-twice", ["--ip", "198.18.0.2/24", "--ip", "198.18.0.2/24"],
+     ["--ip", "198.18.0.2 is already the address of port 0"], 2, {}),
+    ("five-ips", ["--ip", "198.18.0.1/24,198.18.0.2/24,198.18.0.3/24,198.18.0.4/24,"
+                  "198.18.0.5/24"], ["--ip", "at most 4 ports"], 2, {}),
     ("shards-without-lcores", ["--www", "{www}", "--shards", "2"],
      ["--shards 2", "lcores"], 2, {"lcores": "0"}),
     ("reserved-leaves-no-shard", ["--www", "{www}", "--reserved", "1"],

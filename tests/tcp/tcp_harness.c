@@ -68,7 +68,8 @@ eal_once(void)
 static uint16_t
 capture(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct th *h = ctx;
+	struct th_tx *tx = ctx;
+	struct th *h = tx->h;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -77,6 +78,7 @@ capture(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 			continue;
 		}
 		h->out_at[h->n_out] = h->now;
+		h->out_port[h->n_out] = tx->port;
 		h->out[h->n_out++] = pkts[i];
 	}
 	return n;
@@ -179,11 +181,36 @@ th_new(const struct tcp_config *cfg)
 	h->in_use_at_start = rte_mempool_in_use_count(pool);
 	if (getenv("TH_DEBUG"))
 		fprintf(stderr, "in use at start: %u\n", h->in_use_at_start);
-	h->ns = net_stack_create(&h->ifc, h->arp, pool, &def, capture, h,
+	h->tx[0].h = h;
+	h->ns = net_stack_create(&h->ifc, h->arp, pool, &def, capture, &h->tx[0],
 			&h->stats, h->now);
 	assert_non_null(h->ns);
 	net_stack_set_upcalls(h->ns, &app_upcalls, h);
 	return h;
+}
+
+struct th_seg
+th_seg_from(uint32_t seq, uint32_t ack, uint8_t flags)
+{
+	struct th_seg s = { .sport = 40000, .seq = seq, .ack = ack,
+		.flags = flags, .win = 65535 };
+
+	return s;
+}
+
+void
+th_add_port(struct th *h)
+{
+	h->arp2 = calloc(1, sizeof(*h->arp2));
+	assert_non_null(h->arp2);
+	arp_cache_init(h->arp2, 60000);
+	h->ifc2 = h->ifc;
+	h->ifc2.ip = TH_LOCAL_IP2;
+	h->ifc2.mac[5] = 3;
+	h->tx[1].h = h;
+	h->tx[1].port = 1;
+	assert_int_equal(net_stack_add_port(h->ns, &h->ifc2, h->arp2, capture,
+			&h->tx[1]), 1);
 }
 
 void
@@ -211,15 +238,22 @@ th_free(struct th *h)
 	assert_int_equal(rte_mempool_in_use_count(pool), h->in_use_at_start);
 	free(h->app.got);
 	free(h->arp);
+	free(h->arp2);
 	free(h);
 }
 
 void
 th_inject(struct th *h, const struct th_seg *s)
 {
+	th_inject_on(h, 0, TH_LOCAL_IP, s);
+}
+
+void
+th_inject_on(struct th *h, uint8_t port, uint32_t dst, const struct th_seg *s)
+{
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	uint16_t tcp_len = (uint16_t)(20 + s->optlen + s->len);
-	uint32_t src = TH_PEER_IP, dst = TH_LOCAL_IP;
+	uint32_t src = TH_PEER_IP;
 	uint8_t *p, *ip, *t;
 	struct cksum c;
 	uint16_t sum;
@@ -229,7 +263,7 @@ th_inject(struct th *h, const struct th_seg *s)
 	assert_non_null(p);
 	static const uint8_t peer_mac[6] = { 2, 0, 0, 0, 0, 1 };
 
-	memcpy(p, h->ifc.mac, 6);
+	memcpy(p, port == 0 ? h->ifc.mac : h->ifc2.mac, 6);
 	memcpy(p + 6, peer_mac, 6);
 	p[12] = 0x08;
 	p[13] = 0x00;
@@ -266,8 +300,7 @@ th_inject(struct th *h, const struct th_seg *s)
 	cksum_feed(&c, t, tcp_len);
 	sum = cksum_finish(&c);
 	memcpy(t + 16, &sum, 2);
-	h->ns->now_ms = h->now;
-	net_input(h->ns, m);
+	net_rx(h->ns, port, &m, 1, h->now);
 	net_flush(h->ns);
 }
 
@@ -302,6 +335,7 @@ th_next(struct th *h, struct th_out *o)
 		return false;
 	m = h->out[h->rd];
 	o->at = h->out_at[h->rd];
+	o->port = h->out_port[h->rd];
 	h->rd++;
 	len = rte_pktmbuf_pkt_len(m);
 	assert_true(len <= sizeof(frame));
@@ -318,6 +352,8 @@ th_next(struct th *h, struct th_out *o)
 	assert_int_equal(ipv4_parse(frame + 14, len - 14, &ip), NET_OK);
 	assert_int_equal(tcp_parse(&ip, L4_CKSUM_UNKNOWN, &o->t), NET_OK);
 	o->ip_id = (uint32_t)(frame[14 + 4] << 8 | frame[14 + 5]);
+	memcpy(o->src_mac, frame + 6, 6);
+	o->saddr = ip.src;
 	memcpy(o->payload, o->t.payload, o->t.len);
 	o->t.payload = o->payload;
 	return true;

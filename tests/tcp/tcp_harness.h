@@ -16,6 +16,7 @@
 
 #define TH_PEER_IP 0x010012c6u	/* 198.18.0.1, network order on little-endian */
 #define TH_LOCAL_IP 0x020012c6u	/* 198.18.0.2 */
+#define TH_LOCAL_IP2 0x020112c6u	/* 198.18.1.2: the second port's */
 #define TH_PORT 80
 #define TH_MAX_CAPTURE 4096
 #define TH_APP_BUF (1 << 20)
@@ -39,6 +40,9 @@ struct th_out {
 	uint8_t payload[9000];
 	uint32_t ip_id;
 	uint64_t at;		/* virtual time of transmission */
+	uint8_t port;		/* the stack's port it left by */
+	uint8_t src_mac[6];
+	uint32_t saddr;		/* network order */
 };
 
 /* The application above the stack: records what it got. */
@@ -53,10 +57,19 @@ struct th_app {
 	bool close_on_fin;	/* tcp_close() when the peer closes */
 };
 
+/* A port's TX callback context. */
+struct th_tx {
+	struct th *h;
+	uint8_t port;
+};
+
 struct th {
 	struct net_stack *ns;
 	struct net_if ifc;
 	struct arp_cache *arp;
+	struct net_if ifc2;	/* th_add_port() */
+	struct arp_cache *arp2;
+	struct th_tx tx[2];
 	struct net_stats stats;
 	struct th_app app;
 	uint64_t now;
@@ -64,6 +77,7 @@ struct th {
 	unsigned int rd;
 	struct rte_mbuf *out[TH_MAX_CAPTURE];
 	uint64_t out_at[TH_MAX_CAPTURE];
+	uint8_t out_port[TH_MAX_CAPTURE];
 	unsigned int in_use_at_start;
 };
 
@@ -72,7 +86,17 @@ struct th *th_new(const struct tcp_config *cfg);
 /* Tears down; fails the test if mbufs leaked. */
 void th_free(struct th *h);
 
+/* A segment from the peer's port 40000 with a 65535 window. */
+struct th_seg th_seg_from(uint32_t seq, uint32_t ack, uint8_t flags);
+
+/* A second port, 198.18.1.2/24 with MAC 02:00:00:00:00:03. */
+void th_add_port(struct th *h);
+
+/* A segment from the peer (198.18.0.1) to 198.18.0.2, on port 0. */
 void th_inject(struct th *h, const struct th_seg *s);
+/* The same to dst (network order), received on the stack's port. */
+void th_inject_on(struct th *h, uint8_t port, uint32_t dst,
+		const struct th_seg *s);
 /* Advance the virtual clock by ms, running timers every millisecond. */
 void th_advance(struct th *h, uint64_t ms);
 /* Next captured segment, or false if none. */

@@ -11,15 +11,6 @@
 
 #define IRS 1000000u
 
-static struct th_seg
-seg(uint32_t seq, uint32_t ack, uint8_t flags)
-{
-	struct th_seg s = { .sport = 40000, .seq = seq, .ack = ack,
-		.flags = flags, .win = 65535 };
-
-	return s;
-}
-
 static void
 expect(struct th *h, struct th_out *o, uint8_t flags, uint32_t seq,
 		uint32_t ack)
@@ -36,7 +27,7 @@ static void
 test_handshake_options(void **state)
 {
 	struct th *h = th_new(NULL);
-	struct th_seg s = seg(IRS, 0, TCP_SYN);
+	struct th_seg s = th_seg_from(IRS, 0, TCP_SYN);
 	struct th_out o;
 
 	(void)state;
@@ -48,7 +39,7 @@ test_handshake_options(void **state)
 	assert_int_equal(o.t.opt.mss, 1460);
 	assert_true(o.t.win > 0);
 	assert_int_equal(h->app.accepted, 0);	/* not before the ACK */
-	s = seg(IRS + 1, o.t.seq + 1, TCP_ACK);
+	s = th_seg_from(IRS + 1, o.t.seq + 1, TCP_ACK);
 	th_inject(h, &s);
 	assert_int_equal(h->app.accepted, 1);
 	assert_int_equal(h->app.conn->state, TCP_ESTABLISHED);
@@ -61,7 +52,7 @@ static void
 test_closed_port_and_stray_ack_get_rst(void **state)
 {
 	struct th *h = th_new(NULL);
-	struct th_seg s = seg(IRS, 0, TCP_SYN);
+	struct th_seg s = th_seg_from(IRS, 0, TCP_SYN);
 	struct th_out o;
 
 	(void)state;
@@ -84,7 +75,7 @@ test_data_is_delivered_and_acked(void **state)
 {
 	struct th *h = th_new(NULL);
 	uint32_t iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
-	struct th_seg s = seg(IRS + 1, iss + 1, TCP_ACK | TCP_PSH);
+	struct th_seg s = th_seg_from(IRS + 1, iss + 1, TCP_ACK | TCP_PSH);
 	struct th_out o;
 
 	(void)state;
@@ -150,7 +141,7 @@ test_response_and_retransmission_backoff(void **state)
 	assert_true(h->stats.tcp.retransmits >= 4);
 	/* the ACK stops it */
 	{
-		struct th_seg s = seg(IRS + 1, iss + 6, TCP_ACK);
+		struct th_seg s = th_seg_from(IRS + 1, iss + 6, TCP_ACK);
 
 		th_inject(h, &s);
 	}
@@ -189,14 +180,14 @@ test_passive_close(void **state)
 {
 	struct th *h = th_new(NULL);
 	uint32_t iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
-	struct th_seg s = seg(IRS + 1, iss + 1, TCP_ACK | TCP_FIN);
+	struct th_seg s = th_seg_from(IRS + 1, iss + 1, TCP_ACK | TCP_FIN);
 	struct th_out o;
 
 	(void)state;
 	th_inject(h, &s);		/* FIN: the app closes too */
 	assert_int_equal(h->app.peer_closed, 1);
 	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 2);
-	s = seg(IRS + 2, iss + 2, TCP_ACK);
+	s = th_seg_from(IRS + 2, iss + 2, TCP_ACK);
 	th_inject(h, &s);		/* LAST-ACK -> CLOSED */
 	assert_int_equal(h->app.closed, 1);
 	assert_int_equal(h->stats.tcp_conns_open, 0);
@@ -220,9 +211,9 @@ test_active_close_and_time_wait(void **state)
 	tcp_close(h->ns, h->app.conn);
 	net_flush(h->ns);
 	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
-	s = seg(IRS + 1, iss + 2, TCP_ACK);
+	s = th_seg_from(IRS + 1, iss + 2, TCP_ACK);
 	th_inject(h, &s);		/* FIN-WAIT-2 */
-	s = seg(IRS + 1, iss + 2, TCP_ACK | TCP_FIN);
+	s = th_seg_from(IRS + 1, iss + 2, TCP_ACK | TCP_FIN);
 	th_inject(h, &s);		/* TIME-WAIT */
 	expect(h, &o, TCP_ACK, iss + 2, IRS + 2);
 	assert_int_equal(h->app.closed, 1);	/* released at TIME-WAIT */
@@ -247,11 +238,11 @@ test_simultaneous_close(void **state)
 	tcp_close(h->ns, h->app.conn);
 	net_flush(h->ns);
 	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
-	s = seg(IRS + 1, iss + 1, TCP_ACK | TCP_FIN);	/* crossing FIN */
+	s = th_seg_from(IRS + 1, iss + 1, TCP_ACK | TCP_FIN);	/* crossing FIN */
 	th_inject(h, &s);
 	expect(h, &o, TCP_ACK, iss + 2, IRS + 2);		/* CLOSING */
 	assert_int_equal(h->app.conn->state, TCP_CLOSING);
-	s = seg(IRS + 2, iss + 2, TCP_ACK);
+	s = th_seg_from(IRS + 2, iss + 2, TCP_ACK);
 	th_inject(h, &s);
 	assert_int_equal(h->stats.tcp_conns_open, 1);	/* TIME-WAIT */
 	th_advance(h, 10000);
@@ -268,15 +259,15 @@ test_rst_exact_resets_in_window_challenges(void **state)
 	struct th_out o;
 
 	(void)state;
-	s = seg(IRS + 100, 0, TCP_RST);		/* in window, not exact */
+	s = th_seg_from(IRS + 100, 0, TCP_RST);		/* in window, not exact */
 	th_inject(h, &s);
 	expect(h, &o, TCP_ACK, iss + 1, IRS + 1);	/* challenge ACK */
 	assert_int_equal(h->app.closed, 0);
-	s = seg(IRS + 1 + 200000, 0, TCP_RST);	/* out of window: ignored */
+	s = th_seg_from(IRS + 1 + 200000, 0, TCP_RST);	/* out of window: ignored */
 	th_inject(h, &s);
 	assert_int_equal(th_pending(h), 0);
 	assert_int_equal(h->app.closed, 0);
-	s = seg(IRS + 1, 0, TCP_RST);		/* exact */
+	s = th_seg_from(IRS + 1, 0, TCP_RST);		/* exact */
 	th_inject(h, &s);
 	assert_int_equal(h->app.closed, 1);
 	assert_int_equal(th_pending(h), 0);
@@ -302,8 +293,8 @@ test_challenge_acks_are_rate_limited(void **state)
 	h = th_new(&cfg);
 	iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
 	for (i = 0; i < 100; i++) {
-		s = i % 2 ? seg(IRS + 100 + i, 0, TCP_RST) :
-			seg(IRS + 1 + 300000 + i, iss + 1, TCP_ACK);
+		s = i % 2 ? th_seg_from(IRS + 100 + i, 0, TCP_RST) :
+			th_seg_from(IRS + 1 + 300000 + i, iss + 1, TCP_ACK);
 		th_inject(h, &s);
 		while (th_next(h, &o)) {
 			assert_int_equal(o.t.flags, TCP_ACK);
@@ -316,13 +307,13 @@ test_challenge_acks_are_rate_limited(void **state)
 	assert_int_equal(h->app.closed, 0);
 	assert_int_equal(h->app.conn->state, TCP_ESTABLISHED);
 	th_advance(h, 1000);
-	s = seg(IRS + 100, 0, TCP_RST);
+	s = th_seg_from(IRS + 100, 0, TCP_RST);
 	th_inject(h, &s);
 	expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
 	/* Data out of the window is always acknowledged: its sender is more
 	 * likely a peer that lost an ACK than a forger. */
 	for (i = 0; i < 50; i++) {
-		s = seg(IRS + 1 + 300000, iss + 1, TCP_ACK);
+		s = th_seg_from(IRS + 1 + 300000, iss + 1, TCP_ACK);
 		s.data = "x";
 		s.len = 1;
 		th_inject(h, &s);
@@ -336,7 +327,7 @@ test_syn_on_established_gets_challenge_ack(void **state)
 {
 	struct th *h = th_new(NULL);
 	uint32_t iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
-	struct th_seg s = seg(IRS + 5000, 0, TCP_SYN);
+	struct th_seg s = th_seg_from(IRS + 5000, 0, TCP_SYN);
 	struct th_out o;
 
 	(void)state;
@@ -363,7 +354,7 @@ test_zero_window_probe(void **state)
 	assert_true(th_next(h, &o));		/* one-byte probe */
 	assert_int_equal(o.t.seq, iss + 1);
 	assert_int_equal(o.t.len, 1);
-	s = seg(IRS + 1, iss + 1, TCP_ACK);	/* still zero */
+	s = th_seg_from(IRS + 1, iss + 1, TCP_ACK);	/* still zero */
 	s.win = 0;
 	th_inject(h, &s);
 	th_advance(h, 5000);
@@ -394,7 +385,7 @@ test_fin_wait_2_times_out(void **state)
 	tcp_close(h->ns, h->app.conn);
 	net_flush(h->ns);
 	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
-	s = seg(IRS + 1, iss + 2, TCP_ACK);
+	s = th_seg_from(IRS + 1, iss + 2, TCP_ACK);
 	th_inject(h, &s);		/* FIN-WAIT-2; the peer never closes */
 	assert_int_equal(h->app.conn->state, TCP_FIN_WAIT_2);
 	th_advance(h, 1990);
@@ -409,14 +400,14 @@ static void
 test_rst_in_syn_received_frees_quietly(void **state)
 {
 	struct th *h = th_new(NULL);
-	struct th_seg s = seg(IRS, 0, TCP_SYN);
+	struct th_seg s = th_seg_from(IRS, 0, TCP_SYN);
 	struct th_out o;
 
 	(void)state;
 	th_inject(h, &s);
 	assert_true(th_next(h, &o));
 	assert_int_equal(h->stats.tcp_syn_recv, 1);
-	s = seg(IRS + 1, 0, TCP_RST);
+	s = th_seg_from(IRS + 1, 0, TCP_RST);
 	th_inject(h, &s);
 	assert_int_equal(h->stats.tcp_syn_recv, 0);
 	assert_int_equal(h->stats.tcp_conns_open, 0);
@@ -429,7 +420,7 @@ static void
 test_lost_syn_ack_is_resent_then_given_up(void **state)
 {
 	struct th *h = th_new(NULL);
-	struct th_seg s = seg(IRS, 0, TCP_SYN);
+	struct th_seg s = th_seg_from(IRS, 0, TCP_SYN);
 	struct th_out o;
 	int synacks = 0;
 

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One shard's network stack: Ethernet, ARP, IPv4, ICMP and TCP over one
- * RX/TX queue pair. Only the shard's owner calls into it. Frames come in
- * through net_poll(); frames go out through a TX batch that the owner
- * flushes with a callback (rte_eth_tx_burst in ewykd, a capture in tests).
+ * RX/TX queue pair on each of its ports (as many as NET_MAX_PORTS, each
+ * its own interface, address and ARP cache). Only the shard's owner calls
+ * into it. Frames come in through net_poll() or net_rx(), tagged with
+ * their port; a connection belongs to the port its first segment came
+ * by and answers leave by that port only. Frames go out through a TX
+ * batch per port that the owner flushes with that port's callback
+ * (rte_eth_tx_burst in ewykd, a capture in tests).
  * The stack is opaque: its state is lib/net's own (net_priv.h).
  */
 #ifndef EWYK_NET_STACK_H
@@ -21,6 +25,8 @@
 struct net_stack;
 struct rte_mbuf;
 struct rte_mempool;
+
+#define NET_MAX_PORTS 4
 
 /* Interface settings, shared read-only by the shards of a port. */
 struct net_if {
@@ -91,7 +97,17 @@ struct tcp_counters {
 #undef TCP_COUNTER_FIELD
 };
 
-/* Counters of one shard, written by the owner only, read by telemetry. */
+/* What one port of one shard received, sent and dropped. */
+struct net_port_stats {
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t drop[NET_DROP__COUNT];
+};
+
+/* Counters of one shard, written by the owner only, read by telemetry:
+ * the shard's totals, then the same split by port. */
 struct net_stats {
 	uint64_t rx_pkts;
 	uint64_t rx_bytes;
@@ -108,15 +124,21 @@ struct net_stats {
 	uint64_t tcp_syn_recv;		/* gauge */
 	uint64_t tcp_time_wait;		/* gauge */
 	struct tcp_counters tcp;
+	struct net_port_stats port[NET_MAX_PORTS];
 } __rte_cache_aligned;
 
 typedef uint16_t (*net_tx_fn)(void *ctx, struct rte_mbuf **pkts, uint16_t n);
 
-/* Allocates and sets up a stack (start-up only); NULL on failure. */
+/* Allocates and sets up a stack with its port 0 (start-up only); NULL on
+ * failure. */
 struct net_stack *net_stack_create(const struct net_if *ifc,
 		struct arp_cache *arp, struct rte_mempool *pool,
 		const struct tcp_config *cfg, net_tx_fn tx_fn, void *tx_ctx,
 		struct net_stats *stats, uint64_t now_ms);
+/* Adds the next port (start-up only): its interface, ARP cache and TX.
+ * Returns its index, or -1 when the stack has NET_MAX_PORTS already. */
+int net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
+		struct arp_cache *arp, net_tx_fn tx_fn, void *tx_ctx);
 /* Aborts every connection (RST to the peer) and frees the stack. */
 void net_stack_destroy(struct net_stack *ns);
 void net_stack_set_upcalls(struct net_stack *ns, const struct tcp_upcalls *up,
@@ -124,11 +146,18 @@ void net_stack_set_upcalls(struct net_stack *ns, const struct tcp_upcalls *up,
 /* Draining: new SYNs are answered with RST. */
 void net_stack_refuse_new(struct net_stack *ns, bool refuse);
 
-/* The poll entry point: sets the clock, runs the received burst through
- * the stack (taking ownership of the mbufs), runs due timers. */
+/* The poll entry point of a one-port stack: sets the clock, runs the
+ * burst received on port 0 through the stack (taking ownership of the
+ * mbufs), runs due timers. */
 void net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
 		uint64_t now_ms);
-/* Hand the TX batch to the device. */
+/* Of a stack with several ports: each port's burst through net_rx(),
+ * then net_timers() once. */
+void net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
+		uint16_t n, uint64_t now_ms);
+/* Advance the clock and run due timers. */
+void net_timers(struct net_stack *ns, uint64_t now_ms);
+/* Hand the TX batches to the devices. */
 void net_flush(struct net_stack *ns);
 /* The stack's clock, milliseconds, as of the last poll. */
 uint64_t net_now_ms(const struct net_stack *ns);
