@@ -46,6 +46,9 @@ void ewyk_fiber_pool_free(struct ewyk_fiber_pool *p);
 void ewyk_fiber_pool_stats(const struct ewyk_fiber_pool *p,
 		struct ewyk_fiber_pool_stats *st);
 
+/* Whether a fiber could start now (a stack free or still to be made). */
+bool ewyk_fiber_pool_available(struct ewyk_fiber_pool *p);
+
 /*
  * Starts fn(f, arg) on a fiber of the pool and runs it until it parks or
  * returns. Returns the fiber (parked: resume it later), or NULL when it
