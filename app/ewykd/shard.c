@@ -7,6 +7,7 @@
 #include <rte_mbuf.h>
 
 #include "ewykd.h"
+#include "fibers.h"
 #include "options.h"
 #include "shard.h"
 
@@ -79,7 +80,7 @@ poll_once(struct shard *s)
 
 	s->stats.polls++;
 	net_poll(s->ns, pkts, n, now_ms());
-	done = shard_drain_completions(s);
+	done = shard_drain_completions(s) + fibers_poll(s);
 	http_server_tick(s->http, net_now_ms(s->ns));
 	net_flush(s->ns);
 	if (n > 0)
@@ -165,4 +166,5 @@ shard_fini(struct shard *s)
 	s->ns = NULL;
 	http_server_destroy(s->http);
 	s->http = NULL;
+	shard_fibers_fini(s);
 }
