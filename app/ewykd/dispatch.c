@@ -126,7 +126,10 @@ complete(struct shard *s, struct route_task *t)
 	}
 	answer_fallback(t);
 	record(s, t);
-	if (!http_server_answer(s->http, t->origin, &t->req.ans)) {
+	if (t->abandoned)
+		http_server_abandon(s->http, t->origin);
+	if (t->abandoned ||
+			!http_server_answer(s->http, t->origin, &t->req.ans)) {
 		s->exec.stale++;
 		http_answer_release(&t->req.ans);
 		task_free(&s->exec, t);
@@ -335,6 +338,7 @@ shard_dispatch(void *ctx, const struct http_route *rt,
 	t->origin = o;
 	t->t0 = rte_get_tsc_cycles();
 	t->fstate = FIBER_NONE;
+	t->abandoned = false;
 	t->fiber = NULL;
 	if (rt->flags & HTTP_ROUTE_INLINE) {
 		run_inline(s, t);

@@ -48,6 +48,7 @@ struct route_task {
 	uint64_t t0;		/* TSC when it was produced */
 	uint16_t fallback;	/* 500 or 503 replaces the handler's answer */
 	uint8_t fstate;		/* enum fiber_state */
+	bool abandoned;		/* its client left while it waited */
 	int frc;		/* the handler's outcome, on a fiber */
 	struct ewyk_fiber *fiber;	/* parked or running on it */
 	struct ewyk_wait *wait;	/* what the parked fiber waits for */

@@ -339,6 +339,7 @@ fibers_poll(struct shard *s)
 			next = t->wnext;
 			if (!http_server_awaits(s->http, t->origin)) {
 				fb->cancelled++;
+				t->abandoned = true;	/* no answer: see complete() */
 				end_wait(s, t, -ECANCELED);
 				n++;
 			}
