@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <stdlib.h>
-#include <unistd.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 
@@ -214,7 +214,11 @@ ewyk_sleep(struct ewyk_request *req, uint32_t ms)
 	int rc;
 
 	if (!ewyk_request_on_fiber(req)) {
-		usleep((useconds_t)ms * 1000);
+		struct timespec ts = { (time_t)(ms / 1000),
+			(long)(ms % 1000) * 1000000 };
+
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
 		return 0;
 	}
 	rc = ewyk_wait_park(req, &w, ms);

@@ -71,6 +71,20 @@ ewyk_fiber_pool_create(const struct ewyk_fiber_pool_conf *conf)
 	return p;
 }
 
+static void
+pool_lock(struct ewyk_fiber_pool *p)
+{
+	while (__atomic_test_and_set(&p->lock, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&p->lock, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static void
+pool_unlock(struct ewyk_fiber_pool *p)
+{
+	__atomic_clear(&p->lock, __ATOMIC_RELEASE);
+}
+
 void
 ewyk_fiber_pool_free(struct ewyk_fiber_pool *p)
 {
@@ -86,25 +100,13 @@ ewyk_fiber_pool_free(struct ewyk_fiber_pool *p)
 }
 
 void
-ewyk_fiber_pool_stats(const struct ewyk_fiber_pool *p,
+ewyk_fiber_pool_stats(struct ewyk_fiber_pool *p,
 		struct ewyk_fiber_pool_stats *st)
 {
+	pool_lock(p);	/* read from another thread (telemetry) */
 	*st = p->st;
+	pool_unlock(p);
 	st->switches = __atomic_load_n(&p->st.switches, __ATOMIC_RELAXED);
-}
-
-static void
-pool_lock(struct ewyk_fiber_pool *p)
-{
-	while (__atomic_test_and_set(&p->lock, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&p->lock, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
-}
-
-static void
-pool_unlock(struct ewyk_fiber_pool *p)
-{
-	__atomic_clear(&p->lock, __ATOMIC_RELEASE);
 }
 
 bool
