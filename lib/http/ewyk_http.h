@@ -133,7 +133,8 @@ struct ewyk_str ewyk_request_body(const struct ewyk_request *req);
 /* 1 for HTTP/1.1, 2 for HTTP/2. */
 int ewyk_request_http_version(const struct ewyk_request *req);
 /* False while the handler runs under the non-blocking flag (an EITHER
- * handler run inline in produce-consume mode). */
+ * handler run inline in produce-consume mode), and on a fiber, where it
+ * waits only through the blocking calls below (ewyk_request_on_fiber()). */
 bool ewyk_request_may_block(const struct ewyk_request *req);
 
 /* --- The answer: one ewyk_respond_*() call per request. --- */

@@ -86,8 +86,9 @@ def test_stacks_are_recycled(ewyk):
     assert d["fibers_started_count"] == d["fibers_finished_count"] == 20000, d
     assert after["fibers_in_use_count"] == 0
     assert after["fiber_stacks_count"] <= after["fibers_peak_count"]
-    assert after["fiber_stacks_count"] == before["fiber_stacks_count"], \
-        "the earlier 2,000 stacks were enough: none was made again"
+    # 40 in flight: the stacks made before (2,000 after the test above)
+    # were enough; alone, 40 at most are made.
+    assert after["fiber_stacks_count"] <= max(before["fiber_stacks_count"], 40), after
 
 
 def test_answers_keep_request_order_and_waits_overlap(ewyk):
