@@ -12,7 +12,9 @@
 #include <rte_ring.h>
 
 #include "dispatch.h"
+#include "ewyk_fiber.h"
 #include "ewykd.h"
+#include "fibers.h"
 #include "http1_parse.h"
 #include "http_tcp.h"
 #include "options.h"
@@ -118,9 +120,16 @@ answer_fallback(struct route_task *t)
 static void
 complete(struct shard *s, struct route_task *t)
 {
+	if (t->fstate == FIBER_PARKED) {
+		fiber_arm(s, t);	/* it parked on an lcore that lost the shard */
+		return;
+	}
 	answer_fallback(t);
 	record(s, t);
-	if (!http_server_answer(s->http, t->origin, &t->req.ans)) {
+	if (t->abandoned)
+		http_server_abandon(s->http, t->origin);
+	if (t->abandoned ||
+			!http_server_answer(s->http, t->origin, &t->req.ans)) {
 		s->exec.stale++;
 		http_answer_release(&t->req.ans);
 		task_free(&s->exec, t);
@@ -161,48 +170,106 @@ shard_drain_completions(struct shard *s)
 }
 
 #define TASK_DEFERRED 1		/* route_run(): now the blocking pool's */
+#define TASK_PARKED 2		/* route_run(): its fiber waits */
+#define TASK_DEFER 3		/* handle(): run it again on the pool */
 
 /* Runs a handler. It sees only the request: no connection, no shard. */
 static int
-route_run(struct ewyk_task *bt)
+handle(struct route_task *t)
 {
-	struct route_task *t = (struct route_task *)bt;
+	struct ewyk_task *bt = &t->base;
 	const struct http_route *rt = t->route;
-	unsigned int lcore = rte_lcore_id();
-	uint64_t t0 = rte_get_tsc_cycles();
 	enum ewyk_result res;
 
 	/* A NON_BLOCKING handler never may; the others may unless this
-	 * thread runs under the non-blocking flag. */
+	 * thread runs under the non-blocking flag, or is a fiber's lcore. */
 	t->req.may_block = rt->type != EWYK_HANDLER_NON_BLOCKING &&
-		!ewyk_nonblocking();
+		!ewyk_nonblocking() && bt->mode != EWYK_FIBER;
 	if (rt->type == EWYK_HANDLER_NON_BLOCKING && bt->mode == EWYK_PEC)
 		t->req.may_block = true;	/* deferred: on the pool */
 	t->fallback = 0;
 	res = rt->handler(&t->req, rt->ctx);
+	if (res == EWYK_DEFER && !t->req.may_block &&
+			t->req.ans.kind == HTTP_BODY_UNSET) {
+		http_answer_init(&t->req.ans);	/* headers it set: gone */
+		return TASK_DEFER;
+	}
+	if (res != EWYK_ANSWERED || t->req.ans.kind == HTTP_BODY_UNSET)
+		t->fallback = 500;
+	return 0;
+}
+
+/* The handler must block, and may not where it ran: again, on the pool
+ * (after its fiber, if any, has ended: the pool may finish it at once). */
+static int
+defer(struct route_task *t)
+{
+	struct ewyk_task *bt = &t->base;
+	uint8_t mode = bt->mode;
+
+	__atomic_fetch_add(&t->shard->exec.deferred, 1, __ATOMIC_RELAXED);
+	bt->mode = EWYK_PEC;
+	if (ewyk_bpool_execute(t->shard->exec.ew->bpool, bt) == 0)
+		return TASK_DEFERRED;
+	bt->mode = mode;
+	t->fallback = 503;
+	return 0;
+}
+
+static void
+fiber_main(struct ewyk_fiber *f, void *arg)
+{
+	struct route_task *t = arg;
+
+	RTE_SET_USED(f);
+	t->frc = handle(t);
+	t->fstate = FIBER_NONE;
+}
+
+/* FIBER mode: the handler starts on a fiber of the shard, or goes on
+ * from where it parked; it returns here when it parks again or ends. */
+static int
+fiber_run(struct route_task *t)
+{
+	struct shard_exec *x = &t->shard->exec;
+
+	t->fstate = FIBER_RUNNING;
+	if (t->fiber == NULL) {
+		t->fiber = ewyk_fiber_start(x->fib.pool, fiber_main, t);
+		if (t->fiber == NULL && t->fstate == FIBER_RUNNING) {
+			/* No stack could be made (mmap failed). */
+			t->fstate = FIBER_NONE;
+			x->fib.no_stack++;
+			t->fallback = 503;
+			return 0;
+		}
+	} else if (!ewyk_fiber_resume(t->fiber)) {
+		t->fiber = NULL;
+	}
+	if (t->fstate == FIBER_PARKED)
+		return TASK_PARKED;
+	t->fiber = NULL;
+	return t->frc;
+}
+
+static int
+route_run(struct ewyk_task *bt)
+{
+	struct route_task *t = (struct route_task *)bt;
+	unsigned int lcore = rte_lcore_id();
+	uint64_t t0 = rte_get_tsc_cycles();
+	int rc = bt->mode == EWYK_FIBER ? fiber_run(t) : handle(t);
+
 	if (lcore < RTE_MAX_LCORE) {
 		t->shard->exec.ew->lcore_time[lcore].consuming +=
 			rte_get_tsc_cycles() - t0;
 		t->shard->exec.ew->lcore_time[lcore].tasks++;
 	}
-	if (res == EWYK_DEFER && !t->req.may_block &&
-			t->req.ans.kind == HTTP_BODY_UNSET) {
-		/* It must block, and may not here: again, on the pool. */
-		uint8_t mode = bt->mode;
-
-		__atomic_fetch_add(&t->shard->exec.deferred, 1, __ATOMIC_RELAXED);
-		http_answer_init(&t->req.ans);	/* headers it set: gone */
-		bt->mode = EWYK_PEC;
-		if (ewyk_bpool_execute(t->shard->exec.ew->bpool, bt) == 0)
-			return TASK_DEFERRED;
-		bt->mode = mode;
-		t->fallback = 503;
-	} else if (res != EWYK_ANSWERED || t->req.ans.kind == HTTP_BODY_UNSET) {
-		t->fallback = 500;
-	}
-	if (bt->mode == EWYK_PEC)
+	if (rc == TASK_DEFER)
+		rc = defer(t);
+	if (rc == 0 && bt->mode == EWYK_PEC)
 		post(t);	/* a pool thread never writes to the shard */
-	return 0;
+	return rc;
 }
 
 static void
@@ -213,7 +280,9 @@ on_consumed(void *ctx, struct ewyk_task *task, int rc, bool owner)
 	RTE_SET_USED(ctx);
 	if (rc == TASK_DEFERRED)
 		return;		/* the pool has it now: do not touch it */
-	if (owner)
+	if (owner && rc == TASK_PARKED)
+		fiber_arm(t->shard, t);
+	else if (owner)
 		complete(t->shard, t);
 	else
 		post(t);	/* the shard moved on meanwhile */
@@ -268,15 +337,29 @@ shard_dispatch(void *ctx, const struct http_route *rt,
 	t->route = rt;
 	t->origin = o;
 	t->t0 = rte_get_tsc_cycles();
+	t->fstate = FIBER_NONE;
+	t->abandoned = false;
+	t->fiber = NULL;
 	if (rt->flags & HTTP_ROUTE_INLINE) {
 		run_inline(s, t);
 		*ans = &t->req.ans;
 		return HTTP_DISPATCH_ANSWERED;
 	}
 	t->base.type = rt->type == EWYK_HANDLER_BLOCKING ? EWYK_BLOCKING :
-		rt->type == EWYK_HANDLER_EITHER ? EWYK_EITHER : EWYK_NON_BLOCKING;
-	x->ready[(x->ready_head + x->ready_n++) % SHARD_TASKS] = t;
+		rt->type == EWYK_HANDLER_EITHER ? EWYK_EITHER :
+		rt->type == EWYK_HANDLER_FIBER ? EWYK_FIBER_CAPABLE :
+		EWYK_NON_BLOCKING;
+	shard_ready(s, t);
 	return HTTP_DISPATCH_TAKEN;
+}
+
+void
+shard_ready(struct shard *s, struct route_task *t)
+{
+	struct shard_exec *x = &s->exec;
+
+	/* Each task is in it once at most: it cannot overflow. */
+	x->ready[(x->ready_head + x->ready_n++) % x->ntasks] = t;
 }
 
 struct ewyk_task *
@@ -288,7 +371,7 @@ shard_next_task(struct shard *s)
 	if (x->ready_n == 0)
 		return NULL;
 	t = x->ready[x->ready_head];
-	x->ready_head = (x->ready_head + 1) % SHARD_TASKS;
+	x->ready_head = (x->ready_head + 1) % x->ntasks;
 	x->ready_n--;
 	return &t->base;
 }
@@ -366,23 +449,28 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 		.mode = cfg->strategy,
 		.flags = EWYK_STRATEGY_STEALABLE,
 		.watch_ns = handoff_ns(e),
+		.fiber = fibers_hook,
 	};
 	struct http_server_conf hc;
 	char name[RTE_RING_NAMESIZE];
 	unsigned int i;
 
 	x->ew = e;
+	x->ntasks = SHARD_TASKS + cfg->fibers;
 	ewyk_executor_init(&sc.exec, e->bpool, e->reserved);
 	x->strategy = ewyk_strategy_create(&sc);
 	snprintf(name, sizeof(name), "ewyk_done_%u", s->id);
 	/* RTS enqueue: producers may be preempted pool threads. */
-	x->done = rte_ring_create(name, SHARD_TASKS, rte_socket_id(),
+	x->done = rte_ring_create(name, x->ntasks, rte_socket_id(),
 			RING_F_MP_RTS_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
-	x->tasks = rte_malloc("route_tasks", sizeof(*x->tasks) * SHARD_TASKS,
-			RTE_CACHE_LINE_SIZE);
-	if (x->strategy == NULL || x->done == NULL || x->tasks == NULL)
+	/* Ordinary memory: a task is large (a whole request) and, with
+	 * thousands of fibers, mostly untouched; pages come when used. */
+	x->tasks = calloc(x->ntasks, sizeof(*x->tasks));
+	x->ready = calloc(x->ntasks, sizeof(*x->ready));
+	if (x->strategy == NULL || x->done == NULL || x->tasks == NULL ||
+			x->ready == NULL || shard_fibers_init(s, cfg, x->ntasks) != 0)
 		return -1;
-	for (i = SHARD_TASKS; i-- > 0;) {
+	for (i = x->ntasks; i-- > 0;) {
 		x->tasks[i].base.run = route_run;
 		x->tasks[i].shard = s;
 		task_free(x, &x->tasks[i]);

@@ -25,6 +25,18 @@
 struct ewykd;
 struct shard;
 struct rte_ring;
+struct ewyk_fiber;
+struct ewyk_fiber_pool;
+struct ewyk_wait;
+
+/* Where a request's fiber is (FIBER mode only). */
+enum fiber_state {
+	FIBER_NONE,	/* not on a fiber */
+	FIBER_RUNNING,
+	FIBER_PARKED,	/* parked, its wait not yet armed by the owner */
+	FIBER_WAITING,	/* armed: a wake, its timer or a cancel ends it */
+	FIBER_READY,	/* woken: queued to be resumed */
+};
 
 /* A dispatched request: all its handler needs, nothing of the shard's. */
 struct route_task {
@@ -35,6 +47,14 @@ struct route_task {
 	struct http_origin origin;
 	uint64_t t0;		/* TSC when it was produced */
 	uint16_t fallback;	/* 500 or 503 replaces the handler's answer */
+	uint8_t fstate;		/* enum fiber_state */
+	bool abandoned;		/* its client left while it waited */
+	int frc;		/* the handler's outcome, on a fiber */
+	struct ewyk_fiber *fiber;	/* parked or running on it */
+	struct ewyk_wait *wait;	/* what the parked fiber waits for */
+	uint64_t deadline;	/* TSC, or UINT64_MAX: none */
+	uint32_t heap_pos;	/* in the shard's timer heap, from 1; 0: not */
+	struct route_task *wnext, **wprev;	/* the shard's waiting list */
 	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 
@@ -45,7 +65,24 @@ struct route_stats {
 	uint64_t errors;	/* 5xx answers */
 } __rte_cache_aligned;
 
-#define SHARD_TASKS 512	/* dispatched requests in flight per shard */
+#define SHARD_TASKS 512	/* dispatched requests in flight per shard,
+			 * besides those on fibers (--fibers) */
+
+/* A shard's fibers: the pool, the waits of its parked fibers, counters. */
+struct shard_fibers {
+	struct ewyk_fiber_pool *pool;	/* NULL: --fibers 0 */
+	struct route_task **heap;	/* timers: a min-heap on deadline */
+	uint32_t nheap;
+	struct route_task *waiting;	/* every armed wait */
+	uint32_t nwaiting;
+	uint64_t next_scan_ms;		/* for clients gone */
+	struct durable_wait *durable;	/* store writes waited for */
+	uint64_t parks;
+	uint64_t wakes;			/* by ewyk_wait_wake() */
+	uint64_t timeouts;
+	uint64_t cancelled;		/* the client left */
+	uint64_t no_stack;		/* a stack could not be made: 503 */
+};
 
 struct shard_exec {
 	struct ewykd *ew;		/* the router, the pools, lcore times */
@@ -53,7 +90,8 @@ struct shard_exec {
 	struct rte_ring *done;		/* completions: multi-producer */
 	struct route_task *tasks;
 	struct route_task *free_tasks;	/* owner only */
-	struct route_task *ready[SHARD_TASKS];	/* produced, not yet consumed */
+	uint32_t ntasks;
+	struct route_task **ready;	/* produced or woken, not yet consumed */
 	uint32_t ready_head;
 	uint32_t ready_n;
 	struct ewyk_task start;		/* starts production on a reserved lcore */
@@ -62,6 +100,7 @@ struct shard_exec {
 	bool steal_pending;
 	uint64_t watch_token;		/* main lcore: inline token seen */
 	uint64_t watch_since_ms;	/* main lcore: seen since */
+	struct shard_fibers fib;
 	struct route_stats routes[HTTP_ROUTES_MAX];
 	uint64_t overloaded;		/* no task free: 503 */
 	uint64_t deferred;		/* handlers that asked for the pool */
@@ -84,6 +123,9 @@ void exec_watchdog(struct ewykd *e, uint64_t now_ms);
 void exec_stop(struct ewykd *e);
 /* Answers posted to the completion ring, written by the owner. */
 unsigned int shard_drain_completions(struct shard *s);
+/* On the owner: queues a task to be consumed (a new request, or a woken
+ * fiber to resume). */
+void shard_ready(struct shard *s, struct route_task *t);
 /* How the request's handler is being consumed: the test routes say it. */
 enum ewyk_consume dispatch_consume_mode(const struct ewyk_request *req);
 

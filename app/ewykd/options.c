@@ -83,6 +83,8 @@ NUM_SETTER(set_reserved_spin_us, reserved_spin_us, 0, 10000000)
 NUM_SETTER(set_blocking_threads, blocking_threads, 1, 4096)
 NUM_SETTER(set_blocking_queue, blocking_queue, 1, 1 << 20)
 NUM_SETTER(set_stuck_ms, stuck_ms, 0, 60000)
+NUM_SETTER(set_fibers, fibers, 0, 65536)
+NUM_SETTER(set_fiber_stack_kb, fiber_stack_kb, 16, 8192)
 static int
 set_handoff_us(struct ewykd_config *cfg, const char *val, char *err,
 		size_t errlen)
@@ -335,6 +337,8 @@ static const struct opt_def opts[] = {
 	{ "reserved-spin-us", "US", set_reserved_spin_us, "an idle reserved lcore spins this long, then parks (50)" },
 	{ "blocking-threads", "N", set_blocking_threads, "blocking pool threads at most (16)" },
 	{ "blocking-queue", "N", set_blocking_queue, "blocking pool queue; full answers 503 (256)" },
+	{ "fibers", "N", set_fibers, "fibers per shard for fiber handlers; 0 = none, they run as BLOCKING (4096)" },
+	{ "fiber-stack", "KB", set_fiber_stack_kb, "usable stack of each fiber, with a guard page below (64)" },
 	{ "stuck-ms", "MS", set_stuck_ms, "hand a shard off when one inline request runs longer, 0 = off (10)" },
 	{ "handoff-us", "US", set_handoff_us, "adaptive: run a BLOCKING request on the shard while a reserved lcore watches, and hand the shard over only once it has run this long; 0 = hand over before every one, as Jetty (20 where every worker lcore has a CPU of its own and one is spare, else 0)" },
 	{ "www-max-mb", "N", set_www_max_mb, "refuse to start if --www holds more (1024)" },
@@ -398,6 +402,8 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->blocking_threads = 16;
 	cfg->blocking_queue = 256;
 	cfg->stuck_ms = 10;
+	cfg->fibers = 4096;
+	cfg->fiber_stack_kb = 64;
 	cfg->handoff_us = 0;
 	cfg->store_keys = 4096;
 	cfg->kv_keys = 4096;

@@ -58,6 +58,8 @@ struct ewykd_config {
 	uint32_t reserved_spin_us;	/* spin before parking */
 	uint32_t blocking_threads;
 	uint32_t blocking_queue;
+	uint32_t fibers;	/* per shard; 0: fiber handlers run BLOCKING */
+	uint32_t fiber_stack_kb;
 	uint32_t stuck_ms;	/* relieve an owner inline this long; 0 = off */
 	uint32_t handoff_us;	/* watched hand-off after; 0 = EPC as Jetty */
 	bool handoff_us_set;	/* given: else chosen by the lcore layout */

@@ -9,6 +9,7 @@
 
 #include "dispatch.h"
 #include "ewyk_exec.h"
+#include "fibers.h"
 #include "routes.h"
 #include "store.h"
 
@@ -68,6 +69,7 @@ test_handler(struct ewyk_request *req, void *ctx)
 	long arg = param_number(req, tr->param, tr->max);
 	const char *what = "delayed";
 	char body[96];
+	long spin;
 
 	if (arg < 0) {
 		snprintf(body, sizeof(body), "%s=N expected, N <= %u\n",
@@ -75,6 +77,13 @@ test_handler(struct ewyk_request *req, void *ctx)
 		return text(req, 400, body);
 	}
 	switch (tr->kind) {
+	case TEST_DELAY:
+		/* Computing first, without a wait: a fiber that does not park
+		 * for long is what the watchdog relieves. */
+		if ((spin = param_number(req, "spin_us", 1000000)) > 0)
+			spin_us((uint32_t)spin);
+		ewyk_sleep(req, (uint32_t)arg);
+		break;
 	case TEST_SPIN:
 		spin_us((uint32_t)arg);
 		what = "spun";
@@ -88,9 +97,7 @@ test_handler(struct ewyk_request *req, void *ctx)
 			what = "not delayed (non-blocking)";
 			break;
 		}
-		/* fall through */
-	case TEST_DELAY:
-		usleep((useconds_t)arg * 1000);
+		ewyk_sleep(req, (uint32_t)arg);
 		break;
 	}
 	snprintf(body, sizeof(body), "%s %ld %s (%s)\n", what, arg,
@@ -155,9 +162,10 @@ store_handler(struct ewyk_request *req, void *ctx)
 				(size_t)n);
 		return EWYK_ANSWERED;
 	}
-	/* A durable write waits for the disk: not on an lcore that must
-	 * keep polling. The pool runs it again from the start. */
-	if (durable && !ewyk_request_may_block(req))
+	/* A durable write waits for the disk: on a fiber, or where the
+	 * thread may block, not on an lcore that must keep polling. The
+	 * pool runs it again from the start. */
+	if (durable && !ewyk_request_may_block(req) && !ewyk_request_on_fiber(req))
 		return EWYK_DEFER;
 	if (strcmp(m, "DELETE") == 0) {
 		v = store_delete(sr->store, key.p, key.len);
@@ -173,7 +181,7 @@ store_handler(struct ewyk_request *req, void *ctx)
 	if (durable) {
 		/* Group commit: whichever batch carries a version at least
 		 * this new answers every waiter of the key. */
-		rc = store_wait_durable(sr->store, key.p, key.len, v, 5000);
+		rc = fiber_wait_durable(req, sr->store, key.p, key.len, v, 5000);
 		if (rc != 0)
 			return text(req, 503, rc == -ENOTSUP ? "no --state-dir: "
 					"nothing is durable\n" : "not yet on disk\n");
@@ -185,7 +193,8 @@ store_handler(struct ewyk_request *req, void *ctx)
 }
 
 int
-routes_register(struct ewyk_router *r, struct store *state, struct store *kv)
+routes_register(struct ewyk_router *r, struct store *state, struct store *kv,
+		bool fibers)
 {
 	static const struct test_route delay = { TEST_DELAY, "ms", 10000 };
 	static const struct test_route spin = { TEST_SPIN, "us", 1000000 };
@@ -194,14 +203,21 @@ routes_register(struct ewyk_router *r, struct store *state, struct store *kv)
 	const uint32_t rw = EWYK_METHOD_GET | EWYK_METHOD_HEAD |
 		EWYK_METHOD_PUT | EWYK_METHOD_DELETE;
 	const struct ewyk_route routes[] = {
+		/* A fiber where one can be had; a thread otherwise. */
 		{ "/delay", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
+			EWYK_HANDLER_FIBER, test_handler, (void *)&delay },
+		/* Always a thread: the blocking pool's or a hand-off's. */
+		{ "/blocking-delay", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
 			EWYK_HANDLER_BLOCKING, test_handler, (void *)&delay },
 		{ "/spin", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
 			EWYK_HANDLER_NON_BLOCKING, test_handler, (void *)&spin },
 		{ "/either", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
 			EWYK_HANDLER_EITHER, test_handler, (void *)&either },
-		{ "/v1/state/", EWYK_MATCH_PREFIX, rw,
-			EWYK_HANDLER_NON_BLOCKING, store_handler, &state_route },
+		/* With fibers, a durable PUT parks its fiber until the disk
+		 * has it; without, it is deferred to the pool. */
+		{ "/v1/state/", EWYK_MATCH_PREFIX, rw, fibers ?
+			EWYK_HANDLER_FIBER : EWYK_HANDLER_NON_BLOCKING,
+			store_handler, &state_route },
 		{ "/kv/", EWYK_MATCH_PREFIX, rw,
 			EWYK_HANDLER_NON_BLOCKING, store_handler, &kv_route },
 	};

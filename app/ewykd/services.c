@@ -50,7 +50,8 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	rc = stores_open(e, err, errlen);
 	if (rc != EWYKD_OK)
 		return rc;
-	err_no = routes_register(&e->router, e->state, e->kv);
+	err_no = routes_register(&e->router, e->state, e->kv,
+			cfg->fibers > 0);
 	if (err_no == 0)
 		err_no = http_static_routes_add(&e->router, &e->www);
 	if (err_no != 0) {

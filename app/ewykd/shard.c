@@ -7,6 +7,7 @@
 #include <rte_mbuf.h>
 
 #include "ewykd.h"
+#include "fibers.h"
 #include "options.h"
 #include "shard.h"
 
@@ -97,7 +98,7 @@ poll_once(struct shard *s)
 		n += got;
 	}
 	net_timers(s->ns, now);
-	done = shard_drain_completions(s);
+	done = shard_drain_completions(s) + fibers_poll(s);
 	http_server_tick(s->http, net_now_ms(s->ns));
 	net_flush(s->ns);
 	if (n > 0)
@@ -183,4 +184,5 @@ shard_fini(struct shard *s)
 	s->ns = NULL;
 	http_server_destroy(s->http);
 	s->http = NULL;
+	shard_fibers_fini(s);
 }

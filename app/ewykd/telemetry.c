@@ -18,6 +18,7 @@
 #include <rte_telemetry.h>
 #include <rte_version.h>
 
+#include "ewyk_fiber.h"
 #include "ewykd.h"
 #include "http1_parse.h"
 #include "options.h"
@@ -389,6 +390,28 @@ route_reqs(struct shard *s, const char *path)
 	return rt != NULL ? LOAD(s->exec.routes[rt->id].lat.count) : 0;
 }
 
+/* The shard's fibers: the pool's stacks, and the waits of parked ones. */
+static void
+fill_fibers(struct rte_tel_data *sd, const struct shard_fibers *fb)
+{
+	struct ewyk_fiber_pool_stats ps = { 0 };
+
+	if (fb->pool != NULL)
+		ewyk_fiber_pool_stats(fb->pool, &ps);
+	rte_tel_data_add_dict_u64(sd, "fiber_stacks_count", ps.stacks);
+	rte_tel_data_add_dict_u64(sd, "fibers_in_use_count", ps.in_use);
+	rte_tel_data_add_dict_u64(sd, "fibers_peak_count", ps.peak);
+	rte_tel_data_add_dict_u64(sd, "fibers_started_count", ps.started);
+	rte_tel_data_add_dict_u64(sd, "fibers_finished_count", ps.finished);
+	rte_tel_data_add_dict_u64(sd, "fiber_switches_count", ps.switches);
+	rte_tel_data_add_dict_u64(sd, "fibers_waiting_count", LOAD(fb->nwaiting));
+	rte_tel_data_add_dict_u64(sd, "fiber_parks_count", LOAD(fb->parks));
+	rte_tel_data_add_dict_u64(sd, "fiber_wakes_count", LOAD(fb->wakes));
+	rte_tel_data_add_dict_u64(sd, "fiber_timeouts_count", LOAD(fb->timeouts));
+	rte_tel_data_add_dict_u64(sd, "fibers_cancelled_count", LOAD(fb->cancelled));
+	rte_tel_data_add_dict_u64(sd, "fiber_no_stack_count", LOAD(fb->no_stack));
+}
+
 static void
 fill_strategy(struct rte_tel_data *sd, struct shard *s)
 {
@@ -400,6 +423,9 @@ fill_strategy(struct rte_tel_data *sd, struct shard *s)
 	rte_tel_data_add_dict_u64(sd, "pic_tasks", st.pic);
 	rte_tel_data_add_dict_u64(sd, "pec_tasks", st.pec);
 	rte_tel_data_add_dict_u64(sd, "epc_tasks", st.epc);
+	rte_tel_data_add_dict_u64(sd, "fiber_tasks", st.fiber);
+	rte_tel_data_add_dict_u64(sd, "fiber_fallback_tasks", st.fiber_fallback);
+	fill_fibers(sd, &s->exec.fib);
 	rte_tel_data_add_dict_u64(sd, "failed_tasks", st.failed);
 	rte_tel_data_add_dict_u64(sd, "rejected_tasks", st.rejected);
 	rte_tel_data_add_dict_u64(sd, "steals_count", st.stolen);
@@ -409,6 +435,8 @@ fill_strategy(struct rte_tel_data *sd, struct shard *s)
 	rte_tel_data_add_dict_u64(sd, "overloaded_reqs", LOAD(s->exec.overloaded));
 	rte_tel_data_add_dict_u64(sd, "deferred_reqs", LOAD(s->exec.deferred));
 	rte_tel_data_add_dict_u64(sd, "delay_reqs", route_reqs(s, "/delay"));
+	rte_tel_data_add_dict_u64(sd, "blocking_delay_reqs",
+			route_reqs(s, "/blocking-delay"));
 	rte_tel_data_add_dict_u64(sd, "spin_reqs", route_reqs(s, "/spin"));
 	rte_tel_data_add_dict_u64(sd, "either_reqs", route_reqs(s, "/either"));
 	rte_tel_data_add_dict_int(sd, "owner_lcore", (int)LOAD(s->lcore));

@@ -308,11 +308,28 @@ PER_SHARD = {
                             "Requests answered 503 for overload", 1),
         "deferred_reqs": ("ewyk_strategy_deferred_requests_total", C,
                           "Requests deferred", 1),
+        "fiber_fallback_tasks": ("ewyk_fiber_fallback_tasks_total", C,
+                                 "Fiber requests run otherwise: no fiber free", 1),
+        "fiber_stacks_count": ("ewyk_fiber_stacks", G, "Fiber stacks made (each a mapping)", 1),
+        "fibers_in_use_count": ("ewyk_fibers_in_use", G, "Fibers started, not finished", 1),
+        "fibers_peak_count": ("ewyk_fibers_peak", G, "Most fibers alive at once", 1),
+        "fibers_started_count": ("ewyk_fibers_started_total", C, "Fibers started", 1),
+        "fibers_finished_count": ("ewyk_fibers_finished_total", C, "Fibers finished", 1),
+        "fiber_switches_count": ("ewyk_fiber_switches_total", C, "Switches into a fiber", 1),
+        "fibers_waiting_count": ("ewyk_fibers_waiting", G, "Fibers parked on a wait", 1),
+        "fiber_parks_count": ("ewyk_fiber_parks_total", C, "Waits a fiber parked on", 1),
+        "fiber_wakes_count": ("ewyk_fiber_wakes_total", C, "Waits ended by their event", 1),
+        "fiber_timeouts_count": ("ewyk_fiber_timeouts_total", C,
+                                 "Waits ended by their timer (sleeps included)", 1),
+        "fibers_cancelled_count": ("ewyk_fibers_cancelled_total", C,
+                                   "Waits ended because the client left", 1),
+        "fiber_no_stack_count": ("ewyk_fiber_no_stack_total", C,
+                                 "Fiber requests answered 503: no stack could be made", 1),
     },
 }
 SHARD_SKIP = {"/ewyk/shards": set(),
               "/ewyk/strategy": {"mode", "state", "pc_tasks", "pic_tasks", "pec_tasks",
-                                 "epc_tasks", "delay_reqs", "spin_reqs", "either_reqs",
+                                 "epc_tasks", "fiber_tasks", "delay_reqs", "blocking_delay_reqs", "spin_reqs", "either_reqs",
                                  "owner_lcore"}}
 MODES = ("adaptive", "pc", "pec", "epc")
 STATES = ("idle", "producing", "reproducing")
@@ -458,14 +475,15 @@ def collect_per_shard(fams, cmd, r):
                 fams.unmapped(cmd, key, v, lab)
         if cmd != "/ewyk/strategy":
             continue
-        for mode in ("pc", "pic", "pec", "epc"):
+        for mode in ("pc", "pic", "pec", "epc", "fiber"):
             fams.add("ewyk_strategy_tasks_total", C,
                      "Requests consumed, by shard and execution mode", sd.get(f"{mode}_tasks", 0),
                      {**lab, "mode": mode})
-        for route in ("delay", "spin", "either"):
+        for route in ("delay", "blocking_delay", "spin", "either"):
             fams.add("ewyk_strategy_route_requests_total", C,
                      "Requests of the strategy test routes, by shard",
-                     sd.get(f"{route}_reqs", 0), {**lab, "route": "/" + route})
+                     sd.get(f"{route}_reqs", 0),
+                     {**lab, "route": "/" + route.replace("_", "-")})
         for name, values, cur, doc in (
                 ("ewyk_strategy_mode", MODES, sd.get("mode"),
                  "The shard's strategy (adaptive, or one mode forced)"),

@@ -8,6 +8,8 @@
  *   GET  /hello/big?kb=N    N KiB borrowed from the heap, freed when sent
  *   GET  /hello/count?n=N   lines 1..N from a source, length unknown
  *   GET  /hello/slow?ms=N   EITHER: sleeps where it may, else defers
+ *   GET  /hello/nap?ms=N    FIBER: written in blocking style, waits on a
+ *                           fiber of the shard without holding its lcore
  *   POST /hello/inspect     the request as the handler sees it
  *   GET  /hello/stats       borrowed buffers and sources given and returned
  */
@@ -157,6 +159,24 @@ slow(struct ewyk_request *req, void *ctx)
 	return text(req, 200, body);
 }
 
+/* Blocking style without a thread: ewyk_sleep() parks this fiber on the
+ * shard's timers and the lcore goes on serving; where no fiber could be
+ * had, the same call sleeps on the thread that runs the handler. */
+static enum ewyk_result
+nap(struct ewyk_request *req, void *ctx)
+{
+	unsigned long ms = param(req, "ms", 5000);
+	bool fiber = ewyk_request_on_fiber(req);
+	char body[64];
+
+	(void)ctx;
+	if (ewyk_sleep(req, (uint32_t)ms) == -ECANCELED)
+		return text(req, 499, "client gone\n");	/* never written */
+	snprintf(body, sizeof(body), "napped %lu ms on a %s\n", ms,
+			fiber ? "fiber" : "thread");
+	return text(req, 200, body);
+}
+
 static enum ewyk_result
 inspect(struct ewyk_request *req, void *ctx)
 {
@@ -207,6 +227,8 @@ ewyk_plugin_init(struct ewyk_router *r, unsigned int api, const char *arg)
 			EWYK_HANDLER_NON_BLOCKING, count, NULL },
 		{ "/hello/slow", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
 			EWYK_HANDLER_EITHER, slow, NULL },
+		{ "/hello/nap", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
+			EWYK_HANDLER_FIBER, nap, NULL },
 		{ "/hello/inspect", EWYK_MATCH_PREFIX, EWYK_METHOD_ANY,
 			EWYK_HANDLER_NON_BLOCKING, inspect, NULL },
 		{ "/hello/stats", EWYK_MATCH_EXACT, EWYK_METHOD_GET,

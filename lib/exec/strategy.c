@@ -43,7 +43,7 @@
 /* Bound for produce() called from inside a consumed task. */
 #define MAX_DEPTH	8
 
-enum { C_FAILED = 4, C_REJECTED, C_STOLEN, C_DISPATCH_FAILED, C_WATCHED,
+enum { C_FAILED = EWYK_FIBER + 1, C_FIBER_FALLBACK, C_REJECTED, C_STOLEN, C_DISPATCH_FAILED, C_WATCHED,
 	C_NUM };
 
 /* A watcher that has seen no inline task for this long goes back to the
@@ -60,6 +60,7 @@ struct ewyk_strategy {
 	void (*consumed)(void *ctx, struct ewyk_task *task, int rc,
 			bool owner);
 	void (*rejected)(void *ctx, struct ewyk_task *task, int err);
+	int (*fiber)(void *ctx, struct ewyk_task *task);
 	void *ctx;
 	struct ewyk_executor exec;
 	unsigned int flags;
@@ -423,6 +424,26 @@ consume_pec(struct ewyk_strategy *s, struct ewyk_task *t)
 		s->rejected(s->ctx, t, rc);
 }
 
+/* A fiber-capable task that runs as a fiber: one resuming its parked
+ * fiber always; a new one in adaptive mode when a fiber is free. */
+static bool
+as_fiber(struct ewyk_strategy *s, struct ewyk_task *t)
+{
+	int r;
+
+	if (t->type != EWYK_FIBER_CAPABLE || s->fiber == NULL)
+		return false;
+	r = s->fiber(s->ctx, t);
+	if (r > 0)
+		return true;
+	if (atomic_load_explicit(&s->mode, memory_order_relaxed) !=
+			EWYK_MODE_ADAPTIVE)
+		return false;
+	if (r < 0)
+		cnt_inc(s, C_FIBER_FALLBACK);
+	return r == 0;
+}
+
 /* Called by the owner only. */
 static void
 produce_loop(struct ewyk_strategy *s)
@@ -437,6 +458,13 @@ produce_loop(struct ewyk_strategy *s)
 		t = s->produce(s->ctx);
 		if (t == NULL) {
 			if (stop_producing(s))
+				return;
+			continue;
+		}
+		if (as_fiber(s, t)) {
+			t->mode = EWYK_FIBER;
+			cnt_inc(s, EWYK_FIBER);
+			if (!consume_inline(s, t, false))
 				return;
 			continue;
 		}
@@ -625,6 +653,7 @@ ewyk_strategy_create(const struct ewyk_strategy_conf *conf)
 	s->produce = conf->produce;
 	s->consumed = conf->consumed;
 	s->rejected = conf->rejected;
+	s->fiber = conf->fiber;
 	s->ctx = conf->ctx;
 	s->exec = conf->exec;
 	s->flags = conf->flags;
@@ -675,6 +704,8 @@ ewyk_strategy_stats(const struct ewyk_strategy *s,
 	st->pic = cnt_get(s, EWYK_PIC);
 	st->pec = cnt_get(s, EWYK_PEC);
 	st->epc = cnt_get(s, EWYK_EPC);
+	st->fiber = cnt_get(s, EWYK_FIBER);
+	st->fiber_fallback = cnt_get(s, C_FIBER_FALLBACK);
 	st->failed = cnt_get(s, C_FAILED);
 	st->rejected = cnt_get(s, C_REJECTED);
 	st->stolen = cnt_get(s, C_STOLEN);

@@ -91,7 +91,8 @@ ewyk_mode_parse(const char *name, enum ewyk_mode *mode)
 const char *
 ewyk_consume_name(enum ewyk_consume c)
 {
-	static const char *const names[] = { "pc", "pic", "pec", "epc" };
+	static const char *const names[] = { "pc", "pic", "pec", "epc",
+		"fiber" };
 
 	if ((unsigned int)c >= sizeof(names) / sizeof(names[0]))
 		return "?";

@@ -22,6 +22,10 @@ struct ewyk_fiber {
 };
 
 struct ewyk_fiber_pool {
+	/* Guards the free list and the counters. Only the owner starts
+	 * fibers, but a fiber whose owner lost the pool's shard (a steal)
+	 * finishes on the old owner's thread, beside the new owner. */
+	bool lock;
 	size_t stack_size;
 	size_t page;
 	unsigned int max;
@@ -67,6 +71,20 @@ ewyk_fiber_pool_create(const struct ewyk_fiber_pool_conf *conf)
 	return p;
 }
 
+static void
+pool_lock(struct ewyk_fiber_pool *p)
+{
+	while (__atomic_test_and_set(&p->lock, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&p->lock, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static void
+pool_unlock(struct ewyk_fiber_pool *p)
+{
+	__atomic_clear(&p->lock, __ATOMIC_RELEASE);
+}
+
 void
 ewyk_fiber_pool_free(struct ewyk_fiber_pool *p)
 {
@@ -82,10 +100,19 @@ ewyk_fiber_pool_free(struct ewyk_fiber_pool *p)
 }
 
 void
-ewyk_fiber_pool_stats(const struct ewyk_fiber_pool *p,
+ewyk_fiber_pool_stats(struct ewyk_fiber_pool *p,
 		struct ewyk_fiber_pool_stats *st)
 {
+	pool_lock(p);	/* read from another thread (telemetry) */
 	*st = p->st;
+	pool_unlock(p);
+	st->switches = __atomic_load_n(&p->st.switches, __ATOMIC_RELAXED);
+}
+
+bool
+ewyk_fiber_pool_available(struct ewyk_fiber_pool *p)
+{
+	return __atomic_load_n(&p->free, __ATOMIC_RELAXED) != NULL;
 }
 
 /* A stack with a guard page below it: an overflow faults at once instead
@@ -123,10 +150,12 @@ finish(struct ewyk_fiber *f)
 {
 	struct ewyk_fiber_pool *p = f->pool;
 
+	pool_lock(p);
 	p->st.in_use--;
 	p->st.finished++;
 	f->next_free = p->free;
 	p->free = f;
+	pool_unlock(p);
 }
 
 bool
@@ -135,7 +164,7 @@ ewyk_fiber_resume(struct ewyk_fiber *f)
 	struct ewyk_fiber *prev = current;
 
 	current = f;
-	f->pool->st.switches++;
+	__atomic_fetch_add(&f->pool->st.switches, 1, __ATOMIC_RELAXED);
 	fiber_switch(&f->caller_sp, f->sp);
 	current = prev;
 	if (!f->done)
@@ -153,20 +182,24 @@ ewyk_fiber_park(struct ewyk_fiber *f)
 struct ewyk_fiber *
 ewyk_fiber_start(struct ewyk_fiber_pool *p, ewyk_fiber_fn fn, void *arg)
 {
-	struct ewyk_fiber *f = p->free;
+	struct ewyk_fiber *f;
 
+	pool_lock(p);
+	f = p->free;
 	if (f == NULL || (f->stack == NULL && map_stack(p, f) != 0)) {
 		p->st.exhausted++;
+		pool_unlock(p);
 		errno = EAGAIN;
 		return NULL;
 	}
 	p->free = f->next_free;
+	p->st.started++;
+	if (++p->st.in_use > p->st.peak)
+		p->st.peak = p->st.in_use;
+	pool_unlock(p);
 	f->fn = fn;
 	f->arg = arg;
 	f->done = false;
 	f->sp = fiber_stack_init(f->stack + p->stack_size, f);
-	p->st.started++;
-	if (++p->st.in_use > p->st.peak)
-		p->st.peak = p->st.in_use;
 	return ewyk_fiber_resume(f) ? f : NULL;
 }

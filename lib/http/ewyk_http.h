@@ -17,6 +17,12 @@
  *   BLOCKING      may block: never run on an lcore flagged non-blocking;
  *   EITHER        may block, but can tell: when ewyk_request_may_block()
  *                 is false it must not block.
+ *   FIBER         waits only through the blocking calls below
+ *                 (ewyk_sleep(), ewyk_wait_park(), ...): run on a fiber
+ *                 of the shard's lcore, a wait parks the fiber and the
+ *                 lcore goes on polling. Where no fiber can be had (none
+ *                 free, --fibers 0, a forced mode) it runs like BLOCKING,
+ *                 and the same calls block the thread instead.
  * A handler that finds it must block where ewyk_request_may_block() is
  * false (an EITHER handler run inline, or a NON_BLOCKING one whose request
  * turns out to need a wait) returns EWYK_DEFER without answering: it is
@@ -51,6 +57,7 @@ enum ewyk_handler_type {
 	EWYK_HANDLER_NON_BLOCKING,
 	EWYK_HANDLER_BLOCKING,
 	EWYK_HANDLER_EITHER,
+	EWYK_HANDLER_FIBER,
 };
 
 enum ewyk_match {
@@ -126,7 +133,8 @@ struct ewyk_str ewyk_request_body(const struct ewyk_request *req);
 /* 1 for HTTP/1.1, 2 for HTTP/2. */
 int ewyk_request_http_version(const struct ewyk_request *req);
 /* False while the handler runs under the non-blocking flag (an EITHER
- * handler run inline in produce-consume mode). */
+ * handler run inline in produce-consume mode), and on a fiber, where it
+ * waits only through the blocking calls below (ewyk_request_on_fiber()). */
 bool ewyk_request_may_block(const struct ewyk_request *req);
 
 /* --- The answer: one ewyk_respond_*() call per request. --- */
@@ -163,5 +171,54 @@ struct ewyk_source {
 };
 int ewyk_respond_stream(struct ewyk_request *req, int status, const char *ctype,
 		const struct ewyk_source *src);
+
+/* --- Blocking calls: a fiber parks, a thread blocks. --- */
+
+/*
+ * Waits ms milliseconds. On a fiber it parks (a timer of the shard wakes
+ * it; the lcore goes on polling); on a thread it sleeps. Returns 0, or
+ * -ECANCELED when the client left meanwhile (on a fiber): the answer
+ * would be dropped, the handler may give up at once.
+ */
+int ewyk_sleep(struct ewyk_request *req, uint32_t ms);
+
+/*
+ * The generic wait under every blocking call of a fiber: park the fiber
+ * until something on its shard calls ewyk_wait_wake(). Fill arm, disarm
+ * and arg, then call ewyk_wait_park(); the rest is ewyk's.
+ *
+ * arm(w), when set, runs on the lcore that owns the request's shard once
+ * the fiber has parked (never inside the fiber: shard state is the
+ * owner's): start there what will end in ewyk_wait_wake(w), which must
+ * also be called on the shard's owner (a shard callback, a timer, a poll;
+ * arm itself may call it). disarm(w), when set, runs on the owner when
+ * the wait ends otherwise (timeout, client gone), before the fiber
+ * resumes: undo what arm started, so that nothing wakes w later. The
+ * fiber resumes on whichever lcore owns the shard then; the wait may live
+ * on the fiber's stack. (ewykd's own clients, such as an upstream fetch,
+ * find the shard in arm with fiber_wait_shard(), app/ewykd/fibers.h.)
+ */
+struct ewyk_wait {
+	void (*arm)(struct ewyk_wait *w);
+	void (*disarm)(struct ewyk_wait *w);
+	void *arg;
+	/* ewyk's own */
+	void *task;
+	int result;
+};
+
+#define EWYK_WAIT_FOREVER UINT32_MAX
+
+/* Parks the calling fiber until ewyk_wait_wake(w) (returns 0), timeout_ms
+ * passes (-ETIMEDOUT; 0 = at the next poll, EWYK_WAIT_FOREVER = never),
+ * or the client leaves (-ECANCELED). -EPERM when the request does not run
+ * on a fiber: nothing was armed, the caller must block its own way. */
+int ewyk_wait_park(struct ewyk_request *req, struct ewyk_wait *w,
+		uint32_t timeout_ms);
+/* On the shard's owner: resumes the fiber parked on w. A wait already
+ * ended (woken, timed out, cancelled) is left alone. */
+void ewyk_wait_wake(struct ewyk_wait *w);
+/* True while the request's handler runs on a fiber. */
+bool ewyk_request_on_fiber(const struct ewyk_request *req);
 
 #endif /* EWYK_HTTP_H */

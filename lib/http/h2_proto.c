@@ -367,6 +367,16 @@ h2_answer(struct http_conn *c, struct http_origin o, struct http_answer *a)
 	return true;
 }
 
+static bool
+h2_awaits(struct http_conn *c, struct http_origin o)
+{
+	struct h2_conn *h = c->p;
+	struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng,
+			(int32_t)o.stream);
+
+	return st != NULL && st->awaiting;
+}
+
 /* Requests ------------------------------------------------------------------ */
 
 static bool
@@ -876,6 +886,7 @@ const struct http_proto h2_proto = {
 	.writable = proto_writable,
 	.peer_closed = proto_peer_closed,
 	.answer = h2_answer,
+	.awaits = h2_awaits,
 	.drain = proto_drain,
 	.free = proto_free,
 };

@@ -815,6 +815,18 @@ h1_answer(struct http_conn *c, struct http_origin o, struct http_answer *a)
 	return true;
 }
 
+/* A client that shut its side while an answer was owed has left: it
+ * cannot send the next request, and most close outright (nginx's 499). */
+static bool
+h1_awaits(struct http_conn *c, struct http_origin o)
+{
+	struct h1 *h = state(c);
+
+	return o.stream == 0 && o.seq - h->pipe_head < pipe_len(h) &&
+		h->pipe[o.seq % HTTP1_PIPELINE].state == PIPE_WAITING &&
+		!c->peer_closed;
+}
+
 static bool
 quiet(const struct h1 *h)
 {
@@ -883,6 +895,7 @@ const struct http_proto http1_proto = {
 	.writable = h1_writable,
 	.peer_closed = h1_peer_closed,
 	.answer = h1_answer,
+	.awaits = h1_awaits,
 	.drain = h1_drain,
 	.tick = h1_tick,
 	.free = h1_free,

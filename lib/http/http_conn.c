@@ -315,6 +315,30 @@ http_server_drain(struct http_server *s)
 }
 
 bool
+http_server_awaits(struct http_server *s, struct http_origin o)
+{
+	struct http_conn *c;
+
+	if (o.index >= s->conf.max_conns)
+		return false;
+	c = live(s, o.index);
+	return c != NULL && c->gen == o.gen && !c->closing &&
+		c->proto->awaits(c, o);
+}
+
+void
+http_server_abandon(struct http_server *s, struct http_origin o)
+{
+	struct http_conn *c;
+
+	if (o.index >= s->conf.max_conns || o.stream != 0)
+		return;
+	c = live(s, o.index);
+	if (c != NULL && c->gen == o.gen)
+		http_conn_abort(c);
+}
+
+bool
 http_server_answer(struct http_server *s, struct http_origin o,
 		struct http_answer *a)
 {

@@ -28,6 +28,9 @@ struct http_proto {
 	 * place is gone (the caller releases it). */
 	bool (*answer)(struct http_conn *c, struct http_origin o,
 			struct http_answer *a);
+	/* Whether a dispatched request's stream still waits for its answer
+	 * (the connection is known live). */
+	bool (*awaits)(struct http_conn *c, struct http_origin o);
 	/* Graceful drain: finish what was asked, refuse more, close. */
 	void (*drain)(struct http_conn *c);
 	/* Every 100 ms; may be NULL. */

@@ -70,7 +70,7 @@ http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
 	if (r == NULL || route == NULL || route->path == NULL ||
 			route->handler == NULL || route->methods == 0 ||
 			(route->methods & ~EWYK_METHOD_ANY) != 0 ||
-			route->type > EWYK_HANDLER_EITHER ||
+			route->type > EWYK_HANDLER_FIBER ||
 			route->match > EWYK_MATCH_PREFIX)
 		return -EINVAL;
 	len = strlen(route->path);

@@ -105,6 +105,14 @@ void http_server_drain(struct http_server *s);
  */
 bool http_server_answer(struct http_server *s, struct http_origin o,
 		struct http_answer *a);
+/* Whether the client still waits for that answer, on the owner: false
+ * once the connection is gone or closing, the HTTP/2 stream reset, or an
+ * HTTP/1.1 client has shut its side (it left: nginx's 499). */
+bool http_server_awaits(struct http_server *s, struct http_origin o);
+/* The answer to o will never come (its handler gave up: the client left):
+ * an HTTP/1.1 connection is reset, as its pipeline cannot skip a place;
+ * an HTTP/2 stream that no longer awaits is gone already. */
+void http_server_abandon(struct http_server *s, struct http_origin o);
 
 /* Upcalls of the transport. */
 

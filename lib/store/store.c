@@ -61,6 +61,7 @@ struct store {
 	bool sink_running;
 	pthread_mutex_t lock;	/* durable waiters only */
 	pthread_cond_t persisted_cv;
+	uint64_t persist_epoch;	/* bumped whenever versions reach the disk */
 	struct store_stats st;
 };
 
@@ -374,6 +375,7 @@ publish_persisted(struct store *s)
 	}
 	pthread_cond_broadcast(&s->persisted_cv);
 	pthread_mutex_unlock(&s->lock);
+	__atomic_fetch_add(&s->persist_epoch, 1, __ATOMIC_RELEASE);
 	s->batch_n = 0;
 }
 
@@ -717,6 +719,28 @@ store_wait_durable(struct store *s, const char *key, size_t klen,
 	pthread_mutex_unlock(&s->lock);
 	return __atomic_load_n(&e->persisted, __ATOMIC_ACQUIRE) >= version ?
 		0 : -ETIMEDOUT;
+}
+
+int
+store_durable_state(struct store *s, const char *key, size_t klen,
+		uint64_t version)
+{
+	struct entry *e;
+
+	if (s->cf == NULL && !s->no_conflate)
+		return -ENOTSUP;
+	e = lookup(s, key, klen, false);
+	if (e == NULL)
+		return -ENOENT;
+	if (__atomic_load_n(&e->persisted, __ATOMIC_ACQUIRE) >= version)
+		return 1;
+	return s->no_conflate ? -EAGAIN : 0;
+}
+
+uint64_t
+store_persist_epoch(struct store *s)
+{
+	return __atomic_load_n(&s->persist_epoch, __ATOMIC_ACQUIRE);
 }
 
 void

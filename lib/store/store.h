@@ -65,6 +65,15 @@ uint64_t store_delete(struct store *s, const char *key, size_t klen);
  * reaches version: 0, or -ETIMEDOUT, or -ENOTSUP without a journal. */
 int store_wait_durable(struct store *s, const char *key, size_t klen,
 		uint64_t version, uint32_t timeout_ms);
+/* Without blocking, for waiters that cannot (fibers): 1 when the key's
+ * persisted version reached version; 0 when not yet, and the sink will
+ * get there (look again once store_persist_epoch() moves); -EAGAIN when
+ * only store_wait_durable() will (no write-behind: --store-conflate off);
+ * -ENOTSUP without a journal; -ENOENT for a key never written. */
+int store_durable_state(struct store *s, const char *key, size_t klen,
+		uint64_t version);
+/* Moves each time versions reach the disk. */
+uint64_t store_persist_epoch(struct store *s);
 void store_stats(struct store *s, struct store_stats *st);
 
 /* Checksum of the journal's records (CRC-32, IEEE). */

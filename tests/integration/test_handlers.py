@@ -5,6 +5,7 @@ and the h2c upgrade; plugin errors at start-up; per-route telemetry."""
 import hashlib
 import os
 import shutil
+import re
 import subprocess
 
 import pytest
@@ -94,6 +95,19 @@ def test_either_handler_defers_itself_to_the_pool(app):
         assert curl(app, proto, "/hello/slow?ms=30").stdout == "slept 30 ms\n"
     after = app.telemetry("/ewyk/strategy")["shard_0"]["deferred_reqs"]
     assert after - before == 2
+
+
+def test_fiber_handler_of_a_plugin_waits_on_a_fiber(app):
+    """A plugin's FIBER handler, in blocking style: 30 naps of 300 ms at
+    once finish together on the shard's fibers, no thread taken."""
+    before = app.telemetry("/ewyk/strategy")["shard_0"]
+    assert curl(app, "h1", "/hello/nap?ms=5").stdout == "napped 5 ms on a fiber\n"
+    r = app.ns(["h2load", "-n", "30", "-c", "1", "-m", "30", app.url("/hello/nap?ms=300")])
+    assert "30 succeeded" in r.stdout, r.stdout
+    assert re.search(r"finished in \d+(\.\d+)?ms,", r.stdout), r.stdout   # not seconds
+    after = app.telemetry("/ewyk/strategy")["shard_0"]
+    assert after["fiber_parks_count"] - before["fiber_parks_count"] == 31
+    assert after["pec_tasks"] == before["pec_tasks"]
 
 
 @pytest.mark.parametrize("proto", ["h1", "h2c"])

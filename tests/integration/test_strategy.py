@@ -25,7 +25,8 @@ def strategy(a):
 
 
 def consumed(s):
-    return s["pc_tasks"] + s["pic_tasks"] + s["pec_tasks"] + s["epc_tasks"]
+    return (s["pc_tasks"] + s["pic_tasks"] + s["pec_tasks"] + s["epc_tasks"]
+            + s["fiber_tasks"])
 
 
 def get_many(a, path, n):
@@ -44,15 +45,15 @@ for _ in range({n}):
 def test_mode_counters_match_what_was_driven(ewyk):
     before = strategy(ewyk)
     spins = get_many(ewyk, "/spin?us=100", 30)
-    delays = get_many(ewyk, "/delay?ms=1", 20)
+    delays = get_many(ewyk, "/blocking-delay?ms=1", 20)
     eithers = get_many(ewyk, "/either?ms=1", 20)
     after = strategy(ewyk)
     assert all(line.startswith("200 spun") for line in spins)
     assert all(line.startswith("200 delayed") for line in delays)
     assert len(eithers) == 20
     d = {k: after[k] - before[k] for k in ["pc_tasks", "pic_tasks", "pec_tasks", "epc_tasks",
-                                           "spin_reqs", "delay_reqs", "either_reqs"]}
-    assert d["spin_reqs"] == 30 and d["delay_reqs"] == 20 and d["either_reqs"] == 20
+                                           "spin_reqs", "blocking_delay_reqs", "either_reqs"]}
+    assert d["spin_reqs"] == 30 and d["blocking_delay_reqs"] == 20 and d["either_reqs"] == 20
     assert consumed(after) - consumed(before) == 70
     # NON_BLOCKING is always produce-consume; BLOCKING never runs inline
     # unless production was handed over first.
@@ -69,7 +70,7 @@ def test_forced_mode_is_used(ewyk, mode):
     try:
         assert ewyk.telemetry(f"/ewyk/strategy,{mode}")["shard_0"]["mode"] == mode
         before = strategy(ewyk)
-        lines = get_many(ewyk, "/delay?ms=1", 10)
+        lines = get_many(ewyk, "/blocking-delay?ms=1", 10)
         after = strategy(ewyk)
         assert after[f"{mode}_tasks"] - before[f"{mode}_tasks"] == 10
         assert all(line.endswith(f"({mode})") for line in lines), lines
@@ -83,7 +84,7 @@ def test_bad_parameters_and_methods(ewyk):
                      ewyk.url(path)])
         assert r.stdout == code, path
     r = ewyk.ns(["curl", "-sS", "-m", "5", "-o", "/dev/null", "-w", "%{http_code}",
-                 "-d", "x", ewyk.url("/delay?ms=1")])
+                 "-d", "x", ewyk.url("/blocking-delay?ms=1")])
     assert r.stdout == "405"
 
 
@@ -122,8 +123,8 @@ def static_beside(a, load_path, n_load, conns):
 
 
 def test_static_files_served_while_blocking_path_is_saturated(ewyk):
-    (ok, p50, p99, pmax), out = static_beside(ewyk, "/delay?ms=50", 600, 40)
-    print(f"\n  static under /delay load: p50 {p50 * 1e3:.2f} ms, p99 {p99 * 1e3:.2f} ms, "
+    (ok, p50, p99, pmax), out = static_beside(ewyk, "/blocking-delay?ms=50", 600, 40)
+    print(f"\n  static under /blocking-delay load: p50 {p50 * 1e3:.2f} ms, p99 {p99 * 1e3:.2f} ms, "
           f"max {pmax * 1e3:.2f} ms")
     assert ok == 200
     assert p99 < 0.025, f"p99 {p99 * 1e3:.1f} ms"
@@ -145,7 +146,7 @@ def test_full_blocking_pool_answers_503(www):
     args = ["--shards", "1", "--reserved", "1", "--strategy", "pec",
             "--blocking-threads", "1", "--blocking-queue", "1"]
     with Appliance(www=www["dir"], lcores=LCORES, args=args) as a:
-        r = a.ns(["h2load", "--h1", "-n", "20", "-c", "10", a.url("/delay?ms=200")], timeout=60)
+        r = a.ns(["h2load", "--h1", "-n", "20", "-c", "10", a.url("/blocking-delay?ms=200")], timeout=60)
         assert "5xx" in r.stdout
         codes = r.stdout.split("status codes:")[1].split("\n")[0]
         n5xx = int(codes.strip().split(",")[3].strip().split()[0])
@@ -161,7 +162,7 @@ import socket, threading
 got = []
 def hold():
     c = socket.create_connection(("{APP_IP}", 80), timeout=10)
-    c.sendall(b"GET /delay?ms=3000 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+    c.sendall(b"GET /blocking-delay?ms=3000 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
     got.append(c.recv(4096).decode())
 ts = [threading.Thread(target=hold) for _ in range(4)]
 [t.start() for t in ts]
@@ -179,7 +180,7 @@ def test_sigterm_with_reserved_lcores_and_blocked_handlers_exits_0(www):
     # Spinning and parked reserved lcores, pool threads asleep in handlers:
     # none of it may hold the stop up.
     with Appliance(www=www["dir"], lcores=LCORES, args=["--shards", "1", "--reserved", "1"]) as a:
-        status, took = a.stop_under_load("/delay?ms=100")
+        status, took = a.stop_under_load("/blocking-delay?ms=100")
         assert status == 0, a.read_log()
         assert took < 2.0, f"took {took:.2f}s"
 
@@ -227,9 +228,9 @@ def test_watched_handoff_moves_the_shard_only_for_tasks_that_block(www):
     args = ["--shards", "1", "--reserved", "1", "--handoff-us", "2000"]
     with Appliance(www=www["dir"], lcores=LCORES, args=args) as a:
         before = strategy(a)
-        quick = get_many(a, "/delay?ms=0", 50)
+        quick = get_many(a, "/blocking-delay?ms=0", 50)
         mid = strategy(a)
-        slow = get_many(a, "/delay?ms=30", 5)
+        slow = get_many(a, "/blocking-delay?ms=30", 5)
         after = strategy(a)
     assert quick == ["200 delayed 0 ms (epc)"] * 50, quick
     assert slow == ["200 delayed 30 ms (epc)"] * 5, slow
@@ -250,6 +251,6 @@ def test_watched_handoff_by_default_only_where_workers_have_their_own_cpus(www, 
     args = ["--shards", "1", "--reserved", "1"]
     with Appliance(www=www["dir"], lcores=lcores, args=args) as a:
         before = strategy(a)
-        assert get_many(a, "/delay?ms=0", 20) == ["200 delayed 0 ms (epc)"] * 20
+        assert get_many(a, "/blocking-delay?ms=0", 20) == ["200 delayed 0 ms (epc)"] * 20
         after = strategy(a)
     assert (after["watched_tasks"] - before["watched_tasks"] == 20) == watched

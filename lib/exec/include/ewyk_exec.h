@@ -32,6 +32,9 @@ enum ewyk_invocation {
 	EWYK_NON_BLOCKING,	/* never blocks: always safe inline */
 	EWYK_BLOCKING,		/* may block: may be deferred to a pool */
 	EWYK_EITHER,		/* may block, must not be deferred */
+	EWYK_FIBER_CAPABLE,	/* waits only by parking its fiber: run inline
+				 * as a fiber where the strategy's fiber hook
+				 * has one, else as BLOCKING */
 };
 
 /* How a task was consumed; written into the task before it runs. */
@@ -40,6 +43,8 @@ enum ewyk_consume {
 	EWYK_PIC,	/* inline under the non-blocking flag */
 	EWYK_PEC,	/* queued to the blocking pool */
 	EWYK_EPC,	/* production handed over, consumed inline */
+	EWYK_FIBER,	/* inline on a fiber of the producer's: a wait
+			 * parks the fiber, production goes on */
 };
 
 /*
@@ -145,10 +150,24 @@ struct ewyk_strategy_conf {
 	 * up for watch_ns at most. Counted as EPC.
 	 */
 	uint64_t watch_ns;
+	/*
+	 * Optional: fibers for EWYK_FIBER_CAPABLE tasks, asked by the owner
+	 * before each such task. Returns > 0 when the task resumes a parked
+	 * fiber (run as FIBER whatever the mode: only a fiber can go on), 0
+	 * when a fiber is free (FIBER in adaptive mode; forced modes treat
+	 * the task as BLOCKING), < 0 when none is (adaptive: counted as
+	 * fiber_fallback, then decided as BLOCKING: EPC or PEC). NULL: no
+	 * fibers, such tasks are BLOCKING. A FIBER task runs like PC, marked
+	 * inline when STEALABLE, so a fiber that computes long without
+	 * parking loses production to ewyk_strategy_steal() like any other.
+	 */
+	int (*fiber)(void *ctx, struct ewyk_task *task);
 };
 
 struct ewyk_strategy_stats {
 	uint64_t pc, pic, pec, epc;	/* tasks consumed per mode */
+	uint64_t fiber;		/* fiber starts and resumes */
+	uint64_t fiber_fallback;	/* fiber-capable, no fiber free */
 	uint64_t failed;	/* run() < 0 */
 	uint64_t rejected;	/* PEC refused by the executor */
 	uint64_t stolen;	/* production taken from a stuck owner */

@@ -43,8 +43,12 @@ struct ewyk_fiber_pool *ewyk_fiber_pool_create(
 		const struct ewyk_fiber_pool_conf *conf);
 /* Only with no fiber alive. */
 void ewyk_fiber_pool_free(struct ewyk_fiber_pool *p);
-void ewyk_fiber_pool_stats(const struct ewyk_fiber_pool *p,
+/* From any thread. */
+void ewyk_fiber_pool_stats(struct ewyk_fiber_pool *p,
 		struct ewyk_fiber_pool_stats *st);
+
+/* Whether a fiber could start now (a stack free or still to be made). */
+bool ewyk_fiber_pool_available(struct ewyk_fiber_pool *p);
 
 /*
  * Starts fn(f, arg) on a fiber of the pool and runs it until it parks or

@@ -162,6 +162,23 @@ MUTANTS = [
      [('\t\tif (bp->count == 0) {\n\t\t\tif (bp->stopping)\n\t\t\t\tbreak;',
        '\t\tif (bp->count == 0 || bp->stopping) {\n\t\t\tif (bp->stopping)\n\t\t\t\tbreak;')],
      'bpool', 'stop_drains', 'stop drops queued tasks'),
+    ('fiber-unwatched', 'strategy.c',
+     [('\t\t\tif (!consume_inline(s, t, false))\n\t\t\t\treturn;\n\t\t\tcontinue;',
+       '\t\t\tconsume_pec(s, t);\n\t\t\tcontinue;')],
+     'decision', 'fiber_free*', 'a fiber task is not run inline'),
+    ('fiber-not-stealable', 'strategy.c',
+     [('\tbool stealable = (s->flags & EWYK_STRATEGY_STEALABLE) != 0;',
+       '\tbool stealable = (s->flags & EWYK_STRATEGY_STEALABLE) != 0 &&\n\t\tt->mode != EWYK_FIBER;')],
+     'decision', 'fiber_free*', 'the watchdog cannot see a fiber'),
+    ('fiber-fallback-uncounted', 'strategy.c',
+     [('\tif (r < 0)\n\t\tcnt_inc(s, C_FIBER_FALLBACK);', '')],
+     'decision', 'fiber_exhausted*', 'no fiber free goes uncounted'),
+    ('fiber-resume-follows-mode', 'strategy.c',
+     [('\tif (r > 0)\n\t\treturn true;', '\tif (r > 0 && 0)\n\t\treturn true;')],
+     'decision', 'fiber_resume*', 'a parked fiber is run on a thread'),
+    ('fiber-forced-ignored', 'strategy.c',
+     [('\tif (atomic_load_explicit(&s->mode, memory_order_relaxed) !=\n\t\t\tEWYK_MODE_ADAPTIVE)\n\t\treturn false;', '')],
+     'decision', 'fiber_resume*', 'forced modes start fibers'),
 ]
 
 
@@ -170,7 +187,8 @@ def build(tmp, test):
             if f.endswith('.c')]
     exe = os.path.join(tmp, 'test_' + test)
     cmd = ['gcc', '-std=gnu11', '-O2', '-g', '-D_GNU_SOURCE', '-Wall',
-           '-I', tmp, '-I', TESTS, '-o', exe,
+           '-I', tmp, '-I', os.path.join(tmp, 'include'), '-I', TESTS,
+           '-o', exe,
            os.path.join(TESTS, 'test_%s.c' % test)] + srcs + \
           ['-lcmocka', '-lpthread']
     subprocess.run(cmd, check=True, capture_output=True)

@@ -28,6 +28,7 @@ struct ttask {
 	pthread_t ran_on;
 	bool nb_during;
 	sem_t *gate;		/* wait on it inside run() */
+	uint64_t token_during;	/* the strategy's inline token in run() */
 	struct ttask *after;	/* wait until that one is running */
 	atomic_bool inside;
 };
@@ -49,6 +50,9 @@ static struct {
 	unsigned int rejected_calls;
 	struct ewyk_task *rejected_task;
 	unsigned int consumed_calls, consumed_not_owner;
+	bool fibers;		/* the strategy has a fiber hook */
+	int fiber_ret;		/* what it answers */
+	unsigned int fiber_calls;
 	bool dispatch_in_produce;
 	struct ttask *late;	/* appended by that dispatch */
 } m;
@@ -64,6 +68,7 @@ ttask_run(struct ewyk_task *t)
 	tt->runs++;
 	tt->ran_on = pthread_self();
 	tt->nb_during = ewyk_nonblocking();
+	tt->token_during = ewyk_strategy_inline_token(m.s);
 	if (tt->gate != NULL)
 		sem_wait(tt->gate);
 	while (tt->after != NULL && !atomic_load(&tt->after->inside))
@@ -130,6 +135,15 @@ mock_rejected(void *ctx, struct ewyk_task *t, int err)
 }
 
 static int
+mock_fiber(void *ctx, struct ewyk_task *t)
+{
+	(void)ctx;
+	assert_int_equal(t->type, EWYK_FIBER_CAPABLE);
+	m.fiber_calls++;
+	return m.fiber_ret;
+}
+
+static int
 mock_execute(void *ctx, struct ewyk_task *t)
 {
 	(void)ctx;
@@ -193,6 +207,7 @@ make_watched(enum ewyk_mode mode, unsigned int flags, uint64_t watch_ns)
 		.mode = mode,
 		.flags = flags,
 		.watch_ns = watch_ns,
+		.fiber = m.fibers ? mock_fiber : NULL,
 	};
 
 	m.s = ewyk_strategy_create(&c);
@@ -236,7 +251,7 @@ static struct ewyk_strategy_stats
 run_one(struct ttask *tt, bool flagged, enum ewyk_consume want)
 {
 	struct ewyk_strategy_stats st;
-	uint64_t *cnt[4] = { &st.pc, &st.pic, &st.pec, &st.epc };
+	uint64_t *cnt[5] = { &st.pc, &st.pic, &st.pec, &st.epc, &st.fiber };
 	int i;
 
 	script(tt);
@@ -245,7 +260,7 @@ run_one(struct ttask *tt, bool flagged, enum ewyk_consume want)
 	assert_int_equal(ewyk_nonblocking(), flagged);
 	ewyk_nonblocking_set(false);
 	ewyk_strategy_stats(m.s, &st);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		assert_int_equal(*cnt[i], i == (int)want ? 1 : 0);
 	assert_int_equal(tt->t.mode, want);
 	assert_int_equal(st.state, 0);
@@ -807,6 +822,80 @@ names(void **state)
 	assert_string_equal(ewyk_consume_name(EWYK_PIC), "pic");
 }
 
+/* FIBER_CAPABLE with a fiber free: FIBER, inline on the owner, marked
+ * inline (the watchdog can relieve it), no helper, no pool. */
+static void
+fiber_free_runs_as_fiber(void **state)
+{
+	struct ewyk_strategy_stats st;
+	struct ttask a;
+
+	(void)state;
+	m.fibers = true;
+	make(EWYK_MODE_ADAPTIVE, EWYK_STRATEGY_STEALABLE);
+	m.try_ret = true;
+	ttask_init(&a, EWYK_FIBER_CAPABLE);
+	st = run_one(&a, false, EWYK_FIBER);
+	assert_inline(&a, false);
+	assert_int_not_equal(a.token_during, 0);
+	assert_int_equal(st.fiber_fallback, 0);
+	assert_int_equal(m.fiber_calls, 1);
+	assert_int_equal(m.try_calls, 0);
+	assert_int_equal(m.exec_calls, 0);
+	assert_int_equal(m.consumed_calls, 1);
+}
+
+/* No fiber free: counted, then as BLOCKING: EPC with a helper, PEC
+ * without. */
+static void
+fiber_exhausted_falls_back(void **state)
+{
+	struct ewyk_strategy_stats st;
+	struct ttask a;
+
+	(void)state;
+	m.fibers = true;
+	m.fiber_ret = -1;
+	make(EWYK_MODE_ADAPTIVE, 0);
+	ttask_init(&a, EWYK_FIBER_CAPABLE);
+	st = run_one(&a, false, EWYK_PEC);
+	assert_int_equal(st.fiber_fallback, 1);
+	assert_int_equal(m.exec_calls, 1);
+	assert_ptr_equal(m.executed[0], &a.t);
+	assert_int_equal(a.runs, 0);
+}
+
+/* A parked fiber is resumed as a fiber whatever the mode; a new one
+ * follows a forced mode as BLOCKING; without a hook, BLOCKING. */
+static void
+fiber_resume_and_forced_modes(void **state)
+{
+	struct ewyk_strategy_stats st;
+	struct ttask a, b, c;
+
+	(void)state;
+	m.fibers = true;
+	m.fiber_ret = 1;
+	make(EWYK_MODE_PEC, 0);
+	ttask_init(&a, EWYK_FIBER_CAPABLE);
+	run_one(&a, false, EWYK_FIBER);
+	assert_inline(&a, false);
+	ewyk_strategy_free(m.s);
+	memset(&m, 0, sizeof(m));
+	m.fibers = true;
+	m.fiber_ret = 0;
+	make(EWYK_MODE_PEC, 0);
+	ttask_init(&b, EWYK_FIBER_CAPABLE);
+	st = run_one(&b, false, EWYK_PEC);
+	assert_int_equal(st.fiber_fallback, 0);
+	ewyk_strategy_free(m.s);
+	memset(&m, 0, sizeof(m));
+	make(EWYK_MODE_ADAPTIVE, 0);
+	ttask_init(&c, EWYK_FIBER_CAPABLE);
+	run_one(&c, false, EWYK_PEC);
+	assert_string_equal(ewyk_consume_name(EWYK_FIBER), "fiber");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -832,6 +921,9 @@ main(void)
 		T(steal_stuck_owner),
 		T(watched_fast_task_stays_inline),
 		T(watched_blocking_task_is_handed_over),
+		T(fiber_free_runs_as_fiber),
+		T(fiber_exhausted_falls_back),
+		T(fiber_resume_and_forced_modes),
 		T(names),
 	};
 
