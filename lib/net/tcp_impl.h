@@ -356,6 +356,15 @@ void tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c);
 void tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c);
 /* Whether the send timer may be a tail loss probe now. */
 bool tcp_tlp_allowed(const struct tcp_conn *c);
+/* Whether a probe now would be new data (the peer's window has room). */
+static inline bool
+tcp_tlp_new_data(const struct tcp_conn *c)
+{
+	uint32_t flight = c->snd_max - c->snd_una;
+
+	return c->snd_nxt == c->snd_max && c->sndq.bytes > flight &&
+		c->snd_wnd > flight;
+}
 /* The probe's episode is over (ACKed, or a timeout). */
 static inline void
 tcp_tlp_end(struct tcp_conn *c)

@@ -663,11 +663,14 @@ tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
 		tcp_arm_rexmit(ns, c);
 		return;
 	}
-	/* PTO = 2 SRTT, plus the peer's delayed ACK for a lone segment,
-	 * else 2 ms as Linux (TCP_TIMEOUT_MIN) against clock granularity;
-	 * doubled for a second probe. */
+	/* PTO = 2 SRTT, plus 2 ms as Linux (TCP_TIMEOUT_MIN) against clock
+	 * granularity; doubled for a second probe. A lone segment may wait
+	 * for the peer's delayed ACK, which a resent one must not be taken
+	 * for (RFC 8985 7.2, WCDelAckT); a probe of new data cannot be
+	 * spurious, and its second segment draws that ACK at once. */
 	pto = 2ull * c->srtt;
-	pto += c->snd_max - c->snd_una <= c->mss ? ns->cfg.delack_ms : 2;
+	pto += c->snd_max - c->snd_una <= c->mss && !tcp_tlp_new_data(c) ?
+		ns->cfg.delack_ms : 2;
 	pto <<= c->tlp_probes;
 	if (pto >= c->rto) {
 		tcp_arm_rexmit(ns, c);

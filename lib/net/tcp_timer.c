@@ -69,8 +69,7 @@ tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
 			TCP_F_TLP_SENT);
 	c->tlp_probes++;
 	ns->stats->tcp.tail_loss_probes++;
-	if (c->snd_nxt == c->snd_max && c->sndq.bytes > c->snd_max - c->snd_una &&
-			c->snd_wnd > c->snd_max - c->snd_una) {
+	if (tcp_tlp_new_data(c)) {
 		uint32_t before = c->snd_max;
 
 		c->cwnd += c->mss;	/* room for exactly one more */

@@ -353,6 +353,31 @@ test_lost_last_retransmission_probed(void **state)
 	th_free(h);
 }
 
+/* One segment out, more queued, cwnd full: the peer may hold its ACK for
+ * its delayed-ACK time, but the probe is new data, never spurious, so it
+ * goes 2 SRTT + 2 ms later rather than after that allowance. */
+static void
+test_lone_segment_probe_of_new_data(void **state)
+{
+	struct th *h = warm_up();
+	uint64_t t0;
+	uint32_t last = 0;
+
+	(void)state;
+	h->app.conn->cwnd = MSS;
+	write_bytes(h, 3 * MSS);
+	assert_int_equal(sent(h, &last), 1);
+	assert_int_equal(last, seq_of(10));
+	t0 = h->now;
+	while (th_pending(h) == 0 && h->now - t0 < 1000)
+		th_advance(h, 1);
+	assert_int_equal(h->now - t0, 2 * RTT + 2);
+	assert_int_equal(sent(h, &last), 1);
+	assert_int_equal(last, seq_of(11));
+	assert_int_equal(h->stats.tcp.tail_loss_probes, 1);
+	th_free(h);
+}
+
 int
 main(void)
 {
@@ -364,6 +389,7 @@ main(void)
 		cmocka_unit_test(test_recovery_ends_at_ssthresh),
 		cmocka_unit_test(test_lost_last_retransmission_probed),
 		cmocka_unit_test(test_second_probe_before_rto),
+		cmocka_unit_test(test_lone_segment_probe_of_new_data),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
