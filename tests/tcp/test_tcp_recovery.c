@@ -115,6 +115,18 @@ sent(struct th *h, uint32_t *last_seq)
 	return n;
 }
 
+/* Advances the clock until something is sent (up to a second); returns
+ * how long that took. */
+static uint64_t
+quiet_for(struct th *h)
+{
+	uint64_t t0 = h->now;
+
+	while (th_pending(h) == 0 && h->now - t0 < 1000)
+		th_advance(h, 1);
+	return h->now - t0;
+}
+
 static void
 test_rack_finds_lost_retransmission(void **state)
 {
@@ -172,7 +184,7 @@ static void
 tail_loss_probed(unsigned int lost_probes)
 {
 	struct th *h = warm_up();
-	uint64_t t0, pto = 2 * RTT + 2;
+	uint64_t pto = 2 * RTT + 2;
 	uint32_t last = 0;
 	unsigned int i;
 
@@ -181,10 +193,7 @@ tail_loss_probed(unsigned int lost_probes)
 	th_advance(h, RTT);
 	ack_sack(h, seq_of(13), 0, 0);
 	for (i = 0; i <= lost_probes; i++, pto *= 2) {
-		t0 = h->now;
-		while (th_pending(h) == 0 && h->now - t0 < 1000)
-			th_advance(h, 1);
-		assert_int_equal(h->now - t0, pto);
+		assert_int_equal(quiet_for(h), pto);
 		assert_int_equal(sent(h, &last), 1);
 		assert_int_equal(last, seq_of(14));
 		assert_int_equal(h->stats.tcp.tail_loss_probes, i + 1);
@@ -325,7 +334,6 @@ static void
 test_lost_last_retransmission_probed(void **state)
 {
 	struct th *h = warm_up();
-	uint64_t t0;
 	uint32_t last = 0;
 
 	(void)state;
@@ -337,10 +345,7 @@ test_lost_last_retransmission_probed(void **state)
 	assert_int_equal(sent(h, &last), 1);
 	assert_int_equal(last, seq_of(10));
 	/* that retransmission is lost: silence */
-	t0 = h->now;
-	while (th_pending(h) == 0 && h->now - t0 < 1000)
-		th_advance(h, 1);
-	assert_int_equal(h->now - t0, 2 * RTT + 2);
+	assert_int_equal(quiet_for(h), 2 * RTT + 2);
 	assert_int_equal(sent(h, &last), 1);
 	assert_int_equal(last, seq_of(10));
 	assert_int_equal(h->stats.tcp.tail_loss_probes, 1);
@@ -360,7 +365,6 @@ static void
 test_lone_segment_probe_of_new_data(void **state)
 {
 	struct th *h = warm_up();
-	uint64_t t0;
 	uint32_t last = 0;
 
 	(void)state;
@@ -368,10 +372,7 @@ test_lone_segment_probe_of_new_data(void **state)
 	write_bytes(h, 3 * MSS);
 	assert_int_equal(sent(h, &last), 1);
 	assert_int_equal(last, seq_of(10));
-	t0 = h->now;
-	while (th_pending(h) == 0 && h->now - t0 < 1000)
-		th_advance(h, 1);
-	assert_int_equal(h->now - t0, 2 * RTT + 2);
+	assert_int_equal(quiet_for(h), 2 * RTT + 2);
 	assert_int_equal(sent(h, &last), 1);
 	assert_int_equal(last, seq_of(11));
 	assert_int_equal(h->stats.tcp.tail_loss_probes, 1);
