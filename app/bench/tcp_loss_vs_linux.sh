@@ -4,30 +4,42 @@
 # run: downloads of 1 MB and 8 MB and /echo uploads of the same sizes, with
 # P % of the frames dropped at random in each direction, for each P.
 #
-#   ewykd: its own TCP on net_tap (198.18.0.2) in namespace A, the tap
-#          bridged to a client namespace Ac (198.18.0.1) by a veth pair
+#   ewykd: its own TCP (198.18.0.2) in namespace A on $EWYK_MEDIUM, the
+#          client in namespace Ac (198.18.0.1):
+#          tap     the tap bridged to Ac by a veth pair
+#          af_xdp  net_af_xdp on a veth end, the other end in Ac (as
+#                  deploy/ewyk-ns.sh sets it up)
 #   Linux: nginx (one worker; /echo by its echo module) in namespace B,
 #          client in Bc, joined by a veth pair
 #
-# Loss is an nftables netdev ingress rule on the receiving end of each veth
-# (the client's, and the server side's: the bridge port or the server), so
-# that neither stack learns of a drop but by TCP. TSO, GSO and GRO are off
-# on the veths: both stacks send MTU-sized segments. Servers on CPU 1,
-# clients on CPU 0. Each figure is the median of TRANSFERS transfers
-# (curl, bounded in time); a failed or truncated one counts as its time
-# bound. After each loss level, ewykd's recovery counters (from /ewyk/tcp,
-# read with dpdk-telemetry.py) and Linux's timeouts (TcpExtTCPTimeouts of
-# the server's namespace) over that level. Figures, not a test.
+# Loss is a pair of nftables netdev rules on the client's end of each path,
+# one on its ingress (frames from the server) and one on its egress (frames
+# to the server), so that neither stack learns of a drop but by TCP, and
+# the same on every medium (net_af_xdp's frames meet the XDP program before
+# any hook on the server's side could drop them). TSO, GSO and GRO are off
+# on the veths: both stacks send MTU-sized segments. Every kernel TCP of
+# the run (nginx's and both clients') uses the congestion control LINUX_CC,
+# set on its route: cubic, Linux's default, by default, whatever the host's
+# default (bbr on some machines, which does not answer random loss by
+# slowing down at all). Servers on CPU 1, clients on CPU 0. Each figure is
+# the median of TRANSFERS transfers (curl, bounded in time); a failed or
+# truncated one counts as its time bound. After each loss level, ewykd's
+# recovery counters (from /ewyk/tcp, read with dpdk-telemetry.py) and
+# Linux's timeouts and loss probes (TcpExt of the server's namespace) over
+# that level; at the end, the table with the ratios. Figures, not a test.
 #
-# Usage: app/bench/tcp_loss_vs_linux.sh [TRANSFERS] [LOSSES]
-#        (as root, after a build; TRANSFERS 5, LOSSES "1 5 10";
-#        TCP_CC=cubic|newreno picks ewykd's congestion control)
+# Usage: [EWYK_MEDIUM=tap|af_xdp] [LINUX_CC=cubic|bbr|reno] [TCP_CC=cubic|newreno]
+#        app/bench/tcp_loss_vs_linux.sh [TRANSFERS] [LOSSES]
+#        (as root, after a build; TRANSFERS 5, LOSSES "1 5 10"; EWYK_MEDIUM
+#        tap; TCP_CC picks ewykd's congestion control, cubic by default)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
 N=${1:-5}
 LOSSES=${2:-"1 5 10"}
 TCP_CC=${TCP_CC:-cubic}
+LINUX_CC=${LINUX_CC:-cubic}
+export EWYK_MEDIUM=${EWYK_MEDIUM:-tap}
 NS_A="ewyk-loss-a-$$"
 NS_B="ewyk-loss-b-$$"
 WWW=$(mktemp -d /tmp/ewyk-loss-www.XXXXXX)
@@ -49,6 +61,9 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] && [ -f /usr/lib/nginx/modules/ngx_http_echo_module.so ] ||
 	{ echo "needs nginx and its echo module (apt-get install nginx-light)" >&2; exit 1; }
 case "$TCP_CC" in newreno|cubic) ;; *) echo "TCP_CC: newreno or cubic" >&2; exit 2;; esac
+case "$EWYK_MEDIUM" in tap|af_xdp) ;; *) echo "EWYK_MEDIUM: tap or af_xdp" >&2; exit 2;; esac
+grep -qw "$LINUX_CC" /proc/sys/net/ipv4/tcp_available_congestion_control ||
+	{ echo "LINUX_CC=$LINUX_CC: not in this kernel" >&2; exit 2; }
 
 head -c $((1 << 20)) /dev/urandom > "$WWW/1m.bin"
 head -c $((8 << 20)) /dev/urandom > "$WWW/8m.bin"
@@ -59,31 +74,43 @@ no_offloads() {	# no_offloads NS DEV
 	ip netns exec "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1 || true
 }
 
-# ewykd, its tap bridged to the client's namespace (as the integration
-# tests' Appliance(client_ns=True) does). net_tap whatever EWYK_MEDIUM
-# says: the loss rules sit on a bridge port, and net_af_xdp's frames would
-# pass the XDP program before any netdev hook could drop them.
-EWYK_MEDIUM=tap
+# cc_route NS DEV: the kernel TCP of NS uses LINUX_CC on the test network.
+cc_route() {
+	ip -n "$1" route replace 198.18.0.0/24 dev "$2" congctl "$LINUX_CC"
+}
+
+# ewykd and its client's namespace Ac, whose end of the path is A_DEV. On
+# net_tap the tap is bridged to Ac (as the integration tests'
+# Appliance(client_ns=True) does); on net_af_xdp, ewyk-ns.sh gives Ac the
+# veth's other end.
 EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll \
 	--tcp-cc "$TCP_CC"
-ip -n "$NS_A" addr flush dev ewyk0
-ip -n "$NS_A" link set ewyk0 address 02:00:00:00:00:fe
-ip -n "$NS_A" link add br0 type bridge
-ip -n "$NS_A" link set ewyk0 master br0
-ip netns add "${NS_A}c"
-ip -n "$NS_A" link add vb type veth peer name vc netns "${NS_A}c"
-ip -n "$NS_A" link set vb master br0
-ip -n "$NS_A" link set br0 up
-ip -n "$NS_A" link set vb up
-ip -n "${NS_A}c" addr add 198.18.0.1/24 dev vc
-ip -n "${NS_A}c" link set vc up
-ip -n "${NS_A}c" link set lo up
-no_offloads "$NS_A" vb
-no_offloads "${NS_A}c" vc
+if [ "$EWYK_MEDIUM" = tap ]; then
+	A_DEV=vc
+	ip -n "$NS_A" addr flush dev ewyk0
+	ip -n "$NS_A" link set ewyk0 address 02:00:00:00:00:fe
+	ip -n "$NS_A" link add br0 type bridge
+	ip -n "$NS_A" link set ewyk0 master br0
+	ip netns add "${NS_A}c"
+	ip -n "$NS_A" link add vb type veth peer name vc netns "${NS_A}c"
+	ip -n "$NS_A" link set vb master br0
+	ip -n "$NS_A" link set br0 up
+	ip -n "$NS_A" link set vb up
+	ip -n "${NS_A}c" addr add 198.18.0.1/24 dev vc
+	ip -n "${NS_A}c" link set vc up
+	ip -n "${NS_A}c" link set lo up
+	no_offloads "$NS_A" vb
+else
+	A_DEV=ewyk0
+fi
+no_offloads "${NS_A}c" "$A_DEV"
+cc_route "${NS_A}c" "$A_DEV"
 
 veth_ns "$NS_B"
 no_offloads "$NS_B" veth1
 no_offloads "${NS_B}c" veth0
+cc_route "$NS_B" veth1
+cc_route "${NS_B}c" veth0
 cat > "$WWW/.nginx.conf" <<CONF
 load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
 worker_processes 1;
@@ -114,10 +141,10 @@ for _ in $(seq 50); do
 done
 sleep 0.5
 
-# set_loss P: P % dropped on the ingress of both ends of each path.
+# set_loss P: P % dropped each way on the client's end of each path.
 set_loss() {
 	local ns dev
-	for ns_dev in "$NS_A vb" "${NS_A}c vc" "$NS_B veth1" "${NS_B}c veth0"; do
+	for ns_dev in "${NS_A}c $A_DEV" "${NS_B}c veth0"; do
 		read -r ns dev <<<"$ns_dev"
 		ip netns exec "$ns" nft delete table netdev "$NFT_TABLE" 2>/dev/null || true
 		[ "$1" -eq 0 ] && continue
@@ -127,13 +154,17 @@ table netdev $NFT_TABLE {
 		type filter hook ingress device "$dev" priority 0; policy accept;
 		ether type ip numgen random mod 100 < $1 counter drop
 	}
+	chain out {
+		type filter hook egress device "$dev" priority 0; policy accept;
+		ether type ip numgen random mod 100 < $1 counter drop
+	}
 }
 NFT
 	done
 }
 
-drops() {	# drops NS: frames the loss rule of NS dropped
-	ip netns exec "$1" nft list table netdev "$NFT_TABLE" 2>/dev/null |
+drops() {	# drops NS in|out: frames the loss rule of that chain dropped
+	ip netns exec "$1" nft list chain netdev "$NFT_TABLE" "$2" 2>/dev/null |
 		awk '/counter packets/ {for (i = 1; i < NF; i++) if ($i == "packets") s += $(i + 1)}
 		END {print s + 0}'
 }
@@ -181,9 +212,9 @@ for k, v in d.items():
     print(k, v)'
 }
 
-linux_timeouts() {
-	ip netns exec "$NS_B" awk '/^TcpExt:/ {if (!h) {split($0, k); h = 1}
-		else {for (i = 2; i <= NF; i++) if (k[i] == "TCPTimeouts") print $i}}' \
+linux_tcpext() {	# linux_tcpext NAME: a TcpExt counter of the server's namespace
+	ip netns exec "$NS_B" awk -v want="$1" '/^TcpExt:/ {if (!h) {split($0, k); h = 1}
+		else {for (i = 2; i <= NF; i++) if (k[i] == want) print $i}}' \
 		/proc/net/netstat
 }
 
@@ -191,14 +222,17 @@ COUNTERS="timeouts_count rack_losses_count tail_loss_probes_count tlp_recoveries
 lost_retransmits_count spurious_retransmits_count prr_sends_count sack_recoveries_count
 retransmits_count"
 
-echo "ewyk TCP ($TCP_CC, net_tap) vs Linux TCP (veth) under random loss each way;"
-echo "median of $N transfers each, seconds (a failed transfer counts as its bound)"
-printf '%-6s %-22s %9s %9s %7s\n' loss transfer ewykd Linux ratio
+echo "ewyk TCP ($TCP_CC, $(ewyk_medium_name "$EWYK_MEDIUM")) vs Linux TCP ($LINUX_CC, veth)"
+echo "under random loss each way; median of $N transfers each, seconds (a failed"
+echo "transfer counts as its bound); ratio = ewykd / Linux"
+printf '%-6s %-14s %9s %9s %7s\n' loss transfer ewykd Linux ratio
+TABLE=""
 declare -A before
 for loss in $LOSSES; do
 	set_loss "$loss"
 	while read -r k v; do before[$k]=$v; done < <(tcp_counters)
-	lt0=$(linux_timeouts)
+	lt0=$(linux_tcpext TCPTimeouts)
+	lp0=$(linux_tcpext TCPLossProbes)
 	for kind in download upload; do
 		for size in 1m 8m; do
 			if [ "$kind" = download ]; then
@@ -208,13 +242,15 @@ for loss in $LOSSES; do
 				a=$(series "${NS_A}c" http://198.18.0.2/echo upload "$size")
 				b=$(series "${NS_B}c" http://198.18.0.2/echo upload "$size")
 			fi
-			printf '%-6s %-22s %9s %9s %7s\n' "$loss %" \
+			row=$(printf '%-6s %-14s %9s %9s %7s' "$loss %" \
 				"$kind $(echo "$size" | tr m M)B" "$a" "$b" \
-				"$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')"
+				"$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')")
+			echo "$row"
+			TABLE+="$row"$'\n'
 		done
 	done
-	lost_out=$(drops "${NS_A}c")	# frames from ewykd dropped
-	lost_in=$(drops "$NS_A")	# frames to ewykd dropped
+	lost_out=$(drops "${NS_A}c" in)	# frames from ewykd dropped
+	lost_in=$(drops "${NS_A}c" out)	# frames to ewykd dropped
 	printf '  ewykd at %s %%: frames dropped from it %s, to it %s;' "$loss" "$lost_out" "$lost_in"
 	declare -A after=()
 	while read -r k v; do after[$k]=$v; done < <(tcp_counters)
@@ -224,7 +260,13 @@ for loss in $LOSSES; do
 	to=$(( ${after[timeouts_count]:-0} - ${before[timeouts_count]:-0} ))
 	printf '; RTOs per 100 frames lost from it %s\n' \
 		"$(awk -v t="$to" -v l="$lost_out" 'BEGIN {printf "%.2f", l ? 100 * t / l : 0}')"
-	printf '  Linux at %s %%: TCPTimeouts %s, frames dropped from it %s\n' "$loss" \
-		$(( $(linux_timeouts) - lt0 )) "$(drops "${NS_B}c")"
+	printf '  Linux at %s %%: TCPTimeouts %s, TCPLossProbes %s, frames dropped from it %s, to it %s\n' \
+		"$loss" $(( $(linux_tcpext TCPTimeouts) - lt0 )) $(( $(linux_tcpext TCPLossProbes) - lp0 )) \
+		"$(drops "${NS_B}c" in)" "$(drops "${NS_B}c" out)"
 done
 set_loss 0
+echo
+echo "ewykd ($TCP_CC) on $(ewyk_medium_name "$EWYK_MEDIUM") vs Linux ($LINUX_CC), medians of $N, seconds:"
+printf '%-6s %-14s %9s %9s %7s\n' loss transfer ewykd Linux ratio
+printf '%s' "$TABLE"
+printf '%s' "$TABLE" | awk '{n++; if ($NF <= 1.5) ok++} END {printf "within 1.5x of Linux: %d of %d\n", ok, n}'

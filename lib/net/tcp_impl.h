@@ -88,7 +88,7 @@ struct tcp_block {
 #define TCP_F_COOKIE 0x0800	/* born from a SYN cookie */
 #define TCP_F_ACTIVE 0x1000	/* we sent the first SYN */
 #define TCP_F_TLP_ARMED 0x2000	/* the rexmit timer is a tail loss probe */
-#define TCP_F_TLP_SENT 0x4000	/* one probe per flight (RFC 8985 7) */
+#define TCP_F_TLP_SENT 0x4000	/* a probe's episode is open (RFC 8985 7) */
 #define TCP_F_REO_ARMED 0x0040	/* the rexmit timer is RACK's reordering timer */
 #define TCP_F_TLP_RXT 0x0080	/* the outstanding probe was a retransmission */
 #define TCP_F_LOSS 0x8000	/* recovering from a timeout until recover */
@@ -115,6 +115,7 @@ struct tcp_conn {
 	uint8_t reo_wnd_mult;	/* RACK.reo_wnd_mult */
 	uint8_t reo_wnd_persist;	/* recoveries left before the multiplier resets */
 	uint8_t port;		/* the stack's port it came by and answers by */
+	uint8_t tlp_probes;	/* tail loss probes sent in this episode */
 	uint8_t peer_mac[6];
 	uint32_t laddr;		/* network order */
 	uint32_t raddr;
@@ -191,7 +192,8 @@ struct tcp_cc_ops {
 	/* Loss detected (RACK, duplicate ACKs, a TLP that repaired one):
 	 * set ssthresh and cwnd. */
 	void (*enter_recovery)(struct tcp_conn *c, uint64_t now_ms);
-	/* Recovery ended with a full acknowledgement. */
+	/* Recovery without SACK ended with a full acknowledgement (with
+	 * SACK, PRR's recovery ends at ssthresh, tcp_recovery.c). */
 	void (*exit_recovery)(struct tcp_conn *c);
 	/* Retransmission timeout. */
 	void (*timeout)(struct tcp_conn *c, uint64_t now_ms);
@@ -210,6 +212,10 @@ extern const struct tcp_cc_ops tcp_cc_cubic;
 #define TCP_HDR_OPT_MAX 40
 #define TCP_WIN_FIELD_MAX 65535u
 #define TCP_DUPTHRESH 3
+/* Tail loss probes per episode before the RTO: RFC 8985 sends one; a
+ * second, a PTO later, keeps a probe or ACK that is lost too from costing
+ * the minimum RTO (hundreds of round trips on a sub-millisecond path). */
+#define TCP_TLP_MAX 2
 #define TCP_TS_LEN 12		/* NOP NOP kind len val ecr */
 
 /* table */
@@ -314,6 +320,9 @@ void tcp_rack_timeout(struct net_stack *ns, struct tcp_conn *c);
  * resent): true with its range. */
 bool tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
 		uint32_t *end);
+/* The highest entry not SACKed: true with its range. */
+bool tcp_seg_last_unsacked(struct tcp_conn *c, uint32_t *start,
+		uint32_t *end);
 bool tcp_ooo_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t seq,
 		uint16_t off, uint16_t len);
 void tcp_ooo_deliver(struct net_stack *ns, struct tcp_conn *c);
@@ -349,6 +358,24 @@ uint8_t tcp_our_wscale(const struct net_stack *ns);
 void tcp_transmit(struct net_stack *ns, struct tcp_conn *c);
 void tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c);
 void tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c);
+/* Whether the send timer may be a tail loss probe now. */
+bool tcp_tlp_allowed(const struct tcp_conn *c);
+/* Whether a probe now would be new data (the peer's window has room). */
+static inline bool
+tcp_tlp_new_data(const struct tcp_conn *c)
+{
+	uint32_t flight = c->snd_max - c->snd_una;
+
+	return c->snd_nxt == c->snd_max && c->sndq.bytes > flight &&
+		c->snd_wnd > flight;
+}
+/* The probe's episode is over (ACKed, or a timeout). */
+static inline void
+tcp_tlp_end(struct tcp_conn *c)
+{
+	c->flags &= ~(TCP_F_TLP_SENT | TCP_F_TLP_RXT);
+	c->tlp_probes = 0;
+}
 /* Whether another segment of new data may enter the scoreboard. */
 static inline bool
 tcp_seg_room(const struct tcp_conn *c)

@@ -545,7 +545,7 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	} else if (acked > 0) {
 		if ((c->flags & TCP_F_LOSS) && SEQ_GEQ(c->snd_una, c->recover))
 			c->flags &= ~TCP_F_LOSS;
-		c->flags &= ~TCP_F_TLP_SENT;
+		tcp_tlp_end(c);
 		tcp_arm_send_timer(ns, c);
 	}
 	if (acked == 0)

@@ -590,13 +590,20 @@ static void
 retransmit_lost(struct net_stack *ns, struct tcp_conn *c)
 {
 	uint32_t i = 0, start, end;
+	bool sent = false;
 
 	while (c->lost_bytes > 0 && c->cwnd > tcp_pipe(c) &&
 			tcp_seg_next_lost(c, &i, &start, &end)) {
 		if (tcp_send_range(ns, c, start, end - start) == 0)
-			return;
+			break;
+		sent = true;
 		i++;
 	}
+	/* The last hole resent: if that retransmission is lost too and
+	 * nothing follows it, a probe finds out before the RTO would. */
+	if (sent && !(c->flags & (TCP_F_TLP_ARMED | TCP_F_REO_ARMED)) &&
+			tcp_tlp_allowed(c))
+		tcp_arm_send_timer(ns, c);
 }
 
 /* The shift of the windows we send: enough for rcv_win_max. */
@@ -635,6 +642,17 @@ tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c)
 	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + t);
 }
 
+/* TCP_TLP_MAX probes per episode; in recovery too once nothing waits to
+ * be resent, where a lost tail (retransmissions included) would otherwise
+ * wait for the RTO, RACK having nothing later to see. */
+bool
+tcp_tlp_allowed(const struct tcp_conn *c)
+{
+	return c->state == TCP_ESTABLISHED && c->srtt != 0 && c->backoff == 0 &&
+		c->lost_bytes <= c->retrans_bytes && !(c->flags & TCP_F_LOSS) &&
+		c->tlp_probes < TCP_TLP_MAX;
+}
+
 /* After new data goes out or an ACK moves snd_una: a tail loss probe
  * (RFC 8985 7.2) when one may be sent, else the retransmission timer. */
 void
@@ -647,19 +665,19 @@ tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
 		tw_cancel(&ns->wheel, &c->rexmit);
 		return;
 	}
-	/* One probe per flight; in recovery too once nothing waits to be
-	 * resent, where a lost tail (retransmissions included) would
-	 * otherwise wait for the RTO, RACK having nothing later to see. */
-	if (c->state != TCP_ESTABLISHED || c->srtt == 0 || c->backoff != 0 ||
-			c->lost_bytes > c->retrans_bytes ||
-			(c->flags & (TCP_F_LOSS | TCP_F_TLP_SENT))) {
+	if (!tcp_tlp_allowed(c)) {
 		tcp_arm_rexmit(ns, c);
 		return;
 	}
-	/* PTO = 2 SRTT, plus the peer's delayed ACK for a lone segment,
-	 * else 2 ms as Linux (TCP_TIMEOUT_MIN) against clock granularity. */
+	/* PTO = 2 SRTT, plus 2 ms as Linux (TCP_TIMEOUT_MIN) against clock
+	 * granularity; doubled for a second probe. A lone segment may wait
+	 * for the peer's delayed ACK, which a resent one must not be taken
+	 * for (RFC 8985 7.2, WCDelAckT); a probe of new data cannot be
+	 * spurious, and its second segment draws that ACK at once. */
 	pto = 2ull * c->srtt;
-	pto += c->snd_max - c->snd_una <= c->mss ? ns->cfg.delack_ms : 2;
+	pto += c->snd_max - c->snd_una <= c->mss && !tcp_tlp_new_data(c) ?
+		ns->cfg.delack_ms : 2;
+	pto <<= c->tlp_probes;
 	if (pto >= c->rto) {
 		tcp_arm_rexmit(ns, c);
 		return;

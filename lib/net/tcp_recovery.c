@@ -185,7 +185,7 @@ tlp_episode(struct net_stack *ns, struct tcp_conn *c, uint32_t lost,
 	} else {
 		return;
 	}
-	c->flags &= ~(TCP_F_TLP_SENT | TCP_F_TLP_RXT);
+	tcp_tlp_end(c);
 }
 
 /* The reordering timer (RFC 8985 6.3), or else the send timer when
@@ -227,8 +227,13 @@ tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t delivered,
 	if ((c->flags & TCP_F_LOSS) && SEQ_GEQ(c->snd_una, c->recover))
 		c->flags &= ~TCP_F_LOSS;
 	if ((c->flags & TCP_F_RECOVERY) && SEQ_GEQ(c->snd_una, c->recover)) {
+		/* RFC 6937: recovery ends at ssthresh, which PRR has
+		 * brought the pipe down to. Not at the flight plus one
+		 * segment (RFC 6582's option for NewReno without SACK):
+		 * the flight is small when the last hole fills, and each
+		 * recovery would restart from two segments. */
 		c->flags &= ~TCP_F_RECOVERY;
-		ns->cc->exit_recovery(c);
+		c->cwnd = c->ssthresh;
 		if (c->reo_wnd_persist > 0 && --c->reo_wnd_persist == 0)
 			c->reo_wnd_mult = 1;
 	}

@@ -223,6 +223,21 @@ tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 }
 
 bool
+tcp_seg_last_unsacked(struct tcp_conn *c, uint32_t *start, uint32_t *end)
+{
+	uint32_t i = c->nsegs;
+
+	while (i-- > 0) {
+		if (!(tcp_seg_at(c, i)->flags & TCP_SEG_SACKED)) {
+			*start = tcp_seg_start(c, i);
+			*end = tcp_seg_at(c, i)->end;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool
 tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
 		uint32_t *end)
 {

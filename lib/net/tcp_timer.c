@@ -55,19 +55,21 @@ tcp_arm_idle(struct net_stack *ns, struct tcp_conn *c)
 }
 
 /* Tail loss probe (RFC 8985 7.3): new data if the windows allow, else the
- * last segment again, so that a lost tail is repaired by SACK and RACK,
- * not by a timeout. One per flight: the episode ends with the ACK of
- * tlp_end (tcp_recovery.c). */
+ * last segment the peer has not SACKed again (in recovery that may be a
+ * lost retransmission: resending a segment the peer holds would tell
+ * nothing), so that a lost tail is repaired by SACK and RACK, not by a
+ * timeout. Up to TCP_TLP_MAX per episode, which ends with the
+ * ACK of tlp_end (tcp_recovery.c); then the RTO. */
 static void
 tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint32_t last;
+	uint32_t last, start, end;
 
 	c->flags = (uint16_t)((c->flags & ~(TCP_F_TLP_ARMED | TCP_F_TLP_RXT)) |
 			TCP_F_TLP_SENT);
+	c->tlp_probes++;
 	ns->stats->tcp.tail_loss_probes++;
-	if (c->snd_nxt == c->snd_max && c->sndq.bytes > c->snd_max - c->snd_una &&
-			c->snd_wnd > c->snd_max - c->snd_una) {
+	if (tcp_tlp_new_data(c)) {
 		uint32_t before = c->snd_max;
 
 		c->cwnd += c->mss;	/* room for exactly one more */
@@ -77,6 +79,10 @@ tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
 			goto rearm;
 	}
 	c->flags |= TCP_F_TLP_RXT;
+	if (c->sacked_bytes > 0 && tcp_seg_last_unsacked(c, &start, &end)) {
+		tcp_send_range(ns, c, start, end - start);
+		goto rearm;
+	}
 	last = c->snd_max - c->snd_una;
 	if ((c->flags & TCP_F_FIN_QUEUED) && last == c->sndq.bytes + 1)
 		last--;		/* the FIN is resent with the last byte */
@@ -85,7 +91,7 @@ tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
 			RTE_MAX(last, 1u), last);
 rearm:
 	c->tlp_end = c->snd_max;
-	tcp_arm_rexmit(ns, c);
+	tcp_arm_send_timer(ns, c);	/* the next probe, or the RTO */
 }
 
 static void
@@ -137,8 +143,8 @@ rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 		 * order as the window opens. No fast recovery before
 		 * recover. */
 		ns->cc->timeout(c, ns->now_ms);
-		c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_RECOVERY |
-				TCP_F_TLP_SENT | TCP_F_TLP_RXT);
+		c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_RECOVERY);
+		tcp_tlp_end(c);
 		c->flags |= TCP_F_LOSS;
 		c->recover = c->snd_max;
 		c->dupacks = 0;

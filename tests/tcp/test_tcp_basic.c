@@ -118,6 +118,16 @@ test_response_and_retransmission_backoff(void **state)
 	assert_int_equal(o.t.seq, iss + 1);
 	assert_in_range(o.at - t0, 10, 100);
 	assert_int_equal(h->stats.tcp.tail_loss_probes, 1);
+	prev_gap = o.at - t0;
+	t0 = o.at;
+	/* unanswered: a second probe, the PTO doubled */
+	while (th_pending(h) == 0 && o.at - t0 < 1000)
+		th_advance(h, 1);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.seq, iss + 1);
+	assert_in_range(o.at - t0, 2 * prev_gap - 1, 2 * prev_gap + 1);
+	assert_int_equal(h->stats.tcp.tail_loss_probes, 2);
+	prev_gap = 0;
 	t0 = o.at;
 	/* then resent after each RTO, the gap doubling */
 	for (i = 0; i < 5; i++) {

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Scripted conversations for loss recovery with SACK: RACK finding a lost
  * retransmission without a timeout, a tail loss repaired by a tail loss
- * probe, reordering inside RACK's window not taken for loss, and PRR's
- * sending rate during fast recovery. The path has a 40 ms RTT. */
+ * probe, reordering inside RACK's window not taken for loss, PRR's
+ * sending rate during fast recovery and the window it leaves, a lost
+ * last retransmission and a lost probe repaired by probes, not the RTO.
+ * The path has a 40 ms RTT. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -113,6 +115,18 @@ sent(struct th *h, uint32_t *last_seq)
 	return n;
 }
 
+/* Advances the clock until something is sent (up to a second); returns
+ * how long that took. */
+static uint64_t
+quiet_for(struct th *h)
+{
+	uint64_t t0 = h->now;
+
+	while (th_pending(h) == 0 && h->now - t0 < 1000)
+		th_advance(h, 1);
+	return h->now - t0;
+}
+
 static void
 test_rack_finds_lost_retransmission(void **state)
 {
@@ -162,28 +176,28 @@ test_rack_finds_lost_retransmission(void **state)
 	th_free(h);
 }
 
+/* Segments 10-14 out, 13 and 14 lost. The probe, 2 SRTT + 2 ms after the
+ * last ACK, resends 14; the first lost_probes probes get no answer, each
+ * next one coming a doubled PTO later, before any RTO. The answered one's
+ * SACK shows 13 missing: RACK repairs it, no timeout. */
 static void
-test_tail_loss_repaired_by_probe(void **state)
+tail_loss_probed(unsigned int lost_probes)
 {
 	struct th *h = warm_up();
-	uint64_t t0;
+	uint64_t pto = 2 * RTT + 2;
 	uint32_t last = 0;
+	unsigned int i;
 
-	(void)state;
-	/* segments 10-14; the last two are lost */
 	write_bytes(h, 5 * MSS);
 	assert_int_equal(sent(h, NULL), 5);
-	t0 = h->now;
 	th_advance(h, RTT);
 	ack_sack(h, seq_of(13), 0, 0);
-	/* the probe, 2 SRTT + 2 ms after that ACK: the last segment */
-	while (th_pending(h) == 0 && h->now - t0 < 1000)
-		th_advance(h, 1);
-	assert_int_equal(h->now - t0, RTT + 2 * RTT + 2);
-	assert_int_equal(sent(h, &last), 1);
-	assert_int_equal(last, seq_of(14));
-	assert_int_equal(h->stats.tcp.tail_loss_probes, 1);
-	/* its SACK shows 13 missing: RACK repairs it, no timeout */
+	for (i = 0; i <= lost_probes; i++, pto *= 2) {
+		assert_int_equal(quiet_for(h), pto);
+		assert_int_equal(sent(h, &last), 1);
+		assert_int_equal(last, seq_of(14));
+		assert_int_equal(h->stats.tcp.tail_loss_probes, i + 1);
+	}
 	th_advance(h, RTT);
 	ack_sack(h, seq_of(13), 14, 15);
 	th_advance(h, RTT / 4);
@@ -195,6 +209,22 @@ test_tail_loss_repaired_by_probe(void **state)
 	assert_int_equal(th_pending(h), 0);
 	assert_int_equal(h->stats.tcp.timeouts, 0);
 	th_free(h);
+}
+
+static void
+test_tail_loss_repaired_by_probe(void **state)
+{
+	(void)state;
+	tail_loss_probed(0);
+}
+
+/* A probe lost too: a second probe, before the RTO (whose floor is
+ * hundreds of round trips on a fast path). */
+static void
+test_second_probe_before_rto(void **state)
+{
+	(void)state;
+	tail_loss_probed(1);
 }
 
 static void
@@ -266,6 +296,89 @@ test_prr_paces_recovery(void **state)
 	th_free(h);
 }
 
+/* Recovery ends with cwnd at ssthresh (RFC 6937), not at the flight plus
+ * one segment, which is next to nothing once the last hole fills. */
+static void
+test_recovery_ends_at_ssthresh(void **state)
+{
+	struct th *h = warm_up();
+	struct tcp_conn *c = h->app.conn;
+	uint32_t ssthresh;
+
+	(void)state;
+	/* segments 10-19; 10 is lost, the rest SACKed: recovery */
+	write_bytes(h, 10 * MSS);
+	assert_int_equal(sent(h, NULL), 10);
+	th_advance(h, RTT);
+	ack_sack(h, seq_of(10), 11, 20);
+	assert_true(c->flags & TCP_F_RECOVERY);
+	ssthresh = c->ssthresh;
+	assert_true(ssthresh >= 4 * MSS);
+	assert_true(sent(h, NULL) >= 1);	/* 10 again */
+	/* its ACK covers everything: nothing is in flight */
+	th_advance(h, RTT);
+	ack_sack(h, seq_of(20), 0, 0);
+	assert_false(c->flags & TCP_F_RECOVERY);
+	assert_int_equal(c->snd_una, c->snd_max);
+	assert_int_equal(c->cwnd, ssthresh);
+	/* and the window is there to use at once */
+	write_bytes(h, 20 * MSS);
+	assert_int_equal(sent(h, NULL), ssthresh / MSS);
+	th_free(h);
+}
+
+/* In recovery, the last hole's retransmission is lost and nothing was
+ * sent after it: a probe (the highest segment not SACKed, the
+ * retransmission itself) repairs it a PTO later, not the RTO. */
+static void
+test_lost_last_retransmission_probed(void **state)
+{
+	struct th *h = warm_up();
+	uint32_t last = 0;
+
+	(void)state;
+	write_bytes(h, 5 * MSS);
+	assert_int_equal(sent(h, NULL), 5);
+	th_advance(h, RTT);
+	ack_sack(h, seq_of(10), 11, 15);
+	assert_true(h->app.conn->flags & TCP_F_RECOVERY);
+	assert_int_equal(sent(h, &last), 1);
+	assert_int_equal(last, seq_of(10));
+	/* that retransmission is lost: silence */
+	assert_int_equal(quiet_for(h), 2 * RTT + 2);
+	assert_int_equal(sent(h, &last), 1);
+	assert_int_equal(last, seq_of(10));
+	assert_int_equal(h->stats.tcp.tail_loss_probes, 1);
+	th_advance(h, RTT);
+	ack_sack(h, seq_of(15), 0, 0);
+	assert_false(h->app.conn->flags & TCP_F_RECOVERY);
+	th_advance(h, 1000);
+	assert_int_equal(th_pending(h), 0);
+	assert_int_equal(h->stats.tcp.timeouts, 0);
+	th_free(h);
+}
+
+/* One segment out, more queued, cwnd full: the peer may hold its ACK for
+ * its delayed-ACK time, but the probe is new data, never spurious, so it
+ * goes 2 SRTT + 2 ms later rather than after that allowance. */
+static void
+test_lone_segment_probe_of_new_data(void **state)
+{
+	struct th *h = warm_up();
+	uint32_t last = 0;
+
+	(void)state;
+	h->app.conn->cwnd = MSS;
+	write_bytes(h, 3 * MSS);
+	assert_int_equal(sent(h, &last), 1);
+	assert_int_equal(last, seq_of(10));
+	assert_int_equal(quiet_for(h), 2 * RTT + 2);
+	assert_int_equal(sent(h, &last), 1);
+	assert_int_equal(last, seq_of(11));
+	assert_int_equal(h->stats.tcp.tail_loss_probes, 1);
+	th_free(h);
+}
+
 int
 main(void)
 {
@@ -274,6 +387,10 @@ main(void)
 		cmocka_unit_test(test_tail_loss_repaired_by_probe),
 		cmocka_unit_test(test_reordering_inside_window_is_no_loss),
 		cmocka_unit_test(test_prr_paces_recovery),
+		cmocka_unit_test(test_recovery_ends_at_ssthresh),
+		cmocka_unit_test(test_lost_last_retransmission_probed),
+		cmocka_unit_test(test_second_probe_before_rto),
+		cmocka_unit_test(test_lone_segment_probe_of_new_data),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
