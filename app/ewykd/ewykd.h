@@ -54,6 +54,7 @@ struct ewykd {
 	/* The port and what its shards share. */
 	struct rte_mempool *pool;
 	struct net_if ifc;
+	struct net_rss rss;		/* active opens pick ports by it */
 	char port_name[RTE_ETH_NAME_MAX_LEN];
 	struct arp_cache *arp;
 	struct shard *shards;		/* nb_shards of them */

@@ -191,7 +191,8 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 	e->ifc.ip = cfg->ip;
 	e->ifc.netmask = htonl(cfg->prefix == 32 ? 0xffffffffu :
 			~(0xffffffffu >> cfg->prefix));
-	if (port_start(cfg, e->nb_shards, e->pool, &e->ifc, err, errlen) != 0)
+	if (port_start(cfg, e->nb_shards, e->pool, &e->ifc, &e->rss, err,
+			errlen) != 0)
 		return EWYKD_ERR_DEVICE;
 	e->port_started = true;
 	return EWYKD_OK;
@@ -213,7 +214,7 @@ shards_create(struct ewykd *e, char *err, size_t errlen)
 	}
 	memset(e->shards, 0, sizeof(*e->shards) * e->nb_shards);
 	arp_cache_init(e->arp, 60000);
-	for (i = 0; i < e->nb_shards; i++)
+	for (i = 0; i < e->nb_shards; i++) {
 		if (shard_init(&e->shards[i], i, &e->cfg, &e->ifc, e->arp,
 				e->pool, &e->www) != 0) {
 			snprintf(err, errlen, "cannot allocate the shard tables "
@@ -221,6 +222,8 @@ shards_create(struct ewykd *e, char *err, size_t errlen)
 					"--max-conns)");
 			return EWYKD_ERR_NOMEM;
 		}
+		net_stack_set_rss(e->shards[i].ns, &e->rss, i);
+	}
 	return EWYKD_OK;
 }
 

@@ -8,17 +8,19 @@
 
 struct rte_mempool;
 struct net_if;
+struct net_rss;
 struct ewykd_config;
 
 /* Is there such a port, with a queue pair for each shard? 0, or -1 with a
  * message in err. */
 int port_check(const struct ewykd_config *cfg, uint16_t nb_queues, char *err,
 		size_t errlen);
-/* Configures and starts the port; fills ifc with what the device offers.
+/* Configures and starts the port; fills ifc with what the device offers
+ * and rss with how it spreads flows over the queues.
  * Returns 0, or -1 with a message in err. */
 int port_start(const struct ewykd_config *cfg, uint16_t nb_queues,
-		struct rte_mempool *pool, struct net_if *ifc, char *err,
-		size_t errlen);
+		struct rte_mempool *pool, struct net_if *ifc, struct net_rss *rss,
+		char *err, size_t errlen);
 void port_stop(uint16_t port_id);
 
 #endif /* EWYKD_PORT_H */

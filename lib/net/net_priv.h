@@ -44,7 +44,20 @@ struct net_stack {
 	uint32_t *index;	/* slot + 1, 0 = empty */
 	uint32_t index_mask;
 	struct net_stats *stats;
+	const struct net_rss *rss;	/* NULL: one queue */
+	uint16_t queue;			/* this stack's RX queue */
+	uint16_t next_lport;		/* where the port search resumes */
+	uint32_t arp_last_ip;		/* last ARP request: not repeated */
+	uint64_t arp_last_ms;		/* within NET_ARP_RETRY_MS */
 };
+
+#define NET_ARP_RETRY_MS 100
+#define NET_EPHEMERAL_LO 32768	/* local ports of active opens */
+#define NET_EPHEMERAL_HI 60999
+
+/* The MAC of ip on the link: true from the cache; false after sending an
+ * ARP request (at most one per NET_ARP_RETRY_MS for the same address). */
+bool net_resolve(struct net_stack *ns, uint32_t ip, uint8_t mac[6]);
 
 /* The two halves of net_poll(), which tests drive one at a time. */
 /* Process one received frame; takes ownership of m. */
