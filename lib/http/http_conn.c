@@ -314,16 +314,62 @@ http_server_drain(struct http_server *s)
 	}
 }
 
-bool
-http_server_answer(struct http_server *s, struct http_origin o,
-		struct http_answer *a)
+/* The live connection an origin names, or NULL. */
+static struct http_conn *
+origin_conn(struct http_server *s, struct http_origin o)
 {
 	struct http_conn *c;
 
 	if (o.index >= s->conf.max_conns)
-		return false;
+		return NULL;
 	c = live(s, o.index);
-	if (c == NULL || c->gen != o.gen || !c->proto->answer(c, o, a))
+	return c == NULL || c->gen != o.gen ? NULL : c;
+}
+
+bool
+http_server_resume(struct http_server *s, struct http_origin o)
+{
+	struct http_conn *c = origin_conn(s, o);
+
+	if (c == NULL || c->proto->resume == NULL)
+		return false;
+	c->proto->resume(c, o);
+	if (origin_conn(s, o) == c)
+		output(c);
+	return true;
+}
+
+long
+http_server_body_read(struct http_server *s, struct http_origin o, void *buf,
+		size_t cap)
+{
+	struct http_conn *c = origin_conn(s, o);
+	long n;
+
+	if (c == NULL || c->proto->body_read == NULL)
+		return -1;
+	n = c->proto->body_read(c, o, buf, cap);
+	if (origin_conn(s, o) == c)
+		output(c);
+	return n;
+}
+
+void
+http_conn_body_ready(struct http_conn *c, struct http_origin o)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	if (k->body_ready != NULL)
+		k->body_ready(k->dispatch_ctx, o);
+}
+
+bool
+http_server_answer(struct http_server *s, struct http_origin o,
+		struct http_answer *a)
+{
+	struct http_conn *c = origin_conn(s, o);
+
+	if (c == NULL || !c->proto->answer(c, o, a))
 		return false;
 	output(c);
 	return true;
