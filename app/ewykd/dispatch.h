@@ -35,6 +35,9 @@ struct route_task {
 	struct http_origin origin;
 	uint64_t t0;		/* TSC when it was produced */
 	uint16_t fallback;	/* 500 or 503 replaces the handler's answer */
+	struct upstream_fetch *fetch;	/* the proxy's, while it runs */
+	struct route_task *proxy_next;	/* the shard's proxied bodies */
+	struct route_task **proxy_pprev;
 	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 
@@ -82,6 +85,9 @@ void exec_watchdog(struct ewykd *e, uint64_t now_ms);
 /* After force_quit: wait for the producers to stop, then stop the pools
  * and write the answers they posted. */
 void exec_stop(struct ewykd *e);
+/* On the owner: a task's answer goes to its connection (or the task is
+ * freed when the connection is gone). */
+void dispatch_complete(struct shard *s, struct route_task *t);
 /* Answers posted to the completion ring, written by the owner. */
 unsigned int shard_drain_completions(struct shard *s);
 /* How the request's handler is being consumed: the test routes say it. */

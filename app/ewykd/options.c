@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -81,6 +82,10 @@ NUM_SETTER(set_reserved_spin_us, reserved_spin_us, 0, 10000000)
 NUM_SETTER(set_blocking_threads, blocking_threads, 1, 4096)
 NUM_SETTER(set_blocking_queue, blocking_queue, 1, 1 << 20)
 NUM_SETTER(set_stuck_ms, stuck_ms, 0, 60000)
+NUM_SETTER(set_upstream_conns, upstream_conns, 1, 65536)
+NUM_SETTER(set_upstream_connect_ms, upstream_connect_ms, 1, 600000)
+NUM_SETTER(set_upstream_timeout_ms, upstream_timeout_ms, 1, 3600000)
+NUM_SETTER(set_upstream_idle_ms, upstream_idle_ms, 1, 3600000)
 static int
 set_handoff_us(struct ewykd_config *cfg, const char *val, char *err,
 		size_t errlen)
@@ -111,6 +116,60 @@ set_reserved(struct ewykd_config *cfg, const char *val, char *err,
 		return -1;
 	cfg->reserved = (uint16_t)v;
 	cfg->reserved_set = true;
+	return 0;
+}
+
+/* Repeatable: NAME=ADDR:PORT, an upstream /proxy/NAME/ forwards to. */
+static int
+set_upstream(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	struct upstream_target *t = &cfg->upstreams[cfg->nb_upstreams];
+	const char *eq = strchr(val, '='), *colon;
+	char addr[INET_ADDRSTRLEN];
+	struct in_addr a;
+	uint64_t port;
+	size_t n, i;
+
+	if (cfg->nb_upstreams == UPSTREAM_MAX) {
+		snprintf(err, errlen, "at most %d upstreams", UPSTREAM_MAX);
+		return -1;
+	}
+	colon = eq != NULL ? strrchr(eq, ':') : NULL;
+	n = eq != NULL ? (size_t)(eq - val) : 0;
+	if (eq == NULL || colon == NULL || n == 0 || n >= UPSTREAM_NAME_MAX ||
+			(size_t)(colon - eq - 1) >= sizeof(addr)) {
+		snprintf(err, errlen, "'%s' is not NAME=ADDR:PORT (a name of 1 "
+				"to %d characters)", val, UPSTREAM_NAME_MAX - 1);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)val[i]) && val[i] != '-' &&
+				val[i] != '_') {
+			snprintf(err, errlen, "'%.*s': a name is letters, digits, "
+					"'-' and '_'", (int)n, val);
+			return -1;
+		}
+	memcpy(addr, eq + 1, (size_t)(colon - eq - 1));
+	addr[colon - eq - 1] = '\0';
+	if (inet_pton(AF_INET, addr, &a) != 1) {
+		snprintf(err, errlen, "'%s' is not an IPv4 address", addr);
+		return -1;
+	}
+	if (parse_u64(colon + 1, 1, 65535, &port, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < cfg->nb_upstreams; i++)
+		if (strlen(cfg->upstreams[i].name) == n &&
+				memcmp(cfg->upstreams[i].name, val, n) == 0) {
+			snprintf(err, errlen, "upstream '%.*s' given twice",
+					(int)n, val);
+			return -1;
+		}
+	memcpy(t->name, val, n);
+	t->name[n] = '\0';
+	t->addr = a.s_addr;
+	t->port = (uint16_t)port;
+	cfg->nb_upstreams++;
 	return 0;
 }
 
@@ -289,6 +348,11 @@ static const struct opt_def opts[] = {
 	{ "store-conflate", "on|off", set_store_conflate, "off: every PUT writes its own record, a baseline (on)" },
 	{ "kv-keys", "N", set_kv_keys, "keys of the in-memory /kv store, 4 KiB each (4096)" },
 	{ "plugin", "FILE.so[:ARG]", set_plugin, "load handlers from a plugin, ARG to its init; repeatable (none)" },
+	{ "upstream", "NAME=ADDR:PORT", set_upstream, "an upstream on the link that /proxy/NAME/ forwards to; repeatable (none)" },
+	{ "upstream-conns", "N", set_upstream_conns, "upstream connections per shard, all upstreams (64)" },
+	{ "upstream-connect-timeout-ms", "MS", set_upstream_connect_ms, "504 when an upstream's handshake takes longer (1000)" },
+	{ "upstream-timeout-ms", "MS", set_upstream_timeout_ms, "504 when an upstream's answer head takes longer; a body silent this long is cut (10000)" },
+	{ "upstream-idle-ms", "MS", set_upstream_idle_ms, "close pooled upstream connections idle this long (30000)" },
 	{ "strategy", "MODE", set_strategy, "adaptive, or force pc, pec or epc (adaptive)" },
 	{ "reserved", "N", set_reserved, "worker lcores kept for hand-offs, beyond the shards' (0)" },
 	{ "reserved-spin-us", "US", set_reserved_spin_us, "an idle reserved lcore spins this long, then parks (50)" },
@@ -358,6 +422,10 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->store_keys = 4096;
 	cfg->kv_keys = 4096;
 	cfg->drain_ms = 1000;
+	cfg->upstream_conns = 64;
+	cfg->upstream_connect_ms = 1000;
+	cfg->upstream_timeout_ms = 10000;
+	cfg->upstream_idle_ms = 30000;
 	cfg->header_timeout_ms = 10000;
 	cfg->keepalive_timeout_ms = 60000;
 	cfg->journal_max_mb = 64;
@@ -554,6 +622,29 @@ out:
 	return rc;
 }
 
+/* Upstreams are reached on the link: there is no gateway to route by. */
+static int
+check_upstreams(const struct ewykd_config *cfg)
+{
+	uint32_t mask = htonl(cfg->prefix == 32 ? 0xffffffffu :
+			~(0xffffffffu >> cfg->prefix));
+	char a[INET_ADDRSTRLEN], ip[64];
+	uint16_t i;
+
+	for (i = 0; i < cfg->nb_upstreams; i++) {
+		const struct upstream_target *t = &cfg->upstreams[i];
+
+		if (((t->addr ^ cfg->ip) & mask) == 0 && t->addr != cfg->ip)
+			continue;
+		inet_ntop(AF_INET, &t->addr, a, sizeof(a));
+		options_format_ip(cfg, ip, sizeof(ip));
+		fprintf(stderr, "ewykd: --upstream %s: %s is not on the link of "
+				"--ip %s (no gateway is used)\n", t->name, a, ip);
+		return OPT_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int
 options_parse(struct ewykd_config *cfg, int argc, char **argv)
 {
@@ -618,7 +709,7 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 				argv[optind]);
 		return OPT_EXIT_USAGE;
 	}
-	return 0;
+	return check_upstreams(cfg);
 }
 
 void

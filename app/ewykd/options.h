@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ewyk_exec.h"
+#include "http_upstream.h"
 
 enum idle_mode {
 	IDLE_POLL,	/* spin: lowest latency, a full core per shard */
@@ -61,6 +62,12 @@ struct ewykd_config {
 	uint32_t kv_keys;	/* /kv: keys of the in-memory store */
 	uint16_t nb_plugins;
 	char plugins[EWYKD_PLUGINS_MAX][PATH_MAX];	/* FILE.so[:ARG] */
+	uint16_t nb_upstreams;
+	struct upstream_target upstreams[UPSTREAM_MAX];	/* --upstream */
+	uint32_t upstream_conns;	/* per shard, all upstreams */
+	uint32_t upstream_connect_ms;
+	uint32_t upstream_timeout_ms;
+	uint32_t upstream_idle_ms;
 	uint32_t drain_ms;	/* SIGTERM: finish in-flight work this long */
 	uint32_t header_timeout_ms;
 	uint32_t keepalive_timeout_ms;

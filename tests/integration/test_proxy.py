@@ -1,0 +1,283 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The reverse proxy: /proxy/NAME/ over ewyk's own TCP to upstreams in the
+client's namespace.
+
+nginx (its own temporary prefix and configuration, started and ended by
+pid) listens on 198.18.0.1:8080 with the test files and a WebDAV location
+that stores PUT bodies. A small Python server beside it plays the broken
+upstreams: one that dies halfway through its answer (FIN or RST) and one
+that never answers. Nothing listens on the port of the 'refused' upstream.
+Bodies are checked byte for byte (sha256) both ways, over HTTP/1.1 and
+HTTP/2 (h2c with prior knowledge), also through 1 % random loss on the
+bridge that carries both the client's and the upstream's traffic.
+"""
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from ewyk_harness import HOST_IP, Appliance
+from tcp_loss_util import clear_loss, loss_drops, set_loss
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+NGINX_PORT, DIES_PORT, SLOW_PORT, REFUSED_PORT = 8080, 8091, 8092, 8093
+MB = 1 << 20
+ANSWER_TIMEOUT_MS = 1500
+
+BROKEN_UPSTREAMS = f"""
+import socket, struct, threading, time
+
+def serve(port, handle):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("{HOST_IP}", port))
+    s.listen(16)
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=handle, args=(c,), daemon=True).start()
+
+def read_head(c):
+    data = b""
+    while b"\\r\\n\\r\\n" not in data:
+        d = c.recv(4096)
+        if not d:
+            return data
+        data += d
+    return data
+
+def dies(c):
+    head = read_head(c)
+    c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 200000\\r\\n\\r\\n" + b"x" * 100000)
+    time.sleep(0.2)
+    if b"/rst" in head:
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    c.close()
+
+def slow(c):
+    read_head(c)
+    time.sleep(30)
+    c.close()
+
+threading.Thread(target=serve, args=({DIES_PORT}, dies), daemon=True).start()
+threading.Thread(target=serve, args=({SLOW_PORT}, slow), daemon=True).start()
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def nginx_conf(prefix):
+    return f"""
+user root;
+worker_processes 1;
+daemon off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 128; }}
+http {{
+    access_log off;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    keepalive_requests 10000;
+    keepalive_timeout 60s;
+    server {{
+        listen {HOST_IP}:{NGINX_PORT};
+        root {prefix}/www;
+        location /dav/ {{
+            dav_methods PUT DELETE;
+            create_full_put_path on;
+            client_max_body_size 16m;
+        }}
+    }}
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def proxy_env():
+    """The appliance with its upstreams, nginx and the broken upstreams."""
+    prefix = tempfile.mkdtemp(prefix="ewyk-proxy-nginx-")
+    files = {}
+    os.makedirs(os.path.join(prefix, "www", "dav"))
+    for name, size in (("small.txt", 1000), ("f1M.bin", MB)):
+        data = os.urandom(size)
+        with open(os.path.join(prefix, "www", name), "wb") as f:
+            f.write(data)
+        files[name] = sha256(data)
+    with open(os.path.join(prefix, "nginx.conf"), "w") as f:
+        f.write(nginx_conf(prefix))
+    args = ["--upstream", f"ng={HOST_IP}:{NGINX_PORT}",
+            "--upstream", f"dies={HOST_IP}:{DIES_PORT}",
+            "--upstream", f"slow={HOST_IP}:{SLOW_PORT}",
+            "--upstream", f"refused={HOST_IP}:{REFUSED_PORT}",
+            "--upstream-timeout-ms", str(ANSWER_TIMEOUT_MS)]
+    a = Appliance(args=args, client_ns=True)
+    nginx = broken = None
+    try:
+        a.start()
+        nginx = subprocess.Popen(["ip", "netns", "exec", a.client, NGINX, "-p", prefix,
+                                  "-c", os.path.join(prefix, "nginx.conf")],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        broken = a.ns_popen_python(BROKEN_UPSTREAMS)
+        assert broken.stdout.readline().strip() == "ready"
+        deadline = time.time() + 10
+        while a.ns(["curl", "-s", "-o", "/dev/null", f"http://{HOST_IP}:{NGINX_PORT}/small.txt"],
+                   check=False).returncode != 0:
+            assert time.time() < deadline, "nginx did not come up"
+            time.sleep(0.1)
+        yield {"a": a, "prefix": prefix, "files": files}
+    finally:
+        for p in (nginx, broken):
+            if p is not None and p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        a.close()
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+def curl(a, *args, timeout=60):
+    return a.ns(["curl", "-sS", "--max-time", str(timeout - 5), *args], check=False,
+                timeout=timeout)
+
+
+def proto_args(proto):
+    return ["--http2-prior-knowledge"] if proto == "h2" else ["--http1.1"]
+
+
+def upstreams(a):
+    return a.telemetry("/ewyk/upstreams")
+
+
+def get_sha(a, path, proto, out):
+    r = curl(a, *proto_args(proto), "-o", str(out), "-w", "%{http_code}", a.url(path))
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip(), sha256(out.read_bytes())
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_get_1mb_byte_exact(proxy_env, tmp_path, proto):
+    a, files = proxy_env["a"], proxy_env["files"]
+    code, digest = get_sha(a, "/proxy/ng/f1M.bin", proto, tmp_path / "out")
+    assert code == "200"
+    assert digest == files["f1M.bin"]
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_put_1mb_then_get_back(proxy_env, tmp_path, proto):
+    a, prefix = proxy_env["a"], proxy_env["prefix"]
+    data = os.urandom(MB)
+    src = tmp_path / "up.bin"
+    src.write_bytes(data)
+    name = f"dav/up-{proto}.bin"
+    r = curl(a, *proto_args(proto), "-T", str(src), "-o", "/dev/null", "-w", "%{http_code}",
+             a.url(f"/proxy/ng/{name}"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() in ("201", "204")
+    with open(os.path.join(prefix, "www", name), "rb") as f:
+        assert sha256(f.read()) == sha256(data)	# what the upstream stored
+    code, digest = get_sha(a, f"/proxy/ng/{name}", proto, tmp_path / "back")
+    assert code == "200" and digest == sha256(data)
+
+
+def test_chunked_upload_and_query(proxy_env, tmp_path):
+    """A body of unknown length goes chunked; the query goes along."""
+    a, prefix = proxy_env["a"], proxy_env["prefix"]
+    data = os.urandom(300000)
+    src = tmp_path / "c.bin"
+    src.write_bytes(data)
+    r = curl(a, "--http1.1", "-H", "Transfer-Encoding: chunked", "-T", str(src),
+             "-o", "/dev/null", "-w", "%{http_code}", a.url("/proxy/ng/dav/chunked.bin"))
+    assert r.returncode == 0 and r.stdout.strip() in ("201", "204"), r.stderr
+    with open(os.path.join(prefix, "www", "dav", "chunked.bin"), "rb") as f:
+        assert f.read() == data
+    r = curl(a, "-o", "/dev/null", "-w", "%{http_code}", a.url("/proxy/ng/small.txt?a=1"))
+    assert r.stdout.strip() == "200"
+
+
+def test_keepalive_reuse_counted(proxy_env):
+    a = proxy_env["a"]
+    before = upstreams(a)["upstream_ng"]
+    urls = ["-o", "/dev/null", a.url("/proxy/ng/small.txt")] * 8
+    r = curl(a, "-w", "%{http_code}\n", *urls)
+    assert r.stdout.split() == ["200"] * 8
+    after = upstreams(a)["upstream_ng"]
+    assert after["requests_reqs"] - before["requests_reqs"] == 8
+    assert after["reused_reqs"] - before["reused_reqs"] >= 7
+    assert after["opened_conns"] - before["opened_conns"] <= 1
+    assert after["idle_conns"] >= 1
+    assert after["p50_us"] > 0
+
+
+@pytest.mark.parametrize("how", ["fin", "rst"])
+def test_upstream_dying_mid_answer(proxy_env, tmp_path, how):
+    """Half a body, then the upstream goes: the client's answer is cut (it
+    cannot be taken for whole) and the next request is served."""
+    a, files = proxy_env["a"], proxy_env["files"]
+    before = upstreams(a)["upstream_dies"]
+    for proto in ("h1", "h2"):
+        out = tmp_path / f"cut-{proto}"
+        r = curl(a, *proto_args(proto), "-o", str(out), a.url(f"/proxy/dies/{how}"))
+        assert r.returncode != 0, "a cut answer was taken for whole"
+        assert out.stat().st_size < 200000 if out.exists() else True
+        code, digest = get_sha(a, "/proxy/ng/small.txt", proto, tmp_path / f"next-{proto}")
+        assert code == "200" and digest == files["small.txt"]
+    after = upstreams(a)["upstream_dies"]
+    assert after["error_reset_reqs"] - before["error_reset_reqs"] == 2
+
+
+def test_connect_refused_is_502(proxy_env):
+    a = proxy_env["a"]
+    for proto in ("h1", "h2"):
+        r = curl(a, *proto_args(proto), "-w", "%{http_code}", a.url("/proxy/refused/x"))
+        assert r.stdout.endswith("502"), r.stdout
+        assert "connect_refused" in r.stdout
+    assert upstreams(a)["upstream_refused"]["error_connect_refused_reqs"] == 2
+    r = curl(a, "-o", "/dev/null", "-w", "%{http_code}", a.url("/proxy/nosuch/x"))
+    assert r.stdout == "404"
+
+
+def test_slow_upstream_is_504(proxy_env):
+    a = proxy_env["a"]
+    t0 = time.monotonic()
+    r = curl(a, "-w", "%{http_code}", a.url("/proxy/slow/x"))
+    dt = time.monotonic() - t0
+    assert r.stdout.endswith("504"), r.stdout
+    assert ANSWER_TIMEOUT_MS / 1000 * 0.9 <= dt < ANSWER_TIMEOUT_MS / 1000 + 5
+    assert upstreams(a)["upstream_slow"]["error_answer_timeout_reqs"] >= 1
+
+
+def test_one_percent_loss_byte_exact(proxy_env, tmp_path):
+    a, files = proxy_env["a"], proxy_env["files"]
+    data = os.urandom(MB)
+    src = tmp_path / "lossy.bin"
+    src.write_bytes(data)
+    set_loss(a, "both", 1)
+    try:
+        for proto in ("h1", "h2"):
+            code, digest = get_sha(a, "/proxy/ng/f1M.bin", proto, tmp_path / f"l-{proto}")
+            assert code == "200" and digest == files["f1M.bin"]
+            r = curl(a, *proto_args(proto), "-T", str(src), "-o", "/dev/null", "-w",
+                     "%{http_code}", a.url(f"/proxy/ng/dav/lossy-{proto}.bin"))
+            assert r.returncode == 0 and r.stdout.strip() in ("201", "204"), r.stderr
+            code, digest = get_sha(a, f"/proxy/ng/dav/lossy-{proto}.bin", proto,
+                                   tmp_path / f"lb-{proto}")
+            assert code == "200" and digest == sha256(data)
+        dropped = loss_drops(a)
+    finally:
+        clear_loss(a)
+    assert dropped > 0
