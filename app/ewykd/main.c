@@ -195,6 +195,19 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 			errlen) != 0)
 		return EWYKD_ERR_DEVICE;
 	e->port_started = true;
+	/* An upstream's answers must come back to the shard that opened the
+	 * connection: with several shards, only a device that says how it
+	 * hashes (a key and a table covering every queue) lets the opener
+	 * choose its port for that. net_tap does not: the kernel's tun picks
+	 * the queue with a hash of its own. */
+	if (cfg->nb_upstreams > 0 && e->nb_shards > 1 && e->rss.reta_size == 0) {
+		snprintf(err, errlen, "--upstream with %u shards: port %u (%s) "
+				"does not say how it spreads flows over its "
+				"queues (RSS key and table), so upstream answers "
+				"could reach the wrong shard; use --shards 1",
+				e->nb_shards, cfg->port_id, e->port_name);
+		return EWYKD_ERR_CONFIG;
+	}
 	return EWYKD_OK;
 }
 

@@ -37,6 +37,9 @@ static uint16_t
 pick_lport(struct net_stack *ns, uint32_t raddr, uint16_t rport)
 {
 	const uint32_t span = NET_EPHEMERAL_HI - NET_EPHEMERAL_LO + 1;
+	/* Without a table (one queue, or a device that does not say how
+	 * it steers), every port is this stack's as far as it can tell. */
+	bool rss_known = ns->rss != NULL && ns->rss->reta_size != 0;
 	uint32_t i, p;
 
 	if (ns->next_lport < NET_EPHEMERAL_LO || ns->next_lport > NET_EPHEMERAL_HI)
@@ -45,8 +48,8 @@ pick_lport(struct net_stack *ns, uint32_t raddr, uint16_t rport)
 	p = ns->next_lport;
 	for (i = 0; i < span; i++, p = p == NET_EPHEMERAL_HI ?
 			NET_EPHEMERAL_LO : p + 1) {
-		if (net_rss_queue(ns->rss, raddr, ns->ifc->ip, rport,
-				(uint16_t)p) != ns->queue) {
+		if (rss_known && net_rss_queue(ns->rss, raddr, ns->ifc->ip,
+				rport, (uint16_t)p) != ns->queue) {
 			ns->stats->tcp.rss_port_misses++;
 			continue;
 		}

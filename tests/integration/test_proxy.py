@@ -25,7 +25,7 @@ from ewyk_harness import HOST_IP, Appliance
 from tcp_loss_util import clear_loss, loss_drops, set_loss
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-NGINX_PORT, DIES_PORT, SLOW_PORT, REFUSED_PORT = 8080, 8091, 8092, 8093
+NGINX_PORT, DIES_PORT, SLOW_PORT, REFUSED_PORT, ONCE_PORT = 8080, 8091, 8092, 8093, 8094
 MB = 1 << 20
 ANSWER_TIMEOUT_MS = 1500
 
@@ -58,6 +58,14 @@ def dies(c):
         c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     c.close()
 
+def once(c):
+    # One answer kept alive, then the next request finds the connection
+    # closed under it (as a keep-alive timeout racing a request would).
+    read_head(c)
+    c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 4\\r\\n\\r\\nonce")
+    read_head(c)
+    c.close()
+
 def slow(c):
     read_head(c)
     time.sleep(30)
@@ -65,6 +73,7 @@ def slow(c):
 
 threading.Thread(target=serve, args=({DIES_PORT}, dies), daemon=True).start()
 threading.Thread(target=serve, args=({SLOW_PORT}, slow), daemon=True).start()
+threading.Thread(target=serve, args=({ONCE_PORT}, once), daemon=True).start()
 print("ready", flush=True)
 time.sleep(600)
 """
@@ -121,6 +130,7 @@ def proxy_env():
             "--upstream", f"dies={HOST_IP}:{DIES_PORT}",
             "--upstream", f"slow={HOST_IP}:{SLOW_PORT}",
             "--upstream", f"refused={HOST_IP}:{REFUSED_PORT}",
+            "--upstream", f"once={HOST_IP}:{ONCE_PORT}",
             "--upstream-timeout-ms", str(ANSWER_TIMEOUT_MS)]
     a = Appliance(args=args, client_ns=True)
     nginx = broken = None
@@ -223,6 +233,24 @@ def test_keepalive_reuse_counted(proxy_env):
     assert after["p50_us"] > 0
 
 
+def test_stale_keepalive_retried_when_idempotent(proxy_env):
+    """A pooled connection the upstream closes as the request arrives: a
+    GET goes again on a fresh connection, a POST is answered 502."""
+    a = proxy_env["a"]
+    before = upstreams(a)["upstream_once"]
+    r = curl(a, "-w", " %{http_code}\n", a.url("/proxy/once/1"), a.url("/proxy/once/2"))
+    assert r.stdout.split("\n")[:2] == ["once 200", "once 200"], r.stdout
+    mid = upstreams(a)["upstream_once"]
+    assert mid["reused_reqs"] - before["reused_reqs"] == 1
+    assert mid["retries_reqs"] - before["retries_reqs"] == 1
+    # The retry's connection answered once and went back to the pool.
+    r = curl(a, "-w", " %{http_code}", "-d", "x", a.url("/proxy/once/3"))
+    assert r.stdout == "502 upstream reset\n 502", r.stdout
+    after = upstreams(a)["upstream_once"]
+    assert after["retries_reqs"] == mid["retries_reqs"]
+    assert after["error_reset_reqs"] - mid["error_reset_reqs"] == 1
+
+
 @pytest.mark.parametrize("how", ["fin", "rst"])
 def test_upstream_dying_mid_answer(proxy_env, tmp_path, how):
     """Half a body, then the upstream goes: the client's answer is cut (it
@@ -281,3 +309,21 @@ def test_one_percent_loss_byte_exact(proxy_env, tmp_path):
     finally:
         clear_loss(a)
     assert dropped > 0
+
+
+def test_two_shards_need_a_device_that_says_how_it_hashes():
+    """Upstream answers must reach the shard that opened the connection.
+    net_tap's queues are picked by the kernel's tun with a hash of its own
+    (its RSS key and table say nothing true), so several shards with
+    upstreams on it are refused at start, with a reason."""
+    a = Appliance(lcores="0@0,1@1,2@1",
+                  args=["--shards", "2", "--upstream", f"ng={HOST_IP}:{NGINX_PORT}"])
+    try:
+        with pytest.raises(RuntimeError):
+            a.start(timeout=10)
+        a.proc.wait(10)
+        assert a.proc.returncode == 2
+        assert "--upstream with 2 shards" in a.read_log()
+        assert "use --shards 1" in a.read_log()
+    finally:
+        a.close()
