@@ -473,10 +473,10 @@ find_opt(const char *name)
 	return NULL;
 }
 
-/* Line of "key" inside [section] of an INI file (of the section header
- * when key is NULL), for error messages; 0 if not found. */
+/* Line of the nth (from 0) "key" inside [section] of an INI file (of the
+ * section header when key is NULL), for error messages; 0 if not found. */
 static int
-ini_line_of(const char *file, const char *section, const char *key)
+ini_line_of(const char *file, const char *section, const char *key, int nth)
 {
 	char line[4096], cur[128] = "";
 	int no = 0;
@@ -504,7 +504,7 @@ ini_line_of(const char *file, const char *section, const char *key)
 		}
 		e = p + strcspn(p, "= \t");
 		if (key != NULL && strcmp(cur, section) == 0 && (size_t)(e - p) == strlen(key) &&
-				strncmp(p, key, strlen(key)) == 0) {
+				strncmp(p, key, strlen(key)) == 0 && nth-- == 0) {
 			fclose(f);
 			return no;
 		}
@@ -575,7 +575,7 @@ load_config(struct ewykd_config *cfg, char *err, size_t errlen)
 				strcmp(names[i], EAL_SECTION) != 0) {
 			snprintf(err, errlen, "%s:%d: unknown section [%s] (expected "
 					"[" SECTION "] or [" EAL_SECTION "])", file,
-					ini_line_of(file, names[i], NULL), names[i]);
+					ini_line_of(file, names[i], NULL, 0), names[i]);
 			goto out;
 		}
 	}
@@ -599,7 +599,12 @@ load_config(struct ewykd_config *cfg, char *err, size_t errlen)
 		rte_cfgfile_section_entries(ini, SECTION, entries, ne);
 		for (i = 0; i < ne; i++) {
 			const struct opt_def *o = find_opt(entries[i].name);
-			int line = ini_line_of(file, SECTION, entries[i].name);
+			int line, nth = 0, j;
+
+			/* A repeated key (upstream, plugin): its own line. */
+			for (j = 0; j < i; j++)
+				nth += strcmp(entries[j].name, entries[i].name) == 0;
+			line = ini_line_of(file, SECTION, entries[i].name, nth);
 
 			if (o == NULL || o->set == NULL || o->set == set_config) {
 				snprintf(err, errlen, "%s:%d: unknown key '%s'",

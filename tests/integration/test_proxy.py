@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from ewyk_harness import HOST_IP, Appliance
+from ewyk_harness import EWYKD, HOST_IP, Appliance, run
 from tcp_loss_util import clear_loss, loss_drops, set_loss
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -327,3 +327,30 @@ def test_two_shards_need_a_device_that_says_how_it_hashes():
         assert "use --shards 1" in a.read_log()
     finally:
         a.close()
+
+
+@pytest.mark.parametrize("value, words", [
+    ("ng", "NAME=ADDR:PORT"),
+    ("=198.18.0.1:80", "NAME=ADDR:PORT"),
+    ("n g=198.18.0.1:80", "letters, digits"),
+    ("ng=198.18.0.300:80", "not an IPv4 address"),
+    ("ng=198.18.0.1:0", "from 1 to 65535"),
+    ("ng=198.18.0.1", "NAME=ADDR:PORT"),
+    ("ng=10.0.0.1:80", "not on the link of --ip 198.18.0.2/24"),
+])
+def test_bad_upstream_is_one_line_and_status_2(value, words):
+    r = run([EWYKD, "--", "--upstream", value], check=False)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2, r.stderr
+    assert len(lines) == 1 and "--upstream" in lines[0] and words in lines[0], r.stderr
+
+
+def test_upstreams_from_the_config_file(tmp_path):
+    """Repeated upstream keys are all read: the second of one name is the
+    error, on its line."""
+    f = tmp_path / "ewykd.conf"
+    f.write_text("[ewykd]\nupstream = a=198.18.0.1:80\nupstream = b=198.18.0.1:81\n"
+                 "upstream = a=198.18.0.1:82\n")
+    r = run([EWYKD, "--config", str(f)], check=False)
+    assert r.returncode == 2, r.stderr
+    assert ":4: upstream: upstream 'a' given twice" in r.stderr, r.stderr
