@@ -370,5 +370,5 @@ http1_parse_response(const char *buf, size_t len, struct http_head *r)
 	if (n <= 0)
 		return n == 0 ? 0 : -502;
 	rc = response_semantics(r);
-	return rc < 0 ? rc : (int)n;
+	return rc < 0 ? -502 : (int)n;
 }

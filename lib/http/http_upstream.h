@@ -59,7 +59,8 @@ struct upstream_conf {
 	uint32_t max_conns;		/* per shard, all upstreams */
 	uint32_t connect_timeout_ms;	/* ARP and handshake */
 	uint32_t answer_timeout_ms;	/* request sent to answer head; and
-					 * the longest silence in a body */
+					 * the longest silence in a body while
+					 * the client waits for it */
 	uint32_t idle_timeout_ms;	/* a pooled connection closes after */
 };
 

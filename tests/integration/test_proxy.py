@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from ewyk_harness import EWYKD, HOST_IP, Appliance, run
+from ewyk_harness import APP_IP, EWYKD, HOST_IP, Appliance, run
 from tcp_loss_util import clear_loss, loss_drops, set_loss
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -119,7 +119,7 @@ def proxy_env():
     prefix = tempfile.mkdtemp(prefix="ewyk-proxy-nginx-")
     files = {}
     os.makedirs(os.path.join(prefix, "www", "dav"))
-    for name, size in (("small.txt", 1000), ("f1M.bin", MB)):
+    for name, size in (("small.txt", 1000), ("f1M.bin", MB), ("f4M.bin", 4 * MB)):
         data = os.urandom(size)
         with open(os.path.join(prefix, "www", name), "wb") as f:
             f.write(data)
@@ -131,6 +131,8 @@ def proxy_env():
             "--upstream", f"slow={HOST_IP}:{SLOW_PORT}",
             "--upstream", f"refused={HOST_IP}:{REFUSED_PORT}",
             "--upstream", f"once={HOST_IP}:{ONCE_PORT}",
+            "--upstream", "ghost=198.18.0.77:80",	# nobody answers its ARP
+            "--upstream-connect-timeout-ms", "500",
             "--upstream-timeout-ms", str(ANSWER_TIMEOUT_MS)]
     a = Appliance(args=args, client_ns=True)
     nginx = broken = None
@@ -287,6 +289,91 @@ def test_slow_upstream_is_504(proxy_env):
     assert r.stdout.endswith("504"), r.stdout
     assert ANSWER_TIMEOUT_MS / 1000 * 0.9 <= dt < ANSWER_TIMEOUT_MS / 1000 + 5
     assert upstreams(a)["upstream_slow"]["error_answer_timeout_reqs"] >= 1
+
+
+def test_connect_timeout_is_504(proxy_env):
+    a = proxy_env["a"]
+    t0 = time.monotonic()
+    r = curl(a, "-w", " %{http_code}", a.url("/proxy/ghost/x"))
+    dt = time.monotonic() - t0
+    assert r.stdout == "504 upstream connect_timeout\n 504", r.stdout
+    assert 0.45 <= dt < 5
+    assert a.telemetry("/ewyk/tcp")["arp_requests_count"] >= 2	# asked again
+
+
+def test_head_has_the_length_and_no_body(proxy_env):
+    a = proxy_env["a"]
+    for proto in ("h1", "h2"):
+        r = curl(a, *proto_args(proto), "-I", a.url("/proxy/ng/f1M.bin"))
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.lower().splitlines()
+        assert lines[0].split()[1] == "200"
+        assert f"content-length: {MB}" in [x.strip() for x in lines]
+    r = curl(a, "-o", "/dev/null", "-w", "%{http_code} %{size_download}",
+             a.url("/proxy/ng/small.txt"))	# still in step
+    assert r.stdout == "200 1000", r.stdout
+
+
+SLOW_CLIENT = """
+import hashlib, socket, sys, time
+c = socket.socket()
+c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+c.connect(("{app}", 80))
+c.sendall(b"GET /proxy/ng/f4M.bin HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n")
+print("sent", flush=True)
+time.sleep(2.5)         # reads nothing meanwhile
+data = b""
+while True:
+    d = c.recv(1 << 20)
+    if not d:
+        break
+    data += d
+body = data.split(b"\\r\\n\\r\\n", 1)[1]
+print(len(body), hashlib.sha256(body).hexdigest(), flush=True)
+"""
+
+
+def upstream_acked(a):
+    """bytes_acked of each of nginx's connections, by the peer's port."""
+    ss = a.ns(["ss", "-tniH", "state", "established", "sport", "=", f":{NGINX_PORT}"]).stdout
+    acked, peer = {}, None
+    for w in ss.split():
+        if w.startswith(f"{APP_IP}:"):
+            peer = w
+        elif w.startswith("bytes_acked:"):
+            acked[peer] = int(w.split(":")[1])
+    return acked
+
+
+def test_slow_client_holds_the_upstream_back(proxy_env):
+    """A client that stops reading: ewykd reads the upstream only as fast as
+    the client drains, so what it takes from the upstream (bytes_acked of
+    the upstream's socket, seen with ss) is bounded by its send queue to
+    the client and the upstream connection's buffer."""
+    a, files = proxy_env["a"], proxy_env["files"]
+    before = upstream_acked(a)
+    client = subprocess.Popen(["ip", "netns", "exec", a.client, "/usr/bin/python3", "-c",
+                               SLOW_CLIENT.format(app=APP_IP)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert client.stdout.readline().strip() == "sent"
+        time.sleep(1.5)
+        during = upstream_acked(a)
+        out, err = client.communicate(timeout=30)
+        assert client.returncode == 0, err
+        length, digest = out.split()
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+    assert int(length) == 4 * MB and digest == files["f4M.bin"]
+    # What ewykd took from the upstream: what the client's small socket,
+    # ewykd's send queue to it (256 KiB) and the upstream connection's
+    # buffer (64 KiB) hold, not the 4 MiB.
+    took = max(n - before.get(p, 0) for p, n in during.items())
+    print(f"ewykd took {took} bytes of 4 MiB from the upstream while the client "
+          "did not read")
+    assert 0 < took < MB, (before, during)
 
 
 def test_one_percent_loss_byte_exact(proxy_env, tmp_path):
