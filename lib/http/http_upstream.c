@@ -373,7 +373,10 @@ fetch_head(struct upstream_fetch *f, const struct http_head *h, int len)
 	f->body_left = h->content_length > 0 ? (uint64_t)h->content_length : 0;
 	chunked_init(&f->ch);
 	f->keep = h->keep_alive && f->body_mode != BODY_CLOSE;
-	f->deadline_ms = now_ms(f->cl) + f->cl->conf.answer_timeout_ms;
+	/* In the body, the upstream is timed only while the client waits
+	 * for it (a read found nothing): a client that does not read holds
+	 * the upstream back, which is no fault of the upstream's. */
+	f->deadline_ms = 0;
 	body = f->body_mode != BODY_NONE;
 	if (!body)
 		answer_complete(f);
@@ -391,8 +394,7 @@ fetch_input(struct upstream_fetch *f)
 
 	if (f->head_seen) {
 		if (!f->body_done && !f->failed) {
-			f->deadline_ms = now_ms(f->cl) +
-				f->cl->conf.answer_timeout_ms;
+			f->deadline_ms = 0;
 			f->ev->readable(f->arg);
 		}
 		return;
@@ -680,12 +682,14 @@ upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
 		answer_complete(f);
 		return (long)got;
 	}
+	f->deadline_ms = 0;
 	if (got > 0)
 		return (long)got;
 	if (uc->peer_closed) {
 		fetch_break(f, UPSTREAM_ERR_reset);	/* died mid-answer */
 		return -1;
 	}
+	f->deadline_ms = now_ms(f->cl) + f->cl->conf.answer_timeout_ms;
 	return HTTP_SOURCE_AGAIN;
 }
 

@@ -25,16 +25,18 @@ from ewyk_harness import APP_IP, EWYKD, HOST_IP, Appliance, run
 from tcp_loss_util import clear_loss, loss_drops, set_loss
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-NGINX_PORT, DIES_PORT, SLOW_PORT, REFUSED_PORT, ONCE_PORT = 8080, 8091, 8092, 8093, 8094
+NGINX_PORT, DIES_PORT, SLOW_PORT, REFUSED_PORT, ONCE_PORT, SINK_PORT = \
+    8080, 8091, 8092, 8093, 8094, 8095
 MB = 1 << 20
 ANSWER_TIMEOUT_MS = 1500
 
 BROKEN_UPSTREAMS = f"""
-import socket, struct, threading, time
+import hashlib, socket, struct, threading, time
 
 def serve(port, handle):
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
     s.bind(("{HOST_IP}", port))
     s.listen(16)
     while True:
@@ -66,6 +68,19 @@ def once(c):
     read_head(c)
     c.close()
 
+def sink(c):
+    # Takes nothing for 1 s (less than --upstream-timeout-ms), then the
+    # body; answers its sha256.
+    head = read_head(c)
+    time.sleep(1)
+    top, body = head.split(b"\\r\\n\\r\\n", 1)
+    length = int(top.lower().split(b"content-length: ")[1].split(b"\\r\\n")[0])
+    while len(body) < length:
+        body += c.recv(65536)
+    digest = hashlib.sha256(body).hexdigest().encode()
+    c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 64\\r\\n\\r\\n" + digest)
+    c.close()
+
 def slow(c):
     read_head(c)
     time.sleep(30)
@@ -74,6 +89,7 @@ def slow(c):
 threading.Thread(target=serve, args=({DIES_PORT}, dies), daemon=True).start()
 threading.Thread(target=serve, args=({SLOW_PORT}, slow), daemon=True).start()
 threading.Thread(target=serve, args=({ONCE_PORT}, once), daemon=True).start()
+threading.Thread(target=serve, args=({SINK_PORT}, sink), daemon=True).start()
 print("ready", flush=True)
 time.sleep(600)
 """
@@ -131,6 +147,7 @@ def proxy_env():
             "--upstream", f"slow={HOST_IP}:{SLOW_PORT}",
             "--upstream", f"refused={HOST_IP}:{REFUSED_PORT}",
             "--upstream", f"once={HOST_IP}:{ONCE_PORT}",
+            "--upstream", f"sink={HOST_IP}:{SINK_PORT}",
             "--upstream", "ghost=198.18.0.77:80",	# nobody answers its ARP
             "--upstream-connect-timeout-ms", "500",
             "--upstream-timeout-ms", str(ANSWER_TIMEOUT_MS)]
@@ -374,6 +391,35 @@ def test_slow_client_holds_the_upstream_back(proxy_env):
     print(f"ewykd took {took} bytes of 4 MiB from the upstream while the client "
           "did not read")
     assert 0 < took < MB, (before, during)
+
+
+def test_slow_upstream_holds_the_client_back(proxy_env, tmp_path):
+    """An upstream that takes nothing for 1 s: ewykd reads the client's body
+    no faster than the upstream takes it, so what it took from the client
+    (bytes_acked of curl's socket) stays bounded by its input buffer and
+    its send queue to the upstream."""
+    a = proxy_env["a"]
+    data = os.urandom(4 * MB)
+    src = tmp_path / "up4.bin"
+    src.write_bytes(data)
+    client = subprocess.Popen(["ip", "netns", "exec", a.client, "curl", "-sS", "--http1.1",
+                               "--max-time", "30", "-T", str(src),
+                               a.url("/proxy/sink/x")], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(0.7)
+        ss = a.ns(["ss", "-tniH", "state", "established", "dport", "=", ":80"]).stdout
+        acked = [int(w.split(":")[1]) for w in ss.split() if w.startswith("bytes_acked:")]
+        out, err = client.communicate(timeout=30)
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+    assert client.returncode == 0, err
+    assert out == sha256(data)
+    print(f"ewykd took {max(acked)} bytes of the client's 4 MiB while the upstream "
+          "took none")
+    assert len(acked) == 1 and 0 < acked[0] < MB, ss
 
 
 def test_one_percent_loss_byte_exact(proxy_env, tmp_path):
