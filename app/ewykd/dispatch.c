@@ -18,6 +18,7 @@
 #include "http1_parse.h"
 #include "http_tcp.h"
 #include "options.h"
+#include "proxy.h"
 #include "shard.h"
 
 /* Reserved workers are EAL lcores, launched like any lcore function. */
@@ -117,8 +118,8 @@ answer_fallback(struct route_task *t)
 
 /* On the owner: the answer goes to its connection, which keeps it until
  * written (then on_released frees the task), or is gone. */
-static void
-complete(struct shard *s, struct route_task *t)
+void
+dispatch_complete(struct shard *s, struct route_task *t)
 {
 	if (t->fstate == FIBER_PARKED) {
 		fiber_arm(s, t);	/* it parked on an lcore that lost the shard */
@@ -162,7 +163,7 @@ shard_drain_completions(struct shard *s)
 	do {
 		n = rte_ring_sc_dequeue_burst(s->exec.done, done, 32, NULL);
 		for (i = 0; i < n; i++)
-			complete(s, done[i]);
+			dispatch_complete(s, done[i]);
 		s->exec.completions += n;
 		total += n;
 	} while (n == 32);
@@ -283,7 +284,7 @@ on_consumed(void *ctx, struct ewyk_task *task, int rc, bool owner)
 	if (owner && rc == TASK_PARKED)
 		fiber_arm(t->shard, t);
 	else if (owner)
-		complete(t->shard, t);
+		dispatch_complete(t->shard, t);
 	else
 		post(t);	/* the shard moved on meanwhile */
 }
@@ -297,7 +298,7 @@ on_rejected(void *ctx, struct ewyk_task *task, int err)
 	RTE_SET_USED(err);
 	/* The blocking pool is full: the RX lcore never waits for it. */
 	t->fallback = 503;
-	complete(t->shard, t);
+	dispatch_complete(t->shard, t);
 }
 
 /* http_dispatch_fn: on the owner, while it parses (either protocol). */
@@ -344,6 +345,15 @@ shard_dispatch(void *ctx, const struct http_route *rt,
 		run_inline(s, t);
 		*ans = &t->req.ans;
 		return HTTP_DISPATCH_ANSWERED;
+	}
+	if (proxy_route(rt)) {
+		/* On the owner, as events: the answer comes with the
+		 * upstream's head (dispatch_complete()). */
+		int rc = proxy_dispatch(s, t, r);
+
+		if (rc != HTTP_DISPATCH_TAKEN)
+			task_free(x, t);
+		return rc;
 	}
 	t->base.type = rt->type == EWYK_HANDLER_BLOCKING ? EWYK_BLOCKING :
 		rt->type == EWYK_HANDLER_EITHER ? EWYK_EITHER :
@@ -485,6 +495,7 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 		.router = &e->router,
 		.dispatch = shard_dispatch,
 		.released = on_released,
+		.body_ready = proxy_body_ready,
 		.dispatch_ctx = s,
 		.stats = &s->http_stats,
 		.max_conns = cfg->max_conns,
@@ -495,6 +506,21 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 	if (s->http == NULL)
 		return -1;
 	http_tcp_attach(s->http, s->ns);
+	if (cfg->nb_upstreams > 0) {
+		const struct upstream_conf uc = {
+			.targets = cfg->upstreams,
+			.n = cfg->nb_upstreams,
+			.max_conns = cfg->upstream_conns,
+			.connect_timeout_ms = cfg->upstream_connect_ms,
+			.answer_timeout_ms = cfg->upstream_timeout_ms,
+			.idle_timeout_ms = cfg->upstream_idle_ms,
+		};
+
+		s->upstream = upstream_client_create(s->ns, &uc,
+				s->upstream_stats);
+		if (s->upstream == NULL)
+			return -1;
+	}
 	return 0;
 }
 

@@ -55,6 +55,9 @@ struct route_task {
 	uint64_t deadline;	/* TSC, or UINT64_MAX: none */
 	uint32_t heap_pos;	/* in the shard's timer heap, from 1; 0: not */
 	struct route_task *wnext, **wprev;	/* the shard's waiting list */
+	struct upstream_fetch *fetch;	/* the proxy's, while it runs */
+	struct route_task *proxy_next;	/* the shard's proxied bodies */
+	struct route_task **proxy_pprev;
 	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 
@@ -121,6 +124,9 @@ void exec_watchdog(struct ewykd *e, uint64_t now_ms);
 /* After force_quit: wait for the producers to stop, then stop the pools
  * and write the answers they posted. */
 void exec_stop(struct ewykd *e);
+/* On the owner: a task's answer goes to its connection (or the task is
+ * freed when the connection is gone). */
+void dispatch_complete(struct shard *s, struct route_task *t);
 /* Answers posted to the completion ring, written by the owner. */
 unsigned int shard_drain_completions(struct shard *s);
 /* On the owner: queues a task to be consumed (a new request, or a woken

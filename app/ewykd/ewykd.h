@@ -34,6 +34,7 @@ struct ewykd_port {
 	char name[RTE_ETH_NAME_MAX_LEN];
 	struct net_if ifc;		/* shared read-only by the shards */
 	struct arp_cache *arp;		/* its neighbours, for all shards */
+	struct net_rss rss;		/* active opens out of it pick ports by it */
 	bool started;
 };
 

@@ -343,7 +343,7 @@ fibers_poll(struct shard *s)
 			next = t->wnext;
 			if (!http_server_awaits(s->http, t->origin)) {
 				fb->cancelled++;
-				t->abandoned = true;	/* no answer: see complete() */
+				t->abandoned = true;	/* no answer: see dispatch_complete() */
 				end_wait(s, t, -ECANCELED);
 				n++;
 			}

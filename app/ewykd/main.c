@@ -209,10 +209,30 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 	for (i = 0; i < e->nb_ports; i++) {
 		struct ewykd_port *p = &e->ports[i];
 
-		if (port_start(cfg, p->id, e->nb_shards, e->pool, &p->ifc, err,
-				errlen) != 0)
+		if (port_start(cfg, p->id, e->nb_shards, e->pool, &p->ifc,
+				&p->rss, err, errlen) != 0)
 			return EWYKD_ERR_DEVICE;
 		p->started = true;
+	}
+	/* An upstream's answers must come back to the shard that opened the
+	 * connection: with several shards, only a device that says how it
+	 * hashes (a key and a table covering every queue) lets the opener
+	 * choose its port for that. net_tap does not: the kernel's tun picks
+	 * the queue with a hash of its own. Each upstream is reached by the
+	 * port whose subnet holds it (options.c made sure one does). */
+	for (i = 0; i < cfg->nb_upstreams && e->nb_shards > 1; i++) {
+		const struct ewykd_port *p = &e->ports[options_ip_holding(cfg,
+				cfg->upstreams[i].addr)];
+
+		if (p->rss.reta_size != 0)
+			continue;
+		snprintf(err, errlen, "--upstream with %u shards: port %u (%s), "
+				"the way to upstream %s, does not say how it "
+				"spreads flows over its queues (RSS key and "
+				"table), so upstream answers could reach the "
+				"wrong shard; use --shards 1",
+				e->nb_shards, p->id, p->name, cfg->upstreams[i].name);
+		return EWYKD_ERR_CONFIG;
 	}
 	return EWYKD_OK;
 }
@@ -222,7 +242,7 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 static enum ewykd_err
 shards_create(struct ewykd *e, char *err, size_t errlen)
 {
-	uint16_t i;
+	uint16_t i, p;
 
 	for (i = 0; i < e->nb_ports; i++) {
 		struct ewykd_port *p = &e->ports[i];
@@ -243,7 +263,7 @@ shards_create(struct ewykd *e, char *err, size_t errlen)
 		return EWYKD_ERR_NOMEM;
 	}
 	memset(e->shards, 0, sizeof(*e->shards) * e->nb_shards);
-	for (i = 0; i < e->nb_shards; i++)
+	for (i = 0; i < e->nb_shards; i++) {
 		if (shard_init(&e->shards[i], i, &e->cfg, e->ports, e->nb_ports,
 				e->pool) != 0) {
 			snprintf(err, errlen, "cannot allocate the shard tables "
@@ -251,6 +271,11 @@ shards_create(struct ewykd *e, char *err, size_t errlen)
 					"--max-conns)");
 			return EWYKD_ERR_NOMEM;
 		}
+		/* Shard i polls queue i of every port. */
+		for (p = 0; p < e->nb_ports; p++)
+			net_stack_set_rss(e->shards[i].ns, (uint8_t)p,
+					&e->ports[p].rss, i);
+	}
 	return EWYKD_OK;
 }
 

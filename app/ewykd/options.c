@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -85,6 +86,10 @@ NUM_SETTER(set_blocking_queue, blocking_queue, 1, 1 << 20)
 NUM_SETTER(set_stuck_ms, stuck_ms, 0, 60000)
 NUM_SETTER(set_fibers, fibers, 0, 65536)
 NUM_SETTER(set_fiber_stack_kb, fiber_stack_kb, 16, 8192)
+NUM_SETTER(set_upstream_conns, upstream_conns, 1, 65536)
+NUM_SETTER(set_upstream_connect_ms, upstream_connect_ms, 1, 600000)
+NUM_SETTER(set_upstream_timeout_ms, upstream_timeout_ms, 1, 3600000)
+NUM_SETTER(set_upstream_idle_ms, upstream_idle_ms, 1, 3600000)
 static int
 set_handoff_us(struct ewykd_config *cfg, const char *val, char *err,
 		size_t errlen)
@@ -115,6 +120,60 @@ set_reserved(struct ewykd_config *cfg, const char *val, char *err,
 		return -1;
 	cfg->reserved = (uint16_t)v;
 	cfg->reserved_set = true;
+	return 0;
+}
+
+/* Repeatable: NAME=ADDR:PORT, an upstream /proxy/NAME/ forwards to. */
+static int
+set_upstream(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	struct upstream_target *t = &cfg->upstreams[cfg->nb_upstreams];
+	const char *eq = strchr(val, '='), *colon;
+	char addr[INET_ADDRSTRLEN];
+	struct in_addr a;
+	uint64_t port;
+	size_t n, i;
+
+	if (cfg->nb_upstreams == UPSTREAM_MAX) {
+		snprintf(err, errlen, "at most %d upstreams", UPSTREAM_MAX);
+		return -1;
+	}
+	colon = eq != NULL ? strrchr(eq, ':') : NULL;
+	n = eq != NULL ? (size_t)(eq - val) : 0;
+	if (eq == NULL || colon == NULL || n == 0 || n >= UPSTREAM_NAME_MAX ||
+			(size_t)(colon - eq - 1) >= sizeof(addr)) {
+		snprintf(err, errlen, "'%s' is not NAME=ADDR:PORT (a name of 1 "
+				"to %d characters)", val, UPSTREAM_NAME_MAX - 1);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)val[i]) && val[i] != '-' &&
+				val[i] != '_') {
+			snprintf(err, errlen, "'%.*s': a name is letters, digits, "
+					"'-' and '_'", (int)n, val);
+			return -1;
+		}
+	memcpy(addr, eq + 1, (size_t)(colon - eq - 1));
+	addr[colon - eq - 1] = '\0';
+	if (inet_pton(AF_INET, addr, &a) != 1) {
+		snprintf(err, errlen, "'%s' is not an IPv4 address", addr);
+		return -1;
+	}
+	if (parse_u64(colon + 1, 1, 65535, &port, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < cfg->nb_upstreams; i++)
+		if (strlen(cfg->upstreams[i].name) == n &&
+				memcmp(cfg->upstreams[i].name, val, n) == 0) {
+			snprintf(err, errlen, "upstream '%.*s' given twice",
+					(int)n, val);
+			return -1;
+		}
+	memcpy(t->name, val, n);
+	t->name[n] = '\0';
+	t->addr = a.s_addr;
+	t->port = (uint16_t)port;
+	cfg->nb_upstreams++;
 	return 0;
 }
 
@@ -332,6 +391,11 @@ static const struct opt_def opts[] = {
 	{ "store-conflate", "on|off", set_store_conflate, "off: every PUT writes its own record, a baseline (on)" },
 	{ "kv-keys", "N", set_kv_keys, "keys of the in-memory /kv store, 4 KiB each (4096)" },
 	{ "plugin", "FILE.so[:ARG]", set_plugin, "load handlers from a plugin, ARG to its init; repeatable (none)" },
+	{ "upstream", "NAME=ADDR:PORT", set_upstream, "an upstream on the link that /proxy/NAME/ forwards to; repeatable (none)" },
+	{ "upstream-conns", "N", set_upstream_conns, "upstream connections per shard, all upstreams (64)" },
+	{ "upstream-connect-timeout-ms", "MS", set_upstream_connect_ms, "504 when an upstream's handshake takes longer (1000)" },
+	{ "upstream-timeout-ms", "MS", set_upstream_timeout_ms, "504 when an upstream's answer head takes longer; a body silent this long is cut (10000)" },
+	{ "upstream-idle-ms", "MS", set_upstream_idle_ms, "close pooled upstream connections idle this long (30000)" },
 	{ "strategy", "MODE", set_strategy, "adaptive, or force pc, pec or epc (adaptive)" },
 	{ "reserved", "N", set_reserved, "worker lcores kept for hand-offs, beyond the shards' (0)" },
 	{ "reserved-spin-us", "US", set_reserved_spin_us, "an idle reserved lcore spins this long, then parks (50)" },
@@ -408,6 +472,10 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->store_keys = 4096;
 	cfg->kv_keys = 4096;
 	cfg->drain_ms = 1000;
+	cfg->upstream_conns = 64;
+	cfg->upstream_connect_ms = 1000;
+	cfg->upstream_timeout_ms = 10000;
+	cfg->upstream_idle_ms = 30000;
 	cfg->header_timeout_ms = 10000;
 	cfg->keepalive_timeout_ms = 60000;
 	cfg->journal_max_mb = 64;
@@ -459,10 +527,10 @@ find_opt(const char *name)
 	return NULL;
 }
 
-/* Line of "key" inside [section] of an INI file (of the section header
- * when key is NULL), for error messages; 0 if not found. */
+/* Line of the nth (from 0) "key" inside [section] of an INI file (of the
+ * section header when key is NULL), for error messages; 0 if not found. */
 static int
-ini_line_of(const char *file, const char *section, const char *key)
+ini_line_of(const char *file, const char *section, const char *key, int nth)
 {
 	char line[4096], cur[128] = "";
 	int no = 0;
@@ -490,7 +558,7 @@ ini_line_of(const char *file, const char *section, const char *key)
 		}
 		e = p + strcspn(p, "= \t");
 		if (key != NULL && strcmp(cur, section) == 0 && (size_t)(e - p) == strlen(key) &&
-				strncmp(p, key, strlen(key)) == 0) {
+				strncmp(p, key, strlen(key)) == 0 && nth-- == 0) {
 			fclose(f);
 			return no;
 		}
@@ -561,7 +629,7 @@ load_config(struct ewykd_config *cfg, char *err, size_t errlen)
 				strcmp(names[i], EAL_SECTION) != 0) {
 			snprintf(err, errlen, "%s:%d: unknown section [%s] (expected "
 					"[" SECTION "] or [" EAL_SECTION "])", file,
-					ini_line_of(file, names[i], NULL), names[i]);
+					ini_line_of(file, names[i], NULL, 0), names[i]);
 			goto out;
 		}
 	}
@@ -585,7 +653,12 @@ load_config(struct ewykd_config *cfg, char *err, size_t errlen)
 		rte_cfgfile_section_entries(ini, SECTION, entries, ne);
 		for (i = 0; i < ne; i++) {
 			const struct opt_def *o = find_opt(entries[i].name);
-			int line = ini_line_of(file, SECTION, entries[i].name);
+			int line, nth = 0, j;
+
+			/* A repeated key (upstream, plugin): its own line. */
+			for (j = 0; j < i; j++)
+				nth += strcmp(entries[j].name, entries[i].name) == 0;
+			line = ini_line_of(file, SECTION, entries[i].name, nth);
 
 			if (o == NULL || o->set == NULL || o->set == set_config) {
 				snprintf(err, errlen, "%s:%d: unknown key '%s'",
@@ -636,6 +709,43 @@ options_print(const struct ewykd_config *cfg)
 			cfg->sw_cksum ? "software" : "offload",
 			cfg->idle == IDLE_POLL ? "poll" : "sleep",
 			ewyk_mode_name(cfg->strategy));
+	for (i = 0; i < cfg->nb_upstreams; i++) {
+		char a[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &cfg->upstreams[i].addr, a, sizeof(a));
+		printf("  upstream %s %s:%u (port %d)\n", cfg->upstreams[i].name,
+				a, cfg->upstreams[i].port,
+				options_ip_holding(cfg, cfg->upstreams[i].addr));
+	}
+}
+
+/* Upstreams are reached on the link of one of the ports: there is no
+ * gateway to route by. */
+static int
+check_upstreams(const struct ewykd_config *cfg)
+{
+	char a[INET_ADDRSTRLEN];
+	uint16_t i, j;
+
+	for (i = 0; i < cfg->nb_upstreams; i++) {
+		const struct upstream_target *t = &cfg->upstreams[i];
+		int port = options_ip_holding(cfg, t->addr);
+
+		if (port >= 0 && t->addr != cfg->ip[port])
+			continue;
+		inet_ntop(AF_INET, &t->addr, a, sizeof(a));
+		fprintf(stderr, "ewykd: --upstream %s: %s is not on the link of ",
+				t->name, a);
+		for (j = 0; j < cfg->nb_ips; j++) {
+			char ip[INET_ADDRSTRLEN + 4];
+
+			options_format_ip(cfg, j, ip, sizeof(ip));
+			fprintf(stderr, "%s--ip %s", j > 0 ? " or " : "", ip);
+		}
+		fprintf(stderr, " (no gateway is used)\n");
+		return OPT_EXIT_USAGE;
+	}
+	return 0;
 }
 
 int
@@ -708,6 +818,8 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	}
 	if (cfg->nb_ips == 0)
 		add_ip(cfg, "198.18.0.2/24", sub, sizeof(sub));
+	if (check_upstreams(cfg) != 0)
+		return OPT_EXIT_USAGE;
 	for (i = 1; i < (size_t)argc; i++) {
 		if (strcmp(argv[i], "--check-config") == 0) {
 			options_print(cfg);
@@ -715,6 +827,24 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 		}
 	}
 	return 0;
+}
+
+uint32_t
+options_netmask(const struct ewykd_config *cfg, uint16_t i)
+{
+	return htonl(cfg->prefix[i] == 32 ? 0xffffffffu :
+			~(0xffffffffu >> cfg->prefix[i]));
+}
+
+int
+options_ip_holding(const struct ewykd_config *cfg, uint32_t addr)
+{
+	uint16_t i;
+
+	for (i = 0; i < cfg->nb_ips; i++)
+		if (((addr ^ cfg->ip[i]) & options_netmask(cfg, i)) == 0)
+			return i;
+	return -1;
 }
 
 void

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ewyk_exec.h"
+#include "http_upstream.h"
 
 enum idle_mode {
 	IDLE_POLL,	/* spin: lowest latency, a full core per shard */
@@ -70,6 +71,12 @@ struct ewykd_config {
 	uint32_t kv_keys;	/* /kv: keys of the in-memory store */
 	uint16_t nb_plugins;
 	char plugins[EWYKD_PLUGINS_MAX][PATH_MAX];	/* FILE.so[:ARG] */
+	uint16_t nb_upstreams;
+	struct upstream_target upstreams[UPSTREAM_MAX];	/* --upstream */
+	uint32_t upstream_conns;	/* per shard, all upstreams */
+	uint32_t upstream_connect_ms;
+	uint32_t upstream_timeout_ms;
+	uint32_t upstream_idle_ms;
 	uint32_t drain_ms;	/* SIGTERM: finish in-flight work this long */
 	uint32_t header_timeout_ms;
 	uint32_t keepalive_timeout_ms;
@@ -90,5 +97,9 @@ int options_parse(struct ewykd_config *cfg, int argc, char **argv);
 /* "A.B.C.D/N" of port i. */
 void options_format_ip(const struct ewykd_config *cfg, uint16_t i, char *buf,
 		size_t len);
+/* The netmask (network order) of port i's --ip. */
+uint32_t options_netmask(const struct ewykd_config *cfg, uint16_t i);
+/* The port whose --ip subnet holds addr (network order), or -1. */
+int options_ip_holding(const struct ewykd_config *cfg, uint32_t addr);
 
 #endif /* EWYKD_OPTIONS_H */

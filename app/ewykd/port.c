@@ -65,11 +65,56 @@ port_check(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
 	return 0;
 }
 
+/* What the device hashes received flows with, read back once started:
+ * active opens choose their local ports by it. Anything unreadable
+ * leaves reta_size 0 (every port will do, as with one queue). */
+static void
+rss_read(uint16_t port, const struct rte_eth_dev_info *info,
+		uint16_t nb_queues, struct net_rss *rss)
+{
+	uint64_t seen = 0;
+	struct rte_eth_rss_reta_entry64 reta[NET_RSS_RETA_MAX /
+		RTE_ETH_RETA_GROUP_SIZE];
+	struct rte_eth_rss_conf conf = { .rss_key = rss->key,
+		.rss_key_len = NET_RSS_KEY_MAX };
+	uint16_t i;
+
+	rss->reta_size = 0;
+	if (info->reta_size == 0 || info->reta_size > NET_RSS_RETA_MAX ||
+			(info->reta_size & (info->reta_size - 1)) != 0)
+		return;
+	if (rte_eth_dev_rss_hash_conf_get(port, &conf) != 0 ||
+			conf.rss_key_len < 16 || conf.rss_key_len > NET_RSS_KEY_MAX)
+		return;
+	for (i = 0; i < conf.rss_key_len && rss->key[i] == 0; i++)
+		;
+	if (i == conf.rss_key_len)
+		return;		/* no key: the device does not hash itself */
+	memset(reta, 0, sizeof(reta));
+	for (i = 0; i < info->reta_size / RTE_ETH_RETA_GROUP_SIZE; i++)
+		reta[i].mask = UINT64_MAX;
+	if (rte_eth_dev_rss_reta_query(port, reta, info->reta_size) != 0)
+		return;
+	for (i = 0; i < info->reta_size; i++) {
+		rss->reta[i] = reta[i / RTE_ETH_RETA_GROUP_SIZE]
+			.reta[i % RTE_ETH_RETA_GROUP_SIZE];
+		if (rss->reta[i] < 64)
+			seen |= 1ull << rss->reta[i];
+	}
+	/* A table that leaves a queue out is not the one steering flows. */
+	if (nb_queues > 64 || seen != (nb_queues == 64 ? UINT64_MAX :
+			(1ull << nb_queues) - 1))
+		return;
+	rss->key_len = conf.rss_key_len;
+	rss->reta_size = info->reta_size;
+}
+
 int
 port_start(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
-		struct rte_mempool *pool, struct net_if *ifc, char *err,
-		size_t errlen)
+		struct rte_mempool *pool, struct net_if *ifc, struct net_rss *rss,
+		char *err, size_t errlen)
 {
+	bool use_rss = false;
 	uint16_t nb_rxd = cfg->rx_desc, nb_txd = cfg->tx_desc;
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
@@ -106,6 +151,7 @@ port_start(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
 	 * queue selection decides) is left to spread them its own way. */
 	if (nb_queues > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		use_rss = true;
 		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP |
 				RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
 	}
@@ -128,6 +174,9 @@ port_start(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
 	rc = rte_eth_dev_start(port);
 	if (rc != 0)
 		goto fail;
+	rss->reta_size = 0;
+	if (use_rss)
+		rss_read(port, &info, nb_queues, rss);
 	rte_eth_macaddr_get(port, &mac);
 	memcpy(ifc->mac, mac.addr_bytes, 6);
 	ifc->mtu = cfg->mtu;

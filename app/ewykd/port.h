@@ -8,6 +8,7 @@
 
 struct rte_mempool;
 struct net_if;
+struct net_rss;
 struct ewykd_config;
 
 /* The ports for cfg's addresses: the valid ethdev ports in id order from
@@ -19,10 +20,12 @@ int port_assign(const struct ewykd_config *cfg, uint16_t *ids, char *err,
  * a message in err. */
 int port_check(const struct ewykd_config *cfg, uint16_t port,
 		uint16_t nb_queues, char *err, size_t errlen);
-/* Configures and starts the port; fills ifc with what the device offers.
+/* Configures and starts the port; fills ifc with what the device offers
+ * and rss with how it spreads flows over the queues.
  * Returns 0, or -1 with a message in err. */
 int port_start(const struct ewykd_config *cfg, uint16_t port,
 		uint16_t nb_queues, struct rte_mempool *pool, struct net_if *ifc,
+		struct net_rss *rss,
 		char *err, size_t errlen);
 void port_stop(uint16_t port_id);
 

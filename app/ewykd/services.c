@@ -4,6 +4,7 @@
 
 #include "http_static.h"
 #include "plugin.h"
+#include "proxy.h"
 #include "routes.h"
 #include "services.h"
 #include "store.h"
@@ -54,6 +55,8 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 			cfg->fibers > 0);
 	if (err_no == 0)
 		err_no = http_static_routes_add(&e->router, &e->www);
+	if (err_no == 0)
+		err_no = proxy_register(&e->router, cfg->nb_upstreams);
 	if (err_no != 0) {
 		snprintf(err, errlen, "built-in routes: %s", strerror(-err_no));
 		return EWYKD_ERR_NOMEM;	/* the route table is full */

@@ -100,6 +100,8 @@ poll_once(struct shard *s)
 	net_timers(s->ns, now);
 	done = shard_drain_completions(s) + fibers_poll(s);
 	http_server_tick(s->http, net_now_ms(s->ns));
+	if (s->upstream != NULL)
+		upstream_client_tick(s->upstream, net_now_ms(s->ns));
 	net_flush(s->ns);
 	if (n > 0)
 		s->stats.busy_polls++;
@@ -134,6 +136,8 @@ drain(struct shard *s)
 		s->draining = true;
 		net_stack_refuse_new(s->ns, true);
 		http_server_drain(s->http);
+		if (s->upstream != NULL)
+			upstream_client_drain(s->upstream);
 		net_flush(s->ns);
 	}
 	if (s->net_stats.tcp_conns_open == s->net_stats.tcp_time_wait &&
@@ -180,6 +184,8 @@ void
 shard_fini(struct shard *s)
 {
 	/* Reset the peers of open connections rather than leave them hanging. */
+	upstream_client_destroy(s->upstream);
+	s->upstream = NULL;
 	net_stack_destroy(s->ns);
 	s->ns = NULL;
 	http_server_destroy(s->http);

@@ -18,6 +18,7 @@
 
 #include "dispatch.h"
 #include "http_server.h"
+#include "http_upstream.h"
 #include "net_stack.h"
 #include "options.h"
 
@@ -51,6 +52,9 @@ struct shard {
 	struct http_stats http_stats;
 	struct shard_stats stats;
 	struct shard_exec exec;
+	struct upstream_client *upstream;	/* NULL: no --upstream */
+	struct route_task *proxy_bodies;	/* proxied requests with a body */
+	struct upstream_stats upstream_stats[UPSTREAM_MAX];
 	bool draining;		/* owner: drain started */
 	bool drained;		/* owner: no connection left but TIME-WAIT */
 } __rte_cache_aligned;

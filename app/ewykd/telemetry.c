@@ -4,6 +4,7 @@
  * lcores: they only read per-shard counters, with relaxed atomic loads.
  * Keys are [A-Za-z0-9_] and counters end in their unit.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -705,6 +706,63 @@ tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+/* Each upstream, over all shards: connections (open, idle, opened),
+ * requests, keep-alive reuse and retries, errors by kind, and latency
+ * from the fetch started to the answer head. */
+static int
+tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	const struct ewykd_config *cfg = &ew->cfg;
+	uint16_t i, k;
+
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < cfg->nb_upstreams; i++) {
+		const struct upstream_target *t = &cfg->upstreams[i];
+		struct rte_tel_data *ud = rte_tel_data_alloc();
+		struct lat_hist h = { 0 };
+		char addr[INET_ADDRSTRLEN + 8], key[RTE_TEL_MAX_STRING_LEN];
+		unsigned int e;
+
+		if (ud == NULL)
+			return -1;
+		for (k = 0; k < ew->nb_shards; k++)
+			lat_merge(&h, &ew->shards[k].upstream_stats[i].lat);
+		rte_tel_data_start_dict(ud);
+		inet_ntop(AF_INET, &t->addr, addr, INET_ADDRSTRLEN);
+		snprintf(addr + strlen(addr), 8, ":%u", t->port);
+		rte_tel_data_add_dict_string(ud, "addr", addr);
+		/* The way to it: the port whose subnet holds it. */
+		rte_tel_data_add_dict_u64(ud, "port_id", ew->ports[
+				options_ip_holding(cfg, t->addr)].id);
+#define UP_SUM(f) SUM(s->upstream_stats[i].f)
+		rte_tel_data_add_dict_u64(ud, "open_conns", UP_SUM(conns_open));
+		rte_tel_data_add_dict_u64(ud, "idle_conns", UP_SUM(conns_idle));
+		rte_tel_data_add_dict_u64(ud, "opened_conns", UP_SUM(opened));
+		rte_tel_data_add_dict_u64(ud, "reused_reqs", UP_SUM(reused));
+		rte_tel_data_add_dict_u64(ud, "requests_reqs", UP_SUM(requests));
+		rte_tel_data_add_dict_u64(ud, "retries_reqs", UP_SUM(retries));
+		rte_tel_data_add_dict_u64(ud, "answers_reqs", UP_SUM(answers));
+		/* Containers nest one level: the kinds are keys of their own. */
+		for (e = 0; e < UPSTREAM_ERR__COUNT; e++) {
+			snprintf(key, sizeof(key), "error_%s_reqs",
+					upstream_err_name(e));
+			rte_tel_data_add_dict_u64(ud, key, UP_SUM(errors[e]));
+		}
+#undef UP_SUM
+		rte_tel_data_add_dict_u64(ud, "p50_us", lat_percentile(&h, 0.50));
+		rte_tel_data_add_dict_u64(ud, "p90_us", lat_percentile(&h, 0.90));
+		rte_tel_data_add_dict_u64(ud, "p99_us", lat_percentile(&h, 0.99));
+		rte_tel_data_add_dict_u64(ud, "max_us", h.max_us);
+		snprintf(key, sizeof(key), "upstream_%s", t->name);
+		for (e = 0; key[e] != '\0'; e++)
+			if (key[e] == '-')
+				key[e] = '_';
+		rte_tel_data_add_dict_container(d, key, ud, 0);
+	}
+	return 0;
+}
+
 /* One table serves the registration and ewykd --help. */
 static const struct {
 	const char *name;
@@ -731,6 +789,8 @@ static const struct {
 		"claims) and the blocking pool. No parameters" },
 	{ "/ewyk/lcores", tel_lcores, "Per lcore: role, shard owned, time "
 		"producing, consuming and idle. No parameters" },
+	{ "/ewyk/upstreams", tel_upstreams, "Per upstream: connections, "
+		"requests, reuse, errors by kind, latency. No parameters" },
 	{ "/ewyk/conflate", tel_conflate, "The store's write-behind: offers, "
 		"superseded, applied, batches, fsyncs, lag. No parameters" },
 };

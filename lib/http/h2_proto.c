@@ -42,6 +42,7 @@ struct h2_stream {
 	uint8_t *body;
 	uint32_t body_len;
 	uint32_t body_cap;
+	uint32_t body_off;	/* read by a body-stream route's reader */
 	struct http_answer *ans;	/* a handler's answer being sent */
 	const uint8_t *out;		/* bytes still to send */
 	uint64_t out_left;
@@ -132,6 +133,8 @@ read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length,
 		}
 		if (st->held_len == 0) {
 			r = cap > 0 ? sc->read(sc->arg, to, cap) : 0;
+			if (r == HTTP_SOURCE_AGAIN)
+				return NGHTTP2_ERR_DEFERRED;	/* resume() */
 			/* A failed source, or one that ends short of its
 			 * length, resets the stream (INTERNAL_ERROR). */
 			if (r < 0 || (size_t)r > cap ||
@@ -310,12 +313,15 @@ route_of(struct h2_conn *h, struct h2_stream *st)
 	return st->route;
 }
 
+/* The body stays with the stream, for the answer (an echo) or a reader
+ * (http_server_body_read()), rather than going with the request. */
 static bool
-echoes(struct h2_conn *h, struct h2_stream *st)
+keeps_body(struct h2_conn *h, struct h2_stream *st)
 {
 	const struct http_route *rt = route_of(h, st);
 
-	return rt != NULL && (rt->flags & HTTP_ROUTE_ECHO);
+	return rt != NULL && (rt->flags & (HTTP_ROUTE_ECHO |
+			HTTP_ROUTE_BODY_STREAM));
 }
 
 /* The whole request is in: to its route, or refused. */
@@ -337,7 +343,7 @@ handle(struct h2_conn *h, struct h2_stream *st)
 	/* An echo route's body stays here, for its answer; any other's
 	 * (at most EWYK_REQUEST_BODY_MAX: see on_data_chunk) goes with the
 	 * request. */
-	echo = echoes(h, st);
+	echo = keeps_body(h, st);
 	st->req.body = st->body_len > 0 && !echo ? (const char *)st->body : NULL;
 	st->req.body_len = echo ? 0 : st->body_len;
 	st->req.content_length = st->body_len > 0 ? (int64_t)st->body_len : -1;
@@ -506,7 +512,7 @@ on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 	(void)flags;
 	if (st == NULL || st->body_too_large || st->body_refused)
 		return 0;
-	cap = echoes(user, st) ? H2_ECHO_MAX : EWYK_REQUEST_BODY_MAX;
+	cap = keeps_body(user, st) ? H2_ECHO_MAX : EWYK_REQUEST_BODY_MAX;
 	if (len > cap - st->body_len) {
 		st->body_too_large = true;	/* answered 413 at its end */
 		return 0;
@@ -875,6 +881,35 @@ proto_drain(struct http_conn *c)
 }
 
 static void
+proto_resume(struct http_conn *c, struct http_origin o)
+{
+	struct h2_conn *h = c->p;
+
+	if (nghttp2_session_resume_data(h->ng, (int32_t)o.stream) == 0 &&
+			!h2_flush(h))
+		http_conn_close(c);
+}
+
+/* A body-stream route's body: gathered whole before its request went to
+ * the route, so never "again". */
+static long
+proto_body_read(struct http_conn *c, struct http_origin o, void *buf,
+		size_t cap)
+{
+	struct h2_conn *h = c->p;
+	struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng,
+			(int32_t)o.stream);
+	size_t n;
+
+	if (st == NULL || !st->handled)
+		return -1;
+	n = RTE_MIN(cap, (size_t)(st->body_len - st->body_off));
+	memcpy(buf, st->body + st->body_off, n);
+	st->body_off += (uint32_t)n;
+	return (long)n;
+}
+
+static void
 proto_free(struct http_conn *c)
 {
 	h2_free(c->p);
@@ -887,6 +922,8 @@ const struct http_proto h2_proto = {
 	.peer_closed = proto_peer_closed,
 	.answer = h2_answer,
 	.awaits = h2_awaits,
+	.resume = proto_resume,
+	.body_read = proto_body_read,
 	.drain = proto_drain,
 	.free = proto_free,
 };

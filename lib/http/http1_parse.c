@@ -224,28 +224,13 @@ header_semantics(struct http_head *r)
 	return 0;
 }
 
-int
-http1_parse_request(const char *buf, size_t len, struct http_head *r)
+/* The header fields from p up to the blank line. Returns the offset past
+ * it, 0 when more bytes are needed, or the negated status. */
+static long
+parse_fields(const char *buf, const char *p, const char *end,
+		struct http_head *r)
 {
-	const char *p = buf, *end = buf + len;
 	long n;
-	int rc;
-
-	/* RFC 9112 2.2: ignore empty lines before the request line. */
-	while (end - p >= 2 && p[0] == '\r' && p[1] == '\n')
-		p += 2;
-	n = line_end(p, end);
-	if (n == -1)
-		return 0;
-	if (n < 0)
-		return -400;
-	memset(r, 0, offsetof(struct http_head, headers));
-	r->content_length = -1;
-	rc = parse_request_line(p, (size_t)n, r);
-	if (rc < 0)
-		return rc;
-	r->keep_alive = r->minor >= 1;
-	p += n + 2;
 
 	for (;;) {
 		const char *colon, *v, *ve;
@@ -286,6 +271,36 @@ http1_parse_request(const char *buf, size_t len, struct http_head *r)
 		r->nheaders++;
 		p += n + 2;
 	}
+	return p - buf;
+}
+
+int
+http1_parse_request(const char *buf, size_t len, struct http_head *r)
+{
+	const char *p = buf, *end = buf + len;
+	long n;
+	int rc;
+
+	/* RFC 9112 2.2: ignore empty lines before the request line. */
+	while (end - p >= 2 && p[0] == '\r' && p[1] == '\n')
+		p += 2;
+	n = line_end(p, end);
+	if (n == -1)
+		return 0;
+	if (n < 0)
+		return -400;
+	memset(r, 0, offsetof(struct http_head, headers));
+	r->content_length = -1;
+	rc = parse_request_line(p, (size_t)n, r);
+	if (rc < 0)
+		return rc;
+	r->keep_alive = r->minor >= 1;
+	p += n + 2;
+
+	n = parse_fields(buf, p, end, r);
+	if (n <= 0)
+		return (int)n;
+	p = buf + n;
 	rc = header_semantics(r);
 	if (rc < 0)
 		return rc;
@@ -297,4 +312,61 @@ http1_overflow_status(const char *buf, size_t len)
 {
 	/* No end of the request line in a full buffer: the target is huge. */
 	return memchr(buf, '\n', len) == NULL ? 414 : 431;
+}
+
+/* Response framing (RFC 9112 6.3): Content-Length, or chunked alone. */
+static int
+response_semantics(struct http_head *r)
+{
+	bool te = false;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < r->nheaders; i++) {
+		struct http_str n = r->headers[i].name, v = r->headers[i].value;
+
+		if (http_str_eq_nocase(n, "content-length")) {
+			rc = parse_content_length(v, &r->content_length);
+			if (rc < 0)
+				return rc;
+		} else if (http_str_eq_nocase(n, "transfer-encoding")) {
+			if (te || !http_str_eq_nocase(v, "chunked"))
+				return -502;	/* a coding we cannot undo */
+			te = true;
+		} else if (http_str_eq_nocase(n, "connection")) {
+			parse_connection(v, r);
+		}
+	}
+	if (te && r->content_length >= 0)
+		return -502;	/* RFC 9112 6.1: a smuggling vector */
+	r->chunked = te;
+	return 0;
+}
+
+int
+http1_parse_response(const char *buf, size_t len, struct http_head *r)
+{
+	const char *p = buf, *end = buf + len;
+	long n;
+	int rc;
+
+	n = line_end(p, end);
+	if (n == -1)
+		return 0;
+	/* "HTTP/1.x NNN" and an optional reason */
+	if (n < 0 || n < 12 || memcmp(p, "HTTP/1.", 7) != 0 ||
+			p[7] < '0' || p[7] > '9' || p[8] != ' ' ||
+			p[9] < '1' || p[9] > '5' || p[10] < '0' || p[10] > '9' ||
+			p[11] < '0' || p[11] > '9' || (n > 12 && p[12] != ' '))
+		return -502;
+	memset(r, 0, offsetof(struct http_head, headers));
+	r->content_length = -1;
+	r->minor = (uint8_t)(p[7] - '0');
+	r->keep_alive = r->minor >= 1;
+	r->status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
+	n = parse_fields(buf, p + n + 2, end, r);
+	if (n <= 0)
+		return n == 0 ? 0 : -502;
+	rc = response_semantics(r);
+	return rc < 0 ? -502 : (int)n;
 }

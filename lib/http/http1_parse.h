@@ -58,6 +58,7 @@ struct http_head {
 	struct http_str path;	/* target up to '?' */
 	struct http_str query;	/* after '?', may be empty */
 	uint8_t minor;		/* HTTP/1.<minor> */
+	uint16_t status;	/* a response's (http1_parse_response) */
 	bool keep_alive;
 	bool chunked;
 	bool expect_continue;
@@ -74,6 +75,14 @@ struct http_head {
  * 414, 417, 431, 501, 505) when the request is bad.
  */
 int http1_parse_request(const char *buf, size_t len, struct http_head *r);
+
+/*
+ * Parses a response head at buf (an upstream's): the status, the header
+ * fields, the framing (content_length, chunked) and keep_alive. Returns its
+ * length once complete, 0 when more bytes are needed, or -502 when it is
+ * malformed or framed in a way that cannot be followed.
+ */
+int http1_parse_response(const char *buf, size_t len, struct http_head *r);
 
 /* Status to send when the buffer is full but the head is incomplete. */
 int http1_overflow_status(const char *buf, size_t len);

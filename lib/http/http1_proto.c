@@ -67,6 +67,10 @@ struct h1 {
 	bool echo;		/* the request body is the answer's body */
 	bool echo_wait;		/* ... once that answer's head is out */
 	bool echo_chunked;	/* ... sent in chunks */
+	bool sink;		/* the request body goes to a reader */
+	bool sink_writing;	/* the answer going out is the reader's */
+	bool in_serve;		/* serve() is on the stack */
+	uint32_t sink_seq;	/* the reader's request */
 	uint64_t req_left;	/* REQ_BODY_LENGTH: bytes still to read */
 	struct chunked chunk;	/* REQ_BODY_CHUNKED: decoder */
 	bool close_after;	/* close once the answer is queued */
@@ -220,6 +224,8 @@ answer(struct h1 *h, const struct http_head *r, int head_len)
 	bool owed = pipe_len(h) > 0;
 	const struct http_route *rt = http_conn_route(h->c, &r->path);
 	bool echo = rt != NULL && (rt->flags & HTTP_ROUTE_ECHO);
+	bool sink = rt != NULL && (rt->flags & HTTP_ROUTE_BODY_STREAM) &&
+		(rt->methods & http_method_bit(r->method));
 	const struct http_str *settings = owed ? NULL : h2c_settings(r);
 	struct http_answer *ans = NULL;
 	char allow[48] = "";
@@ -230,7 +236,7 @@ answer(struct h1 *h, const struct http_head *r, int head_len)
 			(const uint8_t *)h->in + head_len,
 			h->in_len - (uint32_t)head_len))
 		return TOOK_UPGRADE;
-	if (echo && owed)
+	if ((echo || sink) && owed)
 		return TOOK_NOTHING;
 	taken = http_conn_dispatch(h->c, rt, r, 1, 0, h->pipe_tail, allow,
 			sizeof(allow), &ans);
@@ -267,6 +273,16 @@ answer(struct h1 *h, const struct http_head *r, int head_len)
 		h->echo_chunked = r->chunked;
 		return TOOK_HEAD;
 	}
+	if (sink && has_body) {
+		/* Its reader takes the body as it comes (body_read()). */
+		if (r->expect_continue && !h->continue_sent)
+			http_conn_write(h->c, continue_100,
+					sizeof(continue_100) - 1);
+		start_req_body(h, r);
+		h->sink = true;
+		h->sink_seq = h->pipe_tail - 1;
+		return TOOK_HEAD;
+	}
 	if (r->body != NULL)
 		return TOOK_HEAD_AND_BODY;
 	if (has_body)
@@ -290,8 +306,8 @@ gather_body(struct h1 *h, struct http_head *r, int head_len)
 	 * body is not waited for, and not invited by "100 Continue". */
 	if (rt == NULL || !(rt->methods & http_method_bit(r->method)))
 		return true;
-	if (rt->flags & HTTP_ROUTE_ECHO)
-		return true;	/* it streams through the answer */
+	if (rt->flags & (HTTP_ROUTE_ECHO | HTTP_ROUTE_BODY_STREAM))
+		return true;	/* it streams through the answer, or a reader */
 	if (h->in_len < head_len + r->content_length) {
 		/* An interim answer amid owed ones would be taken for
 		 * theirs: "100 Continue" waits for its turn. */
@@ -332,6 +348,14 @@ done_writing(struct h1 *h)
 	struct http_answer *a = h->writing;
 
 	h->writing = NULL;
+	if (h->sink_writing) {
+		/* The reader's answer is out: a body it left unread is
+		 * skipped, and the connection ends after it. */
+		h->sink_writing = false;
+		if (h->sink && h->req_body != REQ_BODY_NONE)
+			h->close_after = true;
+		h->sink = false;
+	}
 	http_conn_release(h->c, a);
 }
 
@@ -357,6 +381,8 @@ pump_answer(struct h1 *h)
 		if (!chunked)
 			cap = RTE_MIN(cap, (size_t)h->stream_left);
 		n = a->src.read(a->src.arg, buf, cap);
+		if (n == HTTP_SOURCE_AGAIN)
+			return false;	/* resumed by http_server_resume() */
 		/* The source failed, or ended short of its length: the client
 		 * must not take a cut body for whole. */
 		if (n < 0 || (size_t)n > cap || (n == 0 && h->stream_left > 0))
@@ -426,6 +452,7 @@ write_slot(struct h1 *h, struct pipe_slot *ps)
 	if (a->status == 204)
 		length = NO_BODY_LEN;
 	write_head(h, a, length);
+	h->sink_writing = h->sink && h->pipe_head - 1 == h->sink_seq;
 	h->stream_left = 0;
 	h->stream_raw = ps->http10;
 	if (!ps->head_only && a->status != 204 && a->status != 304) {
@@ -623,12 +650,25 @@ write_owed(struct h1 *h)
 					write_slot(h, ps);
 				continue;
 			}
-			/* A body skipped after its refusal does not hold
-			 * back the answers owed before it. */
+			/* A body skipped after its refusal, or read by its
+			 * reader, does not hold back the answers owed. */
 			if (!h->echo && (ps = ready_slot(h)) != NULL) {
 				if (http_conn_space(h->c) < HEAD_RESERVE)
 					return false;
 				write_slot(h, ps);
+				continue;
+			}
+			if (h->sink) {
+				/* Its reader pulls it (body_read()); what the
+				 * reader does may end the body or ready an
+				 * answer: look again then. */
+				if (h->in_len == 0 && !h->c->peer_closed)
+					return false;
+				http_conn_body_ready(h->c, (struct http_origin){
+					h->c->index, h->c->gen, 0, h->sink_seq });
+				if (h->c->closing || (h->sink &&
+						ready_slot(h) == NULL))
+					return false;
 				continue;
 			}
 			if (!read_body(h)) {
@@ -658,10 +698,25 @@ write_owed(struct h1 *h)
 /* Serves requests from the buffer until it runs dry or the send queue
  * fills; called on new data and when acknowledgements free send space.
  * Returns false when the connection changed protocol (h is gone). */
+static bool serve_in(struct h1 *h, struct http_conn *c);
+
 static bool
 serve(struct h1 *h)
 {
 	struct http_conn *c = h->c;
+	bool more;
+
+	h->in_serve = true;
+	more = serve_in(h, c);
+	h->in_serve = false;
+	return more;
+}
+
+/* serve()'s body: it must not run inside itself (a body reader or an
+ * answer arriving from within it only leaves work for its loop). */
+static bool
+serve_in(struct h1 *h, struct http_conn *c)
+{
 	struct http_head req;
 	bool close_before;
 	enum took took;
@@ -787,6 +842,8 @@ h1_writable(struct http_conn *c)
 {
 	struct h1 *h = state(c);
 
+	if (h->in_serve)
+		return;		/* its loop looks again */
 	if (serve(h))
 		update_rcv_space(h);
 }
@@ -795,6 +852,87 @@ static void
 h1_peer_closed(struct http_conn *c)
 {
 	serve(state(c));
+}
+
+static void
+h1_resume(struct http_conn *c, struct http_origin o)
+{
+	(void)o;
+	h1_writable(c);
+}
+
+/* The reader's request body ended or broke: it is no longer read. */
+static void
+sink_end(struct h1 *h)
+{
+	h->req_body = REQ_BODY_NONE;
+	h->sink = false;
+}
+
+/* Body bytes of a HTTP_ROUTE_BODY_STREAM request, for its reader. */
+static long
+h1_body_read(struct http_conn *c, struct http_origin o, void *buf, size_t cap)
+{
+	struct h1 *h = state(c);
+	uint8_t *to = buf;
+	size_t got = 0;
+	bool ended = false;
+
+	if (o.stream != 0 || o.seq != h->sink_seq)
+		return -1;
+	if (!h->sink)
+		return h->req_body == REQ_BODY_NONE ? 0 : -1;
+	while (got < cap && !ended) {
+		uint32_t n;
+
+		if (h->req_body == REQ_BODY_LENGTH) {
+			n = (uint32_t)RTE_MIN((uint64_t)RTE_MIN((size_t)h->in_len,
+					cap - got), h->req_left);
+			memcpy(to + got, h->in, n);
+			consume(h, n);
+			h->req_left -= n;
+			got += n;
+			ended = h->req_left == 0;
+			if (n == 0)
+				break;
+		} else {
+			const char *d;
+			size_t dl;
+			long used = chunked_decode(&h->chunk, h->in,
+					RTE_MIN((size_t)h->in_len, cap - got), &d,
+					&dl);
+
+			if (used < 0) {
+				http_conn_stats(c)->body_errors++;
+				sink_end(h);
+				h->close_after = true;
+				return -1;
+			}
+			memmove(to + got, d, dl);
+			consume(h, (uint32_t)used);
+			got += dl;
+			ended = h->chunk.state == CHUNK_DONE;
+			if (used == 0)
+				break;
+		}
+	}
+	if (ended)
+		sink_end(h);
+	if (!h->in_serve) {
+		/* Room was made, or the next request may be parsed. */
+		if (!ended || serve(h))
+			update_rcv_space(h);
+	}
+	if (got > 0)
+		return (long)got;
+	if (ended)
+		return 0;
+	if (c->peer_closed) {
+		sink_end(h);
+		h->close_after = true;
+		return -1;	/* the client left amid its body */
+	}
+	return HTTP_SOURCE_AGAIN;
 }
 
 static bool
@@ -811,7 +949,7 @@ h1_answer(struct http_conn *c, struct http_origin o, struct http_answer *a)
 	ps->state = PIPE_READY;
 	ps->ans = a;
 	if (o.seq == h->pipe_head)
-		h1_writable(c);
+		h1_writable(c);	/* inside serve(): its loop writes it */
 	return true;
 }
 
@@ -896,6 +1034,8 @@ const struct http_proto http1_proto = {
 	.peer_closed = h1_peer_closed,
 	.answer = h1_answer,
 	.awaits = h1_awaits,
+	.resume = h1_resume,
+	.body_read = h1_body_read,
 	.drain = h1_drain,
 	.tick = h1_tick,
 	.free = h1_free,

@@ -171,9 +171,10 @@ http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 		http_route_allow(rt, allow, allow_cap);
 		return 405;
 	}
-	/* A body is handed whole, or streams through the answer. */
-	if (!(rt->flags & HTTP_ROUTE_ECHO) && r->body == NULL &&
-			(r->chunked || r->content_length > 0))
+	/* A body is handed whole, streams through the answer, or is read
+	 * by the route's own reader. */
+	if (!(rt->flags & (HTTP_ROUTE_ECHO | HTTP_ROUTE_BODY_STREAM)) &&
+			r->body == NULL && (r->chunked || r->content_length > 0))
 		return 413;
 	return k->dispatch(k->dispatch_ctx, rt, r, http_version,
 			(struct http_origin){ c->index, c->gen, stream, seq }, ans);
@@ -314,40 +315,79 @@ http_server_drain(struct http_server *s)
 	}
 }
 
-bool
-http_server_awaits(struct http_server *s, struct http_origin o)
+/* The live connection an origin names, or NULL. */
+static struct http_conn *
+origin_conn(struct http_server *s, struct http_origin o)
 {
 	struct http_conn *c;
 
 	if (o.index >= s->conf.max_conns)
-		return false;
+		return NULL;
 	c = live(s, o.index);
-	return c != NULL && c->gen == o.gen && !c->closing &&
-		c->proto->awaits(c, o);
+	return c == NULL || c->gen != o.gen ? NULL : c;
+}
+
+bool
+http_server_awaits(struct http_server *s, struct http_origin o)
+{
+	struct http_conn *c = origin_conn(s, o);
+
+	return c != NULL && !c->closing && c->proto->awaits(c, o);
 }
 
 void
 http_server_abandon(struct http_server *s, struct http_origin o)
 {
-	struct http_conn *c;
+	struct http_conn *c = o.stream == 0 ? origin_conn(s, o) : NULL;
 
-	if (o.index >= s->conf.max_conns || o.stream != 0)
-		return;
-	c = live(s, o.index);
-	if (c != NULL && c->gen == o.gen)
+	if (c != NULL)
 		http_conn_abort(c);
+}
+
+bool
+http_server_resume(struct http_server *s, struct http_origin o)
+{
+	struct http_conn *c = origin_conn(s, o);
+
+	if (c == NULL || c->proto->resume == NULL)
+		return false;
+	c->proto->resume(c, o);
+	if (origin_conn(s, o) == c)
+		output(c);
+	return true;
+}
+
+long
+http_server_body_read(struct http_server *s, struct http_origin o, void *buf,
+		size_t cap)
+{
+	struct http_conn *c = origin_conn(s, o);
+	long n;
+
+	if (c == NULL || c->proto->body_read == NULL)
+		return -1;
+	n = c->proto->body_read(c, o, buf, cap);
+	if (origin_conn(s, o) == c)
+		output(c);
+	return n;
+}
+
+void
+http_conn_body_ready(struct http_conn *c, struct http_origin o)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	if (k->body_ready != NULL)
+		k->body_ready(k->dispatch_ctx, o);
 }
 
 bool
 http_server_answer(struct http_server *s, struct http_origin o,
 		struct http_answer *a)
 {
-	struct http_conn *c;
+	struct http_conn *c = origin_conn(s, o);
 
-	if (o.index >= s->conf.max_conns)
-		return false;
-	c = live(s, o.index);
-	if (c == NULL || c->gen != o.gen || !c->proto->answer(c, o, a))
+	if (c == NULL || !c->proto->answer(c, o, a))
 		return false;
 	output(c);
 	return true;

@@ -31,6 +31,13 @@ struct http_proto {
 	/* Whether a dispatched request's stream still waits for its answer
 	 * (the connection is known live). */
 	bool (*awaits)(struct http_conn *c, struct http_origin o);
+	/* A streamed answer's source that said HTTP_SOURCE_AGAIN has more
+	 * (http_server_resume()); may be NULL. */
+	void (*resume)(struct http_conn *c, struct http_origin o);
+	/* Reads the body of a HTTP_ROUTE_BODY_STREAM request
+	 * (http_server_body_read()); may be NULL. */
+	long (*body_read)(struct http_conn *c, struct http_origin o, void *buf,
+			size_t cap);
 	/* Graceful drain: finish what was asked, refuse more, close. */
 	void (*drain)(struct http_conn *c);
 	/* Every 100 ms; may be NULL. */
@@ -152,6 +159,9 @@ int http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 		const struct http_head *r, int http_version,
 		uint32_t stream, uint32_t seq, char *allow, size_t allow_cap,
 		struct http_answer **ans);
+/* More of a HTTP_ROUTE_BODY_STREAM request's body is at hand (or it
+ * ended, or broke): tells the embedder's body_ready hook. */
+void http_conn_body_ready(struct http_conn *c, struct http_origin o);
 /* Counts an answer as it is serialized: requests, by status, by protocol. */
 void http_conn_count_answer(struct http_conn *c, int status, int http_version);
 /* Gives back a dispatched answer the protocol held: its borrowings, then

@@ -22,7 +22,10 @@ struct http_route;
 #define HTTP_REQ_HEAD_MAX 16384
 #define HTTP_REQ_BUF (HTTP_REQ_HEAD_MAX + EWYK_REQUEST_BODY_MAX)
 #define HTTP_ANSWER_HEADERS 16
-#define HTTP_ANSWER_INLINE 4160	/* copied bodies up to this stay inline */
+#define HTTP_ANSWER_INLINE 4160
+/* Returned by a streamed answer's read() inside lib/http (the proxy):
+ * nothing now, http_server_resume() when there is. */
+#define HTTP_SOURCE_AGAIN (-2)	/* copied bodies up to this stay inline */
 
 enum http_body_kind {
 	HTTP_BODY_UNSET,	/* the handler has not answered */

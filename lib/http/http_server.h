@@ -71,12 +71,18 @@ typedef int (*http_dispatch_fn)(void *ctx, const struct http_route *rt,
  * connection gone): its borrowings are already returned. */
 typedef void (*http_released_fn)(void *ctx, struct http_answer *a);
 
+/* A HTTP_ROUTE_BODY_STREAM request's body has more bytes at hand, its
+ * end, or an error: read it with http_server_body_read(). On the owner,
+ * possibly inside the connection's input: the hook may read, not close. */
+typedef void (*http_body_ready_fn)(void *ctx, struct http_origin o);
+
 struct http_server_conf {
 	const struct http_transport *transport;
 	void *transport_ctx;
 	const struct ewyk_router *router;
 	http_dispatch_fn dispatch;
 	http_released_fn released;
+	http_body_ready_fn body_ready;	/* may be NULL */
 	void *dispatch_ctx;
 	struct http_stats *stats;
 	uint32_t max_conns;
@@ -113,6 +119,23 @@ bool http_server_awaits(struct http_server *s, struct http_origin o);
  * an HTTP/1.1 connection is reset, as its pipeline cannot skip a place;
  * an HTTP/2 stream that no longer awaits is gone already. */
 void http_server_abandon(struct http_server *s, struct http_origin o);
+
+/*
+ * A streamed answer (HTTP_BODY_STREAM) whose source returned
+ * HTTP_SOURCE_AGAIN has more: its connection reads the source again as it
+ * has room. False when the connection or stream is gone.
+ */
+bool http_server_resume(struct http_server *s, struct http_origin o);
+/*
+ * Reads the body of a request to a HTTP_ROUTE_BODY_STREAM route, decoded
+ * (no chunk framing), as the client sends it: returns the bytes copied
+ * (up to cap), 0 at its end, HTTP_SOURCE_AGAIN when none is at hand now
+ * (body_ready follows when some is), or -1 when the body broke (framing,
+ * the client left) or the request is gone. Reading makes room: the
+ * client's window opens as the reader takes, and not before.
+ */
+long http_server_body_read(struct http_server *s, struct http_origin o,
+		void *buf, size_t cap);
 
 /* Upcalls of the transport. */
 

@@ -24,6 +24,13 @@ struct net_port {
 	void *tx_ctx;
 	uint16_t tx_n;
 	struct rte_mbuf *tx[NET_TX_BATCH];
+	/* Active opens out of this port: how it steers answers over its
+	 * queues (NULL: one queue), this stack's queue, the last ARP request
+	 * (not repeated within NET_ARP_RETRY_MS). */
+	const struct net_rss *rss;
+	uint16_t queue;
+	uint32_t arp_last_ip;
+	uint64_t arp_last_ms;
 };
 
 struct net_stack {
@@ -56,7 +63,18 @@ struct net_stack {
 	uint32_t *index;	/* slot + 1, 0 = empty */
 	uint32_t index_mask;
 	struct net_stats *stats;
+	uint16_t next_lport;	/* where active opens' port search resumes */
 };
+
+#define NET_ARP_RETRY_MS 100
+#define NET_EPHEMERAL_LO 32768	/* local ports of active opens */
+#define NET_EPHEMERAL_HI 60999
+
+/* The MAC of ip on port's link: true from the port's cache; false after
+ * sending an ARP request out of the port (at most one per
+ * NET_ARP_RETRY_MS for the same address). */
+bool net_resolve(struct net_stack *ns, uint8_t port, uint32_t ip,
+		uint8_t mac[6]);
 
 /* One half of net_poll(), which tests drive one frame at a time (the
  * other is net_timers()). Process one frame received on port 0; takes

@@ -125,6 +125,14 @@ net_stack_destroy(struct net_stack *ns)
 }
 
 void
+net_stack_set_rss(struct net_stack *ns, uint8_t port,
+		const struct net_rss *rss, uint16_t queue)
+{
+	ns->port[port].rss = rss;
+	ns->port[port].queue = queue;
+}
+
+void
 net_stack_refuse_new(struct net_stack *ns, bool refuse)
 {
 	ns->refuse_new = refuse;
@@ -243,6 +251,51 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	memcpy(p + 14, &ifc->ip, 4);
 	ns->stats->arp_replies++;
 	net_tx(ns, ns->cur_port, m);
+}
+
+/* An ARP request (RFC 826) for ip, broadcast out of port. */
+static void
+arp_request(struct net_stack *ns, uint8_t port, uint32_t ip)
+{
+	const struct net_if *ifc = net_ifc(ns, port);
+	struct rte_mbuf *m = net_alloc(ns);
+	uint8_t *p;
+
+	if (m == NULL)
+		return;
+	p = (uint8_t *)rte_pktmbuf_append(m, ETH_HDR_LEN + 28);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	memset(p, 0xff, 6);
+	memcpy(p + 6, ifc->mac, 6);
+	p[12] = ETHERTYPE_ARP >> 8;
+	p[13] = ETHERTYPE_ARP & 0xff;
+	p += ETH_HDR_LEN;
+	memcpy(p, (const uint8_t[]){ 0, 1, 8, 0, 6, 4, 0, 1 }, 8);
+	memcpy(p + 8, ifc->mac, 6);
+	memcpy(p + 14, &ifc->ip, 4);
+	memset(p + 18, 0, 6);
+	memcpy(p + 24, &ip, 4);
+	ns->stats->tcp.arp_requests++;
+	net_tx(ns, port, m);
+}
+
+bool
+net_resolve(struct net_stack *ns, uint8_t port, uint32_t ip, uint8_t mac[6])
+{
+	struct net_port *p = &ns->port[port];
+
+	if (arp_cache_lookup(p->arp, ip, mac, ns->now_ms))
+		return true;
+	if (ip != p->arp_last_ip ||
+			ns->now_ms - p->arp_last_ms >= NET_ARP_RETRY_MS) {
+		p->arp_last_ip = ip;
+		p->arp_last_ms = ns->now_ms;
+		arp_request(ns, port, ip);
+	}
+	return false;
 }
 
 static void

@@ -99,6 +99,8 @@ struct tcp_conn {
 	struct tw_timer delack;	/* delayed ACK */
 	struct tw_timer idle;	/* keepalive and idle timeout */
 	struct tcp_conn *free_next;
+	const struct tcp_upcalls *up;	/* the stack's, or tcp_open()'s */
+	void *up_ctx;
 	void *app;		/* upper layer's state */
 	uint32_t index;		/* slot in the shard's table */
 	uint32_t gen;		/* bumped on free: stale references see it */

@@ -152,7 +152,7 @@ become_established(struct net_stack *ns, struct tcp_conn *c)
 static bool
 hand_over(struct net_stack *ns, struct tcp_conn *c)
 {
-	if (ns->up == NULL || ns->up->accepted(ns->up_ctx, c) != 0) {
+	if (c->up == NULL || c->up->accepted(c->up_ctx, c) != 0) {
 		tcp_send_rst(ns, c);
 		tcp_conn_kill(ns, c);
 		return false;
@@ -564,7 +564,7 @@ fin_input(struct net_stack *ns, struct tcp_conn *c)
 	case TCP_ESTABLISHED:
 		c->state = TCP_CLOSE_WAIT;
 		if (c->app != NULL)
-			ns->up->peer_closed(ns->up_ctx, c);
+			c->up->peer_closed(c->up_ctx, c);
 		break;
 	case TCP_FIN_WAIT_1:
 		/* Our FIN not yet acknowledged: simultaneous close. */
@@ -635,7 +635,7 @@ data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 		c->flags |= TCP_F_ACK_NOW;
 		return kept;
 	}
-	taken = c->app != NULL ? ns->up->recv(ns->up_ctx, c, data, len) : len;
+	taken = c->app != NULL ? c->up->recv(c->up_ctx, c, data, len) : len;
 	c->rcv_nxt += taken;
 	if (tcp_is_dead(c))
 		return false;
@@ -707,7 +707,7 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	if (tcp_is_dead(c) || acked == ACK_DROP)
 		return false;
 	if (acked == ACK_FREED && c->app != NULL) {
-		ns->up->sent(ns->up_ctx, c);
+		c->up->sent(c->up_ctx, c);
 		if (tcp_is_dead(c))
 			return false;
 	}

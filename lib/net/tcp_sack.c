@@ -315,6 +315,7 @@ tcp_ooo_deliver(struct net_stack *ns, struct tcp_conn *c)
 {
 	struct tcp_ooo *q = &c->ooo;
 
+	(void)ns;	/* the upcalls are the connection's own */
 	while (q->n > 0 && SEQ_LEQ(q->seq[0], c->rcv_nxt) &&
 			!(c->flags & TCP_F_DEAD)) {
 		uint32_t skip = c->rcv_nxt - q->seq[0], taken;
@@ -323,7 +324,7 @@ tcp_ooo_deliver(struct net_stack *ns, struct tcp_conn *c)
 			ooo_remove(q, 0, true);
 			continue;
 		}
-		taken = c->app != NULL ? ns->up->recv(ns->up_ctx, c,
+		taken = c->app != NULL ? c->up->recv(c->up_ctx, c,
 				rte_pktmbuf_mtod_offset(q->m[0], uint8_t *,
 				q->off[0] + skip), q->len[0] - skip) :
 			q->len[0] - skip;

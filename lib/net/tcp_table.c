@@ -127,6 +127,8 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint32_t raddr,
 			offsetof(struct tcp_conn, flags));
 	c->free_next = NULL;
 	c->app = NULL;
+	c->up = ns->up;
+	c->up_ctx = ns->up_ctx;
 	c->out_epoch = ns->out_epoch - 1;	/* not on the out list */
 	c->rcv_space = 8192;
 	c->ooo.n = 0;
@@ -172,8 +174,8 @@ index_remove(struct net_stack *ns, struct tcp_conn *c)
 void
 tcp_release_app(struct net_stack *ns, struct tcp_conn *c)
 {
-	if (c->app != NULL && ns->up != NULL)
-		ns->up->closed(ns->up_ctx, c);
+	if (c->app != NULL && c->up != NULL)
+		c->up->closed(c->up_ctx, c);
 	c->app = NULL;
 	c->rcv_space = ns->cfg.rcv_space;	/* no upper layer to say */
 }

@@ -5,6 +5,9 @@ with an address of its own (the harness's second_port, see its text).
 - Over the wire: curl on each port, /ewyk/ports names both, and the counters
   of a 1 MB download rise on the port it went by only; the same peer address
   and port may reach both ports at once (a connection is known by its port).
+- The proxy's active open: an upstream on port 1's link is fetched for a
+  client of port 0; the upstream's leg (ARP, handshake, the 1 MB answer)
+  goes by port 1, the client's by port 0.
 - The flood: dpdk-testpmd in txonly mode runs pktgen-scripts/testpmd/
   udp-flood.cmd as a memif client of port 1 for FLOOD_S seconds at full
   speed, while CURLS curls are served on port 0: every frame testpmd got
@@ -13,6 +16,7 @@ with an address of its own (the harness's second_port, see its text).
   their idle level.
 """
 import hashlib
+import os
 import re
 import subprocess
 import time
@@ -20,8 +24,8 @@ import time
 import pytest
 
 from conftest import serve_module
-from ewyk_harness import (APP_IP, APP_IP2, HOST_IP, HOST_IP2, IFACE, ROOT, TESTPMD,
-                          Appliance, eal_memory_args, stop_process)
+from ewyk_harness import (APP_IP, APP_IP2, HOST_IP, HOST_IP2, IFACE, PYTHON, ROOT,
+                          TESTPMD, Appliance, eal_memory_args, stop_process)
 
 FLOOD_CMD = f"{ROOT}/pktgen-scripts/testpmd/udp-flood.cmd"
 FLOOD_S = 3
@@ -29,6 +33,7 @@ CURLS = 20
 ONE_MB = 1 << 20
 QUIET_BYTES = 4096	# what the idle port may send meanwhile (ARP, a ping)
 MEMIF_RING = 1024	# slots of a memif ring (rsize=10, the default)
+FAR_PORT = 8097		# the upstream on port 1's link
 
 
 def ports(a):
@@ -46,7 +51,8 @@ def curl(a, on_second, *args):
 
 @pytest.fixture(scope="module")
 def two_ports(www):
-    yield from serve_module(Appliance(www=www["dir"], second_port="wire"))
+    yield from serve_module(Appliance(www=www["dir"], second_port="wire", args=[
+        "--upstream", f"far={HOST_IP2}:{FAR_PORT}"]))
 
 
 def test_ports_telemetry_names_both(two_ports):
@@ -92,6 +98,44 @@ def test_download_counts_on_its_port_only(two_ports, www, tmp_path, port):
             before[here]["xstats"]["tx_good_bytes"]) >= ONE_MB
     assert (after[other]["xstats"]["tx_good_bytes"] -
             before[other]["xstats"]["tx_good_bytes"]) < QUIET_BYTES
+
+
+def test_proxy_opens_by_the_upstreams_port(two_ports, www, tmp_path):
+    """/proxy/far/ asked on port 0, its upstream on port 1's link: the
+    active open resolves and connects by port 1 (the only way to the
+    upstream's /25), the 1 MB answer comes in by port 1 and leaves by
+    port 0, byte-exact."""
+    a = two_ports
+    server = subprocess.Popen(["ip", "netns", "exec", a.client2, PYTHON, "-m",
+                               "http.server", "--bind", HOST_IP2, "--directory",
+                               www["dir"], str(FAR_PORT)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        url = f"http://{HOST_IP2}:{FAR_PORT}/hello.txt"
+        deadline = time.time() + 10
+        while a.ns2(["curl", "-sf", "-m", "1", "-o", os.devnull, url],
+                    check=False).returncode != 0:
+            assert time.time() < deadline and server.poll() is None, "no upstream"
+            time.sleep(0.2)
+        before = ports(a)
+        out = tmp_path / "far.bin"
+        status, r = curl(a, False, "-o", str(out), "/proxy/far/big.bin")
+        assert status == "200", r.stderr
+        assert hashlib.sha256(out.read_bytes()).hexdigest() == www["big_sha256"]
+        after = ports(a)
+    finally:
+        stop_process(server)
+
+    def grew(key, field):
+        return after[key][field] - before[key][field]
+
+    assert grew("port_1", "rx_bytes") >= ONE_MB, (before["port_1"], after["port_1"])
+    assert grew("port_0", "tx_bytes") >= ONE_MB, (before["port_0"], after["port_0"])
+    assert grew("port_0", "rx_bytes") < ONE_MB // 4
+    assert grew("port_1", "tx_bytes") < ONE_MB // 4
+    far = a.telemetry("/ewyk/upstreams")["upstream_far"]
+    assert far["port_id"] == 1 and far["answers_reqs"] >= 1, far
 
 
 def test_same_peer_on_both_ports_at_once(two_ports):

@@ -5,8 +5,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <errno.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
 
 #include "tcp_harness.h"
 
@@ -543,10 +547,142 @@ test_active_open(void **state)
 	th_free(h);
 }
 
+/* The RSS verification suite's IPv4/TCP vector (Microsoft's "Verifying
+ * the RSS hash calculation"): 66.9.149.187:2794 -> 161.142.100.80:1766
+ * hashes to 0x51ccc178 under the default key. */
+static const uint8_t rss_key[40] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d,
+	0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b,
+	0xbe, 0xac, 0x01, 0xfa,
+};
+
+static void
+test_rss_queue_matches_toeplitz(void **state)
+{
+	static struct net_rss rss;
+	uint32_t i;
+
+	(void)state;
+	memcpy(rss.key, rss_key, sizeof(rss_key));
+	rss.key_len = sizeof(rss_key);
+	rss.reta_size = 512;
+	for (i = 0; i < 512; i++)
+		rss.reta[i] = (uint16_t)i;	/* the queue is the hash's low bits */
+	assert_int_equal(net_rss_queue(&rss, RTE_BE32(0x420995bb),
+			RTE_BE32(0xa18e6450), 2794, 1766), 0x51ccc178 & 511);
+	rss.reta_size = 0;
+	assert_int_equal(net_rss_queue(&rss, RTE_BE32(0x420995bb),
+			RTE_BE32(0xa18e6450), 2794, 1766), 0);
+}
+
+struct open_app {
+	int accepted, closed;
+};
+
+static int
+open_accepted(void *ctx, struct tcp_conn *c)
+{
+	(void)c;
+	((struct open_app *)ctx)->accepted++;
+	return 0;
+}
+
+static uint32_t
+open_recv(void *ctx, struct tcp_conn *c, const uint8_t *d, uint32_t n)
+{
+	(void)ctx, (void)c, (void)d;
+	return n;
+}
+
+static void
+open_nothing(void *ctx, struct tcp_conn *c)
+{
+	(void)ctx, (void)c;
+}
+
+static void
+open_closed(void *ctx, struct tcp_conn *c)
+{
+	(void)c;
+	((struct open_app *)ctx)->closed++;
+}
+
+static const struct tcp_upcalls open_upcalls = {
+	.accepted = open_accepted, .recv = open_recv, .sent = open_nothing,
+	.peer_closed = open_nothing, .closed = open_closed,
+};
+
+/* tcp_open(): ARP first (one request, not repeated at once), then a local
+ * port whose answers RSS gives this stack's queue; the connection's own
+ * upcalls hear of the handshake and of its failure. */
+static void
+test_open_resolves_and_picks_rss_port(void **state)
+{
+	static struct net_rss rss;
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
+	struct th *h = th_new(NULL);
+	struct open_app app = { 0, 0 };
+	struct tcp_conn *c;
+	const uint8_t *f;
+	struct th_out o;
+	int err, i;
+
+	(void)state;
+	assert_null(tcp_open(h->ns, 0x0100000a, 80, &open_upcalls, &app, &err));
+	assert_int_equal(err, -ENETUNREACH);
+	assert_null(tcp_open(h->ns, TH_PEER_IP, 80, &open_upcalls, &app, &err));
+	assert_int_equal(err, -EAGAIN);
+	assert_null(tcp_open(h->ns, TH_PEER_IP, 80, &open_upcalls, &app, &err));
+	net_flush(h->ns);
+	assert_int_equal(h->n_out, 1);		/* one request only */
+	f = rte_pktmbuf_mtod(h->out[0], const uint8_t *);
+	assert_memory_equal(f, "\xff\xff\xff\xff\xff\xff", 6);
+	assert_int_equal(f[12] << 8 | f[13], 0x0806);
+	assert_int_equal(f[21], 1);		/* op: request */
+	assert_memory_equal(f + 38, &(uint32_t){ TH_PEER_IP }, 4);
+	th_drain(h);
+	arp_cache_update(h->arp, TH_PEER_IP, mac, h->now);
+
+	memcpy(rss.key, rss_key, sizeof(rss_key));
+	rss.key_len = sizeof(rss_key);
+	rss.reta_size = 4;
+	for (i = 0; i < 4; i++)
+		rss.reta[i] = (uint16_t)(i & 1);
+	net_stack_set_rss(h->ns, 0, &rss, 1);
+	for (i = 0; i < 600; i++) {	/* ports run through 9 bits at least */
+		c = tcp_open(h->ns, TH_PEER_IP, 80, &open_upcalls, &app, &err);
+		assert_non_null(c);
+		assert_int_equal(net_rss_queue(&rss, TH_PEER_IP, TH_LOCAL_IP, 80,
+				c->lport), 1);
+		assert_true(c->lport >= 32768 && c->lport <= 60999);
+		tcp_abort(h->ns, c);
+	}
+	assert_true(h->stats.tcp.rss_port_misses > 0);
+	assert_int_equal(app.closed, 0);	/* never handed over */
+	net_flush(h->ns);
+	th_drain(h);
+
+	/* The end of an attempt reaches the connection's own upcalls. */
+	c = tcp_open(h->ns, TH_PEER_IP, PORT, &open_upcalls, &app, &err);
+	assert_non_null(c);
+	tcp_set_app(c, &app);
+	net_flush(h->ns);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.flags, TCP_SYN);
+	assert_int_equal(o.t.dport, PORT);
+	tcp_abort(h->ns, c);
+	assert_int_equal(app.closed, 1);
+	assert_int_equal(h->app.closed, 0);	/* not the stack's upcalls */
+	th_free(h);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rss_queue_matches_toeplitz),
+		cmocka_unit_test(test_open_resolves_and_picks_rss_port),
 		cmocka_unit_test(test_syn_ack_echoes_options),
 		cmocka_unit_test(test_no_options_offered_none_used),
 		cmocka_unit_test(test_window_scaling_both_ways),

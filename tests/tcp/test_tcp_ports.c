@@ -2,12 +2,16 @@
 /* A stack with two ports: a connection answers by the port it came by,
  * from that port's MAC and address, its timers too; the same peer may
  * reach both ports at once; a frame for the other port's address is not
- * ours; counters split by port. */
+ * ours; counters split by port; an active open goes out of the port whose
+ * subnet holds the peer, by that port's ARP cache and RSS. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include <rte_mbuf.h>
 
 #include "tcp_harness.h"
 
@@ -117,6 +121,69 @@ test_no_more_ports_than_the_stack_holds(void **state)
 	th_free(h);
 }
 
+#define PEER2_IP 0x010112c6u	/* 198.18.1.1: on the second port's link */
+
+/* tcp_open() towards a peer on port 1's link: the ARP request leaves by
+ * port 1 from its MAC and address, the next hop comes from port 1's cache
+ * only, the local port is chosen by port 1's RSS, and the connection (its
+ * SYN first) is port 1's. Port 0's RSS, which gives no port to this
+ * queue, makes an open towards port 0's peer fail instead. */
+static void
+test_open_goes_out_of_the_peers_port(void **state)
+{
+	static struct net_rss rss0, rss1;
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 1, 1 };
+	struct th *h = th_new(NULL);
+	struct tcp_conn *c;
+	const uint8_t *f;
+	struct th_out o;
+	int err, i;
+
+	(void)state;
+	th_add_port(h);
+	assert_null(tcp_open(h->ns, PEER2_IP, 80, NULL, NULL, &err));
+	assert_int_equal(err, -EAGAIN);
+	net_flush(h->ns);
+	assert_int_equal(h->n_out, 1);
+	assert_int_equal(h->out_port[0], 1);
+	f = rte_pktmbuf_mtod(h->out[0], const uint8_t *);
+	assert_int_equal(f[12] << 8 | f[13], 0x0806);
+	assert_memory_equal(f + 6, h->ifc2.mac, 6);
+	assert_memory_equal(f + 28, &(uint32_t){ TH_LOCAL_IP2 }, 4);
+	assert_memory_equal(f + 38, &(uint32_t){ PEER2_IP }, 4);
+	th_drain(h);
+
+	arp_cache_update(h->arp2, PEER2_IP, mac, h->now);
+	arp_cache_update(h->arp, TH_PEER_IP, mac, h->now);
+	rss0.key_len = rss1.key_len = 40;
+	memset(rss0.key, 0x6d, 40);
+	memset(rss1.key, 0x6d, 40);
+	rss0.reta_size = rss1.reta_size = 4;
+	for (i = 0; i < 4; i++) {
+		rss0.reta[i] = 0;
+		rss1.reta[i] = (uint16_t)(i & 1);
+	}
+	net_stack_set_rss(h->ns, 0, &rss0, 1);
+	net_stack_set_rss(h->ns, 1, &rss1, 1);
+	assert_null(tcp_open(h->ns, TH_PEER_IP, 80, NULL, NULL, &err));
+	assert_int_equal(err, -EADDRNOTAVAIL);
+	c = tcp_open(h->ns, PEER2_IP, 80, NULL, NULL, &err);
+	assert_non_null(c);
+	assert_int_equal(c->port, 1);
+	assert_int_equal(c->laddr, TH_LOCAL_IP2);
+	assert_int_equal(net_rss_queue(&rss1, PEER2_IP, TH_LOCAL_IP2, 80,
+			c->lport), 1);
+	net_flush(h->ns);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.flags, TCP_SYN);
+	assert_int_equal(o.port, 1);
+	assert_int_equal(o.saddr, TH_LOCAL_IP2);
+	assert_memory_equal(o.src_mac, h->ifc2.mac, 6);
+	tcp_abort(h->ns, c);
+	th_drain(h);
+	th_free(h);
+}
+
 int
 main(void)
 {
@@ -125,6 +192,7 @@ main(void)
 		cmocka_unit_test(test_same_peer_on_both_ports),
 		cmocka_unit_test(test_other_ports_address_is_not_ours),
 		cmocka_unit_test(test_no_more_ports_than_the_stack_holds),
+		cmocka_unit_test(test_open_goes_out_of_the_peers_port),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
@@ -125,6 +127,60 @@ test_limits(void **state)
 	assert_int_equal(http1_overflow_status(buf, 100), 431);
 }
 
+/* Response heads, as an upstream sends them. */
+static void
+test_response_heads(void **state)
+{
+	static const struct {
+		const char *head;
+		int rc;			/* 1: whole (length checked), else as is */
+		int status;
+		int64_t length;
+		bool chunked, keep;
+	} cases[] = {
+		{ "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", 1, 200, 5,
+			false, true },
+		{ "HTTP/1.1 204\r\n\r\n", 1, 204, -1, false, true },
+		{ "HTTP/1.0 200 OK\r\nServer: x\r\n\r\n", 1, 200, -1, false, false },
+		{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+			"Connection: close\r\n\r\n", 1, 200, -1, true, false },
+		{ "HTTP/1.1 100 Continue\r\n\r\n", 1, 100, -1, false, true },
+		{ "HTTP/1.1 200 OK\r\nContent-Len", 0, 0, 0, false, false },
+		{ "HTTP/1.1 200 OK\r\n", 0, 0, 0, false, false },
+		{ "HTTP/2 200\r\n\r\n", -502, 0, 0, false, false },
+		{ "HTTP/1.1 20 OK\r\n\r\n", -502, 0, 0, false, false },
+		{ "HTTP/1.1 200OK\r\n\r\n", -502, 0, 0, false, false },
+		{ "HTTP/1.1 600 No\r\n\r\n", -502, 0, 0, false, false },
+		{ "HTTP/1.1 200 OK\nContent-Length: 1\r\n\r\n", -502, 0, 0,
+			false, false },
+		{ "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2"
+			"\r\n\r\n", -502, 0, 0, false, false },
+		{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", -502, 0,
+			0, false, false },
+		{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+			"Content-Length: 3\r\n\r\n", -502, 0, 0, false, false },
+	};
+	struct http_head r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *h = cases[i].head;
+		const char *end = strstr(h, "\r\n\r\n");
+		int n = http1_parse_response(h, strlen(h), &r);
+
+		if (cases[i].rc != 1) {
+			assert_int_equal(n, cases[i].rc);
+			continue;
+		}
+		assert_int_equal(n, (int)(end + 4 - h));
+		assert_int_equal(r.status, cases[i].status);
+		assert_int_equal(r.content_length, cases[i].length);
+		assert_int_equal(r.chunked, cases[i].chunked);
+		assert_int_equal(r.keep_alive, cases[i].keep);
+	}
+}
+
 int
 main(void)
 {
@@ -134,6 +190,7 @@ main(void)
 		cmocka_unit_test(test_connection_semantics),
 		cmocka_unit_test(test_malformed_matrix),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_response_heads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

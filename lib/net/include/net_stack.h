@@ -39,6 +39,26 @@ struct net_if {
 	bool tx_cksum_offload;	/* the device fills IPv4 and TCP checksums */
 };
 
+/* How the port spreads received flows over its queues (RSS): Toeplitz
+ * over the IPv4 addresses and TCP ports with this key, the hash's low bits
+ * indexing the redirection table. reta_size 0: one queue takes all. An
+ * active open picks its local port so that the peer's answers land on the
+ * opening shard's queue. */
+#define NET_RSS_KEY_MAX 52
+#define NET_RSS_RETA_MAX 512
+
+struct net_rss {
+	uint16_t reta_size;	/* a power of two, or 0 */
+	uint8_t key_len;
+	uint8_t key[NET_RSS_KEY_MAX];
+	uint16_t reta[NET_RSS_RETA_MAX];
+};
+
+/* The queue RSS gives a segment from raddr:rport to laddr:lport
+ * (addresses network order, ports host order); 0 with one queue. */
+uint16_t net_rss_queue(const struct net_rss *rss, uint32_t raddr,
+		uint32_t laddr, uint16_t rport, uint16_t lport);
+
 /* Congestion control of new connections. */
 enum tcp_cc_algo {
 	TCP_CC_NEWRENO,		/* RFC 5681, RFC 6582 */
@@ -89,7 +109,8 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(tail_loss_probes) X(lost_retransmits) \
 	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
 	X(bad_options) X(sack_blocks_in) X(dsacks_in) \
-	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends)
+	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends) \
+	X(arp_requests) X(rss_port_misses)
 
 struct tcp_counters {
 #define TCP_COUNTER_FIELD(n) uint64_t n;
@@ -143,6 +164,10 @@ int net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
 void net_stack_destroy(struct net_stack *ns);
 void net_stack_set_upcalls(struct net_stack *ns, const struct tcp_upcalls *up,
 		void *ctx);
+/* A port's RSS (shared, read-only; NULL: one queue) and this stack's
+ * queue on it: where active opens out of that port want their answers. */
+void net_stack_set_rss(struct net_stack *ns, uint8_t port,
+		const struct net_rss *rss, uint16_t queue);
 /* Draining: new SYNs are answered with RST. */
 void net_stack_refuse_new(struct net_stack *ns, bool refuse);
 

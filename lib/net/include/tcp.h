@@ -59,6 +59,21 @@ void tcp_close(struct net_stack *ns, struct tcp_conn *c);
  * accepted upcall runs once established. NULL when no slot is free. */
 struct tcp_conn *tcp_connect(struct net_stack *ns, uint32_t raddr,
 		uint16_t rport, uint16_t lport, const uint8_t peer_mac[6]);
+/*
+ * Active open towards raddr:rport (network/host order) out of the port
+ * whose subnet holds raddr, from that port's address, with its own
+ * upcalls (up, ctx) rather than the stack's: the accepted upcall runs once
+ * established (return 0), the closed upcall when the attempt fails
+ * (refused, timed out after tcp_config.syn_retries) or the connection
+ * ends. The local port is a free one whose answers that port's RSS
+ * steers to this stack's queue; the next hop is raddr, resolved by ARP on
+ * that port. Returns the connection, or NULL with *err: -EAGAIN (the next
+ * hop is not resolved yet: an ARP request went out, try again shortly),
+ * -ENETUNREACH (raddr is on no port's link: no gateway is configured),
+ * -EADDRNOTAVAIL (no local port fits), -ENOMEM (no free slot).
+ */
+struct tcp_conn *tcp_open(struct net_stack *ns, uint32_t raddr,
+		uint16_t rport, const struct tcp_upcalls *up, void *ctx, int *err);
 /* Send RST and drop the connection now (closed upcall follows). */
 void tcp_abort(struct net_stack *ns, struct tcp_conn *c);
 /* Transmit what the windows allow; the stack calls it after input and

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "http_req.h"
+#include "http_upstream.h"
+#include "proxy.h"
+#include "shard.h"
+
+#define PROXY_PREFIX "/proxy/"
+
+/* Dispatch runs the proxy itself (proxy_dispatch()); the handler only
+ * stands for it in the route table and never answers. */
+static enum ewyk_result
+proxy_handler(struct ewyk_request *req, void *ctx)
+{
+	(void)req;
+	(void)ctx;
+	return EWYK_DEFER;
+}
+
+int
+proxy_register(struct ewyk_router *r, unsigned int nb_upstreams)
+{
+	const struct ewyk_route route = { PROXY_PREFIX, EWYK_MATCH_PREFIX,
+		EWYK_METHOD_ANY, EWYK_HANDLER_NON_BLOCKING, proxy_handler, NULL };
+
+	return nb_upstreams == 0 ? 0 :
+		http_route_add(r, &route, HTTP_ROUTE_BODY_STREAM);
+}
+
+bool
+proxy_route(const struct http_route *rt)
+{
+	return rt->handler == proxy_handler;
+}
+
+/* Tasks whose request body is still being read, for body_ready. */
+static void
+body_list_remove(struct route_task *t)
+{
+	if (t->proxy_pprev == NULL)
+		return;
+	*t->proxy_pprev = t->proxy_next;
+	if (t->proxy_next != NULL)
+		t->proxy_next->proxy_pprev = t->proxy_pprev;
+	t->proxy_pprev = NULL;
+	t->proxy_next = NULL;
+}
+
+static void
+fetch_end(struct route_task *t)
+{
+	body_list_remove(t);
+	if (t->fetch != NULL)
+		upstream_fetch_release(t->fetch);
+	t->fetch = NULL;
+}
+
+/* The answer's body, as the client has room. */
+static ssize_t
+body_read(void *arg, void *buf, size_t cap)
+{
+	struct route_task *t = arg;
+
+	return upstream_fetch_read(t->fetch, buf, cap);
+}
+
+static void
+body_done(void *arg)
+{
+	fetch_end(arg);
+}
+
+/* The upstream's head becomes the answer's: its fields but this hop's
+ * own (framing, Connection, Server, Date: refused by the answer API), and
+ * a body streamed from the upstream. */
+static void
+proxy_answer_head(struct route_task *t, const struct http_head *h, bool body)
+{
+	struct ewyk_source src = { body_read, body_done, t,
+		!h->chunked && h->content_length >= 0 ? h->content_length : -1 };
+	char name[64], value[EWYK_RESPONSE_HEADERS_MAX];
+	uint32_t i;
+
+	for (i = 0; i < h->nheaders; i++) {
+		const struct http_header *f = &h->headers[i];
+
+		if (f->name.len >= sizeof(name) || f->value.len >= sizeof(value))
+			continue;
+		memcpy(name, f->name.p, f->name.len);
+		name[f->name.len] = '\0';
+		memcpy(value, f->value.p, f->value.len);
+		value[f->value.len] = '\0';
+		ewyk_respond_header(&t->req, name, value);	/* or left out */
+	}
+	if (!body)
+		src.length = t->req.method == HTTP_HEAD ? src.length : 0;
+	ewyk_respond_stream(&t->req, h->status, NULL, &src);
+}
+
+static void
+on_head(void *arg, const struct http_head *h, bool body)
+{
+	struct route_task *t = arg;
+
+	proxy_answer_head(t, h, body);
+	dispatch_complete(t->shard, t);
+}
+
+static void
+on_readable(void *arg)
+{
+	struct route_task *t = arg;
+
+	http_server_resume(t->shard->http, t->origin);
+}
+
+static void
+on_failed(void *arg, enum upstream_err why)
+{
+	struct route_task *t = arg;
+	char text[64];
+	int status = upstream_err_status(why);
+
+	fetch_end(t);
+	snprintf(text, sizeof(text), "%d upstream %s\n", status,
+			upstream_err_name(why));
+	http_answer_text(&t->req.ans, status, text);
+	dispatch_complete(t->shard, t);
+}
+
+static long
+on_req_body(void *arg, void *buf, size_t cap)
+{
+	struct route_task *t = arg;
+
+	return http_server_body_read(t->shard->http, t->origin, buf, cap);
+}
+
+static const struct upstream_events events = {
+	.head = on_head,
+	.readable = on_readable,
+	.failed = on_failed,
+	.req_body = on_req_body,
+};
+
+/* The request for the upstream: /proxy/NAME/REST?Q -> /REST?Q. */
+static int
+proxy_request(struct shard *s, struct route_task *t, const struct http_head *r,
+		enum upstream_err *why)
+{
+	struct ewyk_str rest = ewyk_request_rest(&t->req);
+	struct ewyk_str q = ewyk_request_query(&t->req);
+	const char *slash = memchr(rest.p, '/', rest.len);
+	size_t nl = slash != NULL ? (size_t)(slash - rest.p) : rest.len;
+	char target[HTTP1_MAX_TARGET + 2];
+	struct upstream_req ur;
+	enum http_method m = t->req.method;
+	int idx = upstream_find(s->upstream, rest.p, nl);
+	int n;
+
+	if (idx < 0)
+		return 404;
+	n = snprintf(target, sizeof(target), "/%.*s%s%.*s",
+			(int)(rest.len - nl - (slash != NULL)),
+			slash != NULL ? slash + 1 : "", q.len ? "?" : "",
+			(int)q.len, q.p);
+	if (n < 0 || (size_t)n >= sizeof(target))
+		return 414;
+	ur = (struct upstream_req){
+		.method = { t->req.method_name,
+			(uint32_t)strlen(t->req.method_name) },
+		.target = { target, (uint32_t)n },
+		.headers = t->req.headers,
+		.nheaders = t->req.nheaders,
+		.body_len = r->chunked ? -1 : r->content_length > 0 ?
+			r->content_length : 0,
+		.idempotent = m == HTTP_GET || m == HTTP_HEAD || m == HTTP_PUT ||
+			m == HTTP_DELETE || m == HTTP_OPTIONS,
+		.head = m == HTTP_HEAD,
+	};
+	t->fetch = upstream_fetch_start(s->upstream, idx, &ur, &events, t, why);
+	if (t->fetch == NULL)
+		return upstream_err_status(*why);
+	if (ur.body_len != 0) {
+		t->proxy_next = s->proxy_bodies;
+		if (t->proxy_next != NULL)
+			t->proxy_next->proxy_pprev = &t->proxy_next;
+		t->proxy_pprev = &s->proxy_bodies;
+		s->proxy_bodies = t;
+	}
+	return HTTP_DISPATCH_TAKEN;
+}
+
+int
+proxy_dispatch(struct shard *s, struct route_task *t, const struct http_head *r)
+{
+	enum upstream_err why;
+
+	t->fetch = NULL;
+	t->proxy_next = NULL;
+	t->proxy_pprev = NULL;
+	if (s->upstream == NULL)
+		return 404;
+	return proxy_request(s, t, r, &why);
+}
+
+void
+proxy_body_ready(void *ctx, struct http_origin o)
+{
+	struct shard *s = ctx;
+	struct route_task *t;
+
+	for (t = s->proxy_bodies; t != NULL; t = t->proxy_next)
+		if (t->origin.index == o.index && t->origin.gen == o.gen &&
+				t->origin.stream == o.stream &&
+				t->origin.seq == o.seq) {
+			upstream_fetch_body_ready(t->fetch);
+			return;
+		}
+}

@@ -1,0 +1,955 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The upstream client: connections opened with tcp_open() (their own
+ * upcalls, below), a LIFO keep-alive stack per upstream, and fetches that
+ * write a request (head, then the body as the window takes it) and parse
+ * the answer with the request parser's sibling (http1_parse_response()).
+ * The answer's bytes wait in the connection's buffer until the caller
+ * reads them: the upstream's window is what the buffer has free, so an
+ * upstream is read no faster than the client drains.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+
+#include "http1_chunked.h"
+#include "http_req.h"
+#include "http_upstream.h"
+#include "net_stack.h"
+#include "tcp.h"
+
+#define UP_IN_MAX (64 * 1024)	/* answer bytes buffered per connection */
+#define UP_FRAMING 32		/* chunk size line and CRLF */
+#define UP_PULL_MIN 512		/* send space worth pulling the body for */
+#define UP_TICK_MS 5
+
+enum uc_state {
+	UC_FREE,
+	UC_RESOLVING,	/* waiting for ARP; tcp_open() is tried again */
+	UC_CONNECTING,
+	UC_BUSY,	/* a fetch's */
+	UC_IDLE,	/* in its upstream's pool */
+	UC_CLOSING,	/* FIN or RST sent, the closed upcall to come */
+};
+
+enum body_mode {
+	BODY_NONE,
+	BODY_LENGTH,
+	BODY_CHUNKED,
+	BODY_CLOSE,	/* until the upstream closes */
+};
+
+struct up_conn {
+	struct upstream_client *cl;
+	struct tcp_conn *tc;		/* NULL once TCP let it go */
+	struct up_conn *next;		/* free list, or its idle stack */
+	struct upstream_fetch *f;
+	uint8_t state;
+	uint8_t target;
+	bool peer_closed;		/* FIN, or the connection is gone */
+	uint64_t idle_since_ms;
+	uint32_t in_off;		/* answer bytes taken */
+	uint32_t in_len;
+	uint8_t in[UP_IN_MAX];
+};
+
+struct upstream_fetch {
+	struct upstream_client *cl;
+	struct upstream_fetch *next_free;
+	const struct upstream_events *ev;
+	void *arg;
+	struct up_conn *uc;
+	uint8_t target;
+	bool in_use;
+	bool idempotent;
+	bool head_req;
+	bool reused;		/* on a pooled connection */
+	bool retried;
+	bool req_chunked;
+	bool req_done;
+	bool got_bytes;		/* some answer byte came */
+	bool head_seen;
+	bool keep;		/* the answer leaves the connection reusable */
+	bool body_done;
+	bool failed;		/* after the head: reads fail */
+	uint8_t body_mode;
+	int64_t req_len;
+	uint64_t req_pulled;
+	uint64_t body_left;
+	struct chunked ch;
+	uint64_t t0_tsc;
+	uint64_t deadline_ms;	/* connect, or the answer's silence; 0: none */
+	uint32_t head_len;
+	uint32_t head_sent;
+	char head[UPSTREAM_HEAD_MAX];
+};
+
+struct upstream_client {
+	struct net_stack *ns;
+	struct upstream_conf conf;
+	struct upstream_target targets[UPSTREAM_MAX];
+	struct upstream_stats *stats;	/* one per target */
+	struct up_conn *conns;
+	struct up_conn *free_conns;
+	struct up_conn *idle[UPSTREAM_MAX];
+	struct upstream_fetch *fetches;
+	struct upstream_fetch *free_fetches;
+	uint32_t in_upcall;		/* TCP sends after input by itself */
+	bool draining;			/* nothing goes back to the pool */
+	uint64_t last_tick_ms;
+	uint8_t scratch[16384];
+};
+
+static const char *const err_names[] = {
+#define UPSTREAM_ERR_NAME(n) #n,
+	UPSTREAM_ERRORS(UPSTREAM_ERR_NAME)
+#undef UPSTREAM_ERR_NAME
+};
+
+const char *
+upstream_err_name(enum upstream_err e)
+{
+	return e < UPSTREAM_ERR__COUNT ? err_names[e] : "?";
+}
+
+int
+upstream_err_status(enum upstream_err e)
+{
+	return e == UPSTREAM_ERR_connect_timeout ||
+		e == UPSTREAM_ERR_answer_timeout ? 504 : 502;
+}
+
+static uint64_t
+now_ms(const struct upstream_client *cl)
+{
+	return net_now_ms(cl->ns);
+}
+
+static struct upstream_stats *
+stats_of(const struct upstream_client *cl, unsigned int target)
+{
+	return &cl->stats[target];
+}
+
+/* Connections ------------------------------------------------------------- */
+
+static const struct tcp_upcalls upcalls;
+
+static void
+conn_free(struct up_conn *uc)
+{
+	struct upstream_client *cl = uc->cl;
+
+	stats_of(cl, uc->target)->conns_open--;
+	uc->state = UC_FREE;
+	uc->tc = NULL;
+	uc->f = NULL;
+	uc->next = cl->free_conns;
+	cl->free_conns = uc;
+}
+
+static struct up_conn *
+conn_alloc(struct upstream_client *cl, unsigned int target)
+{
+	struct up_conn *uc = cl->free_conns;
+
+	if (uc == NULL)
+		return NULL;
+	cl->free_conns = uc->next;
+	uc->next = NULL;
+	uc->target = (uint8_t)target;
+	uc->tc = NULL;
+	uc->f = NULL;
+	uc->peer_closed = false;
+	uc->in_off = uc->in_len = 0;
+	uc->state = UC_RESOLVING;
+	stats_of(cl, target)->conns_open++;
+	return uc;
+}
+
+static void
+output(struct upstream_client *cl, struct up_conn *uc)
+{
+	if (cl->in_upcall == 0 && uc->tc != NULL)
+		tcp_output(cl->ns, uc->tc);
+}
+
+/* tcp_open() towards the connection's upstream: 0 (connecting, or still
+ * resolving), or the error. */
+static int
+conn_open(struct up_conn *uc)
+{
+	struct upstream_client *cl = uc->cl;
+	const struct upstream_target *t = &cl->targets[uc->target];
+	struct tcp_conn *tc;
+	int err;
+
+	tc = tcp_open(cl->ns, t->addr, t->port, &upcalls, cl, &err);
+	if (tc == NULL)
+		return err == -EAGAIN ? 0 : err;
+	tcp_set_app(tc, uc);
+	tcp_set_rcv_space(cl->ns, tc, UP_IN_MAX);
+	uc->tc = tc;
+	uc->state = UC_CONNECTING;
+	stats_of(cl, uc->target)->opened++;
+	return 0;
+}
+
+static void
+idle_remove(struct up_conn *uc)
+{
+	struct up_conn **pp = &uc->cl->idle[uc->target];
+
+	while (*pp != NULL && *pp != uc)
+		pp = &(*pp)->next;
+	if (*pp == uc)
+		*pp = uc->next;
+	uc->next = NULL;
+	stats_of(uc->cl, uc->target)->conns_idle--;
+}
+
+/* Ends a connection: FIN when it ended cleanly (the closed upcall frees
+ * it), RST when cut short. */
+static void
+conn_end(struct up_conn *uc, bool reset)
+{
+	struct upstream_client *cl = uc->cl;
+
+	uc->f = NULL;
+	if (uc->tc == NULL) {
+		conn_free(uc);
+		return;
+	}
+	uc->state = UC_CLOSING;
+	if (reset) {
+		tcp_abort(cl->ns, uc->tc);	/* the closed upcall may run now */
+	} else {
+		tcp_close(cl->ns, uc->tc);
+		output(cl, uc);
+	}
+}
+
+/* The fetch is done with its connection: the pool takes a clean one. */
+static void
+conn_put(struct up_conn *uc, bool clean)
+{
+	struct upstream_client *cl = uc->cl;
+
+	uc->f = NULL;
+	if (!clean || cl->draining || uc->tc == NULL || uc->peer_closed ||
+			uc->in_off != uc->in_len) {
+		conn_end(uc, !clean);
+		return;
+	}
+	uc->in_off = uc->in_len = 0;
+	uc->state = UC_IDLE;
+	uc->idle_since_ms = now_ms(cl);
+	uc->next = cl->idle[uc->target];
+	cl->idle[uc->target] = uc;
+	stats_of(cl, uc->target)->conns_idle++;
+	tcp_set_rcv_space(cl->ns, uc->tc, UP_IN_MAX);
+}
+
+/* Fetches ------------------------------------------------------------------ */
+
+static void fetch_send(struct upstream_fetch *f, bool pull);
+
+static void
+fetch_detach(struct upstream_fetch *f, bool clean)
+{
+	struct up_conn *uc = f->uc;
+
+	f->uc = NULL;
+	if (uc != NULL)
+		conn_put(uc, clean);
+}
+
+/* A failure, counted; the connection is reset. Reads fail from now. */
+static bool
+fetch_break(struct upstream_fetch *f, enum upstream_err why)
+{
+	bool before_head = !f->head_seen;
+
+	stats_of(f->cl, f->target)->errors[why]++;
+	fetch_detach(f, false);
+	f->deadline_ms = 0;
+	f->head_seen = true;	/* nothing more to hear */
+	f->failed = true;
+	return before_head;
+}
+
+/* A failure the caller hears of: failed() before the head, readable()
+ * after it (its last act here: the caller may release f inside). */
+static void
+fetch_fail(struct upstream_fetch *f, enum upstream_err why)
+{
+	if (fetch_break(f, why))
+		f->ev->failed(f->arg, why);
+	else
+		f->ev->readable(f->arg);
+}
+
+/* A fresh connection for the fetch: 0, or the error to fail with. */
+static int
+fetch_connect(struct upstream_fetch *f)
+{
+	struct up_conn *uc = conn_alloc(f->cl, f->target);
+	int err;
+
+	if (uc == NULL)
+		return UPSTREAM_ERR_no_conn;
+	f->uc = uc;
+	uc->f = f;
+	f->reused = false;
+	f->head_sent = 0;
+	f->deadline_ms = now_ms(f->cl) + f->cl->conf.connect_timeout_ms;
+	err = conn_open(uc);
+	if (err == 0)
+		return 0;
+	f->uc = NULL;
+	conn_free(uc);
+	return err == -ENETUNREACH ? UPSTREAM_ERR_unreachable :
+		UPSTREAM_ERR_no_conn;
+}
+
+/* The connection went away before any answer byte. A pooled one the
+ * upstream had closed meanwhile is no failure of the request: an
+ * idempotent one whose body was not yet taken goes again, once, on a
+ * fresh connection. */
+static void
+fetch_conn_lost(struct upstream_fetch *f, bool refused)
+{
+	int err;
+
+	if (f->reused && !f->got_bytes && f->idempotent && !f->retried &&
+			f->req_pulled == 0) {
+		f->retried = true;
+		stats_of(f->cl, f->target)->retries++;
+		fetch_detach(f, false);
+		err = fetch_connect(f);
+		if (err == 0)
+			return;
+		fetch_fail(f, (enum upstream_err)err);
+		return;
+	}
+	fetch_fail(f, refused ? UPSTREAM_ERR_connect_refused :
+			UPSTREAM_ERR_reset);
+}
+
+static void
+answer_complete(struct upstream_fetch *f)
+{
+	f->body_done = true;
+	f->deadline_ms = 0;
+	/* An answer before the whole request: the rest cannot be sent on. */
+	fetch_detach(f, f->keep && f->req_done);
+}
+
+/* The answer's head is in: its framing (RFC 9112 6.3). */
+static void
+fetch_head(struct upstream_fetch *f, const struct http_head *h, int len)
+{
+	struct up_conn *uc = f->uc;
+	struct upstream_stats *st = stats_of(f->cl, f->target);
+	bool body;
+
+	uc->in_off += (uint32_t)len;
+	f->head_seen = true;
+	st->answers++;
+	lat_record(&st->lat, (rte_get_tsc_cycles() - f->t0_tsc) * 1000000 /
+			rte_get_tsc_hz());
+	if (f->head_req || h->status == 204 || h->status == 304)
+		f->body_mode = BODY_NONE;
+	else if (h->chunked)
+		f->body_mode = BODY_CHUNKED;
+	else if (h->content_length >= 0)
+		f->body_mode = h->content_length > 0 ? BODY_LENGTH : BODY_NONE;
+	else
+		f->body_mode = BODY_CLOSE;
+	f->body_left = h->content_length > 0 ? (uint64_t)h->content_length : 0;
+	chunked_init(&f->ch);
+	f->keep = h->keep_alive && f->body_mode != BODY_CLOSE;
+	/* In the body, the upstream is timed only while the client waits
+	 * for it (a read found nothing): a client that does not read holds
+	 * the upstream back, which is no fault of the upstream's. */
+	f->deadline_ms = 0;
+	body = f->body_mode != BODY_NONE;
+	if (!body)
+		answer_complete(f);
+	/* Last: the caller may read, or release f, inside. */
+	f->ev->head(f->arg, h, body);
+}
+
+/* New answer bytes, or the upstream's close. */
+static void
+fetch_input(struct upstream_fetch *f)
+{
+	struct up_conn *uc = f->uc;
+	struct http_head h;
+	int rc;
+
+	if (f->head_seen) {
+		if (!f->body_done && !f->failed) {
+			f->deadline_ms = 0;
+			f->ev->readable(f->arg);
+		}
+		return;
+	}
+	for (;;) {
+		rc = http1_parse_response((const char *)uc->in + uc->in_off,
+				uc->in_len - uc->in_off, &h);
+		if (rc < 0 || (rc == 0 && uc->in_len == UP_IN_MAX) ||
+				(rc > 0 && h.status == 101)) {
+			fetch_fail(f, UPSTREAM_ERR_bad_answer);
+			return;
+		}
+		if (rc == 0) {
+			if (uc->peer_closed) {
+				if (f->got_bytes)
+					fetch_fail(f, UPSTREAM_ERR_bad_answer);
+				else
+					fetch_conn_lost(f, false);
+			}
+			return;
+		}
+		if (h.status >= 200)
+			break;
+		uc->in_off += (uint32_t)rc;	/* 1xx: interim, skipped */
+	}
+	fetch_head(f, &h, rc);
+}
+
+/* Writes the request: the head, then (pull) the body as the send queue
+ * takes it. Never pulls inside the caller's start: the caller's request
+ * may still be in its parser's hands then. */
+static void
+fetch_send(struct upstream_fetch *f, bool pull)
+{
+	struct upstream_client *cl = f->cl;
+	struct up_conn *uc = f->uc;
+	struct net_stack *ns = cl->ns;
+
+	if (uc == NULL || uc->state != UC_BUSY || uc->tc == NULL)
+		return;
+	if (f->head_sent < f->head_len) {
+		f->head_sent += tcp_write(ns, uc->tc, f->head + f->head_sent,
+				f->head_len - f->head_sent);
+		if (f->head_sent < f->head_len)
+			goto out;
+	}
+	while (pull && !f->req_done) {
+		uint32_t space = tcp_send_space(ns, uc->tc);
+		size_t cap;
+		char frame[24];
+		int fl;
+		long n;
+
+		if (!f->req_chunked && f->req_pulled == (uint64_t)f->req_len) {
+			f->req_done = true;
+			break;
+		}
+		if (space < UP_FRAMING + UP_PULL_MIN)
+			break;
+		cap = RTE_MIN(sizeof(cl->scratch), (size_t)(space - UP_FRAMING));
+		if (!f->req_chunked)
+			cap = (size_t)RTE_MIN((uint64_t)cap,
+					(uint64_t)f->req_len - f->req_pulled);
+		n = f->ev->req_body(f->arg, cl->scratch, cap);
+		if (n == HTTP_SOURCE_AGAIN)
+			break;
+		if (n < 0 || (size_t)n > cap || (n == 0 && !f->req_chunked)) {
+			fetch_fail(f, UPSTREAM_ERR_client_body);
+			return;
+		}
+		if (n == 0) {
+			tcp_write(ns, uc->tc, "0\r\n\r\n", 5);
+			f->req_done = true;
+			break;
+		}
+		if (f->req_chunked) {
+			fl = snprintf(frame, sizeof(frame), "%lx\r\n", n);
+			tcp_write(ns, uc->tc, frame, (uint32_t)fl);
+		}
+		tcp_write(ns, uc->tc, cl->scratch, (uint32_t)n);
+		if (f->req_chunked)
+			tcp_write(ns, uc->tc, "\r\n", 2);
+		f->req_pulled += (uint64_t)n;
+	}
+	if (!f->head_seen)
+		f->deadline_ms = now_ms(cl) + cl->conf.answer_timeout_ms;
+	if (f->req_done && f->body_done && f->uc != NULL)
+		fetch_detach(f, f->keep);	/* the answer came first */
+out:
+	output(cl, uc);
+}
+
+/* Request head: Host names the upstream, hop-by-hop fields stay here, the
+ * framing is this hop's own (RFC 9110 7.6.1). */
+static bool
+hop_by_hop(struct http_str n)
+{
+	static const char *const drop[] = { "connection", "keep-alive",
+		"proxy-connection", "te", "trailer", "transfer-encoding",
+		"upgrade", "http2-settings", "content-length", "host",
+		"expect", "proxy-authorization" };
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(drop); i++)
+		if (http_str_eq_nocase(n, drop[i]))
+			return true;
+	return false;
+}
+
+static bool
+head_put(struct upstream_fetch *f, const char *p, size_t n)
+{
+	if (n > sizeof(f->head) - f->head_len)
+		return false;
+	memcpy(f->head + f->head_len, p, n);
+	f->head_len += (uint32_t)n;
+	return true;
+}
+
+static bool
+head_field(struct upstream_fetch *f, const char *name, struct http_str v)
+{
+	return head_put(f, name, strlen(name)) && head_put(f, ": ", 2) &&
+		head_put(f, v.p, v.len) && head_put(f, "\r\n", 2);
+}
+
+static bool
+build_head(struct upstream_fetch *f, const struct upstream_req *r)
+{
+	const struct upstream_target *t = &f->cl->targets[f->target];
+	const uint8_t *a = (const uint8_t *)&t->addr;
+	char host[32], len[24];
+	uint32_t i;
+	bool ok;
+
+	f->head_len = 0;
+	snprintf(host, sizeof(host), "%u.%u.%u.%u:%u", a[0], a[1], a[2], a[3],
+			t->port);
+	ok = head_put(f, r->method.p, r->method.len) && head_put(f, " ", 1) &&
+		head_put(f, r->target.p, r->target.len) &&
+		head_put(f, " HTTP/1.1\r\n", 11) &&
+		head_field(f, "Host", (struct http_str){ host,
+				(uint32_t)strlen(host) });
+	for (i = 0; ok && i < r->nheaders; i++) {
+		const struct http_header *h = &r->headers[i];
+
+		if (http_str_eq_nocase(h->name, "host"))
+			ok = head_field(f, "X-Forwarded-Host", h->value);
+		else if (!hop_by_hop(h->name))
+			ok = head_put(f, h->name.p, h->name.len) &&
+				head_put(f, ": ", 2) &&
+				head_put(f, h->value.p, h->value.len) &&
+				head_put(f, "\r\n", 2);
+	}
+	if (ok && r->body_len > 0)
+		ok = head_field(f, "Content-Length", (struct http_str){ len,
+				(uint32_t)snprintf(len, sizeof(len), "%lld",
+				(long long)r->body_len) });
+	else if (ok && r->body_len < 0)
+		ok = head_field(f, "Transfer-Encoding", (struct http_str){
+				"chunked", 7 });
+	return ok && head_put(f, "\r\n", 2);
+}
+
+struct upstream_fetch *
+upstream_fetch_start(struct upstream_client *cl, int idx,
+		const struct upstream_req *r, const struct upstream_events *ev,
+		void *arg, enum upstream_err *why)
+{
+	struct upstream_fetch *f = cl->free_fetches;
+	struct up_conn *uc;
+	int err;
+
+	if (idx < 0 || (unsigned int)idx >= cl->conf.n || f == NULL) {
+		*why = UPSTREAM_ERR_no_conn;
+		goto fail;
+	}
+	cl->free_fetches = f->next_free;
+	memset(&f->in_use, 0, offsetof(struct upstream_fetch, head) -
+			offsetof(struct upstream_fetch, in_use));
+	f->in_use = true;
+	f->ev = ev;
+	f->arg = arg;
+	f->uc = NULL;
+	f->target = (uint8_t)idx;
+	f->idempotent = r->idempotent;
+	f->head_req = r->head;
+	f->req_len = r->body_len;
+	f->req_chunked = r->body_len < 0;
+	f->req_done = r->body_len == 0;
+	f->t0_tsc = rte_get_tsc_cycles();
+	stats_of(cl, idx)->requests++;
+	if (!build_head(f, r)) {
+		*why = UPSTREAM_ERR_request_head;
+		goto fail_free;
+	}
+	uc = cl->idle[idx];
+	if (uc != NULL) {
+		idle_remove(uc);
+		uc->state = UC_BUSY;
+		uc->f = f;
+		f->uc = uc;
+		f->reused = true;
+		stats_of(cl, idx)->reused++;
+		fetch_send(f, false);
+		f->deadline_ms = now_ms(cl) + cl->conf.answer_timeout_ms;
+		return f;
+	}
+	err = fetch_connect(f);
+	if (err == 0)
+		return f;
+	*why = (enum upstream_err)err;
+fail_free:
+	f->in_use = false;
+	f->next_free = cl->free_fetches;
+	cl->free_fetches = f;
+fail:
+	if (idx >= 0 && (unsigned int)idx < cl->conf.n)
+		stats_of(cl, idx)->errors[*why]++;
+	return NULL;
+}
+
+long
+upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
+{
+	struct up_conn *uc = f->uc;
+	uint8_t *to = buf;
+	size_t got = 0;
+
+	if (f->failed)
+		return -1;
+	if (f->body_done)
+		return 0;
+	if (uc == NULL)
+		return -1;
+	while (got < cap && !f->body_done) {
+		const uint8_t *p = uc->in + uc->in_off;
+		size_t avail = uc->in_len - uc->in_off, n;
+
+		if (f->body_mode == BODY_CHUNKED) {
+			const char *d;
+			size_t dl;
+			long used = chunked_decode(&f->ch, (const char *)p,
+					RTE_MIN(avail, cap - got), &d, &dl);
+
+			if (used < 0) {
+				fetch_break(f, UPSTREAM_ERR_bad_answer);
+				return -1;
+			}
+			memmove(to + got, d, dl);
+			uc->in_off += (uint32_t)used;
+			got += dl;
+			if (f->ch.state == CHUNK_DONE)
+				f->body_done = true;
+			else if (used == 0)
+				break;
+			continue;
+		}
+		n = RTE_MIN(avail, cap - got);
+		if (f->body_mode == BODY_LENGTH)
+			n = (size_t)RTE_MIN((uint64_t)n, f->body_left);
+		if (n == 0)
+			break;
+		memcpy(to + got, p, n);
+		uc->in_off += (uint32_t)n;
+		got += n;
+		if (f->body_mode == BODY_LENGTH) {
+			f->body_left -= n;
+			f->body_done = f->body_left == 0;
+		}
+	}
+	/* Room made: the upstream's window opens by it. */
+	if (uc->in_off > 0) {
+		memmove(uc->in, uc->in + uc->in_off, uc->in_len - uc->in_off);
+		uc->in_len -= uc->in_off;
+		uc->in_off = 0;
+		if (uc->tc != NULL)
+			tcp_set_rcv_space(f->cl->ns, uc->tc,
+					UP_IN_MAX - uc->in_len);
+	}
+	if (!f->body_done && f->body_mode == BODY_CLOSE && uc->peer_closed &&
+			uc->in_len == 0)
+		f->body_done = true;	/* the close ends it */
+	if (f->body_done) {
+		answer_complete(f);
+		return (long)got;
+	}
+	f->deadline_ms = 0;
+	if (got > 0)
+		return (long)got;
+	if (uc->peer_closed) {
+		fetch_break(f, UPSTREAM_ERR_reset);	/* died mid-answer */
+		return -1;
+	}
+	f->deadline_ms = now_ms(f->cl) + f->cl->conf.answer_timeout_ms;
+	return HTTP_SOURCE_AGAIN;
+}
+
+void
+upstream_fetch_body_ready(struct upstream_fetch *f)
+{
+	fetch_send(f, true);
+}
+
+void
+upstream_fetch_release(struct upstream_fetch *f)
+{
+	struct upstream_client *cl = f->cl;
+	struct up_conn *uc = f->uc;
+
+	if (uc != NULL) {
+		if (uc->state == UC_CONNECTING) {
+			/* The handshake goes on: the pool takes it then. */
+			uc->f = NULL;
+			f->uc = NULL;
+		} else {
+			fetch_detach(f, false);
+		}
+	}
+	f->in_use = false;
+	f->next_free = cl->free_fetches;
+	cl->free_fetches = f;
+}
+
+/* TCP upcalls --------------------------------------------------------------- */
+
+static int
+on_accepted(void *ctx, struct tcp_conn *c)
+{
+	struct upstream_client *cl = ctx;
+	struct up_conn *uc = tcp_app(c);
+
+	if (uc->f == NULL) {
+		conn_put(uc, true);	/* its fetch left: pooled */
+		return 0;
+	}
+	uc->state = UC_BUSY;
+	cl->in_upcall++;
+	fetch_send(uc->f, true);
+	cl->in_upcall--;
+	return 0;
+}
+
+static uint32_t
+on_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
+{
+	struct upstream_client *cl = ctx;
+	struct up_conn *uc = tcp_app(c);
+	uint32_t n = RTE_MIN(len, (uint32_t)(UP_IN_MAX - uc->in_len));
+
+	if (uc->f == NULL) {
+		/* Nothing was asked: an idle connection must stay silent. */
+		if (uc->state == UC_IDLE)
+			idle_remove(uc);
+		conn_end(uc, true);
+		return len;
+	}
+	memcpy(uc->in + uc->in_len, data, n);
+	uc->in_len += n;
+	uc->f->got_bytes = true;
+	tcp_set_rcv_space(cl->ns, c, UP_IN_MAX - uc->in_len);
+	cl->in_upcall++;
+	fetch_input(uc->f);
+	cl->in_upcall--;
+	return n;
+}
+
+static void
+on_sent(void *ctx, struct tcp_conn *c)
+{
+	struct upstream_client *cl = ctx;
+	struct up_conn *uc = tcp_app(c);
+
+	if (uc->f == NULL)
+		return;
+	cl->in_upcall++;
+	fetch_send(uc->f, true);
+	cl->in_upcall--;
+}
+
+static void
+on_peer_closed(void *ctx, struct tcp_conn *c)
+{
+	struct upstream_client *cl = ctx;
+	struct up_conn *uc = tcp_app(c);
+
+	uc->peer_closed = true;
+	if (uc->f == NULL) {
+		if (uc->state == UC_IDLE)
+			idle_remove(uc);
+		if (uc->state != UC_CLOSING)
+			conn_end(uc, false);
+		return;
+	}
+	cl->in_upcall++;
+	fetch_input(uc->f);
+	cl->in_upcall--;
+}
+
+static void
+on_closed(void *ctx, struct tcp_conn *c)
+{
+	struct upstream_client *cl = ctx;
+	struct up_conn *uc = tcp_app(c);
+	struct upstream_fetch *f = uc->f;
+	bool refused = uc->state == UC_CONNECTING;
+
+	uc->tc = NULL;
+	uc->peer_closed = true;
+	if (uc->state == UC_IDLE)
+		idle_remove(uc);
+	if (f == NULL) {
+		conn_free(uc);
+		return;
+	}
+	cl->in_upcall++;
+	if (refused)
+		fetch_conn_lost(f, true);
+	else
+		fetch_input(f);	/* what it buffered is still read */
+	cl->in_upcall--;
+}
+
+static const struct tcp_upcalls upcalls = {
+	.accepted = on_accepted,
+	.recv = on_recv,
+	.sent = on_sent,
+	.peer_closed = on_peer_closed,
+	.closed = on_closed,
+};
+
+/* The client ------------------------------------------------------------- */
+
+struct upstream_client *
+upstream_client_create(struct net_stack *ns, const struct upstream_conf *conf,
+		struct upstream_stats *stats)
+{
+	struct upstream_client *cl;
+	uint32_t i;
+
+	if (conf->n > UPSTREAM_MAX || conf->max_conns == 0)
+		return NULL;
+	cl = calloc(1, sizeof(*cl));
+	if (cl == NULL)
+		return NULL;
+	cl->ns = ns;
+	cl->conf = *conf;
+	memcpy(cl->targets, conf->targets, sizeof(*conf->targets) * conf->n);
+	cl->conf.targets = cl->targets;
+	cl->stats = stats;
+	cl->conns = calloc(conf->max_conns, sizeof(*cl->conns));
+	cl->fetches = calloc(conf->max_conns, sizeof(*cl->fetches));
+	if (cl->conns == NULL || cl->fetches == NULL) {
+		upstream_client_destroy(cl);
+		return NULL;
+	}
+	for (i = conf->max_conns; i-- > 0;) {
+		cl->conns[i].cl = cl;
+		cl->conns[i].next = cl->free_conns;
+		cl->free_conns = &cl->conns[i];
+		cl->fetches[i].cl = cl;
+		cl->fetches[i].next_free = cl->free_fetches;
+		cl->free_fetches = &cl->fetches[i];
+	}
+	return cl;
+}
+
+void
+upstream_client_destroy(struct upstream_client *cl)
+{
+	uint32_t i;
+
+	if (cl == NULL)
+		return;
+	for (i = 0; cl->conns != NULL && i < cl->conf.max_conns; i++) {
+		struct up_conn *uc = &cl->conns[i];
+
+		if (uc->state != UC_FREE && uc->tc != NULL) {
+			tcp_set_app(uc->tc, NULL);	/* no upcall into freed memory */
+			tcp_abort(cl->ns, uc->tc);
+		}
+	}
+	free(cl->conns);
+	free(cl->fetches);
+	free(cl);
+}
+
+void
+upstream_client_tick(struct upstream_client *cl, uint64_t now)
+{
+	uint32_t i;
+
+	if (now - cl->last_tick_ms < UP_TICK_MS)
+		return;
+	cl->last_tick_ms = now;
+	for (i = 0; i < cl->conf.max_conns; i++) {
+		struct upstream_fetch *f = &cl->fetches[i];
+		struct up_conn *uc = f->uc;
+		int err;
+
+		if (!f->in_use)
+			continue;
+		if (uc != NULL && uc->state == UC_RESOLVING) {
+			err = conn_open(uc);
+			if (err != 0) {
+				fetch_fail(f, UPSTREAM_ERR_no_conn);
+				continue;
+			}
+		}
+		if (f->deadline_ms == 0 || now < f->deadline_ms || f->failed)
+			continue;
+		fetch_fail(f, uc != NULL && (uc->state == UC_RESOLVING ||
+				uc->state == UC_CONNECTING) ?
+				UPSTREAM_ERR_connect_timeout :
+				UPSTREAM_ERR_answer_timeout);
+	}
+	for (i = 0; i < cl->conf.n; i++) {
+		struct up_conn *uc = cl->idle[i];
+
+		/* LIFO: the oldest are at the bottom of the stack. */
+		while (uc != NULL) {
+			struct up_conn *next = uc->next;
+
+			if (now - uc->idle_since_ms >= cl->conf.idle_timeout_ms) {
+				idle_remove(uc);
+				conn_end(uc, false);
+			}
+			uc = next;
+		}
+	}
+}
+
+void
+upstream_client_drain(struct upstream_client *cl)
+{
+	unsigned int i;
+
+	cl->draining = true;
+	for (i = 0; i < cl->conf.n; i++)
+		while (cl->idle[i] != NULL) {
+			struct up_conn *uc = cl->idle[i];
+
+			idle_remove(uc);
+			conn_end(uc, false);
+		}
+}
+
+int
+upstream_find(const struct upstream_client *cl, const char *name, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < cl->conf.n; i++)
+		if (strlen(cl->targets[i].name) == len &&
+				memcmp(cl->targets[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}

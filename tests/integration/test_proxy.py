@@ -1,0 +1,489 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The reverse proxy: /proxy/NAME/ over ewyk's own TCP to upstreams in the
+client's namespace.
+
+nginx (its own temporary prefix and configuration, started and ended by
+pid) listens on 198.18.0.1:8080 with the test files and a WebDAV location
+that stores PUT bodies. A small Python server beside it plays the broken
+upstreams: one that dies halfway through its answer (FIN or RST) and one
+that never answers. Nothing listens on the port of the 'refused' upstream.
+Bodies are checked byte for byte (sha256) both ways, over HTTP/1.1 and
+HTTP/2 (h2c with prior knowledge), also through 1 % random loss on the
+bridge that carries both the client's and the upstream's traffic.
+"""
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from ewyk_harness import APP_IP, EWYKD, HOST_IP, Appliance, run
+from tcp_loss_util import clear_loss, loss_drops, set_loss
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+NGINX_PORT, DIES_PORT, SLOW_PORT, REFUSED_PORT, ONCE_PORT, SINK_PORT = \
+    8080, 8091, 8092, 8093, 8094, 8095
+MB = 1 << 20
+ANSWER_TIMEOUT_MS = 1500
+
+BROKEN_UPSTREAMS = f"""
+import hashlib, socket, struct, threading, time
+
+def serve(port, handle):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    s.bind(("{HOST_IP}", port))
+    s.listen(16)
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=handle, args=(c,), daemon=True).start()
+
+def read_head(c):
+    data = b""
+    while b"\\r\\n\\r\\n" not in data:
+        d = c.recv(4096)
+        if not d:
+            return data
+        data += d
+    return data
+
+def dies(c):
+    head = read_head(c)
+    c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 200000\\r\\n\\r\\n" + b"x" * 100000)
+    time.sleep(0.2)
+    if b"/rst" in head:
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    c.close()
+
+def once(c):
+    # One answer kept alive, then the next request finds the connection
+    # closed under it (as a keep-alive timeout racing a request would).
+    read_head(c)
+    c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 4\\r\\n\\r\\nonce")
+    read_head(c)
+    c.close()
+
+def sink(c):
+    # Takes nothing for 1 s (less than --upstream-timeout-ms), then the
+    # body; answers its sha256.
+    head = read_head(c)
+    time.sleep(1)
+    top, body = head.split(b"\\r\\n\\r\\n", 1)
+    length = int(top.lower().split(b"content-length: ")[1].split(b"\\r\\n")[0])
+    while len(body) < length:
+        body += c.recv(65536)
+    digest = hashlib.sha256(body).hexdigest().encode()
+    c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 64\\r\\n\\r\\n" + digest)
+    c.close()
+
+def slow(c):
+    read_head(c)
+    time.sleep(30)
+    c.close()
+
+threading.Thread(target=serve, args=({DIES_PORT}, dies), daemon=True).start()
+threading.Thread(target=serve, args=({SLOW_PORT}, slow), daemon=True).start()
+threading.Thread(target=serve, args=({ONCE_PORT}, once), daemon=True).start()
+threading.Thread(target=serve, args=({SINK_PORT}, sink), daemon=True).start()
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def nginx_conf(prefix):
+    return f"""
+user root;
+worker_processes 1;
+daemon off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 128; }}
+http {{
+    access_log off;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    keepalive_requests 10000;
+    keepalive_timeout 60s;
+    server {{
+        listen {HOST_IP}:{NGINX_PORT};
+        root {prefix}/www;
+        location /dav/ {{
+            dav_methods PUT DELETE;
+            create_full_put_path on;
+            client_max_body_size 16m;
+        }}
+    }}
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def proxy_env():
+    """The appliance with its upstreams, nginx and the broken upstreams."""
+    prefix = tempfile.mkdtemp(prefix="ewyk-proxy-nginx-")
+    files = {}
+    os.makedirs(os.path.join(prefix, "www", "dav"))
+    for name, size in (("small.txt", 1000), ("f1M.bin", MB), ("f4M.bin", 4 * MB)):
+        data = os.urandom(size)
+        with open(os.path.join(prefix, "www", name), "wb") as f:
+            f.write(data)
+        files[name] = sha256(data)
+    with open(os.path.join(prefix, "nginx.conf"), "w") as f:
+        f.write(nginx_conf(prefix))
+    args = ["--upstream", f"ng={HOST_IP}:{NGINX_PORT}",
+            "--upstream", f"dies={HOST_IP}:{DIES_PORT}",
+            "--upstream", f"slow={HOST_IP}:{SLOW_PORT}",
+            "--upstream", f"refused={HOST_IP}:{REFUSED_PORT}",
+            "--upstream", f"once={HOST_IP}:{ONCE_PORT}",
+            "--upstream", f"sink={HOST_IP}:{SINK_PORT}",
+            "--upstream", "ghost=198.18.0.77:80",	# nobody answers its ARP
+            "--upstream-connect-timeout-ms", "500",
+            "--upstream-timeout-ms", str(ANSWER_TIMEOUT_MS)]
+    a = Appliance(args=args, client_ns=True)
+    nginx = broken = None
+    try:
+        a.start()
+        nginx = subprocess.Popen(["ip", "netns", "exec", a.client, NGINX, "-p", prefix,
+                                  "-c", os.path.join(prefix, "nginx.conf")],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        broken = a.ns_popen_python(BROKEN_UPSTREAMS)
+        assert broken.stdout.readline().strip() == "ready"
+        deadline = time.time() + 10
+        while a.ns(["curl", "-s", "-o", "/dev/null", f"http://{HOST_IP}:{NGINX_PORT}/small.txt"],
+                   check=False).returncode != 0:
+            assert time.time() < deadline, "nginx did not come up"
+            time.sleep(0.1)
+        yield {"a": a, "prefix": prefix, "files": files}
+    finally:
+        for p in (nginx, broken):
+            if p is not None and p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        a.close()
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+def curl(a, *args, timeout=60):
+    return a.ns(["curl", "-sS", "--max-time", str(timeout - 5), *args], check=False,
+                timeout=timeout)
+
+
+def proto_args(proto):
+    return ["--http2-prior-knowledge"] if proto == "h2" else ["--http1.1"]
+
+
+def upstreams(a):
+    return a.telemetry("/ewyk/upstreams")
+
+
+def get_sha(a, path, proto, out):
+    r = curl(a, *proto_args(proto), "-o", str(out), "-w", "%{http_code}", a.url(path))
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip(), sha256(out.read_bytes())
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_get_1mb_byte_exact(proxy_env, tmp_path, proto):
+    a, files = proxy_env["a"], proxy_env["files"]
+    code, digest = get_sha(a, "/proxy/ng/f1M.bin", proto, tmp_path / "out")
+    assert code == "200"
+    assert digest == files["f1M.bin"]
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_put_1mb_then_get_back(proxy_env, tmp_path, proto):
+    a, prefix = proxy_env["a"], proxy_env["prefix"]
+    data = os.urandom(MB)
+    src = tmp_path / "up.bin"
+    src.write_bytes(data)
+    name = f"dav/up-{proto}.bin"
+    r = curl(a, *proto_args(proto), "-T", str(src), "-o", "/dev/null", "-w", "%{http_code}",
+             a.url(f"/proxy/ng/{name}"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() in ("201", "204")
+    with open(os.path.join(prefix, "www", name), "rb") as f:
+        assert sha256(f.read()) == sha256(data)	# what the upstream stored
+    code, digest = get_sha(a, f"/proxy/ng/{name}", proto, tmp_path / "back")
+    assert code == "200" and digest == sha256(data)
+
+
+def test_chunked_upload_and_query(proxy_env, tmp_path):
+    """A body of unknown length goes chunked; the query goes along."""
+    a, prefix = proxy_env["a"], proxy_env["prefix"]
+    data = os.urandom(300000)
+    src = tmp_path / "c.bin"
+    src.write_bytes(data)
+    r = curl(a, "--http1.1", "-H", "Transfer-Encoding: chunked", "-T", str(src),
+             "-o", "/dev/null", "-w", "%{http_code}", a.url("/proxy/ng/dav/chunked.bin"))
+    assert r.returncode == 0 and r.stdout.strip() in ("201", "204"), r.stderr
+    with open(os.path.join(prefix, "www", "dav", "chunked.bin"), "rb") as f:
+        assert f.read() == data
+    r = curl(a, "-o", "/dev/null", "-w", "%{http_code}", a.url("/proxy/ng/small.txt?a=1"))
+    assert r.stdout.strip() == "200"
+
+
+def test_keepalive_reuse_counted(proxy_env):
+    a = proxy_env["a"]
+    before = upstreams(a)["upstream_ng"]
+    urls = ["-o", "/dev/null", a.url("/proxy/ng/small.txt")] * 8
+    r = curl(a, "-w", "%{http_code}\n", *urls)
+    assert r.stdout.split() == ["200"] * 8
+    after = upstreams(a)["upstream_ng"]
+    assert after["requests_reqs"] - before["requests_reqs"] == 8
+    assert after["reused_reqs"] - before["reused_reqs"] >= 7
+    assert after["opened_conns"] - before["opened_conns"] <= 1
+    assert after["idle_conns"] >= 1
+    assert after["p50_us"] > 0
+
+
+def test_stale_keepalive_retried_when_idempotent(proxy_env):
+    """A pooled connection the upstream closes as the request arrives: a
+    GET goes again on a fresh connection, a POST is answered 502."""
+    a = proxy_env["a"]
+    before = upstreams(a)["upstream_once"]
+    r = curl(a, "-w", " %{http_code}\n", a.url("/proxy/once/1"), a.url("/proxy/once/2"))
+    assert r.stdout.split("\n")[:2] == ["once 200", "once 200"], r.stdout
+    mid = upstreams(a)["upstream_once"]
+    assert mid["reused_reqs"] - before["reused_reqs"] == 1
+    assert mid["retries_reqs"] - before["retries_reqs"] == 1
+    # The retry's connection answered once and went back to the pool.
+    r = curl(a, "-w", " %{http_code}", "-d", "x", a.url("/proxy/once/3"))
+    assert r.stdout == "502 upstream reset\n 502", r.stdout
+    after = upstreams(a)["upstream_once"]
+    assert after["retries_reqs"] == mid["retries_reqs"]
+    assert after["error_reset_reqs"] - mid["error_reset_reqs"] == 1
+
+
+@pytest.mark.parametrize("how", ["fin", "rst"])
+def test_upstream_dying_mid_answer(proxy_env, tmp_path, how):
+    """Half a body, then the upstream goes: the client's answer is cut (it
+    cannot be taken for whole) and the next request is served."""
+    a, files = proxy_env["a"], proxy_env["files"]
+    before = upstreams(a)["upstream_dies"]
+    for proto in ("h1", "h2"):
+        out = tmp_path / f"cut-{proto}"
+        r = curl(a, *proto_args(proto), "-o", str(out), a.url(f"/proxy/dies/{how}"))
+        assert r.returncode != 0, "a cut answer was taken for whole"
+        assert out.stat().st_size < 200000 if out.exists() else True
+        code, digest = get_sha(a, "/proxy/ng/small.txt", proto, tmp_path / f"next-{proto}")
+        assert code == "200" and digest == files["small.txt"]
+    after = upstreams(a)["upstream_dies"]
+    assert after["error_reset_reqs"] - before["error_reset_reqs"] == 2
+
+
+def test_connect_refused_is_502(proxy_env):
+    a = proxy_env["a"]
+    for proto in ("h1", "h2"):
+        r = curl(a, *proto_args(proto), "-w", "%{http_code}", a.url("/proxy/refused/x"))
+        assert r.stdout.endswith("502"), r.stdout
+        assert "connect_refused" in r.stdout
+    assert upstreams(a)["upstream_refused"]["error_connect_refused_reqs"] == 2
+    r = curl(a, "-o", "/dev/null", "-w", "%{http_code}", a.url("/proxy/nosuch/x"))
+    assert r.stdout == "404"
+
+
+def test_slow_upstream_is_504(proxy_env):
+    a = proxy_env["a"]
+    t0 = time.monotonic()
+    r = curl(a, "-w", "%{http_code}", a.url("/proxy/slow/x"))
+    dt = time.monotonic() - t0
+    assert r.stdout.endswith("504"), r.stdout
+    assert ANSWER_TIMEOUT_MS / 1000 * 0.9 <= dt < ANSWER_TIMEOUT_MS / 1000 + 5
+    assert upstreams(a)["upstream_slow"]["error_answer_timeout_reqs"] >= 1
+
+
+def test_connect_timeout_is_504(proxy_env):
+    a = proxy_env["a"]
+    t0 = time.monotonic()
+    r = curl(a, "-w", " %{http_code}", a.url("/proxy/ghost/x"))
+    dt = time.monotonic() - t0
+    assert r.stdout == "504 upstream connect_timeout\n 504", r.stdout
+    assert 0.45 <= dt < 5
+    assert a.telemetry("/ewyk/tcp")["arp_requests_count"] >= 2	# asked again
+
+
+def test_head_has_the_length_and_no_body(proxy_env):
+    a = proxy_env["a"]
+    for proto in ("h1", "h2"):
+        r = curl(a, *proto_args(proto), "-I", a.url("/proxy/ng/f1M.bin"))
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.lower().splitlines()
+        assert lines[0].split()[1] == "200"
+        assert f"content-length: {MB}" in [x.strip() for x in lines]
+    r = curl(a, "-o", "/dev/null", "-w", "%{http_code} %{size_download}",
+             a.url("/proxy/ng/small.txt"))	# still in step
+    assert r.stdout == "200 1000", r.stdout
+
+
+SLOW_CLIENT = """
+import hashlib, socket, sys, time
+c = socket.socket()
+c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+c.connect(("{app}", 80))
+c.sendall(b"GET /proxy/ng/f4M.bin HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n")
+print("sent", flush=True)
+time.sleep(2.5)         # reads nothing meanwhile
+data = b""
+while True:
+    d = c.recv(1 << 20)
+    if not d:
+        break
+    data += d
+body = data.split(b"\\r\\n\\r\\n", 1)[1]
+print(len(body), hashlib.sha256(body).hexdigest(), flush=True)
+"""
+
+
+def upstream_acked(a):
+    """bytes_acked of each of nginx's connections, by the peer's port."""
+    ss = a.ns(["ss", "-tniH", "state", "established", "sport", "=", f":{NGINX_PORT}"]).stdout
+    acked, peer = {}, None
+    for w in ss.split():
+        if w.startswith(f"{APP_IP}:"):
+            peer = w
+        elif w.startswith("bytes_acked:"):
+            acked[peer] = int(w.split(":")[1])
+    return acked
+
+
+def test_slow_client_holds_the_upstream_back(proxy_env):
+    """A client that stops reading: ewykd reads the upstream only as fast as
+    the client drains, so what it takes from the upstream (bytes_acked of
+    the upstream's socket, seen with ss) is bounded by its send queue to
+    the client and the upstream connection's buffer."""
+    a, files = proxy_env["a"], proxy_env["files"]
+    before = upstream_acked(a)
+    client = subprocess.Popen(["ip", "netns", "exec", a.client, "/usr/bin/python3", "-c",
+                               SLOW_CLIENT.format(app=APP_IP)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert client.stdout.readline().strip() == "sent"
+        time.sleep(1.5)
+        during = upstream_acked(a)
+        out, err = client.communicate(timeout=30)
+        assert client.returncode == 0, err
+        length, digest = out.split()
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+    assert int(length) == 4 * MB and digest == files["f4M.bin"]
+    # What ewykd took from the upstream: what the client's small socket,
+    # ewykd's send queue to it (256 KiB) and the upstream connection's
+    # buffer (64 KiB) hold, not the 4 MiB.
+    took = max(n - before.get(p, 0) for p, n in during.items())
+    print(f"ewykd took {took} bytes of 4 MiB from the upstream while the client "
+          "did not read")
+    assert 0 < took < MB, (before, during)
+
+
+def test_slow_upstream_holds_the_client_back(proxy_env, tmp_path):
+    """An upstream that takes nothing for 1 s: ewykd reads the client's body
+    no faster than the upstream takes it, so what it took from the client
+    (bytes_acked of curl's socket) stays bounded by its input buffer and
+    its send queue to the upstream."""
+    a = proxy_env["a"]
+    data = os.urandom(4 * MB)
+    src = tmp_path / "up4.bin"
+    src.write_bytes(data)
+    client = subprocess.Popen(["ip", "netns", "exec", a.client, "curl", "-sS", "--http1.1",
+                               "--max-time", "30", "-T", str(src),
+                               a.url("/proxy/sink/x")], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(0.7)
+        ss = a.ns(["ss", "-tniH", "state", "established", "dport", "=", ":80"]).stdout
+        acked = [int(w.split(":")[1]) for w in ss.split() if w.startswith("bytes_acked:")]
+        out, err = client.communicate(timeout=30)
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+    assert client.returncode == 0, err
+    assert out == sha256(data)
+    print(f"ewykd took {max(acked)} bytes of the client's 4 MiB while the upstream "
+          "took none")
+    assert len(acked) == 1 and 0 < acked[0] < MB, ss
+
+
+def test_one_percent_loss_byte_exact(proxy_env, tmp_path):
+    a, files = proxy_env["a"], proxy_env["files"]
+    data = os.urandom(MB)
+    src = tmp_path / "lossy.bin"
+    src.write_bytes(data)
+    set_loss(a, "both", 1)
+    try:
+        for proto in ("h1", "h2"):
+            code, digest = get_sha(a, "/proxy/ng/f1M.bin", proto, tmp_path / f"l-{proto}")
+            assert code == "200" and digest == files["f1M.bin"]
+            r = curl(a, *proto_args(proto), "-T", str(src), "-o", "/dev/null", "-w",
+                     "%{http_code}", a.url(f"/proxy/ng/dav/lossy-{proto}.bin"))
+            assert r.returncode == 0 and r.stdout.strip() in ("201", "204"), r.stderr
+            code, digest = get_sha(a, f"/proxy/ng/dav/lossy-{proto}.bin", proto,
+                                   tmp_path / f"lb-{proto}")
+            assert code == "200" and digest == sha256(data)
+        dropped = loss_drops(a)
+    finally:
+        clear_loss(a)
+    assert dropped > 0
+
+
+def test_two_shards_need_a_device_that_says_how_it_hashes():
+    """Upstream answers must reach the shard that opened the connection.
+    net_tap's queues are picked by the kernel's tun with a hash of its own
+    (its RSS key and table say nothing true), so several shards with
+    upstreams on it are refused at start, with a reason."""
+    a = Appliance(lcores="0@0,1@1,2@1",
+                  args=["--shards", "2", "--upstream", f"ng={HOST_IP}:{NGINX_PORT}"])
+    try:
+        with pytest.raises(RuntimeError):
+            a.start(timeout=10)
+        a.proc.wait(10)
+        assert a.proc.returncode == 2
+        assert "--upstream with 2 shards" in a.read_log()
+        assert "use --shards 1" in a.read_log()
+    finally:
+        a.close()
+
+
+@pytest.mark.parametrize("value, words", [
+    ("ng", "NAME=ADDR:PORT"),
+    ("=198.18.0.1:80", "NAME=ADDR:PORT"),
+    ("n g=198.18.0.1:80", "letters, digits"),
+    ("ng=198.18.0.300:80", "not an IPv4 address"),
+    ("ng=198.18.0.1:0", "from 1 to 65535"),
+    ("ng=198.18.0.1", "NAME=ADDR:PORT"),
+    ("ng=10.0.0.1:80", "not on the link of --ip 198.18.0.2/24"),
+])
+def test_bad_upstream_is_one_line_and_status_2(value, words):
+    r = run([EWYKD, "--", "--upstream", value], check=False)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2, r.stderr
+    assert len(lines) == 1 and "--upstream" in lines[0] and words in lines[0], r.stderr
+
+
+def test_upstreams_from_the_config_file(tmp_path):
+    """Repeated upstream keys are all read: the second of one name is the
+    error, on its line."""
+    f = tmp_path / "ewykd.conf"
+    f.write_text("[ewykd]\nupstream = a=198.18.0.1:80\nupstream = b=198.18.0.1:81\n"
+                 "upstream = a=198.18.0.1:82\n")
+    r = run([EWYKD, "--config", str(f)], check=False)
+    assert r.returncode == 2, r.stderr
+    assert ":4: upstream: upstream 'a' given twice" in r.stderr, r.stderr
