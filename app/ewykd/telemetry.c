@@ -486,6 +486,9 @@ tel_conflate(const char *cmd __rte_unused, const char *params __rte_unused,
 	/* Versions handed out that no batch has carried to disk yet. */
 	rte_tel_data_add_dict_u64(d, "lag_versions", st.version > st.persisted &&
 			ew->cfg.state_dir[0] ? st.version - st.persisted : 0);
+	rte_tel_data_add_dict_u64(d, "journal_errors_count", st.journal_errors);
+	/* The errno of the last failed write while it is not mended (0). */
+	rte_tel_data_add_dict_int(d, "journal_errno", st.journal_errno);
 	rte_tel_data_add_dict_u64(d, "recovered_records", st.recovered);
 	rte_tel_data_add_dict_int(d, "torn_offset_bytes", (int)st.torn_offset);
 	return 0;

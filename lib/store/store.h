@@ -43,6 +43,8 @@ struct store_stats {
 	uint64_t recovered;		/* records read back at start */
 	int64_t torn_offset;		/* where recovery stopped, -1 if clean */
 	uint32_t keys;			/* that hold a value now */
+	uint64_t journal_errors;	/* failed writes and syncs */
+	int journal_errno;		/* of the last, while it is not mended */
 };
 
 /* Opens (recovering the journal) and starts the sink thread. NULL with a
@@ -62,7 +64,10 @@ uint64_t store_put(struct store *s, const char *key, size_t klen,
 /* Removes the key; returns the new version (a tombstone's), or 0 if absent. */
 uint64_t store_delete(struct store *s, const char *key, size_t klen);
 /* Blocks until the key's persisted version (a PUT's or a DELETE's)
- * reaches version: 0, or -ETIMEDOUT, or -ENOTSUP without a journal. */
+ * reaches version: 0, or -ETIMEDOUT, or -ENOTSUP without a journal, or
+ * the negated errno of a journal write that failed meanwhile (-ENOSPC on
+ * a full disk). Versions a failed write lost are written again by the
+ * sink's next batch (one comes with the next PUT or DELETE). */
 int store_wait_durable(struct store *s, const char *key, size_t klen,
 		uint64_t version, uint32_t timeout_ms);
 void store_stats(struct store *s, struct store_stats *st);
