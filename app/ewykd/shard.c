@@ -12,6 +12,7 @@
 
 #define RX_BURST 32
 #define IDLE_POLLS_BEFORE_SLEEP 256
+#define LINK_CHECK_MS 100
 
 static uint64_t tsc_per_ms;
 
@@ -29,6 +30,16 @@ tx_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 	return rte_eth_tx_burst(s->port, s->queue, pkts, n);
 }
 
+static uint8_t
+link_status(const struct shard *s)
+{
+	struct rte_eth_link link;
+
+	if (rte_eth_link_get_nowait(s->port, &link) != 0)
+		return 1;	/* a port that cannot tell: take it as up */
+	return link.link_status == RTE_ETH_LINK_UP;
+}
+
 int
 shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 		const struct net_if *ifc, struct arp_cache *arp,
@@ -42,6 +53,7 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	s->port = cfg->port_id;
 	s->queue = id;
 	s->cfg = cfg;
+	s->link_up = link_status(s);
 	tcp_config_defaults(&tcfg);
 	tcfg.max_conns = cfg->max_conns;
 	tcfg.snd_buf = cfg->snd_buf;
@@ -59,12 +71,39 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	 * every ring holds plus an eighth of the pool for open connections. */
 	tcfg.mbuf_reserve = (uint32_t)cfg->rx_desc * (cfg->shards ? cfg->shards : 1) +
 		cfg->mbufs / 8;
+	/* Send queues share what is beyond the reserve: the rings, headers,
+	 * ACKs and received segments always find mbufs. */
+	tcfg.sndq_mbufs_max = (cfg->mbufs - tcfg.mbuf_reserve) /
+		(cfg->shards ? cfg->shards : 1);
 	s->ns = net_stack_create(ifc, arp, pool, &tcfg, tx_burst, s,
 			&s->net_stats, now_ms());
 	if (s->ns == NULL)
 		return -1;
 	RTE_SET_USED(www);
 	return 0;
+}
+
+/* The link going down changes nothing: connections stay, and TCP
+ * retransmits into the outage as into any loss. Coming back, every shard
+ * retransmits at once what its backed-off timers would resend only
+ * seconds later. Counted by shard 0, for the port. */
+static void
+link_watch(struct shard *s, uint64_t now)
+{
+	uint8_t up;
+
+	if (now < s->link_check_ms)
+		return;
+	s->link_check_ms = now + LINK_CHECK_MS;
+	up = link_status(s);
+	if (up == s->link_up)
+		return;
+	__atomic_store_n(&s->link_up, up, __ATOMIC_RELAXED);
+	if (s->id == 0)
+		__atomic_fetch_add(up ? &s->link_ups : &s->link_downs, 1,
+				__ATOMIC_RELAXED);
+	if (up)
+		net_link_up(s->ns);
 }
 
 /* One turn: a burst through the stack, answers that came back, timers,
@@ -79,6 +118,7 @@ poll_once(struct shard *s)
 
 	s->stats.polls++;
 	net_poll(s->ns, pkts, n, now_ms());
+	link_watch(s, net_now_ms(s->ns));
 	done = shard_drain_completions(s);
 	http_server_tick(s->http, net_now_ms(s->ns));
 	net_flush(s->ns);

@@ -40,6 +40,12 @@ struct shard {
 	struct shard_exec exec;
 	bool draining;		/* owner: drain started */
 	bool drained;		/* owner: no connection left but TIME-WAIT */
+	/* The port's link as this shard last saw it (atomic), and when it
+	 * looks again; shard 0 counts the changes. */
+	uint8_t link_up;
+	uint64_t link_check_ms;
+	uint64_t link_downs;
+	uint64_t link_ups;
 } __rte_cache_aligned;
 
 /* The shard's network stack; its dispatch and HTTP server come with

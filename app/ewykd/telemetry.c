@@ -152,6 +152,9 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use_mbufs",
 			rte_mempool_in_use_count(ew->pool));
 	rte_tel_data_add_dict_u64(d, "mbufs_total_mbufs", ew->pool->size);
+	rte_tel_data_add_dict_int(d, "link_up", LOAD(ew->shards[0].link_up));
+	rte_tel_data_add_dict_u64(d, "link_downs_count", LOAD(ew->shards[0].link_downs));
+	rte_tel_data_add_dict_u64(d, "link_ups_count", LOAD(ew->shards[0].link_ups));
 	return 0;
 }
 
@@ -173,6 +176,8 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(s->net_stats.tcp_syn_recv));
 	rte_tel_data_add_dict_u64(d, "time_wait_conns",
 			SUM(s->net_stats.tcp_time_wait));
+	rte_tel_data_add_dict_u64(d, "send_queue_mbufs",
+			SUM(s->net_stats.tcp_sndq_mbufs));
 	drops = rte_tel_data_alloc();
 	if (drops == NULL)
 		return -ENOMEM;

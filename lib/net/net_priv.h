@@ -28,6 +28,7 @@ struct net_stack {
 	uint64_t hash_seed;
 	uint64_t secret[2];	/* SipHash key: ISNs (RFC 6528), SYN cookies */
 	bool refuse_new;	/* draining: new SYNs are answered with RST */
+	uint32_t sndq_waiters;	/* connections with sndq_wait set */
 	const struct tcp_cc_ops *cc;
 	uint16_t ip_id;
 	uint16_t tx_n;

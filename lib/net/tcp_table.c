@@ -184,8 +184,12 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	tw_cancel(&ns->wheel, &c->linger);
 	tw_cancel(&ns->wheel, &c->delack);
 	tw_cancel(&ns->wheel, &c->idle);
-	tcp_sndq_free(&c->sndq);
+	tcp_sndq_free(ns, &c->sndq);
 	tcp_ooo_free(c);
+	if (c->sndq_wait) {
+		c->sndq_wait = 0;
+		ns->sndq_waiters--;
+	}
 	index_remove(ns, c);
 	c->state = TCP_CLOSED;
 	c->gen++;

@@ -44,6 +44,7 @@ struct tcp_config {
 	uint32_t syn_backlog;	/* half-open connections before SYN cookies */
 	uint32_t max_time_wait;	/* TIME-WAIT connections kept; more are freed */
 	uint32_t mbuf_reserve;	/* free mbufs below which new SYNs are refused */
+	uint32_t sndq_mbufs_max; /* mbufs all send queues may hold, 0 = no limit */
 	uint32_t snd_buf;	/* bytes queued per connection */
 	uint32_t rcv_win_max;	/* largest window advertised (sets our shift) */
 	uint32_t rto_min_ms;
@@ -78,7 +79,8 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(tail_loss_probes) X(lost_retransmits) \
 	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
 	X(bad_options) X(sack_blocks_in) X(dsacks_in) \
-	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends)
+	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends) \
+	X(sndq_budget_waits)
 
 struct tcp_counters {
 #define TCP_COUNTER_FIELD(n) uint64_t n;
@@ -97,6 +99,7 @@ struct net_stats {
 	uint64_t arp_replies;
 	uint64_t icmp_echo;
 	uint64_t tcp_conns_open;	/* gauge, all states */
+	uint64_t tcp_sndq_mbufs;	/* gauge: mbufs the send queues hold */
 	uint64_t tcp_conns_closed;
 	uint64_t tcp_syn_recv;		/* gauge */
 	uint64_t tcp_time_wait;		/* gauge */
@@ -116,6 +119,10 @@ void net_stack_set_upcalls(struct net_stack *ns, const struct tcp_upcalls *up,
 		void *ctx);
 /* Draining: new SYNs are answered with RST. */
 void net_stack_refuse_new(struct net_stack *ns, bool refuse);
+/* The link came back: connections whose retransmission timer backed off
+ * while it was down retransmit at the next poll, their back-off undone,
+ * instead of waiting out a timer grown to seconds. */
+void net_link_up(struct net_stack *ns);
 
 /* The poll entry point: sets the clock, runs the received burst through
  * the stack (taking ownership of the mbufs), runs due timers. */
