@@ -55,11 +55,7 @@ LOAD_PIDS=()
 EWYKD_PID=""
 
 cleanup() {
-	local p
-	for p in "${LOAD_PIDS[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
+	wait_mix TERM
 	ewyk_ns_stop "$NS" >/dev/null 2>&1 || true
 	ip netns del "${NS}l" 2>/dev/null || true
 	rm -rf "$WORK"
@@ -81,6 +77,7 @@ LOSS_PORTS=("$EWYK_BRIDGE_NS vb" "$CLIENT vc")
 in_client() {
 	ip netns exec "$CLIENT" taskset -c 0 "$@"
 }
+CLIENT_RUN=(ip netns exec "$CLIENT" taskset -c 0)	# execs: $! is the client itself
 
 # ewykd's mbufs in use and open connections, "MBUFS CONNS".
 idle_figures() {
@@ -120,20 +117,21 @@ start_mix() {
 		rps=${!i}
 		i=$((i + 1))
 		# shellcheck disable=SC2086
-		in_client h2load ${GEN_ARGS[$g]} -D "$secs" \
+		"${CLIENT_RUN[@]}" h2load ${GEN_ARGS[$g]} -D "$secs" \
 			$([ "$rps" -gt 0 ] && echo "--rps $rps") \
 			http://198.18.0.2/soak.bin http://198.18.0.2/small.bin \
 			>"$WORK/$g.out" 2>&1 &
 		LOAD_PIDS+=($!)
 	done
-	in_client /usr/bin/python3 "$SOAK_PY" client "$secs" "${!i}" "$WORK/client.out" \
+	"${CLIENT_RUN[@]}" /usr/bin/python3 "$SOAK_PY" client "$secs" "${!i}" "$WORK/client.out" \
 		>"$WORK/client.log" 2>&1 &
 	LOAD_PIDS+=($!)
 }
 
-wait_mix() {
+wait_mix() {	# wait_mix [SIGNAL]: the mix ended, or stopped by SIGNAL first
 	local p
 	for p in "${LOAD_PIDS[@]}"; do
+		[ -n "${1:-}" ] && kill "-$1" "$p" 2>/dev/null
 		wait "$p" || true
 	done
 	LOAD_PIDS=()
@@ -181,7 +179,11 @@ start_mix "$SECONDS_TOTAL" "${rates[@]}" "$crate"
 status=0
 /usr/bin/python3 "$SOAK_PY" watch "$EWYKD_PID" "$NS" "$SECONDS_TOTAL" "$WARMUP" "$CSV" \
 	"$WORK/client.out" || status=1
-wait_mix
+if [ "$status" -eq 0 ]; then
+	wait_mix
+else
+	wait_mix TERM	# async commands of a script ignore SIGINT
+fi
 set_loss 0
 why=()
 for g in "${GENERATORS[@]}"; do
