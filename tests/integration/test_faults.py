@@ -104,6 +104,7 @@ def test_mbuf_pool_nearly_exhausted_under_load_holds_back_and_recovers(www):
         assert "64 succeeded, 0 failed, 0 errored, 0 timeout" in h2_out, h2_out
         # After the load, every mbuf is back, and everything is served.
         a.wait_idle(idle, timeout=30)
+        assert a.telemetry("/ewyk/tcp")["send_queue_mbufs"] == 0
         served_again(a, "/big.bin", n=10)
         a.wait_idle(idle, timeout=30)
 
