@@ -12,10 +12,10 @@ TITLE=${3:-ewykd soak}
 command -v gnuplot >/dev/null || { echo "needs gnuplot (apt-get install gnuplot-nox)" >&2; exit 1; }
 gnuplot <<PLOT
 set datafile separator ","
-set terminal pngcairo size 1000,900 font ",10"
+set terminal pngcairo size 1000,900 font ",10" noenhanced
 set output "$PNG"
 set multiplot layout 3,1 title "$TITLE"
-set key top right
+set key bottom left opaque
 set grid
 set xlabel "time (s)"
 set ylabel "requests/s"
