@@ -348,6 +348,8 @@ void tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c);
 /* Connections the send queues' budget held back get their sent upcall
  * once a quarter of the budget is free again. */
 void tcp_wake_sndq_waiters(struct net_stack *ns);
+/* The connection no longer sends (TIME-WAIT, freed): it waits no more. */
+void tcp_sndq_wait_end(struct net_stack *ns, struct tcp_conn *c);
 void tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c);
 /* Whether another segment of new data may enter the scoreboard. */
 static inline bool

@@ -33,6 +33,7 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	tw_cancel(&ns->wheel, &c->rexmit);
 	tw_cancel(&ns->wheel, &c->idle);
 	tcp_sndq_free(ns, &c->sndq);
+	tcp_sndq_wait_end(ns, c);
 	tcp_ooo_free(c);
 	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
 }

@@ -186,10 +186,7 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	tw_cancel(&ns->wheel, &c->idle);
 	tcp_sndq_free(ns, &c->sndq);
 	tcp_ooo_free(c);
-	if (c->sndq_wait) {
-		c->sndq_wait = 0;
-		ns->sndq_waiters--;
-	}
+	tcp_sndq_wait_end(ns, c);
 	index_remove(ns, c);
 	c->state = TCP_CLOSED;
 	c->gen++;

@@ -116,6 +116,15 @@ note_sndq_wait(const struct net_stack *ns, const struct tcp_conn *c)
 }
 
 void
+tcp_sndq_wait_end(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (!c->sndq_wait)
+		return;
+	c->sndq_wait = 0;
+	ns->sndq_waiters--;
+}
+
+void
 tcp_wake_sndq_waiters(struct net_stack *ns)
 {
 	uint64_t max = ns->cfg.sndq_mbufs_max;
@@ -128,8 +137,7 @@ tcp_wake_sndq_waiters(struct net_stack *ns)
 
 		if (!c->sndq_wait)
 			continue;
-		c->sndq_wait = 0;
-		ns->sndq_waiters--;
+		tcp_sndq_wait_end(ns, c);
 		if (c->app == NULL || c->state == TCP_CLOSED)
 			continue;
 		/* Outside input nothing else sends what the upcall writes. */
