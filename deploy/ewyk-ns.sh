@@ -6,6 +6,7 @@
 # (198.18.0.2 serves, 198.18.0.1 is the client). Removing what they create
 # stays the caller's job, in its EXIT trap.
 #
+# EWYKD: the binary (default ./build/app/ewykd).
 # EWYK_MEDIUM (default: ewyk_medium_default, af_xdp where the kernel can):
 #   tap     net_tap; the client is the tap's kernel side, in ewykd's namespace
 #   af_xdp  net_af_xdp on a veth end (copy mode, one queue); the client on
@@ -85,7 +86,7 @@ ewyk_ns_start() {
 		return 1 ;;
 	esac
 	# shellcheck disable=SC2046
-	ip netns exec "$ns" "${pin[@]}" "${launcher[@]}" ./build/app/ewykd "${eal[@]}" \
+	ip netns exec "$ns" "${pin[@]}" "${launcher[@]}" "${EWYKD:-./build/app/ewykd}" "${eal[@]}" \
 		--no-pci --vdev "$vdev" --file-prefix "$ns" --log-level '*:warning' \
 		$(./deploy/eal-mem.sh 512) -- "$@" >"$log" 2>&1 &
 	EWYKD_PID=$!
@@ -108,6 +109,41 @@ ewyk_ns_start() {
 	ip -n "$EWYK_CLIENT_NS" link set ewyk0 up
 	ip -n "$EWYK_CLIENT_NS" link set lo up
 	ip -n "$ns" link set lo up
+}
+
+# ewyk_bridged_client NS CLIENT_NS: after ewyk_ns_start NS, moves the
+# client one namespace further out, to CLIENT_NS (new; removing it is the
+# caller's job), behind a bridge in the medium's client namespace: its
+# ewyk0 and vb are the bridge's ports, vc (198.18.0.1/24) in CLIENT_NS the
+# client. Frames between them are forwarded, so an nftables netdev
+# ingress rule on vb (towards ewykd) or vc (towards the client) really
+# loses them: neither stack learns of it but by TCP. Offloads are off on
+# the pair: segments MTU-sized, checksums whole (af_xdp takes no partial
+# ones). Sets EWYK_BRIDGE_NS (the bridge's namespace) and EWYK_CLIENT_NS.
+ewyk_bridged_client() {
+	local br=$EWYK_CLIENT_NS cl=$2 ns dev
+
+	ip -n "$br" addr flush dev ewyk0
+	# net_tap gives the kernel's side the port's own MAC; a bridge would
+	# take frames to it as its own.
+	ip -n "$br" link set ewyk0 address 02:00:00:00:00:fe
+	ip -n "$br" link add br0 type bridge
+	ip -n "$br" link set ewyk0 master br0
+	ip netns add "$cl"
+	ip -n "$br" link add vb type veth peer name vc netns "$cl"
+	ip -n "$br" link set vb master br0
+	ip -n "$br" link set br0 up
+	ip -n "$br" link set vb up
+	ip -n "$cl" addr add 198.18.0.1/24 dev vc
+	ip -n "$cl" link set vc up
+	ip -n "$cl" link set lo up
+	for ns_dev in "$br vb" "$cl vc"; do
+		read -r ns dev <<<"$ns_dev"
+		ip netns exec "$ns" ethtool -K "$dev" tx off tso off gso off gro off \
+			>/dev/null 2>&1 || true
+	done
+	EWYK_BRIDGE_NS=$br
+	EWYK_CLIENT_NS=$cl
 }
 
 # ewyk_wait_for TEXT LOG PID WHAT: waits up to 20 s for TEXT in LOG while

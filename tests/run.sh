@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs what is missing, builds with warnings as errors, runs every test
-# (cmocka unit tests, ThreadSanitizer stress tests, pytest integration tests
-# against the Linux stack through net_tap, net_af_xdp and net_memif in
-# private namespaces) and ends with one line: "N passed, N failed".
+# (cmocka unit tests, ThreadSanitizer stress tests, bounded fuzzing, a
+# 2-minute soak, pytest integration tests against the Linux stack through
+# net_tap, net_af_xdp and net_memif in private namespaces) and ends with
+# one line: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -74,19 +75,31 @@ for t in json.load(sys.stdin):
 	NINJA_TARGETS=()
 fi
 
+# one_test LOG COMMAND...: a command that is one test; the tail of its
+# log shown, longer when it fails.
+one_test() {
+	local log=$1
+	shift
+	if "$@" >"$log" 2>&1; then
+		tail -n 3 "$log"
+		add_counts 1 0
+	else
+		tail -n 30 "$log"
+		add_counts 0 1
+	fi
+}
+
 # Each target one test: the TCP receive path, the HTTP/1.1 server, the
 # HTTP/2 server.
 for target in fuzz_net_input fuzz_http1 fuzz_h2; do
 	echo "== fuzzing: $target (bounded: ${EWYK_FUZZ_SECONDS:-60} s)"
-	if tests/fuzz/run_fuzz.sh "${EWYK_FUZZ_SECONDS:-60}" "$target" \
-			>"/tmp/ewyk-$target.log" 2>&1; then
-		tail -n 3 "/tmp/ewyk-$target.log"
-		add_counts 1 0
-	else
-		tail -n 30 "/tmp/ewyk-$target.log"
-		add_counts 0 1
-	fi
+	one_test "/tmp/ewyk-$target.log" tests/fuzz/run_fuzz.sh "${EWYK_FUZZ_SECONDS:-60}" "$target"
 done
+
+# The soak, short: the mix under 1 % loss, no error, no growth, no stall
+# (about 2.5 minutes with its capacity probe).
+echo "== soak (${EWYK_SOAK_MINUTES:-2} min)"
+one_test /tmp/ewyk-soak.log app/bench/soak.sh "${EWYK_SOAK_MINUTES:-2}" /tmp/ewyk-soak.csv
 
 echo "== integration tests (net_tap, net_af_xdp, net_memif in private namespaces)"
 log=$(mktemp)

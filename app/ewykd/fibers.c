@@ -235,6 +235,8 @@ struct durable_wait {
 	size_t klen;
 	uint64_t version;
 	uint64_t epoch;		/* store_persist_epoch() last looked at */
+	uint64_t failures;	/* store_journal_failures() when it began */
+	int err;		/* a journal write failed meanwhile: its errno */
 	struct durable_wait *next, **pprev;
 };
 
@@ -262,8 +264,15 @@ durable_check(struct durable_wait *dw)
 	if (e == dw->epoch)
 		return false;
 	dw->epoch = e;
-	if (store_durable_state(dw->store, dw->key, dw->klen, dw->version) == 0)
-		return false;
+	if (store_durable_state(dw->store, dw->key, dw->klen, dw->version) == 0) {
+		int err;
+
+		/* A failure before the wait began may be mended by the
+		 * sink's next try; one after it is this version's. */
+		if (store_journal_failures(dw->store, &err) == dw->failures)
+			return false;
+		dw->err = err != 0 ? err : EIO;
+	}
 	durable_unlink(dw);
 	ewyk_wait_wake(&dw->w);
 	return true;
@@ -306,8 +315,9 @@ fiber_wait_durable(struct ewyk_request *req, struct store *st,
 		.w = { .arm = durable_arm, .disarm = durable_disarm },
 		.store = st, .key = key, .klen = klen, .version = version,
 	};
-	int rc = store_durable_state(st, key, klen, version);
+	int rc = store_durable_state(st, key, klen, version), err;
 
+	dw.failures = store_journal_failures(st, &err);
 	if (rc == 1)
 		return 0;
 	if (rc == -EAGAIN || (rc == 0 && !ewyk_request_on_fiber(req)))
@@ -318,7 +328,7 @@ fiber_wait_durable(struct ewyk_request *req, struct store *st,
 	if (rc != 0)
 		return rc;
 	rc = store_durable_state(st, key, klen, version);
-	return rc == 1 ? 0 : rc == 0 ? -ETIMEDOUT : rc;
+	return rc == 1 ? 0 : rc != 0 ? rc : dw.err != 0 ? -dw.err : -ETIMEDOUT;
 }
 
 unsigned int

@@ -182,9 +182,17 @@ store_handler(struct ewyk_request *req, void *ctx)
 		/* Group commit: whichever batch carries a version at least
 		 * this new answers every waiter of the key. */
 		rc = fiber_wait_durable(req, sr->store, key.p, key.len, v, 5000);
+		/* The value is in memory either way; only its durability
+		 * failed: 507 when the journal's disk is full, as WebDAV's
+		 * Insufficient Storage, else 503. */
+		if (rc == -ENOSPC || rc == -EDQUOT)
+			return text(req, 507, "no space for the journal: the "
+					"value is kept, not on disk\n");
 		if (rc != 0)
 			return text(req, 503, rc == -ENOTSUP ? "no --state-dir: "
-					"nothing is durable\n" : "not yet on disk\n");
+					"nothing is durable\n" : rc == -ETIMEDOUT ?
+					"not yet on disk\n" : "the journal cannot "
+					"be written\n");
 	}
 	etag(req, v);
 	snprintf(body, sizeof(body), "version %llu%s\n", (unsigned long long)v,

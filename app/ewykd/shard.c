@@ -13,6 +13,7 @@
 
 #define RX_BURST 32
 #define IDLE_POLLS_BEFORE_SLEEP 256
+#define LINK_CHECK_MS 100
 
 static uint64_t tsc_per_ms;
 
@@ -28,6 +29,21 @@ tx_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 	struct shard_queue *q = ctx;
 
 	return rte_eth_tx_burst(q->port, q->queue, pkts, n);
+}
+
+/* 1 while every port's link is up (/ewyk/ports has each one's). */
+static uint8_t
+link_status(const struct shard *s)
+{
+	struct rte_eth_link link;
+	uint16_t p;
+
+	for (p = 0; p < s->nb_ports; p++)
+		/* a port that cannot tell is taken as up */
+		if (rte_eth_link_get_nowait(s->q[p].port, &link) == 0 &&
+				link.link_status != RTE_ETH_LINK_UP)
+			return 0;
+	return 1;
 }
 
 int
@@ -48,6 +64,7 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 		s->q[p].queue = id;
 	}
 	s->cfg = cfg;
+	s->link_up = link_status(s);
 	tcp_config_defaults(&tcfg);
 	tcfg.max_conns = cfg->max_conns;
 	tcfg.snd_buf = cfg->snd_buf;
@@ -67,6 +84,10 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	 * every ring holds plus an eighth of the pool for open connections. */
 	tcfg.mbuf_reserve = (uint32_t)cfg->rx_desc * (cfg->shards ? cfg->shards : 1) *
 		nb_ports + cfg->mbufs / 8;
+	/* Send queues share what is beyond the reserve: the rings, headers,
+	 * ACKs and received segments always find mbufs. */
+	tcfg.sndq_mbufs_max = (cfg->mbufs - tcfg.mbuf_reserve) /
+		(cfg->shards ? cfg->shards : 1);
 	s->ns = net_stack_create(&ports[0].ifc, ports[0].arp, pool, &tcfg,
 			tx_burst, &s->q[0], &s->net_stats, now_ms());
 	if (s->ns == NULL)
@@ -76,6 +97,29 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 				tx_burst, &s->q[p]) < 0)
 			return -1;
 	return 0;
+}
+
+/* The link going down changes nothing: connections stay, and TCP
+ * retransmits into the outage as into any loss. Coming back, every shard
+ * retransmits at once what its backed-off timers would resend only
+ * seconds later. Counted by shard 0, for the ports. */
+static void
+link_watch(struct shard *s, uint64_t now)
+{
+	uint8_t up;
+
+	if (now < s->link_check_ms)
+		return;
+	s->link_check_ms = now + LINK_CHECK_MS;
+	up = link_status(s);
+	if (up == s->link_up)
+		return;
+	__atomic_store_n(&s->link_up, up, __ATOMIC_RELAXED);
+	if (s->id == 0)
+		__atomic_fetch_add(up ? &s->link_ups : &s->link_downs, 1,
+				__ATOMIC_RELAXED);
+	if (up)
+		net_link_up(s->ns);
 }
 
 /* One turn: a burst from each port through the stack, answers that came
@@ -98,6 +142,7 @@ poll_once(struct shard *s)
 		n += got;
 	}
 	net_timers(s->ns, now);
+	link_watch(s, net_now_ms(s->ns));
 	done = shard_drain_completions(s) + fibers_poll(s);
 	http_server_tick(s->http, net_now_ms(s->ns));
 	if (s->upstream != NULL)

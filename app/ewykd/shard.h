@@ -57,6 +57,12 @@ struct shard {
 	struct upstream_stats upstream_stats[UPSTREAM_MAX];
 	bool draining;		/* owner: drain started */
 	bool drained;		/* owner: no connection left but TIME-WAIT */
+	/* The port's link as this shard last saw it (atomic), and when it
+	 * looks again; shard 0 counts the changes. */
+	uint8_t link_up;
+	uint64_t link_check_ms;
+	uint64_t link_downs;
+	uint64_t link_ups;
 } __rte_cache_aligned;
 
 /* The shard's network stack, on every port; its dispatch and HTTP server

@@ -172,6 +172,9 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use_mbufs",
 			rte_mempool_in_use_count(ew->pool));
 	rte_tel_data_add_dict_u64(d, "mbufs_total_mbufs", ew->pool->size);
+	rte_tel_data_add_dict_int(d, "link_up", LOAD(ew->shards[0].link_up));
+	rte_tel_data_add_dict_u64(d, "link_downs_count", LOAD(ew->shards[0].link_downs));
+	rte_tel_data_add_dict_u64(d, "link_ups_count", LOAD(ew->shards[0].link_ups));
 	return 0;
 }
 
@@ -324,6 +327,8 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(s->net_stats.tcp_syn_recv));
 	rte_tel_data_add_dict_u64(d, "time_wait_conns",
 			SUM(s->net_stats.tcp_time_wait));
+	rte_tel_data_add_dict_u64(d, "send_queue_mbufs",
+			SUM(s->net_stats.tcp_sndq_mbufs));
 	drops = rte_tel_data_alloc();
 	if (drops == NULL)
 		return -ENOMEM;
@@ -664,6 +669,9 @@ tel_conflate(const char *cmd __rte_unused, const char *params __rte_unused,
 	/* Versions handed out that no batch has carried to disk yet. */
 	rte_tel_data_add_dict_u64(d, "lag_versions", st.version > st.persisted &&
 			ew->cfg.state_dir[0] ? st.version - st.persisted : 0);
+	rte_tel_data_add_dict_u64(d, "journal_errors_count", st.journal_errors);
+	/* The errno of the last failed write while it is not mended (0). */
+	rte_tel_data_add_dict_int(d, "journal_errno", st.journal_errno);
 	rte_tel_data_add_dict_u64(d, "recovered_records", st.recovered);
 	rte_tel_data_add_dict_int(d, "torn_offset_bytes", (int)st.torn_offset);
 	return 0;

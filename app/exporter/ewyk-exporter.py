@@ -176,12 +176,17 @@ FLAT = {
         "mbufs_in_use_mbufs": ("ewyk_mbufs_in_use", G,
                                "mbufs of the pool in use (idle: those held by the RX rings)", 1),
         "mbufs_total_mbufs": ("ewyk_mbufs_pool_size", G, "mbufs in the pool", 1),
+        "link_up": ("ewyk_link_up", G, "Every port's link is up (1) or one is down (0)", 1),
+        "link_downs_count": ("ewyk_link_downs_total", C, "Times a link went down", 1),
+        "link_ups_count": ("ewyk_link_ups_total", C, "Times the links came back up", 1),
     },
     "/ewyk/tcp": {
         "syn_received_conns": ("ewyk_tcp_syn_received_connections", G,
                                "TCP connections in SYN-RECEIVED", 1),
         "time_wait_conns": ("ewyk_tcp_time_wait_connections", G,
                             "TCP connections in TIME-WAIT", 1),
+        "send_queue_mbufs": ("ewyk_tcp_send_queue_mbufs", G,
+                             "mbufs the TCP send queues hold (within their budget)", 1),
     },
     "/ewyk/http": {
         "accepted_conns": ("ewyk_http_accepted_connections_total", C,
@@ -256,6 +261,10 @@ FLAT = {
                               "Journal records recovered at start", 1),
         "torn_offset_bytes": ("ewyk_store_torn_offset_bytes", G,
                               "Offset of a torn journal tail found at start (-1: none)", 1),
+        "journal_errors_count": ("ewyk_store_journal_errors_total", C,
+                                 "Failed writes and syncs of the journal (a full disk)", 1),
+        "journal_errno": ("ewyk_store_journal_errno", G,
+                          "errno of the last failed journal write while not mended (0)", 1),
     },
 }
 

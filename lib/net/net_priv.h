@@ -49,6 +49,7 @@ struct net_stack {
 	bool refuse_new;	/* draining: new SYNs are answered with RST */
 	struct rate_limit challenge_acks;
 	struct rate_limit arp_replies;
+	uint32_t sndq_waiters;	/* connections with sndq_wait set */
 	const struct tcp_cc_ops *cc;
 	uint16_t ip_id;
 	/* Connections that took input since the last flush and send then,

@@ -18,6 +18,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->syn_backlog = 1024;
 	cfg->max_time_wait = 2048;
 	cfg->mbuf_reserve = 0;
+	cfg->sndq_mbufs_max = 0;
 	cfg->snd_buf = 256 * 1024;
 	cfg->rcv_win_max = 1 << 20;
 	cfg->rto_min_ms = 200;
@@ -463,4 +464,5 @@ net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
 {
 	net_rx(ns, 0, pkts, n, now_ms);
 	net_timers(ns, now_ms);
+	tcp_wake_sndq_waiters(ns);
 }

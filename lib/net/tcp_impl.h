@@ -115,6 +115,7 @@ struct tcp_conn {
 	uint8_t rcv_wscale;	/* shift of the windows we send */
 	uint8_t rack_reord;	/* reordering seen (RFC 8985 RACK.reord) */
 	uint8_t reo_wnd_mult;	/* RACK.reo_wnd_mult */
+	uint8_t sndq_wait;	/* refused send space by the send queues' budget */
 	uint8_t reo_wnd_persist;	/* recoveries left before the multiplier resets */
 	uint8_t port;		/* the stack's port it came by and answers by */
 	uint8_t tlp_probes;	/* tail loss probes sent in this episode */
@@ -350,8 +351,8 @@ void tcp_send_probe(struct net_stack *ns, struct tcp_conn *c);
 void tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
 		const struct tcp_view *t, const uint8_t *src_mac);
 /* Drop acknowledged bytes from the send queue. */
-void tcp_sndq_drop(struct tcp_sndq *q, uint32_t bytes);
-void tcp_sndq_free(struct tcp_sndq *q);
+void tcp_sndq_drop(struct net_stack *ns, struct tcp_sndq *q, uint32_t bytes);
+void tcp_sndq_free(struct net_stack *ns, struct tcp_sndq *q);
 uint32_t tcp_sndq_tail_room(struct tcp_sndq *q);
 uint32_t tcp_rcv_window(const struct tcp_conn *c);
 bool tcp_window_grew(const struct tcp_conn *c);
@@ -359,6 +360,11 @@ uint8_t tcp_our_wscale(const struct net_stack *ns);
 /* The send loop (tcp_output() of the upper layer). */
 void tcp_transmit(struct net_stack *ns, struct tcp_conn *c);
 void tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c);
+/* Connections the send queues' budget held back get their sent upcall
+ * once a quarter of the budget is free again. */
+void tcp_wake_sndq_waiters(struct net_stack *ns);
+/* The connection no longer sends (TIME-WAIT, freed): it waits no more. */
+void tcp_sndq_wait_end(struct net_stack *ns, struct tcp_conn *c);
 void tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c);
 /* Whether the send timer may be a tail loss probe now. */
 bool tcp_tlp_allowed(const struct tcp_conn *c);

@@ -32,7 +32,8 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	ns->stats->tcp_time_wait++;
 	tw_cancel(&ns->wheel, &c->rexmit);
 	tw_cancel(&ns->wheel, &c->idle);
-	tcp_sndq_free(&c->sndq);
+	tcp_sndq_free(ns, &c->sndq);
+	tcp_sndq_wait_end(ns, c);
 	tcp_ooo_free(c);
 	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
 }
@@ -440,9 +441,10 @@ dupack_input(struct net_stack *ns, struct tcp_conn *c)
 
 /* snd_una moves to ack: acknowledged bytes leave the send queue. */
 static void
-drop_acked(struct tcp_conn *c, uint32_t ack, uint32_t data_acked)
+drop_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
+		uint32_t data_acked)
 {
-	tcp_sndq_drop(&c->sndq, data_acked);
+	tcp_sndq_drop(ns, &c->sndq, data_acked);
 	c->snd_una = ack;
 	c->dupacks = 0;
 	if (SEQ_LT(c->snd_nxt, c->snd_una))
@@ -528,7 +530,7 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 			t->ack == c->snd_una + c->sndq.bytes + 1;
 		data_acked = RTE_MIN(acked, c->sndq.bytes);
 		tcp_seg_acked(ns, c, t->ack);
-		drop_acked(c, t->ack, data_acked);
+		drop_acked(ns, c, t->ack, data_acked);
 		rtt_from_ack(ns, c, t);
 		c->backoff = 0;
 		delivered = acked;

@@ -409,7 +409,7 @@ tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
 /* Send queue ------------------------------------------------------------ */
 
 void
-tcp_sndq_drop(struct tcp_sndq *q, uint32_t bytes)
+tcp_sndq_drop(struct net_stack *ns, struct tcp_sndq *q, uint32_t bytes)
 {
 	q->bytes -= bytes;
 	bytes += q->head_off;
@@ -423,18 +423,20 @@ tcp_sndq_drop(struct tcp_sndq *q, uint32_t bytes)
 		q->chunk[q->head] = NULL;
 		q->head = (uint16_t)((q->head + 1) % TCP_SNDQ_SLOTS);
 		q->count--;
+		ns->stats->tcp_sndq_mbufs--;
 	}
 	q->head_off = q->count > 0 ? bytes : 0;
 }
 
 void
-tcp_sndq_free(struct tcp_sndq *q)
+tcp_sndq_free(struct net_stack *ns, struct tcp_sndq *q)
 {
 	while (q->count > 0) {
 		rte_pktmbuf_free(q->chunk[q->head]);
 		q->chunk[q->head] = NULL;
 		q->head = (uint16_t)((q->head + 1) % TCP_SNDQ_SLOTS);
 		q->count--;
+		ns->stats->tcp_sndq_mbufs--;
 	}
 	q->bytes = 0;
 	q->head_off = 0;

@@ -192,8 +192,9 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	tw_cancel(&ns->wheel, &c->linger);
 	tw_cancel(&ns->wheel, &c->delack);
 	tw_cancel(&ns->wheel, &c->idle);
-	tcp_sndq_free(&c->sndq);
+	tcp_sndq_free(ns, &c->sndq);
 	tcp_ooo_free(c);
+	tcp_sndq_wait_end(ns, c);
 	index_remove(ns, c);
 	c->state = TCP_CLOSED;
 	c->gen++;

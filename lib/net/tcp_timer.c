@@ -154,6 +154,22 @@ rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 	}
 }
 
+void
+net_link_up(struct net_stack *ns)
+{
+	uint32_t i;
+
+	for (i = 0; i < ns->cfg.max_conns; i++) {
+		struct tcp_conn *c = &ns->conns[i];
+
+		if (c->state == TCP_CLOSED || c->state == TCP_TIME_WAIT ||
+				c->backoff == 0 || !tw_is_armed(&c->rexmit))
+			continue;
+		c->backoff = 0;
+		tw_arm(&ns->wheel, &c->rexmit, ns->now_ms);
+	}
+}
+
 static void
 idle_fire(struct net_stack *ns, struct tcp_conn *c)
 {

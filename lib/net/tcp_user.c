@@ -78,6 +78,78 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 	tcp_transmit(ns, c);
 }
 
+/*
+ * New mbufs a send queue may take: its free slots, within what is left of
+ * the stack's budget (cfg.sndq_mbufs_max). Without a budget the queues
+ * could hold every mbuf of the pool, no ACK could then be received to
+ * free them (the RX ring refills from the same pool), and nothing would
+ * move again. An empty queue may always take one: its connection has no
+ * ACK to wait for, so it must move by itself.
+ */
+static uint32_t
+sndq_new_chunks(const struct net_stack *ns, const struct tcp_sndq *q)
+{
+	uint32_t slots = (uint32_t)(TCP_SNDQ_SLOTS - q->count);
+	uint64_t held = ns->stats->tcp_sndq_mbufs, max = ns->cfg.sndq_mbufs_max;
+
+	if (max == 0 || held + slots <= max)
+		return slots;
+	if (held < max)
+		return (uint32_t)(max - held);
+	return q->count == 0 ? 1 : 0;
+}
+
+/* A connection asked for room the budget did not give: no ACK of its own
+ * may come to say when to try again (its queue may be empty, or hold
+ * less than it waits to write whole), so the stack calls it back when
+ * the budget frees (tcp_wake_sndq_waiters()). The stack's record of
+ * waiters is state beside the const view a room query has. */
+static void
+note_sndq_wait(const struct net_stack *ns, const struct tcp_conn *c)
+{
+	struct net_stack *w = (struct net_stack *)(uintptr_t)ns;
+	struct tcp_conn *wc = (struct tcp_conn *)(uintptr_t)c;
+
+	if (wc->sndq_wait)
+		return;
+	wc->sndq_wait = 1;
+	w->sndq_waiters++;
+	w->stats->tcp.sndq_budget_waits++;
+}
+
+void
+tcp_sndq_wait_end(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (!c->sndq_wait)
+		return;
+	c->sndq_wait = 0;
+	ns->sndq_waiters--;
+}
+
+void
+tcp_wake_sndq_waiters(struct net_stack *ns)
+{
+	uint64_t max = ns->cfg.sndq_mbufs_max;
+	uint32_t i, gen;
+
+	if (ns->sndq_waiters == 0 || ns->stats->tcp_sndq_mbufs > max - max / 4)
+		return;
+	for (i = 0; i < ns->cfg.max_conns && ns->sndq_waiters > 0; i++) {
+		struct tcp_conn *c = &ns->conns[i];
+
+		if (!c->sndq_wait)
+			continue;
+		tcp_sndq_wait_end(ns, c);
+		if (c->app == NULL || c->state == TCP_CLOSED)
+			continue;
+		/* Outside input nothing else sends what the upcall writes. */
+		gen = c->gen;
+		ns->up->sent(ns->up_ctx, c);
+		if (c->gen == gen && c->state != TCP_CLOSED)
+			tcp_transmit(ns, c);
+	}
+}
+
 uint32_t
 tcp_send_space(const struct net_stack *ns, const struct tcp_conn *c)
 {
@@ -87,8 +159,12 @@ tcp_send_space(const struct net_stack *ns, const struct tcp_conn *c)
 	if (c->flags & TCP_F_FIN_QUEUED || c->state == TCP_CLOSED)
 		return 0;
 	by_bytes = ns->cfg.snd_buf > q->bytes ? ns->cfg.snd_buf - q->bytes : 0;
-	by_slots = tcp_sndq_tail_room(q) + (uint32_t)(TCP_SNDQ_SLOTS - q->count) *
+	by_slots = tcp_sndq_tail_room(q) + sndq_new_chunks(ns, q) *
 		(uint32_t)(rte_pktmbuf_data_room_size(ns->pool));
+	if (by_slots < by_bytes && ns->cfg.sndq_mbufs_max != 0 &&
+			ns->stats->tcp_sndq_mbufs + TCP_SNDQ_SLOTS - q->count >
+			ns->cfg.sndq_mbufs_max)
+		note_sndq_wait(ns, c);
 	return RTE_MIN(by_bytes, by_slots);
 }
 
@@ -115,6 +191,7 @@ tcp_write(struct net_stack *ns, struct tcp_conn *c, const void *data,
 			t->data_off = 0;	/* payload only: use the whole buffer */
 			*tcp_sndq_slot(q, q->count) = t;
 			q->count++;
+			ns->stats->tcp_sndq_mbufs++;
 			room = rte_pktmbuf_tailroom(t);
 		}
 		t = *tcp_sndq_slot(q, (uint16_t)(q->count - 1));

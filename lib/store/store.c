@@ -61,7 +61,14 @@ struct store {
 	bool sink_running;
 	pthread_mutex_t lock;	/* durable waiters only */
 	pthread_cond_t persisted_cv;
-	uint64_t persist_epoch;	/* bumped whenever versions reach the disk */
+	uint64_t persist_epoch;	/* bumped whenever versions reach the disk,
+				 * or a write of the journal fails */
+	/* A failed write or sync: its errno until the journal holds every
+	 * version again (atomic); failures counts them, under lock, so that
+	 * a waiter learns of one that came after it began to wait. */
+	int journal_errno;
+	uint64_t failures;
+	bool behind;		/* sink only: versions lost with a batch */
 	struct store_stats st;
 };
 
@@ -226,6 +233,8 @@ static size_t encode(uint8_t *p, const struct entry *e, uint32_t vlen,
 static int write_all(int fd, const uint8_t *p, size_t n);
 
 /* Hands a new version of the entry to the journal, if there is one. */
+static void journal_failed(struct store *s, const char *what, int err);
+
 static void
 journal_entry(struct store *s, struct entry *e, const void *val,
 		uint32_t vlen, uint64_t v, bool dead)
@@ -238,9 +247,14 @@ journal_entry(struct store *s, struct entry *e, const void *val,
 		 * durable one then syncs whatever was written before it. */
 		pthread_mutex_lock(&s->lock);
 		n = encode(rec, e, vlen, v, val, dead);
-		if (write_all(s->fd, rec, n) != 0)
-			fprintf(stderr, "ewyk: store: journal write: %s\n",
-					strerror(errno));
+		if (write_all(s->fd, rec, n) != 0) {
+			int err = errno;
+
+			pthread_mutex_unlock(&s->lock);
+			journal_failed(s, "write", err);
+			return;
+		}
+		__atomic_store_n(&s->journal_errno, 0, __ATOMIC_RELAXED);
 		s->st.journal_bytes += n;
 		s->st.applied++;
 		s->st.batches++;
@@ -343,21 +357,47 @@ encode(uint8_t *p, const struct entry *e, uint32_t vlen, uint64_t version,
 	return REC_HDR + klen + vlen;
 }
 
+/* Appends all of p or nothing: a write cut short (a full disk) is cut
+ * off the file again, or recovery would stop at the torn record and lose
+ * every one after it. Returns 0, or -1 with errno. */
 static int
 write_all(int fd, const uint8_t *p, size_t n)
 {
+	off_t end = lseek(fd, 0, SEEK_END);
+
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 
 		if (w < 0) {
-			if (errno == EINTR)
+			int err = errno;
+
+			if (err == EINTR)
 				continue;
+			if (end >= 0 && ftruncate(fd, end) != 0)
+				fprintf(stderr, "ewyk: store: cannot cut a torn "
+						"write: %s\n", strerror(errno));
+			errno = err;
 			return -1;
 		}
 		p += w;
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/* A write or sync of the journal failed with err: counted, kept until
+ * the journal holds every version again, and told to durable waiters. */
+static void
+journal_failed(struct store *s, const char *what, int err)
+{
+	fprintf(stderr, "ewyk: store: journal %s: %s\n", what, strerror(err));
+	pthread_mutex_lock(&s->lock);
+	__atomic_store_n(&s->journal_errno, err, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->st.journal_errors, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->failures, s->failures + 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&s->persisted_cv);
+	pthread_mutex_unlock(&s->lock);
+	__atomic_fetch_add(&s->persist_epoch, 1, __ATOMIC_RELEASE);
 }
 
 static void
@@ -379,23 +419,60 @@ publish_persisted(struct store *s)
 	s->batch_n = 0;
 }
 
+static void persist_entry(struct store *s, struct entry *e, bool live_only);
+
+/* A batch that fails is dropped whole, none of its versions published:
+ * the sink writes them again from the entries (catch_up()). */
 static void
 flush_batch(struct store *s, bool sync)
 {
 	if (s->batch_len > 0) {
-		if (write_all(s->fd, s->batch, s->batch_len) != 0)
-			fprintf(stderr, "ewyk: store: journal write: %s\n",
-					strerror(errno));
+		if (write_all(s->fd, s->batch, s->batch_len) != 0) {
+			journal_failed(s, "write", errno);
+			s->behind = true;
+			s->batch_len = 0;
+			s->batch_n = 0;
+			return;
+		}
 		s->st.journal_bytes += s->batch_len;
 		s->st.batches++;
 		s->batch_len = 0;
 	}
 	if (sync && s->batch_n > 0) {
-		if (fdatasync(s->fd) != 0)
-			fprintf(stderr, "ewyk: store: fdatasync: %s\n", strerror(errno));
 		s->st.fsyncs++;
+		if (fdatasync(s->fd) != 0) {
+			journal_failed(s, "fdatasync", errno);
+			s->behind = true;
+			s->batch_n = 0;
+			return;
+		}
 		publish_persisted(s);
 	}
+}
+
+/* After a failed batch: every key whose newest version is not on disk
+ * goes into the journal again, values and tombstones. One walk of the
+ * table, only while behind. */
+static void
+catch_up(struct store *s)
+{
+	uint64_t failures = s->failures;
+	uint32_t i;
+
+	s->behind = false;
+	for (i = 0; i <= s->mask && !s->behind; i++) {
+		struct entry *e = &s->e[i];
+
+		if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == 2 &&
+				__atomic_load_n(&e->version, __ATOMIC_ACQUIRE) >
+				__atomic_load_n(&e->persisted, __ATOMIC_ACQUIRE))
+			persist_entry(s, e, false);
+	}
+	flush_batch(s, true);
+	pthread_mutex_lock(&s->lock);
+	if (!s->behind && s->failures == failures)
+		__atomic_store_n(&s->journal_errno, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* One key's newest value, or its tombstone unless live_only, into the
@@ -450,7 +527,7 @@ compact(struct store *s)
 	char tmp[4200];
 	uint32_t i;
 	int fd_old = s->fd;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, failures;
 
 	snprintf(tmp, sizeof(tmp), "%s.compact", s->path);
 	s->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -459,11 +536,18 @@ compact(struct store *s)
 		s->fd = fd_old;
 		return;
 	}
+	failures = s->failures;
 	for (i = 0; i <= s->mask; i++)
 		if (__atomic_load_n(&s->e[i].state, __ATOMIC_ACQUIRE) == 2)
 			persist_entry(s, &s->e[i], true);
 	bytes = s->st.journal_bytes;
 	flush_batch(s, true);
+	if (s->failures != failures) {	/* the old journal stays */
+		close(s->fd);
+		unlink(tmp);
+		s->fd = fd_old;
+		return;
+	}
 	if (fsync(s->fd) != 0 || rename(tmp, s->path) != 0) {
 		fprintf(stderr, "ewyk: store: compaction failed: %s\n",
 				strerror(errno));
@@ -501,6 +585,8 @@ sink_main(void *arg)
 		/* Drain what is pending even when stopping: nothing is lost. */
 		conflate_poll(s->cf);
 		flush_batch(s, true);
+		if (s->behind)
+			catch_up(s);
 		if (s->journal_max && s->st.journal_bytes > s->journal_max)
 			compact(s);
 		if (rc == -ESHUTDOWN)
@@ -681,6 +767,7 @@ store_wait_durable(struct store *s, const char *key, size_t klen,
 {
 	struct entry *e = lookup(s, key, klen, false);
 	struct timespec until;
+	uint64_t failures;
 	int rc = 0;
 
 	if (s->cf == NULL && !s->no_conflate)
@@ -691,12 +778,17 @@ store_wait_durable(struct store *s, const char *key, size_t klen,
 		uint64_t written;
 
 		pthread_mutex_lock(&s->lock);
-		if (__atomic_load_n(&e->persisted, __ATOMIC_ACQUIRE) < version) {
+		if (s->journal_errno != 0) {	/* the last write failed */
+			rc = -s->journal_errno;
+		} else if (__atomic_load_n(&e->persisted, __ATOMIC_ACQUIRE) < version) {
 			written = __atomic_load_n(&s->version, __ATOMIC_RELAXED);
-			if (fdatasync(s->fd) != 0)
-				fprintf(stderr, "ewyk: store: fdatasync: %s\n",
-						strerror(errno));
 			s->st.fsyncs++;
+			if (fdatasync(s->fd) != 0) {
+				rc = -errno;
+				pthread_mutex_unlock(&s->lock);
+				journal_failed(s, "fdatasync", -rc);
+				return rc;
+			}
 			/* Everything written before the sync is on disk; the
 			 * key's own version is among it. */
 			__atomic_store_n(&e->persisted, version, __ATOMIC_RELEASE);
@@ -704,7 +796,7 @@ store_wait_durable(struct store *s, const char *key, size_t klen,
 				s->st.persisted = written;
 		}
 		pthread_mutex_unlock(&s->lock);
-		return 0;
+		return rc;
 	}
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += timeout_ms / 1000;
@@ -713,12 +805,19 @@ store_wait_durable(struct store *s, const char *key, size_t klen,
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000;
 	}
+	/* A failure before the wait began may be mended by the sink's next
+	 * try; one after it is this version's. */
 	pthread_mutex_lock(&s->lock);
-	while (__atomic_load_n(&e->persisted, __ATOMIC_ACQUIRE) < version && rc == 0)
+	failures = s->failures;
+	while (__atomic_load_n(&e->persisted, __ATOMIC_ACQUIRE) < version && rc == 0 &&
+			s->failures == failures)
 		rc = pthread_cond_timedwait(&s->persisted_cv, &s->lock, &until);
+	if (__atomic_load_n(&e->persisted, __ATOMIC_ACQUIRE) >= version)
+		rc = 0;
+	else
+		rc = s->failures != failures ? -s->journal_errno : -ETIMEDOUT;
 	pthread_mutex_unlock(&s->lock);
-	return __atomic_load_n(&e->persisted, __ATOMIC_ACQUIRE) >= version ?
-		0 : -ETIMEDOUT;
+	return rc;
 }
 
 int
@@ -743,11 +842,20 @@ store_persist_epoch(struct store *s)
 	return __atomic_load_n(&s->persist_epoch, __ATOMIC_ACQUIRE);
 }
 
+uint64_t
+store_journal_failures(struct store *s, int *err)
+{
+	*err = __atomic_load_n(&s->journal_errno, __ATOMIC_RELAXED);
+	return __atomic_load_n(&s->failures, __ATOMIC_ACQUIRE);
+}
+
 void
 store_stats(struct store *s, struct store_stats *st)
 {
 	*st = s->st;
 	st->version = __atomic_load_n(&s->version, __ATOMIC_RELAXED);
+	st->journal_errors = __atomic_load_n(&s->st.journal_errors, __ATOMIC_RELAXED);
+	st->journal_errno = __atomic_load_n(&s->journal_errno, __ATOMIC_RELAXED);
 	if (s->cf != NULL) {
 		struct conflate_stats cs;
 

@@ -43,6 +43,8 @@ struct store_stats {
 	uint64_t recovered;		/* records read back at start */
 	int64_t torn_offset;		/* where recovery stopped, -1 if clean */
 	uint32_t keys;			/* that hold a value now */
+	uint64_t journal_errors;	/* failed writes and syncs */
+	int journal_errno;		/* of the last, while it is not mended */
 };
 
 /* Opens (recovering the journal) and starts the sink thread. NULL with a
@@ -62,7 +64,10 @@ uint64_t store_put(struct store *s, const char *key, size_t klen,
 /* Removes the key; returns the new version (a tombstone's), or 0 if absent. */
 uint64_t store_delete(struct store *s, const char *key, size_t klen);
 /* Blocks until the key's persisted version (a PUT's or a DELETE's)
- * reaches version: 0, or -ETIMEDOUT, or -ENOTSUP without a journal. */
+ * reaches version: 0, or -ETIMEDOUT, or -ENOTSUP without a journal, or
+ * the negated errno of a journal write that failed meanwhile (-ENOSPC on
+ * a full disk). Versions a failed write lost are written again by the
+ * sink's next batch (one comes with the next PUT or DELETE). */
 int store_wait_durable(struct store *s, const char *key, size_t klen,
 		uint64_t version, uint32_t timeout_ms);
 /* Without blocking, for waiters that cannot (fibers): 1 when the key's
@@ -72,8 +77,13 @@ int store_wait_durable(struct store *s, const char *key, size_t klen,
  * -ENOTSUP without a journal; -ENOENT for a key never written. */
 int store_durable_state(struct store *s, const char *key, size_t klen,
 		uint64_t version);
-/* Moves each time versions reach the disk. */
+/* Moves each time versions reach the disk, or a journal write fails. */
 uint64_t store_persist_epoch(struct store *s);
+/* Failed journal writes so far, and the errno of the last while the
+ * journal is still behind (0 once it holds every version again): a
+ * waiter that cannot block compares the count with the one it began
+ * with, as store_wait_durable() does. */
+uint64_t store_journal_failures(struct store *s, int *err);
 void store_stats(struct store *s, struct store_stats *st);
 
 /* Checksum of the journal's records (CRC-32, IEEE). */

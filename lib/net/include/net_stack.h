@@ -70,6 +70,7 @@ struct tcp_config {
 	uint32_t syn_backlog;	/* half-open connections before SYN cookies */
 	uint32_t max_time_wait;	/* TIME-WAIT connections kept; more are freed */
 	uint32_t mbuf_reserve;	/* free mbufs below which new SYNs are refused */
+	uint32_t sndq_mbufs_max; /* mbufs all send queues may hold, 0 = no limit */
 	uint32_t snd_buf;	/* bytes queued per connection */
 	uint32_t rcv_win_max;	/* largest window advertised (sets our shift) */
 	uint32_t rto_min_ms;
@@ -110,7 +111,7 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
 	X(bad_options) X(sack_blocks_in) X(dsacks_in) \
 	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends) \
-	X(arp_requests) X(rss_port_misses)
+	X(arp_requests) X(rss_port_misses) X(sndq_budget_waits)
 
 struct tcp_counters {
 #define TCP_COUNTER_FIELD(n) uint64_t n;
@@ -141,6 +142,7 @@ struct net_stats {
 	uint64_t arp_replies_limited;	/* requests for ours, over the limit */
 	uint64_t icmp_echo;
 	uint64_t tcp_conns_open;	/* gauge, all states */
+	uint64_t tcp_sndq_mbufs;	/* gauge: mbufs the send queues hold */
 	uint64_t tcp_conns_closed;
 	uint64_t tcp_syn_recv;		/* gauge */
 	uint64_t tcp_time_wait;		/* gauge */
@@ -170,6 +172,10 @@ void net_stack_set_rss(struct net_stack *ns, uint8_t port,
 		const struct net_rss *rss, uint16_t queue);
 /* Draining: new SYNs are answered with RST. */
 void net_stack_refuse_new(struct net_stack *ns, bool refuse);
+/* The link came back: connections whose retransmission timer backed off
+ * while it was down retransmit at the next poll, their back-off undone,
+ * instead of waiting out a timer grown to seconds. */
+void net_link_up(struct net_stack *ns);
 
 /* The poll entry point of a one-port stack: sets the clock, runs the
  * burst received on port 0 through the stack (taking ownership of the
