@@ -434,6 +434,9 @@ net_timers(struct net_stack *ns, uint64_t now_ms)
 {
 	ns->now_ms = now_ms;
 	tw_advance(&ns->wheel, now_ms, tcp_timer_fire, ns);
+	/* Once per poll, after input freed what it could: connections the
+	 * send budget held back go on. */
+	tcp_wake_sndq_waiters(ns);
 }
 
 void
@@ -464,5 +467,4 @@ net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
 {
 	net_rx(ns, 0, pkts, n, now_ms);
 	net_timers(ns, now_ms);
-	tcp_wake_sndq_waiters(ns);
 }

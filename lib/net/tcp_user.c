@@ -144,7 +144,7 @@ tcp_wake_sndq_waiters(struct net_stack *ns)
 			continue;
 		/* Outside input nothing else sends what the upcall writes. */
 		gen = c->gen;
-		ns->up->sent(ns->up_ctx, c);
+		c->up->sent(c->up_ctx, c);
 		if (c->gen == gen && c->state != TCP_CLOSED)
 			tcp_transmit(ns, c);
 	}

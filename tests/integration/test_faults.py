@@ -165,7 +165,7 @@ def test_blocking_pool_saturated_answers_503_and_recovers(www):
         # 16 connections asking for 50 ms of blocking work each, far more
         # than one thread does: most are turned away.
         done, ok, n5xx, bad, out = h2load(
-            a, ["--h1", "-c", "16", "-n", "160", "-T", "30"], "/delay?ms=50")
+            a, ["--h1", "-c", "16", "-n", "160", "-T", "30"], "/blocking-delay?ms=50")
         print(f"\n  {done} done, {ok} 2xx, {n5xx} 5xx, {bad} errored")
         assert done == 160 and bad == 0, out
         assert n5xx > 0 and ok > 0, out
@@ -179,7 +179,7 @@ def test_blocking_pool_saturated_answers_503_and_recovers(www):
         while a.telemetry("/ewyk/reserved")["blocking_queued_tasks"] and \
                 time.time() < deadline:
             time.sleep(0.1)
-        served_again(a, "/delay?ms=10")
+        served_again(a, "/blocking-delay?ms=10")
         assert a.stats()["requests_by_status_reqs"]["503"] == n5xx
         a.wait_idle(idle, timeout=20)
 

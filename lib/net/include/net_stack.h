@@ -186,7 +186,8 @@ void net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
  * then net_timers() once. */
 void net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
 		uint16_t n, uint64_t now_ms);
-/* Advance the clock and run due timers. */
+/* Advance the clock, run due timers, and let connections the send
+ * budget held back go on. */
 void net_timers(struct net_stack *ns, uint64_t now_ms);
 /* Hand the TX batches to the devices. */
 void net_flush(struct net_stack *ns);
