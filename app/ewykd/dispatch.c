@@ -346,10 +346,10 @@ shard_dispatch(void *ctx, const struct http_route *rt,
 		*ans = &t->req.ans;
 		return HTTP_DISPATCH_ANSWERED;
 	}
-	if (proxy_route(rt)) {
+	if (proxy_route(rt) && !proxy_takes_fiber(s, t, r)) {
 		/* On the owner, as events: the answer comes with the
 		 * upstream's head (dispatch_complete()). */
-		int rc = proxy_dispatch(s, t, r);
+		int rc = proxy_dispatch(s, t);
 
 		if (rc != HTTP_DISPATCH_TAKEN)
 			task_free(x, t);

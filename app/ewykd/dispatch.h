@@ -56,6 +56,7 @@ struct route_task {
 	uint32_t heap_pos;	/* in the shard's timer heap, from 1; 0: not */
 	struct route_task *wnext, **wprev;	/* the shard's waiting list */
 	struct upstream_fetch *fetch;	/* the proxy's, while it runs */
+	int64_t proxy_body_len;		/* its request body's: -1 chunked */
 	struct route_task *proxy_next;	/* the shard's proxied bodies */
 	struct route_task **proxy_pprev;
 	struct ewyk_request req;	/* and, after its handler, the answer */

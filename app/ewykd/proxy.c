@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "fibers.h"
 #include "http_req.h"
 #include "http_upstream.h"
 #include "proxy.h"
@@ -10,21 +11,13 @@
 
 #define PROXY_PREFIX "/proxy/"
 
-/* Dispatch runs the proxy itself (proxy_dispatch()); the handler only
- * stands for it in the route table and never answers. */
-static enum ewyk_result
-proxy_handler(struct ewyk_request *req, void *ctx)
-{
-	(void)req;
-	(void)ctx;
-	return EWYK_DEFER;
-}
+static enum ewyk_result proxy_handler(struct ewyk_request *req, void *ctx);
 
 int
 proxy_register(struct ewyk_router *r, unsigned int nb_upstreams)
 {
 	const struct ewyk_route route = { PROXY_PREFIX, EWYK_MATCH_PREFIX,
-		EWYK_METHOD_ANY, EWYK_HANDLER_NON_BLOCKING, proxy_handler, NULL };
+		EWYK_METHOD_ANY, EWYK_HANDLER_FIBER, proxy_handler, NULL };
 
 	return nb_upstreams == 0 ? 0 :
 		http_route_add(r, &route, HTTP_ROUTE_BODY_STREAM);
@@ -100,13 +93,34 @@ proxy_answer_head(struct route_task *t, const struct http_head *h, bool body)
 	ewyk_respond_stream(&t->req, h->status, NULL, &src);
 }
 
+/* The answer is set: to the parked fiber, or (as events) to the client. */
+static void
+answer_ready(struct route_task *t)
+{
+	if (t->fiber != NULL)
+		ewyk_wait_wake(t->wait);
+	else
+		dispatch_complete(t->shard, t);
+}
+
+static void
+answer_failed(struct route_task *t, enum upstream_err why)
+{
+	char text[64];
+	int status = upstream_err_status(why);
+
+	snprintf(text, sizeof(text), "%d upstream %s\n", status,
+			upstream_err_name(why));
+	http_answer_text(&t->req.ans, status, text);
+}
+
 static void
 on_head(void *arg, const struct http_head *h, bool body)
 {
 	struct route_task *t = arg;
 
 	proxy_answer_head(t, h, body);
-	dispatch_complete(t->shard, t);
+	answer_ready(t);
 }
 
 static void
@@ -121,14 +135,10 @@ static void
 on_failed(void *arg, enum upstream_err why)
 {
 	struct route_task *t = arg;
-	char text[64];
-	int status = upstream_err_status(why);
 
 	fetch_end(t);
-	snprintf(text, sizeof(text), "%d upstream %s\n", status,
-			upstream_err_name(why));
-	http_answer_text(&t->req.ans, status, text);
-	dispatch_complete(t->shard, t);
+	answer_failed(t, why);
+	answer_ready(t);
 }
 
 static long
@@ -148,8 +158,7 @@ static const struct upstream_events events = {
 
 /* The request for the upstream: /proxy/NAME/REST?Q -> /REST?Q. */
 static int
-proxy_request(struct shard *s, struct route_task *t, const struct http_head *r,
-		enum upstream_err *why)
+proxy_request(struct shard *s, struct route_task *t, enum upstream_err *why)
 {
 	struct ewyk_str rest = ewyk_request_rest(&t->req);
 	struct ewyk_str q = ewyk_request_query(&t->req);
@@ -175,8 +184,7 @@ proxy_request(struct shard *s, struct route_task *t, const struct http_head *r,
 		.target = { target, (uint32_t)n },
 		.headers = t->req.headers,
 		.nheaders = t->req.nheaders,
-		.body_len = r->chunked ? -1 : r->content_length > 0 ?
-			r->content_length : 0,
+		.body_len = t->proxy_body_len,
 		.idempotent = m == HTTP_GET || m == HTTP_HEAD || m == HTTP_PUT ||
 			m == HTTP_DELETE || m == HTTP_OPTIONS,
 		.head = m == HTTP_HEAD,
@@ -194,17 +202,74 @@ proxy_request(struct shard *s, struct route_task *t, const struct http_head *r,
 	return HTTP_DISPATCH_TAKEN;
 }
 
-int
-proxy_dispatch(struct shard *s, struct route_task *t, const struct http_head *r)
+bool
+proxy_takes_fiber(struct shard *s, struct route_task *t,
+		const struct http_head *r)
 {
-	enum upstream_err why;
-
 	t->fetch = NULL;
 	t->proxy_next = NULL;
 	t->proxy_pprev = NULL;
+	t->proxy_body_len = r->chunked ? -1 : r->content_length > 0 ?
+		r->content_length : 0;
+	return s->upstream != NULL && s->cfg->strategy == EWYK_MODE_ADAPTIVE &&
+		fibers_hook(s, &t->base) == 0;
+}
+
+int
+proxy_dispatch(struct shard *s, struct route_task *t)
+{
+	enum upstream_err why;
+
 	if (s->upstream == NULL)
 		return 404;
-	return proxy_request(s, t, r, &why);
+	return proxy_request(s, t, &why);
+}
+
+/* The fiber's wait: the fetch is under way before it parks; a client that
+ * leaves meanwhile wants no answer, and the upstream's is let go. */
+static void
+proxy_wait_arm(struct ewyk_wait *w)
+{
+	RTE_SET_USED(w);
+}
+
+static void
+proxy_wait_disarm(struct ewyk_wait *w)
+{
+	fetch_end(w->arg);
+}
+
+/* The blocking form: fetch, then answer. The events of the fetch come
+ * only from the shard's poll loop, so none can pass before the park. */
+static enum ewyk_result
+proxy_handler(struct ewyk_request *req, void *ctx)
+{
+	struct route_task *t = container_of(req, struct route_task, req);
+	struct ewyk_wait w = { .arm = proxy_wait_arm,
+		.disarm = proxy_wait_disarm, .arg = t };
+	enum upstream_err why;
+	int rc;
+
+	RTE_SET_USED(ctx);
+	if (!ewyk_request_on_fiber(req)) {
+		/* The strategy found no fiber after all: a thread cannot use
+		 * the shard's upstream client. */
+		http_answer_error(&req->ans, 503, NULL);
+		return EWYK_ANSWERED;
+	}
+	rc = proxy_request(t->shard, t, &why);
+	if (rc == 502 || rc == 504) {
+		answer_failed(t, why);
+		return EWYK_ANSWERED;
+	}
+	if (rc != HTTP_DISPATCH_TAKEN) {
+		http_answer_error(&req->ans, rc, NULL);
+		return EWYK_ANSWERED;
+	}
+	if (ewyk_wait_park(req, &w, EWYK_WAIT_FOREVER) != 0)
+		/* Cancelled (the client left): nothing is written. */
+		http_answer_error(&req->ans, 503, NULL);
+	return EWYK_ANSWERED;
 }
 
 void

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The reverse proxy: /proxy/NAME/REST goes to upstream NAME as /REST,
- * over the shard's own TCP (lib/http's upstream client). Today it runs on
- * the shard's owner as events: dispatch starts the fetch, the answer head
- * completes the task with a streamed body read from the upstream as the
- * client drains. The handler a fiber will run later is the same two
- * steps written straight: fetch (proxy_request() below), then answer
- * (proxy_answer_head()).
+ * over the shard's own TCP (lib/http's upstream client), the answer's body
+ * streamed from the upstream as the client drains. Its handler is written
+ * in blocking style and runs on a fiber of the shard: fetch (park until
+ * the upstream's head or its failure), then answer. Where no fiber can be
+ * had (none free, --fibers 0, a forced strategy mode), dispatch runs the
+ * same two steps as events on the shard's owner: the head completes the
+ * task. Threads never run it: the upstream client is the shard's.
  */
 #ifndef EWYKD_PROXY_H
 #define EWYKD_PROXY_H
@@ -21,10 +22,14 @@ struct shard;
 int proxy_register(struct ewyk_router *r, unsigned int nb_upstreams);
 /* Whether the route is the proxy's (dispatch runs it itself). */
 bool proxy_route(const struct http_route *rt);
-/* On the owner, in dispatch: starts the fetch of t's request (filled);
- * HTTP_DISPATCH_TAKEN, or the status to answer at once. */
-int proxy_dispatch(struct shard *s, struct route_task *t,
+/* In dispatch: notes t's request body (t is filled); true when the proxy
+ * runs on a fiber (t goes to the strategy as FIBER-capable), false when
+ * it must run as events (proxy_dispatch()). */
+bool proxy_takes_fiber(struct shard *s, struct route_task *t,
 		const struct http_head *r);
+/* On the owner, in dispatch: starts the fetch of t's request as events;
+ * HTTP_DISPATCH_TAKEN, or the status to answer at once. */
+int proxy_dispatch(struct shard *s, struct route_task *t);
 /* http_body_ready_fn: more of a proxied request's body is at hand. */
 void proxy_body_ready(void *ctx, struct http_origin o);
 

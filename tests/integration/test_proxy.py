@@ -10,6 +10,9 @@ that never answers. Nothing listens on the port of the 'refused' upstream.
 Bodies are checked byte for byte (sha256) both ways, over HTTP/1.1 and
 HTTP/2 (h2c with prior knowledge), also through 1 % random loss on the
 bridge that carries both the client's and the upstream's traffic.
+
+Every test runs twice: with the proxy's handler on fibers (the default),
+and with --fibers 0, where dispatch runs the same fetch as events.
 """
 import hashlib
 import os
@@ -129,8 +132,8 @@ http {{
 """
 
 
-@pytest.fixture(scope="module")
-def proxy_env():
+@pytest.fixture(scope="module", params=["fibers", "events"])
+def proxy_env(request):
     """The appliance with its upstreams, nginx and the broken upstreams."""
     prefix = tempfile.mkdtemp(prefix="ewyk-proxy-nginx-")
     files = {}
@@ -151,6 +154,8 @@ def proxy_env():
             "--upstream", "ghost=198.18.0.77:80",	# nobody answers its ARP
             "--upstream-connect-timeout-ms", "500",
             "--upstream-timeout-ms", str(ANSWER_TIMEOUT_MS)]
+    if request.param == "events":
+        args += ["--fibers", "0"]
     a = Appliance(args=args, client_ns=True)
     nginx = broken = None
     try:
@@ -165,7 +170,7 @@ def proxy_env():
                    check=False).returncode != 0:
             assert time.time() < deadline, "nginx did not come up"
             time.sleep(0.1)
-        yield {"a": a, "prefix": prefix, "files": files}
+        yield {"a": a, "prefix": prefix, "files": files, "mode": request.param}
     finally:
         for p in (nginx, broken):
             if p is not None and p.poll() is None:
@@ -238,12 +243,19 @@ def test_chunked_upload_and_query(proxy_env, tmp_path):
     assert r.stdout.strip() == "200"
 
 
+def fibers_started(a):
+    return a.telemetry("/ewyk/strategy")["shard_0"]["fibers_started_count"]
+
+
 def test_keepalive_reuse_counted(proxy_env):
     a = proxy_env["a"]
     before = upstreams(a)["upstream_ng"]
+    fibers = fibers_started(a)
     urls = ["-o", "/dev/null", a.url("/proxy/ng/small.txt")] * 8
     r = curl(a, "-w", "%{http_code}\n", *urls)
     assert r.stdout.split() == ["200"] * 8
+    # On fibers, each request starts a fiber; as events, none does.
+    assert fibers_started(a) - fibers == (8 if proxy_env["mode"] == "fibers" else 0)
     after = upstreams(a)["upstream_ng"]
     assert after["requests_reqs"] - before["requests_reqs"] == 8
     assert after["reused_reqs"] - before["reused_reqs"] >= 7
@@ -285,6 +297,33 @@ def test_upstream_dying_mid_answer(proxy_env, tmp_path, how):
         assert code == "200" and digest == files["small.txt"]
     after = upstreams(a)["upstream_dies"]
     assert after["error_reset_reqs"] - before["error_reset_reqs"] == 2
+
+
+def test_client_leaving_before_the_answer(proxy_env):
+    """A client that gives up on a slow upstream: on fibers the parked
+    fetch is cancelled and its fiber freed; either way ewykd serves on."""
+    a = proxy_env["a"]
+    st0 = a.telemetry("/ewyk/strategy")["shard_0"]
+    t0 = time.monotonic()
+    r = a.ns(["curl", "-sS", "--max-time", "0.5", a.url("/proxy/slow/x")], check=False)
+    assert r.returncode == 28, r    # curl's timeout: no answer came
+    deadline = time.time() + 5
+    while True:
+        st = a.telemetry("/ewyk/strategy")["shard_0"]
+        if st["fibers_waiting_count"] == 0 and st["fibers_in_use_count"] == 0 and \
+                (proxy_env["mode"] == "events" or
+                 st["fibers_cancelled_count"] > st0["fibers_cancelled_count"]):
+            break
+        assert time.time() < deadline, st
+        time.sleep(0.1)
+    if proxy_env["mode"] == "fibers":
+        assert st["fiber_parks_count"] > st0["fiber_parks_count"]
+        # The fetch was let go at once, its connection with it: well
+        # before the upstream's answer timeout would have ended it.
+        assert time.monotonic() - t0 < ANSWER_TIMEOUT_MS / 1000
+        assert upstreams(a)["upstream_slow"]["open_conns"] == 0, upstreams(a)
+    r = curl(a, "-o", "/dev/null", "-w", "%{http_code}", a.url("/proxy/ng/small.txt"))
+    assert r.stdout == "200"
 
 
 def test_connect_refused_is_502(proxy_env):
