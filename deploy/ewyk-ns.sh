@@ -146,6 +146,28 @@ ewyk_bridged_client() {
 	EWYK_CLIENT_NS=$cl
 }
 
+# netdev_loss NS DEV TABLE PERCENT in|both: PERCENT % of the IPv4 frames
+# DEV receives (and, with both, sends) dropped at random by an nftables
+# netdev table TABLE in NS (counted: chains "in" and "out"); 0 removes it.
+netdev_loss() {
+	local ns=$1 dev=$2 table=$3 pct=$4 out=""
+	ip netns exec "$ns" nft delete table netdev "$table" 2>/dev/null || true
+	[ "$pct" -eq 0 ] && return 0
+	[ "$5" = both ] && out="
+	chain out {
+		type filter hook egress device \"$dev\" priority 0; policy accept;
+		ether type ip numgen random mod 100 < $pct counter drop
+	}"
+	ip netns exec "$ns" nft -f - <<NFT
+table netdev $table {
+	chain in {
+		type filter hook ingress device "$dev" priority 0; policy accept;
+		ether type ip numgen random mod 100 < $pct counter drop
+	}$out
+}
+NFT
+}
+
 # ewyk_wait_for TEXT LOG PID WHAT: waits up to 20 s for TEXT in LOG while
 # PID lives; else prints LOG and returns 1.
 ewyk_wait_for() {

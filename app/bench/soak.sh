@@ -104,16 +104,7 @@ set_loss() {	# set_loss P: P % dropped on the ingress of each end of the pair
 	local ns dev
 	for port in "${LOSS_PORTS[@]}"; do
 		read -r ns dev <<<"$port"
-		ip netns exec "$ns" nft delete table netdev "$NFT_TABLE" 2>/dev/null || true
-		[ "$1" -eq 0 ] && continue
-		ip netns exec "$ns" nft -f - <<NFT
-table netdev $NFT_TABLE {
-	chain in {
-		type filter hook ingress device "$dev" priority 0; policy accept;
-		ether type ip numgen random mod 100 < $1 counter drop
-	}
-}
-NFT
+		netdev_loss "$ns" "$dev" "$NFT_TABLE" "$1" in
 	done
 }
 

@@ -87,19 +87,7 @@ EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll \
 	--tcp-cc "$TCP_CC"
 if [ "$EWYK_MEDIUM" = tap ]; then
 	A_DEV=vc
-	ip -n "$NS_A" addr flush dev ewyk0
-	ip -n "$NS_A" link set ewyk0 address 02:00:00:00:00:fe
-	ip -n "$NS_A" link add br0 type bridge
-	ip -n "$NS_A" link set ewyk0 master br0
-	ip netns add "${NS_A}c"
-	ip -n "$NS_A" link add vb type veth peer name vc netns "${NS_A}c"
-	ip -n "$NS_A" link set vb master br0
-	ip -n "$NS_A" link set br0 up
-	ip -n "$NS_A" link set vb up
-	ip -n "${NS_A}c" addr add 198.18.0.1/24 dev vc
-	ip -n "${NS_A}c" link set vc up
-	ip -n "${NS_A}c" link set lo up
-	no_offloads "$NS_A" vb
+	ewyk_bridged_client "$NS_A" "${NS_A}c"
 else
 	A_DEV=ewyk0
 fi
@@ -143,24 +131,8 @@ sleep 0.5
 
 # set_loss P: P % dropped each way on the client's end of each path.
 set_loss() {
-	local ns dev
-	for ns_dev in "${NS_A}c $A_DEV" "${NS_B}c veth0"; do
-		read -r ns dev <<<"$ns_dev"
-		ip netns exec "$ns" nft delete table netdev "$NFT_TABLE" 2>/dev/null || true
-		[ "$1" -eq 0 ] && continue
-		ip netns exec "$ns" nft -f - <<NFT
-table netdev $NFT_TABLE {
-	chain in {
-		type filter hook ingress device "$dev" priority 0; policy accept;
-		ether type ip numgen random mod 100 < $1 counter drop
-	}
-	chain out {
-		type filter hook egress device "$dev" priority 0; policy accept;
-		ether type ip numgen random mod 100 < $1 counter drop
-	}
-}
-NFT
-	done
+	netdev_loss "${NS_A}c" "$A_DEV" "$NFT_TABLE" "$1" both
+	netdev_loss "${NS_B}c" veth0 "$NFT_TABLE" "$1" both
 }
 
 drops() {	# drops NS in|out: frames the loss rule of that chain dropped
