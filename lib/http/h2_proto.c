@@ -64,6 +64,8 @@ struct h2_conn {
 	bool hold;		/* upgraded: nothing is sent before the client's
 				 * preface, a client keeps only so much behind
 				 * a 101 it has not yet acted on */
+	bool drained;		/* the drain's GOAWAY is queued or out, */
+	int32_t drain_last;	/* naming this last stream */
 	uint64_t resets_since_ms;	/* start of the current one-second window */
 	uint32_t resets;		/* RST_STREAM frames received in it */
 };
@@ -583,6 +585,21 @@ on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 	return 0;
 }
 
+/* After the drain's GOAWAY, one nghttp2 sends for a connection error
+ * names the stream it failed on, which may be past the drain's last: the
+ * last stream must never grow (RFC 9113 6.8), so that one is not sent and
+ * the session ends without it. */
+static int
+before_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+	const struct h2_conn *h = user;
+
+	(void)ng;
+	return frame->hd.type == NGHTTP2_GOAWAY && h->drained &&
+		frame->goaway.last_stream_id > h->drain_last ?
+		NGHTTP2_ERR_CANCEL : 0;
+}
+
 static int
 on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 {
@@ -672,6 +689,8 @@ setup(void)
 	nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+	nghttp2_session_callbacks_set_before_frame_send_callback(cb,
+			before_frame_send);
 	nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
 	/* The library's own defences: rapid reset (CVE-2023-44487, behind
@@ -873,8 +892,9 @@ proto_drain(struct http_conn *c)
 	/* Not terminate_session(): that stops every stream in flight. After
 	 * a plain GOAWAY, nghttp2 refuses new streams, and once those in
 	 * flight end it wants neither to read nor to write: then we close. */
-	nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE,
-			nghttp2_session_get_last_proc_stream_id(h->ng),
+	h->drained = true;
+	h->drain_last = nghttp2_session_get_last_proc_stream_id(h->ng);
+	nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE, h->drain_last,
 			NGHTTP2_NO_ERROR, NULL, 0);
 	if (!h2_flush(h))
 		http_conn_close(c);
