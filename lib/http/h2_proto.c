@@ -64,8 +64,7 @@ struct h2_conn {
 	bool hold;		/* upgraded: nothing is sent before the client's
 				 * preface, a client keeps only so much behind
 				 * a 101 it has not yet acted on */
-	bool drained;		/* the drain's GOAWAY is queued or out, */
-	int32_t drain_last;	/* naming this last stream */
+	int32_t goaway_last;	/* last stream of the GOAWAY sent; -1: none */
 	uint64_t resets_since_ms;	/* start of the current one-second window */
 	uint32_t resets;		/* RST_STREAM frames received in it */
 };
@@ -585,18 +584,18 @@ on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 	return 0;
 }
 
-/* After the drain's GOAWAY, one nghttp2 sends for a connection error
- * names the stream it failed on, which may be past the drain's last: the
- * last stream must never grow (RFC 9113 6.8), so that one is not sent and
- * the session ends without it. */
+/* After a GOAWAY (the drain's, say), one nghttp2 sends for a connection
+ * error names the stream it failed on, which may be past the first's last:
+ * the last stream must never grow (RFC 9113 6.8), so that one is not sent
+ * and the session ends without it. */
 static int
 before_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 {
 	const struct h2_conn *h = user;
 
 	(void)ng;
-	return frame->hd.type == NGHTTP2_GOAWAY && h->drained &&
-		frame->goaway.last_stream_id > h->drain_last ?
+	return frame->hd.type == NGHTTP2_GOAWAY && h->goaway_last >= 0 &&
+		frame->goaway.last_stream_id > h->goaway_last ?
 		NGHTTP2_ERR_CANCEL : 0;
 }
 
@@ -620,6 +619,7 @@ on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 		hs->h2_resets_out[code < H2_ERROR_CODES ? code : 0]++;
 	} else if (frame->hd.type == NGHTTP2_GOAWAY) {
 		code = frame->goaway.error_code;
+		((struct h2_conn *)user)->goaway_last = frame->goaway.last_stream_id;
 		hs->h2_goaways_out[code < H2_ERROR_CODES ? code : 0]++;
 	}
 	return 0;
@@ -728,6 +728,7 @@ h2_open(struct http_conn *c)
 	if (h == NULL)
 		return NULL;
 	h->c = c;
+	h->goaway_last = -1;
 	if (nghttp2_session_server_new3(&h->ng, callbacks, h, options,
 			&mem) != 0) {
 		http_mem_free(m, h);
@@ -892,9 +893,8 @@ proto_drain(struct http_conn *c)
 	/* Not terminate_session(): that stops every stream in flight. After
 	 * a plain GOAWAY, nghttp2 refuses new streams, and once those in
 	 * flight end it wants neither to read nor to write: then we close. */
-	h->drained = true;
-	h->drain_last = nghttp2_session_get_last_proc_stream_id(h->ng);
-	nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE, h->drain_last,
+	nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE,
+			nghttp2_session_get_last_proc_stream_id(h->ng),
 			NGHTTP2_NO_ERROR, NULL, 0);
 	if (!h2_flush(h))
 		http_conn_close(c);
