@@ -125,6 +125,13 @@ dispatch_complete(struct shard *s, struct route_task *t)
 		fiber_arm(s, t);	/* it parked on an lcore that lost the shard */
 		return;
 	}
+	if (t->early.begun) {
+		/* Its answer is out: the body ends now. */
+		record(s, t);
+		if (early_answer_end(s, t))
+			task_free(&s->exec, t);
+		return;
+	}
 	answer_fallback(t);
 	record(s, t);
 	if (t->abandoned)
@@ -142,6 +149,9 @@ on_released(void *ctx, struct http_answer *a)
 {
 	struct route_task *t = container_of(a, struct route_task, req.ans);
 
+	/* An answer begun early may be let go while its handler runs. */
+	if (t->early.begun && !early_answer_released(t))
+		return;
 	task_free(&((struct shard *)ctx)->exec, t);
 }
 
@@ -341,12 +351,16 @@ shard_dispatch(void *ctx, const struct http_route *rt,
 	t->fstate = FIBER_NONE;
 	t->abandoned = false;
 	t->fiber = NULL;
+	t->body_len = r->chunked ? -1 : r->content_length > 0 ?
+		r->content_length : 0;
+	t->body_over = t->body_len == 0;
+	body_io_reset(t);
 	if (rt->flags & HTTP_ROUTE_INLINE) {
 		run_inline(s, t);
 		*ans = &t->req.ans;
 		return HTTP_DISPATCH_ANSWERED;
 	}
-	if (proxy_route(rt) && !proxy_takes_fiber(s, t, r)) {
+	if (proxy_route(rt) && !proxy_takes_fiber(s, t)) {
 		/* On the owner, as events: the answer comes with the
 		 * upstream's head (dispatch_complete()). */
 		int rc = proxy_dispatch(s, t);
@@ -495,7 +509,7 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 		.router = &e->router,
 		.dispatch = shard_dispatch,
 		.released = on_released,
-		.body_ready = proxy_body_ready,
+		.body_ready = body_watch_ready,
 		.dispatch_ctx = s,
 		.stats = &s->http_stats,
 		.max_conns = cfg->max_conns,

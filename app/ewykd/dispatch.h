@@ -17,6 +17,7 @@
 
 #include <rte_common.h>
 
+#include "body_io.h"
 #include "ewyk_exec.h"
 #include "http_server.h"
 #include "http_route.h"
@@ -56,9 +57,12 @@ struct route_task {
 	uint32_t heap_pos;	/* in the shard's timer heap, from 1; 0: not */
 	struct route_task *wnext, **wprev;	/* the shard's waiting list */
 	struct upstream_fetch *fetch;	/* the proxy's, while it runs */
-	int64_t proxy_body_len;		/* its request body's: -1 chunked */
-	struct route_task *proxy_next;	/* the shard's proxied bodies */
-	struct route_task **proxy_pprev;
+	int64_t body_len;	/* its request body's: -1 chunked */
+	bool body_over;		/* ewyk_body_read() saw its end */
+	struct route_task *body_next;	/* the shard's body watch */
+	struct route_task **body_pprev;
+	body_watch_fn body_fn;
+	struct early_answer early;	/* ewyk_respond_begin()'s */
 	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 

@@ -161,14 +161,23 @@ end_wait(struct shard *s, struct route_task *t, int result)
 }
 
 void
-ewyk_wait_wake(struct ewyk_wait *w)
+fiber_wait_end(struct ewyk_wait *w, int result)
 {
 	struct route_task *t = w->task;
 
 	if (t == NULL || t->wait != w || t->fstate != FIBER_WAITING)
 		return;
-	t->shard->exec.fib.wakes++;
-	end_wait(t->shard, t, 0);
+	if (result == 0)
+		t->shard->exec.fib.wakes++;
+	else if (result == -ECANCELED)
+		t->shard->exec.fib.cancelled++;
+	end_wait(t->shard, t, result);
+}
+
+void
+ewyk_wait_wake(struct ewyk_wait *w)
+{
+	fiber_wait_end(w, 0);
 }
 
 int
@@ -351,7 +360,10 @@ fibers_poll(struct shard *s)
 		fb->next_scan_ms = now_ms + CANCEL_SCAN_MS;
 		for (t = fb->waiting; t != NULL; t = next) {
 			next = t->wnext;
-			if (!http_server_awaits(s->http, t->origin)) {
+			/* An answer begun is the connection's: its release
+			 * tells of a client gone (body_io.c). */
+			if (!t->early.begun &&
+					!http_server_awaits(s->http, t->origin)) {
 				fb->cancelled++;
 				t->abandoned = true;	/* no answer: see dispatch_complete() */
 				end_wait(s, t, -ECANCELED);

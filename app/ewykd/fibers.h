@@ -30,6 +30,9 @@ void fiber_arm(struct shard *s, struct route_task *t);
 /* On the owner, every poll: due timers, clients gone (every 10 ms),
  * durable writes. Returns the fibers woken. */
 unsigned int fibers_poll(struct shard *s);
+/* On the owner: ends the wait like ewyk_wait_wake(), with result
+ * (-ECANCELED counted as a client gone); disarm runs if result != 0. */
+void fiber_wait_end(struct ewyk_wait *w, int result);
 /* In an arm or disarm callback: the shard of the wait's fiber. */
 struct shard *fiber_wait_shard(const struct ewyk_wait *w);
 /* Waits until the key's version is on disk: parks on a fiber, blocks on

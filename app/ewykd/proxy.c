@@ -29,23 +29,10 @@ proxy_route(const struct http_route *rt)
 	return rt->handler == proxy_handler;
 }
 
-/* Tasks whose request body is still being read, for body_ready. */
-static void
-body_list_remove(struct route_task *t)
-{
-	if (t->proxy_pprev == NULL)
-		return;
-	*t->proxy_pprev = t->proxy_next;
-	if (t->proxy_next != NULL)
-		t->proxy_next->proxy_pprev = t->proxy_pprev;
-	t->proxy_pprev = NULL;
-	t->proxy_next = NULL;
-}
-
 static void
 fetch_end(struct route_task *t)
 {
-	body_list_remove(t);
+	body_watch_remove(t);
 	if (t->fetch != NULL)
 		upstream_fetch_release(t->fetch);
 	t->fetch = NULL;
@@ -149,6 +136,13 @@ on_req_body(void *arg, void *buf, size_t cap)
 	return http_server_body_read(t->shard->http, t->origin, buf, cap);
 }
 
+/* More of the client's body is at hand: the upstream's side pulls it. */
+static void
+req_body_ready(struct route_task *t)
+{
+	upstream_fetch_body_ready(t->fetch);
+}
+
 static const struct upstream_events events = {
 	.head = on_head,
 	.readable = on_readable,
@@ -184,7 +178,7 @@ proxy_request(struct shard *s, struct route_task *t, enum upstream_err *why)
 		.target = { target, (uint32_t)n },
 		.headers = t->req.headers,
 		.nheaders = t->req.nheaders,
-		.body_len = t->proxy_body_len,
+		.body_len = t->body_len,
 		.idempotent = m == HTTP_GET || m == HTTP_HEAD || m == HTTP_PUT ||
 			m == HTTP_DELETE || m == HTTP_OPTIONS,
 		.head = m == HTTP_HEAD,
@@ -192,25 +186,15 @@ proxy_request(struct shard *s, struct route_task *t, enum upstream_err *why)
 	t->fetch = upstream_fetch_start(s->upstream, idx, &ur, &events, t, why);
 	if (t->fetch == NULL)
 		return upstream_err_status(*why);
-	if (ur.body_len != 0) {
-		t->proxy_next = s->proxy_bodies;
-		if (t->proxy_next != NULL)
-			t->proxy_next->proxy_pprev = &t->proxy_next;
-		t->proxy_pprev = &s->proxy_bodies;
-		s->proxy_bodies = t;
-	}
+	if (ur.body_len != 0)
+		body_watch_add(s, t, req_body_ready);
 	return HTTP_DISPATCH_TAKEN;
 }
 
 bool
-proxy_takes_fiber(struct shard *s, struct route_task *t,
-		const struct http_head *r)
+proxy_takes_fiber(struct shard *s, struct route_task *t)
 {
 	t->fetch = NULL;
-	t->proxy_next = NULL;
-	t->proxy_pprev = NULL;
-	t->proxy_body_len = r->chunked ? -1 : r->content_length > 0 ?
-		r->content_length : 0;
 	return s->upstream != NULL && s->cfg->strategy == EWYK_MODE_ADAPTIVE &&
 		fibers_hook(s, &t->base) == 0;
 }
@@ -270,19 +254,4 @@ proxy_handler(struct ewyk_request *req, void *ctx)
 		/* Cancelled (the client left): nothing is written. */
 		http_answer_error(&req->ans, 503, NULL);
 	return EWYK_ANSWERED;
-}
-
-void
-proxy_body_ready(void *ctx, struct http_origin o)
-{
-	struct shard *s = ctx;
-	struct route_task *t;
-
-	for (t = s->proxy_bodies; t != NULL; t = t->proxy_next)
-		if (t->origin.index == o.index && t->origin.gen == o.gen &&
-				t->origin.stream == o.stream &&
-				t->origin.seq == o.seq) {
-			upstream_fetch_body_ready(t->fetch);
-			return;
-		}
 }

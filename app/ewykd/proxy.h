@@ -22,15 +22,12 @@ struct shard;
 int proxy_register(struct ewyk_router *r, unsigned int nb_upstreams);
 /* Whether the route is the proxy's (dispatch runs it itself). */
 bool proxy_route(const struct http_route *rt);
-/* In dispatch: notes t's request body (t is filled); true when the proxy
- * runs on a fiber (t goes to the strategy as FIBER-capable), false when
- * it must run as events (proxy_dispatch()). */
-bool proxy_takes_fiber(struct shard *s, struct route_task *t,
-		const struct http_head *r);
+/* In dispatch (t is filled): true when the proxy runs on a fiber (t goes
+ * to the strategy as FIBER-capable), false when it must run as events
+ * (proxy_dispatch()). */
+bool proxy_takes_fiber(struct shard *s, struct route_task *t);
 /* On the owner, in dispatch: starts the fetch of t's request as events;
  * HTTP_DISPATCH_TAKEN, or the status to answer at once. */
 int proxy_dispatch(struct shard *s, struct route_task *t);
-/* http_body_ready_fn: more of a proxied request's body is at hand. */
-void proxy_body_ready(void *ctx, struct http_origin o);
 
 #endif /* EWYKD_PROXY_H */

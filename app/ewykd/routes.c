@@ -106,6 +106,102 @@ test_handler(struct ewyk_request *req, void *ctx)
 	return text(req, 200, body);
 }
 
+/* Streamed bodies on a fiber: /upload and /bytes -------------------------- */
+
+/* A read or write at most: the buffer is on the fiber's stack (its own:
+ * a parked write still lends it to the connection). */
+#define STREAM_IO_MAX 8192
+#define STREAM_TIMEOUT_MS 10000
+
+/* FNV-1a, 64 bits: a digest a test can compute too. */
+static uint64_t
+fnv1a(uint64_t h, const uint8_t *p, size_t n)
+{
+	while (n-- > 0)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+#define FNV1A_SEED 0xcbf29ce484222325ull
+
+/* /upload: reads the body as it arrives, ?chunk=N bytes at a time, and
+ * ?ms=N between reads (a slow reader); answers its length and digest. */
+static enum ewyk_result
+upload_handler(struct ewyk_request *req, void *ctx)
+{
+	uint8_t buf[STREAM_IO_MAX];
+	long chunk = param_number(req, "chunk", STREAM_IO_MAX);
+	long ms = param_number(req, "ms", 10000);
+	uint64_t h = FNV1A_SEED, total = 0;
+	char body[96];
+	ssize_t n;
+
+	RTE_SET_USED(ctx);
+	if (chunk <= 0)
+		chunk = STREAM_IO_MAX;
+	while ((n = ewyk_body_read(req, buf, (size_t)chunk,
+			STREAM_TIMEOUT_MS)) > 0) {
+		h = fnv1a(h, buf, (size_t)n);
+		total += (uint64_t)n;
+		if (ms > 0 && ewyk_sleep(req, (uint32_t)ms) != 0)
+			break;
+	}
+	if (n == -EPERM)
+		return text(req, 503, "no fiber free\n");
+	if (n < 0) {
+		snprintf(body, sizeof(body), "body read failed: %s\n",
+				strerror((int)-n));
+		return text(req, n == -ETIMEDOUT ? 408 : 400, body);
+	}
+	snprintf(body, sizeof(body), "bytes %llu fnv1a64 %016llx\n",
+			(unsigned long long)total, (unsigned long long)h);
+	return text(req, 200, body);
+}
+
+/* Byte i of /bytes' body: a pattern a test can check anywhere. */
+static uint8_t
+pattern_byte(uint64_t i)
+{
+	return (uint8_t)(i % 251);
+}
+
+/* /bytes?n=N: N bytes of the pattern, written ?chunk=C at a time as the
+ * client takes them; ?chunked=1 for a body of unknown length, ?ms=M
+ * between writes. */
+static enum ewyk_result
+bytes_handler(struct ewyk_request *req, void *ctx)
+{
+	uint8_t buf[STREAM_IO_MAX];
+	long n = param_number(req, "n", 1u << 30);
+	long chunk = param_number(req, "chunk", STREAM_IO_MAX);
+	long ms = param_number(req, "ms", 10000);
+	bool chunked = param_number(req, "chunked", 1) == 1;
+	uint64_t off = 0;
+	int rc;
+
+	RTE_SET_USED(ctx);
+	if (n < 0)
+		return text(req, 400, "n=N expected, N <= 2^30\n");
+	if (chunk <= 0)
+		chunk = STREAM_IO_MAX;
+	rc = ewyk_respond_begin(req, 200, "application/octet-stream",
+			chunked ? -1 : n);
+	if (rc == -EPERM)
+		return text(req, 503, "no fiber free\n");
+	while (rc == 0 && off < (uint64_t)n) {
+		size_t len = (size_t)RTE_MIN((uint64_t)chunk, (uint64_t)n - off);
+		size_t i;
+
+		for (i = 0; i < len; i++)
+			buf[i] = pattern_byte(off + i);
+		rc = ewyk_body_write(req, buf, len, STREAM_TIMEOUT_MS);
+		off += len;
+		if (rc == 0 && ms > 0)
+			rc = ewyk_sleep(req, (uint32_t)ms);
+	}
+	return EWYK_ANSWERED;
+}
+
 /* The stores: /v1/state/KEY (journaled) and /kv/KEY (memory) ------------- */
 
 struct store_route {
@@ -228,14 +324,21 @@ routes_register(struct ewyk_router *r, struct store *state, struct store *kv,
 			store_handler, &state_route },
 		{ "/kv/", EWYK_MATCH_PREFIX, rw,
 			EWYK_HANDLER_NON_BLOCKING, store_handler, &kv_route },
+		/* Streamed bodies in blocking style (body_io.c). */
+		{ "/bytes", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
+			EWYK_HANDLER_FIBER, bytes_handler, NULL },
 	};
-	size_t i;
-	int rc;
 
 	state_route = (struct store_route){ state, true };
 	kv_route = (struct store_route){ kv, false };
+	const struct ewyk_route upload = { "/upload", EWYK_MATCH_EXACT,
+		EWYK_METHOD_POST | EWYK_METHOD_PUT, EWYK_HANDLER_FIBER,
+		upload_handler, NULL };
+	size_t i;
+	int rc;
+
 	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
 		if ((rc = ewyk_route_add(r, &routes[i])) != 0)
 			return rc;
-	return 0;
+	return ewyk_route_add_flags(r, &upload, EWYK_ROUTE_BODY_STREAM);
 }

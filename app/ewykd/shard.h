@@ -53,7 +53,8 @@ struct shard {
 	struct shard_stats stats;
 	struct shard_exec exec;
 	struct upstream_client *upstream;	/* NULL: no --upstream */
-	struct route_task *proxy_bodies;	/* proxied requests with a body */
+	struct route_task *body_watch;	/* requests whose body is read as it
+					 * arrives (body_io.h) */
 	struct upstream_stats upstream_stats[UPSTREAM_MAX];
 	bool draining;		/* owner: drain started */
 	bool drained;		/* owner: no connection left but TIME-WAIT */

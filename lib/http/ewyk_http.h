@@ -43,7 +43,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define EWYK_HTTP_API 1
+#define EWYK_HTTP_API 2	/* 2: ewyk_route_add_flags(), the streamed
+				 * body calls */
 
 struct ewyk_router;
 struct ewyk_request;
@@ -100,6 +101,18 @@ struct ewyk_route {
  */
 int ewyk_route_add(struct ewyk_router *router, const struct ewyk_route *route);
 
+/* Route flags, for ewyk_route_add_flags(). */
+/* The request body is not gathered before the handler (nor limited to
+ * EWYK_REQUEST_BODY_MAX): the handler reads it as it arrives with
+ * ewyk_body_read(), and the client's window opens as it reads. FIBER
+ * handlers only. */
+#define EWYK_ROUTE_BODY_STREAM 0x1u
+
+/* ewyk_route_add() with EWYK_ROUTE_* flags: -EINVAL also for an unknown
+ * flag, or one the handler's type cannot have. */
+int ewyk_route_add_flags(struct ewyk_router *router,
+		const struct ewyk_route *route, uint32_t flags);
+
 typedef int (*ewyk_plugin_init_fn)(struct ewyk_router *router,
 		unsigned int api, const char *arg);
 #define EWYK_PLUGIN_INIT "ewyk_plugin_init"
@@ -127,7 +140,8 @@ size_t ewyk_request_header_count(const struct ewyk_request *req);
 bool ewyk_request_header_at(const struct ewyk_request *req, size_t i,
 		struct ewyk_str *name, struct ewyk_str *value);
 /* The whole request body (ewyk gathers it first, up to
- * EWYK_REQUEST_BODY_MAX; larger bodies are answered 413 for you). */
+ * EWYK_REQUEST_BODY_MAX; larger bodies are answered 413 for you). Empty
+ * on an EWYK_ROUTE_BODY_STREAM route: see ewyk_body_read(). */
 struct ewyk_str ewyk_request_body(const struct ewyk_request *req);
 #define EWYK_REQUEST_BODY_MAX 4096
 /* 1 for HTTP/1.1, 2 for HTTP/2. */
@@ -220,5 +234,45 @@ int ewyk_wait_park(struct ewyk_request *req, struct ewyk_wait *w,
 void ewyk_wait_wake(struct ewyk_wait *w);
 /* True while the request's handler runs on a fiber. */
 bool ewyk_request_on_fiber(const struct ewyk_request *req);
+
+/* --- Streamed bodies, in blocking style: fibers only. --- */
+
+/*
+ * Reads the request body of an EWYK_ROUTE_BODY_STREAM route as the client
+ * sends it, decoded (no chunk framing): parks until some is at hand, then
+ * copies at most cap bytes. Returns the bytes read, 0 at the body's end
+ * (and for a request without one), -ETIMEDOUT after timeout_ms without a
+ * byte (EWYK_WAIT_FOREVER: no limit), -ECANCELED when the client left,
+ * -EIO when the body broke (bad chunk framing, the stream reset),
+ * -EINVAL (cap 0, or not such a route), or -EPERM off a fiber (the
+ * strategy found none: answer 503).
+ */
+ssize_t ewyk_body_read(struct ewyk_request *req, void *buf, size_t cap,
+		uint32_t timeout_ms);
+
+/*
+ * Begins the answer now: its head goes to the connection (after the
+ * answers owed before it, in HTTP/1.1), and its body follows with
+ * ewyk_body_write(); the body ends when the handler returns. length is
+ * the body's (Content-Length), or -1 for one of unknown length (chunked
+ * in HTTP/1.1). A body that ends short of its length, or after a failed
+ * write, is cut: the client sees the connection (HTTP/1.1) or the stream
+ * (HTTP/2) reset, never a short body taken for whole. Headers added
+ * before go with it. Returns 0 (return EWYK_ANSWERED when done), -EINVAL
+ * (a bad status or type, answered already), -ECANCELED when the client
+ * left, or -EPERM off a fiber (nothing was sent: answer another way).
+ */
+int ewyk_respond_begin(struct ewyk_request *req, int status,
+		const char *ctype, int64_t length);
+/*
+ * Writes len bytes of the begun answer's body: parks until the connection
+ * has taken them all, which it does as the client's window allows, so the
+ * handler's buffer may be reused at once. Returns 0; -ECANCELED when the
+ * client left; -ETIMEDOUT when the client took nothing for timeout_ms;
+ * -EINVAL past the begun length, or with no answer begun. The body of a
+ * HEAD (or of a 204 or 304) is not sent: its writes return 0 at once.
+ */
+int ewyk_body_write(struct ewyk_request *req, const void *buf, size_t len,
+		uint32_t timeout_ms);
 
 #endif /* EWYK_HTTP_H */

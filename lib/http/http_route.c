@@ -60,6 +60,19 @@ ewyk_route_add(struct ewyk_router *r, const struct ewyk_route *route)
 }
 
 int
+ewyk_route_add_flags(struct ewyk_router *r, const struct ewyk_route *route,
+		uint32_t flags)
+{
+	/* A body read as it arrives is read by parking: fibers only. */
+	if ((flags & ~EWYK_ROUTE_BODY_STREAM) != 0 || (route != NULL &&
+			(flags & EWYK_ROUTE_BODY_STREAM) &&
+			route->type != EWYK_HANDLER_FIBER))
+		return -EINVAL;
+	return http_route_add(r, route, flags & EWYK_ROUTE_BODY_STREAM ?
+			HTTP_ROUTE_BODY_STREAM : 0);
+}
+
+int
 http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
 		uint32_t flags)
 {

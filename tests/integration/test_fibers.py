@@ -199,6 +199,13 @@ def test_no_fiber_free_falls_back_to_the_blocking_pool(www):
                    args=["--shards", "1", "--fibers", "0"]) as a:
         r = a.ns(["curl", "-sS", "-m", "5", a.url("/delay?ms=1")])
         assert r.stdout == "delayed 1 ms (pec)\n"
+        # The streamed-body calls park: on a thread they refuse, and the
+        # handlers answer 503; the unread body does not hang the client.
+        for args in (["/bytes?n=10"], ["-X", "POST", "--data-binary", "x" * 5000,
+                                       "/upload"]):
+            r = a.ns(["curl", "-sS", "-m", "5", "-w", " %{http_code}",
+                      *args[:-1], a.url(args[-1])])
+            assert r.stdout == "no fiber free\n 503", r.stdout
         assert strategy(a)["fiber_tasks"] == 0
 
 

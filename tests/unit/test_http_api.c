@@ -87,6 +87,28 @@ test_routes_refuse_bad_ones(void **state)
 }
 
 static void
+test_route_flags(void **state)
+{
+	static struct ewyk_router r;
+	struct ewyk_route rt = { "/up", EWYK_MATCH_EXACT, EWYK_METHOD_POST,
+		EWYK_HANDLER_BLOCKING, nop, NULL };
+
+	(void)state;
+	/* A body read as it arrives parks: fibers only. */
+	assert_int_equal(ewyk_route_add_flags(&r, &rt, EWYK_ROUTE_BODY_STREAM),
+			-EINVAL);
+	rt.type = EWYK_HANDLER_FIBER;
+	assert_int_equal(ewyk_route_add_flags(&r, &rt, 0x2), -EINVAL);
+	assert_int_equal(r.n, 0);
+	assert_int_equal(ewyk_route_add_flags(&r, &rt, EWYK_ROUTE_BODY_STREAM), 0);
+	assert_int_equal(http_route_find(&r, "/up", 3)->flags,
+			HTTP_ROUTE_BODY_STREAM);
+	rt.path = "/plain";
+	assert_int_equal(ewyk_route_add_flags(&r, &rt, 0), 0);
+	assert_int_equal(http_route_find(&r, "/plain", 6)->flags, 0);
+}
+
+static void
 test_allow_and_method_bits(void **state)
 {
 	struct http_route rt = { .methods = EWYK_METHOD_GET | EWYK_METHOD_PUT |
@@ -253,6 +275,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_routes_longest_match_wins),
 		cmocka_unit_test(test_routes_refuse_bad_ones),
+		cmocka_unit_test(test_route_flags),
 		cmocka_unit_test(test_allow_and_method_bits),
 		cmocka_unit_test(test_request_is_a_copy_with_accessors),
 		cmocka_unit_test(test_answer_rules),
