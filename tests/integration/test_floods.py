@@ -346,7 +346,7 @@ def test_size_sweep(app, idle_after):
     lo, hi, inc = (int(one(script, f"range 0 size {m}")) for m in ("min", "max", "inc"))
     sizes = range(lo - FCS, hi - FCS + 1, inc)
     assert (sizes[0], sizes[-1], len(sizes)) == (60, 1514, 1455)
-    before, dropped = counters(app), tap_dropped(app)
+    before = counters(app)
     eth_before = app.telemetry("/ethdev/stats,0")
     app.ip("link", "set", IFACE, "mtu", "9000")
     try:
@@ -357,7 +357,18 @@ def test_size_sweep(app, idle_after):
                      full[:16] + b"\\x03\\xe8" + full[18:]]        # ip_totlen
             oversize = [udp_frame_of_size(APP_MAC, w.mac, HOST, APP, n)
                         for n in (2100, 4000, 9000)]
-            result["sent"] = [w.flood(f, 20)[0] for f in (sweep, runts, oversize)]
+            # Each group after the tap's queue drained, with what the
+            # kernel dropped on its side of the tap meanwhile (a loaded
+            # host falls behind the sweep).
+            def dropped():
+                with open("/sys/class/net/{IFACE}/statistics/tx_dropped") as f:
+                    return int(f.read())
+            result["sent"], result["lost"] = [], []
+            for group in (sweep, runts, oversize):
+                d0 = dropped()
+                result["sent"].append(w.flood(group, 20)[0])
+                time.sleep(0.3)
+                result["lost"].append(dropped() - d0)
         """)
     finally:
         app.ip("link", "set", IFACE, "mtu", "1500")
@@ -368,7 +379,10 @@ def test_size_sweep(app, idle_after):
           f"ip_proto {d['drop_ip_proto']}, ip_short {d['drop_ip_short']}, "
           f"ip_totlen {d['drop_ip_totlen']}, port receive errors {ierrors}")
     assert r["sent"] == [1455, 3, 3]
-    lost = tap_dropped(app) - dropped
-    assert 1455 - lost <= d["drop_ip_proto"] <= 1455
-    assert d["drop_ip_short"] == 2 and d["drop_ip_totlen"] == 1
-    assert ierrors == 3, eth
+    lost = r["lost"]
+    print(f"  lost on the tap's kernel side: {lost}")
+    assert 1455 - lost[0] <= d["drop_ip_proto"] <= 1455
+    if lost[1] == 0:
+        assert d["drop_ip_short"] == 2 and d["drop_ip_totlen"] == 1
+    assert 3 - lost[1] <= d["drop_ip_short"] + d["drop_ip_totlen"] <= 3
+    assert 3 - lost[2] <= ierrors <= 3, eth
