@@ -105,15 +105,27 @@ struct upstream_client {
 };
 
 static const char *const err_names[] = {
-#define UPSTREAM_ERR_NAME(n) #n,
+#define UPSTREAM_ERR_NAME(n, e) #n,
 	UPSTREAM_ERRORS(UPSTREAM_ERR_NAME)
 #undef UPSTREAM_ERR_NAME
+};
+
+static const int err_errnos[] = {
+#define UPSTREAM_ERR_ERRNO(n, e) e,
+	UPSTREAM_ERRORS(UPSTREAM_ERR_ERRNO)
+#undef UPSTREAM_ERR_ERRNO
 };
 
 const char *
 upstream_err_name(enum upstream_err e)
 {
 	return e < UPSTREAM_ERR__COUNT ? err_names[e] : "?";
+}
+
+int
+upstream_err_errno(enum upstream_err e)
+{
+	return e < UPSTREAM_ERR__COUNT ? err_errnos[e] : EIO;
 }
 
 int
@@ -705,6 +717,8 @@ upstream_fetch_release(struct upstream_fetch *f)
 	struct upstream_client *cl = f->cl;
 	struct up_conn *uc = f->uc;
 
+	if (!f->failed && !f->body_done)
+		stats_of(cl, f->target)->cut++;
 	if (uc != NULL) {
 		if (uc->state == UC_CONNECTING) {
 			/* The handshake goes on: the pool takes it then. */
