@@ -59,6 +59,7 @@ struct route_task {
 	int64_t proxy_body_len;		/* its request body's: -1 chunked */
 	struct route_task *proxy_next;	/* the shard's proxied bodies */
 	struct route_task **proxy_pprev;
+	struct ewyk_fetch *fetches;	/* its handler's open ones (fetch.c) */
 	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 

@@ -7,6 +7,7 @@
 #include <rte_mbuf.h>
 
 #include "ewykd.h"
+#include "fetch.h"
 #include "fibers.h"
 #include "options.h"
 #include "shard.h"
@@ -231,6 +232,8 @@ shard_fini(struct shard *s)
 	/* Reset the peers of open connections rather than leave them hanging. */
 	upstream_client_destroy(s->upstream);
 	s->upstream = NULL;
+	fetch_pool_free(s->fetches);
+	s->fetches = NULL;
 	net_stack_destroy(s->ns);
 	s->ns = NULL;
 	http_server_destroy(s->http);

@@ -1,0 +1,226 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""ewyk_fetch(), the handler API's blocking fetch, through the example
+plugin's fiber route /hello/fetch/NAME/PATH: it fetches /PATH from upstream
+NAME, reads the whole body with ewyk_fetch_read() and answers the
+upstream's status, the byte count and the FNV-1a 64 of the body, or 502
+and the errno's name when the fetch fails.
+
+The upstreams (nginx, one that never answers, one that stalls after its
+head, a refused port) come from upstream_servers.py. --upstream-conns 8:
+the shard has 8 fetch handles, fewer than the requests of the concurrency
+test, which wait in turn for one.
+"""
+import os
+import subprocess
+import time
+
+import pytest
+
+from ewyk_harness import Appliance
+from upstream_servers import MB, upstream_args, upstreams_serving
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+PLUGIN = os.path.join(ROOT, "build", "app", "plugins", "ewyk-hello.so")
+HANDLES = 8
+ANSWER_TIMEOUT_MS = 3000
+IDLE_MS = 2000	# pooled connections close after
+
+
+@pytest.fixture(scope="module")
+def env():
+    a = Appliance(args=upstream_args("ng", "slow", "refused", "stalls") + [
+        "--upstream-conns", str(HANDLES),
+        "--upstream-timeout-ms", str(ANSWER_TIMEOUT_MS),
+        "--upstream-idle-ms", str(IDLE_MS),
+        "--plugin", PLUGIN], client_ns=True)
+    try:
+        a.start()
+        with upstreams_serving(a, {"small.txt": 1000, "f64k.bin": 65536,
+                                   "f1M.bin": MB}) as (prefix, _):
+            yield {"a": a, "www": os.path.join(prefix, "www")}
+    finally:
+        a.close()
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def summary(env, name, status=200):
+    with open(os.path.join(env["www"], name), "rb") as f:
+        data = f.read()
+    return f"status {status}\nbytes {len(data)}\nfnv1a64 {fnv1a64(data):016x}\n"
+
+
+def curl(a, path, *args, proto="h1", max_time=20):
+    """(http code, body) of a GET."""
+    r = a.ns(["curl", "-sS", "--max-time", str(max_time), "-w", "\n%{http_code}",
+              "--http2-prior-knowledge" if proto == "h2" else "--http1.1", *args,
+              a.url(path)], check=False, timeout=max_time + 10)
+    body, _, code = r.stdout.rpartition("\n")
+    return code, body
+
+
+def telemetry(a):
+    t = a.telemetry("/ewyk/upstreams", "/ewyk/strategy")
+    return t["/ewyk/upstreams"], t["/ewyk/strategy"]["shard_0"]
+
+
+def wait_settled(a, what, timeout=5):
+    """Telemetry once what(upstreams, strategy) holds; fails after timeout."""
+    deadline = time.time() + timeout
+    while True:
+        up, st = telemetry(a)
+        if what(up, st):
+            return up, st
+        assert time.time() < deadline, (up, st)
+        time.sleep(0.1)
+
+
+def idle(up, st):
+    return up["fetch_handles"]["in_use"] == 0 and st["fibers_in_use_count"] == 0 and \
+        st["fibers_waiting_count"] == 0
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_1mb_byte_count_and_checksum(env, proto):
+    a = env["a"]
+    up0, st0 = telemetry(a)
+    code, body = curl(a, "/hello/fetch/ng/f1M.bin", proto=proto)
+    assert (code, body) == ("200", summary(env, "f1M.bin"))
+    up, st = wait_settled(a, idle)
+    assert up["upstream_ng"]["requests_reqs"] - up0["upstream_ng"]["requests_reqs"] == 1
+    assert up["upstream_ng"]["answers_reqs"] - up0["upstream_ng"]["answers_reqs"] == 1
+    assert up["upstream_ng"]["cut_reqs"] == up0["upstream_ng"]["cut_reqs"]
+    assert up["fetch_handles"]["started_reqs"] - up0["fetch_handles"]["started_reqs"] == 1
+    assert st["fiber_parks_count"] - st0["fiber_parks_count"] > 3	# head, reads, close
+    # Read to its end: the connection went back to the keep-alive pool.
+    assert up["upstream_ng"]["idle_conns"] >= 1
+
+
+def test_upstream_404_passes_through(env):
+    code, body = curl(env["a"], "/hello/fetch/ng/nosuch.txt")
+    assert code == "404"
+    assert body.startswith("status 404\nbytes "), body
+
+
+def test_refused_and_unknown_upstream_are_named_errors(env):
+    a = env["a"]
+    up0, _ = telemetry(a)
+    assert curl(a, "/hello/fetch/refused/x") == ("502", "fetch ECONNREFUSED\n")
+    assert curl(a, "/hello/fetch/nosuch/x") == ("502", "fetch ENOENT\n")
+    up, _ = wait_settled(a, idle)
+    assert up["upstream_refused"]["error_connect_refused_reqs"] - \
+        up0["upstream_refused"]["error_connect_refused_reqs"] == 1
+
+
+def test_timeout_of_the_fetch(env):
+    """timeout_ms bounds the wait for the head, well before the upstream's
+    own answer timeout; the fetch is cut."""
+    a = env["a"]
+    up0, _ = telemetry(a)
+    t0 = time.monotonic()
+    assert curl(a, "/hello/fetch/slow/x?timeout_ms=300") == ("502", "fetch ETIMEDOUT\n")
+    assert time.monotonic() - t0 < ANSWER_TIMEOUT_MS / 1000
+    up, _ = wait_settled(a, lambda up, st: idle(up, st) and
+                         up["upstream_slow"]["open_conns"] == 0)
+    assert up["upstream_slow"]["cut_reqs"] - up0["upstream_slow"]["cut_reqs"] == 1
+
+
+@pytest.mark.parametrize("upstream", ["slow", "stalls"])
+def test_client_leaving_cancels_the_fetch(env, upstream):
+    """A client that gives up while the fiber waits for the head (slow) or
+    for body bytes (stalls): the fiber gets -ECANCELED, the fetch is let
+    go (its connection reset) and its handle freed, well before the
+    upstream's answer timeout; the next request is served."""
+    a = env["a"]
+    up0, st0 = telemetry(a)
+    t0 = time.monotonic()
+    r = a.ns(["curl", "-sS", "--max-time", "0.5", a.url(f"/hello/fetch/{upstream}/x")],
+             check=False)
+    assert r.returncode == 28, r	# curl's timeout: no answer came
+    up, st = wait_settled(a, lambda up, st: idle(up, st) and
+                          st["fibers_cancelled_count"] > st0["fibers_cancelled_count"] and
+                          up[f"upstream_{upstream}"]["open_conns"] == 0)
+    assert time.monotonic() - t0 < ANSWER_TIMEOUT_MS / 1000
+    assert st["fibers_cancelled_count"] - st0["fibers_cancelled_count"] == 1
+    name = f"upstream_{upstream}"
+    assert up[name]["cut_reqs"] - up0[name]["cut_reqs"] == 1
+    assert up[name]["answers_reqs"] - up0[name]["answers_reqs"] == \
+        (1 if upstream == "stalls" else 0)
+    assert curl(a, "/hello/fetch/ng/small.txt") == ("200", summary(env, "small.txt"))
+
+
+def test_fetch_left_open_is_closed_by_the_return(env):
+    """A handler that returns without ewyk_fetch_close(): its fetch is
+    closed when the task ends, cut (not read to its end), its handle back."""
+    a = env["a"]
+    up0, _ = telemetry(a)
+    assert curl(a, "/hello/fetch/ng/f1M.bin?leave=1") == ("200", "left open\n")
+    up, _ = wait_settled(a, idle)
+    assert up["fetch_handles"]["left_open_reqs"] - up0["fetch_handles"]["left_open_reqs"] == 1
+    assert up["upstream_ng"]["cut_reqs"] - up0["upstream_ng"]["cut_reqs"] == 1
+
+
+def test_200_concurrent_over_h2_share_8_handles(env):
+    """200 fetches at once (two HTTP/2 connections of 100 streams) with 8
+    handles: the fibers queue for a handle, each in turn; every answer is
+    whole and right."""
+    a = env["a"]
+    up0, _ = telemetry(a)
+    want = summary(env, "f64k.bin")
+    procs = [a.ns_popen(["nghttp", "-m", "100", "-t", "60",
+                         a.url("/hello/fetch/ng/f64k.bin")]) for _ in range(2)]
+    outs = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=90)
+            assert p.returncode == 0, err
+            outs.append(out.decode() if isinstance(out, bytes) else out)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    for out in outs:
+        assert out == want * 100, out[:500]
+    up, _ = wait_settled(a, idle)
+    fh, fh0 = up["fetch_handles"], up0["fetch_handles"]
+    assert fh["started_reqs"] - fh0["started_reqs"] == 200
+    assert fh["queued_reqs"] - fh0["queued_reqs"] > 0
+    assert fh["peak"] == HANDLES == fh["size"]
+    assert up["upstream_ng"]["open_conns"] <= HANDLES
+
+
+def test_no_connection_free_is_ebusy(env):
+    """The handles are free but the proxy holds every upstream connection
+    of the shard: the fetch cannot start, -EBUSY."""
+    a = env["a"]
+    # Connections idle in an upstream's pool count too: let them close.
+    wait_settled(a, lambda up, st: up["upstream_ng"]["open_conns"] == 0,
+                 timeout=IDLE_MS / 1000 + 5)
+    holders = [a.ns_popen(["curl", "-s", "-o", "/dev/null", "--max-time", "2",
+                           a.url("/proxy/slow/x")]) for _ in range(HANDLES)]
+    try:
+        wait_settled(a, lambda up, st: up["upstream_slow"]["open_conns"] == HANDLES)
+        assert curl(a, "/hello/fetch/ng/small.txt") == ("502", "fetch EBUSY\n")
+    finally:
+        for p in holders:
+            p.wait(10)
+    wait_settled(a, lambda up, st: idle(up, st) and up["upstream_slow"]["open_conns"] == 0)
+    assert curl(a, "/hello/fetch/ng/small.txt") == ("200", summary(env, "small.txt"))
+
+
+def test_off_a_fiber_is_eperm(env):
+    """Under a forced thread mode the fiber handler runs on a thread, where
+    the shard's upstream client cannot be used."""
+    a = env["a"]
+    a.telemetry("/ewyk/strategy,pec")
+    try:
+        assert curl(a, "/hello/fetch/ng/small.txt") == ("502", "fetch EPERM\n")
+    finally:
+        a.telemetry("/ewyk/strategy,adaptive")
+    assert curl(a, "/hello/fetch/ng/small.txt") == ("200", summary(env, "small.txt"))
