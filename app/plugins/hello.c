@@ -10,11 +10,12 @@
  *   GET  /hello/slow?ms=N   EITHER: sleeps where it may, else defers
  *   GET  /hello/nap?ms=N    FIBER: written in blocking style, waits on a
  *                           fiber of the shard without holding its lcore
- *   GET  /hello/fetch/NAME/PATH?timeout_ms=N&leave=1
+ *   GET  /hello/fetch/NAME/PATH?timeout_ms=N&leave=1&linger_ms=M
  *                           FIBER: fetches /PATH from upstream NAME and
  *                           answers its status, byte count and FNV-1a 64
  *                           of its body; leave=1 reads nothing and leaves
- *                           the fetch to be closed by the return
+ *                           the fetch to be closed by the return; a read
+ *                           that fails waits M ms before the close
  *   POST /hello/inspect     the request as the handler sees it
  *   GET  /hello/stats       borrowed buffers and sources given and returned
  */
@@ -239,6 +240,8 @@ fetch(struct ewyk_request *req, void *ctx)
 			ewyk_fetch_status(f), (unsigned long long)bytes,
 			(unsigned long long)h);
 	rc = ewyk_fetch_status(f);
+	if (n < 0 && n != -ECANCELED)
+		ewyk_sleep(req, (uint32_t)param(req, "linger_ms", 5000));
 	ewyk_fetch_close(f);
 	if (n < 0)
 		return fetch_failed(req, "read", (int)n);

@@ -128,6 +128,30 @@ def test_timeout_of_the_fetch(env):
     up, _ = wait_settled(a, lambda up, st: idle(up, st) and
                          up["upstream_slow"]["open_conns"] == 0)
     assert up["upstream_slow"]["cut_reqs"] - up0["upstream_slow"]["cut_reqs"] == 1
+    # Let go by the wait's end, not by the handler's return.
+    assert up["fetch_handles"]["left_open_reqs"] == up0["fetch_handles"]["left_open_reqs"]
+
+
+def test_read_timeout_cuts_the_fetch_at_once(env):
+    """A read that times out lets the upstream go at once: while the
+    handler still holds the handle (it lingers 1.5 s before its close),
+    the connection is already reset."""
+    a = env["a"]
+    up0, _ = telemetry(a)
+    p = a.ns_popen(["curl", "-sS", "--max-time", "20", "-w", "\n%{http_code}",
+                    a.url("/hello/fetch/stalls/x?timeout_ms=300&linger_ms=1500")])
+    try:
+        up, st = wait_settled(a, lambda up, st: up["upstream_stalls"]["cut_reqs"] >
+                              up0["upstream_stalls"]["cut_reqs"] and
+                              up["upstream_stalls"]["open_conns"] == 0)
+        assert p.poll() is None, "answered before the fetch was let go"
+        assert up["fetch_handles"]["in_use"] == 1	# not yet closed
+        out, _ = p.communicate(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert out == "read ETIMEDOUT\n\n502", out
 
 
 @pytest.mark.parametrize("upstream", ["slow", "stalls"])
@@ -147,6 +171,8 @@ def test_client_leaving_cancels_the_fetch(env, upstream):
                           up[f"upstream_{upstream}"]["open_conns"] == 0)
     assert time.monotonic() - t0 < ANSWER_TIMEOUT_MS / 1000
     assert st["fibers_cancelled_count"] - st0["fibers_cancelled_count"] == 1
+    # Let go by the wait's end: the handler closed (or never had) the handle.
+    assert up["fetch_handles"]["left_open_reqs"] == up0["fetch_handles"]["left_open_reqs"]
     name = f"upstream_{upstream}"
     assert up[name]["cut_reqs"] - up0[name]["cut_reqs"] == 1
     assert up[name]["answers_reqs"] - up0[name]["answers_reqs"] == \
