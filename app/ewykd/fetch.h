@@ -21,7 +21,7 @@ struct fetch_pool_stats {
 	uint32_t size;
 	uint32_t in_use;	/* gauge */
 	uint32_t peak;
-	uint64_t started;	/* ewyk_fetch() calls that reached the client */
+	uint64_t started;	/* fetches under way on a handle */
 	uint64_t queued;	/* had to wait for a free handle */
 	uint64_t left_open;	/* closed by their handler's return */
 };

@@ -15,7 +15,8 @@
  *                           answers its status, byte count and FNV-1a 64
  *                           of its body; leave=1 reads nothing and leaves
  *                           the fetch to be closed by the return; a read
- *                           that fails waits M ms before the close
+ *                           that fails waits M ms before the close.
+ *                           PUT and POST send the request's body along.
  *   POST /hello/inspect     the request as the handler sees it
  *   GET  /hello/stats       borrowed buffers and sources given and returned
  */
@@ -213,7 +214,11 @@ fetch(struct ewyk_request *req, void *ctx)
 	size_t nl = slash != NULL ? (size_t)(slash - rest.p) : rest.len;
 	char upstream[33], target[1024], body[128];
 	unsigned char buf[8192];	/* on the fiber's stack: never a thread's */
-	struct ewyk_fetch_req r = { .target = target,
+	struct ewyk_str reqbody = ewyk_request_body(req);
+	const struct ewyk_field via = { "X-Fetched-By", greeting };
+	struct ewyk_fetch_req r = { .method = ewyk_request_method(req),
+		.target = target, .fields = &via, .nfields = 1,
+		.body = reqbody.p, .body_len = reqbody.len,
 		.timeout_ms = (uint32_t)param(req, "timeout_ms", 600000) };
 	struct ewyk_fetch *f;
 	uint64_t h = 0xcbf29ce484222325ull, bytes = 0;
@@ -300,7 +305,8 @@ ewyk_plugin_init(struct ewyk_router *r, unsigned int api, const char *arg)
 			EWYK_HANDLER_EITHER, slow, NULL },
 		{ "/hello/nap", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
 			EWYK_HANDLER_FIBER, nap, NULL },
-		{ "/hello/fetch/", EWYK_MATCH_PREFIX, EWYK_METHOD_GET,
+		{ "/hello/fetch/", EWYK_MATCH_PREFIX,
+			EWYK_METHOD_GET | EWYK_METHOD_PUT | EWYK_METHOD_POST,
 			EWYK_HANDLER_FIBER, fetch, NULL },
 		{ "/hello/inspect", EWYK_MATCH_PREFIX, EWYK_METHOD_ANY,
 			EWYK_HANDLER_NON_BLOCKING, inspect, NULL },

@@ -101,6 +101,18 @@ def test_1mb_byte_count_and_checksum(env, proto):
     assert up["upstream_ng"]["idle_conns"] >= 1
 
 
+def test_put_sends_the_request_body(env, tmp_path):
+    """The request's method and body go to the upstream: nginx stores it."""
+    a = env["a"]
+    data = os.urandom(3000)
+    src = tmp_path / "put.bin"
+    src.write_bytes(data)
+    code, body = curl(a, "/hello/fetch/ng/dav/put.bin", "-T", str(src))
+    assert code == "201" and body.startswith("status 201\n"), (code, body)
+    with open(os.path.join(env["www"], "dav", "put.bin"), "rb") as f:
+        assert f.read() == data
+
+
 def test_upstream_404_passes_through(env):
     code, body = curl(env["a"], "/hello/fetch/ng/nosuch.txt")
     assert code == "404"
