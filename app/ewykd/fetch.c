@@ -309,8 +309,8 @@ read_try(struct ewyk_fetch *f)
 	if (n == HTTP_SOURCE_AGAIN)
 		return;		/* the readable event comes */
 	f->read = NULL;
-	if (n == 0)
-		f->ended = true;
+	if (n == 0 || (n > 0 && upstream_fetch_done(f->uf)))
+		f->ended = true;	/* the next read needs no park */
 	else if (n < 0)
 		f->err = -EIO;
 	rd->n = n >= 0 ? n : f->err;

@@ -705,6 +705,12 @@ upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
 	return HTTP_SOURCE_AGAIN;
 }
 
+bool
+upstream_fetch_done(const struct upstream_fetch *f)
+{
+	return f->body_done && !f->failed;
+}
+
 void
 upstream_fetch_body_ready(struct upstream_fetch *f)
 {

@@ -133,6 +133,8 @@ struct upstream_fetch *upstream_fetch_start(struct upstream_client *cl,
 /* Answer body: bytes copied (up to cap), 0 at its end, HTTP_SOURCE_AGAIN
  * for none now (ev->readable follows), -1 when the upstream failed. */
 long upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap);
+/* The answer's body has been read to its end (the next read gives 0). */
+bool upstream_fetch_done(const struct upstream_fetch *f);
 /* More of the request body is at hand: pull it. */
 void upstream_fetch_body_ready(struct upstream_fetch *f);
 /* The caller is done (answer read, failed, or the client left): a clean
