@@ -39,6 +39,7 @@ struct fetch_start {
 	struct ewyk_wait w;
 	struct route_task *task;
 	const char *upstream;
+	int idx;			/* the upstream's, found by arm */
 	struct upstream_req ur;
 	const struct ewyk_fetch_req *r;
 	struct ewyk_fetch *f;		/* its handle, once it has one */
@@ -119,8 +120,6 @@ begin(struct fetch_start *st, struct ewyk_fetch *f)
 	struct shard *s = fiber_wait_shard(&st->w);
 	struct fetch_pool *p = f->pool;
 	enum upstream_err why;
-	int idx = upstream_find(s->upstream, st->upstream,
-			strlen(st->upstream));
 
 	f->req = &st->task->req;
 	f->start = st;
@@ -133,7 +132,7 @@ begin(struct fetch_start *st, struct ewyk_fetch *f)
 	f->nfields = 0;
 	f->timeout_ms = st->r->timeout_ms != 0 ? st->r->timeout_ms :
 		EWYK_WAIT_FOREVER;
-	f->uf = upstream_fetch_start(s->upstream, idx, &st->ur, &events, f,
+	f->uf = upstream_fetch_start(s->upstream, st->idx, &st->ur, &events, f,
 			&why);
 	if (f->uf == NULL) {
 		f->start = NULL;
@@ -164,19 +163,41 @@ queue_remove(struct fetch_pool *p, struct fetch_start *st)
 	st->queued = false;
 }
 
-/* A free handle: to the oldest fetch waiting for one, else the pool. */
 static void
 handle_put(struct fetch_pool *p, struct ewyk_fetch *f)
 {
-	while (p->queue != NULL) {
-		struct fetch_start *st = p->queue;
-
-		queue_remove(p, st);
-		if (begin(st, f))
-			return;
-	}
 	f->next = p->free;
 	p->free = f;
+}
+
+static struct ewyk_fetch *
+handle_get(struct fetch_pool *p)
+{
+	struct ewyk_fetch *f = p->free;
+
+	if (f != NULL)
+		p->free = f->next;
+	return f;
+}
+
+/* Free handles go to the queued fetches, oldest first: here, from the
+ * poll loop, rather than where a handle is freed, which may be inside an
+ * upstream event (a TCP upcall), where no fetch may start. */
+unsigned int
+fetch_pool_poll(struct fetch_pool *p)
+{
+	unsigned int n = 0;
+
+	while (p->queue != NULL && p->free != NULL) {
+		struct fetch_start *st = p->queue;
+		struct ewyk_fetch *f = handle_get(p);
+
+		queue_remove(p, st);
+		if (!begin(st, f))
+			handle_put(p, f);
+		n++;
+	}
+	return n;
 }
 
 /* The handle goes back, its upstream fetch let go (a clean one to the
@@ -209,12 +230,13 @@ start_arm(struct ewyk_wait *w)
 	struct fetch_pool *p = s->fetches;
 	struct ewyk_fetch *f;
 
-	if (s->upstream == NULL || upstream_find(s->upstream, st->upstream,
-			strlen(st->upstream)) < 0) {
+	st->idx = s->upstream == NULL ? -1 : upstream_find(s->upstream,
+			st->upstream, strlen(st->upstream));
+	if (st->idx < 0) {
 		finish_start(st, -ENOENT);
 		return;
 	}
-	f = p->free;
+	f = p->queue == NULL ? handle_get(p) : NULL;	/* first come first */
 	if (f == NULL) {
 		p->st.queued++;
 		st->queued = true;
@@ -224,7 +246,6 @@ start_arm(struct ewyk_wait *w)
 		p->queue_tail = &st->qnext;
 		return;
 	}
-	p->free = f->next;
 	if (!begin(st, f))
 		handle_put(p, f);
 }

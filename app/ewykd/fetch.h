@@ -30,6 +30,9 @@ struct fetch_pool_stats {
 struct fetch_pool *fetch_pool_create(uint32_t n);
 void fetch_pool_free(struct fetch_pool *p);
 const struct fetch_pool_stats *fetch_pool_stats(const struct fetch_pool *p);
+/* On the owner, every poll: free handles to the fetches queued for one.
+ * Returns how many were started or failed. */
+unsigned int fetch_pool_poll(struct fetch_pool *p);
 /* On the owner, when t's handler has returned: closes the fetches it
  * left open. */
 void fetch_task_end(struct shard *s, struct route_task *t);

@@ -146,8 +146,10 @@ poll_once(struct shard *s)
 	link_watch(s, net_now_ms(s->ns));
 	done = shard_drain_completions(s) + fibers_poll(s);
 	http_server_tick(s->http, net_now_ms(s->ns));
-	if (s->upstream != NULL)
+	if (s->upstream != NULL) {
 		upstream_client_tick(s->upstream, net_now_ms(s->ns));
+		done += fetch_pool_poll(s->fetches);
+	}
 	net_flush(s->ns);
 	if (n > 0)
 		s->stats.busy_polls++;

@@ -787,6 +787,7 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(ud, "retries_reqs", UP_SUM(retries));
 		rte_tel_data_add_dict_u64(ud, "answers_reqs", UP_SUM(answers));
 		rte_tel_data_add_dict_u64(ud, "cut_reqs", UP_SUM(cut));
+		rte_tel_data_add_dict_u64(ud, "evicted_conns", UP_SUM(evicted));
 		/* Containers nest one level: the kinds are keys of their own. */
 		for (e = 0; e < UPSTREAM_ERR__COUNT; e++) {
 			snprintf(key, sizeof(key), "error_%s_reqs",

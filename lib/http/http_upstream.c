@@ -305,11 +305,38 @@ fetch_fail(struct upstream_fetch *f, enum upstream_err why)
 		f->ev->readable(f->arg);
 }
 
+/* Every connection is taken: the one idle for longest, whichever
+ * upstream's, is reset to make room (a pool must not starve the other
+ * upstreams). Its slot is free on return unless TCP is inside its input
+ * (never, from where fetches start). */
+static void
+evict_idle(struct upstream_client *cl)
+{
+	struct up_conn *oldest = NULL, *uc;
+	unsigned int i;
+
+	for (i = 0; i < cl->conf.n; i++)
+		for (uc = cl->idle[i]; uc != NULL; uc = uc->next)
+			if (uc->next == NULL && (oldest == NULL ||
+					uc->idle_since_ms < oldest->idle_since_ms))
+				oldest = uc;	/* the bottom of a LIFO stack */
+	if (oldest == NULL)
+		return;
+	stats_of(cl, oldest->target)->evicted++;
+	idle_remove(oldest);
+	conn_end(oldest, true);
+}
+
 /* A fresh connection for the fetch: 0, or the error to fail with. */
 static int
 fetch_connect(struct upstream_fetch *f)
 {
 	struct up_conn *uc = conn_alloc(f->cl, f->target);
+
+	if (uc == NULL) {
+		evict_idle(f->cl);
+		uc = conn_alloc(f->cl, f->target);
+	}
 	int err;
 
 	if (uc == NULL)

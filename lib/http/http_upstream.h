@@ -81,6 +81,7 @@ struct upstream_stats {
 	uint64_t answers;	/* answer heads received */
 	uint64_t errors[UPSTREAM_ERR__COUNT];
 	uint64_t cut;		/* let go before the answer's end: reset */
+	uint64_t evicted;	/* idle ones reset to make room for another's */
 	struct lat_hist lat;	/* fetch start to answer head, µs */
 };
 

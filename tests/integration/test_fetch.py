@@ -23,7 +23,6 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 PLUGIN = os.path.join(ROOT, "build", "app", "plugins", "ewyk-hello.so")
 HANDLES = 8
 ANSWER_TIMEOUT_MS = 3000
-IDLE_MS = 2000	# pooled connections close after
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +30,6 @@ def env():
     a = Appliance(args=upstream_args("ng", "slow", "refused", "stalls") + [
         "--upstream-conns", str(HANDLES),
         "--upstream-timeout-ms", str(ANSWER_TIMEOUT_MS),
-        "--upstream-idle-ms", str(IDLE_MS),
         "--plugin", PLUGIN], client_ns=True)
     try:
         a.start()
@@ -233,18 +231,42 @@ def test_200_concurrent_over_h2_share_8_handles(env):
     assert up["upstream_ng"]["open_conns"] <= HANDLES
 
 
+def test_queued_fetches_behind_failing_ones(env):
+    """Handles freed by failures (refused connections, inside TCP's
+    upcalls) go to the queued fetches, which all start and finish: 40
+    fetches at once on one HTTP/2 connection through 8 handles, every
+    other one refused."""
+    a = env["a"]
+    up0, _ = telemetry(a)
+    urls = [a.url(("/hello/fetch/refused/x" if i % 2 else "/hello/fetch/ng/small.txt") +
+                  f"?i={i}") for i in range(40)]	# nghttp fetches a URI once
+    r = a.ns(["nghttp", "-t", "30", *urls], check=False, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count(summary(env, "small.txt")) == 20, r.stdout
+    assert r.stdout.count("fetch ECONNREFUSED\n") == 20, r.stdout
+    up, _ = wait_settled(a, idle)
+    assert up["fetch_handles"]["queued_reqs"] > up0["fetch_handles"]["queued_reqs"]
+    assert up["upstream_refused"]["error_connect_refused_reqs"] - \
+        up0["upstream_refused"]["error_connect_refused_reqs"] == 20
+
+
 def test_no_connection_free_is_ebusy(env):
     """The handles are free but the proxy holds every upstream connection
-    of the shard: the fetch cannot start, -EBUSY."""
+    of the shard: the fetch cannot start, -EBUSY. The proxy's requests
+    took the connections idle in ng's pool (reset to make room)."""
     a = env["a"]
-    # Connections idle in an upstream's pool count too: let them close.
-    wait_settled(a, lambda up, st: up["upstream_ng"]["open_conns"] == 0,
-                 timeout=IDLE_MS / 1000 + 5)
+    assert curl(a, "/hello/fetch/ng/small.txt") == ("200", summary(env, "small.txt"))
+    up0, _ = telemetry(a)
+    idle_ng = up0["upstream_ng"]["idle_conns"]
+    assert idle_ng >= 1
     holders = [a.ns_popen(["curl", "-s", "-o", "/dev/null", "--max-time", "2",
                            a.url("/proxy/slow/x")]) for _ in range(HANDLES)]
     try:
-        wait_settled(a, lambda up, st: up["upstream_slow"]["open_conns"] == HANDLES)
+        up, _ = wait_settled(a, lambda up, st:
+                             up["upstream_slow"]["open_conns"] == HANDLES)
         assert curl(a, "/hello/fetch/ng/small.txt") == ("502", "fetch EBUSY\n")
+        assert up["upstream_ng"]["evicted_conns"] - up0["upstream_ng"]["evicted_conns"] == \
+            idle_ng
     finally:
         for p in holders:
             p.wait(10)
