@@ -27,7 +27,7 @@ ANSWER_TIMEOUT_MS = 3000
 
 @pytest.fixture(scope="module")
 def env():
-    a = Appliance(args=upstream_args("ng", "slow", "refused", "stalls") + [
+    a = Appliance(args=upstream_args("ng", "slow", "refused", "stalls", "bighead") + [
         "--upstream-conns", str(HANDLES),
         "--upstream-timeout-ms", str(ANSWER_TIMEOUT_MS),
         "--plugin", PLUGIN], client_ns=True)
@@ -125,6 +125,18 @@ def test_refused_and_unknown_upstream_are_named_errors(env):
     up, _ = wait_settled(a, idle)
     assert up["upstream_refused"]["error_connect_refused_reqs"] - \
         up0["upstream_refused"]["error_connect_refused_reqs"] == 1
+
+
+def test_answer_fields_over_8k_are_emsgsize(env):
+    """An answer whose fields do not fit the handle (20 KB): the fetch
+    fails with -EMSGSIZE and is cut, and the next one is served."""
+    a = env["a"]
+    up0, _ = telemetry(a)
+    assert curl(a, "/hello/fetch/bighead/x") == ("502", "fetch EMSGSIZE\n")
+    up, _ = wait_settled(a, idle)
+    assert up["upstream_bighead"]["answers_reqs"] - up0["upstream_bighead"]["answers_reqs"] == 1
+    assert up["upstream_bighead"]["cut_reqs"] - up0["upstream_bighead"]["cut_reqs"] == 1
+    assert curl(a, "/hello/fetch/ng/small.txt") == ("200", summary(env, "small.txt"))
 
 
 def test_timeout_of_the_fetch(env):

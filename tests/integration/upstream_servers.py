@@ -19,8 +19,8 @@ import time
 from ewyk_harness import HOST_IP
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-NGINX_PORT, DIES_PORT, SLOW_PORT, REFUSED_PORT, ONCE_PORT, SINK_PORT, STALLS_PORT = \
-    8080, 8091, 8092, 8093, 8094, 8095, 8096
+NGINX_PORT, DIES_PORT, SLOW_PORT, REFUSED_PORT, ONCE_PORT, SINK_PORT, STALLS_PORT, \
+    BIGHEAD_PORT = 8080, 8091, 8092, 8093, 8094, 8095, 8096, 8097
 MB = 1 << 20
 
 BROKEN_UPSTREAMS = f"""
@@ -86,11 +86,20 @@ def stalls(c):
     time.sleep(30)
     c.close()
 
+def bighead(c):
+    # A valid head of 20 fields of 1000 bytes, and a short body.
+    read_head(c)
+    fields = b"".join(b"X-Big-%d: %s\\r\\n" % (i, b"b" * 1000) for i in range(20))
+    c.sendall(b"HTTP/1.1 200 OK\\r\\n" + fields + b"Content-Length: 2\\r\\n\\r\\nok")
+    time.sleep(5)
+    c.close()
+
 threading.Thread(target=serve, args=({DIES_PORT}, dies), daemon=True).start()
 threading.Thread(target=serve, args=({SLOW_PORT}, slow), daemon=True).start()
 threading.Thread(target=serve, args=({ONCE_PORT}, once), daemon=True).start()
 threading.Thread(target=serve, args=({SINK_PORT}, sink), daemon=True).start()
 threading.Thread(target=serve, args=({STALLS_PORT}, stalls), daemon=True).start()
+threading.Thread(target=serve, args=({BIGHEAD_PORT}, bighead), daemon=True).start()
 print("ready", flush=True)
 time.sleep(600)
 """
@@ -134,7 +143,7 @@ def upstream_args(*names):
     """--upstream options for the named upstreams of this module."""
     ports = {"ng": NGINX_PORT, "dies": DIES_PORT, "slow": SLOW_PORT,
              "refused": REFUSED_PORT, "once": ONCE_PORT, "sink": SINK_PORT,
-             "stalls": STALLS_PORT}
+             "stalls": STALLS_PORT, "bighead": BIGHEAD_PORT}
     args = []
     for n in names:
         args += ["--upstream", f"{n}={HOST_IP}:{ports[n]}"]
