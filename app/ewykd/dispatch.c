@@ -14,6 +14,7 @@
 #include "dispatch.h"
 #include "ewyk_fiber.h"
 #include "ewykd.h"
+#include "fetch.h"
 #include "fibers.h"
 #include "http1_parse.h"
 #include "http_tcp.h"
@@ -125,6 +126,7 @@ dispatch_complete(struct shard *s, struct route_task *t)
 		fiber_arm(s, t);	/* it parked on an lcore that lost the shard */
 		return;
 	}
+	fetch_task_end(s, t);
 	if (t->early.begun) {
 		/* Its answer is out: the body ends now. */
 		record(s, t);
@@ -355,6 +357,7 @@ shard_dispatch(void *ctx, const struct http_route *rt,
 		r->content_length : 0;
 	t->body_over = t->body_len == 0;
 	body_io_reset(t);
+	t->fetches = NULL;
 	if (rt->flags & HTTP_ROUTE_INLINE) {
 		run_inline(s, t);
 		*ans = &t->req.ans;
@@ -532,7 +535,9 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 
 		s->upstream = upstream_client_create(s->ns, &uc,
 				s->upstream_stats);
-		if (s->upstream == NULL)
+		/* A fetch handle per connection: a handler's fetch holds one. */
+		s->fetches = fetch_pool_create(uc.max_conns);
+		if (s->upstream == NULL || s->fetches == NULL)
 			return -1;
 	}
 	return 0;

@@ -63,6 +63,7 @@ struct route_task {
 	struct route_task **body_pprev;
 	body_watch_fn body_fn;
 	struct early_answer early;	/* ewyk_respond_begin()'s */
+	struct ewyk_fetch *fetches;	/* its handler's open ones (fetch.c) */
 	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 

@@ -392,7 +392,7 @@ static const struct opt_def opts[] = {
 	{ "kv-keys", "N", set_kv_keys, "keys of the in-memory /kv store, 4 KiB each (4096)" },
 	{ "plugin", "FILE.so[:ARG]", set_plugin, "load handlers from a plugin, ARG to its init; repeatable (none)" },
 	{ "upstream", "NAME=ADDR:PORT", set_upstream, "an upstream on the link that /proxy/NAME/ forwards to; repeatable (none)" },
-	{ "upstream-conns", "N", set_upstream_conns, "upstream connections per shard, all upstreams (64)" },
+	{ "upstream-conns", "N", set_upstream_conns, "upstream connections per shard, all upstreams, and as many ewyk_fetch() handles (64)" },
 	{ "upstream-connect-timeout-ms", "MS", set_upstream_connect_ms, "504 when an upstream's handshake takes longer (1000)" },
 	{ "upstream-timeout-ms", "MS", set_upstream_timeout_ms, "504 when an upstream's answer head takes longer; a body silent this long is cut (10000)" },
 	{ "upstream-idle-ms", "MS", set_upstream_idle_ms, "close pooled upstream connections idle this long (30000)" },

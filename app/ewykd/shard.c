@@ -7,6 +7,7 @@
 #include <rte_mbuf.h>
 
 #include "ewykd.h"
+#include "fetch.h"
 #include "fibers.h"
 #include "options.h"
 #include "shard.h"
@@ -145,8 +146,10 @@ poll_once(struct shard *s)
 	link_watch(s, net_now_ms(s->ns));
 	done = shard_drain_completions(s) + fibers_poll(s);
 	http_server_tick(s->http, net_now_ms(s->ns));
-	if (s->upstream != NULL)
+	if (s->upstream != NULL) {
 		upstream_client_tick(s->upstream, net_now_ms(s->ns));
+		done += fetch_pool_poll(s->fetches);
+	}
 	net_flush(s->ns);
 	if (n > 0)
 		s->stats.busy_polls++;
@@ -231,6 +234,8 @@ shard_fini(struct shard *s)
 	/* Reset the peers of open connections rather than leave them hanging. */
 	upstream_client_destroy(s->upstream);
 	s->upstream = NULL;
+	fetch_pool_free(s->fetches);
+	s->fetches = NULL;
 	net_stack_destroy(s->ns);
 	s->ns = NULL;
 	http_server_destroy(s->http);

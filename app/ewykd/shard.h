@@ -23,6 +23,7 @@
 #include "options.h"
 
 struct ewykd_port;
+struct fetch_pool;
 
 struct shard_stats {
 	uint64_t polls;
@@ -53,6 +54,7 @@ struct shard {
 	struct shard_stats stats;
 	struct shard_exec exec;
 	struct upstream_client *upstream;	/* NULL: no --upstream */
+	struct fetch_pool *fetches;	/* ewyk_fetch()'s handles, with it */
 	struct route_task *body_watch;	/* requests whose body is read as it
 					 * arrives (body_io.h) */
 	struct upstream_stats upstream_stats[UPSTREAM_MAX];

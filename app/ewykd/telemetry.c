@@ -21,6 +21,7 @@
 
 #include "ewyk_fiber.h"
 #include "ewykd.h"
+#include "fetch.h"
 #include "http1_parse.h"
 #include "options.h"
 #include "shard.h"
@@ -714,6 +715,40 @@ tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+/* The handles of ewyk_fetch(), over all shards (the fetches themselves
+ * are counted with the upstreams'). */
+static int
+tel_fetch_handles(struct rte_tel_data *d)
+{
+	struct rte_tel_data *fd = rte_tel_data_alloc();
+	struct fetch_pool_stats sum = { 0 };
+	uint16_t k;
+
+	if (fd == NULL)
+		return -1;
+	for (k = 0; k < ew->nb_shards; k++) {
+		const struct fetch_pool_stats *st;
+
+		if (ew->shards[k].fetches == NULL)
+			continue;
+		st = fetch_pool_stats(ew->shards[k].fetches);
+		sum.size += st->size;
+		sum.in_use += LOAD(st->in_use);
+		sum.peak += LOAD(st->peak);
+		sum.started += LOAD(st->started);
+		sum.queued += LOAD(st->queued);
+		sum.left_open += LOAD(st->left_open);
+	}
+	rte_tel_data_start_dict(fd);
+	rte_tel_data_add_dict_u64(fd, "size", sum.size);
+	rte_tel_data_add_dict_u64(fd, "in_use", sum.in_use);
+	rte_tel_data_add_dict_u64(fd, "peak", sum.peak);
+	rte_tel_data_add_dict_u64(fd, "started_reqs", sum.started);
+	rte_tel_data_add_dict_u64(fd, "queued_reqs", sum.queued);
+	rte_tel_data_add_dict_u64(fd, "left_open_reqs", sum.left_open);
+	return rte_tel_data_add_dict_container(d, "fetch_handles", fd, 0);
+}
+
 /* Each upstream, over all shards: connections (open, idle, opened),
  * requests, keep-alive reuse and retries, errors by kind, and latency
  * from the fetch started to the answer head. */
@@ -751,6 +786,8 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(ud, "requests_reqs", UP_SUM(requests));
 		rte_tel_data_add_dict_u64(ud, "retries_reqs", UP_SUM(retries));
 		rte_tel_data_add_dict_u64(ud, "answers_reqs", UP_SUM(answers));
+		rte_tel_data_add_dict_u64(ud, "cut_reqs", UP_SUM(cut));
+		rte_tel_data_add_dict_u64(ud, "evicted_conns", UP_SUM(evicted));
 		/* Containers nest one level: the kinds are keys of their own. */
 		for (e = 0; e < UPSTREAM_ERR__COUNT; e++) {
 			snprintf(key, sizeof(key), "error_%s_reqs",
@@ -768,6 +805,8 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 				key[e] = '_';
 		rte_tel_data_add_dict_container(d, key, ud, 0);
 	}
+	if (cfg->nb_upstreams > 0)
+		return tel_fetch_handles(d);
 	return 0;
 }
 

@@ -10,6 +10,13 @@
  *   GET  /hello/slow?ms=N   EITHER: sleeps where it may, else defers
  *   GET  /hello/nap?ms=N    FIBER: written in blocking style, waits on a
  *                           fiber of the shard without holding its lcore
+ *   GET  /hello/fetch/NAME/PATH?timeout_ms=N&leave=1&linger_ms=M
+ *                           FIBER: fetches /PATH from upstream NAME and
+ *                           answers its status, byte count and FNV-1a 64
+ *                           of its body; leave=1 reads nothing and leaves
+ *                           the fetch to be closed by the return; a read
+ *                           that fails waits M ms before the close.
+ *                           PUT and POST send the request's body along.
  *   POST /hello/inspect     the request as the handler sees it
  *   GET  /hello/stats       borrowed buffers and sources given and returned
  */
@@ -177,6 +184,75 @@ nap(struct ewyk_request *req, void *ctx)
 	return text(req, 200, body);
 }
 
+static uint64_t
+fnv1a64(uint64_t h, const unsigned char *p, size_t n)
+{
+	while (n-- > 0)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+/* A fetch failed: 502 and the errno's name ("ECONNREFUSED"). */
+static enum ewyk_result
+fetch_failed(struct ewyk_request *req, const char *what, int err)
+{
+	char body[96];
+	const char *name = strerrorname_np(-err);
+
+	if (err == -ECANCELED)
+		return text(req, 499, "client gone\n");	/* never written */
+	snprintf(body, sizeof(body), "%s %s\n", what, name ? name : "?");
+	return text(req, 502, body);
+}
+
+/* Blocking style again: fetch, read the whole body, answer a summary. */
+static enum ewyk_result
+fetch(struct ewyk_request *req, void *ctx)
+{
+	struct ewyk_str rest = ewyk_request_rest(req);
+	const char *slash = memchr(rest.p, '/', rest.len);
+	size_t nl = slash != NULL ? (size_t)(slash - rest.p) : rest.len;
+	char upstream[33], target[1024], body[128];
+	unsigned char buf[8192];	/* on the fiber's stack: never a thread's */
+	struct ewyk_str reqbody = ewyk_request_body(req);
+	const struct ewyk_field via = { "X-Fetched-By", greeting };
+	struct ewyk_fetch_req r = { .method = ewyk_request_method(req),
+		.target = target, .fields = &via, .nfields = 1,
+		.body = reqbody.p, .body_len = reqbody.len,
+		.timeout_ms = (uint32_t)param(req, "timeout_ms", 600000) };
+	struct ewyk_fetch *f;
+	uint64_t h = 0xcbf29ce484222325ull, bytes = 0;
+	ssize_t n;
+	int rc;
+
+	(void)ctx;
+	if (nl >= sizeof(upstream) || rest.len - nl >= sizeof(target))
+		return text(req, 414, "too long\n");
+	memcpy(upstream, rest.p, nl);
+	upstream[nl] = '\0';
+	snprintf(target, sizeof(target), "/%.*s", (int)(rest.len - nl -
+			(slash != NULL)), slash != NULL ? slash + 1 : "");
+	rc = ewyk_fetch(req, upstream, &r, &f);
+	if (rc != 0)
+		return fetch_failed(req, "fetch", rc);
+	if (param(req, "leave", 1) == 1)
+		return text(req, 200, "left open\n");
+	while ((n = ewyk_fetch_read(f, buf, sizeof(buf))) > 0) {
+		h = fnv1a64(h, buf, (size_t)n);
+		bytes += (uint64_t)n;
+	}
+	snprintf(body, sizeof(body), "status %d\nbytes %llu\nfnv1a64 %016llx\n",
+			ewyk_fetch_status(f), (unsigned long long)bytes,
+			(unsigned long long)h);
+	rc = ewyk_fetch_status(f);
+	if (n < 0 && n != -ECANCELED)
+		ewyk_sleep(req, (uint32_t)param(req, "linger_ms", 5000));
+	ewyk_fetch_close(f);
+	if (n < 0)
+		return fetch_failed(req, "read", (int)n);
+	return text(req, rc, body);
+}
+
 static enum ewyk_result
 inspect(struct ewyk_request *req, void *ctx)
 {
@@ -229,6 +305,9 @@ ewyk_plugin_init(struct ewyk_router *r, unsigned int api, const char *arg)
 			EWYK_HANDLER_EITHER, slow, NULL },
 		{ "/hello/nap", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
 			EWYK_HANDLER_FIBER, nap, NULL },
+		{ "/hello/fetch/", EWYK_MATCH_PREFIX,
+			EWYK_METHOD_GET | EWYK_METHOD_PUT | EWYK_METHOD_POST,
+			EWYK_HANDLER_FIBER, fetch, NULL },
 		{ "/hello/inspect", EWYK_MATCH_PREFIX, EWYK_METHOD_ANY,
 			EWYK_HANDLER_NON_BLOCKING, inspect, NULL },
 		{ "/hello/stats", EWYK_MATCH_EXACT, EWYK_METHOD_GET,

@@ -44,7 +44,7 @@
 #include <sys/types.h>
 
 #define EWYK_HTTP_API 2	/* 2: ewyk_route_add_flags(), the streamed
-				 * body calls */
+				 * body calls, ewyk_fetch() */
 
 struct ewyk_router;
 struct ewyk_request;
@@ -274,5 +274,79 @@ int ewyk_respond_begin(struct ewyk_request *req, int status,
  */
 int ewyk_body_write(struct ewyk_request *req, const void *buf, size_t len,
 		uint32_t timeout_ms);
+
+/* --- Fetching from an upstream: fibers only --- */
+
+/*
+ * An HTTP/1.1 request to an upstream of ewykd (--upstream NAME=ADDR:PORT),
+ * in blocking style, over the shard's own TCP and its keep-alive pool of
+ * upstream connections: ewyk_fetch() parks until the answer's head,
+ * ewyk_fetch_read() until some of its body, ewyk_fetch_close() ends it.
+ * Only on a fiber (the upstream client is the shard's): elsewhere -EPERM.
+ * Everything a fetch gives (status, fields) lives until its close; the
+ * handler's return closes whatever it left open.
+ *
+ * Errors (negative errno): -EPERM not on a fiber, -ENOENT no such
+ * upstream, -EINVAL a bad request (method not a token, target not
+ * origin-form, a field with CR, LF or NUL, too many fields), -ECANCELED
+ * the client left (the handler may give up at once), -ETIMEDOUT the
+ * fetch's timeout_ms or the upstream's own timeouts (handshake, answer
+ * head), -ECONNREFUSED, -EHOSTUNREACH (not on the link), -EBUSY (every
+ * upstream connection of the shard is busy), -EMSGSIZE (the request's
+ * head over 8 KiB, or the answer's fields over EWYK_FETCH_HEAD_MAX),
+ * -ECONNRESET (the upstream closed before answering), -EPROTO (not an
+ * HTTP/1.1 answer), -EIO (the body could not be sent, or the answer's
+ * body broke off: reset, bad framing, silence).
+ *
+ * Each shard has as many fetch handles as upstream connections
+ * (--upstream-conns): a fiber that finds none free waits, in order, for
+ * one to be closed (within its timeout_ms).
+ */
+struct ewyk_fetch;
+
+struct ewyk_field {
+	const char *name;	/* a token */
+	const char *value;	/* no CR, LF */
+};
+
+struct ewyk_fetch_req {
+	const char *method;	/* "GET" when NULL */
+	const char *target;	/* origin-form: "/path?query" */
+	/* Header fields to send: Host names the upstream (one given goes
+	 * as X-Forwarded-Host), framing and hop-by-hop fields are ewyk's. */
+	const struct ewyk_field *fields;
+	size_t nfields;		/* at most EWYK_FETCH_FIELDS_MAX */
+	const void *body;	/* borrowed until ewyk_fetch_close() */
+	size_t body_len;	/* sent with Content-Length when not 0 */
+	uint32_t timeout_ms;	/* bounds each wait (the head, each read);
+				 * 0: only the upstream's timeouts */
+};
+#define EWYK_FETCH_FIELDS_MAX 32
+#define EWYK_FETCH_HEAD_MAX 8192	/* the answer's names and values */
+
+/* Sends the request to upstream (its NAME) and parks until the answer's
+ * head: 0 and *out, or a negative errno (above) and nothing to close. */
+int ewyk_fetch(struct ewyk_request *req, const char *upstream,
+		const struct ewyk_fetch_req *r, struct ewyk_fetch **out);
+/* The answer's status (200, 404, ...). */
+int ewyk_fetch_status(const struct ewyk_fetch *f);
+/* First field of that name (case-insensitive); false when absent. */
+bool ewyk_fetch_header(const struct ewyk_fetch *f, const char *name,
+		struct ewyk_str *value);
+/* The i-th field as received. */
+bool ewyk_fetch_header_at(const struct ewyk_fetch *f, size_t i,
+		struct ewyk_str *name, struct ewyk_str *value);
+/* The body's length when the upstream said it (Content-Length), else -1;
+ * 0 when no body follows (HEAD, 204, 304). */
+int64_t ewyk_fetch_length(const struct ewyk_fetch *f);
+/* Parks until some of the body is at hand: the bytes copied (at most
+ * cap, more than 0), 0 at its end, or a negative errno (-EIO, -ETIMEDOUT,
+ * -ECANCELED, -EINVAL for cap 0): then the answer is cut, and every
+ * later read gives the same. */
+ssize_t ewyk_fetch_read(struct ewyk_fetch *f, void *buf, size_t cap);
+/* Ends the fetch, in every case: its handle goes back to the shard. An
+ * answer read to its end leaves its connection to the keep-alive pool;
+ * one not read to its end is cut (its connection reset). */
+void ewyk_fetch_close(struct ewyk_fetch *f);
 
 #endif /* EWYK_HTTP_H */

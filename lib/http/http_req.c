@@ -122,17 +122,35 @@ ewyk_request_param(const struct ewyk_request *q, const char *name,
 }
 
 bool
-ewyk_request_header(const struct ewyk_request *q, const char *name,
-		struct ewyk_str *value)
+http_headers_find(const struct http_header *h, uint32_t n,
+		const char *name, struct ewyk_str *value)
 {
 	uint32_t i;
 
-	for (i = 0; i < q->nheaders; i++)
-		if (http_str_eq_nocase(q->headers[i].name, name)) {
-			*value = estr(q->headers[i].value);
+	for (i = 0; i < n; i++)
+		if (http_str_eq_nocase(h[i].name, name)) {
+			*value = estr(h[i].value);
 			return true;
 		}
 	return false;
+}
+
+bool
+http_headers_at(const struct http_header *h, uint32_t n, size_t i,
+		struct ewyk_str *name, struct ewyk_str *value)
+{
+	if (i >= n)
+		return false;
+	*name = estr(h[i].name);
+	*value = estr(h[i].value);
+	return true;
+}
+
+bool
+ewyk_request_header(const struct ewyk_request *q, const char *name,
+		struct ewyk_str *value)
+{
+	return http_headers_find(q->headers, q->nheaders, name, value);
 }
 
 size_t
@@ -145,11 +163,7 @@ bool
 ewyk_request_header_at(const struct ewyk_request *q, size_t i,
 		struct ewyk_str *name, struct ewyk_str *value)
 {
-	if (i >= q->nheaders)
-		return false;
-	*name = estr(q->headers[i].name);
-	*value = estr(q->headers[i].value);
-	return true;
+	return http_headers_at(q->headers, q->nheaders, i, name, value);
 }
 
 struct ewyk_str
@@ -232,21 +246,30 @@ http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
 	return 0;
 }
 
+bool
+http_field_ok(const char *name, const char *value)
+{
+	size_t i;
+
+	if (name[0] == '\0')
+		return false;
+	for (i = 0; name[i] != '\0'; i++)
+		if (!http_is_tchar((unsigned char)name[i]))
+			return false;
+	for (i = 0; value[i] != '\0'; i++)
+		if ((unsigned char)value[i] < ' ' && value[i] != '\t')
+			return false;
+	return true;
+}
+
 /* A handler's field: checked, since it ends up on the wire as given. */
 static int
 add_header(struct http_answer *a, const char *name, const char *value)
 {
-	size_t nl = strlen(name), vl = strlen(value), i;
+	size_t nl = strlen(name), vl = strlen(value);
 
-	if (nl == 0 || reserved_field(name, nl))
+	if (!http_field_ok(name, value) || reserved_field(name, nl))
 		return -EINVAL;
-	for (i = 0; i < nl; i++)
-		if (!http_is_tchar((unsigned char)name[i]))
-			return -EINVAL;
-	for (i = 0; i < vl; i++)
-		if (value[i] == '\r' || value[i] == '\n' ||
-				((unsigned char)value[i] < ' ' && value[i] != '\t'))
-			return -EINVAL;
 	return http_answer_add_field(a, name, nl, value, vl);
 }
 

@@ -78,6 +78,16 @@ int http_req_fill(struct ewyk_request *q, const struct http_head *r,
 		const struct http_route *rt, int http_version);
 #define HTTP_TEXT_PLAIN "text/plain; charset=utf-8"
 
+/* A field a handler gives (NUL-terminated): a token for a name, a value
+ * without CR, LF or other controls but tab. */
+bool http_field_ok(const char *name, const char *value);
+/* Looking up fields of a head kept as http_headers, for the handler API:
+ * the first of that name (case-insensitive), and the i-th. */
+bool http_headers_find(const struct http_header *h, uint32_t n,
+		const char *name, struct ewyk_str *value);
+bool http_headers_at(const struct http_header *h, uint32_t n, size_t i,
+		struct ewyk_str *name, struct ewyk_str *value);
+
 /* Adds a field lib/http itself knows to be valid and not the server's
  * own (no check: handlers' fields go through ewyk_respond_header). */
 int http_answer_add_field(struct http_answer *a, const char *name, size_t nl,

@@ -105,15 +105,27 @@ struct upstream_client {
 };
 
 static const char *const err_names[] = {
-#define UPSTREAM_ERR_NAME(n) #n,
+#define UPSTREAM_ERR_NAME(n, e) #n,
 	UPSTREAM_ERRORS(UPSTREAM_ERR_NAME)
 #undef UPSTREAM_ERR_NAME
+};
+
+static const int err_errnos[] = {
+#define UPSTREAM_ERR_ERRNO(n, e) e,
+	UPSTREAM_ERRORS(UPSTREAM_ERR_ERRNO)
+#undef UPSTREAM_ERR_ERRNO
 };
 
 const char *
 upstream_err_name(enum upstream_err e)
 {
 	return e < UPSTREAM_ERR__COUNT ? err_names[e] : "?";
+}
+
+int
+upstream_err_errno(enum upstream_err e)
+{
+	return e < UPSTREAM_ERR__COUNT ? err_errnos[e] : EIO;
 }
 
 int
@@ -293,11 +305,38 @@ fetch_fail(struct upstream_fetch *f, enum upstream_err why)
 		f->ev->readable(f->arg);
 }
 
+/* Every connection is taken: the one idle for longest, whichever
+ * upstream's, is reset to make room (a pool must not starve the other
+ * upstreams). Its slot is free on return unless TCP is inside its input
+ * (never, from where fetches start). */
+static void
+evict_idle(struct upstream_client *cl)
+{
+	struct up_conn *oldest = NULL, *uc;
+	unsigned int i;
+
+	for (i = 0; i < cl->conf.n; i++)
+		for (uc = cl->idle[i]; uc != NULL; uc = uc->next)
+			if (uc->next == NULL && (oldest == NULL ||
+					uc->idle_since_ms < oldest->idle_since_ms))
+				oldest = uc;	/* the bottom of a LIFO stack */
+	if (oldest == NULL)
+		return;
+	stats_of(cl, oldest->target)->evicted++;
+	idle_remove(oldest);
+	conn_end(oldest, true);
+}
+
 /* A fresh connection for the fetch: 0, or the error to fail with. */
 static int
 fetch_connect(struct upstream_fetch *f)
 {
 	struct up_conn *uc = conn_alloc(f->cl, f->target);
+
+	if (uc == NULL) {
+		evict_idle(f->cl);
+		uc = conn_alloc(f->cl, f->target);
+	}
 	int err;
 
 	if (uc == NULL)
@@ -693,6 +732,12 @@ upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
 	return HTTP_SOURCE_AGAIN;
 }
 
+bool
+upstream_fetch_done(const struct upstream_fetch *f)
+{
+	return f->body_done && !f->failed;
+}
+
 void
 upstream_fetch_body_ready(struct upstream_fetch *f)
 {
@@ -705,6 +750,8 @@ upstream_fetch_release(struct upstream_fetch *f)
 	struct upstream_client *cl = f->cl;
 	struct up_conn *uc = f->uc;
 
+	if (!f->failed && !f->body_done)
+		stats_of(cl, f->target)->cut++;
 	if (uc != NULL) {
 		if (uc->state == UC_CONNECTING) {
 			/* The handshake goes on: the pool takes it then. */

@@ -31,19 +31,25 @@ struct upstream_fetch;
 #define UPSTREAM_NAME_MAX 32
 #define UPSTREAM_HEAD_MAX 8192	/* a request head as sent */
 
-/* Why a fetch failed; the proxy answers 504 to the timeouts, 502 else. */
+/* Why a fetch failed, and the errno a blocking fetch (ewyk_fetch())
+ * returns for it; the proxy answers 504 to the timeouts, 502 else. */
 #define UPSTREAM_ERRORS(X) \
-	X(connect_refused) X(connect_timeout) X(unreachable) X(no_conn) \
-	X(request_head) X(reset) X(bad_answer) X(answer_timeout) X(client_body)
+	X(connect_refused, ECONNREFUSED) X(connect_timeout, ETIMEDOUT) \
+	X(unreachable, EHOSTUNREACH) X(no_conn, EBUSY) \
+	X(request_head, EMSGSIZE) X(reset, ECONNRESET) \
+	X(bad_answer, EPROTO) X(answer_timeout, ETIMEDOUT) \
+	X(client_body, EIO)
 
 enum upstream_err {
-#define UPSTREAM_ERR_ENUM(n) UPSTREAM_ERR_##n,
+#define UPSTREAM_ERR_ENUM(n, e) UPSTREAM_ERR_##n,
 	UPSTREAM_ERRORS(UPSTREAM_ERR_ENUM)
 #undef UPSTREAM_ERR_ENUM
 	UPSTREAM_ERR__COUNT
 };
 
 const char *upstream_err_name(enum upstream_err e);
+/* The positive errno of the kind (UPSTREAM_ERRORS). */
+int upstream_err_errno(enum upstream_err e);
 /* 504 for the timeouts, 502 for the rest. */
 int upstream_err_status(enum upstream_err e);
 
@@ -74,6 +80,8 @@ struct upstream_stats {
 	uint64_t retries;	/* on a fresh connection after a stale one */
 	uint64_t answers;	/* answer heads received */
 	uint64_t errors[UPSTREAM_ERR__COUNT];
+	uint64_t cut;		/* let go before the answer's end: reset */
+	uint64_t evicted;	/* idle ones reset to make room for another's */
 	struct lat_hist lat;	/* fetch start to answer head, µs */
 };
 
@@ -126,6 +134,8 @@ struct upstream_fetch *upstream_fetch_start(struct upstream_client *cl,
 /* Answer body: bytes copied (up to cap), 0 at its end, HTTP_SOURCE_AGAIN
  * for none now (ev->readable follows), -1 when the upstream failed. */
 long upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap);
+/* The answer's body has been read to its end (the next read gives 0). */
+bool upstream_fetch_done(const struct upstream_fetch *f);
 /* More of the request body is at hand: pull it. */
 void upstream_fetch_body_ready(struct upstream_fetch *f);
 /* The caller is done (answer read, failed, or the client left): a clean

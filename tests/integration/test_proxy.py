@@ -2,11 +2,7 @@
 """The reverse proxy: /proxy/NAME/ over ewyk's own TCP to upstreams in the
 client's namespace.
 
-nginx (its own temporary prefix and configuration, started and ended by
-pid) listens on 198.18.0.1:8080 with the test files and a WebDAV location
-that stores PUT bodies. A small Python server beside it plays the broken
-upstreams: one that dies halfway through its answer (FIN or RST) and one
-that never answers. Nothing listens on the port of the 'refused' upstream.
+nginx and the broken upstreams come from upstream_servers.py.
 Bodies are checked byte for byte (sha256) both ways, over HTTP/1.1 and
 HTTP/2 (h2c with prior knowledge), also through 1 % random loss on the
 bridge that carries both the client's and the upstream's traffic.
@@ -14,174 +10,36 @@ bridge that carries both the client's and the upstream's traffic.
 Every test runs twice: with the proxy's handler on fibers (the default),
 and with --fibers 0, where dispatch runs the same fetch as events.
 """
-import hashlib
 import os
-import shutil
-import signal
 import subprocess
-import tempfile
 import time
 
 import pytest
 
 from ewyk_harness import APP_IP, EWYKD, HOST_IP, Appliance, run
 from tcp_loss_util import clear_loss, loss_drops, set_loss
+from upstream_servers import MB, NGINX_PORT, sha256, upstream_args, upstreams_serving
 
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-NGINX_PORT, DIES_PORT, SLOW_PORT, REFUSED_PORT, ONCE_PORT, SINK_PORT = \
-    8080, 8091, 8092, 8093, 8094, 8095
-MB = 1 << 20
 ANSWER_TIMEOUT_MS = 1500
-
-BROKEN_UPSTREAMS = f"""
-import hashlib, socket, struct, threading, time
-
-def serve(port, handle):
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
-    s.bind(("{HOST_IP}", port))
-    s.listen(16)
-    while True:
-        c, _ = s.accept()
-        threading.Thread(target=handle, args=(c,), daemon=True).start()
-
-def read_head(c):
-    data = b""
-    while b"\\r\\n\\r\\n" not in data:
-        d = c.recv(4096)
-        if not d:
-            return data
-        data += d
-    return data
-
-def dies(c):
-    head = read_head(c)
-    c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 200000\\r\\n\\r\\n" + b"x" * 100000)
-    time.sleep(0.2)
-    if b"/rst" in head:
-        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    c.close()
-
-def once(c):
-    # One answer kept alive, then the next request finds the connection
-    # closed under it (as a keep-alive timeout racing a request would).
-    read_head(c)
-    c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 4\\r\\n\\r\\nonce")
-    read_head(c)
-    c.close()
-
-def sink(c):
-    # Takes nothing for 1 s (less than --upstream-timeout-ms), then the
-    # body; answers its sha256.
-    head = read_head(c)
-    time.sleep(1)
-    top, body = head.split(b"\\r\\n\\r\\n", 1)
-    length = int(top.lower().split(b"content-length: ")[1].split(b"\\r\\n")[0])
-    while len(body) < length:
-        body += c.recv(65536)
-    digest = hashlib.sha256(body).hexdigest().encode()
-    c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 64\\r\\n\\r\\n" + digest)
-    c.close()
-
-def slow(c):
-    read_head(c)
-    time.sleep(30)
-    c.close()
-
-threading.Thread(target=serve, args=({DIES_PORT}, dies), daemon=True).start()
-threading.Thread(target=serve, args=({SLOW_PORT}, slow), daemon=True).start()
-threading.Thread(target=serve, args=({ONCE_PORT}, once), daemon=True).start()
-threading.Thread(target=serve, args=({SINK_PORT}, sink), daemon=True).start()
-print("ready", flush=True)
-time.sleep(600)
-"""
-
-
-def sha256(data):
-    return hashlib.sha256(data).hexdigest()
-
-
-def nginx_conf(prefix):
-    return f"""
-user root;
-worker_processes 1;
-daemon off;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
-events {{ worker_connections 128; }}
-http {{
-    access_log off;
-    client_body_temp_path {prefix}/body;
-    proxy_temp_path {prefix}/proxy;
-    fastcgi_temp_path {prefix}/fastcgi;
-    uwsgi_temp_path {prefix}/uwsgi;
-    scgi_temp_path {prefix}/scgi;
-    keepalive_requests 10000;
-    keepalive_timeout 60s;
-    server {{
-        listen {HOST_IP}:{NGINX_PORT};
-        root {prefix}/www;
-        location /dav/ {{
-            dav_methods PUT DELETE;
-            create_full_put_path on;
-            client_max_body_size 16m;
-        }}
-    }}
-}}
-"""
 
 
 @pytest.fixture(scope="module", params=["fibers", "events"])
 def proxy_env(request):
     """The appliance with its upstreams, nginx and the broken upstreams."""
-    prefix = tempfile.mkdtemp(prefix="ewyk-proxy-nginx-")
-    files = {}
-    os.makedirs(os.path.join(prefix, "www", "dav"))
-    for name, size in (("small.txt", 1000), ("f1M.bin", MB), ("f4M.bin", 4 * MB)):
-        data = os.urandom(size)
-        with open(os.path.join(prefix, "www", name), "wb") as f:
-            f.write(data)
-        files[name] = sha256(data)
-    with open(os.path.join(prefix, "nginx.conf"), "w") as f:
-        f.write(nginx_conf(prefix))
-    args = ["--upstream", f"ng={HOST_IP}:{NGINX_PORT}",
-            "--upstream", f"dies={HOST_IP}:{DIES_PORT}",
-            "--upstream", f"slow={HOST_IP}:{SLOW_PORT}",
-            "--upstream", f"refused={HOST_IP}:{REFUSED_PORT}",
-            "--upstream", f"once={HOST_IP}:{ONCE_PORT}",
-            "--upstream", f"sink={HOST_IP}:{SINK_PORT}",
-            "--upstream", "ghost=198.18.0.77:80",	# nobody answers its ARP
-            "--upstream-connect-timeout-ms", "500",
-            "--upstream-timeout-ms", str(ANSWER_TIMEOUT_MS)]
+    args = upstream_args("ng", "dies", "slow", "refused", "once", "sink") + [
+        "--upstream", "ghost=198.18.0.77:80",	# nobody answers its ARP
+        "--upstream-connect-timeout-ms", "500",
+        "--upstream-timeout-ms", str(ANSWER_TIMEOUT_MS)]
     if request.param == "events":
         args += ["--fibers", "0"]
     a = Appliance(args=args, client_ns=True)
-    nginx = broken = None
     try:
         a.start()
-        nginx = subprocess.Popen(["ip", "netns", "exec", a.client, NGINX, "-p", prefix,
-                                  "-c", os.path.join(prefix, "nginx.conf")],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        broken = a.ns_popen_python(BROKEN_UPSTREAMS)
-        assert broken.stdout.readline().strip() == "ready"
-        deadline = time.time() + 10
-        while a.ns(["curl", "-s", "-o", "/dev/null", f"http://{HOST_IP}:{NGINX_PORT}/small.txt"],
-                   check=False).returncode != 0:
-            assert time.time() < deadline, "nginx did not come up"
-            time.sleep(0.1)
-        yield {"a": a, "prefix": prefix, "files": files, "mode": request.param}
+        with upstreams_serving(a, {"small.txt": 1000, "f1M.bin": MB,
+                                   "f4M.bin": 4 * MB}) as (prefix, files):
+            yield {"a": a, "prefix": prefix, "files": files, "mode": request.param}
     finally:
-        for p in (nginx, broken):
-            if p is not None and p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
         a.close()
-        shutil.rmtree(prefix, ignore_errors=True)
 
 
 def curl(a, *args, timeout=60):
