@@ -17,6 +17,8 @@
  *                           the fetch to be closed by the return; a read
  *                           that fails waits M ms before the close.
  *                           PUT and POST send the request's body along.
+ *   POST /hello/shout       FIBER, API 2: the body read as it arrives and
+ *                           written back in capitals as the client takes it
  *   POST /hello/inspect     the request as the handler sees it
  *   GET  /hello/stats       borrowed buffers and sources given and returned
  */
@@ -253,6 +255,29 @@ fetch(struct ewyk_request *req, void *ctx)
 	return text(req, rc, body);
 }
 
+/* Streamed both ways in blocking style: each read parks until the client
+ * has sent more, each write until the client has taken it. The buffer is
+ * on the fiber's stack: a parked write lends it to the connection. */
+static enum ewyk_result
+shout(struct ewyk_request *req, void *ctx)
+{
+	char buf[4096];
+	ssize_t n, i;
+	int rc;
+
+	(void)ctx;
+	rc = ewyk_respond_begin(req, 200, "text/plain", -1);
+	if (rc == -EPERM)
+		return text(req, 503, "no fiber free\n");
+	while (rc == 0 && (n = ewyk_body_read(req, buf, sizeof(buf), 10000)) > 0) {
+		for (i = 0; i < n; i++)
+			if (buf[i] >= 'a' && buf[i] <= 'z')
+				buf[i] = (char)(buf[i] - 'a' + 'A');
+		rc = ewyk_body_write(req, buf, (size_t)n, 10000);
+	}
+	return EWYK_ANSWERED;	/* a failed read or write cuts the body */
+}
+
 static enum ewyk_result
 inspect(struct ewyk_request *req, void *ctx)
 {
@@ -313,10 +338,13 @@ ewyk_plugin_init(struct ewyk_router *r, unsigned int api, const char *arg)
 		{ "/hello/stats", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
 			EWYK_HANDLER_NON_BLOCKING, stats, NULL },
 	};
+	const struct ewyk_route shouting = { "/hello/shout", EWYK_MATCH_EXACT,
+		EWYK_METHOD_POST, EWYK_HANDLER_FIBER, shout, NULL };
 	size_t i;
 	int rc;
 
-	if (api != EWYK_HTTP_API)
+	/* The API only grows: an appliance at least as new will do. */
+	if (api < EWYK_HTTP_API)
 		return -ENOTSUP;
 	if (arg != NULL && arg[0] != '\0') {
 		if (strlen(arg) >= sizeof(greeting))
@@ -326,5 +354,5 @@ ewyk_plugin_init(struct ewyk_router *r, unsigned int api, const char *arg)
 	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
 		if ((rc = ewyk_route_add(r, &routes[i])) != 0)
 			return rc;
-	return 0;
+	return ewyk_route_add_flags(r, &shouting, EWYK_ROUTE_BODY_STREAM);
 }

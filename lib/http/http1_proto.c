@@ -359,9 +359,14 @@ done_writing(struct h1 *h)
 	http_conn_release(h->c, a);
 }
 
-/* Streams a dispatched answer's source into the send queue. Returns
- * true once the answer is all queued (and released). */
-static bool
+enum pumped {
+	PUMP_CUT = -1,		/* the connection is aborted: h is gone */
+	PUMP_WAIT,		/* for send space, or for the source */
+	PUMP_DONE,		/* all queued, and released */
+};
+
+/* Streams a dispatched answer's source into the send queue. */
+static enum pumped
 pump_answer(struct h1 *h)
 {
 	struct http_answer *a = h->writing;
@@ -376,13 +381,13 @@ pump_answer(struct h1 *h)
 		ssize_t n;
 
 		if (room < CHUNK_FRAMING + 1024)
-			return false;	/* resumed when space is freed */
+			return PUMP_WAIT;	/* resumed when space is freed */
 		cap = RTE_MIN(cap, (size_t)(room - CHUNK_FRAMING));
 		if (!chunked)
 			cap = RTE_MIN(cap, (size_t)h->stream_left);
 		n = a->src.read(a->src.arg, buf, cap);
 		if (n == HTTP_SOURCE_AGAIN)
-			return false;	/* resumed by http_server_resume() */
+			return PUMP_WAIT;	/* resumed by http_server_resume() */
 		/* The source failed, or ended short of its length: the client
 		 * must not take a cut body for whole. */
 		if (n < 0 || (size_t)n > cap || (n == 0 && h->stream_left > 0))
@@ -405,12 +410,12 @@ pump_answer(struct h1 *h)
 		http_conn_stats(h->c)->body_bytes_out += (uint64_t)n;
 	}
 	done_writing(h);
-	return true;
+	return PUMP_DONE;
 cut:
 	http_conn_stats(h->c)->body_errors++;
 	done_writing(h);
 	http_conn_abort(h->c);	/* frees h */
-	return false;
+	return PUMP_CUT;
 }
 
 /* The answer owed to the oldest request is ready: its turn. The caller
@@ -628,8 +633,21 @@ write_owed(struct h1 *h)
 		pump(h);
 		if (h->body_left > 0)
 			return false;	/* resumed when space is freed */
-		if (h->writing != NULL && !pump_answer(h))
-			return false;
+		if (h->writing != NULL) {
+			enum pumped p = pump_answer(h);
+
+			if (p == PUMP_CUT)
+				return false;
+			/* A handler that writes its answer as it reads its
+			 * body (a fiber doing both) may wait for the body:
+			 * its reader must hear of it meanwhile. */
+			if (p == PUMP_WAIT && h->sink_writing && h->sink &&
+					(h->in_len > 0 || h->c->peer_closed))
+				http_conn_body_ready(h->c, (struct http_origin){
+					h->c->index, h->c->gen, 0, h->sink_seq });
+			if (p == PUMP_WAIT)
+				return false;
+		}
 		if (h->req_body != REQ_BODY_NONE) {
 			if (h->echo_wait) {
 				/* The echo's answer goes first, then its body;

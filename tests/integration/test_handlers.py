@@ -110,6 +110,27 @@ def test_fiber_handler_of_a_plugin_waits_on_a_fiber(app):
     assert after["pec_tasks"] == before["pec_tasks"]
 
 
+@pytest.mark.parametrize("proto", sorted(PROTOCOLS))
+def test_fiber_handler_streams_both_ways(app, proto, tmp_path):
+    """/hello/shout reads its body as it arrives and writes it back in
+    capitals as it goes: 2 MB, far beyond what a gathered body may be,
+    come back whole."""
+    words = b"ewyk streams a body both ways on a fiber\n"
+    data = words * (2_000_000 // len(words))
+    src = tmp_path / "in.txt"
+    src.write_bytes(data)
+    before = app.telemetry("/ewyk/strategy")["shard_0"]
+    r = app.ns(["curl", "-sS", "-m", "30", *PROTOCOLS[proto], "--data-binary",
+                f"@{src}", "-o", "/dev/stdout", app.url("/hello/shout")],
+               check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == data.upper().decode()
+    after = app.telemetry("/ewyk/strategy")["shard_0"]
+    assert after["fibers_started_count"] - before["fibers_started_count"] == 1
+    # It parked for its reads and its writes, many times.
+    assert after["fiber_parks_count"] - before["fiber_parks_count"] > 100
+
+
 @pytest.mark.parametrize("proto", ["h1", "h2c"])
 def test_request_accessors(app, proto):
     r = curl(app, proto, "/hello/inspect/more?a=1&b", "-X", "POST",
