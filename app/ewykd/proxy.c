@@ -209,12 +209,25 @@ proxy_dispatch(struct shard *s, struct route_task *t)
 	return proxy_request(s, t, &why);
 }
 
-/* The fiber's wait: the fetch is under way before it parks; a client that
- * leaves meanwhile wants no answer, and the upstream's is let go. */
+/* The fiber's wait: the fetch starts in its arm, on the shard's owner
+ * (the fiber may run on an lcore that lost the shard, and the upstream
+ * client is the owner's); its head or failure wakes the fiber. A client
+ * that leaves meanwhile wants no answer, and the upstream's is let go. */
+struct proxy_wait {
+	struct ewyk_wait w;
+	int rc;			/* proxy_request()'s */
+	enum upstream_err why;
+};
+
 static void
 proxy_wait_arm(struct ewyk_wait *w)
 {
-	RTE_SET_USED(w);
+	struct proxy_wait *pw = container_of(w, struct proxy_wait, w);
+	struct route_task *t = w->arg;
+
+	pw->rc = proxy_request(t->shard, t, &pw->why);
+	if (pw->rc != HTTP_DISPATCH_TAKEN)
+		ewyk_wait_wake(w);	/* refused at once: no event follows */
 }
 
 static void
@@ -223,16 +236,13 @@ proxy_wait_disarm(struct ewyk_wait *w)
 	fetch_end(w->arg);
 }
 
-/* The blocking form: fetch, then answer. The events of the fetch come
- * only from the shard's poll loop, so none can pass before the park. */
+/* The blocking form: fetch, then answer. */
 static enum ewyk_result
 proxy_handler(struct ewyk_request *req, void *ctx)
 {
 	struct route_task *t = container_of(req, struct route_task, req);
-	struct ewyk_wait w = { .arm = proxy_wait_arm,
-		.disarm = proxy_wait_disarm, .arg = t };
-	enum upstream_err why;
-	int rc;
+	struct proxy_wait pw = { .w = { .arm = proxy_wait_arm,
+		.disarm = proxy_wait_disarm, .arg = t } };
 
 	RTE_SET_USED(ctx);
 	if (!ewyk_request_on_fiber(req)) {
@@ -241,17 +251,13 @@ proxy_handler(struct ewyk_request *req, void *ctx)
 		http_answer_error(&req->ans, 503, NULL);
 		return EWYK_ANSWERED;
 	}
-	rc = proxy_request(t->shard, t, &why);
-	if (rc == 502 || rc == 504) {
-		answer_failed(t, why);
-		return EWYK_ANSWERED;
-	}
-	if (rc != HTTP_DISPATCH_TAKEN) {
-		http_answer_error(&req->ans, rc, NULL);
-		return EWYK_ANSWERED;
-	}
-	if (ewyk_wait_park(req, &w, EWYK_WAIT_FOREVER) != 0)
+	if (ewyk_wait_park(req, &pw.w, EWYK_WAIT_FOREVER) != 0)
 		/* Cancelled (the client left): nothing is written. */
 		http_answer_error(&req->ans, 503, NULL);
+	else if (pw.rc == 502 || pw.rc == 504)
+		answer_failed(t, pw.why);
+	else if (pw.rc != HTTP_DISPATCH_TAKEN)
+		http_answer_error(&req->ans, pw.rc, NULL);
+	/* else the head's event set the answer */
 	return EWYK_ANSWERED;
 }
