@@ -461,6 +461,137 @@ test_malformed_frames(void **state)
 	}
 }
 
+/* Reads what a body-stream request has at hand: returns the bytes read
+ * into *to (advanced), *last the final read's result. */
+static size_t
+sink_read(struct hh *h, struct http_origin o, uint8_t **to, long *last)
+{
+	size_t got = 0;
+	long n;
+
+	while ((n = http_server_body_read(h->srv, o, *to, 3000)) > 0) {
+		*to += n;
+		got += (size_t)n;
+	}
+	*last = n;
+	return got;
+}
+
+static uint8_t *
+pattern(size_t len, unsigned int seed)
+{
+	uint8_t *b = malloc(len);
+	size_t i;
+
+	assert_non_null(b);
+	for (i = 0; i < len; i++)
+		b[i] = (uint8_t)(i * 13 + seed + (i >> 11));
+	return b;
+}
+
+/* The body read is the one sent; the handler's answer ends the stream. */
+static void
+sink_done(struct hh *h, struct hh_h2 *c, int32_t id, uint8_t *got,
+		uint8_t *body, size_t len)
+{
+	assert_memory_equal(got, body, len);
+	assert_true(hh_run(h, 0));
+	hh_h2_pump(c);
+	expect_stream(c, id, 200, "sink\n", 5);
+	free(body);
+	free(got);
+	hh_h2_free(c);
+}
+
+/*
+ * A body-stream route's request goes to its handler with its head; its
+ * body comes as the reader takes it: never more at hand than the
+ * connection's window (65535: the reader has given nothing back yet),
+ * "again" when none is, 0 at the end, and body_ready each time.
+ */
+static void
+test_body_stream(void **state)
+{
+	struct hh *h = *state;
+	struct hh_h2 *c = hh_h2_new(hh_connect(h), NULL, 0, 0);
+	size_t len = 300000, total = 0;
+	uint8_t *body = pattern(len, 1), *got = malloc(len + 3000), *to = got;
+	struct http_origin o;
+	unsigned int rounds = 0, ready;
+	int32_t id = hh_h2_request(c, "POST", "/sink/up", body, len);
+	long last = 1;
+
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 1);	/* dispatched before the end */
+	o = h->queue[0]->o;
+	assert_true(h->body_ready > 0);
+	while (last != 0) {
+		size_t n;
+
+		ready = h->body_ready;
+		n = sink_read(h, o, &to, &last);
+		assert_true(n <= 65535);	/* held: the window, no more */
+		total += n;
+		if (last == HTTP_SOURCE_AGAIN) {
+			hh_h2_pump(c);
+			assert_true(h->body_ready > ready);
+		}
+		if (++rounds > 100)
+			fail_msg("stalled at %zu of %zu", total, len);
+	}
+	assert_int_equal(total, len);
+	assert_int_equal(http_server_body_read(h->srv, o, to, 10), 0);
+	sink_done(h, c, id, got, body, len);
+}
+
+/*
+ * A client that resets its stream amid the body: the reader hears of it
+ * and reads -1. What it had sent and nobody read still counts as taken
+ * for the connection: a next upload on it is not stalled.
+ */
+static void
+test_body_stream_reset(void **state)
+{
+	struct hh *h = *state;
+	struct hh_h2 *c = hh_h2_new(hh_connect(h), NULL, 0, 0);
+	size_t len = 200000;
+	uint8_t *body = pattern(len, 2), *got = malloc(len + 3000), *to = got;
+	struct http_origin o;
+	unsigned int ready;
+	int32_t id = hh_h2_request(c, "PUT", "/sink/a", body, len), id2;
+	long last;
+
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 1);
+	o = h->queue[0]->o;
+	assert_true(http_server_body_read(h->srv, o, to, 1000) == 1000);
+	ready = h->body_ready;
+	assert_int_equal(nghttp2_submit_rst_stream(c->ng, NGHTTP2_FLAG_NONE,
+			id, NGHTTP2_CANCEL), 0);
+	hh_h2_pump(c);
+	assert_true(h->body_ready > ready);
+	assert_int_equal(h->ready_o.stream, o.stream);
+	assert_int_equal(http_server_body_read(h->srv, o, got, 100), -1);
+	assert_false(hh_run(h, 0));	/* its answer finds no stream */
+
+	id2 = hh_h2_request(c, "PUT", "/sink/b", body, len);
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 1);
+	o = h->queue[0]->o;
+	to = got;
+	sink_read(h, o, &to, &last);
+	while (last != 0) {
+		size_t before = (size_t)(to - got);
+
+		assert_int_equal(last, HTTP_SOURCE_AGAIN);
+		hh_h2_pump(c);
+		if (sink_read(h, o, &to, &last) == 0 && last != 0)
+			fail_msg("stalled at %zu of %zu", before, len);
+	}
+	assert_int_equal((size_t)(to - got), len);
+	sink_done(h, c, id2, got, body, len);
+}
+
 int
 main(void)
 {
@@ -477,6 +608,8 @@ main(void)
 		HH_TEST(test_too_many_streams),
 		HH_TEST(test_reset_flood),
 		HH_TEST(test_malformed_frames),
+		HH_TEST(test_body_stream),
+		HH_TEST(test_body_stream_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
