@@ -83,6 +83,7 @@ struct h2_conn {
 	uint32_t gathered;	/* request body bytes held by its streams */
 	bool in_ng;		/* inside nghttp2's recv or send */
 	bool telling;		/* telling readers (tell_readers()) */
+	bool tell_any;		/* a stream's tell_reader is set */
 	bool hold;		/* upgraded: nothing is sent before the client's
 				 * preface, a client keeps only so much behind
 				 * a 101 it has not yet acted on */
@@ -552,6 +553,14 @@ origin_of(const struct h2_conn *h, const struct h2_stream *st)
 		(uint32_t)st->id, 0 };
 }
 
+/* body_ready is owed to st's reader (tell_readers()). */
+static void
+tell(struct h2_conn *h, struct h2_stream *st)
+{
+	st->tell_reader = true;
+	h->tell_any = true;
+}
+
 /* Calls body_ready for the streams owed it, outside nghttp2's callbacks
  * (a reader may read, and an answer be sent, from inside the hook). A
  * stream closed meanwhile was kept for this: it goes once told. */
@@ -560,10 +569,11 @@ tell_readers(struct h2_conn *h)
 {
 	struct h2_stream *st, *next;
 
-	if (h->telling)
+	if (h->telling || !h->tell_any)
 		return;
 	h->telling = true;
 again:
+	h->tell_any = false;
 	/* The hook may end streams (its reader's read sends): walk again,
 	 * st included. */
 	for (st = h->streams; st != NULL; st = st->next) {
@@ -676,7 +686,7 @@ on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 			nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, id,
 					NGHTTP2_INTERNAL_ERROR);
 		}
-		st->tell_reader = true;
+		tell(user, st);
 		return 0;
 	}
 	/* Any other stream's bytes are taken now: its window and the
@@ -763,7 +773,7 @@ on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 	}
 	if (st->streaming) {
 		st->body_ended = true;
-		st->tell_reader = true;
+		tell(h, st);
 	} else if (!st->handled) {
 		stats(h)->by_method[st->req.method]++;
 		handle(h, st, false);
@@ -836,7 +846,7 @@ on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void *user)
 		 * did not match): its reader hears of it, then reads -1. */
 		body_drop(user, st);
 		st->gone = true;
-		st->tell_reader = true;
+		tell(user, st);
 		return 0;
 	}
 	stream_free(user, st);
@@ -1165,8 +1175,8 @@ proto_free(struct http_conn *c)
 
 	c->closing = true;
 	for (st = h->streams; st != NULL; st = st->next)
-		st->tell_reader = st->streaming &&
-			!(st->body_ended && st->unread == 0);
+		if (st->streaming && !(st->body_ended && st->unread == 0))
+			tell(h, st);
 	tell_readers(h);
 	h2_free(h);
 }
