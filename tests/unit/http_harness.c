@@ -242,10 +242,20 @@ stream_handler(struct ewyk_request *q, void *ctx)
 			&src) == 0 ? EWYK_ANSWERED : EWYK_DEFER;
 }
 
+/* /sink/read...: first reads (and drops) what is at hand of the body, so
+ * that a fuzzer's conversations read bodies too. */
 static enum ewyk_result
 sink_handler(struct ewyk_request *q, void *ctx)
 {
-	(void)ctx;
+	const struct hh_task *t = (const struct hh_task *)((char *)q -
+			offsetof(struct hh_task, req));
+	struct ewyk_str p = ewyk_request_path(q);
+	char drop[4096];
+
+	if (p.len >= 10 && memcmp(p.p, "/sink/read", 10) == 0)
+		while (http_server_body_read(((struct hh *)ctx)->srv, t->o, drop,
+				sizeof(drop)) > 0)
+			;
 	add_seq(q);
 	return ewyk_respond_copy(q, 200, "text/plain", "sink\n", 5) == 0 ?
 		EWYK_ANSWERED : EWYK_DEFER;
@@ -317,12 +327,12 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 		.methods = EWYK_METHOD_GET, .type = EWYK_HANDLER_NON_BLOCKING,
 		.handler = stream_handler,
 	};
-	static const struct ewyk_route sink = {
+	struct hh *h = calloc(1, sizeof(*h));
+	const struct ewyk_route sink = {
 		.path = "/sink/", .match = EWYK_MATCH_PREFIX,
 		.methods = EWYK_METHOD_ANY, .type = EWYK_HANDLER_NON_BLOCKING,
-		.handler = sink_handler,
+		.handler = sink_handler, .ctx = h,
 	};
-	struct hh *h = calloc(1, sizeof(*h));
 	struct http_server_conf conf;
 	char err[256];
 	size_t i;
