@@ -22,6 +22,17 @@
 #define H2_ECHO_MAX (1u << 20)	/* bodies of echo routes are gathered whole */
 #define H2_CONN_BODY_MAX (1u << 20)	/* gathered at once per connection */
 #define H2_SOURCE_MIN 1024	/* a source is read for this much at least */
+#define H2_SEG_SIZE 16384	/* one http_mem class: a DATA frame's worth */
+
+/* Part of a request body waiting for its reader: data[off, +len). */
+struct body_seg {
+	struct body_seg *next;
+	uint32_t off;
+	uint32_t len;
+	uint8_t data[];
+};
+
+#define H2_SEG_DATA (H2_SEG_SIZE - offsetof(struct body_seg, data))
 
 /* One request stream: its request gathered into the shape of an HTTP/1.1
  * one (names lower case), then what goes back. */
@@ -42,7 +53,16 @@ struct h2_stream {
 	uint8_t *body;
 	uint32_t body_len;
 	uint32_t body_cap;
-	uint32_t body_off;	/* read by a body-stream route's reader */
+	/* A body-stream route's body, read as it comes (http_server_body_read):
+	 * what came and is not read yet, at most what the windows let the
+	 * client send ahead of the reader. */
+	bool streaming;		/* its reader takes the body */
+	bool body_ended;	/* END_STREAM came */
+	bool tell_reader;	/* body_ready is owed: bytes, the end, a break */
+	bool gone;		/* closed: freed once its reader is told */
+	struct body_seg *seg_head;
+	struct body_seg *seg_tail;
+	uint32_t unread;	/* bytes in the segments */
 	struct http_answer *ans;	/* a handler's answer being sent */
 	const uint8_t *out;		/* bytes still to send */
 	uint64_t out_left;
@@ -61,6 +81,9 @@ struct h2_conn {
 	struct http_conn *c;
 	struct h2_stream *streams;
 	uint32_t gathered;	/* request body bytes held by its streams */
+	bool in_ng;		/* inside nghttp2's recv or send */
+	bool telling;		/* telling readers (tell_readers()) */
+	bool tell_any;		/* a stream's tell_reader is set */
 	bool hold;		/* upgraded: nothing is sent before the client's
 				 * preface, a client keeps only so much behind
 				 * a 101 it has not yet acted on */
@@ -314,23 +337,23 @@ route_of(struct h2_conn *h, struct h2_stream *st)
 	return st->route;
 }
 
-/* The body stays with the stream, for the answer (an echo) or a reader
- * (http_server_body_read()), rather than going with the request. */
 static bool
-keeps_body(struct h2_conn *h, struct h2_stream *st)
+route_flag(struct h2_conn *h, struct h2_stream *st, uint32_t flag)
 {
 	const struct http_route *rt = route_of(h, st);
 
-	return rt != NULL && (rt->flags & (HTTP_ROUTE_ECHO |
-			HTTP_ROUTE_BODY_STREAM));
+	return rt != NULL && (rt->flags & flag);
 }
 
-/* The whole request is in: to its route, or refused. */
+/* The request goes to its route, or is refused: once it is whole, or,
+ * for a body-stream route, once its head is (more: its body follows,
+ * for the route's reader). */
 static void
-handle(struct h2_conn *h, struct h2_stream *st)
+handle(struct h2_conn *h, struct h2_stream *st, bool more)
 {
 	struct http_answer *ans = NULL;
-	bool echo;
+	bool echo = route_flag(h, st, HTTP_ROUTE_ECHO);
+	bool reads = route_flag(h, st, HTTP_ROUTE_BODY_STREAM);
 	char allow[48] = "";
 	int taken;
 
@@ -341,21 +364,31 @@ handle(struct h2_conn *h, struct h2_stream *st)
 				413 : st->body_refused ? 503 : 400, NULL);
 		return;
 	}
-	/* An echo route's body stays here, for its answer; any other's
-	 * (at most EWYK_REQUEST_BODY_MAX: see on_data_chunk) goes with the
-	 * request. */
-	echo = keeps_body(h, st);
-	st->req.body = st->body_len > 0 && !echo ? (const char *)st->body : NULL;
-	st->req.body_len = echo ? 0 : st->body_len;
-	st->req.content_length = st->body_len > 0 ? (int64_t)st->body_len : -1;
+	if (reads) {
+		/* Its reader takes the body; its length is the client's
+		 * content-length (checked by nghttp2), unknown without. */
+		st->req.chunked = more && st->req.content_length < 0;
+		st->body_ended = !more;
+	} else {
+		/* An echo route's body stays here, for its answer; any
+		 * other's (at most EWYK_REQUEST_BODY_MAX: see on_data_chunk)
+		 * goes with the request. */
+		st->req.body = st->body_len > 0 && !echo ?
+			(const char *)st->body : NULL;
+		st->req.body_len = echo ? 0 : st->body_len;
+		st->req.content_length = st->body_len > 0 ?
+			(int64_t)st->body_len : -1;
+	}
 	taken = http_conn_dispatch(h->c, route_of(h, st), &st->req, 2,
 			(uint32_t)st->id, 0, allow, sizeof(allow), &ans);
-	if (taken == HTTP_DISPATCH_TAKEN)
+	if (taken == HTTP_DISPATCH_TAKEN) {
 		st->awaiting = true;
-	else if (taken == HTTP_DISPATCH_ANSWERED)
+		st->streaming = reads;
+	} else if (taken == HTTP_DISPATCH_ANSWERED) {
 		submit_answer(h, st, ans, true);
-	else
+	} else {
 		refuse(h, st, taken, allow);
+	}
 }
 
 static bool
@@ -435,6 +468,129 @@ stream_new(struct h2_conn *h, int32_t id)
 	return st;
 }
 
+/* Request bodies read as they come -------------------------------------------- */
+
+/* Keeps DATA for the reader; false when out of memory. */
+static bool
+body_put(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
+		size_t len)
+{
+	while (len > 0) {
+		struct body_seg *s = st->seg_tail;
+		size_t n;
+
+		if (s == NULL || s->off + s->len == H2_SEG_DATA) {
+			s = http_mem_alloc(http_conn_mem(h->c), H2_SEG_SIZE);
+			if (s == NULL)
+				return false;
+			*s = (struct body_seg){ NULL, 0, 0 };
+			if (st->seg_tail != NULL)
+				st->seg_tail->next = s;
+			else
+				st->seg_head = s;
+			st->seg_tail = s;
+		}
+		n = RTE_MIN(len, H2_SEG_DATA - (s->off + s->len));
+		memcpy(s->data + s->off + s->len, p, n);
+		s->len += (uint32_t)n;
+		st->unread += (uint32_t)n;
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* Moves up to cap bytes to the reader; a segment read through goes back
+ * to the shard's memory at once. */
+static size_t
+body_take(struct h2_conn *h, struct h2_stream *st, uint8_t *to, size_t cap)
+{
+	size_t got = 0;
+
+	while (got < cap && st->seg_head != NULL) {
+		struct body_seg *s = st->seg_head;
+		size_t n = RTE_MIN(cap - got, (size_t)s->len);
+
+		memcpy(to + got, s->data + s->off, n);
+		s->off += (uint32_t)n;
+		s->len -= (uint32_t)n;
+		got += n;
+		if (s->len == 0) {
+			st->seg_head = s->next;
+			if (st->seg_head == NULL)
+				st->seg_tail = NULL;
+			http_mem_free(http_conn_mem(h->c), s);
+		}
+	}
+	st->unread -= (uint32_t)got;
+	return got;
+}
+
+/* What no reader will take: its bytes are counted consumed for the
+ * connection, or its window would shrink for every other stream (the
+ * stream's own window goes with it). */
+static void
+body_drop(struct h2_conn *h, struct h2_stream *st)
+{
+	while (st->seg_head != NULL) {
+		struct body_seg *s = st->seg_head;
+
+		st->seg_head = s->next;
+		http_mem_free(http_conn_mem(h->c), s);
+	}
+	st->seg_tail = NULL;
+	if (st->unread > 0 && h->ng != NULL)
+		nghttp2_session_consume_connection(h->ng, st->unread);
+	st->unread = 0;
+}
+
+static void stream_free(struct h2_conn *h, struct h2_stream *st);
+
+static struct http_origin
+origin_of(const struct h2_conn *h, const struct h2_stream *st)
+{
+	return (struct http_origin){ h->c->index, h->c->gen,
+		(uint32_t)st->id, 0 };
+}
+
+/* body_ready is owed to st's reader (tell_readers()). */
+static void
+tell(struct h2_conn *h, struct h2_stream *st)
+{
+	st->tell_reader = true;
+	h->tell_any = true;
+}
+
+/* Calls body_ready for the streams owed it, outside nghttp2's callbacks
+ * (a reader may read, and an answer be sent, from inside the hook). A
+ * stream closed meanwhile was kept for this: it goes once told. */
+static void
+tell_readers(struct h2_conn *h)
+{
+	struct h2_stream *st, *next;
+
+	if (h->telling || !h->tell_any)
+		return;
+	h->telling = true;
+again:
+	h->tell_any = false;
+	/* The hook may end streams (its reader's read sends): walk again,
+	 * st included. */
+	for (st = h->streams; st != NULL; st = st->next) {
+		if (!st->tell_reader)
+			continue;
+		st->tell_reader = false;
+		http_conn_body_ready(h->c, origin_of(h, st));
+		goto again;
+	}
+	for (st = h->streams; st != NULL; st = next) {
+		next = st->next;
+		if (st->gone)
+			stream_free(h, st);
+	}
+	h->telling = false;
+}
+
 static void
 stream_free(struct h2_conn *h, struct h2_stream *st)
 {
@@ -443,6 +599,7 @@ stream_free(struct h2_conn *h, struct h2_stream *st)
 		st->next->pprev = st->pprev;
 	if (st->ans != NULL)
 		http_conn_release(h->c, st->ans);
+	body_drop(h, st);
 	h->gathered -= st->body_len;
 	stats(h)->h2_streams_open--;
 	http_mem_free(http_conn_mem(h->c), st->body);
@@ -498,6 +655,17 @@ on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 	} else if (namelen == 10 && memcmp(name, ":authority", 10) == 0) {
 		add_header(st, "host", 4, value, valuelen);
 	} else if (namelen > 0 && name[0] != ':') {
+		/* nghttp2 has checked it is digits, and will check the DATA
+		 * against it: a body-stream route's reader learns it. */
+		if (namelen == 14 && memcmp(name, "content-length", 14) == 0 &&
+				valuelen > 0 && valuelen <= 18) {
+			size_t i;
+
+			r->content_length = 0;
+			for (i = 0; i < valuelen; i++)
+				r->content_length = r->content_length * 10 +
+					(value[i] - '0');
+		}
 		add_header(st, (const char *)name, namelen, value, valuelen);
 	}
 	return 0;
@@ -511,9 +679,24 @@ on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 	uint32_t cap;
 
 	(void)flags;
-	if (st == NULL || st->body_too_large || st->body_refused)
+	if (st != NULL && st->streaming) {
+		/* Held for its reader: the windows open as it reads. */
+		if (!body_put(user, st, data, len)) {
+			nghttp2_session_consume(ng, id, len);
+			nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, id,
+					NGHTTP2_INTERNAL_ERROR);
+		}
+		tell(user, st);
 		return 0;
-	cap = keeps_body(user, st) ? H2_ECHO_MAX : EWYK_REQUEST_BODY_MAX;
+	}
+	/* Any other stream's bytes are taken now: its window and the
+	 * connection's open as the library's automatic updates would. */
+	nghttp2_session_consume(ng, id, len);
+	if (st == NULL || st->handled || st->body_too_large ||
+			st->body_refused)
+		return 0;	/* refused: dropped */
+	cap = route_flag(user, st, HTTP_ROUTE_ECHO) ? H2_ECHO_MAX :
+		EWYK_REQUEST_BODY_MAX;
 	if (len > cap - st->body_len) {
 		st->body_too_large = true;	/* answered 413 at its end */
 		return 0;
@@ -573,13 +756,27 @@ on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 		count_reset(h);
 	if (frame->hd.type == NGHTTP2_SETTINGS)
 		h->hold = false;	/* the preface is in */
-	if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
-			!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
+	if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
 		return 0;
 	st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
-	if (st != NULL && !st->handled) {
+	if (st == NULL)
+		return 0;
+	if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+		/* A body-stream route's request goes at the end of its head:
+		 * its body follows, for its reader. */
+		if (frame->hd.type == NGHTTP2_HEADERS && !st->handled &&
+				route_flag(h, st, HTTP_ROUTE_BODY_STREAM)) {
+			stats(h)->by_method[st->req.method]++;
+			handle(h, st, true);
+		}
+		return 0;
+	}
+	if (st->streaming) {
+		st->body_ended = true;
+		tell(h, st);
+	} else if (!st->handled) {
 		stats(h)->by_method[st->req.method]++;
-		handle(h, st);
+		handle(h, st, false);
 	}
 	return 0;
 }
@@ -605,6 +802,16 @@ on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 	struct http_stats *hs = stats(user);
 	uint32_t code;
 
+	/* The answer is out before the request's body ended (its reader
+	 * stopped, or it was refused): the client is asked to stop sending
+	 * it (RFC 9113 8.1), and what still comes is dropped. */
+	if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type ==
+			NGHTTP2_DATA) && (frame->hd.flags &
+			NGHTTP2_FLAG_END_STREAM) &&
+			!nghttp2_session_get_stream_remote_close(ng,
+			frame->hd.stream_id))
+		nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE,
+				frame->hd.stream_id, NGHTTP2_NO_ERROR);
 	if (frame->hd.type == NGHTTP2_HEADERS) {
 		struct h2_stream *st = nghttp2_session_get_stream_user_data(ng,
 				frame->hd.stream_id);
@@ -631,10 +838,18 @@ on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void *user)
 	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng, id);
 
 	(void)error;
-	if (st != NULL) {
-		nghttp2_session_set_stream_user_data(ng, id, NULL);
-		stream_free(user, st);
+	if (st == NULL)
+		return 0;
+	nghttp2_session_set_stream_user_data(ng, id, NULL);
+	if (st->streaming && !(st->body_ended && st->unread == 0)) {
+		/* A body cut short (RST_STREAM, a content-length the DATA
+		 * did not match): its reader hears of it, then reads -1. */
+		body_drop(user, st);
+		st->gone = true;
+		tell(user, st);
+		return 0;
 	}
+	stream_free(user, st);
 	return 0;
 }
 
@@ -702,6 +917,9 @@ setup(void)
 	nghttp2_option_set_max_outbound_ack(opt, 1000);
 	nghttp2_option_set_max_settings(opt, 32);
 	nghttp2_option_set_max_deflate_dynamic_table_size(opt, 4096);
+	/* Windows open as bytes are taken: at once for most streams, as
+	 * its reader takes them for a body-stream route's (on_data_chunk). */
+	nghttp2_option_set_no_auto_window_update(opt, 1);
 	callbacks = cb;
 	options = opt;
 }
@@ -814,14 +1032,18 @@ h2_open_upgrade(struct http_conn *c, const char *settings_b64,
 		add_header(st, r->headers[i].name.p, r->headers[i].name.len,
 				(const uint8_t *)r->headers[i].value.p,
 				r->headers[i].value.len);
-	handle(h, st);
+	handle(h, st, false);
 	return h;
 }
 
 static bool
 h2_recv(struct h2_conn *h, const uint8_t *data, uint32_t len)
 {
-	ssize_t n = nghttp2_session_mem_recv(h->ng, data, len);
+	ssize_t n;
+
+	h->in_ng = true;
+	n = nghttp2_session_mem_recv(h->ng, data, len);
+	h->in_ng = false;
 
 	/* A protocol error: nghttp2 queued a GOAWAY; flush it, then end. */
 	if (n < 0 || (size_t)n != len)
@@ -834,10 +1056,18 @@ h2_recv(struct h2_conn *h, const uint8_t *data, uint32_t len)
 static bool
 h2_flush(struct h2_conn *h)
 {
-	if (h->hold)
+	int rv;
+
+	/* Inside nghttp2 (a reader or a source called from its callbacks),
+	 * what was queued goes with the send under way, or after the recv. */
+	if (h->hold || h->in_ng)
 		return true;
-	if (nghttp2_session_send(h->ng) != 0)
+	h->in_ng = true;
+	rv = nghttp2_session_send(h->ng);
+	h->in_ng = false;
+	if (rv != 0)
 		return false;
+	tell_readers(h);
 	return nghttp2_session_want_read(h->ng) || nghttp2_session_want_write(h->ng);
 }
 
@@ -847,6 +1077,7 @@ h2_free(struct h2_conn *h)
 	if (h == NULL)
 		return;
 	nghttp2_session_del(h->ng);
+	h->ng = NULL;
 	/* nghttp2 drops its streams without the close callback. */
 	while (h->streams != NULL)
 		stream_free(h, h->streams);
@@ -910,8 +1141,9 @@ proto_resume(struct http_conn *c, struct http_origin o)
 		http_conn_close(c);
 }
 
-/* A body-stream route's body: gathered whole before its request went to
- * the route, so never "again". */
+/* A body-stream route's body, as it came: the bytes taken open the
+ * stream's and the connection's windows by as much. A stream gone (reset,
+ * its length not matched, the connection lost) reads -1. */
 static long
 proto_body_read(struct http_conn *c, struct http_origin o, void *buf,
 		size_t cap)
@@ -921,18 +1153,32 @@ proto_body_read(struct http_conn *c, struct http_origin o, void *buf,
 			(int32_t)o.stream);
 	size_t n;
 
-	if (st == NULL || !st->handled)
+	if (st == NULL || !st->streaming)
 		return -1;
-	n = RTE_MIN(cap, (size_t)(st->body_len - st->body_off));
-	memcpy(buf, st->body + st->body_off, n);
-	st->body_off += (uint32_t)n;
-	return (long)n;
+	n = body_take(h, st, buf, cap);
+	if (n > 0) {
+		nghttp2_session_consume(h->ng, st->id, n);
+		if (!h2_flush(h))	/* the WINDOW_UPDATEs */
+			http_conn_close(c);
+		return (long)n;
+	}
+	return st->body_ended ? 0 : HTTP_SOURCE_AGAIN;
 }
 
+/* The connection is gone: readers of bodies still coming hear of it,
+ * and read -1 (closing: nothing reaches the protocol any more). */
 static void
 proto_free(struct http_conn *c)
 {
-	h2_free(c->p);
+	struct h2_conn *h = c->p;
+	struct h2_stream *st;
+
+	c->closing = true;
+	for (st = h->streams; st != NULL; st = st->next)
+		if (st->streaming && !(st->body_ended && st->unread == 0))
+			tell(h, st);
+	tell_readers(h);
+	h2_free(h);
 }
 
 const struct http_proto h2_proto = {

@@ -542,9 +542,18 @@ read_body(struct h1 *h)
 					RTE_MIN(h->in_len, room), &d, &dl);
 
 			if (used < 0) {
-				/* Broken framing after the answer began: all
-				 * that is left is to cut the connection. */
 				http_conn_stats(h->c)->body_errors++;
+				if (!h->echo) {
+					/* A body skipped (its reader's answer
+					 * is out): what is owed is answered,
+					 * then the close. */
+					h->req_body = REQ_BODY_NONE;
+					h->in_len = 0;
+					h->close_after = true;
+					return true;
+				}
+				/* Broken framing after the echo began: all
+				 * that is left is to cut the connection. */
 				http_conn_abort(h->c);
 				return false;
 			}

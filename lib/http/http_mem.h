@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A shard's memory for HTTP/2: sessions, streams, gathered bodies and
- * nghttp2's own allocations (through nghttp2_mem). Power-of-two size
+ * A shard's memory for HTTP/2: sessions, streams, gathered bodies, bodies
+ * waiting for their reader and nghttp2's own allocations (through nghttp2_mem). Power-of-two size
  * classes with a free list each; a block freed goes back to its class, not
  * to libc, so that once the classes hold what the peak load needs, the
  * request path allocates nothing. Taking a new block from the heap is

@@ -38,10 +38,10 @@ struct http_route {
 #define HTTP_ROUTE_INLINE 0x2
 
 /* The request's body is not gathered for the handler: the route's own
- * code reads it as it arrives, with http_server_body_read() (HTTP/1.1:
- * streamed under the client's window; HTTP/2: gathered up to 1 MiB
- * first), on the owner: the proxy's upstream client, or a fiber's
- * ewyk_body_read() (EWYK_ROUTE_BODY_STREAM). */
+ * code reads it as it arrives, with http_server_body_read(), under the
+ * client's window (HTTP/2: the stream's and the connection's, opened as
+ * the reader takes), on the owner: the proxy's upstream client, or a
+ * fiber's ewyk_body_read() (EWYK_ROUTE_BODY_STREAM). */
 #define HTTP_ROUTE_BODY_STREAM 0x4
 struct ewyk_router {
 	uint32_t n;

@@ -200,6 +200,19 @@ def h2():
     w("many_streams", send(SETTINGS + many) + run(3) + run(5) + run(0) + peer_close() + run())
     w("drain_streams", send(SETTINGS + many[:200]) + drain() + run() + clock(200) + run())
     w("reset_queued", send(SETTINGS + get1) + peer_reset() + run())
+    # A body-stream route: dispatched with its head, its body read as it
+    # comes (/sink/read...), reset amid it, or answered before its end.
+    w("sink_read", send(SETTINGS + frame(1, END_HEADERS, 1, req(b"PUT", b"/sink/read")) +
+                        frame(0, 0, 1, b"x" * 1000)) + run() +
+      send(frame(0, END_STREAM, 1, b"y" * 500)))
+    w("sink_reset", send(SETTINGS + frame(1, END_HEADERS, 1,
+                                          req(b"POST", b"/sink/r",
+                                              lit(b"content-length", b"9000"))) +
+                         frame(0, 0, 1, b"z" * 4000) + frame(3, 0, 1, struct.pack(">I", 8))) +
+      run())
+    w("sink_early", send(SETTINGS + frame(1, END_HEADERS, 1, req(b"POST", b"/sink/e")) +
+                         frame(0, 0, 1, b"e" * 3000)) + run() +
+      send(frame(0, 0, 1, b"f" * 3000) + frame(0, END_STREAM, 1, b"g")))
 
 
 DICT_H1 = [b"HTTP/1.1", b"HTTP/1.0", b"GET", b"HEAD", b"POST", b"PUT", b"DELETE",
@@ -212,7 +225,7 @@ DICT_H1 = [b"HTTP/1.1", b"HTTP/1.0", b"GET", b"HEAD", b"POST", b"PUT", b"DELETE"
            b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"]
 DICT_H2 = [frame(4, 0, 0), ACK, frame(8, 0, 0, b"\0\0\x10\0"), frame(6, 0, 0, b"12345678"),
            b"\x82", b"\x84", b"\x86", lit(b":path", b"/q/1"), lit(b":path", b"/echo"),
-           lit(b":path", b"/stream/"), lit(b":method", b"POST"), lit(b":authority", b"h"),
+           lit(b":path", b"/stream/"), lit(b":path", b"/sink/read"), lit(b":method", b"POST"), lit(b":authority", b"h"),
            lit(b"content-length", b"3")]
 
 

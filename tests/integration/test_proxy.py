@@ -86,6 +86,89 @@ def test_put_1mb_then_get_back(proxy_env, tmp_path, proto):
     assert code == "200" and digest == sha256(data)
 
 
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_upload_8mb_streams_through(proxy_env, tmp_path, proto):
+    """A body streams to the upstream as it comes, in either protocol: 8 MiB,
+    far past what HTTP/2 once gathered whole (1 MiB), stored byte for
+    byte."""
+    a, prefix = proxy_env["a"], proxy_env["prefix"]
+    data = os.urandom(8 * MB)
+    src = tmp_path / "up8.bin"
+    src.write_bytes(data)
+    r = curl(a, *proto_args(proto), "-T", str(src), "-o", "/dev/null", "-w",
+             "%{http_code} %{speed_upload}", a.url(f"/proxy/ng/dav/up8-{proto}.bin"))
+    assert r.returncode == 0, r.stderr
+    code, speed = r.stdout.split()
+    assert code in ("201", "204"), r.stdout
+    print(f"8 MiB upload through the proxy ({proto}, {proxy_env['mode']}): "
+          f"{float(speed) / MB:.1f} MiB/s")
+    with open(os.path.join(prefix, "www", "dav", f"up8-{proto}.bin"), "rb") as f:
+        assert sha256(f.read()) == sha256(data)
+
+
+H2_UPLOADS = """
+import hashlib, os, socket
+import h2.config, h2.connection, h2.events
+N, SIZE = {n}, {size}
+bodies = [os.urandom(SIZE) for _ in range(N)]
+c = socket.create_connection(("{app}", 80), timeout=30)
+h = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+h.initiate_connection()
+ids = []
+for i in range(N):
+    sid = h.get_next_available_stream_id()
+    # The last has no content-length: it goes to the upstream chunked.
+    h.send_headers(sid, [(":method", "PUT"), (":scheme", "http"), (":authority", "x"),
+                         (":path", "/proxy/ng/dav/multi-%d.bin" % i)] +
+                   ([("content-length", str(SIZE))] if i < N - 1 else []))
+    ids.append(sid)
+sent, status, done = dict.fromkeys(ids, 0), {{}}, set()
+while len(done) < N:
+    # A frame of each stream in turn, as far as the windows let.
+    moved = True
+    while moved:
+        moved = False
+        for i, sid in enumerate(ids):
+            n = min(SIZE - sent[sid], h.local_flow_control_window(sid),
+                    h.max_outbound_frame_size)
+            if n > 0 and sid not in done:
+                h.send_data(sid, bodies[i][sent[sid]:sent[sid] + n],
+                            end_stream=sent[sid] + n == SIZE)
+                sent[sid] += n
+                moved = True
+    c.sendall(h.data_to_send())
+    data = c.recv(65536)
+    if not data:
+        break
+    for e in h.receive_data(data):
+        if isinstance(e, h2.events.ResponseReceived):
+            status[e.stream_id] = dict(e.headers)[b":status"].decode()
+        elif isinstance(e, h2.events.DataReceived):
+            h.acknowledge_received_data(e.flow_controlled_length, e.stream_id)
+        elif isinstance(e, (h2.events.StreamEnded, h2.events.StreamReset)):
+            done.add(e.stream_id)
+    c.sendall(h.data_to_send())
+for i, sid in enumerate(ids):
+    print(status.get(sid), sent[sid], hashlib.sha256(bodies[i]).hexdigest())
+"""
+
+
+def test_h2_concurrent_uploads_share_the_connection(proxy_env):
+    """Four 1 MiB uploads at once on one HTTP/2 connection, their DATA
+    interleaved frame by frame: each reaches the upstream byte for byte,
+    the connection's window given back as each stream's reader takes. One
+    without content-length goes to the upstream chunked."""
+    a, prefix = proxy_env["a"], proxy_env["prefix"]
+    out = a.ns_python(H2_UPLOADS.format(n=4, size=MB, app=APP_IP), timeout=90)
+    lines = out.split("\n")[:4]
+    assert len(lines) == 4, out
+    for i, line in enumerate(lines):
+        code, sent, digest = line.split()
+        assert code in ("201", "204") and int(sent) == MB, out
+        with open(os.path.join(prefix, "www", "dav", f"multi-{i}.bin"), "rb") as f:
+            assert sha256(f.read()) == digest
+
+
 def test_chunked_upload_and_query(proxy_env, tmp_path):
     """A body of unknown length goes chunked; the query goes along."""
     a, prefix = proxy_env["a"], proxy_env["prefix"]
@@ -290,17 +373,19 @@ def test_slow_client_holds_the_upstream_back(proxy_env):
     assert 0 < took < MB, (before, during)
 
 
-def test_slow_upstream_holds_the_client_back(proxy_env, tmp_path):
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_slow_upstream_holds_the_client_back(proxy_env, tmp_path, proto):
     """An upstream that takes nothing for 1 s: ewykd reads the client's body
     no faster than the upstream takes it, so what it took from the client
     (bytes_acked of curl's socket) stays bounded by its input buffer and
-    its send queue to the upstream."""
+    its send queue to the upstream (HTTP/2: by the windows, given back as
+    the proxy reads, not the whole body gathered)."""
     a = proxy_env["a"]
     data = os.urandom(4 * MB)
     src = tmp_path / "up4.bin"
     src.write_bytes(data)
-    client = subprocess.Popen(["ip", "netns", "exec", a.client, "curl", "-sS", "--http1.1",
-                               "--max-time", "30", "-T", str(src),
+    client = subprocess.Popen(["ip", "netns", "exec", a.client, "curl", "-sS",
+                               *proto_args(proto), "--max-time", "30", "-T", str(src),
                                a.url("/proxy/sink/x")], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     try:
@@ -314,8 +399,8 @@ def test_slow_upstream_holds_the_client_back(proxy_env, tmp_path):
             client.wait()
     assert client.returncode == 0, err
     assert out == sha256(data)
-    print(f"ewykd took {max(acked)} bytes of the client's 4 MiB while the upstream "
-          "took none")
+    print(f"ewykd took {max(acked)} bytes of the client's 4 MiB ({proto}) while the "
+          "upstream took none")
     assert len(acked) == 1 and 0 < acked[0] < MB, ss
 
 

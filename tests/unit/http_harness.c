@@ -242,6 +242,34 @@ stream_handler(struct ewyk_request *q, void *ctx)
 			&src) == 0 ? EWYK_ANSWERED : EWYK_DEFER;
 }
 
+/* /sink/read...: first reads (and drops) what is at hand of the body, so
+ * that a fuzzer's conversations read bodies too. */
+static enum ewyk_result
+sink_handler(struct ewyk_request *q, void *ctx)
+{
+	const struct hh_task *t = (const struct hh_task *)((char *)q -
+			offsetof(struct hh_task, req));
+	struct ewyk_str p = ewyk_request_path(q);
+	char drop[4096];
+
+	if (p.len >= 10 && memcmp(p.p, "/sink/read", 10) == 0)
+		while (http_server_body_read(((struct hh *)ctx)->srv, t->o, drop,
+				sizeof(drop)) > 0)
+			;
+	add_seq(q);
+	return ewyk_respond_copy(q, 200, "text/plain", "sink\n", 5) == 0 ?
+		EWYK_ANSWERED : EWYK_DEFER;
+}
+
+static void
+body_ready(void *ctx, struct http_origin o)
+{
+	struct hh *h = ctx;
+
+	h->body_ready++;
+	h->ready_o = o;
+}
+
 /* Set-up ------------------------------------------------------------------ */
 
 static const char *const files[][2] = {
@@ -300,6 +328,11 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 		.handler = stream_handler,
 	};
 	struct hh *h = calloc(1, sizeof(*h));
+	const struct ewyk_route sink = {
+		.path = "/sink/", .match = EWYK_MATCH_PREFIX,
+		.methods = EWYK_METHOD_ANY, .type = EWYK_HANDLER_NON_BLOCKING,
+		.handler = sink_handler, .ctx = h,
+	};
 	struct http_server_conf conf;
 	char err[256];
 	size_t i;
@@ -328,6 +361,8 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 	}
 	assert_int_equal(ewyk_route_add(&h->router, &q), 0);
 	assert_int_equal(ewyk_route_add(&h->router, &stream), 0);
+	assert_int_equal(http_route_add(&h->router, &sink,
+			HTTP_ROUTE_BODY_STREAM), 0);
 	assert_int_equal(http_static_routes_add(&h->router, &shared_www), 0);
 	h->now = 1000;
 	conf = (struct http_server_conf){
@@ -336,6 +371,7 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 		.router = &h->router,
 		.dispatch = dispatch,
 		.released = released,
+		.body_ready = body_ready,
 		.dispatch_ctx = h,
 		.stats = &h->stats,
 		.max_conns = HH_CONNS,

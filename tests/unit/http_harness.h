@@ -69,11 +69,16 @@ struct hh {
 	unsigned int dispatched;	/* answers made (inline or run) */
 	unsigned int released;		/* ... and given back */
 	unsigned int stale;		/* runs whose connection was gone */
+	unsigned int body_ready;	/* body_ready hook calls */
+	struct http_origin ready_o;	/* ... the last one's */
 };
 
 /* Test routes, queued (not inline):
  *   /q/...       any method: 200 "q <path>\n"
  *   /stream/     GET: 200, HH_BIG_SIZE bytes of /big.bin from a source
+ *   /sink/       any method, HTTP_ROUTE_BODY_STREAM: 200 "sink\n"; the
+ *                test reads the body (http_server_body_read()), or, for
+ *                /sink/read..., the handler drops what is at hand first
  * Their answers carry "X-Seq: N", N the HTTP/2 stream or the HTTP/1.1
  * pipeline place (0 for a connection's first request). */
 struct hh *hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms);

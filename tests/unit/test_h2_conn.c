@@ -461,6 +461,236 @@ test_malformed_frames(void **state)
 	}
 }
 
+/* Reads what a body-stream request has at hand: returns the bytes read
+ * into *to (advanced), *last the final read's result. */
+static size_t
+sink_read(struct hh *h, struct http_origin o, uint8_t **to, long *last)
+{
+	size_t got = 0;
+	long n;
+
+	while ((n = http_server_body_read(h->srv, o, *to, 3000)) > 0) {
+		*to += n;
+		got += (size_t)n;
+	}
+	*last = n;
+	return got;
+}
+
+/* Reads a body-stream request's body to its end, the client sending as
+ * the windows open; fails when nothing more comes. */
+static size_t
+sink_read_all(struct hh *h, struct hh_h2 *c, struct http_origin o,
+		uint8_t *got)
+{
+	uint8_t *to = got;
+	long last;
+
+	sink_read(h, o, &to, &last);
+	while (last != 0) {
+		assert_int_equal(last, HTTP_SOURCE_AGAIN);
+		hh_h2_pump(c);
+		if (sink_read(h, o, &to, &last) == 0 && last != 0)
+			fail_msg("stalled at %zu", (size_t)(to - got));
+	}
+	return (size_t)(to - got);
+}
+
+/* A client, a body of len bytes to send and room for what is read. */
+static struct hh_h2 *
+sink_client(struct hh *h, size_t len, unsigned int seed, uint8_t **body,
+		uint8_t **got)
+{
+	size_t i;
+
+	*body = malloc(len);
+	*got = malloc(len + 3000);
+	assert_non_null(*body);
+	assert_non_null(*got);
+	for (i = 0; i < len; i++)
+		(*body)[i] = (uint8_t)(i * 13 + seed + (i >> 11));
+	return hh_h2_new(hh_connect(h), NULL, 0, 0);
+}
+
+/* The body read is the one sent; the handler's answer ends the stream. */
+static void
+sink_done(struct hh *h, struct hh_h2 *c, int32_t id, uint8_t *got,
+		uint8_t *body, size_t len)
+{
+	assert_memory_equal(got, body, len);
+	assert_true(hh_run(h, 0));
+	hh_h2_pump(c);
+	expect_stream(c, id, 200, "sink\n", 5);
+	free(body);
+	free(got);
+	hh_h2_free(c);
+}
+
+/* After a body left unread: a next upload on the connection is not
+ * stalled, its bytes still count as taken for the connection's window. */
+static void
+next_upload_flows(struct hh *h, struct hh_h2 *c, uint8_t *body, uint8_t *got,
+		size_t len)
+{
+	int32_t id = hh_h2_request(c, "PUT", "/sink/next", body, len);
+
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 1);
+	assert_int_equal(sink_read_all(h, c, h->queue[0]->o, got), len);
+	sink_done(h, c, id, got, body, len);
+}
+
+/*
+ * A body-stream route's request goes to its handler with its head; its
+ * body comes as the reader takes it: never more at hand than the
+ * connection's window (65535: the reader has given nothing back yet),
+ * "again" when none is, 0 at the end, and body_ready each time.
+ */
+static void
+test_body_stream(void **state)
+{
+	struct hh *h = *state;
+	size_t len = 300000, total = 0;
+	uint8_t *body, *got;
+	struct hh_h2 *c = sink_client(h, len, 1, &body, &got);
+	uint8_t *to = got;
+	struct http_origin o;
+	unsigned int rounds = 0, ready;
+	int32_t id = hh_h2_request(c, "POST", "/sink/up", body, len);
+	long last = 1;
+
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 1);	/* dispatched before the end */
+	o = h->queue[0]->o;
+	assert_true(h->body_ready > 0);
+	while (last != 0) {
+		size_t n;
+
+		ready = h->body_ready;
+		n = sink_read(h, o, &to, &last);
+		assert_true(n <= 65535);	/* held: the window, no more */
+		total += n;
+		if (last == HTTP_SOURCE_AGAIN) {
+			hh_h2_pump(c);
+			assert_true(h->body_ready > ready);
+		}
+		if (++rounds > 100)
+			fail_msg("stalled at %zu of %zu", total, len);
+	}
+	assert_int_equal(total, len);
+	assert_int_equal(http_server_body_read(h->srv, o, to, 10), 0);
+	sink_done(h, c, id, got, body, len);
+}
+
+/*
+ * A client that resets its stream amid the body: the reader hears of it
+ * and reads -1. What it had sent and nobody read still counts as taken
+ * for the connection: a next upload on it is not stalled.
+ */
+static void
+test_body_stream_reset(void **state)
+{
+	struct hh *h = *state;
+	size_t len = 200000;
+	uint8_t *body, *got;
+	struct hh_h2 *c = sink_client(h, len, 2, &body, &got);
+	struct http_origin o;
+	unsigned int ready;
+	int32_t id = hh_h2_request(c, "PUT", "/sink/a", body, len);
+
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 1);
+	o = h->queue[0]->o;
+	assert_true(http_server_body_read(h->srv, o, got, 1000) == 1000);
+	ready = h->body_ready;
+	assert_int_equal(nghttp2_submit_rst_stream(c->ng, NGHTTP2_FLAG_NONE,
+			id, NGHTTP2_CANCEL), 0);
+	hh_h2_pump(c);
+	assert_true(h->body_ready > ready);
+	assert_int_equal(h->ready_o.stream, o.stream);
+	assert_int_equal(http_server_body_read(h->srv, o, got, 100), -1);
+	assert_false(hh_run(h, 0));	/* its answer finds no stream */
+
+	next_upload_flows(h, c, body, got, len);
+}
+
+/* 3000 bytes, then the end. */
+static ssize_t
+send_3000(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length,
+		uint32_t *flags, nghttp2_data_source *src, void *user)
+{
+	(void)ng;
+	(void)id;
+	(void)src;
+	(void)user;
+	assert_true(length >= 3000);
+	memset(buf, 'x', 3000);
+	*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return 3000;
+}
+
+/*
+ * The handler answers before reading the body: the answer goes whole, the
+ * client is asked to stop sending (RST_STREAM NO_ERROR) and what it had
+ * sent unread no longer holds the connection's window.
+ */
+static void
+test_body_stream_answered_early(void **state)
+{
+	struct hh *h = *state;
+	size_t len = 200000;
+	uint8_t *body, *got;
+	struct hh_h2 *c = sink_client(h, len, 3, &body, &got);
+	int32_t id = hh_h2_request(c, "POST", "/sink/early", body, len);
+	struct hh_stream *st;
+
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 1);
+	assert_true(hh_run(h, 0));
+	hh_h2_pump(c);
+	st = hh_h2_stream(c, id);
+	assert_true(st->closed);
+	assert_int_equal(st->status, 200);
+	assert_int_equal(st->error, NGHTTP2_NO_ERROR);
+	assert_int_equal(c->rst_recv, 1);
+	assert_int_equal(st->len, 5);
+
+	next_upload_flows(h, c, body, got, len);
+}
+
+/* A content-length the DATA does not reach: the stream is reset
+ * (PROTOCOL_ERROR) and its reader reads -1, not a short body's end. */
+static void
+test_body_stream_length_mismatch(void **state)
+{
+	struct hh *h = *state;
+	struct hh_h2 *c = hh_h2_new(hh_connect(h), NULL, 0, 0);
+	nghttp2_nv nv[] = {
+		{ (uint8_t *)":method", (uint8_t *)"PUT", 7, 3, 0 },
+		{ (uint8_t *)":scheme", (uint8_t *)"http", 7, 4, 0 },
+		{ (uint8_t *)":authority", (uint8_t *)"h", 10, 1, 0 },
+		{ (uint8_t *)":path", (uint8_t *)"/sink/short", 5, 11, 0 },
+		{ (uint8_t *)"content-length", (uint8_t *)"5000", 14, 4, 0 },
+	};
+	nghttp2_data_provider dp = { .read_callback = send_3000 };
+	uint8_t buf[8192];
+	struct http_origin o;
+	unsigned int ready;
+	int32_t id = nghttp2_submit_request(c->ng, NULL, nv, 5, &dp, NULL);
+
+	assert_true(id > 0);
+	hh_h2_pump(c);
+	assert_int_equal(hh_h2_stream(c, id)->error, NGHTTP2_PROTOCOL_ERROR);
+	assert_int_equal(h->nqueued, 1);
+	o = h->queue[0]->o;
+	ready = h->body_ready;
+	assert_true(ready > 0);
+	assert_int_equal(http_server_body_read(h->srv, o, buf, sizeof(buf)),
+			-1);
+	assert_false(hh_run(h, 0));
+	hh_h2_free(c);
+}
+
 int
 main(void)
 {
@@ -477,6 +707,10 @@ main(void)
 		HH_TEST(test_too_many_streams),
 		HH_TEST(test_reset_flood),
 		HH_TEST(test_malformed_frames),
+		HH_TEST(test_body_stream),
+		HH_TEST(test_body_stream_reset),
+		HH_TEST(test_body_stream_answered_early),
+		HH_TEST(test_body_stream_length_mismatch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
