@@ -11,6 +11,7 @@
 #include "ewyk_exec.h"
 #include "fibers.h"
 #include "routes.h"
+#include "state_api.h"
 #include "store.h"
 
 static enum ewyk_result
@@ -209,23 +210,6 @@ struct store_route {
 	bool journaled;		/* ?durable=1 waits for the disk */
 };
 
-/* Keys are [A-Za-z0-9._-], 1 to STORE_KEY_MAX bytes. */
-static bool
-key_ok(struct ewyk_str k)
-{
-	size_t i;
-
-	if (k.len == 0 || k.len > STORE_KEY_MAX)
-		return false;
-	for (i = 0; i < k.len; i++)
-		if (!((k.p[i] >= 'a' && k.p[i] <= 'z') ||
-				(k.p[i] >= 'A' && k.p[i] <= 'Z') ||
-				(k.p[i] >= '0' && k.p[i] <= '9') ||
-				k.p[i] == '.' || k.p[i] == '_' || k.p[i] == '-'))
-			return false;
-	return true;
-}
-
 static void
 etag(struct ewyk_request *req, uint64_t version)
 {
@@ -247,7 +231,7 @@ store_handler(struct ewyk_request *req, void *ctx)
 	long n;
 	int rc;
 
-	if (!key_ok(key))
+	if (!state_key_ok(key.p, key.len))
 		return text(req, 400, "keys are 1 to 64 of [A-Za-z0-9._-]\n");
 	if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
 		n = store_get(sr->store, key.p, key.len, val, sizeof(val), &v);

@@ -7,6 +7,7 @@
 #include "proxy.h"
 #include "routes.h"
 #include "services.h"
+#include "state_api.h"
 #include "store.h"
 
 static enum ewykd_err
@@ -51,6 +52,7 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	rc = stores_open(e, err, errlen);
 	if (rc != EWYKD_OK)
 		return rc;
+	state_api_attach(e->state);	/* before the plugins' init */
 	err_no = routes_register(&e->router, e->state, e->kv,
 			cfg->fibers > 0);
 	if (err_no == 0)
@@ -69,6 +71,7 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 void
 services_close(struct ewykd *e)
 {
+	state_api_attach(NULL);
 	store_close(e->state);
 	e->state = NULL;
 	store_close(e->kv);

@@ -17,6 +17,10 @@
  *                           the fetch to be closed by the return; a read
  *                           that fails waits M ms before the close.
  *                           PUT and POST send the request's body along.
+ *   PUT  /hello/note/KEY    FIBER, API 2: the body kept in the appliance's
+ *                           journaled store; ?durable=1 answers once it is
+ *                           on disk (the fiber parks meanwhile)
+ *   GET  /hello/note/KEY    the value kept
  *   POST /hello/shout       FIBER, API 2: the body read as it arrives and
  *                           written back in capitals as the client takes it
  *   POST /hello/inspect     the request as the handler sees it
@@ -255,6 +259,44 @@ fetch(struct ewyk_request *req, void *ctx)
 	return text(req, rc, body);
 }
 
+/* The appliance's store, from a plugin: a durable write parks the fiber
+ * until the journal has it, with every other write of the same batch. */
+static enum ewyk_result
+note(struct ewyk_request *req, void *ctx)
+{
+	struct ewyk_str key = ewyk_request_rest(req), body;
+	char value[EWYK_STATE_VALUE_MAX], out[128];
+	int64_t v;
+	ssize_t n;
+	int rc;
+
+	(void)ctx;
+	if (strcmp(ewyk_request_method(req), "GET") == 0) {
+		n = ewyk_state_get(key.p, key.len, value, sizeof(value), NULL);
+		if (n < 0)
+			return text(req, n == -ENOENT ? 404 : 400, strerror((int)-n));
+		ewyk_respond_copy(req, 200, "application/octet-stream", value,
+				(size_t)n);
+		return EWYK_ANSWERED;
+	}
+	body = ewyk_request_body(req);
+	v = ewyk_state_put(key.p, key.len, body.p, body.len);
+	if (v < 0)
+		return text(req, v == -ENOSPC ? 507 : 400, strerror((int)-v));
+	if (param(req, "durable", 1) == 1) {
+		rc = ewyk_state_wait_durable(req, key.p, key.len, (uint64_t)v, 5000);
+		if (rc != 0) {
+			snprintf(out, sizeof(out), "version %lld kept, not on "
+					"disk: %s\n", (long long)v, strerror(-rc));
+			return text(req, 503, out);
+		}
+	}
+	snprintf(out, sizeof(out), "version %lld%s on a %s\n", (long long)v,
+			param(req, "durable", 1) == 1 ? " on disk" : "",
+			ewyk_request_on_fiber(req) ? "fiber" : "thread");
+	return text(req, 200, out);
+}
+
 /* Streamed both ways in blocking style: each read parks until the client
  * has sent more, each write until the client has taken it. The buffer is
  * on the fiber's stack: a parked write lends it to the connection. */
@@ -333,6 +375,8 @@ ewyk_plugin_init(struct ewyk_router *r, unsigned int api, const char *arg)
 		{ "/hello/fetch/", EWYK_MATCH_PREFIX,
 			EWYK_METHOD_GET | EWYK_METHOD_PUT | EWYK_METHOD_POST,
 			EWYK_HANDLER_FIBER, fetch, NULL },
+		{ "/hello/note/", EWYK_MATCH_PREFIX, EWYK_METHOD_GET |
+			EWYK_METHOD_PUT, EWYK_HANDLER_FIBER, note, NULL },
 		{ "/hello/inspect", EWYK_MATCH_PREFIX, EWYK_METHOD_ANY,
 			EWYK_HANDLER_NON_BLOCKING, inspect, NULL },
 		{ "/hello/stats", EWYK_MATCH_EXACT, EWYK_METHOD_GET,

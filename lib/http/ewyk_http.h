@@ -44,7 +44,7 @@
 #include <sys/types.h>
 
 #define EWYK_HTTP_API 2	/* 2: ewyk_route_add_flags(), the streamed
-				 * body calls, ewyk_fetch() */
+				 * body calls, ewyk_fetch(), ewyk_state_*() */
 
 struct ewyk_router;
 struct ewyk_request;
@@ -274,6 +274,36 @@ int ewyk_respond_begin(struct ewyk_request *req, int status,
  */
 int ewyk_body_write(struct ewyk_request *req, const void *buf, size_t len,
 		uint32_t timeout_ms);
+
+/* --- The appliance's journaled store (/v1/state/KEY) --- */
+
+/*
+ * The last-value store behind /v1/state/: every shard sees a write at
+ * once, and a conflating write-behind puts the latest value of each key
+ * in a journal on disk (--state-dir). Keys are 1 to EWYK_STATE_KEY_MAX
+ * bytes of [A-Za-z0-9._-]. Callable from any handler, anywhere.
+ */
+#define EWYK_STATE_KEY_MAX 64
+#define EWYK_STATE_VALUE_MAX 4096
+
+/* Writes a value: its version (> 0), or -EINVAL (a bad key, a value over
+ * EWYK_STATE_VALUE_MAX), -ENOSPC (the store's table is full), -ENOTSUP
+ * (no store: before start-up). */
+int64_t ewyk_state_put(const char *key, size_t klen, const void *val,
+		size_t len);
+/* Removes a key: the version of its removal, or -ENOENT, -EINVAL. */
+int64_t ewyk_state_delete(const char *key, size_t klen);
+/* Copies at most cap bytes of the value and returns its whole length,
+ * with its version in *version (may be NULL); -ENOENT, -EINVAL. */
+ssize_t ewyk_state_get(const char *key, size_t klen, void *buf, size_t cap,
+		uint64_t *version);
+/* Waits until the key's version (a put's or a delete's) is on disk: a
+ * fiber parks (many such waits are answered by one journal write: group
+ * commit), a thread blocks. 0, -ETIMEDOUT, -ECANCELED (the client left,
+ * on a fiber), -ENOTSUP (no --state-dir: nothing is durable), or the
+ * errno of a journal write that failed (-ENOSPC: the disk is full). */
+int ewyk_state_wait_durable(struct ewyk_request *req, const char *key,
+		size_t klen, uint64_t version, uint32_t timeout_ms);
 
 /* --- Fetching from an upstream: fibers only --- */
 

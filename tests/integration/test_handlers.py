@@ -7,6 +7,7 @@ import os
 import shutil
 import re
 import subprocess
+import tempfile
 
 import pytest
 
@@ -25,8 +26,13 @@ PROTOCOLS = {
 def app(www):
     # One shard and no spare lcore: an EITHER handler runs inline under
     # the non-blocking flag (PIC), so /hello/slow always defers.
-    yield from serve_module(Appliance(www=www["dir"], lcores="0-1", args=[
-        "--shards", "1", "--reserved", "0", "--plugin", PLUGIN + ":Hi"]))
+    state = tempfile.mkdtemp(prefix="ewyk-state-")
+    try:
+        yield from serve_module(Appliance(www=www["dir"], lcores="0-1", args=[
+            "--shards", "1", "--reserved", "0", "--state-dir", state,
+            "--plugin", PLUGIN + ":Hi"]))
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
 
 
 def curl(app, proto, path, *extra):
@@ -108,6 +114,29 @@ def test_fiber_handler_of_a_plugin_waits_on_a_fiber(app):
     after = app.telemetry("/ewyk/strategy")["shard_0"]
     assert after["fiber_parks_count"] - before["fiber_parks_count"] == 31
     assert after["pec_tasks"] == before["pec_tasks"]
+
+
+def test_plugin_keeps_notes_in_the_journaled_store(app):
+    """The store from a plugin (ewyk_state_*): a durable PUT parks its
+    fiber until the journal has the version, and /v1/state/ sees the same
+    key; bad keys and missing ones get their 4xx."""
+    before = app.telemetry("/ewyk/strategy")["shard_0"]
+    r = curl(app, "h1", "/hello/note/plug-1?durable=1", "-X", "PUT",
+             "--data-binary", "kept by a plugin")
+    m = re.fullmatch(r"version (\d+) on disk on a fiber\n", r.stdout)
+    assert m, r.stdout
+    after = app.telemetry("/ewyk/strategy")["shard_0"]
+    assert after["fiber_parks_count"] > before["fiber_parks_count"]
+    assert curl(app, "h2c", "/hello/note/plug-1").stdout == "kept by a plugin"
+    r = curl(app, "h1", "/v1/state/plug-1")
+    assert r.stdout == "kept by a plugin"
+    assert f'etag: "{m.group(1)}"' in r.stderr.lower()
+    for path, method, code in (("/hello/note/bad%20key", "PUT", "400"),
+                               ("/hello/note/" + "k" * 65, "PUT", "400"),
+                               ("/hello/note/never-put", "GET", "404")):
+        r = curl(app, "h1", path, "-X", method, "-o", "/dev/null", "-w",
+                 "%{http_code}")
+        assert r.stdout == code, (path, r.stdout)
 
 
 @pytest.mark.parametrize("proto", sorted(PROTOCOLS))
