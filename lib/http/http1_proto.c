@@ -213,16 +213,16 @@ start_req_body(struct h1 *h, const struct http_head *r)
 	chunked_init(&h->chunk);
 }
 
-/* Hands a request to its handler, or refuses it; while answers are owed,
- * an echo waits for its turn (its answer streams the body, which must not
- * start amid earlier answers). */
+/* Hands a request to its handler (route rt; NULL: none), or refuses it;
+ * while answers are owed, an echo waits for its turn (its answer streams
+ * the body, which must not start amid earlier answers). */
 static enum took
-answer(struct h1 *h, const struct http_head *r, int head_len)
+answer(struct h1 *h, const struct http_head *r, const struct http_route *rt,
+		int head_len)
 {
 	bool has_body = r->chunked || r->content_length > 0;
 	bool head_only = r->method == HTTP_HEAD;
 	bool owed = pipe_len(h) > 0;
-	const struct http_route *rt = http_conn_route(h->c, &r->path);
 	bool echo = rt != NULL && (rt->flags & HTTP_ROUTE_ECHO);
 	bool sink = rt != NULL && (rt->flags & HTTP_ROUTE_BODY_STREAM) &&
 		(rt->methods & http_method_bit(r->method));
@@ -290,18 +290,16 @@ answer(struct h1 *h, const struct http_head *r, int head_len)
 	return TOOK_HEAD;
 }
 
-/* A small body for a handler that takes it whole is gathered in the
- * buffer first. Returns false while it is still arriving. */
+/* A small body for a handler (route rt) that takes it whole is gathered
+ * in the buffer first. Returns false while it is still arriving. */
 static bool
-gather_body(struct h1 *h, struct http_head *r, int head_len)
+gather_body(struct h1 *h, struct http_head *r, const struct http_route *rt,
+		int head_len)
 {
-	const struct http_route *rt;
-
 	if (r->chunked || r->content_length <= 0 ||
 			r->content_length > EWYK_REQUEST_BODY_MAX ||
 			head_len + r->content_length > HTTP1_IN_MAX)
 		return true;
-	rt = http_conn_route(h->c, &r->path);
 	/* A request that will be refused (404, 405) is refused now: its
 	 * body is not waited for, and not invited by "100 Continue". */
 	if (rt == NULL || !(rt->methods & http_method_bit(r->method)))
@@ -717,6 +715,7 @@ serve(struct h1 *h)
 static bool
 serve_in(struct h1 *h, struct http_conn *c)
 {
+	const struct http_route *rt;
 	struct http_head req;
 	bool close_before;
 	enum took took;
@@ -773,7 +772,9 @@ serve_in(struct h1 *h, struct http_conn *c)
 			h->in_len = 0;
 			continue;
 		}
-		if (!gather_body(h, &req, rc)) {
+		/* One lookup serves the body's gathering and the dispatch. */
+		rt = http_conn_route(c, &req.path);
+		if (!gather_body(h, &req, rt, rc)) {
 			if (c->peer_closed && pipe_len(h) == 0)
 				start_close(h);	/* the body never came */
 			break;
@@ -781,7 +782,7 @@ serve_in(struct h1 *h, struct http_conn *c)
 		close_before = h->close_after;
 		if (!req.keep_alive || http_conn_draining(c))
 			h->close_after = true;
-		took = answer(h, &req, rc);
+		took = answer(h, &req, rt, rc);
 		if (took == TOOK_NOTHING) {
 			h->close_after = close_before;
 			break;		/* resumed when the owed answers are out */
