@@ -135,8 +135,10 @@ add_file(struct www *w, const char *url, const char *fs_path, char *err,
 	}
 	f->path_len = (uint32_t)strlen(url);
 	f->content_type = www_content_type(url);
-	snprintf(f->etag, sizeof(f->etag), "\"%016llx\"", (unsigned long long)
-			fnv1a(f->data, f->size, fnv1a(&f->size, 8, FNV_BASIS)));
+	f->content_type_len = (uint8_t)strlen(f->content_type);
+	f->etag_len = (uint8_t)snprintf(f->etag, sizeof(f->etag), "\"%016llx\"",
+			(unsigned long long)fnv1a(f->data, f->size,
+			fnv1a(&f->size, 8, FNV_BASIS)));
 	w->bytes += f->size;
 	w->n++;
 	return 0;
