@@ -343,11 +343,32 @@ lookup(const struct www *w, const char *p, size_t n)
 	return NULL;
 }
 
+/* A path decode_path() would leave as it is, and that names a file rather
+ * than a directory's index: looked up in place. Anything else ("%", a "/"
+ * followed by "/" or ".") takes the long way. */
+static bool
+plain_path(const char *p, size_t len, size_t cap)
+{
+	size_t i;
+
+	if (len == 0 || len >= cap || p[0] != '/' || p[len - 1] == '/')
+		return false;
+	for (i = 0; i < len; i++)
+		if (p[i] == '%' || p[i] == '\\' || (p[i] == '/' &&
+				(p[i + 1] == '/' || p[i + 1] == '.')))
+			return false;	/* p[i + 1]: the path ends in no "/" */
+	return true;
+}
+
 const struct www_file *
 www_find(const struct www *w, const char *path, size_t len)
 {
 	char buf[1024 + 16];
-	long n = decode_path(path, len, buf, sizeof(buf) - 16);
+	long n;
+
+	if (plain_path(path, len, sizeof(buf) - 16))
+		return lookup(w, path, len);
+	n = decode_path(path, len, buf, sizeof(buf) - 16);
 
 	if (n < 0)
 		return NULL;
