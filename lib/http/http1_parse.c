@@ -206,6 +206,8 @@ header_semantics(struct http_head *r)
 			if (!http_str_eq_nocase(v, "100-continue"))
 				return -417;
 			r->expect_continue = true;
+		} else if (http_str_eq_nocase(n, "upgrade")) {
+			r->upgrade = true;
 		}
 	}
 	if (r->minor >= 1 && !host)

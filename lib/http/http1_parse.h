@@ -64,6 +64,7 @@ struct http_head {
 	bool keep_alive;
 	bool chunked;
 	bool expect_continue;
+	bool upgrade;		/* a request has an Upgrade field */
 	int64_t content_length;	/* -1 when absent */
 	const char *body;	/* set by the server when it holds the whole */
 	uint32_t body_len;	/* (small) body for a dispatched handler */

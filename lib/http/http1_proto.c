@@ -226,7 +226,8 @@ answer(struct h1 *h, const struct http_head *r, const struct http_route *rt,
 	bool echo = rt != NULL && (rt->flags & HTTP_ROUTE_ECHO);
 	bool sink = rt != NULL && (rt->flags & HTTP_ROUTE_BODY_STREAM) &&
 		(rt->methods & http_method_bit(r->method));
-	const struct http_str *settings = owed ? NULL : h2c_settings(r);
+	const struct http_str *settings = owed || !r->upgrade ? NULL :
+		h2c_settings(r);
 	struct http_answer *ans = NULL;
 	char allow[48] = "";
 	struct pipe_slot *ps;
