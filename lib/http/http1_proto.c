@@ -121,23 +121,31 @@ static void
 write_head(struct h1 *h, const struct http_answer *a, uint64_t length)
 {
 	static const char server[] = "Server: ewyk/" EWYK_VERSION "\r\nDate: ";
+	/* most answers: their first lines in one piece */
+	static const char ok[] = "HTTP/1.1 200 OK\r\nServer: ewyk/" EWYK_VERSION
+		"\r\nDate: ";
 	bool last = h->close_after && h->pipe_head == h->pipe_tail;
-	const char *reason = http_reason(a->status), *date;
+	const char *reason, *date;
 	char head[HEAD_MAX];
 	size_t n = 0;
-	uint32_t i;
+	uint32_t i, date_len;
 
 	/* status line (reasons are under 40), Server and Date, framing */
 	_Static_assert(16 + 40 + sizeof(server) + 40 + 40 <= HEAD_FIXED_MAX,
 			"the fixed part of a head outgrew HEAD_FIXED_MAX");
-	put(head, &n, "HTTP/1.1 ", 9);
-	n += http_fmt_u64(head + n, (uint64_t)a->status % 1000);
-	put(head, &n, " ", 1);
-	put(head, &n, reason, RTE_MIN(strlen(reason), (size_t)39));
-	put(head, &n, "\r\n", 2);
-	put(head, &n, server, sizeof(server) - 1);
-	date = http_conn_date(h->c);
-	put(head, &n, date, RTE_MIN(strlen(date), (size_t)39));
+	if (a->status == 200) {
+		put(head, &n, ok, sizeof(ok) - 1);
+	} else {
+		reason = http_reason(a->status);
+		put(head, &n, "HTTP/1.1 ", 9);
+		n += http_fmt_u64(head + n, (uint64_t)a->status % 1000);
+		put(head, &n, " ", 1);
+		put(head, &n, reason, RTE_MIN(strlen(reason), (size_t)39));
+		put(head, &n, "\r\n", 2);
+		put(head, &n, server, sizeof(server) - 1);
+	}
+	date = http_conn_date(h->c, &date_len);
+	put(head, &n, date, RTE_MIN(date_len, 39u));
 	put(head, &n, "\r\n", 2);
 	if (length == CHUNKED_LEN) {
 		put(head, &n, "Transfer-Encoding: chunked\r\n", 28);
