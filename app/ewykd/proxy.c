@@ -176,7 +176,7 @@ proxy_request(struct shard *s, struct route_task *t, enum upstream_err *why)
 		.method = { t->req.method_name,
 			(uint32_t)strlen(t->req.method_name) },
 		.target = { target, (uint32_t)n },
-		.headers = t->req.headers,
+		.headers = t->req.hdr,
 		.nheaders = t->req.nheaders,
 		.body_len = t->body_len,
 		.idempotent = m == HTTP_GET || m == HTTP_HEAD || m == HTTP_PUT ||

@@ -24,6 +24,14 @@ now_ms(void)
 	return rte_get_tsc_cycles() / tsc_per_ms;
 }
 
+/* The fibers' timeouts and cancellations, when a handler waits at all:
+ * most polls find none, and fibers_poll() reads the clock first. */
+static inline unsigned int
+fibers_due(struct shard *s)
+{
+	return s->exec.fib.nwaiting != 0 ? fibers_poll(s) : 0;
+}
+
 static uint16_t
 tx_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -123,14 +131,15 @@ link_watch(struct shard *s, uint64_t now)
 		net_link_up(s->ns);
 }
 
-/* One turn: a burst from each port through the stack, answers that came
- * back, timers, then the TX batches flushed, so that nothing is left
- * behind when production moves to another lcore. Returns the work found. */
+/* One turn at TSC time tsc: a burst from each port through the stack,
+ * answers that came back, timers, then the TX batches flushed, so that
+ * nothing is left behind when production moves to another lcore. Returns
+ * the work found. */
 static unsigned int
-poll_once(struct shard *s)
+poll_once(struct shard *s, uint64_t tsc)
 {
 	struct rte_mbuf *pkts[RX_BURST];
-	uint64_t now = now_ms();
+	uint64_t now = tsc / tsc_per_ms;
 	unsigned int done, n = 0;
 	uint16_t p;
 
@@ -144,7 +153,7 @@ poll_once(struct shard *s)
 	}
 	net_timers(s->ns, now);
 	link_watch(s, net_now_ms(s->ns));
-	done = shard_drain_completions(s) + fibers_poll(s);
+	done = shard_drain_completions(s) + fibers_due(s);
 	http_server_tick(s->http, net_now_ms(s->ns));
 	if (s->upstream != NULL) {
 		upstream_client_tick(s->upstream, net_now_ms(s->ns));
@@ -203,10 +212,12 @@ shard_produce(void *ctx)
 		&s->exec.ew->lcore_time[lcore] : NULL;
 	uint32_t idle_polls = 0;
 	struct ewyk_task *t;
+	uint64_t t0, t1;
 
 	__atomic_store_n(&s->lcore, lcore, __ATOMIC_RELAXED);
+	/* One clock read per turn: its end is the next turn's start. */
+	t0 = rte_get_tsc_cycles();
 	for (;;) {
-		uint64_t t0 = rte_get_tsc_cycles();
 		unsigned int work;
 
 		t = shard_next_task(s);
@@ -214,17 +225,19 @@ shard_produce(void *ctx)
 			return t;
 		if (__atomic_load_n(&force_quit, __ATOMIC_RELAXED) && drain(s))
 			return NULL;
-		work = poll_once(s);
+		work = poll_once(s, t0);
 		if (work > 0)
 			idle_polls = 0;
 		else
 			idle_backoff(s, &idle_polls);
+		t1 = rte_get_tsc_cycles();
 		if (lt != NULL) {
 			if (work > 0)
-				lt->producing += rte_get_tsc_cycles() - t0;
+				lt->producing += t1 - t0;
 			else
-				lt->idle += rte_get_tsc_cycles() - t0;
+				lt->idle += t1 - t0;
 		}
+		t0 = t1;
 	}
 }
 

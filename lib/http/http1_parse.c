@@ -34,6 +34,8 @@ http_method_parse(struct http_str s)
 {
 	size_t i;
 
+	if (s.len == 3 && memcmp(s.p, "GET", 3) == 0)
+		return HTTP_GET;	/* most requests: no search */
 	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
 		if (s.len == strlen(methods[i].name) &&
 				memcmp(s.p, methods[i].name, s.len) == 0)
@@ -52,41 +54,31 @@ http_method_name(enum http_method m)
 	return "OTHER";
 }
 
-bool
-http_str_eq_nocase(struct http_str s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s.len == n && strncasecmp(s.p, lit, n) == 0;
-}
-
 const struct http_str *
 http_head_find(const struct http_head *r, const char *name)
 {
+	size_t n = strlen(name);
 	uint32_t i;
 
 	for (i = 0; i < r->nheaders; i++)
-		if (http_str_eq_nocase(r->headers[i].name, name))
+		if (r->headers[i].name.len == n &&
+				strncasecmp(r->headers[i].name.p, name, n) == 0)
 			return &r->headers[i].value;
 	return NULL;
 }
 
-/* Finds the CRLF ending the line at p; -1 incomplete, -2 bare CR or LF. */
+/* Finds the CRLF ending the line at p; -1 incomplete, -2 bare CR or LF
+ * (the first CR or LF decides). Two vector searches rather than a loop
+ * over every byte of every line. */
 static long
 line_end(const char *p, const char *end)
 {
-	const char *q;
+	const char *lf = memchr(p, '\n', (size_t)(end - p));
+	const char *cr = memchr(p, '\r', (size_t)((lf != NULL ? lf : end) - p));
 
-	for (q = p; q < end; q++) {
-		if (*q == '\n')
-			return -2;
-		if (*q == '\r') {
-			if (q + 1 == end)
-				return -1;
-			return q[1] == '\n' ? q - p : -2;
-		}
-	}
-	return -1;
+	if (lf == NULL)		/* a CR not last is bare; none: incomplete */
+		return cr == NULL || cr + 1 == end ? -1 : -2;
+	return cr == lf - 1 ? cr - p : -2;
 }
 
 static int
@@ -214,6 +206,8 @@ header_semantics(struct http_head *r)
 			if (!http_str_eq_nocase(v, "100-continue"))
 				return -417;
 			r->expect_continue = true;
+		} else if (http_str_eq_nocase(n, "upgrade")) {
+			r->upgrade = true;
 		}
 	}
 	if (r->minor >= 1 && !host)

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <strings.h>
 
 #define HTTP_MAX_HEADERS 64
 #define HTTP1_MAX_TARGET 4096
@@ -62,6 +64,7 @@ struct http_head {
 	bool keep_alive;
 	bool chunked;
 	bool expect_continue;
+	bool upgrade;		/* a request has an Upgrade field */
 	int64_t content_length;	/* -1 when absent */
 	const char *body;	/* set by the server when it holds the whole */
 	uint32_t body_len;	/* (small) body for a dispatched handler */
@@ -94,6 +97,14 @@ const struct http_str *http_head_find(const struct http_head *r,
 const char *http_method_name(enum http_method m);
 /* The method of a name; HTTP_OTHER for one not listed. */
 enum http_method http_method_parse(struct http_str s);
-bool http_str_eq_nocase(struct http_str s, const char *lit);
+/* Whether s is lit, ignoring case. Inline: with a literal, its length is
+ * known at compile time and most names differ by length alone. */
+static inline bool
+http_str_eq_nocase(struct http_str s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.len == n && strncasecmp(s.p, lit, n) == 0;
+}
 
 #endif /* EWYK_HTTP1_PARSE_H */

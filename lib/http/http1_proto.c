@@ -121,23 +121,31 @@ static void
 write_head(struct h1 *h, const struct http_answer *a, uint64_t length)
 {
 	static const char server[] = "Server: ewyk/" EWYK_VERSION "\r\nDate: ";
+	/* most answers: their first lines in one piece */
+	static const char ok[] = "HTTP/1.1 200 OK\r\nServer: ewyk/" EWYK_VERSION
+		"\r\nDate: ";
 	bool last = h->close_after && h->pipe_head == h->pipe_tail;
-	const char *reason = http_reason(a->status), *date;
+	const char *reason, *date;
 	char head[HEAD_MAX];
 	size_t n = 0;
-	uint32_t i;
+	uint32_t i, date_len;
 
 	/* status line (reasons are under 40), Server and Date, framing */
 	_Static_assert(16 + 40 + sizeof(server) + 40 + 40 <= HEAD_FIXED_MAX,
 			"the fixed part of a head outgrew HEAD_FIXED_MAX");
-	put(head, &n, "HTTP/1.1 ", 9);
-	n += http_fmt_u64(head + n, (uint64_t)a->status % 1000);
-	put(head, &n, " ", 1);
-	put(head, &n, reason, RTE_MIN(strlen(reason), (size_t)39));
-	put(head, &n, "\r\n", 2);
-	put(head, &n, server, sizeof(server) - 1);
-	date = http_conn_date(h->c);
-	put(head, &n, date, RTE_MIN(strlen(date), (size_t)39));
+	if (a->status == 200) {
+		put(head, &n, ok, sizeof(ok) - 1);
+	} else {
+		reason = http_reason(a->status);
+		put(head, &n, "HTTP/1.1 ", 9);
+		n += http_fmt_u64(head + n, (uint64_t)a->status % 1000);
+		put(head, &n, " ", 1);
+		put(head, &n, reason, RTE_MIN(strlen(reason), (size_t)39));
+		put(head, &n, "\r\n", 2);
+		put(head, &n, server, sizeof(server) - 1);
+	}
+	date = http_conn_date(h->c, &date_len);
+	put(head, &n, date, RTE_MIN(date_len, 39u));
 	put(head, &n, "\r\n", 2);
 	if (length == CHUNKED_LEN) {
 		put(head, &n, "Transfer-Encoding: chunked\r\n", 28);
@@ -213,20 +221,21 @@ start_req_body(struct h1 *h, const struct http_head *r)
 	chunked_init(&h->chunk);
 }
 
-/* Hands a request to its handler, or refuses it; while answers are owed,
- * an echo waits for its turn (its answer streams the body, which must not
- * start amid earlier answers). */
+/* Hands a request to its handler (route rt; NULL: none), or refuses it;
+ * while answers are owed, an echo waits for its turn (its answer streams
+ * the body, which must not start amid earlier answers). */
 static enum took
-answer(struct h1 *h, const struct http_head *r, int head_len)
+answer(struct h1 *h, const struct http_head *r, const struct http_route *rt,
+		int head_len)
 {
 	bool has_body = r->chunked || r->content_length > 0;
 	bool head_only = r->method == HTTP_HEAD;
 	bool owed = pipe_len(h) > 0;
-	const struct http_route *rt = http_conn_route(h->c, &r->path);
 	bool echo = rt != NULL && (rt->flags & HTTP_ROUTE_ECHO);
 	bool sink = rt != NULL && (rt->flags & HTTP_ROUTE_BODY_STREAM) &&
 		(rt->methods & http_method_bit(r->method));
-	const struct http_str *settings = owed ? NULL : h2c_settings(r);
+	const struct http_str *settings = owed || !r->upgrade ? NULL :
+		h2c_settings(r);
 	struct http_answer *ans = NULL;
 	char allow[48] = "";
 	struct pipe_slot *ps;
@@ -290,18 +299,16 @@ answer(struct h1 *h, const struct http_head *r, int head_len)
 	return TOOK_HEAD;
 }
 
-/* A small body for a handler that takes it whole is gathered in the
- * buffer first. Returns false while it is still arriving. */
+/* A small body for a handler (route rt) that takes it whole is gathered
+ * in the buffer first. Returns false while it is still arriving. */
 static bool
-gather_body(struct h1 *h, struct http_head *r, int head_len)
+gather_body(struct h1 *h, struct http_head *r, const struct http_route *rt,
+		int head_len)
 {
-	const struct http_route *rt;
-
 	if (r->chunked || r->content_length <= 0 ||
 			r->content_length > EWYK_REQUEST_BODY_MAX ||
 			head_len + r->content_length > HTTP1_IN_MAX)
 		return true;
-	rt = http_conn_route(h->c, &r->path);
 	/* A request that will be refused (404, 405) is refused now: its
 	 * body is not waited for, and not invited by "100 Continue". */
 	if (rt == NULL || !(rt->methods & http_method_bit(r->method)))
@@ -744,6 +751,7 @@ serve(struct h1 *h)
 static bool
 serve_in(struct h1 *h, struct http_conn *c)
 {
+	const struct http_route *rt;
 	struct http_head req;
 	bool close_before;
 	enum took took;
@@ -800,7 +808,9 @@ serve_in(struct h1 *h, struct http_conn *c)
 			h->in_len = 0;
 			continue;
 		}
-		if (!gather_body(h, &req, rc)) {
+		/* One lookup serves the body's gathering and the dispatch. */
+		rt = http_conn_route(c, &req.path);
+		if (!gather_body(h, &req, rt, rc)) {
 			if (c->peer_closed && pipe_len(h) == 0)
 				start_close(h);	/* the body never came */
 			break;
@@ -808,7 +818,7 @@ serve_in(struct h1 *h, struct http_conn *c)
 		close_before = h->close_after;
 		if (!req.keep_alive || http_conn_draining(c))
 			h->close_after = true;
-		took = answer(h, &req, rc);
+		took = answer(h, &req, rt, rc);
 		if (took == TOOK_NOTHING) {
 			h->close_after = close_before;
 			break;		/* resumed when the owed answers are out */

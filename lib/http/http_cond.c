@@ -6,7 +6,7 @@
 bool
 http_etag_matches(const struct http_str *inm, const struct www_file *f)
 {
-	size_t tl = strlen(f->etag);
+	size_t tl = f->etag_len;
 	uint32_t i = 0;
 
 	if (inm == NULL)

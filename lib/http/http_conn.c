@@ -202,7 +202,7 @@ http_conn_release(struct http_conn *c, struct http_answer *a)
 }
 
 const char *
-http_conn_date(struct http_conn *c)
+http_conn_date(struct http_conn *c, uint32_t *len)
 {
 	struct http_server *s = c->srv;
 	time_t now = time(NULL);
@@ -211,8 +211,10 @@ http_conn_date(struct http_conn *c)
 	if ((uint64_t)now != s->date_sec) {
 		s->date_sec = (uint64_t)now;
 		gmtime_r(&now, &tm);
-		strftime(s->date, sizeof(s->date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+		s->date_len = (uint32_t)strftime(s->date, sizeof(s->date),
+				"%a, %d %b %Y %H:%M:%S GMT", &tm);
 	}
+	*len = s->date_len;
 	return s->date;
 }
 

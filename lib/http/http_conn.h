@@ -69,6 +69,7 @@ struct http_server {
 	uint64_t last_sweep_ms;
 	uint64_t date_sec;
 	char date[40];		/* IMF-fixdate of date_sec */
+	uint32_t date_len;
 	uint8_t scratch[16384];	/* streamed answer bodies pass through */
 };
 
@@ -169,7 +170,7 @@ void http_conn_count_answer(struct http_conn *c, int status, int http_version);
 void http_conn_release(struct http_conn *c, struct http_answer *a);
 /* RFC 9110 6.6.1: an origin server with a clock sends Date. Formatted at
  * most once a second per shard. */
-const char *http_conn_date(struct http_conn *c);
+const char *http_conn_date(struct http_conn *c, uint32_t *len);
 /* Bytes a streamed answer body passes through. */
 static inline uint8_t *
 http_conn_scratch(struct http_conn *c, size_t *cap)

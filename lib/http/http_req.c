@@ -47,6 +47,18 @@ http_req_fill(struct ewyk_request *q, const struct http_head *r,
 	q->nheaders = 0;
 	q->rest_off = rt != NULL && rt->match == EWYK_MATCH_PREFIX ?
 		rt->path_len : r->path.len;
+	http_answer_init(&q->ans);
+	if (rt != NULL && (rt->flags & HTTP_ROUTE_INLINE)) {
+		/* Answered before the head goes: nothing need be copied. */
+		q->path = r->path;
+		q->query = r->query;
+		q->nheaders = r->nheaders;
+		q->hdr = r->headers;
+		q->body = (struct http_str){ r->body, r->body != NULL ?
+			r->body_len : 0 };
+		return 0;
+	}
+	q->hdr = q->headers;
 	if (!copy_str(q, &q->path, r->path) || !copy_str(q, &q->query, r->query))
 		return -ENOSPC;
 	for (i = 0; i < r->nheaders; i++) {
@@ -60,7 +72,6 @@ http_req_fill(struct ewyk_request *q, const struct http_head *r,
 	if (r->body != NULL && !copy_str(q, &q->body,
 			(struct http_str){ r->body, r->body_len }))
 		return -ENOSPC;
-	http_answer_init(&q->ans);
 	return 0;
 }
 
@@ -150,7 +161,7 @@ bool
 ewyk_request_header(const struct ewyk_request *q, const char *name,
 		struct ewyk_str *value)
 {
-	return http_headers_find(q->headers, q->nheaders, name, value);
+	return http_headers_find(q->hdr, q->nheaders, name, value);
 }
 
 size_t
@@ -163,7 +174,7 @@ bool
 ewyk_request_header_at(const struct ewyk_request *q, size_t i,
 		struct ewyk_str *name, struct ewyk_str *value)
 {
-	return http_headers_at(q->headers, q->nheaders, i, name, value);
+	return http_headers_at(q->hdr, q->nheaders, i, name, value);
 }
 
 struct ewyk_str

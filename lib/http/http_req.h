@@ -3,7 +3,9 @@
  * The request a handler sees and the answer it leaves, behind the public
  * ewyk_http.h. A request is self-contained: method, path,
  * query, headers and body are copied into its own buffer, so it outlives
- * the connection's input and can run on any thread. The answer stays with
+ * the connection's input and can run on any thread; but for an
+ * HTTP_ROUTE_INLINE route, whose handler runs and answers inside the
+ * dispatch, they are borrowed from the parsed head instead. The answer stays with
  * it until the connection's owner has written it out, then
  * http_answer_release() returns what it borrowed.
  */
@@ -65,6 +67,7 @@ struct ewyk_request {
 	struct http_str query;
 	uint32_t rest_off;	/* where the route's path ends */
 	uint32_t nheaders;
+	const struct http_header *hdr;	/* headers, or the head's (inline) */
 	struct http_header headers[HTTP_MAX_HEADERS];
 	struct http_str body;
 	struct http_answer ans;
@@ -73,7 +76,8 @@ struct ewyk_request {
 };
 
 /* Copies a parsed request (HTTP/1.1, or HTTP/2 headers gathered into the
- * same shape) for route rt. -ENOSPC when it does not fit. */
+ * same shape) for route rt; for an HTTP_ROUTE_INLINE route, points at it
+ * (r must outlive the handler's run). -ENOSPC when it does not fit. */
 int http_req_fill(struct ewyk_request *q, const struct http_head *r,
 		const struct http_route *rt, int http_version);
 #define HTTP_TEXT_PLAIN "text/plain; charset=utf-8"

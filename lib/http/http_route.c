@@ -112,6 +112,17 @@ http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
 	return 0;
 }
 
+/* Whether path (at least as long) begins with rt's path: its last byte
+ * first, where routes sharing a start differ, and no call for "/". */
+static inline bool
+route_prefix_of(const struct http_route *rt, const char *path)
+{
+	uint32_t n = rt->path_len;
+
+	return path[n - 1] == rt->path[n - 1] &&
+		(n == 1 || memcmp(rt->path, path, n - 1) == 0);
+}
+
 const struct http_route *
 http_route_find(const struct ewyk_router *r, const char *path, uint32_t len)
 {
@@ -124,8 +135,7 @@ http_route_find(const struct ewyk_router *r, const char *path, uint32_t len)
 		const struct http_route *rt = &r->routes[i];
 
 		if (rt->path_len > len || (rt->match == EWYK_MATCH_EXACT &&
-				rt->path_len != len) ||
-				memcmp(rt->path, path, rt->path_len) != 0)
+				rt->path_len != len) || !route_prefix_of(rt, path))
 			continue;
 		if (best == NULL || rt->path_len > best->path_len ||
 				(rt->path_len == best->path_len &&

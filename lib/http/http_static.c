@@ -10,15 +10,28 @@
 #include "www.h"
 
 
-static bool
-header(const struct ewyk_request *q, const char *name, struct http_str *v)
-{
-	struct ewyk_str s;
+/* The request's fields a file's answer depends on, the first of each
+ * name, found in one pass over its fields. */
+struct cond_fields {
+	const struct http_str *range;
+	const struct http_str *if_none_match;
+};
 
-	if (!ewyk_request_header(q, name, &s))
-		return false;
-	*v = (struct http_str){ s.p, (uint32_t)s.len };
-	return true;
+static void
+cond_fields(const struct ewyk_request *q, struct cond_fields *cf)
+{
+	uint32_t i;
+
+	cf->range = cf->if_none_match = NULL;
+	for (i = 0; i < q->nheaders; i++) {
+		const struct http_header *x = &q->hdr[i];
+
+		if (cf->range == NULL && http_str_eq_nocase(x->name, "range"))
+			cf->range = &x->value;
+		else if (cf->if_none_match == NULL &&
+				http_str_eq_nocase(x->name, "if-none-match"))
+			cf->if_none_match = &x->value;
+	}
 }
 
 /* Error answers of a handler are the same as the server's own. */
@@ -29,12 +42,10 @@ error(struct ewyk_request *q, int status)
 	return EWYK_ANSWERED;
 }
 
-/* The fields of a file's answer are known good: no per-request checks. */
-static void
-add_field(struct ewyk_request *q, const char *name, const char *value)
-{
-	http_answer_add_field(&q->ans, name, strlen(name), value, strlen(value));
-}
+/* The fields of a file's answer are known good: no per-request checks,
+ * and their lengths are known (NAME a literal). */
+#define add_field(q, name, value, value_len) http_answer_add_field(&(q)->ans, \
+		name, sizeof(name) - 1, value, value_len)
 
 /* A respond call that failed (it cannot, with these arguments) is the
  * server's fault. */
@@ -51,37 +62,38 @@ static_file(struct ewyk_request *q, void *ctx)
 	struct ewyk_str path = ewyk_request_path(q);
 	const struct www_file *f = www != NULL ? www_find(www, path.p,
 			path.len) : NULL;
-	struct http_str inm, range;
+	struct cond_fields cf;
 	uint64_t from = 0, to;
 	char value[80];
-	int r;
+	int r, vl;
 
 	if (f == NULL)
 		return error(q, 404);
+	cond_fields(q, &cf);
 	to = f->size > 0 ? f->size - 1 : 0;
-	r = header(q, "range", &range) ? http_parse_range(&range, f->size,
-			&from, &to) : 0;
-	if (r < 0 && !(header(q, "if-none-match", &inm) &&
-			http_etag_matches(&inm, f))) {
+	r = cf.range != NULL ? http_parse_range(cf.range, f->size, &from,
+			&to) : 0;
+	/* http_etag_matches() takes NULL for an absent field */
+	if (r < 0 && !http_etag_matches(cf.if_none_match, f)) {
 		const char *text = http_error_text(416);
 
-		snprintf(value, sizeof(value), "bytes */%" PRIu64, f->size);
-		add_field(q, "Content-Range", value);
+		vl = snprintf(value, sizeof(value), "bytes */%" PRIu64, f->size);
+		add_field(q, "Content-Range", value, (size_t)vl);
 		return answered(ewyk_respond_borrow(q, 416, HTTP_TEXT_PLAIN, text,
 				strlen(text), NULL, NULL), q);
 	}
-	add_field(q, "ETag", f->etag);
-	add_field(q, "Accept-Ranges", "bytes");
-	if (header(q, "if-none-match", &inm) && http_etag_matches(&inm, f))
+	add_field(q, "ETag", f->etag, f->etag_len);
+	add_field(q, "Accept-Ranges", "bytes", 5);
+	if (http_etag_matches(cf.if_none_match, f))
 		/* 304 carries no body, but may say the length of one. */
 		return answered(ewyk_respond_borrow(q, 304, NULL, f->data,
 				f->size, NULL, NULL), q);
 	if (r > 0) {
-		snprintf(value, sizeof(value), "bytes %" PRIu64 "-%" PRIu64
+		vl = snprintf(value, sizeof(value), "bytes %" PRIu64 "-%" PRIu64
 				"/%" PRIu64, from, to, f->size);
-		add_field(q, "Content-Range", value);
+		add_field(q, "Content-Range", value, (size_t)vl);
 	}
-	add_field(q, "Content-Type", f->content_type);
+	add_field(q, "Content-Type", f->content_type, f->content_type_len);
 	return answered(ewyk_respond_borrow(q, r > 0 ? 206 : 200,
 			NULL, f->data + from, f->size > 0 ?
 			to - from + 1 : 0, NULL, NULL), q);

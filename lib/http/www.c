@@ -135,8 +135,10 @@ add_file(struct www *w, const char *url, const char *fs_path, char *err,
 	}
 	f->path_len = (uint32_t)strlen(url);
 	f->content_type = www_content_type(url);
-	snprintf(f->etag, sizeof(f->etag), "\"%016llx\"", (unsigned long long)
-			fnv1a(f->data, f->size, fnv1a(&f->size, 8, FNV_BASIS)));
+	f->content_type_len = (uint8_t)strlen(f->content_type);
+	f->etag_len = (uint8_t)snprintf(f->etag, sizeof(f->etag), "\"%016llx\"",
+			(unsigned long long)fnv1a(f->data, f->size,
+			fnv1a(&f->size, 8, FNV_BASIS)));
 	w->bytes += f->size;
 	w->n++;
 	return 0;
@@ -341,11 +343,32 @@ lookup(const struct www *w, const char *p, size_t n)
 	return NULL;
 }
 
+/* A path decode_path() would leave as it is, and that names a file rather
+ * than a directory's index: looked up in place. Anything else ("%", a "/"
+ * followed by "/" or ".") takes the long way. */
+static bool
+plain_path(const char *p, size_t len, size_t cap)
+{
+	size_t i;
+
+	if (len == 0 || len >= cap || p[0] != '/' || p[len - 1] == '/')
+		return false;
+	for (i = 0; i < len; i++)
+		if (p[i] == '%' || p[i] == '\\' || (p[i] == '/' &&
+				(p[i + 1] == '/' || p[i + 1] == '.')))
+			return false;	/* p[i + 1]: the path ends in no "/" */
+	return true;
+}
+
 const struct www_file *
 www_find(const struct www *w, const char *path, size_t len)
 {
 	char buf[1024 + 16];
-	long n = decode_path(path, len, buf, sizeof(buf) - 16);
+	long n;
+
+	if (plain_path(path, len, sizeof(buf) - 16))
+		return lookup(w, path, len);
+	n = decode_path(path, len, buf, sizeof(buf) - 16);
 
 	if (n < 0)
 		return NULL;

@@ -18,6 +18,8 @@ struct www_file {
 	uint64_t size;
 	const char *content_type;
 	char etag[24];		/* strong, quoted */
+	uint8_t etag_len;	/* their lengths: answers copy them */
+	uint8_t content_type_len;
 };
 
 struct www {

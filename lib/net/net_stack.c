@@ -173,19 +173,22 @@ port_flush(struct net_stack *ns, uint8_t port)
 
 	if (p->tx_n == 0)
 		return;
-	sent = p->tx_fn(p->tx_ctx, p->tx, p->tx_n);
-	for (i = 0; i < sent; i++)
+	/* Counted before the device has them: a sent mbuf is the driver's
+	 * (net_af_xdp copies and frees it at once). */
+	for (i = 0; i < p->tx_n; i++)
 		bytes += rte_pktmbuf_pkt_len(p->tx[i]);
-	ns->stats->tx_bytes += bytes;
-	ns->stats->tx_pkts += sent;
-	ps->tx_bytes += bytes;
-	ps->tx_pkts += sent;
+	sent = p->tx_fn(p->tx_ctx, p->tx, p->tx_n);
 	/* The device is full: TCP retransmits what mattered. */
 	for (i = sent; i < p->tx_n; i++) {
+		bytes -= rte_pktmbuf_pkt_len(p->tx[i]);
 		ns->stats->drop[NET_DROP_TX_FULL]++;
 		ps->drop[NET_DROP_TX_FULL]++;
 		rte_pktmbuf_free(p->tx[i]);
 	}
+	ns->stats->tx_bytes += bytes;
+	ns->stats->tx_pkts += sent;
+	ps->tx_bytes += bytes;
+	ps->tx_pkts += sent;
 	p->tx_n = 0;
 }
 

@@ -176,6 +176,17 @@ tcp_write(struct net_stack *ns, struct tcp_conn *c, const void *data,
 	const uint8_t *src = data;
 	uint32_t done = 0;
 
+	/* Most writes (an answer's head, a frame) fit the last chunk's
+	 * room and the buffer: no need to weigh new chunks against the
+	 * shard's budget. */
+	if (len > 0 && len <= tcp_sndq_tail_room(q) &&
+			len <= ns->cfg.snd_buf - RTE_MIN(q->bytes, ns->cfg.snd_buf) &&
+			!(c->flags & TCP_F_FIN_QUEUED) && c->state != TCP_CLOSED) {
+		memcpy(rte_pktmbuf_append(*tcp_sndq_slot(q,
+				(uint16_t)(q->count - 1)), (uint16_t)len), data, len);
+		q->bytes += len;
+		return len;
+	}
 	len = RTE_MIN(len, tcp_send_space(ns, c));
 	while (done < len) {
 		uint32_t room = tcp_sndq_tail_room(q), n;

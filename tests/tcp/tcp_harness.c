@@ -70,16 +70,26 @@ capture(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct th_tx *tx = ctx;
 	struct th *h = tx->h;
+	struct rte_mbuf *m;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
-		if (h->n_out == TH_MAX_CAPTURE) {
+		m = pkts[i];
+		if (h->copy_tx) {
+			m = rte_pktmbuf_copy(pkts[i], pool, 0, UINT32_MAX);
+			assert_non_null(m);
+			/* the original is the driver's now: it may reuse it
+			 * (an allocation would reset it so) */
+			pkts[i]->pkt_len = 0;
 			rte_pktmbuf_free(pkts[i]);
+		}
+		if (h->n_out == TH_MAX_CAPTURE) {
+			rte_pktmbuf_free(m);
 			continue;
 		}
 		h->out_at[h->n_out] = h->now;
 		h->out_port[h->n_out] = tx->port;
-		h->out[h->n_out++] = pkts[i];
+		h->out[h->n_out++] = m;
 	}
 	return n;
 }

@@ -79,6 +79,9 @@ struct th {
 	uint64_t out_at[TH_MAX_CAPTURE];
 	uint8_t out_port[TH_MAX_CAPTURE];
 	unsigned int in_use_at_start;
+	/* The driver copies each frame and frees it at once, as net_af_xdp
+	 * does: the stack must not read a sent mbuf. */
+	bool copy_tx;
 };
 
 /* Sets up a stack; cfg may be NULL for the defaults. */

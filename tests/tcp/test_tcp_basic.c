@@ -7,6 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <rte_mbuf.h>
+
 #include "tcp_harness.h"
 
 #define IRS 1000000u
@@ -157,6 +159,32 @@ test_response_and_retransmission_backoff(void **state)
 	}
 	th_advance(h, 130000);
 	assert_int_equal(th_pending(h), 0);
+	th_free(h);
+}
+
+/* The bytes counted sent are those of the frames the driver got, even
+ * when it frees and reuses each mbuf as soon as it has it. */
+static void
+test_tx_bytes_of_a_driver_that_copies(void **state)
+{
+	static char data[3000];
+	struct th *h = th_new(NULL);
+	uint64_t before, frames = 0;
+	unsigned int i;
+
+	(void)state;
+	h->copy_tx = true;
+	th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	th_drain(h);
+	before = h->stats.tx_bytes;
+	assert_int_equal(tcp_write(h->ns, h->app.conn, data, sizeof(data)),
+			sizeof(data));
+	tcp_output(h->ns, h->app.conn);
+	net_flush(h->ns);
+	assert_true(h->n_out >= 3);	/* frames of unequal lengths */
+	for (i = h->rd; i < h->n_out; i++)
+		frames += rte_pktmbuf_pkt_len(h->out[i]);
+	assert_int_equal(h->stats.tx_bytes - before, frames);
 	th_free(h);
 }
 
@@ -456,6 +484,7 @@ main(void)
 		cmocka_unit_test(test_closed_port_and_stray_ack_get_rst),
 		cmocka_unit_test(test_data_is_delivered_and_acked),
 		cmocka_unit_test(test_response_and_retransmission_backoff),
+		cmocka_unit_test(test_tx_bytes_of_a_driver_that_copies),
 		cmocka_unit_test(test_gives_up_after_max_retries),
 		cmocka_unit_test(test_passive_close),
 		cmocka_unit_test(test_active_close_and_time_wait),

@@ -44,6 +44,30 @@ test_cksum_odd_pieces(void **state)
 	}
 }
 
+/* Every length and alignment, with bytes that make carries, sums as
+ * RFC 1071 says: 16-bit big-endian words, the odd byte padded. */
+static void
+test_cksum_matches_word_sum(void **state)
+{
+	uint8_t b[300];
+	size_t off, len, i;
+
+	(void)state;
+	for (i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)(i % 7 == 0 ? 0xff : i * 151 + 3);
+	for (off = 0; off < 8; off++)
+		for (len = 0; off + len <= sizeof(b); len++) {
+			uint32_t sum = 0;
+
+			for (i = 0; i < len; i++)
+				sum += (i & 1) ? b[off + i] : b[off + i] << 8;
+			while (sum >> 16)
+				sum = (sum & 0xffff) + (sum >> 16);
+			assert_int_equal(ntohs(cksum_buf(b + off, len)),
+					(uint16_t)~sum);
+		}
+}
+
 /* A valid IPv4 header from a capture: checksum b861 (RFC 1071 style). */
 static const uint8_t ip_hdr[20] = {
 	0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
@@ -275,6 +299,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cksum_rfc1071_example),
 		cmocka_unit_test(test_cksum_odd_pieces),
+		cmocka_unit_test(test_cksum_matches_word_sum),
 		cmocka_unit_test(test_cksum_ipv4_header_verifies),
 		cmocka_unit_test(test_ipv4_and_tcp_valid),
 		cmocka_unit_test(test_ipv4_rejects),
