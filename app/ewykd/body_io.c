@@ -168,6 +168,9 @@ early_read(void *arg, void *buf, size_t cap)
 	if (e->off == e->len) {
 		e->pending = false;
 		ewyk_wait_wake(t->wait);
+	} else if (n > 0) {
+		/* The client takes bytes: the write's time runs again. */
+		fiber_wait_renew(t->wait, e->timeout_ms);
 	}
 	return (ssize_t)n;
 }
@@ -271,6 +274,7 @@ ewyk_body_write(struct ewyk_request *req, const void *buf, size_t len,
 	e->buf = buf;
 	e->len = len;
 	e->off = 0;
+	e->timeout_ms = timeout_ms;
 	rc = ewyk_wait_park(req, &w, timeout_ms);
 	if (rc != 0)
 		e->failed = true;	/* part of it may be out: cut */

@@ -211,6 +211,54 @@ def test_slow_client_holds_the_writer_back_and_its_leaving_cancels(ewyk):
     assert after["fibers_cancelled_count"] - before["fibers_cancelled_count"] == 1
 
 
+SLOW_TAKER = """
+import socket, time
+n = {n}
+c = socket.socket()
+c.connect(("{ip}", 80))
+c.sendall(b"GET /bytes?n=%d&chunk=%d&chunked=0&wait_ms={wait_ms} HTTP/1.1\\r\\n"
+          b"Host: x\\r\\nConnection: close\\r\\n\\r\\n" % (n, n))
+got = b""
+# About 200 KB/s: the one write of n bytes lasts seconds, but the client
+# takes some of it far more often than every {wait_ms} ms.
+try:
+    while True:
+        b = c.recv(16384)
+        if not b:
+            break
+        got += b
+        time.sleep(0.08)
+except OSError as e:
+    print("error", e)
+head, _, body = got.partition(b"\\r\\n\\r\\n")
+print(len(body), body == bytes(i % 251 for i in range(len(body))))
+"""
+
+
+def test_a_write_the_client_keeps_taking_does_not_time_out(ewyk):
+    """A write's timeout is the time the client takes nothing of it: a
+    slow client that keeps taking bytes gets the whole answer though its
+    1 MiB write lasts longer than the timeout; one that takes nothing has
+    its write timed out and the body cut."""
+    n = 1 << 20
+    before = strategy(ewyk)
+    out = ewyk.ns_python(SLOW_TAKER.format(ip=APP_IP, n=n, wait_ms=1500),
+                         timeout=60).split()
+    after = settle(ewyk)
+    assert after["fiber_timeouts_count"] == before["fiber_timeouts_count"]
+    assert out == [str(n), "True"], out
+    # Nothing taken: the write times out after its 1 s, the body is cut.
+    before = after
+    proc = ewyk.ns_popen_python(NON_READER.format(ip=APP_IP).replace(
+        "n=67108864", "n=67108864&wait_ms=1000").replace(
+        "time.sleep(1.5)", "time.sleep(3)"))
+    proc.wait(timeout=15)
+    after = settle(ewyk)
+    assert after["fiber_timeouts_count"] - before["fiber_timeouts_count"] == 1
+    assert after["fibers_cancelled_count"] == before["fibers_cancelled_count"]
+    assert after["fibers_in_use_count"] == 0
+
+
 def test_h2_stream_reset_mid_write_cancels_the_writer(ewyk):
     before = strategy(ewyk)
     r = ewyk.ns(["curl", "-sS", "--http2-prior-knowledge", "--limit-rate", "100k",
