@@ -259,6 +259,58 @@ def test_a_write_the_client_keeps_taking_does_not_time_out(ewyk):
     assert after["fibers_in_use_count"] == 0
 
 
+H2_WINDOW_SHUT = """
+import socket, time
+import h2.config, h2.connection, h2.events, h2.settings
+c = socket.create_connection(("{ip}", 80), timeout=10)
+h = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+h.initiate_connection()
+# A 50000-byte window: after three 16 KiB frames 848 bytes of it are left,
+# and the answer's last 1000 bytes are read whole (the writer woken) but
+# 152 of them wait for the client's WINDOW_UPDATE, sent while the handler
+# naps after its write.
+h.update_settings({{h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 50000}})
+h.send_headers(1, [(":method", "GET"), (":scheme", "http"), (":authority", "x"),
+                   (":path", "/bytes?n=50152&chunk=50152&chunked=0&ms=2000")],
+               end_stream=True)
+c.sendall(h.data_to_send())
+got, ended, acked = 0, False, False
+deadline = time.monotonic() + 10
+while not ended and time.monotonic() < deadline:
+    if got == 50000 and not acked:
+        time.sleep(0.5)
+        h.acknowledge_received_data(got, 1)
+        c.sendall(h.data_to_send())
+        acked = True
+    data = c.recv(65536)
+    if not data:
+        break
+    for e in h.receive_data(data):
+        if isinstance(e, h2.events.DataReceived):
+            got += len(e.data)
+        elif isinstance(e, h2.events.StreamEnded):
+            ended = True
+        elif isinstance(e, h2.events.StreamReset):
+            print("reset")
+    c.sendall(h.data_to_send())
+print(got, ended, acked)
+c.close()
+"""
+
+
+def test_h2_answer_ended_after_its_handler_moved_on_cancels_nothing(ewyk):
+    """An HTTP/2 answer of known length written whole, whose last bytes
+    wait for the client's window while the handler naps: the answer let
+    go then is no client gone, and the nap is not cancelled."""
+    before = strategy(ewyk)
+    out = ewyk.ns_python(H2_WINDOW_SHUT.format(ip=APP_IP), timeout=30).split()
+    after = settle(ewyk)
+    assert out == ["50152", "True", "True"], out
+    assert after["fibers_cancelled_count"] == before["fibers_cancelled_count"]
+    assert after["fiber_timeouts_count"] - before["fiber_timeouts_count"] == 1
+    assert after["fibers_in_use_count"] == 0
+
+
 def test_h2_stream_reset_mid_write_cancels_the_writer(ewyk):
     before = strategy(ewyk)
     r = ewyk.ns(["curl", "-sS", "--http2-prior-knowledge", "--limit-rate", "100k",
