@@ -168,6 +168,9 @@ early_read(void *arg, void *buf, size_t cap)
 	if (e->off == e->len) {
 		e->pending = false;
 		ewyk_wait_wake(t->wait);
+	} else if (n > 0) {
+		/* The client takes bytes: the write's time runs again. */
+		fiber_wait_renew(t->wait, e->timeout_ms);
 	}
 	return (ssize_t)n;
 }
@@ -176,13 +179,19 @@ static void begin_arm(struct ewyk_wait *w);
 
 /* The answer is over for the connection (written, cut, or the client
  * gone): a wait still pending will not be served. The begin's own ends
- * in begin_arm (a HEAD's answer may be over inside it). */
+ * in begin_arm (a HEAD's answer may be over inside it). A body of known
+ * length written whole is no client gone: its last bytes may go (and the
+ * answer with them) only once the client's window opens again (HTTP/2),
+ * while the handler already waits for something else of its own. */
 static void
 early_done(void *arg)
 {
 	struct route_task *t = arg;
+	const struct early_answer *e = &t->early;
 
 	t->early.pending = false;
+	if (e->length >= 0 && e->written == e->length && !e->failed)
+		return;
 	if (t->fstate == FIBER_WAITING && t->wait->arm != begin_arm)
 		fiber_wait_end(t->wait, -ECANCELED);
 }
@@ -271,6 +280,7 @@ ewyk_body_write(struct ewyk_request *req, const void *buf, size_t len,
 	e->buf = buf;
 	e->len = len;
 	e->off = 0;
+	e->timeout_ms = timeout_ms;
 	rc = ewyk_wait_park(req, &w, timeout_ms);
 	if (rc != 0)
 		e->failed = true;	/* part of it may be out: cut */

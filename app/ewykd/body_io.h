@@ -31,6 +31,7 @@ struct shard;
 struct early_answer {
 	const uint8_t *buf;	/* the write being taken */
 	size_t len, off;
+	uint32_t timeout_ms;	/* the write's: renewed as bytes are taken */
 	int64_t length;		/* the body's, or -1 */
 	int64_t written;
 	bool begun;		/* the answer is the connection's */

@@ -180,6 +180,27 @@ ewyk_wait_wake(struct ewyk_wait *w)
 	fiber_wait_end(w, 0);
 }
 
+static uint64_t
+deadline_after(uint32_t timeout_ms)
+{
+	return timeout_ms == EWYK_WAIT_FOREVER ? UINT64_MAX :
+		rte_get_tsc_cycles() + (uint64_t)timeout_ms * rte_get_tsc_hz() /
+		1000;
+}
+
+void
+fiber_wait_renew(struct ewyk_wait *w, uint32_t timeout_ms)
+{
+	struct route_task *t = w->task;
+
+	if (t == NULL || t->wait != w || t->fstate != FIBER_WAITING ||
+			t->heap_pos == 0)
+		return;
+	/* Later than it was: the task can only move down the heap. */
+	t->deadline = deadline_after(timeout_ms);
+	sift_down(&t->shard->exec.fib, t->heap_pos - 1);
+}
+
 int
 ewyk_wait_park(struct ewyk_request *req, struct ewyk_wait *w,
 		uint32_t timeout_ms)
@@ -192,9 +213,7 @@ ewyk_wait_park(struct ewyk_request *req, struct ewyk_wait *w,
 	w->task = t;
 	w->result = -EINPROGRESS;
 	t->wait = w;
-	t->deadline = timeout_ms == EWYK_WAIT_FOREVER ? UINT64_MAX :
-		rte_get_tsc_cycles() + (uint64_t)timeout_ms * rte_get_tsc_hz() /
-		1000;
+	t->deadline = deadline_after(timeout_ms);
 	/* Parked until the owner (perhaps another lcore by then) arms the
 	 * wait, ends it and resumes the fiber. */
 	t->fstate = FIBER_PARKED;

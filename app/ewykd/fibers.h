@@ -33,6 +33,9 @@ unsigned int fibers_poll(struct shard *s);
 /* On the owner: ends the wait like ewyk_wait_wake(), with result
  * (-ECANCELED counted as a client gone); disarm runs if result != 0. */
 void fiber_wait_end(struct ewyk_wait *w, int result);
+/* On the owner: the wait made progress, its timeout starts again (a wait
+ * that has one and is still on). */
+void fiber_wait_renew(struct ewyk_wait *w, uint32_t timeout_ms);
 /* In an arm or disarm callback: the shard of the wait's fiber. */
 struct shard *fiber_wait_shard(const struct ewyk_wait *w);
 /* Waits until the key's version is on disk: parks on a fiber, blocks on

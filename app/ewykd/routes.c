@@ -112,6 +112,7 @@ test_handler(struct ewyk_request *req, void *ctx)
 /* A read or write at most: the buffer is on the fiber's stack (its own:
  * a parked write still lends it to the connection). */
 #define STREAM_IO_MAX 8192
+#define STREAM_IO_BIG (1u << 20)	/* a write from the heap, at most */
 #define STREAM_TIMEOUT_MS 10000
 
 /* FNV-1a, 64 bits: a digest a test can compute too. */
@@ -167,16 +168,18 @@ pattern_byte(uint64_t i)
 }
 
 /* /bytes?n=N: N bytes of the pattern, written ?chunk=C at a time as the
- * client takes them; ?chunked=1 for a body of unknown length, ?ms=M
- * between writes. */
+ * client takes them (past 8 KiB, from the heap: up to 1 MiB); ?chunked=1
+ * for a body of unknown length, ?ms=M between writes, ?wait_ms=W each
+ * write's timeout. */
 static enum ewyk_result
 bytes_handler(struct ewyk_request *req, void *ctx)
 {
-	uint8_t buf[STREAM_IO_MAX];
+	uint8_t stack_buf[STREAM_IO_MAX], *buf = stack_buf;
 	long n = param_number(req, "n", 1u << 30);
-	long chunk = param_number(req, "chunk", STREAM_IO_MAX);
+	long chunk = param_number(req, "chunk", STREAM_IO_BIG);
 	long ms = param_number(req, "ms", 10000);
 	bool chunked = param_number(req, "chunked", 1) == 1;
+	long wait_ms = param_number(req, "wait_ms", STREAM_TIMEOUT_MS);
 	uint64_t off = 0;
 	int rc;
 
@@ -185,21 +188,26 @@ bytes_handler(struct ewyk_request *req, void *ctx)
 		return text(req, 400, "n=N expected, N <= 2^30\n");
 	if (chunk <= 0)
 		chunk = STREAM_IO_MAX;
+	if (chunk > STREAM_IO_MAX && (buf = malloc((size_t)chunk)) == NULL)
+		return text(req, 503, "no memory\n");
 	rc = ewyk_respond_begin(req, 200, "application/octet-stream",
 			chunked ? -1 : n);
-	if (rc == -EPERM)
-		return text(req, 503, "no fiber free\n");
 	while (rc == 0 && off < (uint64_t)n) {
 		size_t len = (size_t)RTE_MIN((uint64_t)chunk, (uint64_t)n - off);
 		size_t i;
 
 		for (i = 0; i < len; i++)
 			buf[i] = pattern_byte(off + i);
-		rc = ewyk_body_write(req, buf, len, STREAM_TIMEOUT_MS);
+		rc = ewyk_body_write(req, buf, len, wait_ms > 0 ?
+				(uint32_t)wait_ms : STREAM_TIMEOUT_MS);
 		off += len;
 		if (rc == 0 && ms > 0)
 			rc = ewyk_sleep(req, (uint32_t)ms);
 	}
+	if (buf != stack_buf)
+		free(buf);
+	if (rc == -EPERM)
+		return text(req, 503, "no fiber free\n");
 	return EWYK_ANSWERED;
 }
 

@@ -211,6 +211,106 @@ def test_slow_client_holds_the_writer_back_and_its_leaving_cancels(ewyk):
     assert after["fibers_cancelled_count"] - before["fibers_cancelled_count"] == 1
 
 
+SLOW_TAKER = """
+import socket, time
+n = {n}
+c = socket.socket()
+c.connect(("{ip}", 80))
+c.sendall(b"GET /bytes?n=%d&chunk=%d&chunked=0&wait_ms={wait_ms} HTTP/1.1\\r\\n"
+          b"Host: x\\r\\nConnection: close\\r\\n\\r\\n" % (n, n))
+got = b""
+# About 200 KB/s: the one write of n bytes lasts seconds, but the client
+# takes some of it far more often than every {wait_ms} ms.
+try:
+    while True:
+        b = c.recv(16384)
+        if not b:
+            break
+        got += b
+        time.sleep(0.08)
+except OSError as e:
+    print("error", e)
+head, _, body = got.partition(b"\\r\\n\\r\\n")
+print(len(body), body == bytes(i % 251 for i in range(len(body))))
+"""
+
+
+def test_a_write_the_client_keeps_taking_does_not_time_out(ewyk):
+    """A write's timeout is the time the client takes nothing of it: a
+    slow client that keeps taking bytes gets the whole answer though its
+    1 MiB write lasts longer than the timeout; one that takes nothing has
+    its write timed out and the body cut."""
+    n = 1 << 20
+    before = strategy(ewyk)
+    out = ewyk.ns_python(SLOW_TAKER.format(ip=APP_IP, n=n, wait_ms=1500),
+                         timeout=60).split()
+    after = settle(ewyk)
+    assert after["fiber_timeouts_count"] == before["fiber_timeouts_count"]
+    assert out == [str(n), "True"], out
+    # Nothing taken: the write times out after its 1 s, the body is cut.
+    before = after
+    proc = ewyk.ns_popen_python(NON_READER.format(ip=APP_IP).replace(
+        "n=67108864", "n=67108864&wait_ms=1000").replace(
+        "time.sleep(1.5)", "time.sleep(3)"))
+    proc.wait(timeout=15)
+    after = settle(ewyk)
+    assert after["fiber_timeouts_count"] - before["fiber_timeouts_count"] == 1
+    assert after["fibers_cancelled_count"] == before["fibers_cancelled_count"]
+    assert after["fibers_in_use_count"] == 0
+
+
+H2_WINDOW_SHUT = """
+import socket, time
+import h2.config, h2.connection, h2.events, h2.settings
+c = socket.create_connection(("{ip}", 80), timeout=10)
+h = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+h.initiate_connection()
+# A 50000-byte window: after three 16 KiB frames 848 bytes of it are left,
+# and the answer's last 1000 bytes are read whole (the writer woken) but
+# 152 of them wait for the client's WINDOW_UPDATE, sent while the handler
+# naps after its write.
+h.update_settings({{h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 50000}})
+h.send_headers(1, [(":method", "GET"), (":scheme", "http"), (":authority", "x"),
+                   (":path", "/bytes?n=50152&chunk=50152&chunked=0&ms=2000")],
+               end_stream=True)
+c.sendall(h.data_to_send())
+got, ended, acked = 0, False, False
+deadline = time.monotonic() + 10
+while not ended and time.monotonic() < deadline:
+    if got == 50000 and not acked:
+        time.sleep(0.5)
+        h.acknowledge_received_data(got, 1)
+        c.sendall(h.data_to_send())
+        acked = True
+    data = c.recv(65536)
+    if not data:
+        break
+    for e in h.receive_data(data):
+        if isinstance(e, h2.events.DataReceived):
+            got += len(e.data)
+        elif isinstance(e, h2.events.StreamEnded):
+            ended = True
+        elif isinstance(e, h2.events.StreamReset):
+            print("reset")
+    c.sendall(h.data_to_send())
+print(got, ended, acked)
+c.close()
+"""
+
+
+def test_h2_answer_ended_after_its_handler_moved_on_cancels_nothing(ewyk):
+    """An HTTP/2 answer of known length written whole, whose last bytes
+    wait for the client's window while the handler naps: the answer let
+    go then is no client gone, and the nap is not cancelled."""
+    before = strategy(ewyk)
+    out = ewyk.ns_python(H2_WINDOW_SHUT.format(ip=APP_IP), timeout=30).split()
+    after = settle(ewyk)
+    assert out == ["50152", "True", "True"], out
+    assert after["fibers_cancelled_count"] == before["fibers_cancelled_count"]
+    assert after["fiber_timeouts_count"] - before["fiber_timeouts_count"] == 1
+    assert after["fibers_in_use_count"] == 0
+
+
 def test_h2_stream_reset_mid_write_cancels_the_writer(ewyk):
     before = strategy(ewyk)
     r = ewyk.ns(["curl", "-sS", "--http2-prior-knowledge", "--limit-rate", "100k",
