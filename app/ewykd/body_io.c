@@ -158,7 +158,7 @@ early_read(void *arg, void *buf, size_t cap)
 	if (!e->pending) {
 		if (!e->handler_over)
 			return HTTP_SOURCE_AGAIN;
-		return e->failed || (e->length >= 0 &&
+		return e->failed != 0 || (e->length >= 0 &&
 				e->written < e->length) ? -1 : 0;
 	}
 	n = RTE_MIN(cap, e->len - e->off);
@@ -183,14 +183,27 @@ static void begin_arm(struct ewyk_wait *w);
  * length written whole is no client gone: its last bytes may go (and the
  * answer with them) only once the client's window opens again (HTTP/2),
  * while the handler already waits for something else of its own. */
+static bool
+early_whole(const struct early_answer *e)
+{
+	return e->discard || (e->length >= 0 && e->written == e->length &&
+			e->failed == 0);
+}
+
+bool
+early_answer_client_gone(const struct route_task *t)
+{
+	return t->early.released && !t->early.handler_over &&
+		!early_whole(&t->early);
+}
+
 static void
 early_done(void *arg)
 {
 	struct route_task *t = arg;
-	const struct early_answer *e = &t->early;
 
 	t->early.pending = false;
-	if (e->length >= 0 && e->written == e->length && !e->failed)
+	if (early_whole(&t->early))
 		return;
 	if (t->fstate == FIBER_WAITING && t->wait->arm != begin_arm)
 		fiber_wait_end(t->wait, -ECANCELED);
@@ -232,6 +245,9 @@ ewyk_respond_begin(struct ewyk_request *req, int status, const char *ctype,
 	rc = ewyk_respond_stream(req, status, ctype, &src);
 	if (rc != 0)
 		return rc;
+	/* The connection may let the answer go (and clear it) while the
+	 * handler runs: no second answer may take its place. */
+	req->committed = true;
 	e->length = src.length;
 	e->discard = req->method == HTTP_HEAD || status == 204 ||
 		status == 304;
@@ -271,8 +287,8 @@ ewyk_body_write(struct ewyk_request *req, const void *buf, size_t len,
 	if (!e->begun || (e->length >= 0 &&
 			(uint64_t)e->written + len > (uint64_t)e->length))
 		return -EINVAL;
-	if (e->failed)
-		return -ECANCELED;
+	if (e->failed != 0)
+		return e->failed;	/* the first failure's, again */
 	if (len == 0 || e->discard) {
 		e->written += (int64_t)len;
 		return 0;
@@ -283,7 +299,7 @@ ewyk_body_write(struct ewyk_request *req, const void *buf, size_t len,
 	e->timeout_ms = timeout_ms;
 	rc = ewyk_wait_park(req, &w, timeout_ms);
 	if (rc != 0)
-		e->failed = true;	/* part of it may be out: cut */
+		e->failed = rc;		/* part of it may be out: cut */
 	return rc;
 }
 

@@ -37,7 +37,7 @@ struct early_answer {
 	bool begun;		/* the answer is the connection's */
 	bool discard;		/* HEAD, 204, 304: no body goes out */
 	bool pending;		/* buf waits to be taken */
-	bool failed;		/* a write failed: the body is cut */
+	int failed;		/* a write's error: the body is cut */
 	bool handler_over;
 	bool released;
 };
@@ -54,6 +54,9 @@ void body_io_reset(struct route_task *t);
 /* On the owner, the handler returned after ewyk_respond_begin(): the body
  * ends (or is cut, if short); true when the task may be freed now. */
 bool early_answer_end(struct shard *s, struct route_task *t);
+/* On the owner: the connection let t's early answer go before its body
+ * was whole (the client left, or it was cut): t's waits are for nothing. */
+bool early_answer_client_gone(const struct route_task *t);
 /* On the owner, the connection let an early answer go; true when the
  * task may be freed now (its handler is over). */
 bool early_answer_released(struct route_task *t);

@@ -380,8 +380,9 @@ fibers_poll(struct shard *s)
 		for (t = fb->waiting; t != NULL; t = next) {
 			next = t->wnext;
 			/* An answer begun is the connection's: its release
-			 * tells of a client gone (body_io.c). */
-			if (!t->early.begun &&
+			 * before the body was whole tells of a client gone
+			 * (body_io.c), for waits begun after it too. */
+			if (t->early.begun ? early_answer_client_gone(t) :
 					!http_server_awaits(s->http, t->origin)) {
 				fb->cancelled++;
 				t->abandoned = true;	/* no answer: see dispatch_complete() */

@@ -258,8 +258,9 @@ ssize_t ewyk_body_read(struct ewyk_request *req, void *buf, size_t cap,
  * in HTTP/1.1). A body that ends short of its length, or after a failed
  * write, is cut: the client sees the connection (HTTP/1.1) or the stream
  * (HTTP/2) reset, never a short body taken for whole. Headers added
- * before go with it. Returns 0 (return EWYK_ANSWERED when done), -EINVAL
- * (a bad status or type, answered already), -ECANCELED when the client
+ * before go with it; no other ewyk_respond_*() or header is taken after
+ * it (-EINVAL). Returns 0 (return EWYK_ANSWERED when done), -EINVAL (a
+ * bad status or type, answered already), -ECANCELED when the client
  * left, or -EPERM off a fiber (nothing was sent: answer another way).
  */
 int ewyk_respond_begin(struct ewyk_request *req, int status,
@@ -269,8 +270,10 @@ int ewyk_respond_begin(struct ewyk_request *req, int status,
  * has taken them all, which it does as the client's window allows, so the
  * handler's buffer may be reused at once. Returns 0; -ECANCELED when the
  * client left; -ETIMEDOUT when the client took nothing for timeout_ms;
- * -EINVAL past the begun length, or with no answer begun. The body of a
- * HEAD (or of a 204 or 304) is not sent: its writes return 0 at once.
+ * -EINVAL past the begun length, or with no answer begun. After a failed
+ * write the body is cut, and every later write returns the same error.
+ * The body of a HEAD (or of a 204 or 304) is not sent: its writes return
+ * 0 at once.
  */
 int ewyk_body_write(struct ewyk_request *req, const void *buf, size_t len,
 		uint32_t timeout_ms);

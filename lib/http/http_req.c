@@ -44,6 +44,7 @@ http_req_fill(struct ewyk_request *q, const struct http_head *r,
 	q->method_name[ml] = '\0';
 	q->http_version = (uint8_t)http_version;
 	q->may_block = false;
+	q->committed = false;
 	q->nheaders = 0;
 	q->rest_off = rt != NULL && rt->match == EWYK_MATCH_PREFIX ?
 		rt->path_len : r->path.len;
@@ -288,7 +289,8 @@ int
 ewyk_respond_header(struct ewyk_request *q, const char *name,
 		const char *value)
 {
-	if (name == NULL || value == NULL || q->ans.kind != HTTP_BODY_UNSET)
+	if (name == NULL || value == NULL || q->ans.kind != HTTP_BODY_UNSET ||
+			q->committed)
 		return -EINVAL;
 	return add_header(&q->ans, name, value);
 }
@@ -299,7 +301,8 @@ begin(struct ewyk_request *q, int status, const char *ctype)
 	struct http_answer *a = &q->ans;
 	int rc;
 
-	if (a->kind != HTTP_BODY_UNSET || status < 200 || status > 599)
+	if (a->kind != HTTP_BODY_UNSET || q->committed || status < 200 ||
+			status > 599)
 		return -EINVAL;
 	if (ctype != NULL && (rc = add_header(a, "Content-Type", ctype)) != 0)
 		return rc;

@@ -63,6 +63,8 @@ struct ewyk_request {
 	char method_name[16];
 	uint8_t http_version;
 	bool may_block;
+	bool committed;		/* its answer went out while the handler
+				 * ran (ewyk_respond_begin()): no other */
 	struct http_str path;
 	struct http_str query;
 	uint32_t rest_off;	/* where the route's path ends */

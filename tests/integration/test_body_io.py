@@ -93,10 +93,16 @@ def test_written_answer_is_byte_exact(ewyk, query, h2):
 def test_head_and_pipelined_answers_keep_their_place(ewyk):
     """HEAD: the length, no body, the writes skipped. Pipelined: a written
     answer between two others comes whole and in its place."""
-    head = ewyk.exchange(b"HEAD /bytes?n=5000 HTTP/1.1\r\nHost: x\r\n"
+    # The handler naps after its (skipped) write: the HEAD's answer, let
+    # go at once, is no client gone.
+    before = strategy(ewyk)
+    head = ewyk.exchange(b"HEAD /bytes?n=5000&chunk=1000&ms=60 HTTP/1.1\r\nHost: x\r\n"
                          b"Connection: close\r\n\r\n")
     assert head.startswith("HTTP/1.1 200") and "Content-Length: 5000" in head
     assert head.endswith("\n\n")
+    after = settle(ewyk)
+    assert after["fibers_cancelled_count"] == before["fibers_cancelled_count"]
+    assert after["fiber_timeouts_count"] - before["fiber_timeouts_count"] == 5
     out = ewyk.ns_python(f"""
 import socket, sys
 c = socket.create_connection(("{APP_IP}", 80), timeout=10)

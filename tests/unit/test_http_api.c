@@ -231,6 +231,16 @@ test_answer_rules(void **state)
 	assert_int_equal(q->ans.nheaders, 2);	/* type and Retry-After */
 	http_answer_release(&q->ans);
 	assert_int_equal(done_calls, 2);
+
+	/* An answer begun early and let go by its connection leaves the
+	 * request committed: nothing may take its place. */
+	http_answer_init(&q->ans);
+	q->committed = true;
+	assert_int_equal(ewyk_respond_copy(q, 200, NULL, "x", 1), -EINVAL);
+	assert_int_equal(ewyk_respond_borrow(q, 200, NULL, "abc", 3, count_done,
+			&done_calls), -EINVAL);
+	assert_int_equal(ewyk_respond_header(q, "X-Late", "1"), -EINVAL);
+	assert_int_equal(q->ans.kind, HTTP_BODY_UNSET);
 	free(q);
 }
 
