@@ -31,6 +31,12 @@ def lcore_allocs(a):
     return sum(workers.values()), per_thread
 
 
+def worker_sites(a):
+    """The call stacks of the worker lcores' allocations since armed."""
+    return {k: v for k, v in a.telemetry("/ewyk_test/alloc_sites").items()
+            if k.startswith("rte_worker")}
+
+
 def load(a, n, h1):
     args = ["h2load", "-n", str(n), "-c", "4", "-m", "8"]
     if h1:
@@ -43,13 +49,15 @@ def test_no_allocation_per_request_after_warm_up(counted):
     for h1 in (False, True):
         load(counted, 20000, h1)		# warm-up: pools and classes fill
     before, threads0 = lcore_allocs(counted)
+    counted.telemetry("/ewyk_test/allocs_arm")
     grows0 = counted.telemetry("/ewyk/http")["h2_mem_grows_count"]
     for h1 in (False, True):
         load(counted, 50000, h1)
     after, threads1 = lcore_allocs(counted)
     http = counted.telemetry("/ewyk/http")
     assert http["requests_reqs"] >= 140000
-    assert after - before == 0, (threads0, threads1)
+    # On failure: the lcores' allocations and where each came from.
+    assert after - before == 0, (threads0, threads1, worker_sites(counted))
     assert http["h2_mem_grows_count"] == grows0
 
 
@@ -60,6 +68,7 @@ def test_the_counter_sees_allocations(counted, tmp_path):
     body = tmp_path / "body.bin"
     body.write_bytes(os.urandom(200 * 1024))
     before, _ = lcore_allocs(counted)
+    counted.telemetry("/ewyk_test/allocs_arm")
     grows = counted.telemetry("/ewyk/http")["h2_mem_grows_count"]
     r = counted.ns(["curl", "-sS", "--http2-prior-knowledge", "--data-binary",
                     f"@{body}", "-o", str(tmp_path / "back.bin"), counted.url("/echo")])
@@ -67,3 +76,7 @@ def test_the_counter_sees_allocations(counted, tmp_path):
     after, threads = lcore_allocs(counted)
     assert after > before, threads
     assert counted.telemetry("/ewyk/http")["h2_mem_grows_count"] > grows
+    # And it says where: the shard's memory growing, under nghttp2.
+    stacks = [st for v in worker_sites(counted).values() for st in v]
+    print("\n  " + "\n  ".join(stacks))
+    assert any("nghttp2" in st for st in stacks), stacks
