@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "body_io.h"
@@ -23,15 +24,27 @@ wait_task(const struct ewyk_wait *w)
 
 /* The watch ------------------------------------------------------------ */
 
+/* The watch is a list per connection slot (an origin's index is below
+ * --max-conns): a body_ready walks only its own connection's readers. */
+int
+body_watch_init(struct shard *s, uint32_t max_conns)
+{
+	s->body_watch = calloc(max_conns, sizeof(*s->body_watch));
+	s->body_watch_n = max_conns;
+	return s->body_watch != NULL ? 0 : -1;
+}
+
 void
 body_watch_add(struct shard *s, struct route_task *t, body_watch_fn fn)
 {
+	struct route_task **head = &s->body_watch[t->origin.index];
+
 	t->body_fn = fn;
-	t->body_next = s->body_watch;
+	t->body_next = *head;
 	if (t->body_next != NULL)
 		t->body_next->body_pprev = &t->body_next;
-	t->body_pprev = &s->body_watch;
-	s->body_watch = t;
+	t->body_pprev = head;
+	*head = t;
 }
 
 void
@@ -46,14 +59,15 @@ body_watch_remove(struct route_task *t)
 	t->body_next = NULL;
 }
 
-/* A linear walk: the watch holds only the bodies being read right now. */
 void
 body_watch_ready(void *ctx, struct http_origin o)
 {
 	struct shard *s = ctx;
 	struct route_task *t;
 
-	for (t = s->body_watch; t != NULL; t = t->body_next)
+	if (o.index >= s->body_watch_n)
+		return;
+	for (t = s->body_watch[o.index]; t != NULL; t = t->body_next)
 		if (t->origin.index == o.index && t->origin.gen == o.gen &&
 				t->origin.stream == o.stream &&
 				t->origin.seq == o.seq) {

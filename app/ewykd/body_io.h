@@ -44,6 +44,8 @@ struct early_answer {
 
 /* The watch: fn(t) runs on the owner when t's request body has more. */
 typedef void (*body_watch_fn)(struct route_task *t);
+/* Start-up: room for the shard's connections. 0, or -1 (no memory). */
+int body_watch_init(struct shard *s, uint32_t max_conns);
 void body_watch_add(struct shard *s, struct route_task *t, body_watch_fn fn);
 void body_watch_remove(struct route_task *t);	/* if watched */
 /* http_body_ready_fn of the shard's HTTP server. */

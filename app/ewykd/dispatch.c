@@ -520,7 +520,7 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
 	};
 	s->http = http_server_create(&hc);
-	if (s->http == NULL)
+	if (s->http == NULL || body_watch_init(s, cfg->max_conns) != 0)
 		return -1;
 	http_tcp_attach(s->http, s->ns);
 	if (cfg->nb_upstreams > 0) {

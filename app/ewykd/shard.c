@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -253,5 +254,7 @@ shard_fini(struct shard *s)
 	s->ns = NULL;
 	http_server_destroy(s->http);
 	s->http = NULL;
+	free(s->body_watch);	/* after the answers the server let go */
+	s->body_watch = NULL;
 	shard_fibers_fini(s);
 }

@@ -55,8 +55,10 @@ struct shard {
 	struct shard_exec exec;
 	struct upstream_client *upstream;	/* NULL: no --upstream */
 	struct fetch_pool *fetches;	/* ewyk_fetch()'s handles, with it */
-	struct route_task *body_watch;	/* requests whose body is read as it
-					 * arrives (body_io.h) */
+	struct route_task **body_watch;	/* per connection slot: requests
+					 * whose body is read as it arrives
+					 * (body_io.h) */
+	uint32_t body_watch_n;
 	struct upstream_stats upstream_stats[UPSTREAM_MAX];
 	bool draining;		/* owner: drain started */
 	bool drained;		/* owner: no connection left but TIME-WAIT */
