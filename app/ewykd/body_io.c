@@ -68,8 +68,7 @@ body_watch_ready(void *ctx, struct http_origin o)
 	if (o.index >= s->body_watch_n)
 		return;
 	for (t = s->body_watch[o.index]; t != NULL; t = t->body_next)
-		if (t->origin.index == o.index && t->origin.gen == o.gen &&
-				t->origin.stream == o.stream &&
+		if (t->origin.gen == o.gen && t->origin.stream == o.stream &&
 				t->origin.seq == o.seq) {
 			t->body_fn(t);
 			return;
@@ -191,12 +190,10 @@ early_read(void *arg, void *buf, size_t cap)
 
 static void begin_arm(struct ewyk_wait *w);
 
-/* The answer is over for the connection (written, cut, or the client
- * gone): a wait still pending will not be served. The begin's own ends
- * in begin_arm (a HEAD's answer may be over inside it). A body of known
- * length written whole is no client gone: its last bytes may go (and the
- * answer with them) only once the client's window opens again (HTTP/2),
- * while the handler already waits for something else of its own. */
+/* A body the client has whole, or never gets (HEAD, 204, 304): its
+ * answer let go is no client gone. With a known length the last bytes may
+ * go (and the answer with them) only once the client's window opens again
+ * (HTTP/2), while the handler already waits for something else. */
 static bool
 early_whole(const struct early_answer *e)
 {
@@ -211,6 +208,9 @@ early_answer_client_gone(const struct route_task *t)
 		!early_whole(&t->early);
 }
 
+/* The answer is over for the connection (written, cut, or the client
+ * gone): a wait still pending will not be served. The begin's own ends
+ * in begin_arm (a HEAD's answer may be over inside it). */
 static void
 early_done(void *arg)
 {
@@ -265,8 +265,7 @@ ewyk_respond_begin(struct ewyk_request *req, int status, const char *ctype,
 	e->length = src.length;
 	e->discard = req->method == HTTP_HEAD || status == 204 ||
 		status == 304;
-	rc = ewyk_wait_park(req, &w, EWYK_WAIT_FOREVER);
-	return rc;
+	return ewyk_wait_park(req, &w, EWYK_WAIT_FOREVER);
 }
 
 static void

@@ -638,6 +638,18 @@ ready_slot(struct h1 *h)
 	return pipe_len(h) > 0 && ps->state != PIPE_WAITING ? ps : NULL;
 }
 
+/* A body-stream request's reader is told of what there is for it (bytes,
+ * or the client's close); false when there is nothing. */
+static bool
+tell_reader(struct h1 *h)
+{
+	if (!h->sink || (h->in_len == 0 && !h->c->peer_closed))
+		return false;
+	http_conn_body_ready(h->c, (struct http_origin){ h->c->index,
+			h->c->gen, 0, h->sink_seq });
+	return true;
+}
+
 /* Writes what is owed and ready, in order, and the bodies under way.
  * Returns true when the connection may go on to read requests. */
 static bool
@@ -654,15 +666,14 @@ write_owed(struct h1 *h)
 
 			if (p == PUMP_CUT)
 				return false;
-			/* A handler that writes its answer as it reads its
-			 * body (a fiber doing both) may wait for the body:
-			 * its reader must hear of it meanwhile. */
-			if (p == PUMP_WAIT && h->sink_writing && h->sink &&
-					(h->in_len > 0 || h->c->peer_closed))
-				http_conn_body_ready(h->c, (struct http_origin){
-					h->c->index, h->c->gen, 0, h->sink_seq });
-			if (p == PUMP_WAIT)
+			if (p == PUMP_WAIT) {
+				/* A handler that writes its answer as it reads
+				 * its body (a fiber doing both) may wait for
+				 * the body: its reader must hear of it. */
+				if (h->sink_writing)
+					tell_reader(h);
 				return false;
+			}
 		}
 		if (h->req_body != REQ_BODY_NONE) {
 			if (h->echo_wait) {
@@ -696,10 +707,8 @@ write_owed(struct h1 *h)
 				/* Its reader pulls it (body_read()); what the
 				 * reader does may end the body or ready an
 				 * answer: look again then. */
-				if (h->in_len == 0 && !h->c->peer_closed)
+				if (!tell_reader(h))
 					return false;
-				http_conn_body_ready(h->c, (struct http_origin){
-					h->c->index, h->c->gen, 0, h->sink_seq });
 				if (h->c->closing || (h->sink &&
 						ready_slot(h) == NULL))
 					return false;

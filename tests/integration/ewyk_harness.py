@@ -92,6 +92,15 @@ def run(cmd, check=True, **kw):
     return subprocess.run(cmd, check=check, text=True, capture_output=True, **kw)
 
 
+def fnv1a64(data):
+    """FNV-1a, 64 bits: the digest ewykd's /upload and the example
+    plugin's fetch answer with."""
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
 def read_text(path):
     try:
         with open(path) as f:

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from ewyk_harness import Appliance
+from ewyk_harness import Appliance, fnv1a64
 from upstream_servers import MB, upstream_args, upstreams_serving
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
@@ -37,13 +37,6 @@ def env():
             yield {"a": a, "www": os.path.join(prefix, "www")}
     finally:
         a.close()
-
-
-def fnv1a64(data):
-    h = 0xcbf29ce484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
-    return h
 
 
 def summary(env, name, status=200):
