@@ -657,15 +657,9 @@ on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 	} else if (namelen > 0 && name[0] != ':') {
 		/* nghttp2 has checked it is digits, and will check the DATA
 		 * against it: a body-stream route's reader learns it. */
-		if (namelen == 14 && memcmp(name, "content-length", 14) == 0 &&
-				valuelen > 0 && valuelen <= 18) {
-			size_t i;
-
-			r->content_length = 0;
-			for (i = 0; i < valuelen; i++)
-				r->content_length = r->content_length * 10 +
-					(value[i] - '0');
-		}
+		if (namelen == 14 && memcmp(name, "content-length", 14) == 0)
+			http_parse_length((struct http_str){ (const char *)value,
+					(uint32_t)valuelen }, &r->content_length);
 		add_header(st, (const char *)name, namelen, value, valuelen);
 	}
 	return 0;

@@ -134,19 +134,30 @@ parse_request_line(const char *p, size_t n, struct http_head *r)
 	return 0;
 }
 
-static int
-parse_content_length(struct http_str v, int64_t *out)
+bool
+http_parse_length(struct http_str v, int64_t *out)
 {
 	int64_t n = 0;
 	uint32_t i;
 
 	if (v.len == 0 || v.len > 18)
-		return -400;
+		return false;
 	for (i = 0; i < v.len; i++) {
 		if (v.p[i] < '0' || v.p[i] > '9')
-			return -400;
+			return false;
 		n = n * 10 + (v.p[i] - '0');
 	}
+	*out = n;
+	return true;
+}
+
+static int
+parse_content_length(struct http_str v, int64_t *out)
+{
+	int64_t n;
+
+	if (!http_parse_length(v, &n))
+		return -400;
 	if (*out >= 0 && *out != n)
 		return -400;	/* conflicting duplicates */
 	*out = n;

@@ -89,6 +89,9 @@ int http1_parse_response(const char *buf, size_t len, struct http_head *r);
 
 /* Status to send when the buffer is full but the head is incomplete. */
 int http1_overflow_status(const char *buf, size_t len);
+/* A Content-Length value: 1 to 18 digits into *n; false for anything
+ * else. */
+bool http_parse_length(struct http_str v, int64_t *n);
 
 /* Case-insensitive header lookup; NULL when absent. */
 const struct http_str *http_head_find(const struct http_head *r,
