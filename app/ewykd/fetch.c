@@ -408,17 +408,6 @@ fetch_task_end(struct shard *s, struct route_task *t)
 /* On the fiber: only the request is looked at, no shard state. */
 
 static bool
-is_token(const char *s)
-{
-	if (*s == '\0')
-		return false;
-	for (; *s != '\0'; s++)
-		if (!http_is_tchar((unsigned char)*s))
-			return false;
-	return true;
-}
-
-static bool
 is_origin_form(const char *s)
 {
 	if (s[0] != '/' || strlen(s) > HTTP1_MAX_TARGET)
@@ -441,9 +430,10 @@ build_request(const struct ewyk_fetch_req *r, struct upstream_req *ur,
 		struct http_header *fields)
 {
 	const char *m = r->method != NULL ? r->method : "GET";
+	enum http_method method = http_method_parse(str_of(m));
 	size_t i;
 
-	if (!is_token(m) || r->target == NULL || !is_origin_form(r->target) ||
+	if (!http_is_token(m) || r->target == NULL || !is_origin_form(r->target) ||
 			r->nfields > EWYK_FETCH_FIELDS_MAX ||
 			(r->nfields > 0 && r->fields == NULL) ||
 			(r->body == NULL && r->body_len > 0))
@@ -463,10 +453,8 @@ build_request(const struct ewyk_fetch_req *r, struct upstream_req *ur,
 		.headers = fields,
 		.nheaders = (uint32_t)r->nfields,
 		.body_len = (int64_t)r->body_len,
-		.idempotent = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0 ||
-			strcmp(m, "PUT") == 0 || strcmp(m, "DELETE") == 0 ||
-			strcmp(m, "OPTIONS") == 0,
-		.head = strcmp(m, "HEAD") == 0,
+		.idempotent = http_method_idempotent(method),
+		.head = method == HTTP_HEAD,
 	};
 	return 0;
 }

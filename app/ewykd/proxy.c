@@ -179,8 +179,7 @@ proxy_request(struct shard *s, struct route_task *t, enum upstream_err *why)
 		.headers = t->req.hdr,
 		.nheaders = t->req.nheaders,
 		.body_len = t->body_len,
-		.idempotent = m == HTTP_GET || m == HTTP_HEAD || m == HTTP_PUT ||
-			m == HTTP_DELETE || m == HTTP_OPTIONS,
+		.idempotent = http_method_idempotent(m),
 		.head = m == HTTP_HEAD,
 	};
 	t->fetch = upstream_fetch_start(s->upstream, idx, &ur, &events, t, why);

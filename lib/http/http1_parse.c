@@ -54,6 +54,13 @@ http_method_name(enum http_method m)
 	return "OTHER";
 }
 
+bool
+http_method_idempotent(enum http_method m)
+{
+	return m == HTTP_GET || m == HTTP_HEAD || m == HTTP_PUT ||
+		m == HTTP_DELETE || m == HTTP_OPTIONS;
+}
+
 const struct http_str *
 http_head_find(const struct http_head *r, const char *name)
 {

@@ -40,6 +40,18 @@ http_is_tchar(unsigned char c)
 	return http_tchar[c];
 }
 
+/* A token: one tchar or more, NUL-terminated (a method, a field name). */
+static inline bool
+http_is_token(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (!http_is_tchar((unsigned char)*s))
+			return false;
+	return true;
+}
+
 struct http_str {
 	const char *p;
 	uint32_t len;
@@ -98,6 +110,8 @@ const struct http_str *http_head_find(const struct http_head *r,
 		const char *name);
 
 const char *http_method_name(enum http_method m);
+/* Idempotent (RFC 9110 9.2.2): may be sent again after a failure. */
+bool http_method_idempotent(enum http_method m);
 /* The method of a name; HTTP_OTHER for one not listed. */
 enum http_method http_method_parse(struct http_str s);
 /* Whether s is lit, ignoring case. Inline: with a literal, its length is

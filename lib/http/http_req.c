@@ -263,11 +263,8 @@ http_field_ok(const char *name, const char *value)
 {
 	size_t i;
 
-	if (name[0] == '\0')
+	if (!http_is_token(name))
 		return false;
-	for (i = 0; name[i] != '\0'; i++)
-		if (!http_is_tchar((unsigned char)name[i]))
-			return false;
 	for (i = 0; value[i] != '\0'; i++)
 		if ((unsigned char)value[i] < ' ' && value[i] != '\t')
 			return false;
