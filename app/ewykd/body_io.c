@@ -76,8 +76,11 @@ body_watch_ready(void *ctx, struct http_origin o)
 }
 
 void
-body_io_reset(struct route_task *t)
+body_io_reset(struct route_task *t, const struct http_head *r)
 {
+	t->body_len = r->chunked ? -1 : r->content_length > 0 ?
+		r->content_length : 0;
+	t->body_over = t->body_len == 0;
 	t->body_next = NULL;
 	t->body_pprev = NULL;
 	t->early = (struct early_answer){ .length = -1 };

@@ -51,8 +51,9 @@ void body_watch_remove(struct route_task *t);	/* if watched */
 /* http_body_ready_fn of the shard's HTTP server. */
 void body_watch_ready(void *ctx, struct http_origin o);
 
-/* A new task: no early answer, not watched. */
-void body_io_reset(struct route_task *t);
+/* A new task for request r: its body's length, no early answer, not
+ * watched. */
+void body_io_reset(struct route_task *t, const struct http_head *r);
 /* On the owner, the handler returned after ewyk_respond_begin(): the body
  * ends (or is cut, if short); true when the task may be freed now. */
 bool early_answer_end(struct shard *s, struct route_task *t);

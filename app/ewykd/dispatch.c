@@ -353,10 +353,7 @@ shard_dispatch(void *ctx, const struct http_route *rt,
 	t->fstate = FIBER_NONE;
 	t->abandoned = false;
 	t->fiber = NULL;
-	t->body_len = r->chunked ? -1 : r->content_length > 0 ?
-		r->content_length : 0;
-	t->body_over = t->body_len == 0;
-	body_io_reset(t);
+	body_io_reset(t, r);
 	t->fetches = NULL;
 	if (rt->flags & HTTP_ROUTE_INLINE) {
 		run_inline(s, t);
