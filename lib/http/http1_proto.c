@@ -120,10 +120,10 @@ put(char *buf, size_t *n, const char *p, size_t len)
 static void
 write_head(struct h1 *h, const struct http_answer *a, uint64_t length)
 {
-	static const char server[] = "Server: ewyk/" EWYK_VERSION "\r\nDate: ";
+#define SERVER_DATE "Server: ewyk/" EWYK_VERSION "\r\nDate: "
+	static const char server[] = SERVER_DATE;
 	/* most answers: their first lines in one piece */
-	static const char ok[] = "HTTP/1.1 200 OK\r\nServer: ewyk/" EWYK_VERSION
-		"\r\nDate: ";
+	static const char ok[] = "HTTP/1.1 200 OK\r\n" SERVER_DATE;
 	bool last = h->close_after && h->pipe_head == h->pipe_tail;
 	const char *reason, *date;
 	char head[HEAD_MAX];
