@@ -25,14 +25,6 @@ now_ms(void)
 	return rte_get_tsc_cycles() / tsc_per_ms;
 }
 
-/* The fibers' timeouts and cancellations, when a handler waits at all:
- * most polls find none, and fibers_poll() reads the clock first. */
-static inline unsigned int
-fibers_due(struct shard *s)
-{
-	return s->exec.fib.nwaiting != 0 ? fibers_poll(s) : 0;
-}
-
 static uint16_t
 tx_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -154,7 +146,7 @@ poll_once(struct shard *s, uint64_t tsc)
 	}
 	net_timers(s->ns, now);
 	link_watch(s, net_now_ms(s->ns));
-	done = shard_drain_completions(s) + fibers_due(s);
+	done = shard_drain_completions(s) + fibers_poll(s);
 	http_server_tick(s->http, net_now_ms(s->ns));
 	if (s->upstream != NULL) {
 		upstream_client_tick(s->upstream, net_now_ms(s->ns));
