@@ -332,13 +332,12 @@ static int
 fetch_connect(struct upstream_fetch *f)
 {
 	struct up_conn *uc = conn_alloc(f->cl, f->target);
+	int err;
 
 	if (uc == NULL) {
 		evict_idle(f->cl);
 		uc = conn_alloc(f->cl, f->target);
 	}
-	int err;
-
 	if (uc == NULL)
 		return UPSTREAM_ERR_no_conn;
 	f->uc = uc;
