@@ -47,6 +47,7 @@ struct resp_check {
 	struct count n;		/* at the end (of the parse that held) */
 	bool upgraded;		/* 101: HTTP/2 follows */
 	bool head_sent;		/* the client sent "HEAD" somewhere */
+	bool want_open;		/* look for a reading whose last answer is cut */
 	bool to_close;		/* the last body ends with the connection */
 	bool echo_cut;		/* the last answer, cut short, is an echo's */
 	char why[160];
@@ -142,7 +143,7 @@ parse_one(struct resp_check *rc, size_t at, struct count n)
 	bool chunked = false, close = false, has_seq = false;
 	bool octets = false, etag = false;
 	long seq = -1;
-	enum parsed r;
+	enum parsed r, r2;
 
 	if (rc->len - at < 9 && memcmp(rc->p + at, "HTTP/1.1 ", rc->len - at) == 0)
 		return P_OPEN;
@@ -246,18 +247,16 @@ parse_one(struct resp_check *rc, size_t at, struct count n)
 			rc->echo_cut = octets && !etag && !has_seq;
 			open_end(rc, n);
 		}
-		if (r == P_WHOLE)
-			return r;
-		/* Or the answer of a HEAD: no body. */
-		if (!rc->head_sent)
+		/* Or the answer of a HEAD: no body. The reading sought is
+		 * the one whose end is whole, or cut short under want_open. */
+		if (!rc->head_sent || r == (rc->want_open ? P_OPEN : P_WHOLE))
 			return r;
 		n0 = rc->n;
-		if (r == P_OPEN) {
-			if (after(rc, at, i, close, n) == P_WHOLE)
-				return P_WHOLE;
-			rc->n = n0;
-			return P_OPEN;
-		}
+		r2 = after(rc, at, i, close, n);
+		if (r2 == (rc->want_open ? P_OPEN : P_WHOLE) || r == P_BAD)
+			return r2;
+		rc->n = n0;
+		return r;
 	}
 	return after(rc, at, i, close, n);
 }
@@ -274,7 +273,9 @@ parse_from(struct resp_check *rc, size_t at, struct count n)
 	if (rc->failed[at / 8] & (1u << (at % 8)))
 		return P_BAD;
 	r = parse_one(rc, at, n);
-	if (r == P_BAD)
+	/* Offsets that failed are not parsed again; under want_open, a
+	 * reading that ends whole is no better than a failed one. */
+	if (r == P_BAD || (rc->want_open && r != P_OPEN))
 		rc->failed[at / 8] |= (uint8_t)(1u << (at % 8));
 	return r;
 }
@@ -305,10 +306,11 @@ check_conn(const struct fh *f, unsigned int i, bool head_sent)
 	fh_check(rc.failed != NULL, "no memory");
 	r = parse_from(&rc, 0, (struct count){ 0, 0, -1 });
 	if (r == P_WHOLE && k->aborted && head_sent) {
-		/* Whole if the last answer was a HEAD's, cut short if not:
-		 * after a reset, cut short it is. */
+		/* Any answer may be a HEAD's, bodiless, or not: after a
+		 * reset, the reading wanted is one whose last answer is cut
+		 * short (say, an echo's head, its body not yet begun). */
 		memset(rc.failed, 0, k->out_len / 8 + 1);
-		rc.head_sent = false;
+		rc.want_open = true;
 		if (parse_from(&rc, 0, (struct count){ 0, 0, -1 }) == P_OPEN)
 			r = P_OPEN;
 	}

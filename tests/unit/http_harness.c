@@ -210,6 +210,8 @@ q_handler(struct ewyk_request *q, void *ctx)
 	int n = snprintf(b, sizeof(b), "q %.*s\n", (int)p.len, p.p);
 
 	(void)ctx;
+	if (n >= (int)sizeof(b))	/* a long path: its answer is cut */
+		n = (int)sizeof(b) - 1;
 	add_seq(q);
 	return ewyk_respond_copy(q, 200, "text/plain", b, (size_t)n) == 0 ?
 		EWYK_ANSWERED : EWYK_DEFER;
