@@ -80,6 +80,7 @@ struct h2_conn {
 	nghttp2_session *ng;
 	struct http_conn *c;
 	struct h2_stream *streams;
+	struct h2_stream *hot;	/* the stream last looked up (stream_of()) */
 	uint32_t gathered;	/* request body bytes held by its streams */
 	bool in_ng;		/* inside nghttp2's recv or send */
 	bool telling;		/* telling readers (tell_readers()) */
@@ -101,6 +102,23 @@ static struct http_stats *
 stats(const struct h2_conn *h)
 {
 	return http_conn_stats(h->c);
+}
+
+/* A stream's state by its id, or NULL. A request's HEADERS, its answer and
+ * its frames' callbacks ask for the same stream over and over: the last
+ * one found is kept, which spares nghttp2's map most of its look-ups. It
+ * is forgotten when its stream leaves the session (on_stream_close()). */
+static struct h2_stream *
+stream_of(struct h2_conn *h, int32_t id)
+{
+	struct h2_stream *st = h->hot;
+
+	if (st != NULL && st->id == id)
+		return st;
+	st = nghttp2_session_get_stream_user_data(h->ng, id);
+	if (st != NULL)
+		h->hot = st;
+	return st;
 }
 
 /* Responses ---------------------------------------------------------------- */
@@ -263,6 +281,28 @@ submit(struct h2_conn *h, struct h2_stream *st, int status,
 		nghttp2_submit_response(h->ng, st->id, x->v, x->n, &dp);
 }
 
+/* Lower-cases ASCII letters in place, a word at a time: for each byte
+ * below 0x80, bit 7 of (b & 0x7f) + 0x3f says b >= 'A', of + 0x25 that
+ * b > 'Z' (no carry crosses a byte), and an upper-case byte gets 0x20. */
+static void
+lower_case(char *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, low;
+
+		memcpy(&w, p + i, 8);
+		low = w & ~high;
+		w |= ((low + ones * 0x3f) & ~(low + ones * 0x25) & ~w & high) >> 2;
+		memcpy(p + i, &w, 8);
+	}
+	for (; i < n; i++)
+		if (p[i] >= 'A' && p[i] <= 'Z')
+			p[i] = (char)(p[i] - 'A' + 'a');
+}
+
 /*
  * Submits an answer: a handler's (kept until the stream closes, then
  * released) or an error made here (whose body is static: nothing to keep).
@@ -282,11 +322,8 @@ submit_answer(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 
 	for (i = 0; i < a->nheaders; i++) {
 		char *name = a->hbuf + a->h[i].name;
-		uint16_t k;
 
-		for (k = 0; k < a->h[i].name_len; k++)
-			if (name[k] >= 'A' && name[k] <= 'Z')
-				name[k] = (char)(name[k] - 'A' + 'a');
+		lower_case(name, a->h[i].name_len);
 		nv_add(&x, name, a->h[i].name_len, a->hbuf + a->h[i].value,
 				a->h[i].value_len);
 	}
@@ -395,8 +432,7 @@ static bool
 h2_answer(struct http_conn *c, struct http_origin o, struct http_answer *a)
 {
 	struct h2_conn *h = c->p;
-	struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng,
-			(int32_t)o.stream);
+	struct h2_stream *st = stream_of(h, (int32_t)o.stream);
 
 	if (st == NULL || !st->awaiting)
 		return false;	/* reset meanwhile: the caller releases */
@@ -411,8 +447,7 @@ static bool
 h2_awaits(struct http_conn *c, struct http_origin o)
 {
 	struct h2_conn *h = c->p;
-	struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng,
-			(int32_t)o.stream);
+	struct h2_stream *st = stream_of(h, (int32_t)o.stream);
 
 	return st != NULL && st->awaiting;
 }
@@ -618,6 +653,7 @@ on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 	if (st == NULL)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	nghttp2_session_set_stream_user_data(ng, st->id, st);
+	((struct h2_conn *)user)->hot = st;
 	return 0;
 }
 
@@ -626,12 +662,11 @@ on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 		const uint8_t *name, size_t namelen, const uint8_t *value,
 		size_t valuelen, uint8_t flags, void *user)
 {
-	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng,
-			frame->hd.stream_id);
+	struct h2_stream *st = stream_of(user, frame->hd.stream_id);
 	struct http_head *r;
 
+	(void)ng;
 	(void)flags;
-	(void)user;
 	if (st == NULL || frame->hd.type != NGHTTP2_HEADERS ||
 			frame->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;	/* trailers are not kept */
@@ -669,7 +704,7 @@ static int
 on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 		const uint8_t *data, size_t len, void *user)
 {
-	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng, id);
+	struct h2_stream *st = stream_of(user, id);
 	uint32_t cap;
 
 	(void)flags;
@@ -746,13 +781,14 @@ on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 	struct h2_conn *h = user;
 	struct h2_stream *st;
 
+	(void)ng;
 	if (frame->hd.type == NGHTTP2_RST_STREAM)
 		count_reset(h);
 	if (frame->hd.type == NGHTTP2_SETTINGS)
 		h->hold = false;	/* the preface is in */
 	if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
 		return 0;
-	st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+	st = stream_of(h, frame->hd.stream_id);
 	if (st == NULL)
 		return 0;
 	if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
@@ -807,8 +843,7 @@ on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 		nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE,
 				frame->hd.stream_id, NGHTTP2_NO_ERROR);
 	if (frame->hd.type == NGHTTP2_HEADERS) {
-		struct h2_stream *st = nghttp2_session_get_stream_user_data(ng,
-				frame->hd.stream_id);
+		struct h2_stream *st = stream_of(user, frame->hd.stream_id);
 
 		if (st != NULL && st->release_on_headers) {
 			st->release_on_headers = false;
@@ -829,12 +864,15 @@ on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 static int
 on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void *user)
 {
-	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng, id);
+	struct h2_conn *h = user;
+	struct h2_stream *st = stream_of(h, id);
 
 	(void)error;
 	if (st == NULL)
 		return 0;
 	nghttp2_session_set_stream_user_data(ng, id, NULL);
+	if (h->hot == st)
+		h->hot = NULL;
 	if (st->streaming && !(st->body_ended && st->unread == 0)) {
 		/* A body cut short (RST_STREAM, a content-length the DATA
 		 * did not match): its reader hears of it, then reads -1. */
@@ -1143,8 +1181,7 @@ proto_body_read(struct http_conn *c, struct http_origin o, void *buf,
 		size_t cap)
 {
 	struct h2_conn *h = c->p;
-	struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng,
-			(int32_t)o.stream);
+	struct h2_stream *st = stream_of(h, (int32_t)o.stream);
 	size_t n;
 
 	if (st == NULL || !st->streaming)
