@@ -199,7 +199,7 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 	uint16_t i;
 
 	e->pool = rte_pktmbuf_pool_create("ewyk_mbufs", cfg->mbufs, MBUF_CACHE,
-			0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+			0, port_mbuf_room(cfg->mtu), rte_socket_id());
 	if (e->pool == NULL) {
 		snprintf(err, errlen, "cannot create %u mbufs: %s (more memory "
 				"with -m, or fewer --mbufs)", cfg->mbufs,

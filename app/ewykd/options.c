@@ -409,7 +409,7 @@ static const struct opt_def opts[] = {
 	{ "listen-port", "N", set_listen_port, "TCP port served (80)" },
 	{ "port-id", "N", set_port_id, "DPDK ethdev port of the first --ip (0)" },
 	{ "shards", "N", set_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
-	{ "mtu", "N", set_mtu, "MTU of the port (1500)" },
+	{ "mtu", "N", set_mtu, "MTU of the ports (1500); mbufs hold a whole frame" },
 	{ "rx-desc", "N", set_rx_desc, "RX descriptors per queue (1024)" },
 	{ "tx-desc", "N", set_tx_desc, "TX descriptors per queue (1024)" },
 	{ "mbufs", "N", set_mbufs, "mbufs in the pool (32767)" },

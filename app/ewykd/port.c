@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_ethdev.h>
 
@@ -37,11 +38,36 @@ port_assign(const struct ewykd_config *cfg, uint16_t *ids, char *err,
 	return 0;
 }
 
+uint16_t
+port_mbuf_room(uint16_t mtu)
+{
+	/* A whole frame of the MTU in one mbuf (no receive scatter): the
+	 * Ethernet header and the CRC around it, and the 256 bytes that
+	 * net_af_xdp's kernel side keeps in front of a frame
+	 * (XDP_PACKET_HEADROOM). */
+	uint32_t frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN +
+		RTE_ETHER_CRC_LEN + 256;
+
+	return (uint16_t)(RTE_PKTMBUF_HEADROOM +
+			RTE_MAX(frame, (uint32_t)RTE_MBUF_DEFAULT_DATAROOM));
+}
+
+/* net_af_xdp receives into the mbufs themselves, and its socket takes
+ * only chunks smaller than a page: whether an mbuf for this MTU is one. */
+static bool
+af_xdp_chunk_fits(uint16_t mtu)
+{
+	uint32_t elt = (uint32_t)sizeof(struct rte_mbuf) + port_mbuf_room(mtu);
+
+	return rte_mempool_calc_obj_size(elt, 0, NULL) < (uint32_t)getpagesize();
+}
+
 int
 port_check(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
 		char *err, size_t errlen)
 {
 	struct rte_eth_dev_info info;
+	uint16_t max;
 	int rc;
 
 	rc = rte_eth_dev_info_get(port, &info);
@@ -56,10 +82,15 @@ port_check(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
 				RTE_MIN(info.max_rx_queues, info.max_tx_queues));
 		return -1;
 	}
-	/* net_af_xdp takes about 3.5 KB frames, net_memif 1518 bytes. */
-	if (cfg->mtu > info.max_mtu || cfg->mtu < info.min_mtu) {
+	/* net_memif takes 1518-byte frames; net_af_xdp about 3.5 KB, less
+	 * with ewykd's mbufs as its frames. */
+	max = info.max_mtu;
+	if (strcmp(info.driver_name, "net_af_xdp") == 0)
+		while (max > info.min_mtu && !af_xdp_chunk_fits(max))
+			max--;
+	if (cfg->mtu > max || cfg->mtu < info.min_mtu) {
 		snprintf(err, errlen, "--mtu %u: port %u (%s) takes %u to %u", cfg->mtu,
-				port, info.driver_name, info.min_mtu, info.max_mtu);
+				port, info.driver_name, info.min_mtu, max);
 		return -1;
 	}
 	return 0;

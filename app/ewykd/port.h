@@ -16,6 +16,8 @@ struct ewykd_config;
  * message in err (no such --port-id, more addresses than ports). */
 int port_assign(const struct ewykd_config *cfg, uint16_t *ids, char *err,
 		size_t errlen);
+/* The data room (headroom included) of ewykd's mbufs for an MTU. */
+uint16_t port_mbuf_room(uint16_t mtu);
 /* Has the port a queue pair for each shard, and cfg's MTU? 0, or -1 with
  * a message in err. */
 int port_check(const struct ewykd_config *cfg, uint16_t port,

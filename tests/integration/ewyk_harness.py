@@ -311,9 +311,11 @@ class Appliance:
     def _veth(self):
         """af_xdp: IFACE in the appliance's namespace, its peer (also
         IFACE) the client's. One queue pair: the 22.11 PMD takes no more
-        queues than the device's combined channels, and veth has none."""
-        self.ip("link", "add", IFACE, "type", "veth", "peer", "name", IFACE,
-                "netns", self.client)
+        queues than the device's combined channels, and veth has none.
+        Both ends take ewykd's --mtu, if it is given one."""
+        mtu = self.args[self.args.index("--mtu") + 1] if "--mtu" in self.args else "1500"
+        self.ip("link", "add", IFACE, "mtu", mtu, "type", "veth", "peer", "name", IFACE,
+                "mtu", mtu, "netns", self.client)
         self.ip("link", "set", IFACE, "up")
         self._client_side(IFACE)
         run(["ip", "netns", "exec", self.client, "ethtool", "-K", IFACE, "tx", "off"])

@@ -136,6 +136,27 @@ def test_mtu_beyond_the_device_is_a_configuration_error(www):
         a.close()
 
 
+def test_frames_above_2_kb_with_a_larger_mtu(www, tmp_path):
+    """--mtu 3000 on net_af_xdp (the veth pair's MTU too): a frame larger
+    than a default mbuf's 2 KB must arrive whole. A 2,900-byte ping that
+    may not be fragmented is answered, and a 1 MB upload, sent by the
+    client's TCP in segments of up to 2,960 bytes, is echoed byte-exact."""
+    a = Appliance(www=www["dir"], medium="af_xdp", args=["--mtu", "3000"])
+    try:
+        a.start()
+        r = a.ns(["ping", "-c", "2", "-i", "0.2", "-W", "2", "-M", "do", "-s", "2900",
+                  APP_IP])
+        assert "2 received" in r.stdout, r.stdout
+        out = tmp_path / "echo.bin"
+        big = os.path.join(www["dir"], "big.bin")
+        status, _ = curl(a, out, "--data-binary", f"@{big}", "-H",
+                         "Content-Type: application/octet-stream", a.url("/echo"))
+        assert status == "200"
+        assert sha256(out) == www["big_sha256"]
+    finally:
+        a.close()
+
+
 @pytest.mark.parametrize("medium", ("tap",) + FAST_MEDIA)
 def test_drivers_config_profile_serves(www, tmp_path, medium):
     """drivers-config/MEDIUM.conf as ewykd's --config (its own file prefix
