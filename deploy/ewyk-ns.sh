@@ -15,6 +15,8 @@
 #           dpdk-testpmd as the wire (io forwarding) to a net_tap whose
 #           kernel side is the client, in NSc; the wire busy-polls CPU
 #           $EWYK_WIRE_CPU (default 0)
+# EWYK_MTU (af_xdp, and veth_ns): the veth pair's MTU (default 1500); give
+#   ewykd the same --mtu. net_af_xdp takes up to about 3.5 KB.
 
 # ewyk_medium_default: af_xdp where this kernel gives AF_XDP sockets and
 # veth pairs and DPDK has the PMD, else tap.
@@ -71,7 +73,8 @@ ewyk_ns_start() {
 	af_xdp)
 		EWYK_CLIENT_NS=${ns}c
 		ip netns add "$EWYK_CLIENT_NS"
-		ip -n "$ns" link add ewyk0 type veth peer name ewyk0 netns "$EWYK_CLIENT_NS"
+		ip -n "$ns" link add ewyk0 mtu "${EWYK_MTU:-1500}" type veth peer \
+			name ewyk0 mtu "${EWYK_MTU:-1500}" netns "$EWYK_CLIENT_NS"
 		ip -n "$ns" link set ewyk0 up
 		ip netns exec "$EWYK_CLIENT_NS" ethtool -K ewyk0 tx off >/dev/null
 		launcher=(./deploy/with-bpffs.sh)
@@ -211,7 +214,8 @@ ewyk_ns_stop() {
 veth_ns() {
 	ip netns add "$1"
 	ip netns add "${1}c"
-	ip -n "$1" link add veth1 type veth peer name veth0 netns "${1}c"
+	ip -n "$1" link add veth1 mtu "${EWYK_MTU:-1500}" type veth peer name veth0 \
+		mtu "${EWYK_MTU:-1500}" netns "${1}c"
 	ip -n "$1" addr add 198.18.0.2/24 dev veth1
 	ip -n "${1}c" addr add 198.18.0.1/24 dev veth0
 	ip -n "$1" link set veth1 up

@@ -19,7 +19,9 @@
 # the softirq work the kernel does on the server's core and charges to no
 # process: on a veth pair the receiving side's TCP runs in the sender's
 # softirq, as it does in ewykd's own sends); packets in and out per request (ewykd:
-# /ewyk/stats; the others: the veth's counters); and ewykd's figures as
+# /ewyk/stats; the others: the veth's counters); how busy h2load's core
+# was over the run (near 100 %: the client, not the server, set the
+# rate, and the rate ratio says little); and ewykd's figures as
 # ratios of each server's. Then where ewykd's time goes under h2c: a perf
 # profile (software clock) by library and the top symbols. Figures, not a
 # test; the machine's noise shows in the spread of the rounds.
@@ -135,23 +137,34 @@ kernel_counters() {	# PID: the server and its children
 			printf "%.0f", ($2 + $3 + $4 + $7 + $8 + $9) * 1000000 / hz }' /proc/stat)"
 }
 
+# The client's core (CPU 0) so far: "busy_ticks all_ticks". A client core
+# near 100 % busy means the rate is the client's limit, not the server's.
+client_core() {
+	awk '$1 == "cpu0" { all = 0; for (i = 2; i <= NF; i++) all += $i
+		print all - $5 - $6, all }' /proc/stat
+}
+
 # measure SERVER LOAD ROUND NS PORT COUNTERS_FN: one run, kept in $RUNS
 measure() {
-	local c0 c1 fig
+	local c0 c1 fig u0 u1
 	c0=$($6)
+	u0=$(client_core)
 	fig=$(h2load_run "$4" "$2" "$5" "$RUNS/$1.$2.$3.tsv")
+	u1=$(client_core)
 	c1=$($6)
 	# shellcheck disable=SC2086
-	set -- "$1" "$2" "$3" $fig $c0 $c1
+	set -- "$1" "$2" "$3" $fig $c0 $c1 $u0 $u1
 	awk -v n="$N" -v s="$1" -v l="$2" -v r="$3" -v rate="$4" -v p50="$5" \
 		-v p99="$6" -v c0="$7" -v i0="$8" -v o0="$9" -v k0="${10}" \
-		-v c1="${11}" -v i1="${12}" -v o1="${13}" -v k1="${14}" 'BEGIN {
+		-v c1="${11}" -v i1="${12}" -v o1="${13}" -v k1="${14}" \
+		-v ub0="${15}" -v ua0="${16}" -v ub1="${17}" -v ua1="${18}" 'BEGIN {
 		ok = rate + 0 > 0
-		printf "%s %s %s %s %s %s %s %s %s %s\n", s, l, r, rate, p50, p99,
+		printf "%s %s %s %s %s %s %s %s %s %s %s\n", s, l, r, rate, p50, p99,
 			ok ? sprintf("%.2f", (c1 - c0) / n) : "-",
 			ok ? sprintf("%.2f", (i1 - i0) / n) : "-",
 			ok ? sprintf("%.2f", (o1 - o0) / n) : "-",
-			ok ? sprintf("%.2f", (k1 - k0) / n) : "-"
+			ok ? sprintf("%.2f", (k1 - k0) / n) : "-",
+			ok && ua1 > ua0 ? sprintf("%.0f", 100 * (ub1 - ub0) / (ua1 - ua0)) : "-"
 	}' >>"$RUNS/results"
 }
 
@@ -235,14 +248,15 @@ echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"), one lcore; the others on veth
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 runs = {}
-for s, l, r, rate, p50, p99, cpu, pin, pout, core in rows:
-    runs.setdefault((s, l), []).append((float(rate), p50, p99, cpu, pin, pout, core))
+for s, l, r, rate, p50, p99, cpu, pin, pout, core, client in rows:
+    runs.setdefault((s, l), []).append((float(rate), p50, p99, cpu, pin, pout, core,
+                                        client))
 def med(xs):
     xs = [float(x) for x in xs if x not in ("-",)]
     return statistics.median(xs) if xs else None
-fmt = "{:<8} {:<28} {:>9} {:>15} {:>7} {:>7} {:>7} {:>7} {:>9} {:>7} {:>7} {:>7}"
+fmt = "{:<8} {:<28} {:>9} {:>15} {:>7} {:>7} {:>7} {:>7} {:>9} {:>8} {:>7} {:>7} {:>7}"
 print(fmt.format("server", "load", "req/s", "(range)", "p50 us", "p99 us", "cpu us",
-                 "core us", "pkts i/o", "req/s x", "cpu x", "core x"))
+                 "core us", "pkts i/o", "client %", "req/s x", "cpu x", "core x"))
 names = {"h2c": "h2c -c16 -m100", "h1": "HTTP/1.1 -c32", "h1p": "HTTP/1.1 -c32 pipelined 16"}
 for l in ("h2c", "h1", "h1p"):
     e = runs.get(("ewykd", l))
@@ -258,18 +272,21 @@ for l in ("h2c", "h1", "h1p"):
         erate = med(r[0] for r in e) if e else None
         ecpu = med(r[3] for r in e) if e else None
         pin, pout = med(r[4] for r in x), med(r[5] for r in x)
+        client = med(r[7] for r in x)
         print(fmt.format(s, names[l], f"{rate:,.0f}",
                          f"{min(r[0] for r in x):,.0f}-{max(r[0] for r in x):,.0f}",
                          str(med(r[1] for r in x) or "-"), str(med(r[2] for r in x) or "-"),
                          f"{cpu:.2f}" if cpu is not None else "-",
                          f"{core:.2f}" if core is not None else "-",
                          f"{pin:.2f}/{pout:.2f}" if pin is not None else "-",
+                         f"{client:.0f}" if client is not None else "-",
                          rx(erate, rate), rx(cpu, ecpu), rx(core, ecore)))
 PY
 echo "cpu us: server CPU per request; req/s x: ewykd's over the server's (above 1:"
 echo "ewykd serves more); cpu x: the server's CPU per request over ewykd's (above 1:"
 echo "ewykd spends less); core us, core x: the same for all the server core's"
-echo "busy time (softirq included); pkts i/o: packets received and sent per request"
+echo "busy time (softirq included); pkts i/o: packets received and sent per request;"
+echo "client %: how busy h2load's core was (near 100: the rate is the client's limit)"
 echo
 echo "ewykd under h2c, by library (perf record -e cpu-clock):"
 # awk reads to the end: head would leave perf a broken pipe, which
