@@ -31,7 +31,11 @@
 # and pipelined loads. LATENCY=0 leaves it out (p50 and p99 then "-"), so
 # that the rates show the servers rather than the client's logging.
 #
-# Usage: [EWYK_MEDIUM=...] [ROUNDS=3] [LATENCY=0] app/bench/http_vs_servers.sh [REQUESTS]
+# EWYK_MTU (default 1500): the MTU of both veth pairs and ewykd's --mtu
+# (net_af_xdp: 3438 at most).
+#
+# Usage: [EWYK_MEDIUM=...] [ROUNDS=3] [LATENCY=0] [EWYK_MTU=...]
+#        app/bench/http_vs_servers.sh [REQUESTS]
 #        (as root, after a build; REQUESTS per run, default 100000)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -180,7 +184,8 @@ profile() {	# while h2c runs against ewykd, and only then: where its time goes
 
 : >"$RUNS/results"
 for round in $(seq "$ROUNDS"); do
-	EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll
+	EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll \
+		--mtu "${EWYK_MTU:-1500}"
 	for l in "${LOADS[@]}"; do
 		measure ewykd "$l" "$round" "$EWYK_CLIENT_NS" 80 ewykd_counters
 	done
@@ -243,7 +248,7 @@ done
 
 echo "small file, $N requests per run, median of $ROUNDS rounds (servers in turn)"
 echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"), one lcore; the others on veth," \
-	"one worker; servers on CPU 1, h2load on CPU 0"
+	"one worker; servers on CPU 1, h2load on CPU 0; MTU ${EWYK_MTU:-1500}"
 /usr/bin/python3 - "$RUNS/results" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
