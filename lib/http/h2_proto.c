@@ -629,6 +629,8 @@ again:
 static void
 stream_free(struct h2_conn *h, struct h2_stream *st)
 {
+	if (h->hot == st)
+		h->hot = NULL;
 	*st->pprev = st->next;
 	if (st->next != NULL)
 		st->next->pprev = st->pprev;
