@@ -168,7 +168,7 @@ measure() {
 			ok ? sprintf("%.2f", (i1 - i0) / n) : "-",
 			ok ? sprintf("%.2f", (o1 - o0) / n) : "-",
 			ok ? sprintf("%.2f", (k1 - k0) / n) : "-",
-			ok && ua1 > ua0 ? sprintf("%.0f", 100 * (ub1 - ub0) / (ua1 - ua0)) : "-"
+			(ok && ua1 - ua0 > 0) ? sprintf("%.0f", 100 * (ub1 - ub0) / (ua1 - ua0)) : "-"
 	}' >>"$RUNS/results"
 }
 
