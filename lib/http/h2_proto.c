@@ -14,6 +14,10 @@
 
 #define H2_MAX_STREAMS 100
 #define H2_INITIAL_WINDOW (256 * 1024)
+/* The connection's receive window: what its streams' unread bodies may
+ * hold at once. Four streams' windows, so that a reader that stops (its
+ * stream's 256 KiB unread) leaves room for the other uploads. */
+#define H2_CONN_WINDOW (4 * H2_INITIAL_WINDOW)
 #define H2_HEADER_LIST_MAX HTTP_REQ_HEAD_MAX
 #define H2_RESET_BUDGET 200	/* RST_STREAMs a client may send per second */
 #define H2_RESET_BURST 1000	/* the library's backstop: a token bucket */
@@ -988,6 +992,9 @@ h2_open(struct http_conn *c)
 	}
 	nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, settings,
 			sizeof(settings) / sizeof(settings[0]));
+	/* Past the protocol's 65535 bytes: one WINDOW_UPDATE after SETTINGS. */
+	nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0,
+			H2_CONN_WINDOW);
 	return h;
 }
 

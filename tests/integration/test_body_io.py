@@ -295,6 +295,78 @@ c.close()
 """
 
 
+H2_STALLED_READER = """
+import socket, time
+import h2.config, h2.connection, h2.events
+c = socket.create_connection(("{ip}", 80), timeout=10)
+c.settimeout(0.1)
+h = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+h.initiate_connection()
+c.sendall(h.data_to_send())
+
+
+def post(sid, path):
+    h.send_headers(sid, [(":method", "POST"), (":scheme", "http"), (":authority", "x"),
+                         (":path", path)])
+
+
+# Stream 1's reader takes a byte every 5 s; it is sent all its window
+# lets it, first. Stream 3 is an upload read as it comes.
+post(1, "/upload?chunk=1&ms=5000")
+post(3, "/upload")
+size = {{1: 1 << 20, 3: 300000}}
+sent = {{1: 0, 3: 0}}
+answer, ended, closed3 = b"", False, False
+deadline = time.monotonic() + 8
+while not ended and time.monotonic() < deadline:
+    for sid in (1, 3):
+        n = min(size[sid] - sent[sid], h.local_flow_control_window(sid))
+        while n > 0:
+            k = min(n, h.max_outbound_frame_size)
+            h.send_data(sid, bytes(k))
+            sent[sid] += k
+            n -= k
+        if sid == 3 and sent[3] == size[3] and not closed3:
+            h.end_stream(3)
+            closed3 = True
+    c.sendall(h.data_to_send())
+    try:
+        data = c.recv(65536)
+    except socket.timeout:
+        continue
+    if not data:
+        break
+    for e in h.receive_data(data):
+        if isinstance(e, h2.events.DataReceived) and e.stream_id == 3:
+            answer += e.data
+            h.acknowledge_received_data(e.flow_controlled_length, 3)
+        elif isinstance(e, h2.events.StreamEnded) and e.stream_id == 3:
+            ended = True
+    c.sendall(h.data_to_send())
+print(sent[1], sent[3], ended, answer.decode().strip())
+c.close()
+"""
+
+
+def test_h2_stalled_reader_does_not_hold_back_other_uploads(ewyk):
+    """Two uploads on one HTTP/2 connection: the first's reader stops with
+    its stream's window (256 KiB) unread; the second, 300 KB, still goes
+    through, the connection's window (1 MiB) having room for both. With
+    the protocol's 65535-byte connection window the first stream alone
+    took all of it and the second never got a byte out."""
+    before = strategy(ewyk)
+    out = ewyk.ns_python(H2_STALLED_READER.format(ip=APP_IP), timeout=30).split()
+    sent1, sent3, ended = int(out[0]), int(out[1]), out[2]
+    print(f"\n  stalled stream took {sent1} bytes; the other sent {sent3}: {out[3:]}")
+    assert ended == "True", out
+    assert sent3 == 300000
+    assert " ".join(out[3:5]) == f"bytes {sent3}", out
+    assert 0 < sent1 <= 256 * 1024
+    after = settle(ewyk)
+    assert after["fibers_in_use_count"] == 0
+    assert after["fibers_cancelled_count"] - before["fibers_cancelled_count"] >= 1
+
+
 def test_h2_answer_ended_after_its_handler_moved_on_cancels_nothing(ewyk):
     """An HTTP/2 answer of known length written whole, whose last bytes
     wait for the client's window while the handler naps: the answer let

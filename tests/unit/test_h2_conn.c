@@ -543,7 +543,7 @@ next_upload_flows(struct hh *h, struct hh_h2 *c, uint8_t *body, uint8_t *got,
 /*
  * A body-stream route's request goes to its handler with its head; its
  * body comes as the reader takes it: never more at hand than the
- * connection's window (65535: the reader has given nothing back yet),
+ * stream's window (256 KiB: the reader has given nothing back yet),
  * "again" when none is, 0 at the end, and body_ready each time.
  */
 static void
@@ -568,7 +568,7 @@ test_body_stream(void **state)
 
 		ready = h->body_ready;
 		n = sink_read(h, o, &to, &last);
-		assert_true(n <= 65535);	/* held: the window, no more */
+		assert_true(n <= 256 * 1024);	/* held: the window, no more */
 		total += n;
 		if (last == HTTP_SOURCE_AGAIN) {
 			hh_h2_pump(c);
@@ -582,6 +582,13 @@ test_body_stream(void **state)
 	sink_done(h, c, id, got, body, len);
 }
 
+/* Bodies larger than a stream's window (256 KiB), so that each such
+ * stream left unread holds a whole window, and more of them than the
+ * connection's window (1 MiB) has room for: were their bytes not counted
+ * taken when they close, the connection would stall. */
+#define UNREAD_BODY 300000
+#define UNREAD_STREAMS 5
+
 /*
  * A client that resets its stream amid the body: the reader hears of it
  * and reads -1. What it had sent and nobody read still counts as taken
@@ -591,26 +598,28 @@ static void
 test_body_stream_reset(void **state)
 {
 	struct hh *h = *state;
-	size_t len = 200000;
+	size_t len = UNREAD_BODY;
 	uint8_t *body, *got;
 	struct hh_h2 *c = sink_client(h, len, 2, &body, &got);
 	struct http_origin o;
-	unsigned int ready;
-	int32_t id = hh_h2_request(c, "PUT", "/sink/a", body, len);
+	unsigned int ready, i;
 
-	hh_h2_pump(c);
-	assert_int_equal(h->nqueued, 1);
-	o = h->queue[0]->o;
-	assert_true(http_server_body_read(h->srv, o, got, 1000) == 1000);
-	ready = h->body_ready;
-	assert_int_equal(nghttp2_submit_rst_stream(c->ng, NGHTTP2_FLAG_NONE,
-			id, NGHTTP2_CANCEL), 0);
-	hh_h2_pump(c);
-	assert_true(h->body_ready > ready);
-	assert_int_equal(h->ready_o.stream, o.stream);
-	assert_int_equal(http_server_body_read(h->srv, o, got, 100), -1);
-	assert_false(hh_run(h, 0));	/* its answer finds no stream */
+	for (i = 0; i < UNREAD_STREAMS; i++) {
+		int32_t id = hh_h2_request(c, "PUT", "/sink/a", body, len);
 
+		hh_h2_pump(c);
+		assert_int_equal(h->nqueued, 1);
+		o = h->queue[0]->o;
+		assert_true(http_server_body_read(h->srv, o, got, 1000) == 1000);
+		ready = h->body_ready;
+		assert_int_equal(nghttp2_submit_rst_stream(c->ng,
+				NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL), 0);
+		hh_h2_pump(c);
+		assert_true(h->body_ready > ready);
+		assert_int_equal(h->ready_o.stream, o.stream);
+		assert_int_equal(http_server_body_read(h->srv, o, got, 100), -1);
+		assert_false(hh_run(h, 0));	/* its answer finds no stream */
+	}
 	next_upload_flows(h, c, body, got, len);
 }
 
@@ -638,23 +647,26 @@ static void
 test_body_stream_answered_early(void **state)
 {
 	struct hh *h = *state;
-	size_t len = 200000;
+	size_t len = UNREAD_BODY;
 	uint8_t *body, *got;
 	struct hh_h2 *c = sink_client(h, len, 3, &body, &got);
-	int32_t id = hh_h2_request(c, "POST", "/sink/early", body, len);
-	struct hh_stream *st;
+	unsigned int i;
 
-	hh_h2_pump(c);
-	assert_int_equal(h->nqueued, 1);
-	assert_true(hh_run(h, 0));
-	hh_h2_pump(c);
-	st = hh_h2_stream(c, id);
-	assert_true(st->closed);
-	assert_int_equal(st->status, 200);
-	assert_int_equal(st->error, NGHTTP2_NO_ERROR);
-	assert_int_equal(c->rst_recv, 1);
-	assert_int_equal(st->len, 5);
+	for (i = 0; i < UNREAD_STREAMS; i++) {
+		int32_t id = hh_h2_request(c, "POST", "/sink/early", body, len);
+		struct hh_stream *st;
 
+		hh_h2_pump(c);
+		assert_int_equal(h->nqueued, 1);
+		assert_true(hh_run(h, 0));
+		hh_h2_pump(c);
+		st = hh_h2_stream(c, id);
+		assert_true(st->closed);
+		assert_int_equal(st->status, 200);
+		assert_int_equal(st->error, NGHTTP2_NO_ERROR);
+		assert_int_equal(c->rst_recv, i + 1);
+		assert_int_equal(st->len, 5);
+	}
 	next_upload_flows(h, c, body, got, len);
 }
 
