@@ -15,8 +15,10 @@
 #define H2_MAX_STREAMS 100
 #define H2_INITIAL_WINDOW (256 * 1024)
 /* The connection's receive window: what its streams' unread bodies may
- * hold at once. Four streams' windows, so that a reader that stops (its
- * stream's 256 KiB unread) leaves room for the other uploads. */
+ * hold at once. Four streams' windows: a reader that stops holds its
+ * stream's 256 KiB, and nghttp2 opens the window again once half of it
+ * was taken, so the other uploads go on past one or two stopped readers
+ * (a third stops the connection's uploads, not its answers). */
 #define H2_CONN_WINDOW (4 * H2_INITIAL_WINDOW)
 #define H2_HEADER_LIST_MAX HTTP_REQ_HEAD_MAX
 #define H2_RESET_BUDGET 200	/* RST_STREAMs a client may send per second */
