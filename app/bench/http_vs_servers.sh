@@ -42,6 +42,12 @@ cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
 N=${1:-100000}
 ROUNDS=${ROUNDS:-3}
+: "${EWYK_MEDIUM:=$(ewyk_medium_default)}"
+export EWYK_MEDIUM
+if [ "${EWYK_MTU:-1500}" != 1500 ] && [ "$EWYK_MEDIUM" != af_xdp ]; then
+	echo "EWYK_MTU=$EWYK_MTU: only on af_xdp (the veth pair's MTU); $EWYK_MEDIUM keeps 1500" >&2
+	exit 2
+fi
 NS_A="ewyk-hbench-a-$$"
 NS_B="ewyk-hbench-b-$$"
 WWW=""
@@ -143,8 +149,8 @@ kernel_counters() {	# PID: the server and its children
 
 # The client's core (CPU 0) so far: "busy_ticks all_ticks". A client core
 # near 100 % busy means the rate is the client's limit, not the server's.
-client_core() {
-	awk '$1 == "cpu0" { all = 0; for (i = 2; i <= NF; i++) all += $i
+client_core() {	# user to steal: guest time is already in user and nice
+	awk '$1 == "cpu0" { all = 0; for (i = 2; i <= 9; i++) all += $i
 		print all - $5 - $6, all }' /proc/stat
 }
 
@@ -292,6 +298,8 @@ echo "ewykd serves more); cpu x: the server's CPU per request over ewykd's (abov
 echo "ewykd spends less); core us, core x: the same for all the server core's"
 echo "busy time (softirq included); pkts i/o: packets received and sent per request;"
 echo "client %: how busy h2load's core was (near 100: the rate is the client's limit)"
+[ "$EWYK_MEDIUM" = memif ] &&
+	echo "(on memif the testpmd wire busy-polls h2load's core: its client % is always near 100)"
 echo
 echo "ewykd under h2c, by library (perf record -e cpu-clock):"
 # awk reads to the end: head would leave perf a broken pipe, which
