@@ -954,7 +954,8 @@ h1_body_read(struct http_conn *c, struct http_origin o, void *buf, size_t cap)
 				h->close_after = true;
 				return -1;
 			}
-			memmove(to + got, d, dl);
+			if (dl > 0)	/* a size line or trailer alone: d is NULL */
+				memmove(to + got, d, dl);
 			consume(h, (uint32_t)used);
 			got += dl;
 			ended = h->chunk.state == CHUNK_DONE;

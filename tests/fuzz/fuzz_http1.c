@@ -227,6 +227,9 @@ parse_one(struct resp_check *rc, size_t at, struct count n)
 	if (status != 204 && status != 304) {
 		size_t body = i;
 		struct count n0;
+		/* The echo of a body: no ETag of a file, no X-Seq of a test
+		 * handler. /echo takes no HEAD, so it is never a HEAD's. */
+		bool echo = octets && !etag && !has_seq;
 
 		if (chunked) {
 			r = chunked_body(rc, &body);
@@ -242,14 +245,13 @@ parse_one(struct resp_check *rc, size_t at, struct count n)
 		if (r == P_WHOLE) {
 			r = after(rc, at, body, close, n);
 		} else if (r == P_OPEN) {
-			/* The echo of a body (no ETag of a file, no X-Seq of a
-			 * test handler) is cut when the body is. */
-			rc->echo_cut = octets && !etag && !has_seq;
+			rc->echo_cut = echo;	/* cut when the body is */
 			open_end(rc, n);
 		}
 		/* Or the answer of a HEAD: no body. The reading sought is
 		 * the one whose end is whole, or cut short under want_open. */
-		if (!rc->head_sent || r == (rc->want_open ? P_OPEN : P_WHOLE))
+		if (!rc->head_sent || echo ||
+				r == (rc->want_open ? P_OPEN : P_WHOLE))
 			return r;
 		n0 = rc->n;
 		r2 = after(rc, at, i, close, n);
