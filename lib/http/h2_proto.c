@@ -587,6 +587,14 @@ body_drop(struct h2_conn *h, struct h2_stream *st)
 
 static void stream_free(struct h2_conn *h, struct h2_stream *st);
 
+/* A body-stream route's reader has not read its body to the end: it is
+ * owed a last body_ready (bytes, the end or the break) before it goes. */
+static bool
+body_unfinished(const struct h2_stream *st)
+{
+	return st->streaming && !(st->body_ended && st->unread == 0);
+}
+
 static struct http_origin
 origin_of(const struct h2_conn *h, const struct h2_stream *st)
 {
@@ -881,7 +889,7 @@ on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void *user)
 	nghttp2_session_set_stream_user_data(ng, id, NULL);
 	if (h->hot == st)
 		h->hot = NULL;
-	if (st->streaming && !(st->body_ended && st->unread == 0)) {
+	if (body_unfinished(st)) {
 		/* A body cut short (RST_STREAM, a content-length the DATA
 		 * did not match): its reader hears of it, then reads -1. */
 		body_drop(user, st);
@@ -1217,7 +1225,7 @@ proto_free(struct http_conn *c)
 
 	c->closing = true;
 	for (st = h->streams; st != NULL; st = st->next)
-		if (st->streaming && !(st->body_ended && st->unread == 0))
+		if (body_unfinished(st))
 			tell(h, st);
 	tell_readers(h);
 	h2_free(h);

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
-#include <strings.h>
 
 #include "http1_parse.h"
 
@@ -68,8 +67,7 @@ http_head_find(const struct http_head *r, const char *name)
 	uint32_t i;
 
 	for (i = 0; i < r->nheaders; i++)
-		if (r->headers[i].name.len == n &&
-				strncasecmp(r->headers[i].name.p, name, n) == 0)
+		if (http_str_eq_nocase_n(r->headers[i].name, name, n))
 			return &r->headers[i].value;
 	return NULL;
 }

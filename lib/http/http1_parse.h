@@ -114,14 +114,19 @@ const char *http_method_name(enum http_method m);
 bool http_method_idempotent(enum http_method m);
 /* The method of a name; HTTP_OTHER for one not listed. */
 enum http_method http_method_parse(struct http_str s);
+/* Whether s is the n bytes at lit, ignoring case. */
+static inline bool
+http_str_eq_nocase_n(struct http_str s, const char *lit, size_t n)
+{
+	return s.len == n && strncasecmp(s.p, lit, n) == 0;
+}
+
 /* Whether s is lit, ignoring case. Inline: with a literal, its length is
  * known at compile time and most names differ by length alone. */
 static inline bool
 http_str_eq_nocase(struct http_str s, const char *lit)
 {
-	size_t n = strlen(lit);
-
-	return s.len == n && strncasecmp(s.p, lit, n) == 0;
+	return http_str_eq_nocase_n(s, lit, strlen(lit));
 }
 
 #endif /* EWYK_HTTP1_PARSE_H */
