@@ -526,16 +526,27 @@ sink_done(struct hh *h, struct hh_h2 *c, int32_t id, uint8_t *got,
 	hh_h2_free(c);
 }
 
+/* Sends an upload to a body-stream route: its request goes to the route
+ * with its head, before its body ends, the only one queued. */
+static int32_t
+upload_queued(struct hh *h, struct hh_h2 *c, const char *method,
+		const char *path, uint8_t *body, size_t len)
+{
+	int32_t id = hh_h2_request(c, method, path, body, len);
+
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 1);
+	return id;
+}
+
 /* After a body left unread: a next upload on the connection is not
  * stalled, its bytes still count as taken for the connection's window. */
 static void
 next_upload_flows(struct hh *h, struct hh_h2 *c, uint8_t *body, uint8_t *got,
 		size_t len)
 {
-	int32_t id = hh_h2_request(c, "PUT", "/sink/next", body, len);
+	int32_t id = upload_queued(h, c, "PUT", "/sink/next", body, len);
 
-	hh_h2_pump(c);
-	assert_int_equal(h->nqueued, 1);
 	assert_int_equal(sink_read_all(h, c, h->queue[0]->o, got), len);
 	sink_done(h, c, id, got, body, len);
 }
@@ -556,11 +567,9 @@ test_body_stream(void **state)
 	uint8_t *to = got;
 	struct http_origin o;
 	unsigned int rounds = 0, ready;
-	int32_t id = hh_h2_request(c, "POST", "/sink/up", body, len);
+	int32_t id = upload_queued(h, c, "POST", "/sink/up", body, len);
 	long last = 1;
 
-	hh_h2_pump(c);
-	assert_int_equal(h->nqueued, 1);	/* dispatched before the end */
 	o = h->queue[0]->o;
 	assert_true(h->body_ready > 0);
 	while (last != 0) {
@@ -605,10 +614,8 @@ test_body_stream_reset(void **state)
 	unsigned int ready, i;
 
 	for (i = 0; i < UNREAD_STREAMS; i++) {
-		int32_t id = hh_h2_request(c, "PUT", "/sink/a", body, len);
+		int32_t id = upload_queued(h, c, "PUT", "/sink/a", body, len);
 
-		hh_h2_pump(c);
-		assert_int_equal(h->nqueued, 1);
 		o = h->queue[0]->o;
 		assert_true(http_server_body_read(h->srv, o, got, 1000) == 1000);
 		ready = h->body_ready;
@@ -653,11 +660,10 @@ test_body_stream_answered_early(void **state)
 	unsigned int i;
 
 	for (i = 0; i < UNREAD_STREAMS; i++) {
-		int32_t id = hh_h2_request(c, "POST", "/sink/early", body, len);
+		int32_t id = upload_queued(h, c, "POST", "/sink/early", body,
+				len);
 		struct hh_stream *st;
 
-		hh_h2_pump(c);
-		assert_int_equal(h->nqueued, 1);
 		assert_true(hh_run(h, 0));
 		hh_h2_pump(c);
 		st = hh_h2_stream(c, id);
