@@ -37,42 +37,34 @@ body_watch_init(struct shard *s, uint32_t max_conns)
 void
 body_watch_add(struct shard *s, struct route_task *t, body_watch_fn fn)
 {
-	struct route_task **head = &s->body_watch[t->origin.index];
-
 	t->body_fn = fn;
-	t->body_next = *head;
-	if (t->body_next != NULL)
-		t->body_next->body_pprev = &t->body_next;
-	t->body_pprev = head;
-	*head = t;
+	ilist_push(&s->body_watch[t->origin.index], &t->body_link);
 }
 
 void
 body_watch_remove(struct route_task *t)
 {
-	if (t->body_pprev == NULL)
-		return;
-	*t->body_pprev = t->body_next;
-	if (t->body_next != NULL)
-		t->body_next->body_pprev = t->body_pprev;
-	t->body_pprev = NULL;
-	t->body_next = NULL;
+	ilist_remove(&t->body_link);
 }
 
 void
 body_watch_ready(void *ctx, struct http_origin o)
 {
 	struct shard *s = ctx;
-	struct route_task *t;
+	struct ilink *l;
 
 	if (o.index >= s->body_watch_n)
 		return;
-	for (t = s->body_watch[o.index]; t != NULL; t = t->body_next)
+	for (l = s->body_watch[o.index]; l != NULL; l = l->next) {
+		struct route_task *t = container_of(l, struct route_task,
+				body_link);
+
 		if (t->origin.gen == o.gen && t->origin.stream == o.stream &&
 				t->origin.seq == o.seq) {
 			t->body_fn(t);
 			return;
 		}
+	}
 }
 
 void
@@ -81,8 +73,7 @@ body_io_reset(struct route_task *t, const struct http_head *r)
 	t->body_len = r->chunked ? -1 : r->content_length > 0 ?
 		r->content_length : 0;
 	t->body_over = t->body_len == 0;
-	t->body_next = NULL;
-	t->body_pprev = NULL;
+	t->body_link = (struct ilink){ NULL, NULL };
 	t->early = (struct early_answer){ .length = -1 };
 }
 

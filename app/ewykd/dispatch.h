@@ -19,6 +19,7 @@
 
 #include "body_io.h"
 #include "ewyk_exec.h"
+#include "ilist.h"
 #include "http_server.h"
 #include "http_route.h"
 #include "lat_hist.h"
@@ -55,15 +56,14 @@ struct route_task {
 	struct ewyk_wait *wait;	/* what the parked fiber waits for */
 	uint64_t deadline;	/* TSC, or UINT64_MAX: none */
 	uint32_t heap_pos;	/* in the shard's timer heap, from 1; 0: not */
-	struct route_task *wnext, **wprev;	/* the shard's waiting list */
+	struct ilink wlink;	/* in the shard's waiting list */
 	struct upstream_fetch *fetch;	/* the proxy's, while it runs */
 	int64_t body_len;	/* its request body's: -1 chunked */
 	bool body_over;		/* ewyk_body_read() saw its end */
-	struct route_task *body_next;	/* the shard's body watch */
-	struct route_task **body_pprev;
+	struct ilink body_link;	/* in the shard's body watch */
 	body_watch_fn body_fn;
 	struct early_answer early;	/* ewyk_respond_begin()'s */
-	struct ewyk_fetch *fetches;	/* its handler's open ones (fetch.c) */
+	struct ilink *fetches;	/* its handler's open ones (fetch.c) */
 	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 
@@ -82,10 +82,10 @@ struct shard_fibers {
 	struct ewyk_fiber_pool *pool;	/* NULL: --fibers 0 */
 	struct route_task **heap;	/* timers: a min-heap on deadline */
 	uint32_t nheap;
-	struct route_task *waiting;	/* every armed wait */
+	struct ilink *waiting;		/* every armed wait's task */
 	uint32_t nwaiting;
 	uint64_t next_scan_ms;		/* for clients gone */
-	struct durable_wait *durable;	/* store writes waited for */
+	struct ilink *durable;		/* store writes waited for */
 	uint64_t parks;
 	uint64_t wakes;			/* by ewyk_wait_wake() */
 	uint64_t timeouts;

@@ -15,8 +15,8 @@ struct fetch_read;
 
 struct ewyk_fetch {
 	struct fetch_pool *pool;
-	struct ewyk_fetch *next;	/* the free list, or its task's open ones */
-	struct ewyk_fetch **pprev;	/* in its task's list; NULL: free */
+	struct ewyk_fetch *next;	/* the free list */
+	struct ilink task_link;	/* in its task's open ones; off: free */
 	struct ewyk_request *req;	/* whose fiber parks on it */
 	struct upstream_fetch *uf;	/* NULL once let go */
 	struct fetch_start *start;	/* ewyk_fetch() parked for the head */
@@ -144,11 +144,7 @@ begin(struct fetch_start *st, struct ewyk_fetch *f)
 	if (p->st.in_use > p->st.peak)
 		p->st.peak = p->st.in_use;
 	st->f = f;
-	f->pprev = &st->task->fetches;
-	f->next = *f->pprev;
-	if (f->next != NULL)
-		f->next->pprev = &f->next;
-	*f->pprev = f;
+	ilist_push(&st->task->fetches, &f->task_link);
 	return true;
 }
 
@@ -212,11 +208,8 @@ fetch_end(struct ewyk_fetch *f)
 	f->uf = NULL;
 	f->start = NULL;
 	f->read = NULL;
-	if (f->pprev != NULL) {
-		*f->pprev = f->next;
-		if (f->next != NULL)
-			f->next->pprev = f->pprev;
-		f->pprev = NULL;
+	if (ilist_linked(&f->task_link)) {
+		ilist_remove(&f->task_link);
 		p->st.in_use--;
 	}
 	handle_put(p, f);
@@ -401,7 +394,8 @@ fetch_task_end(struct shard *s, struct route_task *t)
 {
 	while (t->fetches != NULL) {
 		s->fetches->st.left_open++;
-		fetch_end(t->fetches);
+		fetch_end(container_of(t->fetches, struct ewyk_fetch,
+				task_link));
 	}
 }
 

@@ -123,11 +123,7 @@ fiber_arm(struct shard *s, struct route_task *t)
 	struct shard_fibers *fb = &s->exec.fib;
 
 	t->fstate = FIBER_WAITING;
-	t->wnext = fb->waiting;
-	if (t->wnext != NULL)
-		t->wnext->wprev = &t->wnext;
-	t->wprev = &fb->waiting;
-	fb->waiting = t;
+	ilist_push(&fb->waiting, &t->wlink);
 	fb->nwaiting++;
 	fb->parks++;
 	if (t->deadline != UINT64_MAX) {
@@ -147,9 +143,7 @@ end_wait(struct shard *s, struct route_task *t, int result)
 
 	if (t->fstate != FIBER_WAITING)
 		return;
-	*t->wprev = t->wnext;
-	if (t->wnext != NULL)
-		t->wnext->wprev = t->wprev;
+	ilist_remove(&t->wlink);
 	fb->nwaiting--;
 	if (t->heap_pos != 0)
 		heap_remove(fb, t);
@@ -265,21 +259,13 @@ struct durable_wait {
 	uint64_t epoch;		/* store_persist_epoch() last looked at */
 	uint64_t failures;	/* store_journal_failures() when it began */
 	int err;		/* a journal write failed meanwhile: its errno */
-	struct durable_wait *next, **pprev;
+	struct ilink link;	/* in the shard's durable waits */
 };
-
-static void
-durable_unlink(struct durable_wait *dw)
-{
-	*dw->pprev = dw->next;
-	if (dw->next != NULL)
-		dw->next->pprev = dw->pprev;
-}
 
 static void
 durable_disarm(struct ewyk_wait *w)
 {
-	durable_unlink(container_of(w, struct durable_wait, w));
+	ilist_remove(&container_of(w, struct durable_wait, w)->link);
 }
 
 /* Looks at the key if the epoch moved; wakes its fiber once the version
@@ -301,7 +287,7 @@ durable_check(struct durable_wait *dw)
 			return false;
 		dw->err = err != 0 ? err : EIO;
 	}
-	durable_unlink(dw);
+	ilist_remove(&dw->link);
 	ewyk_wait_wake(&dw->w);
 	return true;
 }
@@ -312,11 +298,7 @@ durable_arm(struct ewyk_wait *w)
 	struct durable_wait *dw = container_of(w, struct durable_wait, w);
 	struct shard_fibers *fb = &fiber_wait_shard(w)->exec.fib;
 
-	dw->next = fb->durable;
-	if (dw->next != NULL)
-		dw->next->pprev = &dw->next;
-	dw->pprev = &fb->durable;
-	fb->durable = dw;
+	ilist_push(&fb->durable, &dw->link);
 	dw->epoch = store_persist_epoch(dw->store) - 1;	/* look now */
 	durable_check(dw);
 }
@@ -324,12 +306,12 @@ durable_arm(struct ewyk_wait *w)
 static unsigned int
 durable_poll(struct shard_fibers *fb)
 {
-	struct durable_wait *dw, *next;
+	struct ilink *l, *next;
 	unsigned int n = 0;
 
-	for (dw = fb->durable; dw != NULL; dw = next) {
-		next = dw->next;
-		n += durable_check(dw);
+	for (l = fb->durable; l != NULL; l = next) {
+		next = l->next;
+		n += durable_check(container_of(l, struct durable_wait, link));
 	}
 	return n;
 }
@@ -363,7 +345,8 @@ unsigned int
 fibers_poll(struct shard *s)
 {
 	struct shard_fibers *fb = &s->exec.fib;
-	struct route_task *t, *next;
+	struct ilink *l, *next;
+	struct route_task *t;
 	unsigned int n = 0;
 	uint64_t now, now_ms;
 
@@ -379,8 +362,9 @@ fibers_poll(struct shard *s)
 	now_ms = net_now_ms(s->ns);
 	if (now_ms >= fb->next_scan_ms) {
 		fb->next_scan_ms = now_ms + CANCEL_SCAN_MS;
-		for (t = fb->waiting; t != NULL; t = next) {
-			next = t->wnext;
+		for (l = fb->waiting; l != NULL; l = next) {
+			next = l->next;
+			t = container_of(l, struct route_task, wlink);
 			/* An answer begun is the connection's: its release
 			 * before the body was whole tells of a client gone
 			 * (body_io.c), for waits begun after it too. */

@@ -55,7 +55,7 @@ struct shard {
 	struct shard_exec exec;
 	struct upstream_client *upstream;	/* NULL: no --upstream */
 	struct fetch_pool *fetches;	/* ewyk_fetch()'s handles, with it */
-	struct route_task **body_watch;	/* per connection slot: requests
+	struct ilink **body_watch;	/* per connection slot: requests
 					 * whose body is read as it arrives
 					 * (body_io.h) */
 	uint32_t body_watch_n;
