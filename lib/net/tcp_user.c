@@ -150,15 +150,25 @@ tcp_wake_sndq_waiters(struct net_stack *ns)
 	}
 }
 
+/* What the send buffer takes, before the mbufs it would need: 0 once
+ * the sending ended. */
+static uint32_t
+send_buf_room(const struct net_stack *ns, const struct tcp_conn *c)
+{
+	if (c->flags & TCP_F_FIN_QUEUED || c->state == TCP_CLOSED)
+		return 0;
+	return ns->cfg.snd_buf > c->sndq.bytes ?
+		ns->cfg.snd_buf - c->sndq.bytes : 0;
+}
+
 uint32_t
 tcp_send_space(const struct net_stack *ns, const struct tcp_conn *c)
 {
 	struct tcp_sndq *q = (struct tcp_sndq *)(uintptr_t)&c->sndq;
-	uint32_t by_bytes, by_slots;
+	uint32_t by_bytes = send_buf_room(ns, c), by_slots;
 
-	if (c->flags & TCP_F_FIN_QUEUED || c->state == TCP_CLOSED)
+	if (by_bytes == 0)
 		return 0;
-	by_bytes = ns->cfg.snd_buf > q->bytes ? ns->cfg.snd_buf - q->bytes : 0;
 	by_slots = tcp_sndq_tail_room(q) + sndq_new_chunks(ns, q) *
 		(uint32_t)(rte_pktmbuf_data_room_size(ns->pool));
 	if (by_slots < by_bytes && ns->cfg.sndq_mbufs_max != 0 &&
@@ -177,17 +187,10 @@ tcp_write(struct net_stack *ns, struct tcp_conn *c, const void *data,
 	uint32_t done = 0;
 
 	/* Most writes (an answer's head, a frame) fit the last chunk's
-	 * room and the buffer: no need to weigh new chunks against the
-	 * shard's budget. */
-	if (len > 0 && len <= tcp_sndq_tail_room(q) &&
-			len <= ns->cfg.snd_buf - RTE_MIN(q->bytes, ns->cfg.snd_buf) &&
-			!(c->flags & TCP_F_FIN_QUEUED) && c->state != TCP_CLOSED) {
-		memcpy(rte_pktmbuf_append(*tcp_sndq_slot(q,
-				(uint16_t)(q->count - 1)), (uint16_t)len), data, len);
-		q->bytes += len;
-		return len;
-	}
-	len = RTE_MIN(len, tcp_send_space(ns, c));
+	 * room and the buffer: no new chunk to weigh against the shard's
+	 * budget. */
+	if (len > tcp_sndq_tail_room(q) || len > send_buf_room(ns, c))
+		len = RTE_MIN(len, tcp_send_space(ns, c));
 	while (done < len) {
 		uint32_t room = tcp_sndq_tail_room(q), n;
 		struct rte_mbuf *t;
