@@ -932,7 +932,7 @@ print_summary(void)
 		printf(" %s %" PRIu64, #n, st.stats.tcp.n);
 	TCP_COUNTERS(PRINT_COUNTER)
 	printf("\n  nd:");
-#define PRINT_ND(n) \
+#define PRINT_ND(n, unit) \
 	if (st.stats.nd.n != 0) \
 		printf(" %s %" PRIu64, #n, st.stats.nd.n);
 	ND_COUNTERS(PRINT_ND)

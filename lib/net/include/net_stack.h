@@ -167,15 +167,25 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(pmtu_lowered)
 
 /* Neighbour discovery and ICMPv6, in the same manner. */
+/* Neighbour discovery and ICMPv6, with the unit of each (a telemetry
+ * key's suffix): solicitations and advertisements in and out, solicitations
+ * for our addresses not answered (over nd_reply_limit), solicitations of
+ * other addresses (not answered, nothing learned), neighbours learned,
+ * DAD probes sent, our addresses found duplicate, other nodes claiming a
+ * preferred address of ours, MLD reports, echo requests answered, ICMPv6
+ * errors received (Packet Too Big apart), our own errors sent and not
+ * sent (over icmp6_error_limit). */
 #define ND_COUNTERS(X) \
-	X(nd_ns_in) X(nd_na_in) X(nd_na_out) X(nd_ns_out) \
-	X(nd_replies_limited) X(nd_other_targets) X(nd_learned) \
-	X(nd_dad_probes) X(nd_dad_duplicates) X(nd_addr_conflicts) \
-	X(mld_reports) X(icmp6_echo) X(icmp6_errors_in) X(icmp6_ptb_in) \
-	X(icmp6_errors_out) X(icmp6_errors_limited)
+	X(nd_ns_in, pkts) X(nd_na_in, pkts) X(nd_na_out, pkts) \
+	X(nd_ns_out, pkts) X(nd_replies_limited, pkts) \
+	X(nd_other_targets, pkts) X(nd_learned, count) \
+	X(nd_dad_probes, pkts) X(nd_dad_duplicates, count) \
+	X(nd_addr_conflicts, count) X(mld_reports, pkts) X(icmp6_echo, pkts) \
+	X(icmp6_errors_in, pkts) X(icmp6_ptb_in, pkts) \
+	X(icmp6_errors_out, pkts) X(icmp6_errors_limited, pkts)
 
 struct nd_counters {
-#define ND_COUNTER_FIELD(n) uint64_t n;
+#define ND_COUNTER_FIELD(n, unit) uint64_t n;
 	ND_COUNTERS(ND_COUNTER_FIELD)
 #undef ND_COUNTER_FIELD
 };
