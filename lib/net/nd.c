@@ -11,12 +11,15 @@
  * advertisements to all nodes). Meanwhile they are in use (RFC 4429's
  * optimistic addresses): start-up waits for nothing. A node that answers
  * a probe, or probes for the same address, makes it a duplicate: not used
- * any more. MLDv2 reports (RFC 3810) join the solicited-node groups, so
+ * until the link comes back up, when it is probed again. Our own probes, looped back by the link, are known by their
+ * nonce (RFC 7527), not by their source MAC: net_tap's kernel side has
+ * the port's MAC, and its solicitations must be answered all the same. MLDv2 reports (RFC 3810) join the solicited-node groups, so
  * that switches which snoop MLD forward them to us.
  */
 #include <string.h>
 
 #include <rte_mbuf.h>
+#include <rte_random.h>
 
 #include "net_priv.h"
 
@@ -147,7 +150,8 @@ nd_group_ours(const struct net_stack *ns, uint8_t port, const union net_ip *dst)
 }
 
 /* An NS or NA (RFC 4861 4.3, 4.4) with a link-layer address option of
- * our MAC (opt: ND_OPT_SRC_LLADDR or _TGT_LLADDR, 0 for none). */
+ * our MAC (opt: ND_OPT_SRC_LLADDR or _TGT_LLADDR), or a DAD probe's nonce
+ * (ND_OPT_NONCE, from the port's state), or nothing (0). */
 static void
 nd_send(struct net_stack *ns, uint8_t port, const uint8_t *dmac,
 		const union net_ip *src, const union net_ip *dst, uint8_t type,
@@ -170,9 +174,13 @@ nd_send(struct net_stack *ns, uint8_t port, const uint8_t *dmac,
 	icmp[4] = flags;
 	memcpy(icmp + 8, target->v6, 16);
 	if (opt) {
+		uint64_t nonce = __atomic_load_n(&ns->port[port].nd->dad_nonce,
+				__ATOMIC_RELAXED);
+
 		icmp[ND_MSG_LEN] = opt;
 		icmp[ND_MSG_LEN + 1] = 1;
-		memcpy(icmp + ND_MSG_LEN + 2, net_ifc(ns, port)->mac, 6);
+		memcpy(icmp + ND_MSG_LEN + 2, opt == ND_OPT_NONCE ?
+				(const uint8_t *)&nonce : net_ifc(ns, port)->mac, 6);
 	}
 	icmp6_send(ns, port, m, 0);
 }
@@ -188,7 +196,7 @@ ns_send(struct net_stack *ns, uint8_t port, const union net_ip *src,
 
 	group_mac(&g, mac);
 	nd_send(ns, port, mac, src, &g, ICMP6_NS, 0, target,
-			net_ip_is_zero(src) ? 0 : ND_OPT_SRC_LLADDR);
+			net_ip_is_zero(src) ? ND_OPT_NONCE : ND_OPT_SRC_LLADDR);
 }
 
 /* An advertisement of our address i to dst (all nodes when unsolicited). */
@@ -314,6 +322,11 @@ ns_input(struct net_stack *ns, const struct eth_view *eth,
 		return;
 	}
 	if (net_ip_is_zero(&ip->src)) {
+		uint64_t ours = __atomic_load_n(&p->nd->dad_nonce,
+				__ATOMIC_RELAXED);
+
+		if (v->nonce != NULL && memcmp(v->nonce, &ours, 6) == 0)
+			return;		/* our own probe, looped back */
 		/* Another node's DAD probe for our address. */
 		if (st == NET_ADDR_TENTATIVE)
 			addr_claimed(ns, p->nd, (unsigned int)i);
@@ -341,7 +354,11 @@ na_input(struct net_stack *ns, const struct ip_view *ip,
 	RTE_SET_USED(ip);
 	ns->stats->nd.nd_na_in++;
 	if (i >= 0) {
-		addr_claimed(ns, nd, (unsigned int)i);
+		/* Ours looped back, or the port's own MAC elsewhere (net_tap's
+		 * kernel side): the same link-layer address, no conflict. */
+		if (v->lladdr == NULL || memcmp(v->lladdr,
+				net_ifc(ns, ns->cur_port)->mac, 6) != 0)
+			addr_claimed(ns, nd, (unsigned int)i);
 		return;
 	}
 	/* RFC 4861 7.2.5: only a neighbour in the cache (one we asked
@@ -367,14 +384,10 @@ nd_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	/* Our own probe or announcement, looped back by the link, says
-	 * nothing about others (RFC 4862 5.4.3). */
-	if (memcmp(eth->src, p->ifc->mac, 6) != 0) {
-		if (v.type == ICMP6_NS)
-			ns_input(ns, eth, ip, &v, addr_index(p, &v.target));
-		else
-			na_input(ns, ip, &v, addr_index(p, &v.target));
-	}
+	if (v.type == ICMP6_NS)
+		ns_input(ns, eth, ip, &v, addr_index(p, &v.target));
+	else
+		na_input(ns, ip, &v, addr_index(p, &v.target));
 	rte_pktmbuf_free(m);
 }
 
@@ -393,10 +406,10 @@ dad_step(struct net_stack *ns, uint8_t port)
 			__ATOMIC_RELAXED)) {
 		p->dad_round = round;
 		p->dad_until_ms = ns->now_ms + NET_DAD_MS;
+		__atomic_store_n(&nd->dad_nonce, rte_rand(), __ATOMIC_RELAXED);
 		mld_report(ns, port, false);
+		/* A duplicate too: the link that comes back may be another. */
 		for (i = 0; i < 2; i++) {
-			if (net_nd_state(nd, i) == NET_ADDR_DUPLICATE)
-				continue;
 			set_state(nd, i, NET_ADDR_TENTATIVE);
 			ns->stats->nd.nd_dad_probes++;
 			ns_send(ns, port, &unspecified, &p->addr[NET_LOCAL_V6 + i]);

@@ -93,6 +93,7 @@ struct nd_view {
 	union net_ip target;
 	const uint8_t *lladdr;	/* source (NS) or target (NA) link-layer
 				 * address option, NULL when absent */
+	const uint8_t *nonce;	/* NS: RFC 7527's nonce (6 bytes) or NULL */
 };
 
 #define ICMP6_DEST_UNREACH 1
@@ -113,6 +114,7 @@ struct nd_view {
 #define ND_NA_OVERRIDE 0x20
 #define ND_OPT_SRC_LLADDR 1
 #define ND_OPT_TGT_LLADDR 2
+#define ND_OPT_NONCE 14
 
 static inline bool
 ip6_is_multicast(const union net_ip *a)

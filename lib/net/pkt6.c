@@ -153,6 +153,7 @@ nd_parse(const struct ip_view *ip, struct nd_view *v)
 	v->flags = m[4] & (ND_NA_ROUTER | ND_NA_SOLICITED | ND_NA_OVERRIDE);
 	memcpy(v->target.v6, m + 8, 16);
 	v->lladdr = NULL;
+	v->nonce = NULL;
 	if (ip6_is_multicast(&v->target))
 		return NET_DROP_ND_INVALID;
 	while (off < ip->len) {
@@ -166,6 +167,8 @@ nd_parse(const struct ip_view *ip, struct nd_view *v)
 		if (m[off] == (v->type == ICMP6_NS ? ND_OPT_SRC_LLADDR :
 				ND_OPT_TGT_LLADDR))
 			v->lladdr = m + off + 2;
+		else if (m[off] == ND_OPT_NONCE && olen == 8)
+			v->nonce = m + off + 2;
 		off = (uint16_t)(off + olen);
 	}
 	if (v->type == ICMP6_NS) {

@@ -147,7 +147,8 @@ class Appliance:
         options on its command line.
         second_port: None, "wire" or "peer" (see the module's text).
         ip6: the port gets --ip6 2001:2::2/64 too, and the client side
-        2001:2::1/64; the appliance is ready once it answers ping -6."""
+        2001:2::1/64; the appliance is ready once it answers ping -6.
+        ip6="only": the port has no IPv4 (--ip6 alone)."""
         if medium not in MEDIA:
             raise ValueError(f"medium {medium!r}: one of {MEDIA}")
         if ip6 and second_port:
@@ -215,7 +216,8 @@ class Appliance:
         if self.second_port:
             cmd += ["--ip", f"{APP_IP}/25", "--ip", f"{APP_IP2}/25"]
         if self.ip6:
-            cmd += ["--ip", f"{APP_IP}/24", "--ip6", f"{APP_IP6}/64"]
+            cmd += ([] if self.ip6 == "only" else ["--ip", f"{APP_IP}/24"]) + \
+                ["--ip6", f"{APP_IP6}/64"]
         if self.www:
             cmd += ["--www", self.www]
         cmd += self.args
@@ -241,7 +243,8 @@ class Appliance:
         # pings.
         deadline = time.time() + timeout
         while time.time() < deadline:
-            if self.ns(["ping", "-c", "1", "-W", "1", APP_IP], check=False).returncode == 0 \
+            if (self.ip6 == "only" or self.ns(["ping", "-c", "1", "-W", "1", APP_IP],
+                                                   check=False).returncode == 0) \
                     and (self.second_port != "wire" or self.ns2(
                         ["ping", "-c", "1", "-W", "1", APP_IP2], check=False).returncode == 0) \
                     and (not self.ip6 or self.ns(["ping", "-6", "-c", "1", "-W", "1", APP_IP6],
@@ -255,6 +258,15 @@ class Appliance:
         if self.client == self.name:
             self.ip("addr", "add", f"{HOST_IP}/24", "dev", IFACE)
             if self.ip6:
+                # net_tap gives the kernel's side the port's own MAC, and
+                # so its link-local address: both sides' duplicate address
+                # detection finds the other. Give the kernel's side
+                # another MAC; the link goes down and up below, so that
+                # both probe their link-local addresses again.
+                self.ip("link", "set", IFACE, "address", "02:00:00:00:00:fe")
+                self.ip("-6", "addr", "flush", "dev", IFACE, "scope", "link")
+                self.ip("link", "set", IFACE, "down")
+                time.sleep(0.3)		# ewykd looks at its link every 100 ms
                 self.ip("addr", "add", f"{HOST_IP6}/64", "dev", IFACE, "nodad")
         else:
             # net_tap gives the kernel's side the port's own MAC; a bridge

@@ -135,6 +135,12 @@ test_ns_answered_for_ours_only(void **state)
 	assert_true(neigh_lookup(&h->nd->cache, &peer.ip, mac, h->now));
 	assert_memory_equal(mac, peer_mac, 6);
 
+	/* From the port's own MAC (net_tap's kernel side has it): answered
+	 * as any neighbour's. */
+	rx_nd(h, h->ifc.mac, h->ifc.mac, peer.ip.v6, h->ifc.ip6, ICMP6_NS, 0,
+			h->ifc.ip6, h->ifc.mac);
+	next_icmp6(h, buf, &ip, ICMP6_NA);
+	assert_int_equal(ip.payload[4], ND_NA_SOLICITED | ND_NA_OVERRIDE);
 	/* Another target, in our solicited-node group: no answer, and the
 	 * sender is not learned. */
 	rx_nd(h, sol_ours_mac, other_mac, other.v6, sol_ours, ICMP6_NS, 0,
@@ -147,7 +153,7 @@ test_ns_answered_for_ours_only(void **state)
 	rx_nd(h, all_nodes_mac, other_mac, other.v6, all_nodes, ICMP6_NA,
 			ND_NA_OVERRIDE, other.v6, other_mac);
 	assert_false(neigh_known(&h->nd->cache, &other, h->now));
-	assert_int_equal(h->stats.nd.nd_learned, 1);
+	assert_int_equal(h->stats.nd.nd_learned, 2);
 	/* A group we did not join is not for us. */
 	rx_nd(h, (const uint8_t[6]){ 0x33, 0x33, 0xff, 0, 0, 0x99 }, peer_mac,
 			peer.ip.v6, (const uint8_t[16]){ 0xff, 0x02, [11] = 1, 0xff,
@@ -237,7 +243,8 @@ test_dad_probes_then_announces(void **state)
 	net_ip6_link_local(h->ifc.mac, ll.v6);
 	th_advance(h, 1);
 	/* An MLD report joins the groups, then a probe per address, from
-	 * :: to its solicited-node group, without a link-layer address. */
+	 * :: to its solicited-node group, without a link-layer address but
+	 * with a nonce. */
 	for (i = 0; i < 3; i++) {
 		uint16_t len = th_next_frame(h, buf, sizeof(buf), &port);
 
@@ -254,7 +261,8 @@ test_dad_probes_then_announces(void **state)
 		assert_true(net_ip_is_zero(&ip.src));
 		assert_int_equal(ip.dst.v6[11], 1);
 		assert_int_equal(ip.dst.v6[12], 0xff);
-		assert_int_equal(ip.len, 24);
+		assert_int_equal(ip.len, 32);	/* and a nonce */
+		assert_int_equal(ip.payload[24], ND_OPT_NONCE);
 		probes++;
 	}
 	assert_int_equal(probes, 2);
@@ -286,16 +294,33 @@ test_dad_duplicate_goes_out_of_use(void **state)
 	struct th *h = th_new_dad();
 	struct th_seg s = th_seg_from(IRS, 0, TCP_SYN);
 	union net_ip ll, global;
+	uint8_t f[2048], port;
 	struct th_out o;
+	uint16_t n;
 
 	(void)state;
 	net_ip6_link_local(h->ifc.mac, ll.v6);
 	global = th_local(h, 0);
 	th_advance(h, 1);
-	th_drain(h);
-	/* Our own probe, looped back by the link, is no one else's. */
+	/* Our own probes, looped back by the link, are no one else's: their
+	 * nonce says so (RFC 7527), whatever their source MAC. */
+	while ((n = th_next_frame(h, f, sizeof(f), &port)) > 0) {
+		if (f[54] != ICMP6_NS)
+			continue;
+		assert_int_equal(f[54 + 24], ND_OPT_NONCE);
+		th_rx_frame(h, 0, f, n);
+	}
+	assert_int_equal(net_nd_state(h->nd, 0), NET_ADDR_TENTATIVE);
+	assert_int_equal(net_nd_state(h->nd, 1), NET_ADDR_TENTATIVE);
+	/* A probe from our MAC without our nonce is another node's (net_tap's
+	 * kernel side has the port's MAC): here, one for no address of ours. */
 	rx_nd(h, sol_ours_mac, h->ifc.mac, unspec, sol_ours, ICMP6_NS, 0,
-			h->ifc.ip6, NULL);
+			(const uint8_t[16]){ 0x20, 0x01, 0, 0x02, [11] = 5, [15] = 2 },
+			NULL);
+	assert_int_equal(h->stats.nd.nd_other_targets, 1);
+	/* An advertisement of our address with our own MAC is ours. */
+	rx_nd(h, all_nodes_mac, h->ifc.mac, h->ifc.ip6, all_nodes, ICMP6_NA,
+			ND_NA_OVERRIDE, h->ifc.ip6, h->ifc.mac);
 	assert_int_equal(net_nd_state(h->nd, 0), NET_ADDR_TENTATIVE);
 	/* Another node answers the probe: our global address is its. */
 	rx_nd(h, all_nodes_mac, other_mac, h->ifc.ip6, all_nodes, ICMP6_NA,

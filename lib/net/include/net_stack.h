@@ -60,7 +60,8 @@ unsigned int net_if_mc_macs(const struct net_if *ifc,
 /* What a port's IPv6 addresses are (RFC 4862 5.5): tentative while
  * duplicate address detection runs (in use meanwhile, as RFC 4429's
  * optimistic addresses), preferred after it, duplicate if another node
- * had it: then it is not used. */
+ * had it: then it is not used until the link comes back up and it is
+ * probed again. */
 enum net_addr_state {
 	NET_ADDR_TENTATIVE,
 	NET_ADDR_PREFERRED,
@@ -75,6 +76,7 @@ struct net_nd {
 	struct arp_cache cache;
 	uint32_t dad_round;	/* rounds asked for: start-up, each link up */
 	uint32_t dad_claimed;	/* the last round a shard took on */
+	uint64_t dad_nonce;	/* its probes' (RFC 7527): ours looped back */
 	uint8_t state[2];	/* enum net_addr_state */
 };
 
