@@ -284,16 +284,22 @@ add_link(struct rte_tel_data *d, uint16_t port)
 }
 
 /* What the shards' stacks received, sent and dropped on port i; drops by
- * reason only for the reasons seen, to keep the reply short. */
+ * reason only for the reasons seen, to keep the reply short; the live
+ * entries of its neighbour caches (the shards' clock: TSC milliseconds). */
 static int
 add_port_counters(struct rte_tel_data *d, uint16_t i)
 {
+	const struct ewykd_port *p = &ew->ports[i];
+	uint64_t now = rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000);
 	struct rte_tel_data *drops = rte_tel_data_alloc();
 	uint64_t total = 0;
 	unsigned int r;
 
 	if (drops == NULL)
 		return -ENOMEM;
+	rte_tel_data_add_dict_u64(d, "arp_entries", arp_cache_count(p->arp, now));
+	rte_tel_data_add_dict_u64(d, "nd_entries", p->nd != NULL ?
+			arp_cache_count(&p->nd->cache, now) : 0);
 	rte_tel_data_add_dict_u64(d, "rx_pkts", SUM(s->net_stats.port[i].rx_pkts));
 	rte_tel_data_add_dict_u64(d, "rx_bytes", SUM(s->net_stats.port[i].rx_bytes));
 	rte_tel_data_add_dict_u64(d, "tx_pkts", SUM(s->net_stats.port[i].tx_pkts));

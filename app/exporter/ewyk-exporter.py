@@ -589,6 +589,11 @@ PORT_COUNTERS = {
 }
 # What /ewyk/ports repeats: the identity (in ewyk_port_info or
 # ewyk_appliance_info), a sum, and the ethdev's own counters (ewyk_ethdev_*).
+PORT_GAUGES = {
+    "arp_entries": ("ewyk_port_arp_entries", "Live entries of the port's ARP cache"),
+    "nd_entries": ("ewyk_port_nd_entries",
+                   "Live entries of the port's IPv6 neighbour cache"),
+}
 PORT_SKIP = {"ip", "port_id", "port_name", "mac", "mtu", "tx_cksum", "rx_cksum",
              "tx_segments", "link", "link_duplex", "link_speed_mbps", "drop_pkts",
              "drop_by_reason_pkts", "xstats", "ip6", "ip6_link_local", "ip6_multicast",
@@ -623,6 +628,9 @@ def collect_ports(fams, r):
             if key in PORT_COUNTERS and is_num(v):
                 name, doc = PORT_COUNTERS[key]
                 fams.add(name, C, doc, v, lab)
+            elif key in PORT_GAUGES and is_num(v):
+                name, doc = PORT_GAUGES[key]
+                fams.add(name, G, doc, v, lab)
             elif key not in PORT_SKIP and not key.startswith("eth_"):
                 fams.unmapped("/ewyk/ports", key, v, lab)
 

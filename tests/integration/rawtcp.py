@@ -27,6 +27,19 @@ PACKET_OUTGOING = 4
 MSS = 1400
 
 
+def kernel_rst_filter(table, ports, iface):
+    """An nft script that drops the kernel's RSTs from the raw clients'
+    ports (ports: (low, high)) out of iface: the kernel would reset their
+    connections, which it does not know. Both families."""
+    return f"""table inet {table} {{
+    chain tx {{
+        type filter hook postrouting priority 0; policy accept;
+        oifname "{iface}" tcp sport {ports[0]}-{ports[1]} tcp flags & rst == rst drop
+    }}
+}}
+"""
+
+
 def seq_add(a, n):
     return (a + n) & 0xffffffff
 

@@ -16,7 +16,6 @@ the contract's 2001:2::2/64 (ewykd) and 2001:2::1/64 (the kernel side):
 import hashlib
 import ipaddress
 import os
-import subprocess
 import time
 
 import pytest
