@@ -27,7 +27,7 @@ import textwrap
 
 import pytest
 
-from conftest import serve_hostile, survived
+from conftest import serve_hostile, survived, tap_dropped
 from ewyk_harness import APP_IP, HOST_IP, IFACE, ROOT, Appliance
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -117,11 +117,6 @@ def counters(app):
 
 def delta(before, after):
     return {k: after[k] - before.get(k, 0) for k in after}
-
-
-def tap_dropped(app):
-    """Frames the kernel dropped on its side of the tap (queue full)."""
-    return int(app.ns(["cat", f"/sys/class/net/{IFACE}/statistics/tx_dropped"]).stdout)
 
 
 def assert_served(fetches):
