@@ -16,6 +16,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
+#include "ewyk_serve.h"
 #include "http_route.h"
 #include "net_stack.h"
 #include "options.h"
@@ -37,14 +38,6 @@ struct ewykd_port {
 	struct net_rss rss;		/* active opens out of it pick ports by it */
 	bool started;
 };
-
-/* Time of each lcore, in TSC cycles, by what it did. */
-struct lcore_time {
-	uint64_t producing;	/* polls that found work */
-	uint64_t idle;		/* polls that found none, and sleeps */
-	uint64_t consuming;	/* handlers run inline */
-	uint64_t tasks;		/* handlers run inline */
-} __rte_cache_aligned;
 
 struct ewykd {
 	struct ewykd_config cfg;
@@ -68,12 +61,12 @@ struct ewykd {
 	struct shard *shards;		/* nb_shards of them */
 	uint16_t shards_ready;		/* with dispatch and HTTP server */
 
-	/* Executors (dispatch.c): the reserved lcores and the blocking pool. */
+	/* Executors (executors.c): the reserved lcores and the blocking pool. */
 	struct ewyk_reserved *reserved;
 	struct ewyk_bpool *bpool;
 
 	/* Read by telemetry. */
-	struct lcore_time lcore_time[RTE_MAX_LCORE];
+	struct serve_lcore_time lcore_time[RTE_MAX_LCORE];
 	uint64_t start_tsc;
 
 	/* What start-up has done, for the way back. */

@@ -11,7 +11,6 @@
 
 #include "net_stack.h"
 #include "options.h"
-#include "telemetry.h"
 
 #define SECTION "ewykd"
 #define EAL_SECTION "eal"
@@ -483,7 +482,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->idle_sleep_us = 100;
 }
 
-static void
+void
 options_usage(const char *prog)
 {
 	size_t i;
@@ -511,9 +510,7 @@ options_usage(const char *prog)
 	       "Packet capture (dpdk-dumpcap --file-prefix PREFIX -i PORT -w FILE)\n"
 	       "attaches to ewykd started with a shared configuration: hugepages, a\n"
 	       "--file-prefix, and none of --in-memory, --no-shconf or --no-huge, which\n"
-	       "leave nothing behind when ewykd is killed but let nothing attach.\n"
-	       "\nTelemetry commands, read with dpdk-telemetry.py -f PREFIX:\n");
-	telemetry_usage(stdout);
+	       "leave nothing behind when ewykd is killed but let nothing attach.\n");
 }
 
 static const struct opt_def *
@@ -764,10 +761,8 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	}
 	/* First pass: --help, --version and --config. */
 	for (i = 1; i < (size_t)argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			options_usage("ewykd");
-			return OPT_EXIT_OK;
-		}
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return OPT_EXIT_HELP;
 		if (strcmp(argv[i], "--version") == 0) {
 			printf("ewykd %s\n", EWYK_VERSION);
 			return OPT_EXIT_OK;
