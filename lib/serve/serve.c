@@ -154,12 +154,6 @@ serve_strategy(const struct serve *sv)
 	return sv->strategy;
 }
 
-struct http_server *
-serve_http(const struct serve *sv)
-{
-	return sv->http;
-}
-
 const struct serve_stats *
 serve_stats(const struct serve *sv)
 {

@@ -116,7 +116,6 @@ void serve_close(struct serve *sv);
 void serve_destroy(struct serve *sv);
 
 struct ewyk_strategy *serve_strategy(const struct serve *sv);
-struct http_server *serve_http(const struct serve *sv);
 const struct serve_stats *serve_stats(const struct serve *sv);
 struct ewyk_fiber_pool *serve_fibers(const struct serve *sv);	/* or NULL */
 
