@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "serve_impl.h"
+#include "body.h"
+#include "wait.h"
 
 /* The watch ------------------------------------------------------------ */
 

@@ -15,7 +15,10 @@
 #include <rte_ring.h>
 
 #include "ewyk_fiber.h"
-#include "serve_impl.h"
+#include "body.h"
+#include "dispatch.h"
+#include "fetch.h"
+#include "wait.h"
 
 /* What running a handler asks of its task's end. */
 #define HANDLER_TO_POOL 3	/* run it again on the blocking pool */

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "serve_impl.h"
+#include "body.h"
+#include "fetch.h"
+#include "wait.h"
 
 struct fetch_start;
 struct fetch_read;

@@ -15,8 +15,8 @@
 
 #include <rte_cycles.h>
 
+#include "dispatch.h"
 #include "routes.h"
-#include "serve_impl.h"
 #include "store.h"
 
 /* The strategy's test routes ---------------------------------------------- */

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ewyk_serve.h"
 #include "routes.h"
-#include "serve_impl.h"
 #include "store.h"
 
 struct store_route {

@@ -4,7 +4,11 @@
 #include <string.h>
 
 #include "http_tcp.h"
-#include "serve_impl.h"
+#include "body.h"
+#include "dispatch.h"
+#include "fetch.h"
+#include "state.h"
+#include "wait.h"
 
 static int
 start_production(struct ewyk_task *task)
@@ -111,7 +115,7 @@ serve_create(const struct serve_conf *conf)
 	sv->start.type = EWYK_NON_BLOCKING;
 	sv->steal.run = steal_production;
 	sv->steal.type = EWYK_NON_BLOCKING;
-	if (tasks_init(sv, SERVE_TASKS + conf->fibers) != 0 ||
+	if (tasks_init(sv, SERVE_TASKS + conf->fibers, dispatch_run) != 0 ||
 			waits_init(sv) != 0 || strategy_create(sv) != 0 ||
 			http_create(sv) != 0 || upstream_create(sv) != 0) {
 		serve_destroy(sv);

@@ -9,7 +9,8 @@
  */
 #include <errno.h>
 
-#include "serve_impl.h"
+#include "state.h"
+#include "wait.h"
 #include "store.h"
 
 _Static_assert(EWYK_STATE_KEY_MAX == STORE_KEY_MAX &&

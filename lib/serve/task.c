@@ -11,10 +11,10 @@
 #include <rte_lcore.h>
 #include <rte_ring.h>
 
-#include "serve_impl.h"
+#include "task.h"
 
 int
-tasks_init(struct serve *sv, uint32_t n)
+tasks_init(struct serve *sv, uint32_t n, int (*run)(struct ewyk_task *))
 {
 	char name[RTE_RING_NAMESIZE];
 	uint32_t i;
@@ -31,7 +31,7 @@ tasks_init(struct serve *sv, uint32_t n)
 		return -1;
 	sv->ntasks = n;
 	for (i = n; i-- > 0;) {
-		sv->tasks[i].base.run = dispatch_run;
+		sv->tasks[i].base.run = run;
 		sv->tasks[i].sv = sv;
 		task_free(sv, &sv->tasks[i]);
 	}

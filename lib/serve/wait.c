@@ -20,7 +20,7 @@
 #include <sys/syscall.h>
 
 #include "ewyk_fiber.h"
-#include "serve_impl.h"
+#include "wait.h"
 
 #define GONE_SCAN_MS 10
 

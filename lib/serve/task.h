@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The runtime's own view of a shard and of a task. Its modules call one
- * way, from the task core up:
+ * The task core: the runtime's own view of a shard and of a task. The
+ * runtime's modules call one way, from the task core up, each with its
+ * own header:
  *
  *   task.c      the task core: the pool, the ready queue, the completion
  *               ring, what a task knows of its client
@@ -18,8 +19,8 @@
  * body, early, fetches) and touches no other's; the core's members are
  * everyone's to read.
  */
-#ifndef EWYK_SERVE_IMPL_H
-#define EWYK_SERVE_IMPL_H
+#ifndef EWYK_SERVE_TASK_H
+#define EWYK_SERVE_TASK_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,6 +41,7 @@ struct serve_task;
 
 /* dispatched requests in flight per shard, besides those on fibers */
 #define SERVE_TASKS 512
+#define TASK_PARKED 2	/* consuming a task left its handler parked */
 
 /* Where a task's handler is, as far as waits go (wait.c). */
 enum wait_state {
@@ -145,7 +147,7 @@ struct serve {
 	struct serve_stats st;
 };
 
-/* task.c ---------------------------------------------------------------- */
+/* The task core (task.c). */
 
 static inline struct serve_task *
 task_of(const struct ewyk_request *req)
@@ -153,7 +155,9 @@ task_of(const struct ewyk_request *req)
 	return container_of(req, struct serve_task, req);
 }
 
-int tasks_init(struct serve *sv, uint32_t n);
+/* The task pool, the ready queue and the ring for n tasks; run is what
+ * the strategy calls to consume one. */
+int tasks_init(struct serve *sv, uint32_t n, int (*run)(struct ewyk_task *));
 void tasks_fini(struct serve *sv);
 struct serve_task *task_alloc(struct serve *sv);
 void task_free(struct serve *sv, struct serve_task *t);
@@ -169,83 +173,4 @@ bool early_answer_whole(const struct early_answer *e);
  * closing, its stream reset, or the answer begun early let go short). */
 bool task_client_gone(const struct serve_task *t);
 
-/* wait.c ---------------------------------------------------------------- */
-
-int waits_init(struct serve *sv);
-void waits_fini(struct serve *sv);
-/* The strategy's fiber hook. */
-int waits_fiber_hook(void *ctx, struct ewyk_task *task);
-/* Runs t's handler on a fiber (starting or resuming it): the handler's
- * outcome, or TASK_PARKED. */
-int wait_fiber_run(struct serve_task *t);
-/* Whether t's handler may wait here: on its fiber, or on a thread that
- * is not the shard's owner and may block. */
-bool wait_may_park(const struct serve_task *t);
-/* On the owner, once t's handler parked: its wait is armed. */
-void wait_arm(struct serve_task *t);
-/* On the owner: ends the wait like ewyk_wait_wake(), with result
- * (-ECANCELED counted as a client gone); disarm runs if result != 0. */
-void wait_end(struct ewyk_wait *w, int result);
-/* On the owner: the wait made progress, its timeout starts again. */
-void wait_renew(struct ewyk_wait *w);
-/* Once production stopped: every armed wait ends, cancelled. */
-unsigned int waits_cancel_all(struct serve *sv);
-/* In an arm or disarm callback: the task whose handler waits. */
-static inline struct serve_task *
-wait_task(const struct ewyk_wait *w)
-{
-	return w->task;
-}
-
-/* body.c ---------------------------------------------------------------- */
-
-int body_watch_init(struct serve *sv, uint32_t max_conns);
-void body_watch_fini(struct serve *sv);
-void body_watch_add(struct serve_task *t, body_watch_fn fn);
-void body_watch_remove(struct serve_task *t);	/* if watched */
-/* http_body_ready_fn of the shard's HTTP server. */
-void body_watch_ready(void *ctx, struct http_origin o);
-/* A new task for request r: its body's length, no early answer. */
-void body_reset(struct serve_task *t, const struct http_head *r);
-/* On the owner, the handler returned after ewyk_respond_begin(): the body
- * ends (or is cut, if short); true when the task may be freed now. */
-bool early_answer_end(struct serve_task *t);
-/* On the owner, the connection let an early answer go; true when the
- * task may be freed now (its handler is over). */
-bool early_answer_released(struct serve_task *t);
-
-/* fetch.c --------------------------------------------------------------- */
-
-struct fetch_pool *fetch_pool_create(uint32_t n, struct serve_fetch_stats *st);
-void fetch_pool_free(struct fetch_pool *p);
-/* On the owner, every poll: free handles to the fetches queued for one. */
-unsigned int fetch_pool_poll(struct fetch_pool *p);
-/* On the owner, t's handler returned: the fetches it left open close. */
-void fetch_task_end(struct serve_task *t);
-
-/* state.c --------------------------------------------------------------- */
-
-/* On the owner, every poll: the durable writes waited for. */
-unsigned int state_durable_poll(struct serve *sv);
-
-/* dispatch.c ------------------------------------------------------------ */
-
-#define TASK_PARKED 2		/* the handler's fiber parked */
-
-/* Runs t's handler where the strategy put it. */
-int dispatch_handle(struct serve_task *t);
-/* On the owner: the answers posted to the completion ring. */
-unsigned int dispatch_drain_completions(struct serve *sv);
-/* On the owner: the task's answer goes to its connection. */
-void dispatch_complete(struct serve *sv, struct serve_task *t);
-int dispatch_hook(void *ctx, const struct http_route *rt,
-		const struct http_head *r, int version, struct http_origin o,
-		struct http_answer **ans);
-void dispatch_released(void *ctx, struct http_answer *a);
-int dispatch_run(struct ewyk_task *bt);
-void dispatch_consumed(void *ctx, struct ewyk_task *task, int rc, bool owner);
-void dispatch_rejected(void *ctx, struct ewyk_task *task, int err);
-/* How the request's handler is being consumed (the test routes say). */
-enum ewyk_consume serve_consume_mode(const struct ewyk_request *req);
-
-#endif /* EWYK_SERVE_IMPL_H */
+#endif /* EWYK_SERVE_TASK_H */
