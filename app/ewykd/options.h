@@ -68,6 +68,9 @@ struct ewykd_config {
 	uint32_t store_keys;
 	uint32_t journal_max_mb;
 	bool store_no_conflate;
+	bool demo_routes;	/* --demo-routes */
+	bool state_api;		/* --state-api */
+	char state_api_token[128];	/* --state-api-token's, or "" */
 	uint32_t kv_keys;	/* /kv: keys of the in-memory store */
 	uint16_t nb_plugins;
 	char plugins[EWYKD_PLUGINS_MAX][PATH_MAX];	/* FILE.so[:ARG] */

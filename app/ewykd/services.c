@@ -42,6 +42,12 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	enum ewykd_err rc;
 	int err_no;
 
+	if (cfg->www[0] == '\0' && !cfg->demo_routes && !cfg->state_api &&
+			cfg->nb_plugins == 0 && cfg->nb_upstreams == 0) {
+		snprintf(err, errlen, "nothing to serve: give --www DIR (or "
+				"--plugin, --upstream, --state-api, --demo-routes)");
+		return EWYKD_ERR_CONFIG;
+	}
 	if (cfg->www[0] != '\0' && www_load(&e->www, cfg->www,
 			cfg->www_max_mb << 20, sub, sizeof(sub)) != 0) {
 		snprintf(err, errlen, "--www: %s", sub);
@@ -51,10 +57,12 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	if (rc != EWYKD_OK)
 		return rc;
 	serve_state_attach(e->state);	/* before the plugins' init */
-	err_no = serve_demo_routes_add(&e->router, e->kv);
-	if (err_no == 0)
+	err_no = 0;
+	if (cfg->demo_routes)
+		err_no = serve_demo_routes_add(&e->router, e->kv);
+	if (err_no == 0 && cfg->state_api)
 		err_no = serve_state_routes_add(&e->router, e->state,
-				cfg->fibers > 0);
+				cfg->fibers > 0, cfg->state_api_token);
 	if (err_no == 0)
 		err_no = http_static_routes_add(&e->router, &e->www);
 	if (err_no == 0 && cfg->nb_upstreams > 0)

@@ -16,7 +16,40 @@
 struct store_route {
 	struct store *store;
 	bool journaled;		/* ?durable=1 waits for the disk */
+	char token[128];	/* "": no Authorization asked for */
 };
+
+/* Compares all of a with b whatever they hold, so that the time taken
+ * tells nothing of where they first differ. */
+static bool
+same_secret(const char *a, size_t alen, const char *b)
+{
+	size_t blen = strlen(b), i;
+	unsigned char d = alen != blen;
+
+	for (i = 0; i < alen; i++)
+		d |= (unsigned char)(a[i] ^ b[i % (blen ? blen : 1)]);
+	return d == 0;
+}
+
+/* "Authorization: Bearer TOKEN" (RFC 6750), when the route has a token. */
+static bool
+authorized(const struct ewyk_request *req, const char *token)
+{
+	static const char scheme[] = "bearer ";
+	struct ewyk_str v;
+	size_t i;
+
+	if (token[0] == '\0')
+		return true;
+	if (!ewyk_request_header(req, "authorization", &v) ||
+			v.len <= sizeof(scheme) - 1)
+		return false;
+	for (i = 0; i < sizeof(scheme) - 1; i++)
+		if ((v.p[i] | 0x20) != scheme[i])
+			return false;
+	return same_secret(v.p + i, v.len - i, token);
+}
 
 static void
 etag(struct ewyk_request *req, uint64_t version)
@@ -39,6 +72,11 @@ store_handler(struct ewyk_request *req, void *ctx)
 	long n;
 	int rc;
 
+	if (!authorized(req, sr->token)) {
+		ewyk_respond_header(req, "WWW-Authenticate",
+				"Bearer realm=\"ewyk state\"");
+		return text(req, 401, "401 a bearer token is required\n");
+	}
 	if (!ewyk_state_key_ok(key.p, key.len))
 		return text(req, 400, "keys are 1 to 64 of [A-Za-z0-9._-]\n");
 	if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
@@ -99,13 +137,13 @@ routes_kv_add(struct ewyk_router *r, struct store *kv)
 		store_methods, EWYK_HANDLER_NON_BLOCKING, store_handler,
 		&kv_route };
 
-	kv_route = (struct store_route){ kv, false };
+	kv_route = (struct store_route){ kv, false, "" };
 	return ewyk_route_add(r, &route);
 }
 
 int
 serve_state_routes_add(struct ewyk_router *r, struct store *state,
-		bool fibers)
+		bool fibers, const char *token)
 {
 	static struct store_route state_route;
 	/* With fibers, a durable PUT parks its fiber until the disk has
@@ -114,6 +152,9 @@ serve_state_routes_add(struct ewyk_router *r, struct store *state,
 		store_methods, fibers ? EWYK_HANDLER_FIBER :
 		EWYK_HANDLER_NON_BLOCKING, store_handler, &state_route };
 
-	state_route = (struct store_route){ state, true };
+	if (token == NULL || strlen(token) >= sizeof(state_route.token))
+		return -EINVAL;
+	state_route = (struct store_route){ state, true, "" };
+	memcpy(state_route.token, token, strlen(token) + 1);
 	return ewyk_route_add(r, &route);
 }

@@ -153,9 +153,10 @@ void serve_state_attach(struct store *st);
  * /blocking-delay, /spin, /either, and /kv/ over kv (in memory). */
 int serve_demo_routes_add(struct ewyk_router *r, struct store *kv);
 /* /v1/state/KEY over the journaled store (the one attached for the state
- * API); a fiber handler when there are fibers. */
+ * API); a fiber handler when there are fibers. token: "" for none, else
+ * every request must bring "Authorization: Bearer TOKEN" (401 without). */
 int serve_state_routes_add(struct ewyk_router *r, struct store *state,
-		bool fibers);
+		bool fibers, const char *token);
 /* /proxy/NAME/REST to the upstream NAME, when there are upstreams. */
 int serve_proxy_route_add(struct ewyk_router *r);
 
