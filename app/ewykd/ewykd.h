@@ -80,6 +80,7 @@ struct ewykd {
 enum ewykd_err {
 	EWYKD_OK = 0,
 	EWYKD_ERR_EAL,		/* the EAL refused its options */
+	EWYKD_ERR_EAL_BUSY,	/* another process uses the file prefix */
 	EWYKD_ERR_LCORES,	/* too few lcores for --shards and --reserved */
 	EWYKD_ERR_CONFIG,	/* settings that cannot work together */
 	EWYKD_ERR_PORT,		/* no such port, more --ip than ports, too few
@@ -99,7 +100,8 @@ static inline int
 ewykd_err_status(enum ewykd_err err)
 {
 	return err == EWYKD_ERR_NOMEM || err == EWYKD_ERR_DEVICE ||
-		err == EWYKD_ERR_THREADS ? EWYKD_EXIT_RESOURCE : EWYKD_EXIT_CONFIG;
+		err == EWYKD_ERR_THREADS || err == EWYKD_ERR_EAL_BUSY ?
+		EWYKD_EXIT_RESOURCE : EWYKD_EXIT_CONFIG;
 }
 
 /* Large enough for a path and what is said about it. */

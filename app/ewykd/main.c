@@ -26,6 +26,7 @@
 #include <rte_mbuf.h>
 #include <rte_pdump.h>
 
+#include "eal.h"
 #include "executors.h"
 #include "ewykd.h"
 #include "options.h"
@@ -116,11 +117,10 @@ parse_args(struct ewykd *e, int argc, char **argv, char **eal_args,
 static enum ewykd_err
 eal_start(struct ewykd *e, int argc, char **argv, char *err, size_t errlen)
 {
-	if (rte_eal_init(argc, argv) < 0) {
-		snprintf(err, errlen, "EAL initialisation failed: %s (check the "
-				"EAL options before --)", rte_strerror(rte_errno));
-		return EWYKD_ERR_EAL;
-	}
+	enum ewykd_err rc = eal_init(argc, argv, err, errlen);
+
+	if (rc != EWYKD_OK)
+		return rc;
 	e->eal_ready = true;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
