@@ -604,12 +604,13 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tls-bench [--rounds N] [--ms N] [--lib NAME]...\n"
+		"usage: tls-bench [--rounds N] [--ms N] [--lib NAME]... [--row TEXT]\n"
 		"TLS libraries in memory (no sockets): full and resumed handshakes,\n"
 		"record encryption and decryption, on 1 and 2 threads; then memory\n"
 		"and allocations per context, handshake, idle connection, request.\n"
 		"  --rounds N   rounds per figure, the median printed (default 3, max %d)\n"
 		"  --ms N       milliseconds per round and thread count (default 400)\n"
+		"  --row TEXT   only the handshake and record rows whose name has TEXT\n"
 		"  --lib NAME   only this library (repeatable):", MAX_ROUNDS);
 	for (size_t i = 0; i < N_BACKENDS; i++)
 		fprintf(f, " %s", backends[i]->name);
@@ -639,12 +640,14 @@ main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "ms", required_argument, NULL, 'm' },
 		{ "lib", required_argument, NULL, 'l' },
+		{ "row", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool chosen[N_BACKENDS] = { false }, any = false;
+	bool chosen[N_BACKENDS] = { false }, any = false, records_header = false;
 	int rounds = 3, opt;
 	long ms = 400;
+	const char *only_row = NULL;
 	struct tb_creds creds;
 	struct sample s1[MAX_ROUNDS], s2[MAX_ROUNDS];
 
@@ -670,6 +673,9 @@ main(int argc, char **argv)
 			chosen[i] = any = true;
 			break;
 		}
+		case 'w':
+			only_row = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -706,10 +712,14 @@ main(int argc, char **argv)
 	printf("%-8s %-23s %9s %9s %9s   %9s %9s %5s\n", "library", "handshakes",
 			"srv us", "srv/s/core", "pair/s", "2T srv us", "2T pair/s", "x1T");
 	for (size_t r = 0; r < N_ROWS; r++) {
-		if (rows[r].kind == ROW_RECORDS && rows[r - 1].kind != ROW_RECORDS)
+		if (only_row != NULL && strstr(rows[r].name, only_row) == NULL)
+			continue;
+		if (rows[r].kind == ROW_RECORDS && !records_header) {
+			records_header = true;
 			printf("%-8s %-23s %9s %9s %9s   %9s %9s %5s\n", "library",
 					"records", "enc MB/s", "dec MB/s", "pair MB/s",
 					"2T enc", "2T pair", "x1T");
+		}
 		for (size_t i = 0; i < N_BACKENDS; i++) {
 			struct figures one, two;
 			int err = 0;
