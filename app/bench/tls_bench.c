@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "tls_bench.h"
@@ -87,6 +88,10 @@ struct worker {
 	struct tb_pipe c2s, s2c;
 	/* results */
 	uint64_t ops, srv_ns, cli_ns, wall_ns;
+	uint64_t cpu_ns;	/* the thread's whole CPU time while measured */
+	long vcsw;		/* voluntary context switches meanwhile: it
+				 * blocked (a contended lock; nothing else here
+				 * sleeps) */
 	int err;
 };
 
@@ -311,6 +316,15 @@ run_phase(struct worker *w, void *session, struct pair *p, uint64_t deadline)
 		run_handshakes(w, session, deadline);
 }
 
+static long
+voluntary_switches(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nvcsw;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -332,10 +346,14 @@ worker_main(void *arg)
 		run_phase(w, session, &p, wall_ns() + WARMUP_NS);
 	w->ops = w->srv_ns = w->cli_ns = 0;
 	pthread_barrier_wait(w->start);
+	w->vcsw = voluntary_switches();
+	w->cpu_ns = cpu_ns();
 	t0 = wall_ns();
 	if (w->err == 0)
 		run_phase(w, session, &p, t0 + w->run_ns);
 	w->wall_ns = wall_ns() - t0;
+	w->cpu_ns = cpu_ns() - w->cpu_ns;
+	w->vcsw = voluntary_switches() - w->vcsw;
 	pair_free(w, &p);
 	if (session != NULL)
 		w->b->session_free(session);
@@ -351,6 +369,9 @@ struct sample {
 	double srv_ns;		/* server CPU per op, mean over threads */
 	double cli_ns;		/* client CPU per op (records: decryption) */
 	double rate;		/* ops per second of wall time, all threads */
+	double par;		/* CPU time of all threads over wall time: how
+				 * many really ran at once */
+	double vcsw;		/* voluntary switches per 1000 ops */
 };
 
 static int
@@ -392,6 +413,8 @@ run_row(const struct tb_backend *b, const struct row *row,
 		out->srv_ns += (double)w[i].srv_ns / (double)w[i].ops / threads;
 		out->cli_ns += (double)w[i].cli_ns / (double)w[i].ops / threads;
 		out->rate += (double)w[i].ops * 1e9 / (double)w[i].wall_ns;
+		out->par += (double)w[i].cpu_ns / (double)w[i].wall_ns;
+		out->vcsw += (double)w[i].vcsw * 1000 / (double)w[i].ops;
 	}
 	for (int i = 0; i < threads; i++) {
 		free(w[i].c2s.buf);
@@ -417,20 +440,24 @@ median(double *v, int n)
 }
 
 struct figures {
-	double srv_ns, cli_ns, rate;
+	double srv_ns, cli_ns, rate, par, vcsw;
 };
 
 static struct figures
 medians(const struct sample *s, int n)
 {
-	double a[MAX_ROUNDS], b[MAX_ROUNDS], c[MAX_ROUNDS];
+	double a[MAX_ROUNDS], b[MAX_ROUNDS], c[MAX_ROUNDS], d[MAX_ROUNDS],
+	       e[MAX_ROUNDS];
 
 	for (int i = 0; i < n; i++) {
 		a[i] = s[i].srv_ns;
 		b[i] = s[i].cli_ns;
 		c[i] = s[i].rate;
+		d[i] = s[i].par;
+		e[i] = s[i].vcsw;
 	}
-	return (struct figures){ median(a, n), median(b, n), median(c, n) };
+	return (struct figures){ median(a, n), median(b, n), median(c, n),
+		median(d, n), median(e, n) };
 }
 
 static void
@@ -440,16 +467,16 @@ print_row(const struct tb_backend *b, const struct row *row,
 	if (row->kind == ROW_RECORDS) {
 		double mb = (double)row->record / 1e6;
 
-		printf("%-8s %-23s %9.0f %9.0f %9.0f   %9.0f %9.0f %5.2f\n",
+		printf("%-8s %-23s %9.0f %9.0f %9.0f   %9.0f %9.0f %5.2f %4.2f %5.1f\n",
 				b->name, row->name, mb / (one->srv_ns / 1e9),
 				mb / (one->cli_ns / 1e9), one->rate * mb,
 				mb / (two->srv_ns / 1e9), two->rate * mb,
-				two->rate / one->rate);
+				two->rate / one->rate, two->par, two->vcsw);
 	} else {
-		printf("%-8s %-23s %9.1f %9.0f %9.0f   %9.1f %9.0f %5.2f\n",
+		printf("%-8s %-23s %9.1f %9.0f %9.0f   %9.1f %9.0f %5.2f %4.2f %5.1f\n",
 				b->name, row->name, one->srv_ns / 1e3,
 				1e9 / one->srv_ns, one->rate, two->srv_ns / 1e3,
-				two->rate, two->rate / one->rate);
+				two->rate, two->rate / one->rate, two->par, two->vcsw);
 	}
 	fflush(stdout);
 }
@@ -706,19 +733,25 @@ main(int argc, char **argv)
 			printf("  %s: %s\n", backends[i]->name, backends[i]->version());
 	printf("\nhandshakes: srv us = server CPU per handshake; srv/s/core = 1e6 / srv us;\n"
 		"pair/s = wall-clock handshakes of the whole pair; 2 threads: each with its\n"
-		"own contexts, srv us per thread, pair/s summed, x1T = 2-thread pair/s over 1-thread\n"
+		"own contexts, srv us per thread, pair/s summed, x1T = 2-thread pair/s over\n"
+		"1-thread; par = CPU time of both threads over wall time (2.00: they really\n"
+		"ran at once; less: the machine was busy and x1T says little); vcsw =\n"
+		"voluntary context switches per 1000 operations (a thread blocked: a\n"
+		"contended lock, as nothing else here sleeps)\n"
 		"records: enc/dec MB/s per core from the server's and the client's CPU,\n"
 		"pair MB/s wall-clock (each byte encrypted and decrypted on the same thread)\n\n");
-	printf("%-8s %-23s %9s %9s %9s   %9s %9s %5s\n", "library", "handshakes",
-			"srv us", "srv/s/core", "pair/s", "2T srv us", "2T pair/s", "x1T");
+	printf("%-8s %-23s %9s %9s %9s   %9s %9s %5s %4s %5s\n", "library",
+			"handshakes", "srv us", "srv/s/core", "pair/s", "2T srv us",
+			"2T pair/s", "x1T", "par", "vcsw");
 	for (size_t r = 0; r < N_ROWS; r++) {
 		if (only_row != NULL && strstr(rows[r].name, only_row) == NULL)
 			continue;
 		if (rows[r].kind == ROW_RECORDS && !records_header) {
 			records_header = true;
-			printf("%-8s %-23s %9s %9s %9s   %9s %9s %5s\n", "library",
-					"records", "enc MB/s", "dec MB/s", "pair MB/s",
-					"2T enc", "2T pair", "x1T");
+			printf("%-8s %-23s %9s %9s %9s   %9s %9s %5s %4s %5s\n",
+					"library", "records", "enc MB/s", "dec MB/s",
+					"pair MB/s", "2T enc", "2T pair", "x1T", "par",
+					"vcsw");
 		}
 		for (size_t i = 0; i < N_BACKENDS; i++) {
 			struct figures one, two;
