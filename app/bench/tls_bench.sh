@@ -15,5 +15,12 @@ BUILD=${BUILD:-build}
 ninja -C "$BUILD" app/bench/tls-bench >/dev/null
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(load)"
+# The raw primitives a full handshake's server needs, for scale: one
+# signature and two X25519 operations (key generation and agreement).
+openssl speed -seconds 1 ecdsap256 ecdhx25519 rsa2048 2>/dev/null | awk '
+	/^rsa 2048/ { rsa = $(NF - 1) }
+	/ecdsa \(nistp256\)/ { ecdsa = $(NF - 1) }
+	/ecdh \(X25519\)/ { x = $NF }
+	END { printf "raw crypto (openssl speed, now): ECDSA P-256 sign %s/s, X25519 %s/s, RSA-2048 sign %s/s\n", ecdsa, x, rsa }'
 "$BUILD/app/bench/tls-bench" "$@"
 echo "load after: $(load)"
