@@ -598,13 +598,15 @@ memory_run(struct worker *w, bool release, struct mem_figures *m)
 	return 0;
 }
 
-static void
+/* Returns -1 when a measurement failed. */
+static int
 memory_row(const struct tb_backend *b, const struct tb_creds *creds)
 {
 	static const struct row row = { "memory", ROW_FULL,
 		{ 13, TB_ECDSA_P256, TB_AES128_GCM, false }, 0 };
 	struct worker w = { .b = b, .row = &row, .creds = creds };
 	struct mem_figures kept, released;
+	int rc = 0;
 
 	w.c2s.buf = malloc(TB_PIPE_CAP);
 	w.s2c.buf = malloc(TB_PIPE_CAP);
@@ -612,6 +614,7 @@ memory_row(const struct tb_backend *b, const struct tb_creds *creds)
 			memory_run(&w, false, &kept) != 0 ||
 			memory_run(&w, true, &released) != 0) {
 		printf("%-8s (failed: see the error above)\n", b->name);
+		rc = -1;
 	} else {
 		printf("%-8s %7.1f %7.0f %8.1f %8.1f %8.1f %8.1f %6.1f %6.1f  %s\n",
 				b->name, kept.ctx_bytes / 1024.0, kept.hs_allocs,
@@ -623,6 +626,7 @@ memory_row(const struct tb_backend *b, const struct tb_creds *creds)
 	fflush(stdout);
 	free(w.c2s.buf);
 	free(w.s2c.buf);
+	return rc;
 }
 
 /* ---- options ---- */
@@ -641,7 +645,9 @@ usage(FILE *f)
 		"  --lib NAME   only this library (repeatable):", MAX_ROUNDS);
 	for (size_t i = 0; i < N_BACKENDS; i++)
 		fprintf(f, " %s", backends[i]->name);
-	fprintf(f, "\n  --help       this text\n");
+	fprintf(f, "\n  --help       this text\n"
+		"Exit status 1 when a measurement failed (a handshake, a resumption\n"
+		"that did not resume, a record), 2 for bad options.\n");
 }
 
 static long
@@ -672,7 +678,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool chosen[N_BACKENDS] = { false }, any = false, records_header = false;
-	int rounds = 3, opt;
+	int rounds = 3, opt, failed = 0;
 	long ms = 400;
 	const char *only_row = NULL;
 	struct tb_creds creds;
@@ -768,6 +774,7 @@ main(int argc, char **argv)
 			}
 			if (err != 0) {
 				print_failed(backends[i], &rows[r]);
+				failed++;
 				continue;
 			}
 			one = medians(s1, rounds);
@@ -785,8 +792,8 @@ main(int argc, char **argv)
 			"hs allo", "hs KB", "hs peak", "idle KB", "idle rel", "req", "req rel",
 			"release");
 	for (size_t i = 0; i < N_BACKENDS; i++)
-		if (!any || chosen[i])
-			memory_row(backends[i], &creds);
+		if ((!any || chosen[i]) && memory_row(backends[i], &creds) != 0)
+			failed++;
 	tb_creds_free(&creds);
-	return 0;
+	return failed > 0 ? 1 : 0;
 }
