@@ -139,6 +139,18 @@ net_stack_refuse_new(struct net_stack *ns, bool refuse)
 	ns->refuse_new = refuse;
 }
 
+void
+net_timer_arm(struct net_stack *ns, struct net_timer *t, uint64_t at_ms)
+{
+	tw_arm(&ns->wheel, &t->tw, at_ms);
+}
+
+void
+net_timer_cancel(struct net_stack *ns, struct net_timer *t)
+{
+	tw_cancel(&ns->wheel, &t->tw);
+}
+
 uint64_t
 net_now_ms(const struct net_stack *ns)
 {
@@ -464,10 +476,3 @@ net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
 	}
 }
 
-void
-net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
-		uint64_t now_ms)
-{
-	net_rx(ns, 0, pkts, n, now_ms);
-	net_timers(ns, now_ms);
-}

@@ -303,7 +303,6 @@ uint32_t tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 		const struct tcp_options *o, uint32_t ack, bool *dsack);
 /* Marks every entry not SACKed lost (after a timeout). */
 void tcp_seg_mark_all_lost(struct tcp_conn *c);
-void tcp_seg_reset(struct tcp_conn *c);
 /* RACK (RFC 8985 6.2): marks lost what was sent a reordering window
  * before the most recently delivered segment. Returns the bytes newly
  * marked and sets *timeout to when the next may be (0: none). */

@@ -476,6 +476,56 @@ test_lost_syn_ack_is_resent_then_given_up(void **state)
 	th_free(h);
 }
 
+struct fired {
+	struct net_timer t;
+	struct th *h;
+	uint64_t at;	/* virtual time it fired, 0: not yet */
+	int n;
+};
+
+static void
+on_net_timer(struct net_timer *t)
+{
+	struct fired *f = container_of(t, struct fired, t);
+
+	f->at = f->h->now;
+	f->n++;
+}
+
+/* A layer above's timer shares the wheel with a connection's: each fires
+ * its own way, at its own time. */
+static void
+test_upper_layer_timer_beside_tcp(void **state)
+{
+	struct th *h = th_new(NULL);
+	struct th_seg s = th_seg_from(IRS, 0, TCP_SYN);
+	struct fired a = { .h = h }, b = { .h = h };
+	struct th_out o;
+
+	(void)state;
+	th_inject(h, &s);		/* its SYN-ACK's timer is armed */
+	net_timer_init(&a.t, on_net_timer);
+	net_timer_init(&b.t, on_net_timer);
+	net_timer_arm(h->ns, &a.t, h->now + 50);
+	net_timer_arm(h->ns, &b.t, h->now + 30);
+	net_timer_cancel(h->ns, &b.t);
+	assert_false(net_timer_armed(&b.t));
+	th_advance(h, 49);
+	assert_int_equal(a.n, 0);
+	th_advance(h, 1);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.at, h->now);
+	assert_false(net_timer_armed(&a.t));
+	th_advance(h, 2000);		/* the SYN-ACK goes again, by TCP's */
+	assert_int_equal(a.n, 1);
+	assert_int_equal(b.n, 0);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.flags, TCP_SYN | TCP_ACK);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.flags, TCP_SYN | TCP_ACK);
+	th_free(h);
+}
+
 int
 main(void)
 {
@@ -496,6 +546,7 @@ main(void)
 		cmocka_unit_test(test_fin_wait_2_times_out),
 		cmocka_unit_test(test_rst_in_syn_received_frees_quietly),
 		cmocka_unit_test(test_lost_syn_ack_is_resent_then_given_up),
+		cmocka_unit_test(test_upper_layer_timer_beside_tcp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
