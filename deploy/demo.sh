@@ -64,7 +64,7 @@ MEDIUM_NAME=$(ewyk_medium_name "$EWYK_MEDIUM")
 
 step "start ewykd in namespace $NS on $MEDIUM_NAME (appliance 198.18.0.2 and 2001:2::2, kernel 198.18.0.1 and 2001:2::1)"
 ewyk_ns_start "$NS" "$LOG" -l 0-1 -- --ip 198.18.0.2/24 --ip6 2001:2::2/64 \
-	--www "$WWW" --plugin build/app/plugins/ewyk-hello.so:Hello
+	--www "$WWW" --demo-routes --plugin build/app/plugins/ewyk-hello.so:Hello
 grep serving "$LOG"
 echo "client namespace: $EWYK_CLIENT_NS"
 in_ns ping -c 3 -i 0.2 198.18.0.2

@@ -178,6 +178,7 @@ struct tcp_conn {
 	uint32_t ts_recent;
 	uint64_t ts_recent_ms;
 	uint64_t last_rx_ms;	/* for keepalive and idle */
+	uint64_t invalid_ack_next_ms;	/* earliest answer to an unacceptable segment */
 	/* RFC 6298 estimator, milliseconds */
 	uint32_t srtt;
 	uint32_t rttvar;
@@ -345,7 +346,6 @@ void tcp_seg_mark_all_lost(struct tcp_conn *c);
 /* Marks lost the entries not SACKed whose payload is over max bytes (a
  * path MTU fell below them); returns the bytes marked. */
 uint32_t tcp_seg_mark_lost_above(struct tcp_conn *c, uint32_t max);
-void tcp_seg_reset(struct tcp_conn *c);
 /* RACK (RFC 8985 6.2): marks lost what was sent a reordering window
  * before the most recently delivered segment. Returns the bytes newly
  * marked and sets *timeout to when the next may be (0: none). */

@@ -283,13 +283,6 @@ tcp_peer(const struct tcp_conn *c, struct net_addr *addr, uint16_t *port)
 	*port = c->rport;
 }
 
-void
-tcp_conn_id(const struct tcp_conn *c, uint32_t *index, uint32_t *gen)
-{
-	*index = c->index;
-	*gen = c->gen;
-}
-
 struct tcp_conn *
 tcp_conn_get(struct net_stack *ns, uint32_t index, uint32_t gen)
 {

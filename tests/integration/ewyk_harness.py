@@ -134,7 +134,8 @@ class Appliance:
 
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
                  client_ns=False, env=None, shared_config=False, medium="tap",
-                 wire_lcores="0@0,1@0", profile=False, second_port=None, ip6=False):
+                 wire_lcores="0@0,1@0", profile=False, second_port=None,
+                 demo=True, ip6=False):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -146,6 +147,9 @@ class Appliance:
         drivers-config profile (see profile_config()) instead of EAL
         options on its command line.
         second_port: None, "wire" or "peer" (see the module's text).
+        demo: the demonstration routes and the state API are on
+        (--demo-routes --state-api), as most tests drive them; off, ewykd
+        runs with its safe defaults.
         ip6: the port gets --ip6 2001:2::2/64 too, and the client side
         2001:2::1/64; the appliance is ready once it answers ping -6.
         ip6="only": the port has no IPv4 (--ip6 alone)."""
@@ -180,6 +184,8 @@ class Appliance:
         self.prefix = self.name
         self.www = www
         self.args = list(args)
+        if demo:
+            self.args = ["--demo-routes", "--state-api"] + self.args
         self.lcores = lcores
         self.vdev_args = vdev_args
         self.mem_mb = mem_mb
