@@ -84,7 +84,9 @@ tcp_ptb_input(struct net_stack *ns, const struct ip_view *ip)
 	seq = pkt_rd32(t + 4);
 	if (SEQ_LT(seq, c->snd_una) || SEQ_GT(seq, c->snd_max))
 		return NET_DROP_ICMP6_PTB_SEQ;
-	mtu = RTE_MIN(pkt_rd32(msg + 4), (uint32_t)net_ifc(ns, c->port)->mtu);
+	mtu = pkt_rd32(msg + 4);
+	if (mtu >= net_ifc(ns, c->port)->mtu)
+		return NET_OK;		/* nothing to lower */
 	mtu = RTE_MAX(mtu, (uint32_t)NET_IP6_MIN_MTU);
 	mss = (uint16_t)(mtu - IPV6_HDR_LEN - TCP_HDR_MIN);
 	if (!pmtu_note(ns, &peer, (uint16_t)mtu)) {

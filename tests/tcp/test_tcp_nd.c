@@ -524,14 +524,16 @@ test_packet_too_big_lowers_mss(void **state)
 	assert_int_equal(h->stats.drop[NET_DROP_ICMP6_PTB_SEQ], 1);
 	rx_ptb(h, 1300, iss, 40000);		/* the SYN: acknowledged */
 	assert_int_equal(h->stats.drop[NET_DROP_ICMP6_PTB_SEQ], 2);
+	rx_ptb(h, 1500, iss + 1, 40000);	/* no smaller than the port's */
 	assert_int_equal(c->mss, 1440);
+	assert_int_equal(h->stats.tcp.pmtu_lowered, 0);
 	assert_int_equal(th_pending(h), 0);
 	/* The first segment in flight: 1300 - 60, and what no longer fits
 	 * goes again, smaller. */
 	rx_ptb(h, 1300, iss + 1, 40000);
 	assert_int_equal(c->mss, 1240);
 	assert_int_equal(h->stats.tcp.pmtu_lowered, 1);
-	assert_int_equal(h->stats.nd.icmp6_ptb_in, 4);
+	assert_int_equal(h->stats.nd.icmp6_ptb_in, 5);
 	while (th_next(h, &o)) {
 		assert_true(o.t.len <= 1240 - 12);
 		assert_int_equal(o.t.seq, iss + 1 + sent);
