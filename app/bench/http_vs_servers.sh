@@ -328,6 +328,22 @@ for l in ("h2c", "h1", "h1p"):
                          f"{client:.0f}" if client is not None else "-",
                          rx(erate, rate), rx(cpu, ecpu), rx(core, ecore)))
 PY
+/usr/bin/python3 - "$RUNS/results" <<'PY'
+import statistics, sys
+# Each round measured both families back to back: their ratios, paired by
+# round, cancel what the machine's load did to that round.
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+by = {(s, l, r): (float(rate), cpu) for s, l, r, rate, _, _, cpu, *_ in rows}
+for l in ("h2c", "h1", "h1p"):
+    pairs = [(by[("ewykd", l, r)], by[("ewykd6", l, r)]) for s, ll, r in by
+             if s == "ewykd" and ll == l and ("ewykd6", l, r) in by]
+    pairs = [(a, b) for a, b in pairs if a[0] > 0 and b[0] > 0 and "-" not in (a[1], b[1])]
+    if pairs:
+        rate = statistics.median(b[0] / a[0] for a, b in pairs)
+        cpu = statistics.median(float(b[1]) / float(a[1]) for a, b in pairs)
+        print(f"IPv6 over IPv4, {l}, paired by round ({len(pairs)}): req/s {rate:.3f}, "
+              f"cpu per request {cpu:.3f}")
+PY
 echo "cpu us: server CPU per request; req/s x: ewykd's over the server's (above 1:"
 echo "ewykd serves more); cpu x: the server's CPU per request over ewykd's (above 1:"
 echo "ewykd spends less); core us, core x: the same for all the server core's"

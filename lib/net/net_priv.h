@@ -7,6 +7,8 @@
 #ifndef EWYK_NET_PRIV_H
 #define EWYK_NET_PRIV_H
 
+#include <rte_mbuf.h>
+
 #include "net_stack.h"
 #include "pkt.h"
 #include "rate_limit.h"
@@ -143,8 +145,17 @@ uint16_t net_pmtu(const struct net_stack *ns, uint8_t port,
 		const union net_ip *peer);
 
 /* What the NIC said of a received frame's L4 checksum. */
-enum l4_cksum net_l4_cksum(const struct net_stack *ns,
-		const struct rte_mbuf *m);
+static inline enum l4_cksum
+net_l4_cksum(const struct net_stack *ns, const struct rte_mbuf *m)
+{
+	uint64_t f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+
+	if (!ns->port[ns->cur_port].ifc->rx_cksum_offload)
+		return L4_CKSUM_UNKNOWN;
+	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		return L4_CKSUM_GOOD;
+	return f == RTE_MBUF_F_RX_L4_CKSUM_BAD ? L4_CKSUM_BAD : L4_CKSUM_UNKNOWN;
+}
 
 /* IPv6 (ip6.c): a frame whose Ethernet header said IPv6; and the own
  * frames of nd.c and ip6.c: an IPv6 header for a payload of len bytes

@@ -257,15 +257,19 @@ port_flush(struct net_stack *ns, uint8_t port)
 		return;
 	/* Counted before the device has them: a sent mbuf is the driver's
 	 * (net_af_xdp copies and frees it at once). */
+	/* Frames by family: IPv4's are the rest, on a port without IPv6
+	 * all of them. */
 	for (i = 0; i < p->tx_n; i++) {
 		bytes += rte_pktmbuf_pkt_len(p->tx[i]);
-		v6 += is_ip6(p->tx[i]);
+		if (p->nd != NULL)
+			v6 += is_ip6(p->tx[i]);
 	}
 	sent = p->tx_fn(p->tx_ctx, p->tx, p->tx_n);
 	/* The device is full: TCP retransmits what mattered. */
 	for (i = sent; i < p->tx_n; i++) {
 		bytes -= rte_pktmbuf_pkt_len(p->tx[i]);
-		v6 -= is_ip6(p->tx[i]);
+		if (p->nd != NULL)
+			v6 -= is_ip6(p->tx[i]);
 		ns->stats->drop[NET_DROP_TX_FULL]++;
 		ps->drop[NET_DROP_TX_FULL]++;
 		rte_pktmbuf_free(p->tx[i]);
@@ -432,17 +436,6 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 	net_tx(ns, ns->cur_port, m);
 }
 
-enum l4_cksum
-net_l4_cksum(const struct net_stack *ns, const struct rte_mbuf *m)
-{
-	uint64_t f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
-
-	if (!net_ifc(ns, ns->cur_port)->rx_cksum_offload)
-		return L4_CKSUM_UNKNOWN;
-	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
-		return L4_CKSUM_GOOD;
-	return f == RTE_MBUF_F_RX_L4_CKSUM_BAD ? L4_CKSUM_BAD : L4_CKSUM_UNKNOWN;
-}
 
 static void
 ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)

@@ -17,7 +17,7 @@
 
 #include "tcp_impl.h"
 
-static inline uint64_t
+static __rte_always_inline uint64_t
 fmix64(uint64_t k)
 {
 	k ^= k >> 33;
@@ -28,19 +28,25 @@ fmix64(uint64_t k)
 	return k;
 }
 
-static uint32_t
+/* An IPv6 peer's other 12 bytes, mixed with the secret first: a plain
+ * fold of them would let one who holds many prefixes make keys that
+ * collide whatever the secret. Out of line: IPv4's keys never come here. */
+static __rte_noinline uint64_t
+hash6_rest(const struct net_stack *ns, uint8_t local, const union net_ip *raddr)
+{
+	return fmix64(((uint64_t)raddr->w[1] << 32 | raddr->w[2]) ^
+			ns->hash_seed) + raddr->w[3] + local;
+}
+
+static __rte_always_inline uint32_t
 hash_key(const struct net_stack *ns, uint8_t port, uint8_t local,
 		const union net_ip *raddr, uint16_t rport, uint16_t lport)
 {
 	uint64_t k = ((uint64_t)raddr->w[0] << 32 | (uint64_t)rport << 16 |
 			lport) ^ ns->hash_seed;
 
-	/* An IPv6 peer's other 12 bytes, mixed with the secret first: a
-	 * plain fold of them would let one who holds many prefixes make
-	 * keys that collide whatever the secret. */
-	if (local != NET_LOCAL_V4)
-		k ^= fmix64(((uint64_t)raddr->w[1] << 32 | raddr->w[2]) ^
-				ns->hash_seed) + raddr->w[3] + local;
+	if (unlikely(local != NET_LOCAL_V4))
+		k ^= hash6_rest(ns, local, raddr);
 	k += port * 0x9e3779b97f4a7c15ULL;
 	return (uint32_t)fmix64(k);
 }
