@@ -17,6 +17,7 @@
 #include <rte_lcore.h>
 
 #include "http_route.h"
+#include "http_static.h"
 #include "net_stack.h"
 #include "options.h"
 #include "www.h"
@@ -57,6 +58,7 @@ struct ewykd {
 
 	/* Services, opened before any thread starts (services.c). */
 	struct www www;			/* static files */
+	struct http_static statics;	/* their route's context */
 	struct store *state;		/* /v1/state: journaled */
 	struct store *kv;		/* /kv: memory */
 	struct ewyk_router router;	/* read-only once shards run */

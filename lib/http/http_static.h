@@ -2,9 +2,14 @@
 /*
  * lib/http's own routes, registered like any other so that they are
  * counted per route and consumed under the execution strategy:
- *   GET and HEAD of anything  the static files preloaded by www_load()
- *                             (ETag and If-None-Match, single ranges),
- *                             404 for a path that has none;
+ *   GET, HEAD and OPTIONS of anything  the static files preloaded by
+ *                             www_load(), with their validators and
+ *                             preconditions (RFC 9110 13), single
+ *                             ranges, Cache-Control, and the
+ *                             precompressed sibling Accept-Encoding asks
+ *                             for; "/dir" is redirected to "/dir/"; 404
+ *                             for a path that has none; OPTIONS * speaks
+ *                             for the whole server;
  *   POST and PUT /echo        the request body back as it arrives.
  * Both are NON_BLOCKING: everything they answer is in memory already.
  */
@@ -14,8 +19,16 @@
 struct ewyk_router;
 struct www;
 
-/* www may be NULL (no --www): every path is then 404. Returns 0 or the
- * negative errno of ewyk_route_add(). */
-int http_static_routes_add(struct ewyk_router *r, const struct www *www);
+/* What the static files' route answers from; the caller's, for as long
+ * as the route may be called. */
+struct http_static {
+	const struct www *www;	/* NULL (no --www): every path is 404 */
+	const struct ewyk_router *router;	/* OPTIONS *'s Allow: the
+						 * methods of all its routes */
+};
+
+/* Adds the routes, st->router being r. Returns 0 or the negative errno
+ * of ewyk_route_add(). */
+int http_static_routes_add(struct ewyk_router *r, struct http_static *st);
 
 #endif /* EWYK_HTTP_STATIC_H */
