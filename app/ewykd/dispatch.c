@@ -515,6 +515,8 @@ shard_exec_init(struct shard *s, struct ewykd *e)
 		.max_conns = cfg->max_conns,
 		.header_timeout_ms = cfg->header_timeout_ms,
 		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
+		.max_head_bytes = cfg->max_header_bytes,
+		.max_target = cfg->max_target,
 	};
 	s->http = http_server_create(&hc);
 	if (s->http == NULL || body_watch_init(s, cfg->max_conns) != 0)

@@ -9,6 +9,7 @@
 
 #include <rte_cfgfile.h>
 
+#include "http1_proto.h"
 #include "net_stack.h"
 #include "options.h"
 #include "telemetry.h"
@@ -108,6 +109,8 @@ NUM_SETTER(set_journal_max_mb, journal_max_mb, 1, 1 << 20)
 NUM_SETTER(set_drain_ms, drain_ms, 0, 600000)
 NUM_SETTER(set_header_timeout_ms, header_timeout_ms, 0, 3600000)
 NUM_SETTER(set_keepalive_timeout_ms, keepalive_timeout_ms, 0, 86400000)
+NUM_SETTER(set_max_header_bytes, max_header_bytes, 1024, 1 << 20)
+NUM_SETTER(set_max_target, max_target, 64, 1 << 20)
 
 
 static int
@@ -501,6 +504,8 @@ static const struct opt_def opts[] = {
 	{ "tx-cksum", "MODE", set_tx_cksum, "offload (when the NIC offers it) or software (offload)" },
 	{ "header-timeout-ms", "MS", set_header_timeout_ms, "408 when a request head takes longer, 0 = off (10000)" },
 	{ "keepalive-timeout-ms", "MS", set_keepalive_timeout_ms, "close keep-alive connections idle this long, 0 = off (60000)" },
+	{ "max-target", "BYTES", set_max_target, "longest request target (URL) of either protocol, 414 past it (8192)" },
+	{ "max-header-bytes", "BYTES", set_max_header_bytes, "longest HTTP/1.1 request head, 431 past it (414 when the request line is what does not fit); each connection's input buffer, so it costs this much per --max-conns (16384)" },
 	{ "drain-ms", "MS", set_drain_ms, "on SIGTERM, finish in-flight requests this long (1000)" },
 	{ "idle", "MODE", set_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
 	{ "idle-sleep-us", "US", set_idle_sleep_us, "longest idle sleep (100)" },
@@ -549,6 +554,8 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->upstream_idle_ms = 30000;
 	cfg->header_timeout_ms = 10000;
 	cfg->keepalive_timeout_ms = 60000;
+	cfg->max_header_bytes = HTTP1_IN_MAX;
+	cfg->max_target = HTTP1_MAX_TARGET;
 	cfg->journal_max_mb = 64;
 	cfg->idle = IDLE_SLEEP;
 	cfg->idle_sleep_us = 100;

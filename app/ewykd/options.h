@@ -93,6 +93,8 @@ struct ewykd_config {
 	uint32_t drain_ms;	/* SIGTERM: finish in-flight work this long */
 	uint32_t header_timeout_ms;
 	uint32_t keepalive_timeout_ms;
+	uint32_t max_header_bytes;	/* an HTTP/1.1 request head (431) */
+	uint32_t max_target;	/* a request target (414) */
 	enum idle_mode idle;
 	uint32_t idle_sleep_us;
 	char eal_args[1024];	/* [eal] args= of the config file */

@@ -336,6 +336,13 @@ write_file(const char *dir, const char *name, const void *data, size_t len,
 struct hh *
 hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 {
+	return hh_new_limits(header_timeout_ms, keepalive_timeout_ms, 0, 0);
+}
+
+struct hh *
+hh_new_limits(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms,
+		uint32_t max_head_bytes, uint32_t max_target)
+{
 	static const struct ewyk_route q = {
 		.path = "/q/", .match = EWYK_MATCH_PREFIX,
 		.methods = EWYK_METHOD_ANY, .type = EWYK_HANDLER_NON_BLOCKING,
@@ -405,6 +412,8 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 		.max_conns = HH_CONNS,
 		.header_timeout_ms = header_timeout_ms,
 		.keepalive_timeout_ms = keepalive_timeout_ms,
+		.max_head_bytes = max_head_bytes,
+		.max_target = max_target,
 	};
 	h->srv = http_server_create(&conf);
 	assert_non_null(h->srv);

@@ -94,6 +94,10 @@ struct hh {
  * Their answers carry "X-Seq: N", N the HTTP/2 stream or the HTTP/1.1
  * pipeline place (0 for a connection's first request). */
 struct hh *hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms);
+/* The same with the server's limits (0: its defaults). */
+struct hh *hh_new_limits(uint32_t header_timeout_ms,
+		uint32_t keepalive_timeout_ms, uint32_t max_head_bytes,
+		uint32_t max_target);
 /* Ends every connection, runs what is still queued (stale), checks that
  * every answer went back exactly once, and frees everything. */
 void hh_free(struct hh *h);
