@@ -225,12 +225,11 @@ inside_root(const struct www *w, const char *fs_path)
 
 static int walk_dir(struct walk *k);
 
-/* A directory below the root: recorded (for "/dir" -> "/dir/"), then
- * walked, unless it is too deep or one of its own ancestors. */
+/* A directory below the root: walked (and recorded, for "/dir" ->
+ * "/dir/"), unless it is too deep or one of its own ancestors. */
 static int
 enter_dir(struct walk *k, const struct stat *st)
 {
-	struct www_file *d;
 	int i, rc;
 
 	if (k->depth == WWW_MAX_DEPTH) {
@@ -242,10 +241,6 @@ enter_dir(struct walk *k, const struct stat *st)
 			skip(k, "a link loop (leads to a directory above it)");
 			return 0;
 		}
-	d = new_entry(k);
-	if (d == NULL)
-		return -1;
-	d->dir = true;
 	k->depth++;
 	k->up[k->depth].dev = st->st_dev;
 	k->up[k->depth].ino = st->st_ino;
@@ -305,6 +300,15 @@ walk_dir(struct walk *k)
 		snprintf(why, sizeof(why), "unreadable: %s", strerror(errno));
 		skip(k, why);
 		return 0;
+	}
+	if (k->depth > 0) {
+		struct www_file *dir = new_entry(k);
+
+		if (dir == NULL) {
+			closedir(d);
+			return -1;
+		}
+		dir->dir = true;
 	}
 	while (rc == 0 && (de = readdir(d)) != NULL) {
 		size_t nl = strlen(de->d_name);

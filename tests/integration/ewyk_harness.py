@@ -129,7 +129,7 @@ class Appliance:
 
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
                  client_ns=False, env=None, shared_config=False, medium="tap",
-                 wire_lcores="0@0,1@0", profile=False, second_port=None):
+                 wire_lcores="0@0,1@0", profile=False, second_port=None, wrap=()):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -140,7 +140,8 @@ class Appliance:
         profile: ewykd is started with `-- --config` on the medium's
         drivers-config profile (see profile_config()) instead of EAL
         options on its command line.
-        second_port: None, "wire" or "peer" (see the module's text)."""
+        second_port: None, "wire" or "peer" (see the module's text).
+        wrap: a command ewykd runs under (setpriv, to drop capabilities)."""
         if medium not in MEDIA:
             raise ValueError(f"medium {medium!r}: one of {MEDIA}")
         if second_port not in SECOND_PORT or (second_port and
@@ -174,6 +175,7 @@ class Appliance:
         self.vdev_args = vdev_args
         self.mem_mb = mem_mb
         self.env = env		# added to ewykd's environment
+        self.wrap = list(wrap)
         self.shared_config = shared_config	# dpdk-dumpcap can attach
         self.proc = None
         self.log_path = None
@@ -196,7 +198,7 @@ class Appliance:
         if self.medium == "memif" or self.second_port:
             os.makedirs(self.run_dir, exist_ok=True)
         lc = "--lcores" if "@" in self.lcores else "-l"
-        cmd = ["ip", "netns", "exec", self.name, *launcher, EWYKD]
+        cmd = ["ip", "netns", "exec", self.name, *launcher, *self.wrap, EWYKD]
         if self.profile:
             cmd += ["--", "--config", self.profile_config()]
         else:
