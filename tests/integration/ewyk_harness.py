@@ -53,6 +53,14 @@ _seq = itertools.count()
 _live = set()
 
 
+# Root reads and writes any file whatever its mode (CAP_DAC_OVERRIDE): a
+# command to run ewykd under without the two capabilities that bypass file
+# permissions, so that a mode 000 file or a mode 555 directory is what it
+# is for any other user.
+NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
+          "--bounding-set=-dac_override,-dac_read_search"]
+
+
 def eal_memory_args(mb=256):
     """Hugepages when enough are free, else ordinary memory (--no-huge)."""
     free = size_kb = 0

@@ -17,20 +17,14 @@ import time
 
 import pytest
 
-from ewyk_harness import EWYKD, IFACE, run
+from ewyk_harness import EWYKD, IFACE, NO_DAC, run
 
 BUDGET = 1.0
 _seq = itertools.count()
 
-# Root reads and writes any file whatever its mode (CAP_DAC_OVERRIDE), and
-# the static loader skips on purpose what is not a regular file or a
-# directory (a FIFO, a socket) and links that lead nowhere or outside the
-# root. A real unreadable --www, or a --state-dir where the journal cannot
-# be written, is therefore made by running ewykd without the two
-# capabilities that bypass file permissions: then a mode 000 file or a
-# mode 555 directory is what it is for any other user.
-NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
-          "--bounding-set=-dac_override,-dac_read_search"]
+# A real unreadable --www, or a --state-dir where the journal cannot be
+# written, is made by running ewykd without the capabilities that bypass
+# file permissions (NO_DAC).
 
 
 def start(args, lcores="0-1", port=True, wrap=()):

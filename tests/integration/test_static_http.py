@@ -13,11 +13,13 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
+from email.utils import parsedate_to_datetime
 
 import pytest
 
 from conftest import serve_module
-from ewyk_harness import APP_IP, PYTHON, Appliance
+from ewyk_harness import APP_IP, EWYKD, NO_DAC, Appliance
 
 MTIME = 784111777                       # Sun, 06 Nov 1994 08:49:37 GMT
 LM = "Sun, 06 Nov 1994 08:49:37 GMT"
@@ -44,6 +46,9 @@ def site():
 
     put("index.html", b"<!doctype html><h1>site</h1>\n")
     put("hello.txt", b"hello, conditional world\n")
+    # modified "in an hour": its Last-Modified is the load's time, a date
+    # that cannot be a strong validator
+    put("fresh.txt", b"fresh from the press\n", time.time() + 3600)
     put("assets/app.js", APP_JS)
     put("assets/app.js.gz", gzip.compress(APP_JS), MTIME + 1)
     br = os.path.join(d, "assets", "app.js.br")
@@ -51,7 +56,7 @@ def site():
                    check=True)
     os.utime(br, (MTIME + 1, MTIME + 1))
     for name in ["f.woff2", "f.wasm", "f.mjs", "f.avif", "f.webp", "f.svg", "f.json",
-                 "f.dat"]:
+                 "f.dat", "f.epub"]:
         put("types/" + name, b"x")
     put("docs/guide/index.html", b"guide\n")
     with open(os.path.join(out, "secret.txt"), "w") as f:
@@ -72,13 +77,8 @@ def site():
     shutil.rmtree(out, ignore_errors=True)
 
 
-# Root reads any file whatever its mode: ewykd runs without the two
-# capabilities that bypass file permissions, so that locked.txt is what
-# it is for any other user (as in test_startup_errors.py).
-NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
-          "--bounding-set=-dac_override,-dac_read_search"]
-
-
+# ewykd runs without the capabilities that bypass file permissions, so
+# that locked.txt is unreadable to it.
 @pytest.fixture(scope="module")
 def app(site):
     yield from serve_module(Appliance(www=site["dir"], wrap=NO_DAC, args=CACHE + [
@@ -169,6 +169,15 @@ def test_if_range_never_gives_a_stale_part(app, h2):
         assert "content-range" not in f
     # the file's date is strong (years older than the load): it matches
     assert curl(app, "/hello.txt", "-r", "7-17", "-H", f"If-Range: {LM}", h2=h2)[0] == 206
+    # a file that changed within the second of the load: its date is weak
+    # (RFC 9110 8.8.2.2), and never after the answer's Date (8.8.2.1)
+    status, f, _ = curl(app, "/fresh.txt", h2=h2)
+    lm = f["last-modified"]
+    assert parsedate_to_datetime(lm).timestamp() <= time.time()
+    status, f, body = curl(app, "/fresh.txt", "-r", "0-4", "-H", f"If-Range: {lm}", h2=h2)
+    assert (status, body) == (200, "fresh from the press\n")
+    assert curl(app, "/fresh.txt", "-r", "0-4", "-H", f"If-Range: {f['etag']}",
+                h2=h2)[0] == 206
 
 
 @PROTOS
@@ -215,7 +224,8 @@ def test_media_types(app):
     want = {"f.woff2": "font/woff2", "f.wasm": "application/wasm",
             "f.mjs": "text/javascript", "f.avif": "image/avif", "f.webp": "image/webp",
             "f.svg": "image/svg+xml", "f.json": "application/json",
-            "f.dat": "application/x-ewyk-test"}
+            "f.dat": "application/x-ewyk-test",
+            "f.epub": "application/epub+zip"}     # /etc/mime.types' only
     for name, ctype in want.items():
         assert curl(app, "/types/" + name)[1]["content-type"] == ctype, name
     assert curl(app, "/")[1]["content-type"] == "text/html; charset=utf-8"
@@ -326,7 +336,6 @@ def test_options_and_their_config_keys(tmp_path):
     """--cache-control, --mime-type, --mime-types, --max-target and
     --max-header-bytes: checked at start (one line, status 2), the same
     as keys of the configuration file, where a repeated key adds a rule."""
-    from ewyk_harness import EWYKD
     for args, word in [(["--cache-control", "assets=no-cache"], "--cache-control"),
                        (["--cache-control", "/a=no\x01cache"], "--cache-control"),
                        (["--cache-control", "/a=x", "--cache-control", "/a=y"],
