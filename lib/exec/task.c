@@ -22,16 +22,6 @@ ewyk_nonblocking_set(bool on)
 	return old;
 }
 
-int
-ewyk_invoke_nonblocking(struct ewyk_task *task)
-{
-	bool old = ewyk_nonblocking_set(true);
-	int rc = task->run(task);
-
-	ewyk_nonblocking_set(old);
-	return rc;
-}
-
 static int
 bpool_execute_cb(void *ctx, struct ewyk_task *task)
 {

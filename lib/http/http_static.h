@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/http's own routes, registered like any other so that they are
- * counted per route and consumed under the execution strategy:
- *   GET, HEAD and OPTIONS of anything  the static files preloaded by
- *                             www_load(), with their validators and
- *                             preconditions (RFC 9110 13), single
- *                             ranges, Cache-Control, and the
- *                             precompressed sibling Accept-Encoding asks
- *                             for; "/dir" is redirected to "/dir/"; 404
- *                             for a path that has none; OPTIONS * speaks
- *                             for the whole server;
- *   POST and PUT /echo        the request body back as it arrives.
- * Both are NON_BLOCKING: everything they answer is in memory already.
+ * lib/http's own route, registered like any other so that it is counted
+ * per route and consumed under the execution strategy: GET, HEAD and
+ * OPTIONS of anything, the static files preloaded by www_load(), with
+ * their validators and preconditions (RFC 9110 13), single ranges,
+ * Cache-Control, and the precompressed sibling Accept-Encoding asks for;
+ * "/dir" is redirected to "/dir/"; 404 for a path that has none; OPTIONS *
+ * speaks for the whole server. It is NON_BLOCKING and inline: everything
+ * it answers is in memory already.
  */
 #ifndef EWYK_HTTP_STATIC_H
 #define EWYK_HTTP_STATIC_H
@@ -27,7 +23,7 @@ struct http_static {
 						 * methods of all its routes */
 };
 
-/* Adds the routes, st->router being r. Returns 0 or the negative errno
+/* Adds the route, st->router being r. Returns 0 or the negative errno
  * of ewyk_route_add(). */
 int http_static_routes_add(struct ewyk_router *r, struct http_static *st);
 

@@ -69,12 +69,6 @@ cksum_feed(struct cksum *c, const void *buf, size_t len)
 	c->off += len;
 }
 
-void
-cksum_feed_u32(struct cksum *c, uint32_t be)
-{
-	cksum_feed(c, &be, sizeof(be));
-}
-
 uint16_t
 cksum_finish(const struct cksum *c)
 {

@@ -25,9 +25,6 @@ cksum_init(struct cksum *c)
 /* Add len bytes at buf as the next piece of the checksummed stream. */
 void cksum_feed(struct cksum *c, const void *buf, size_t len);
 
-/* Add a 32-bit value given in network byte order (addresses). */
-void cksum_feed_u32(struct cksum *c, uint32_t be);
-
 /* Folded and complemented result, ready to store in a header as is. */
 uint16_t cksum_finish(const struct cksum *c);
 

@@ -77,8 +77,7 @@ struct net_stack {
 bool net_resolve(struct net_stack *ns, uint8_t port, uint32_t ip,
 		uint8_t mac[6]);
 
-/* One half of net_poll(), which tests drive one frame at a time (the
- * other is net_timers()). Process one frame received on port 0; takes
+/* What net_rx() does per frame, which tests drive one at a time. Process one frame received on port 0; takes
  * ownership of m. */
 void net_input(struct net_stack *ns, struct rte_mbuf *m);
 

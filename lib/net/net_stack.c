@@ -36,6 +36,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->listen_port = 80;
 	cfg->rcv_space = 8192;	/* an HTTP/1.1 request head */
 	cfg->challenge_ack_limit = 1000;
+	cfg->invalid_ack_interval_ms = 500;
 	cfg->arp_reply_limit = 1000;
 }
 
@@ -137,6 +138,18 @@ void
 net_stack_refuse_new(struct net_stack *ns, bool refuse)
 {
 	ns->refuse_new = refuse;
+}
+
+void
+net_timer_arm(struct net_stack *ns, struct net_timer *t, uint64_t at_ms)
+{
+	tw_arm(&ns->wheel, &t->tw, at_ms);
+}
+
+void
+net_timer_cancel(struct net_stack *ns, struct net_timer *t)
+{
+	tw_cancel(&ns->wheel, &t->tw);
 }
 
 uint64_t
@@ -464,10 +477,3 @@ net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
 	}
 }
 
-void
-net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
-		uint64_t now_ms)
-{
-	net_rx(ns, 0, pkts, n, now_ms);
-	net_timers(ns, now_ms);
-}

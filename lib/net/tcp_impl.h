@@ -174,6 +174,7 @@ struct tcp_conn {
 	uint32_t ts_offset;	/* random per connection */
 	uint64_t ts_recent_ms;
 	uint64_t last_rx_ms;	/* for keepalive and idle */
+	uint64_t invalid_ack_next_ms;	/* earliest answer to an unacceptable segment */
 	/* RFC 6298 estimator, milliseconds */
 	uint32_t srtt;
 	uint32_t rttvar;
@@ -303,7 +304,6 @@ uint32_t tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 		const struct tcp_options *o, uint32_t ack, bool *dsack);
 /* Marks every entry not SACKed lost (after a timeout). */
 void tcp_seg_mark_all_lost(struct tcp_conn *c);
-void tcp_seg_reset(struct tcp_conn *c);
 /* RACK (RFC 8985 6.2): marks lost what was sent a reordering window
  * before the most recently delivered segment. Returns the bytes newly
  * marked and sets *timeout to when the next may be (0: none). */

@@ -81,13 +81,6 @@ seg_split(struct tcp_conn *c, uint32_t seq)
 }
 
 void
-tcp_seg_reset(struct tcp_conn *c)
-{
-	c->nsegs = 0;
-	c->sacked_bytes = c->lost_bytes = c->retrans_bytes = 0;
-}
-
-void
 tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 		uint32_t end)
 {

@@ -197,9 +197,17 @@ tcp_timer_fire(struct tw_timer *t, void *ctx)
 {
 	struct net_stack *ns = ctx;
 	size_t at = (size_t)((char *)t - (char *)ns->conns);
-	struct tcp_conn *c = &ns->conns[at / sizeof(struct tcp_conn)];
+	struct tcp_conn *c;
 
-	/* Every timer of the wheel lives in a connection of this shard. */
+	/* A timer outside the connection table is a layer above's. */
+	if ((char *)t < (char *)ns->conns ||
+			at >= (size_t)ns->cfg.max_conns * sizeof(struct tcp_conn)) {
+		struct net_timer *nt = container_of(t, struct net_timer, tw);
+
+		nt->fire(nt);
+		return;
+	}
+	c = &ns->conns[at / sizeof(struct tcp_conn)];
 	if (t == &c->rexmit) {
 		rexmit_fire(ns, c);
 	} else if (t == &c->delack) {

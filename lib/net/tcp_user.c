@@ -252,13 +252,6 @@ tcp_app(const struct tcp_conn *c)
 	return c->app;
 }
 
-void
-tcp_conn_id(const struct tcp_conn *c, uint32_t *index, uint32_t *gen)
-{
-	*index = c->index;
-	*gen = c->gen;
-}
-
 struct tcp_conn *
 tcp_conn_get(struct net_stack *ns, uint32_t index, uint32_t gen)
 {

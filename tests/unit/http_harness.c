@@ -250,6 +250,15 @@ stream_handler(struct ewyk_request *q, void *ctx)
 /* /sink/read...: first reads (and drops) what is at hand of the body, so
  * that a fuzzer's conversations read bodies too. */
 static enum ewyk_result
+echo_handler(struct ewyk_request *q, void *ctx)
+{
+	(void)ctx;
+	if (http_answer_echo(q, "application/octet-stream") != 0)
+		http_answer_error(&q->ans, 500, NULL);
+	return EWYK_ANSWERED;
+}
+
+static enum ewyk_result
 sink_handler(struct ewyk_request *q, void *ctx)
 {
 	const struct hh_task *t = (const struct hh_task *)((char *)q -
@@ -354,6 +363,12 @@ hh_new_limits(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms,
 		.handler = stream_handler,
 	};
 	struct hh *h = calloc(1, sizeof(*h));
+	/* /echo is the runtime's in ewykd: the server's own echo here. */
+	const struct ewyk_route echo = {
+		.path = "/echo", .match = EWYK_MATCH_EXACT,
+		.methods = EWYK_METHOD_POST | EWYK_METHOD_PUT,
+		.type = EWYK_HANDLER_NON_BLOCKING, .handler = echo_handler,
+	};
 	const struct ewyk_route sink = {
 		.path = "/sink/", .match = EWYK_MATCH_PREFIX,
 		.methods = EWYK_METHOD_ANY, .type = EWYK_HANDLER_NON_BLOCKING,
@@ -399,6 +414,8 @@ hh_new_limits(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms,
 			HTTP_ROUTE_BODY_STREAM), 0);
 	h->statics.www = &shared_www;
 	assert_int_equal(http_static_routes_add(&h->router, &h->statics), 0);
+	assert_int_equal(http_route_add(&h->router, &echo,
+			HTTP_ROUTE_ECHO | HTTP_ROUTE_INLINE), 0);
 	h->now = 1000;
 	conf = (struct http_server_conf){
 		.transport = &transport,

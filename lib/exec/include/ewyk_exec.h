@@ -63,8 +63,6 @@ struct ewyk_task {
 bool ewyk_nonblocking(void);
 /* Set the flag, return its previous value. */
 bool ewyk_nonblocking_set(bool on);
-/* Run task with the flag set, then restore it. */
-int ewyk_invoke_nonblocking(struct ewyk_task *task);
 
 /* x86 PAUSE (or the closest relative) for spin loops. */
 static inline void

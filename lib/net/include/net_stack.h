@@ -3,7 +3,7 @@
  * One shard's network stack: Ethernet, ARP, IPv4, ICMP and TCP over one
  * RX/TX queue pair on each of its ports (as many as NET_MAX_PORTS, each
  * its own interface, address and ARP cache). Only the shard's owner calls
- * into it. Frames come in through net_poll() or net_rx(), tagged with
+ * into it. Frames come in through net_rx(), tagged with
  * their port; a connection belongs to the port its first segment came
  * by and answers leave by that port only. Frames go out through a TX
  * batch per port that the owner flushes with that port's callback
@@ -21,6 +21,7 @@
 #include "arp_cache.h"
 #include "net_drop.h"
 #include "tcp.h"
+#include "timer_wheel.h"
 
 struct net_stack;
 struct rte_mbuf;
@@ -93,6 +94,10 @@ struct tcp_config {
 	/* Answers to unacceptable segments (RFC 5961 challenge ACKs, ACKs of
 	 * out-of-window segments without data) per second; 0 = no limit. */
 	uint32_t challenge_ack_limit;
+	/* At most one answer to an unacceptable segment (out of the window,
+	 * data or not, or a challenge) per connection per this many ms, as
+	 * Linux's tcp_invalid_ratelimit; 0 = no limit. */
+	uint32_t invalid_ack_interval_ms;
 	uint32_t arp_reply_limit;	/* ARP replies per second; 0 = no limit */
 };
 
@@ -105,7 +110,7 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(timeouts) X(fast_retransmits) X(sack_recoveries) X(newreno_recoveries) \
 	X(ooo_segs) X(ooo_dropped) X(syncookies_sent) X(syncookies_valid) \
 	X(syncookies_failed) X(syn_dropped) X(challenge_acks) X(challenge_acks_limited) \
-	X(paws_drops) \
+	X(invalid_acks_limited) X(paws_drops) \
 	X(delayed_acks) X(window_probes) X(keepalive_probes) \
 	X(tail_loss_probes) X(lost_retransmits) \
 	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
@@ -177,13 +182,8 @@ void net_stack_refuse_new(struct net_stack *ns, bool refuse);
  * instead of waiting out a timer grown to seconds. */
 void net_link_up(struct net_stack *ns);
 
-/* The poll entry point of a one-port stack: sets the clock, runs the
- * burst received on port 0 through the stack (taking ownership of the
- * mbufs), runs due timers. */
-void net_poll(struct net_stack *ns, struct rte_mbuf **pkts, uint16_t n,
-		uint64_t now_ms);
-/* Of a stack with several ports: each port's burst through net_rx(),
- * then net_timers() once. */
+/* The poll entry point: each port's burst (the stack takes the mbufs)
+ * through net_rx(), then net_timers() once. */
 void net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
 		uint16_t n, uint64_t now_ms);
 /* Advance the clock, run due timers, and let connections the send
@@ -193,5 +193,36 @@ void net_timers(struct net_stack *ns, uint64_t now_ms);
 void net_flush(struct net_stack *ns);
 /* The stack's clock, milliseconds, as of the last poll. */
 uint64_t net_now_ms(const struct net_stack *ns);
+
+/*
+ * A timer of a layer above TCP (HTTP, the request runtime, the upstream
+ * client) on the shard's one timer wheel, the one TCP's timers run on: a
+ * shard has a single deadline mechanism, advanced by net_timers(). fire
+ * runs on the shard's owner, inside net_timers(); it may arm any timer.
+ * Intrusive: the caller embeds it, nothing is allocated.
+ */
+struct net_timer {
+	struct tw_timer tw;
+	void (*fire)(struct net_timer *t);
+};
+
+static inline void
+net_timer_init(struct net_timer *t, void (*fire)(struct net_timer *t))
+{
+	tw_timer_init(&t->tw);
+	t->fire = fire;
+}
+
+static inline bool
+net_timer_armed(const struct net_timer *t)
+{
+	return tw_is_armed(&t->tw);
+}
+
+/* Fires at the first poll at or after at_ms (the stack's clock); arming an
+ * armed timer moves it. */
+void net_timer_arm(struct net_stack *ns, struct net_timer *t, uint64_t at_ms);
+/* Nothing if it is not armed. */
+void net_timer_cancel(struct net_stack *ns, struct net_timer *t);
 
 #endif /* EWYK_NET_STACK_H */

@@ -37,9 +37,8 @@ struct tcp_upcalls {
 /* The upper layer's state for a connection (NULL until it sets one). */
 void tcp_set_app(struct tcp_conn *c, void *app);
 void *tcp_app(const struct tcp_conn *c);
-/* A connection's slot and generation, which outlive a pointer to it... */
-void tcp_conn_id(const struct tcp_conn *c, uint32_t *index, uint32_t *gen);
-/* ...and the connection they name, or NULL once it was freed. */
+/* The connection of a slot and generation (which outlive a pointer to
+ * it), or NULL once it was freed. */
 struct tcp_conn *tcp_conn_get(struct net_stack *ns, uint32_t index,
 		uint32_t gen);
 /* The bytes the upper layer can take now, pushed whenever that changes.
