@@ -58,6 +58,14 @@ _seq = itertools.count()
 _live = set()
 
 
+# Root reads and writes any file whatever its mode (CAP_DAC_OVERRIDE): a
+# command to run ewykd under without the two capabilities that bypass file
+# permissions, so that a mode 000 file or a mode 555 directory is what it
+# is for any other user.
+NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
+          "--bounding-set=-dac_override,-dac_read_search"]
+
+
 def eal_memory_args(mb=256):
     """Hugepages when enough are free, else ordinary memory (--no-huge)."""
     free = size_kb = 0
@@ -135,7 +143,7 @@ class Appliance:
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
                  client_ns=False, env=None, shared_config=False, medium="tap",
                  wire_lcores="0@0,1@0", profile=False, second_port=None,
-                 demo=True, ip6=False):
+                 demo=True, wrap=(), ip6=False):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -150,6 +158,7 @@ class Appliance:
         demo: the demonstration routes and the state API are on
         (--demo-routes --state-api), as most tests drive them; off, ewykd
         runs with its safe defaults.
+        wrap: a command ewykd runs under (setpriv, to drop capabilities).
         ip6: the port gets --ip6 2001:2::2/64 too, and the client side
         2001:2::1/64; the appliance is ready once it answers ping -6.
         ip6="only": the port has no IPv4 (--ip6 alone)."""
@@ -191,6 +200,7 @@ class Appliance:
         self.mem_mb = mem_mb
         self.env = env		# added to ewykd's environment
         self.ip6 = ip6
+        self.wrap = list(wrap)
         self.shared_config = shared_config	# dpdk-dumpcap can attach
         self.proc = None
         self.log_path = None
@@ -213,7 +223,7 @@ class Appliance:
         if self.medium == "memif" or self.second_port:
             os.makedirs(self.run_dir, exist_ok=True)
         lc = "--lcores" if "@" in self.lcores else "-l"
-        cmd = ["ip", "netns", "exec", self.name, *launcher, EWYKD]
+        cmd = ["ip", "netns", "exec", self.name, *launcher, *self.wrap, EWYKD]
         if self.profile:
             cmd += ["--", "--config", self.profile_config()]
         else:
