@@ -147,7 +147,7 @@ def test_ns_flood_is_answered_within_the_limit(app, idle_after):
     assert_served(r["fetches"])
     # Every solicitation that reached ewykd was read (the host's own too),
     # about half of them for another address.
-    assert arrived <= d["nd_ns_in_pkts"] <= arrived + 20
+    assert arrived <= d["nd_ns_in_pkts"] <= r["sent"] + 20
     ours = d["nd_ns_in_pkts"] - d["nd_other_targets_pkts"]
     assert abs(ours - d["nd_other_targets_pkts"]) < arrived // 5
     # Bounded answers: the budget of each second, the rest counted.
@@ -172,5 +172,7 @@ def test_ra_flood_changes_nothing(app, idle_after):
     d = delta(before, counters(app))
     assert r["sent"] >= RAS * 0.9
     assert_served(r["fetches"])
-    assert d["drop_nd_router"] == r["sent"] - (tap_dropped(app) - lost)
+    # Every one that reached ewykd (the tap's drops count the kernel's own
+    # frames too: a bound, not an equality).
+    assert r["sent"] - (tap_dropped(app) - lost) <= d["drop_nd_router"] <= r["sent"]
     assert d["nd_na_out_pkts"] == 0 and d["icmp6_errors_out_pkts"] == 0
