@@ -158,7 +158,7 @@ proxy_request(struct shard *s, struct route_task *t, enum upstream_err *why)
 	struct ewyk_str q = ewyk_request_query(&t->req);
 	const char *slash = memchr(rest.p, '/', rest.len);
 	size_t nl = slash != NULL ? (size_t)(slash - rest.p) : rest.len;
-	char target[HTTP1_MAX_TARGET + 2];
+	char target[HTTP_MAX_TARGET + 2];
 	struct upstream_req ur;
 	enum http_method m = t->req.method;
 	int idx = upstream_find(s->upstream, rest.p, nl);

@@ -9,7 +9,6 @@
 #include <rte_common.h>
 
 #include "h2_proto.h"
-#include "http1_parse.h"
 #include "http_conn.h"
 
 #define H2_MAX_STREAMS 100

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http1_parse.h"
+#include "http_token.h"
 #include "www.h"
 
 /* If-None-Match names the file's entity tag (weak comparison), or "*". */

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http1_parse.h"
+#include "http_head.h"
 #include "http_mem.h"
 #include "http_server.h"
 

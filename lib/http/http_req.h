@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "ewyk_http.h"
-#include "http1_parse.h"
+#include "http_head.h"
 
 struct http_route;
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "ewyk_http.h"
-#include "http1_parse.h"
+#include "http_token.h"
 
 #define HTTP_ROUTES_MAX 64
 #define HTTP_ROUTE_PATH_MAX 128

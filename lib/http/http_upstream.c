@@ -17,6 +17,7 @@
 #include <rte_cycles.h>
 
 #include "http1_chunked.h"
+#include "http1_parse.h"
 #include "http_req.h"
 #include "http_upstream.h"
 #include "net_stack.h"

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "http1_parse.h"
+#include "http_head.h"
 #include "lat_hist.h"
 
 struct net_stack;

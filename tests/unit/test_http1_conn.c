@@ -388,8 +388,8 @@ test_malformed_matrix(void **state)
 				http1_bad[i].status, http1_bad[i].req);
 	/* Too long a target. */
 	n = (size_t)sprintf(buf, "GET /");
-	memset(buf + n, 'a', HTTP1_MAX_TARGET);
-	n += HTTP1_MAX_TARGET;
+	memset(buf + n, 'a', HTTP_MAX_TARGET);
+	n += HTTP_MAX_TARGET;
 	n += (size_t)sprintf(buf + n, " HTTP/1.1\r\nHost: h\r\n\r\n");
 	expect_refused(h, buf, n, 414, "long target");
 	/* Too many header lines. */

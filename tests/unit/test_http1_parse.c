@@ -104,15 +104,15 @@ test_malformed_matrix(void **state)
 static void
 test_limits(void **state)
 {
-	static char buf[HTTP1_MAX_TARGET + 256];
+	static char buf[HTTP_MAX_TARGET + 256];
 	struct http_head r;
 	size_t n;
 	int i;
 
 	(void)state;
 	memcpy(buf, "GET /", 5);
-	memset(buf + 5, 'a', HTTP1_MAX_TARGET);
-	strcpy(buf + 5 + HTTP1_MAX_TARGET, " HTTP/1.1\r\nHost: h\r\n\r\n");
+	memset(buf + 5, 'a', HTTP_MAX_TARGET);
+	strcpy(buf + 5 + HTTP_MAX_TARGET, " HTTP/1.1\r\nHost: h\r\n\r\n");
 	assert_int_equal(parse(buf, &r), -414);
 	/* too many header lines */
 	n = (size_t)sprintf(buf, "GET / HTTP/1.1\r\nHost: h\r\n");
