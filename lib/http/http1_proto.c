@@ -4,14 +4,13 @@
 
 #include <rte_common.h>
 
-#include "http1_chunked.h"
+#include "http1_body.h"
 #include "http1_parse.h"
 #include "http1_proto.h"
 #include "http_conn.h"
 
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #define H2_PREFACE_LEN 24
-#define CHUNK_FRAMING 32	/* "%x\r\n" + "\r\n" around an echoed chunk */
 #define DISCARD_MAX (1 << 20)	/* a refused body larger than this closes */
 #define CHUNKED_LEN UINT64_MAX	/* write_head(): Transfer-Encoding: chunked */
 #define NO_BODY_LEN (UINT64_MAX - 1)	/* write_head(): no framing (204; or
@@ -53,17 +52,10 @@ enum took {
 	TOOK_UPGRADE,		/* an h2c upgrade: the connection is HTTP/2 */
 };
 
-enum req_body {
-	REQ_BODY_NONE,
-	REQ_BODY_LENGTH,
-	REQ_BODY_CHUNKED,
-};
-
 struct h1 {
 	struct http_conn *c;
 	const uint8_t *body;	/* answer body still to queue */
 	uint64_t body_left;
-	uint8_t req_body;	/* how the request body is framed */
 	bool echo;		/* the request body is the answer's body */
 	bool echo_wait;		/* ... once that answer's head is out */
 	bool echo_chunked;	/* ... sent in chunks */
@@ -71,8 +63,7 @@ struct h1 {
 	bool sink_writing;	/* the answer going out is the reader's */
 	bool in_serve;		/* serve() is on the stack */
 	uint32_t sink_seq;	/* the reader's request */
-	uint64_t req_left;	/* REQ_BODY_LENGTH: bytes still to read */
-	struct chunked chunk;	/* REQ_BODY_CHUNKED: decoder */
+	struct http1_body req;	/* the request body being read */
 	bool close_after;	/* close once the answer is queued */
 	uint32_t pipe_head;	/* seq of the oldest answer owed */
 	uint32_t pipe_tail;	/* seq the next dispatched request gets */
@@ -216,9 +207,9 @@ h2c_settings(const struct http_head *r)
 static void
 start_req_body(struct h1 *h, const struct http_head *r)
 {
-	h->req_body = r->chunked ? REQ_BODY_CHUNKED : REQ_BODY_LENGTH;
-	h->req_left = r->chunked ? 0 : (uint64_t)r->content_length;
-	chunked_init(&h->chunk);
+	http1_body_start(&h->req, r->chunked ? HTTP1_BODY_CHUNKED :
+			HTTP1_BODY_LENGTH, r->chunked ? 0 :
+			(uint64_t)r->content_length);
 }
 
 /* Hands a request to its handler (route rt; NULL: none), or refuses it;
@@ -359,7 +350,7 @@ done_writing(struct h1 *h)
 		/* The reader's answer is out: a body it left unread is
 		 * skipped, and the connection ends after it. */
 		h->sink_writing = false;
-		if (h->sink && h->req_body != REQ_BODY_NONE)
+		if (h->sink && http1_body_reading(&h->req))
 			h->close_after = true;
 		h->sink = false;
 	}
@@ -378,19 +369,21 @@ pump_answer(struct h1 *h)
 {
 	struct http_answer *a = h->writing;
 	bool chunked = h->stream_left < 0 && !h->stream_raw;
-	char frame[24];
-	int fl;
+	/* A chunk is framed in place, around the bytes read. */
+	size_t framing = chunked ? HTTP1_CHUNK_FRAMING : 0;
 
 	while (a->kind == HTTP_BODY_STREAM && h->stream_left != 0) {
 		uint32_t room = http_conn_space(h->c);
-		size_t cap;
-		uint8_t *buf = http_conn_scratch(h->c, &cap);
+		size_t cap, len;
+		uint8_t *buf = http_conn_scratch(h->c, &cap), *out;
 		ssize_t n;
 
-		if (room < CHUNK_FRAMING + 1024)
+		if (room < framing + 1024)
 			return PUMP_WAIT;	/* resumed when space is freed */
-		cap = RTE_MIN(cap, (size_t)(room - CHUNK_FRAMING));
-		if (!chunked)
+		cap = RTE_MIN(cap, (size_t)room) - framing;
+		if (chunked)
+			buf += HTTP1_CHUNK_HEAD_MAX;
+		else
 			cap = RTE_MIN(cap, (size_t)h->stream_left);
 		n = a->src.read(a->src.arg, buf, cap);
 		if (n == HTTP_SOURCE_AGAIN)
@@ -400,17 +393,17 @@ pump_answer(struct h1 *h)
 		if (n < 0 || (size_t)n > cap || (n == 0 && h->stream_left > 0))
 			goto cut;
 		if (n == 0) {
-			if (chunked && http_conn_write(h->c, "0\r\n\r\n", 5) != 5)
+			if (chunked && http_conn_write(h->c, HTTP1_LAST_CHUNK,
+					HTTP1_LAST_CHUNK_LEN) != HTTP1_LAST_CHUNK_LEN)
 				goto cut;
 			break;
 		}
-		fl = chunked ? snprintf(frame, sizeof(frame), "%zx\r\n",
-				(size_t)n) : 0;
+		out = buf;
+		len = (size_t)n;
+		if (chunked)
+			out = http1_chunk_frame(buf, len, &len);
 		/* A short write means the mbufs ran out: the framing is lost. */
-		if (http_conn_write(h->c, frame, (uint32_t)fl) != (uint32_t)fl ||
-				http_conn_write(h->c, buf, (uint32_t)n) !=
-				(uint32_t)n || (chunked &&
-				http_conn_write(h->c, "\r\n", 2) != 2))
+		if (http_conn_write(h->c, out, (uint32_t)len) != len)
 			goto cut;
 		if (h->stream_left > 0)
 			h->stream_left -= n;
@@ -441,7 +434,7 @@ write_slot(struct h1 *h, struct pipe_slot *ps)
 	ps->ans = NULL;
 	if (a->kind == HTTP_BODY_ECHO && h->echo_wait) {
 		/* The body streams back as it arrives, framed as it came. */
-		write_head(h, a, h->echo_chunked ? CHUNKED_LEN : h->req_left);
+		write_head(h, a, h->echo_chunked ? CHUNKED_LEN : h->req.left);
 		http_conn_release(h->c, a);
 		h->echo_wait = false;
 		h->echo = !ps->head_only;
@@ -451,7 +444,7 @@ write_slot(struct h1 *h, struct pipe_slot *ps)
 		/* Not the echo it expected (a failed handler): the body is
 		 * not read, and the connection ends after this answer. */
 		h->echo_wait = false;
-		h->req_body = REQ_BODY_NONE;
+		http1_body_stop(&h->req);
 		h->close_after = true;
 	}
 	if (a->kind == HTTP_BODY_STREAM)
@@ -490,17 +483,14 @@ consume(struct h1 *h, uint32_t n)
 /* Body bytes of the request: echoed or dropped. The caller checked the
  * send space for echoes. */
 static void
-body_data(struct h1 *h, const char *p, uint32_t n)
+body_data(struct h1 *h, const uint8_t *p, uint32_t n)
 {
-	char frame[24];
-	int fl;
+	char frame[HTTP1_CHUNK_HEAD_MAX];
 
 	if (!h->echo || n == 0)
 		return;
-	if (h->echo_chunked) {
-		fl = snprintf(frame, sizeof(frame), "%x\r\n", n);
-		http_conn_write(h->c, frame, (uint32_t)fl);
-	}
+	if (h->echo_chunked)
+		http_conn_write(h->c, frame, (uint32_t)http1_chunk_head(frame, n));
 	http_conn_write(h->c, p, n);
 	if (h->echo_chunked)
 		http_conn_write(h->c, "\r\n", 2);
@@ -511,8 +501,8 @@ static void
 body_done(struct h1 *h)
 {
 	if (h->echo && h->echo_chunked)
-		http_conn_write(h->c, "0\r\n\r\n", 5);
-	h->req_body = REQ_BODY_NONE;
+		http_conn_write(h->c, HTTP1_LAST_CHUNK, HTTP1_LAST_CHUNK_LEN);
+	http1_body_stop(&h->req);
 	h->echo = false;
 }
 
@@ -521,56 +511,41 @@ body_done(struct h1 *h)
 static bool
 read_body(struct h1 *h)
 {
-	while (h->req_body != REQ_BODY_NONE) {
-		uint32_t room = UINT32_MAX, n;
+	while (http1_body_reading(&h->req)) {
+		uint32_t room = UINT32_MAX;
+		const uint8_t *d;
+		size_t dl;
+		long used;
 
 		if (h->echo) {
 			room = http_conn_space(h->c);
-			if (room <= CHUNK_FRAMING)
+			if (room <= HTTP1_CHUNK_FRAMING)
 				return false;
-			room -= CHUNK_FRAMING;
+			room -= HTTP1_CHUNK_FRAMING;
 		}
-		if (h->req_body == REQ_BODY_LENGTH) {
-			if (h->req_left == 0) {
-				body_done(h);
-				break;
+		used = http1_body_decode(&h->req, (const uint8_t *)h->in,
+				RTE_MIN(h->in_len, room), &d, &dl);
+		if (used < 0) {
+			http_conn_stats(h->c)->body_errors++;
+			if (!h->echo) {
+				/* A body skipped (its reader's answer is out):
+				 * what is owed is answered, then the close. */
+				http1_body_stop(&h->req);
+				h->in_len = 0;
+				h->close_after = true;
+				return true;
 			}
-			n = (uint32_t)RTE_MIN((uint64_t)RTE_MIN(h->in_len, room),
-					h->req_left);
-			if (n == 0)
-				return false;
-			body_data(h, h->in, n);
-			consume(h, n);
-			h->req_left -= n;
-		} else {
-			const char *d;
-			size_t dl;
-			long used = chunked_decode(&h->chunk, h->in,
-					RTE_MIN(h->in_len, room), &d, &dl);
-
-			if (used < 0) {
-				http_conn_stats(h->c)->body_errors++;
-				if (!h->echo) {
-					/* A body skipped (its reader's answer
-					 * is out): what is owed is answered,
-					 * then the close. */
-					h->req_body = REQ_BODY_NONE;
-					h->in_len = 0;
-					h->close_after = true;
-					return true;
-				}
-				/* Broken framing after the echo began: all
-				 * that is left is to cut the connection. */
-				http_conn_abort(h->c);
-				return false;
-			}
-			body_data(h, d, (uint32_t)dl);
-			consume(h, (uint32_t)used);
-			if (h->chunk.state == CHUNK_DONE)
-				body_done(h);
-			else if (used == 0)
-				return false;
+			/* Broken framing after the echo began: all that is
+			 * left is to cut the connection. */
+			http_conn_abort(h->c);
+			return false;
 		}
+		body_data(h, d, (uint32_t)dl);
+		consume(h, (uint32_t)used);
+		if (!http1_body_reading(&h->req))
+			body_done(h);
+		else if (used == 0)
+			return false;
 	}
 	return true;
 }
@@ -588,17 +563,17 @@ start_close(struct h1 *h)
 static int
 body_begun(struct h1 *h)
 {
-	struct chunked probe = h->chunk;
-	const char *p = h->in, *d;
+	struct http1_body probe = h->req;
+	const uint8_t *p = (const uint8_t *)h->in, *d;
 	size_t left = h->in_len, dl;
 
 	if (h->in_len == 0)
 		return 0;
-	if (h->req_body != REQ_BODY_CHUNKED)
+	if (h->req.framing != HTTP1_BODY_CHUNKED)
 		return 1;
 	/* A dry run of the decoder over all that is in. */
-	while (left > 0 && probe.state != CHUNK_DONE) {
-		long used = chunked_decode(&probe, p, left, &d, &dl);
+	while (left > 0 && http1_body_reading(&probe)) {
+		long used = http1_body_decode(&probe, p, left, &d, &dl);
 
 		if (used < 0)
 			return -1;
@@ -607,8 +582,8 @@ body_begun(struct h1 *h)
 		p += used;
 		left -= (size_t)used;
 	}
-	return probe.total > 0 || (probe.state != CHUNK_SIZE &&
-			probe.state != CHUNK_EXT && probe.state != CHUNK_SIZE_LF);
+	return probe.total > 0 || !http1_body_reading(&probe) ||
+		probe.chunk > HTTP1_CHUNK_SIZE_LF;
 }
 
 /* An echo whose body is broken before its answer began: 400 in its
@@ -623,7 +598,7 @@ refuse_echo(struct h1 *h, struct pipe_slot *ps)
 	http_conn_release(h->c, a);
 	http_conn_stats(h->c)->body_errors++;
 	h->echo_wait = false;
-	h->req_body = REQ_BODY_NONE;
+	http1_body_stop(&h->req);
 	h->in_len = 0;
 	h->close_after = true;
 	write_error(h, 400, ps->head_only, NULL);
@@ -675,7 +650,7 @@ write_owed(struct h1 *h)
 				return false;
 			}
 		}
-		if (h->req_body != REQ_BODY_NONE) {
+		if (http1_body_reading(&h->req)) {
 			if (h->echo_wait) {
 				/* The echo's answer goes first, then its body;
 				 * it waits for the body to begin, so that it
@@ -723,7 +698,7 @@ write_owed(struct h1 *h)
 				}
 				/* A skipped body that will not come: what is
 				 * owed is still answered, then the close. */
-				h->req_body = REQ_BODY_NONE;
+				http1_body_stop(&h->req);
 				h->in_len = 0;
 				h->close_after = true;
 			}
@@ -911,7 +886,7 @@ h1_resume(struct http_conn *c, struct http_origin o)
 static void
 sink_end(struct h1 *h)
 {
-	h->req_body = REQ_BODY_NONE;
+	http1_body_stop(&h->req);
 	h->sink = false;
 }
 
@@ -920,49 +895,24 @@ static long
 h1_body_read(struct http_conn *c, struct http_origin o, void *buf, size_t cap)
 {
 	struct h1 *h = state(c);
-	uint8_t *to = buf;
-	size_t got = 0;
-	bool ended = false;
+	bool ended;
+	size_t used;
+	long got;
 
 	if (o.stream != 0 || o.seq != h->sink_seq)
 		return -1;
 	if (!h->sink)
-		return h->req_body == REQ_BODY_NONE ? 0 : -1;
-	while (got < cap && !ended) {
-		uint32_t n;
-
-		if (h->req_body == REQ_BODY_LENGTH) {
-			n = (uint32_t)RTE_MIN((uint64_t)RTE_MIN((size_t)h->in_len,
-					cap - got), h->req_left);
-			memcpy(to + got, h->in, n);
-			consume(h, n);
-			h->req_left -= n;
-			got += n;
-			ended = h->req_left == 0;
-			if (n == 0)
-				break;
-		} else {
-			const char *d;
-			size_t dl;
-			long used = chunked_decode(&h->chunk, h->in,
-					RTE_MIN((size_t)h->in_len, cap - got), &d,
-					&dl);
-
-			if (used < 0) {
-				http_conn_stats(c)->body_errors++;
-				sink_end(h);
-				h->close_after = true;
-				return -1;
-			}
-			if (dl > 0)	/* a size line or trailer alone: d is NULL */
-				memmove(to + got, d, dl);
-			consume(h, (uint32_t)used);
-			got += dl;
-			ended = h->chunk.state == CHUNK_DONE;
-			if (used == 0)
-				break;
-		}
+		return http1_body_reading(&h->req) ? -1 : 0;
+	got = http1_body_read(&h->req, (const uint8_t *)h->in, h->in_len, &used,
+			buf, cap);
+	if (got < 0) {
+		http_conn_stats(c)->body_errors++;
+		sink_end(h);
+		h->close_after = true;
+		return -1;
 	}
+	consume(h, (uint32_t)used);
+	ended = !http1_body_reading(&h->req);
 	if (ended)
 		sink_end(h);
 	if (!h->in_serve) {
@@ -1016,7 +966,7 @@ static bool
 quiet(const struct h1 *h)
 {
 	return pipe_len(h) == 0 && h->writing == NULL && h->body_left == 0 &&
-		h->req_body == REQ_BODY_NONE;
+		!http1_body_reading(&h->req);
 }
 
 static void

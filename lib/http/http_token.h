@@ -48,6 +48,19 @@ http_is_token(const char *s)
 	return true;
 }
 
+/* The value of a hex digit, either case; -1 for anything else. */
+static inline int
+http_hex_digit(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* Bytes in someone else's buffer, not NUL-terminated. */
 struct http_str {
 	const char *p;

@@ -16,7 +16,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 
-#include "http1_chunked.h"
+#include "http1_body.h"
 #include "http1_parse.h"
 #include "http_req.h"
 #include "http_upstream.h"
@@ -24,7 +24,6 @@
 #include "tcp.h"
 
 #define UP_IN_MAX (64 * 1024)	/* answer bytes buffered per connection */
-#define UP_FRAMING 32		/* chunk size line and CRLF */
 #define UP_PULL_MIN 512		/* send space worth pulling the body for */
 #define UP_TICK_MS 5
 
@@ -35,13 +34,6 @@ enum uc_state {
 	UC_BUSY,	/* a fetch's */
 	UC_IDLE,	/* in its upstream's pool */
 	UC_CLOSING,	/* FIN or RST sent, the closed upcall to come */
-};
-
-enum body_mode {
-	BODY_NONE,
-	BODY_LENGTH,
-	BODY_CHUNKED,
-	BODY_CLOSE,	/* until the upstream closes */
 };
 
 struct up_conn {
@@ -77,11 +69,9 @@ struct upstream_fetch {
 	bool keep;		/* the answer leaves the connection reusable */
 	bool body_done;
 	bool failed;		/* after the head: reads fail */
-	uint8_t body_mode;
 	int64_t req_len;
 	uint64_t req_pulled;
-	uint64_t body_left;
-	struct chunked ch;
+	struct http1_body body;	/* the answer's */
 	uint64_t t0_tsc;
 	uint64_t deadline_ms;	/* connect, or the answer's silence; 0: none */
 	uint32_t head_len;
@@ -402,21 +392,20 @@ fetch_head(struct upstream_fetch *f, const struct http_head *h, int len)
 	lat_record(&st->lat, (rte_get_tsc_cycles() - f->t0_tsc) * 1000000 /
 			rte_get_tsc_hz());
 	if (f->head_req || h->status == 204 || h->status == 304)
-		f->body_mode = BODY_NONE;
+		http1_body_start(&f->body, HTTP1_BODY_NONE, 0);
 	else if (h->chunked)
-		f->body_mode = BODY_CHUNKED;
+		http1_body_start(&f->body, HTTP1_BODY_CHUNKED, 0);
 	else if (h->content_length >= 0)
-		f->body_mode = h->content_length > 0 ? BODY_LENGTH : BODY_NONE;
+		http1_body_start(&f->body, HTTP1_BODY_LENGTH,
+				(uint64_t)h->content_length);
 	else
-		f->body_mode = BODY_CLOSE;
-	f->body_left = h->content_length > 0 ? (uint64_t)h->content_length : 0;
-	chunked_init(&f->ch);
-	f->keep = h->keep_alive && f->body_mode != BODY_CLOSE;
+		http1_body_start(&f->body, HTTP1_BODY_CLOSE, 0);
+	f->keep = h->keep_alive && f->body.framing != HTTP1_BODY_CLOSE;
 	/* In the body, the upstream is timed only while the client waits
 	 * for it (a read found nothing): a client that does not read holds
 	 * the upstream back, which is no fault of the upstream's. */
 	f->deadline_ms = 0;
-	body = f->body_mode != BODY_NONE;
+	body = http1_body_reading(&f->body);
 	if (!body)
 		answer_complete(f);
 	/* Last: the caller may read, or release f, inside. */
@@ -482,22 +471,23 @@ fetch_send(struct upstream_fetch *f, bool pull)
 	}
 	while (pull && !f->req_done) {
 		uint32_t space = tcp_send_space(ns, uc->tc);
-		size_t cap;
-		char frame[24];
-		int fl;
+		/* A chunk is framed in place, around the bytes pulled. */
+		size_t framing = f->req_chunked ? HTTP1_CHUNK_FRAMING : 0, cap, len;
+		uint8_t *buf = cl->scratch + (f->req_chunked ?
+				HTTP1_CHUNK_HEAD_MAX : 0), *out;
 		long n;
 
 		if (!f->req_chunked && f->req_pulled == (uint64_t)f->req_len) {
 			f->req_done = true;
 			break;
 		}
-		if (space < UP_FRAMING + UP_PULL_MIN)
+		if (space < framing + UP_PULL_MIN)
 			break;
-		cap = RTE_MIN(sizeof(cl->scratch), (size_t)(space - UP_FRAMING));
+		cap = RTE_MIN(sizeof(cl->scratch), (size_t)space) - framing;
 		if (!f->req_chunked)
 			cap = (size_t)RTE_MIN((uint64_t)cap,
 					(uint64_t)f->req_len - f->req_pulled);
-		n = f->ev->req_body(f->arg, cl->scratch, cap);
+		n = f->ev->req_body(f->arg, buf, cap);
 		if (n == HTTP_SOURCE_AGAIN)
 			break;
 		if (n < 0 || (size_t)n > cap || (n == 0 && !f->req_chunked)) {
@@ -505,17 +495,16 @@ fetch_send(struct upstream_fetch *f, bool pull)
 			return;
 		}
 		if (n == 0) {
-			tcp_write(ns, uc->tc, "0\r\n\r\n", 5);
+			tcp_write(ns, uc->tc, HTTP1_LAST_CHUNK,
+					HTTP1_LAST_CHUNK_LEN);
 			f->req_done = true;
 			break;
 		}
-		if (f->req_chunked) {
-			fl = snprintf(frame, sizeof(frame), "%lx\r\n", n);
-			tcp_write(ns, uc->tc, frame, (uint32_t)fl);
-		}
-		tcp_write(ns, uc->tc, cl->scratch, (uint32_t)n);
+		out = buf;
+		len = (size_t)n;
 		if (f->req_chunked)
-			tcp_write(ns, uc->tc, "\r\n", 2);
+			out = http1_chunk_frame(buf, len, &len);
+		tcp_write(ns, uc->tc, out, (uint32_t)len);
 		f->req_pulled += (uint64_t)n;
 	}
 	if (!f->head_seen)
@@ -660,8 +649,8 @@ long
 upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
 {
 	struct up_conn *uc = f->uc;
-	uint8_t *to = buf;
-	size_t got = 0;
+	size_t used;
+	long got;
 
 	if (f->failed)
 		return -1;
@@ -669,42 +658,13 @@ upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
 		return 0;
 	if (uc == NULL)
 		return -1;
-	while (got < cap && !f->body_done) {
-		const uint8_t *p = uc->in + uc->in_off;
-		size_t avail = uc->in_len - uc->in_off, n;
-
-		if (f->body_mode == BODY_CHUNKED) {
-			const char *d;
-			size_t dl;
-			long used = chunked_decode(&f->ch, (const char *)p,
-					RTE_MIN(avail, cap - got), &d, &dl);
-
-			if (used < 0) {
-				fetch_break(f, UPSTREAM_ERR_bad_answer);
-				return -1;
-			}
-			memmove(to + got, d, dl);
-			uc->in_off += (uint32_t)used;
-			got += dl;
-			if (f->ch.state == CHUNK_DONE)
-				f->body_done = true;
-			else if (used == 0)
-				break;
-			continue;
-		}
-		n = RTE_MIN(avail, cap - got);
-		if (f->body_mode == BODY_LENGTH)
-			n = (size_t)RTE_MIN((uint64_t)n, f->body_left);
-		if (n == 0)
-			break;
-		memcpy(to + got, p, n);
-		uc->in_off += (uint32_t)n;
-		got += n;
-		if (f->body_mode == BODY_LENGTH) {
-			f->body_left -= n;
-			f->body_done = f->body_left == 0;
-		}
+	got = http1_body_read(&f->body, uc->in + uc->in_off,
+			uc->in_len - uc->in_off, &used, buf, cap);
+	if (got < 0) {
+		fetch_break(f, UPSTREAM_ERR_bad_answer);
+		return -1;
 	}
+	uc->in_off += (uint32_t)used;
 	/* Room made: the upstream's window opens by it. */
 	if (uc->in_off > 0) {
 		memmove(uc->in, uc->in + uc->in_off, uc->in_len - uc->in_off);
@@ -714,16 +674,17 @@ upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
 			tcp_set_rcv_space(f->cl->ns, uc->tc,
 					UP_IN_MAX - uc->in_len);
 	}
-	if (!f->body_done && f->body_mode == BODY_CLOSE && uc->peer_closed &&
-			uc->in_len == 0)
-		f->body_done = true;	/* the close ends it */
-	if (f->body_done) {
+	/* The close ends a body read until it; one it cuts short fails once
+	 * what came before the close is read. */
+	if (uc->peer_closed && uc->in_len == 0)
+		http1_body_closed(&f->body);
+	if (!http1_body_reading(&f->body)) {
 		answer_complete(f);
-		return (long)got;
+		return got;
 	}
 	f->deadline_ms = 0;
 	if (got > 0)
-		return (long)got;
+		return got;
 	if (uc->peer_closed) {
 		fetch_break(f, UPSTREAM_ERR_reset);	/* died mid-answer */
 		return -1;

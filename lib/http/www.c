@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "http_token.h"
 #include "www.h"
 
 #define WWW_MAX_DEPTH 16
@@ -270,18 +271,6 @@ www_free(struct www *w)
 	memset(w, 0, sizeof(*w));
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Percent-decodes into out and refuses what could escape the root. */
 static long
 decode_path(const char *in, size_t len, char *out, size_t cap)
@@ -298,8 +287,8 @@ decode_path(const char *in, size_t len, char *out, size_t cap)
 
 			if (i + 2 >= len)
 				return -1;
-			hi = hexval(in[i + 1]);
-			lo = hexval(in[i + 2]);
+			hi = http_hex_digit((unsigned char)in[i + 1]);
+			lo = http_hex_digit((unsigned char)in[i + 2]);
 			if (hi < 0 || lo < 0)
 				return -1;
 			c = (char)(hi << 4 | lo);
