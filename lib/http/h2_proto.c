@@ -24,7 +24,6 @@
 #define H2_RESET_BURST 1000	/* the library's backstop: a token bucket */
 #define H2_RESET_RATE 33
 #define H2_CONTINUATIONS_MAX 8
-#define H2_ECHO_MAX (1u << 20)	/* bodies of echo routes are gathered whole */
 #define H2_CONN_BODY_MAX (1u << 20)	/* gathered at once per connection */
 #define H2_SOURCE_MIN 1024	/* a source is read for this much at least */
 #define H2_SEG_SIZE 16384	/* one http_mem class: a DATA frame's worth */
@@ -336,10 +335,6 @@ submit_answer(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 		st->from_source = true;
 		length = a->src.length;
 		st->out_left = length >= 0 ? (uint64_t)length : 0;
-	} else if (a->kind == HTTP_BODY_ECHO) {
-		st->out = st->body;
-		st->out_left = st->body_len;
-		length = (int64_t)st->body_len;
 	} else {
 		st->out = a->body;
 		st->out_left = a->len;
@@ -394,7 +389,6 @@ static void
 handle(struct h2_conn *h, struct h2_stream *st, bool more)
 {
 	struct http_answer *ans = NULL;
-	bool echo = route_flag(h, st, HTTP_ROUTE_ECHO);
 	bool reads = route_flag(h, st, HTTP_ROUTE_BODY_STREAM);
 	char allow[48] = "";
 	int taken;
@@ -412,12 +406,10 @@ handle(struct h2_conn *h, struct h2_stream *st, bool more)
 		st->req.chunked = more && st->req.content_length < 0;
 		st->body_ended = !more;
 	} else {
-		/* An echo route's body stays here, for its answer; any
-		 * other's (at most EWYK_REQUEST_BODY_MAX: see on_data_chunk)
-		 * goes with the request. */
-		st->req.body = st->body_len > 0 && !echo ?
-			(const char *)st->body : NULL;
-		st->req.body_len = echo ? 0 : st->body_len;
+		/* The body (at most EWYK_REQUEST_BODY_MAX: see
+		 * on_data_chunk) goes with the request. */
+		st->req.body = st->body_len > 0 ? (const char *)st->body : NULL;
+		st->req.body_len = st->body_len;
 		st->req.content_length = st->body_len > 0 ?
 			(int64_t)st->body_len : -1;
 	}
@@ -720,7 +712,6 @@ on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 		const uint8_t *data, size_t len, void *user)
 {
 	struct h2_stream *st = stream_of(user, id);
-	uint32_t cap;
 
 	(void)flags;
 	if (st != NULL && st->streaming) {
@@ -739,9 +730,7 @@ on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 	if (st == NULL || st->handled || st->body_too_large ||
 			st->body_refused)
 		return 0;	/* refused: dropped */
-	cap = route_flag(user, st, HTTP_ROUTE_ECHO) ? H2_ECHO_MAX :
-		EWYK_REQUEST_BODY_MAX;
-	if (len > cap - st->body_len) {
+	if (len > EWYK_REQUEST_BODY_MAX - st->body_len) {
 		st->body_too_large = true;	/* answered 413 at its end */
 		return 0;
 	}

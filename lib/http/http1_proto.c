@@ -56,9 +56,6 @@ struct h1 {
 	struct http_conn *c;
 	const uint8_t *body;	/* answer body still to queue */
 	uint64_t body_left;
-	bool echo;		/* the request body is the answer's body */
-	bool echo_wait;		/* ... once that answer's head is out */
-	bool echo_chunked;	/* ... sent in chunks */
 	bool sink;		/* the request body goes to a reader */
 	bool sink_writing;	/* the answer going out is the reader's */
 	bool in_serve;		/* serve() is on the stack */
@@ -213,8 +210,9 @@ start_req_body(struct h1 *h, const struct http_head *r)
 }
 
 /* Hands a request to its handler (route rt; NULL: none), or refuses it;
- * while answers are owed, an echo waits for its turn (its answer streams
- * the body, which must not start amid earlier answers). */
+ * while answers are owed, a request whose body a reader takes waits for
+ * its turn (the reader may answer as it reads, which must not start amid
+ * earlier answers). */
 static enum took
 answer(struct h1 *h, const struct http_head *r, const struct http_route *rt,
 		int head_len)
@@ -222,7 +220,6 @@ answer(struct h1 *h, const struct http_head *r, const struct http_route *rt,
 	bool has_body = r->chunked || r->content_length > 0;
 	bool head_only = r->method == HTTP_HEAD;
 	bool owed = pipe_len(h) > 0;
-	bool echo = rt != NULL && (rt->flags & HTTP_ROUTE_ECHO);
 	bool sink = rt != NULL && (rt->flags & HTTP_ROUTE_BODY_STREAM) &&
 		(rt->methods & http_method_bit(r->method));
 	const struct http_str *settings = owed || !r->upgrade ? NULL :
@@ -236,7 +233,7 @@ answer(struct h1 *h, const struct http_head *r, const struct http_route *rt,
 			(const uint8_t *)h->in + head_len,
 			h->in_len - (uint32_t)head_len))
 		return TOOK_UPGRADE;
-	if ((echo || sink) && owed)
+	if (sink && owed)
 		return TOOK_NOTHING;
 	taken = http_conn_dispatch(h->c, rt, r, 1, 0, h->pipe_tail, allow,
 			sizeof(allow), &ans);
@@ -262,17 +259,6 @@ answer(struct h1 *h, const struct http_head *r, const struct http_route *rt,
 	if (ps->http10)
 		h->close_after = true;
 	ps->ans = ans;
-	if (echo && has_body) {
-		/* Nothing is owed: the interim answer goes now, the body
-		 * comes while the handler answers. */
-		if (r->expect_continue && !h->continue_sent)
-			http_conn_write(h->c, continue_100,
-					sizeof(continue_100) - 1);
-		start_req_body(h, r);
-		h->echo_wait = true;
-		h->echo_chunked = r->chunked;
-		return TOOK_HEAD;
-	}
 	if (sink && has_body) {
 		/* Its reader takes the body as it comes (body_read()). */
 		if (r->expect_continue && !h->continue_sent)
@@ -304,8 +290,8 @@ gather_body(struct h1 *h, struct http_head *r, const struct http_route *rt,
 	 * body is not waited for, and not invited by "100 Continue". */
 	if (rt == NULL || !(rt->methods & http_method_bit(r->method)))
 		return true;
-	if (rt->flags & (HTTP_ROUTE_ECHO | HTTP_ROUTE_BODY_STREAM))
-		return true;	/* it streams through the answer, or a reader */
+	if (rt->flags & HTTP_ROUTE_BODY_STREAM)
+		return true;	/* its reader takes it as it comes */
 	if (h->in_len < head_len + r->content_length) {
 		/* An interim answer amid owed ones would be taken for
 		 * theirs: "100 Continue" waits for its turn. */
@@ -412,7 +398,8 @@ pump_answer(struct h1 *h)
 	done_writing(h);
 	return PUMP_DONE;
 cut:
-	http_conn_stats(h->c)->body_errors++;
+	/* Not a malformed body of the client's (body_errors): a request
+	 * body that broke was counted where it was read. */
 	done_writing(h);
 	http_conn_abort(h->c);	/* frees h */
 	return PUMP_CUT;
@@ -432,26 +419,11 @@ write_slot(struct h1 *h, struct pipe_slot *ps)
 		return;
 	}
 	ps->ans = NULL;
-	if (a->kind == HTTP_BODY_ECHO && h->echo_wait) {
-		/* The body streams back as it arrives, framed as it came. */
-		write_head(h, a, h->echo_chunked ? CHUNKED_LEN : h->req.left);
-		http_conn_release(h->c, a);
-		h->echo_wait = false;
-		h->echo = !ps->head_only;
-		return;
-	}
-	if (h->echo_wait) {
-		/* Not the echo it expected (a failed handler): the body is
-		 * not read, and the connection ends after this answer. */
-		h->echo_wait = false;
-		http1_body_stop(&h->req);
-		h->close_after = true;
-	}
 	if (a->kind == HTTP_BODY_STREAM)
 		length = a->src.length >= 0 ? (uint64_t)a->src.length :
 			ps->http10 ? NO_BODY_LEN : CHUNKED_LEN;
 	else
-		length = a->kind == HTTP_BODY_ECHO ? 0 : a->len;
+		length = a->len;
 	/* 204 and 304 never carry a body (RFC 9110 15.3.5, 15.4.5); a 304
 	 * may still say the length a 200 would have. */
 	if (a->status == 204)
@@ -480,71 +452,28 @@ consume(struct h1 *h, uint32_t n)
 	h->in_len -= n;
 }
 
-/* Body bytes of the request: echoed or dropped. The caller checked the
- * send space for echoes. */
-static void
-body_data(struct h1 *h, const uint8_t *p, uint32_t n)
-{
-	char frame[HTTP1_CHUNK_HEAD_MAX];
-
-	if (!h->echo || n == 0)
-		return;
-	if (h->echo_chunked)
-		http_conn_write(h->c, frame, (uint32_t)http1_chunk_head(frame, n));
-	http_conn_write(h->c, p, n);
-	if (h->echo_chunked)
-		http_conn_write(h->c, "\r\n", 2);
-	http_conn_stats(h->c)->body_bytes_out += n;
-}
-
-static void
-body_done(struct h1 *h)
-{
-	if (h->echo && h->echo_chunked)
-		http_conn_write(h->c, HTTP1_LAST_CHUNK, HTTP1_LAST_CHUNK_LEN);
-	http1_body_stop(&h->req);
-	h->echo = false;
-}
-
-/* Reads the request body from the buffer. Returns false when it must wait
- * for input or, echoing, for send space. */
+/* Skips the body of a request no reader takes (a refused one, or one its
+ * reader left when its answer went). Returns false when it must wait for
+ * input; a body whose framing is bad ends the connection after what is
+ * owed. */
 static bool
-read_body(struct h1 *h)
+skip_body(struct h1 *h)
 {
 	while (http1_body_reading(&h->req)) {
-		uint32_t room = UINT32_MAX;
 		const uint8_t *d;
 		size_t dl;
-		long used;
+		long used = http1_body_decode(&h->req, (const uint8_t *)h->in,
+				h->in_len, &d, &dl);
 
-		if (h->echo) {
-			room = http_conn_space(h->c);
-			if (room <= HTTP1_CHUNK_FRAMING)
-				return false;
-			room -= HTTP1_CHUNK_FRAMING;
-		}
-		used = http1_body_decode(&h->req, (const uint8_t *)h->in,
-				RTE_MIN(h->in_len, room), &d, &dl);
 		if (used < 0) {
 			http_conn_stats(h->c)->body_errors++;
-			if (!h->echo) {
-				/* A body skipped (its reader's answer is out):
-				 * what is owed is answered, then the close. */
-				http1_body_stop(&h->req);
-				h->in_len = 0;
-				h->close_after = true;
-				return true;
-			}
-			/* Broken framing after the echo began: all that is
-			 * left is to cut the connection. */
-			http_conn_abort(h->c);
-			return false;
+			http1_body_stop(&h->req);
+			h->in_len = 0;
+			h->close_after = true;
+			return true;
 		}
-		body_data(h, d, (uint32_t)dl);
 		consume(h, (uint32_t)used);
-		if (!http1_body_reading(&h->req))
-			body_done(h);
-		else if (used == 0)
+		if (used == 0)
 			return false;
 	}
 	return true;
@@ -555,53 +484,6 @@ start_close(struct h1 *h)
 {
 	h->in_len = 0;
 	http_conn_close(h->c);
-}
-
-/* Whether an echoed body has begun: 1 when its first bytes (for a chunked
- * one, its first chunk's size line) are in, 0 while they are still on
- * their way, -1 when the chunked framing is broken in what is in. */
-static int
-body_begun(struct h1 *h)
-{
-	struct http1_body probe = h->req;
-	const uint8_t *p = (const uint8_t *)h->in, *d;
-	size_t left = h->in_len, dl;
-
-	if (h->in_len == 0)
-		return 0;
-	if (h->req.framing != HTTP1_BODY_CHUNKED)
-		return 1;
-	/* A dry run of the decoder over all that is in. */
-	while (left > 0 && http1_body_reading(&probe)) {
-		long used = http1_body_decode(&probe, p, left, &d, &dl);
-
-		if (used < 0)
-			return -1;
-		if (used == 0)
-			break;
-		p += used;
-		left -= (size_t)used;
-	}
-	return probe.total > 0 || !http1_body_reading(&probe) ||
-		probe.chunk > HTTP1_CHUNK_SIZE_LF;
-}
-
-/* An echo whose body is broken before its answer began: 400 in its
- * place, and the connection ends (the rest of the body cannot be found). */
-static void
-refuse_echo(struct h1 *h, struct pipe_slot *ps)
-{
-	struct http_answer *a = ps->ans;
-
-	h->pipe_head++;
-	ps->ans = NULL;
-	http_conn_release(h->c, a);
-	http_conn_stats(h->c)->body_errors++;
-	h->echo_wait = false;
-	http1_body_stop(&h->req);
-	h->in_len = 0;
-	h->close_after = true;
-	write_error(h, 400, ps->head_only, NULL);
 }
 
 /* The oldest answer owed, when it is ready to go. */
@@ -651,28 +533,9 @@ write_owed(struct h1 *h)
 			}
 		}
 		if (http1_body_reading(&h->req)) {
-			if (h->echo_wait) {
-				/* The echo's answer goes first, then its body;
-				 * it waits for the body to begin, so that it
-				 * never runs into a "100 Continue" just sent,
-				 * and so that a body whose framing is broken
-				 * from the start is answered 400, not cut. */
-				int begun = body_begun(h);
-
-				ps = ready_slot(h);
-				if (ps == NULL || (begun == 0 &&
-						!h->c->peer_closed) ||
-						http_conn_space(h->c) < HEAD_RESERVE)
-					return false;
-				if (begun < 0)
-					refuse_echo(h, ps);
-				else
-					write_slot(h, ps);
-				continue;
-			}
 			/* A body skipped after its refusal, or read by its
 			 * reader, does not hold back the answers owed. */
-			if (!h->echo && (ps = ready_slot(h)) != NULL) {
+			if ((ps = ready_slot(h)) != NULL) {
 				if (http_conn_space(h->c) < HEAD_RESERVE)
 					return false;
 				write_slot(h, ps);
@@ -689,13 +552,9 @@ write_owed(struct h1 *h)
 					return false;
 				continue;
 			}
-			if (!read_body(h)) {
+			if (!skip_body(h)) {
 				if (!h->c->peer_closed || h->c->closing)
 					return false;
-				if (h->echo) {
-					start_close(h);	/* body cut short */
-					return false;
-				}
 				/* A skipped body that will not come: what is
 				 * owed is still answered, then the close. */
 				http1_body_stop(&h->req);

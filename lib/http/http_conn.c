@@ -171,9 +171,8 @@ http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 		http_route_allow(rt, allow, allow_cap);
 		return 405;
 	}
-	/* A body is handed whole, streams through the answer, or is read
-	 * by the route's own reader. */
-	if (!(rt->flags & (HTTP_ROUTE_ECHO | HTTP_ROUTE_BODY_STREAM)) &&
+	/* A body is handed whole, or read by the route's own reader. */
+	if (!(rt->flags & HTTP_ROUTE_BODY_STREAM) &&
 			r->body == NULL && (r->chunked || r->content_length > 0))
 		return 413;
 	return k->dispatch(k->dispatch_ctx, rt, r, http_version,

@@ -375,16 +375,6 @@ http_answer_text(struct http_answer *a, int status, const char *text)
 	a->body = a->inline_body;
 }
 
-int
-http_answer_echo(struct ewyk_request *q, const char *ctype)
-{
-	int rc = begin(q, 200, ctype);
-
-	if (rc == 0)
-		q->ans.kind = HTTP_BODY_ECHO;
-	return rc;
-}
-
 #define ERROR_BODY_MAX 48	/* "431 Request Header Fields Too Large\n" */
 static char error_bodies[600][ERROR_BODY_MAX];
 static pthread_once_t error_bodies_once = PTHREAD_ONCE_INIT;
@@ -427,8 +417,8 @@ http_answer_error(struct http_answer *a, int status, const char *allow)
 bool
 http_answer_detachable(const struct http_answer *a)
 {
-	return (a->kind == HTTP_BODY_ECHO || (a->kind == HTTP_BODY_BYTES &&
-			(a->len == 0 || a->body != a->inline_body))) &&
+	return a->kind == HTTP_BODY_BYTES &&
+		(a->len == 0 || a->body != a->inline_body) &&
 		a->done == NULL && a->heap == NULL;
 }
 

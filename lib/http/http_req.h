@@ -33,8 +33,6 @@ enum http_body_kind {
 	HTTP_BODY_UNSET,	/* the handler has not answered */
 	HTTP_BODY_BYTES,	/* copied or borrowed: body, len */
 	HTTP_BODY_STREAM,	/* from src */
-	HTTP_BODY_ECHO,		/* the request's body, as the connection
-				 * receives it (HTTP_ROUTE_ECHO routes) */
 };
 
 struct http_answer_header {
@@ -111,8 +109,6 @@ void http_answer_text(struct http_answer *a, int status, const char *text);
 void http_answer_error(struct http_answer *a, int status, const char *allow);
 /* The body of that answer: "404 Not Found\n"; static. */
 const char *http_error_text(int status);
-/* An HTTP_ROUTE_ECHO handler's answer: 200, the request body back. */
-int http_answer_echo(struct ewyk_request *q, const char *ctype);
 /* Nothing of the answer is needed once its head is serialized: its body
  * (if any) lives elsewhere and nobody waits to hear it was sent. */
 bool http_answer_detachable(const struct http_answer *a);

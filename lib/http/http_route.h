@@ -27,10 +27,6 @@ struct http_route {
 	uint16_t id;		/* index: per-route counters */
 };
 
-/* The route's answer is the request's body, streamed back as it arrives
- * (http_answer_echo()): the body is not gathered into the request first,
- * and may be as long as the protocol allows. */
-#define HTTP_ROUTE_ECHO 0x1
 /* The handler is short and bounded by construction (it answers from
  * memory): the producer runs it at once, inside parsing, and its answer
  * is written without a trip through the task queue. Never for plugins:

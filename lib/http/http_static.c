@@ -99,13 +99,6 @@ static_file(struct ewyk_request *q, void *ctx)
 			to - from + 1 : 0, NULL, NULL), q);
 }
 
-static enum ewyk_result
-echo(struct ewyk_request *q, void *ctx)
-{
-	(void)ctx;
-	return answered(http_answer_echo(q, "application/octet-stream"), q);
-}
-
 int
 http_static_routes_add(struct ewyk_router *r, const struct www *www)
 {
@@ -114,16 +107,8 @@ http_static_routes_add(struct ewyk_router *r, const struct www *www)
 		.methods = EWYK_METHOD_GET, .type = EWYK_HANDLER_NON_BLOCKING,
 		.handler = static_file,
 	};
-	static const struct ewyk_route echoes = {
-		.path = "/echo", .match = EWYK_MATCH_EXACT,
-		.methods = EWYK_METHOD_POST | EWYK_METHOD_PUT,
-		.type = EWYK_HANDLER_NON_BLOCKING, .handler = echo,
-	};
 	struct ewyk_route f = files;
-	int rc;
 
 	f.ctx = (void *)(uintptr_t)www;
-	rc = http_route_add(r, &f, HTTP_ROUTE_INLINE);
-	return rc != 0 ? rc : http_route_add(r, &echoes,
-			HTTP_ROUTE_ECHO | HTTP_ROUTE_INLINE);
+	return http_route_add(r, &f, HTTP_ROUTE_INLINE);
 }

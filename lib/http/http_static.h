@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/http's own routes, registered like any other so that they are
- * counted per route and consumed under the execution strategy:
- *   GET and HEAD of anything  the static files preloaded by www_load()
- *                             (ETag and If-None-Match, single ranges),
- *                             404 for a path that has none;
- *   POST and PUT /echo        the request body back as it arrives.
- * Both are NON_BLOCKING: everything they answer is in memory already.
+ * The static files as a route, registered like any other so that they are
+ * counted per route and consumed under the execution strategy: GET and
+ * HEAD of anything under "/", the files preloaded by www_load() (ETag and
+ * If-None-Match, single ranges), 404 for a path that has none.
+ * NON_BLOCKING and inline: everything it answers is in memory already.
  */
 #ifndef EWYK_HTTP_STATIC_H
 #define EWYK_HTTP_STATIC_H

@@ -121,6 +121,10 @@ run_handler(struct hh *h, struct hh_task *t)
 	h->dispatched++;
 }
 
+static enum ewyk_result echo_handler(struct ewyk_request *q, void *ctx);
+static int echo_dispatch(struct hh *h, struct hh_task *t,
+		const struct http_head *r, struct http_answer **ans);
+
 static int
 dispatch(void *ctx, const struct http_route *rt, const struct http_head *r,
 		int version, struct http_origin o, struct http_answer **ans)
@@ -146,6 +150,8 @@ dispatch(void *ctx, const struct http_route *rt, const struct http_head *r,
 		*ans = &t->req.ans;
 		return HTTP_DISPATCH_ANSWERED;
 	}
+	if (rt->handler == echo_handler)
+		return echo_dispatch(h, t, r, ans);
 	t->state = HH_QUEUED;
 	h->queue[h->nqueued++] = t;
 	for (i = 0; i < HH_CONNS; i++)
@@ -263,13 +269,116 @@ sink_handler(struct ewyk_request *q, void *ctx)
 		EWYK_ANSWERED : EWYK_DEFER;
 }
 
+/* /echo ------------------------------------------------------------------ */
+
+/* Never run: echo_dispatch() and the body_ready hook answer for it. */
+static enum ewyk_result
+echo_handler(struct ewyk_request *q, void *ctx)
+{
+	(void)q;
+	(void)ctx;
+	return EWYK_DEFER;
+}
+
+/* The answer's body: the first read's bytes, then what the connection
+ * has of the request body, as it comes (HTTP_SOURCE_AGAIN: body_ready
+ * resumes it). */
+static ssize_t
+echo_read(void *arg, void *buf, size_t cap)
+{
+	struct hh_task *t = arg;
+	size_t n = t->held < cap ? t->held : cap;
+
+	if (n > 0) {
+		memcpy(buf, t->hold + t->held_off, n);
+		t->held_off += (uint32_t)n;
+		t->held -= (uint32_t)n;
+		return (ssize_t)n;
+	}
+	return http_server_body_read(((struct hh *)t->rt->ctx)->srv, t->o, buf,
+			cap);
+}
+
+/* 200 with the body streamed back, or 400 for one broken (n < 0). */
+static void
+echo_answer(struct hh *h, struct hh_task *t, long n)
+{
+	struct ewyk_source src = { .read = echo_read, .arg = t,
+		.length = t->echo_len };
+
+	t->held = n > 0 ? (uint32_t)n : 0;
+	t->held_off = 0;
+	if (n < 0)
+		http_answer_error(&t->req.ans, 400, NULL);
+	else
+		assert_int_equal(ewyk_respond_stream(&t->req, 200,
+				"application/octet-stream", &src), 0);
+	t->state = HH_GIVEN;
+	h->dispatched++;
+}
+
+static int
+echo_dispatch(struct hh *h, struct hh_task *t, const struct http_head *r,
+		struct http_answer **ans)
+{
+	t->echo_len = r->chunked ? -1 : r->content_length > 0 ?
+		r->content_length : 0;
+	if (!r->chunked && r->content_length <= 0) {
+		echo_answer(h, t, 0);	/* no body: nothing to wait for */
+		*ans = &t->req.ans;
+		return HTTP_DISPATCH_ANSWERED;
+	}
+	t->state = HH_BODY;
+	return HTTP_DISPATCH_TAKEN;
+}
+
+/* The answer of an /echo waiting for its body: once the body has begun
+ * (or ended, or broke), so that a body broken from its start is refused
+ * whole, never cut. */
+static void
+echo_begin(struct hh *h, struct hh_task *t)
+{
+	long n = http_server_body_read(h->srv, t->o, t->hold, sizeof(t->hold));
+
+	if (n == HTTP_SOURCE_AGAIN)
+		return;
+	echo_answer(h, t, n);
+	if (!http_server_answer(h->srv, t->o, &t->req.ans)) {
+		h->stale++;
+		http_answer_release(&t->req.ans);
+		released(h, &t->req.ans);
+	}
+}
+
+static bool
+same_origin(struct http_origin a, struct http_origin b)
+{
+	return a.index == b.index && a.gen == b.gen && a.stream == b.stream &&
+		a.seq == b.seq;
+}
+
+/* More of a body is at hand: an /echo waiting for it answers, or one
+ * streaming it reads on. */
 static void
 body_ready(void *ctx, struct http_origin o)
 {
 	struct hh *h = ctx;
+	unsigned int i;
 
 	h->body_ready++;
 	h->ready_o = o;
+	for (i = 0; i < HH_TASKS; i++) {
+		struct hh_task *t = &h->tasks[i];
+
+		if (t->state == HH_FREE || t->rt->handler != echo_handler ||
+				!same_origin(t->o, o))
+			continue;
+		if (t->state == HH_BODY)
+			echo_begin(h, t);
+		else if (t->state == HH_GIVEN)
+			http_server_resume(h->srv, o);
+		return;
+	}
 }
 
 /* Set-up ------------------------------------------------------------------ */
@@ -335,6 +444,12 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 		.methods = EWYK_METHOD_ANY, .type = EWYK_HANDLER_NON_BLOCKING,
 		.handler = sink_handler, .ctx = h,
 	};
+	const struct ewyk_route echo = {
+		.path = "/echo", .match = EWYK_MATCH_EXACT,
+		.methods = EWYK_METHOD_POST | EWYK_METHOD_PUT,
+		.type = EWYK_HANDLER_NON_BLOCKING, .handler = echo_handler,
+		.ctx = h,
+	};
 	struct http_server_conf conf;
 	char err[256];
 	size_t i;
@@ -366,6 +481,8 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 	assert_int_equal(http_route_add(&h->router, &sink,
 			HTTP_ROUTE_BODY_STREAM), 0);
 	assert_int_equal(http_static_routes_add(&h->router, &shared_www), 0);
+	assert_int_equal(http_route_add(&h->router, &echo,
+			HTTP_ROUTE_BODY_STREAM), 0);
 	h->now = 1000;
 	conf = (struct http_server_conf){
 		.transport = &transport,
@@ -397,6 +514,10 @@ hh_free(struct hh *h)
 	}
 	while (h->nqueued > 0)
 		assert_false(hh_run(h, 0));
+	/* An /echo whose connection went without a word (a reset). */
+	for (i = 0; i < HH_TASKS; i++)
+		if (h->tasks[i].state == HH_BODY)
+			echo_begin(h, &h->tasks[i]);
 	/* Every answer made went back, once. */
 	assert_int_equal(h->released, h->dispatched);
 	for (i = 0; i < HH_TASKS; i++)
@@ -778,10 +899,11 @@ hh_h2_free(struct hh_h2 *c)
 	free(c);
 }
 
-int32_t
-hh_h2_request(struct hh_h2 *c, const char *method, const char *path,
-		const void *body, size_t len)
+static int32_t
+request(struct hh_h2 *c, const char *method, const char *path,
+		const void *body, size_t len, bool with_length)
 {
+	char length[24];
 	nghttp2_nv nv[] = {
 		{ (uint8_t *)":method", (uint8_t *)(uintptr_t)method, 7,
 			strlen(method), NGHTTP2_NV_FLAG_NONE },
@@ -791,10 +913,13 @@ hh_h2_request(struct hh_h2 *c, const char *method, const char *path,
 			NGHTTP2_NV_FLAG_NONE },
 		{ (uint8_t *)":path", (uint8_t *)(uintptr_t)path, 5,
 			strlen(path), NGHTTP2_NV_FLAG_NONE },
+		{ (uint8_t *)"content-length", (uint8_t *)length, 14,
+			(size_t)snprintf(length, sizeof(length), "%zu", len),
+			NGHTTP2_NV_FLAG_NONE },
 	};
 	nghttp2_data_provider dp = { .read_callback = read_req_body };
-	int32_t id = nghttp2_submit_request(c->ng, NULL, nv, 4,
-			body != NULL ? &dp : NULL, NULL);
+	int32_t id = nghttp2_submit_request(c->ng, NULL, nv,
+			with_length ? 5 : 4, body != NULL ? &dp : NULL, NULL);
 	struct hh_stream *st;
 
 	assert_true(id > 0);
@@ -802,6 +927,20 @@ hh_h2_request(struct hh_h2 *c, const char *method, const char *path,
 	st->req_body = body;
 	st->req_left = len;
 	return id;
+}
+
+int32_t
+hh_h2_request(struct hh_h2 *c, const char *method, const char *path,
+		const void *body, size_t len)
+{
+	return request(c, method, path, body, len, false);
+}
+
+int32_t
+hh_h2_request_length(struct hh_h2 *c, const char *method, const char *path,
+		const void *body, size_t len)
+{
+	return request(c, method, path, body, len, true);
 }
 
 void
