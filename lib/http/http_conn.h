@@ -3,7 +3,7 @@
  * The protocol-neutral connection layer, as the protocols see it. It owns
  * the transport upcalls, the connection slots, timeouts, drain and the
  * origin-to-connection lookup; each connection speaks through a small
- * protocol table, HTTP/1.1 (http1_proto.c) or HTTP/2 (h2_proto.c). Seeing
+ * protocol table, HTTP/1.1 (http1_proto.c) or HTTP/2 (h2_session.c). Seeing
  * the HTTP/2 preface or "Upgrade: h2c" swaps the table (as h2o does): the
  * protocols never name each other, they ask this layer to switch.
  */

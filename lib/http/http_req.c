@@ -244,17 +244,23 @@ int
 http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
 		const char *value, size_t vl)
 {
+	/* names and values so far */
+	size_t used = a->hused - HTTP_FIELD_FRAMING * (size_t)a->nheaders;
 	char *p;
 
 	if (a->nheaders == HTTP_ANSWER_HEADERS ||
-			nl + vl > sizeof(a->hbuf) - a->hused)
+			nl + vl > EWYK_RESPONSE_HEADERS_MAX - used)
 		return -ENOSPC;
 	p = a->hbuf + a->hused;
 	memcpy(p, name, nl);	/* HTTP/2 lower-cases it when it sends */
-	memcpy(p + nl, value, vl);
-	a->h[a->nheaders++] = (struct http_answer_header){
-		a->hused, (uint16_t)nl, (uint16_t)(a->hused + nl), (uint16_t)vl };
-	a->hused = (uint16_t)(a->hused + nl + vl);
+	p[nl] = ':';
+	p[nl + 1] = ' ';
+	memcpy(p + nl + 2, value, vl);
+	p[nl + 2 + vl] = '\r';
+	p[nl + 3 + vl] = '\n';
+	a->h[a->nheaders++] = (struct http_answer_header){ a->hused,
+		(uint16_t)nl, (uint16_t)(a->hused + nl + 2), (uint16_t)vl };
+	a->hused = (uint16_t)(a->hused + nl + vl + HTTP_FIELD_FRAMING);
 	return 0;
 }
 
@@ -412,14 +418,6 @@ http_answer_error(struct http_answer *a, int status, const char *allow)
 	a->body = (const uint8_t *)http_error_text(status);
 	a->len = strlen((const char *)a->body);
 	a->kind = HTTP_BODY_BYTES;
-}
-
-bool
-http_answer_detachable(const struct http_answer *a)
-{
-	return a->kind == HTTP_BODY_BYTES &&
-		(a->len == 0 || a->body != a->inline_body) &&
-		a->done == NULL && a->heap == NULL;
 }
 
 void

@@ -40,13 +40,20 @@ struct http_answer_header {
 	uint16_t value, value_len;
 };
 
+/* The fields of an answer lie in its hbuf as HTTP/1.1 sends them, each
+ * "name: value\r\n": the head copies them in one piece, HTTP/2 points at
+ * the names and values. Their names and values may take
+ * EWYK_RESPONSE_HEADERS_MAX bytes. */
+#define HTTP_FIELD_FRAMING 4	/* ": " and CRLF */
+
 struct http_answer {
 	int status;
 	uint8_t kind;
 	uint8_t nheaders;
 	uint16_t hused;
 	struct http_answer_header h[HTTP_ANSWER_HEADERS];
-	char hbuf[EWYK_RESPONSE_HEADERS_MAX];
+	char hbuf[EWYK_RESPONSE_HEADERS_MAX +
+		HTTP_FIELD_FRAMING * HTTP_ANSWER_HEADERS];
 	const uint8_t *body;
 	uint64_t len;
 	void (*done)(void *arg);	/* borrowed bytes go back */
@@ -111,7 +118,13 @@ void http_answer_error(struct http_answer *a, int status, const char *allow);
 const char *http_error_text(int status);
 /* Nothing of the answer is needed once its head is serialized: its body
  * (if any) lives elsewhere and nobody waits to hear it was sent. */
-bool http_answer_detachable(const struct http_answer *a);
+static inline bool
+http_answer_detachable(const struct http_answer *a)
+{
+	return a->kind == HTTP_BODY_BYTES &&
+		(a->len == 0 || a->body != a->inline_body) &&
+		a->done == NULL && a->heap == NULL;
+}
 /* Gives back what the answer borrowed; call once, on the owner. */
 void http_answer_release(struct http_answer *a);
 /* Copies too large to stay inline: counted growth, since the data path
