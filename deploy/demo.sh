@@ -63,7 +63,7 @@ fi
 MEDIUM_NAME=$(ewyk_medium_name "$EWYK_MEDIUM")
 
 step "start ewykd in namespace $NS on $MEDIUM_NAME (appliance 198.18.0.2, kernel 198.18.0.1)"
-ewyk_ns_start "$NS" "$LOG" -l 0-1 -- --www "$WWW" \
+ewyk_ns_start "$NS" "$LOG" -l 0-1 -- --www "$WWW" --demo-routes \
 	--plugin build/app/plugins/ewyk-hello.so:Hello
 grep serving "$LOG"
 echo "client namespace: $EWYK_CLIENT_NS"

@@ -12,6 +12,9 @@ PACKAGES=(
 	nghttp2-client nghttp2-server curl wrk iproute2 iputils-ping nftables ethtool
 	python3 python3-pytest python3-scapy python3-h2 libcmocka-dev clang libclang-rt-14-dev spin
 	tcpdump lua5.4 nginx-light
+	# TLS (docs/tls.md): the libraries tls-bench measures, the scanner and
+	# the second server of the side-by-side benchmark
+	openssl libssl-dev libgnutls28-dev libwolfssl-dev testssl.sh h2o
 )
 HUGEPAGES=${EWYK_HUGEPAGES:-512}   # 2 MiB pages: 1 GiB
 

@@ -79,7 +79,7 @@ if [ "$EWYK_MEDIUM" = af_xdp ] && ./deploy/eal-mem.sh 512 | grep -q -- --no-huge
 fi
 export EWYK_MEDIUM
 EWYK_CPU=1 ewyk_ns_start "$NS" "$LOG" -l 1 -- --www "$WORK/www" \
-	--state-dir "$WORK/state"
+	--demo-routes --state-api --state-dir "$WORK/state"
 ewyk_bridged_client "$NS" "${NS}l"
 CLIENT=${NS}l
 LOSS_PORTS=("$EWYK_BRIDGE_NS vb" "$CLIENT vc")

@@ -31,7 +31,7 @@ head -c 256 /dev/urandom | base64 -w0 | head -c 256 > "$BODY"
 run() {		# run on|off; sets RESULT="req/s fsyncs records"
 	rm -rf "${STATE:?}"/*
 	ewyk_ns_start "$NS" "$LOG" --lcores 0@0,1@1,2@1 -- --shards 1 \
-		--state-dir "$STATE" --store-conflate "$1"
+		--state-api --state-dir "$STATE" --store-conflate "$1"
 	local urls=() k
 	for k in $(seq "$KEYS"); do urls+=("http://198.18.0.2/v1/state/hot$k?durable=1"); done
 	local rate

@@ -84,7 +84,7 @@ cc_route() {
 # Appliance(client_ns=True) does); on net_af_xdp, ewyk-ns.sh gives Ac the
 # veth's other end.
 EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll \
-	--tcp-cc "$TCP_CC"
+	--demo-routes --tcp-cc "$TCP_CC"
 if [ "$EWYK_MEDIUM" = tap ]; then
 	A_DEV=vc
 	ewyk_bridged_client "$NS_A" "${NS_A}c"

@@ -16,6 +16,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
+#include "ewyk_serve.h"
 #include "http_route.h"
 #include "net_stack.h"
 #include "options.h"
@@ -37,14 +38,6 @@ struct ewykd_port {
 	struct net_rss rss;		/* active opens out of it pick ports by it */
 	bool started;
 };
-
-/* Time of each lcore, in TSC cycles, by what it did. */
-struct lcore_time {
-	uint64_t producing;	/* polls that found work */
-	uint64_t idle;		/* polls that found none, and sleeps */
-	uint64_t consuming;	/* handlers run inline */
-	uint64_t tasks;		/* handlers run inline */
-} __rte_cache_aligned;
 
 struct ewykd {
 	struct ewykd_config cfg;
@@ -68,12 +61,12 @@ struct ewykd {
 	struct shard *shards;		/* nb_shards of them */
 	uint16_t shards_ready;		/* with dispatch and HTTP server */
 
-	/* Executors (dispatch.c): the reserved lcores and the blocking pool. */
+	/* Executors (executors.c): the reserved lcores and the blocking pool. */
 	struct ewyk_reserved *reserved;
 	struct ewyk_bpool *bpool;
 
 	/* Read by telemetry. */
-	struct lcore_time lcore_time[RTE_MAX_LCORE];
+	struct serve_lcore_time lcore_time[RTE_MAX_LCORE];
 	uint64_t start_tsc;
 
 	/* What start-up has done, for the way back. */
@@ -87,6 +80,7 @@ struct ewykd {
 enum ewykd_err {
 	EWYKD_OK = 0,
 	EWYKD_ERR_EAL,		/* the EAL refused its options */
+	EWYKD_ERR_EAL_BUSY,	/* another process uses the file prefix */
 	EWYKD_ERR_LCORES,	/* too few lcores for --shards and --reserved */
 	EWYKD_ERR_CONFIG,	/* settings that cannot work together */
 	EWYKD_ERR_PORT,		/* no such port, more --ip than ports, too few
@@ -106,7 +100,8 @@ static inline int
 ewykd_err_status(enum ewykd_err err)
 {
 	return err == EWYKD_ERR_NOMEM || err == EWYKD_ERR_DEVICE ||
-		err == EWYKD_ERR_THREADS ? EWYKD_EXIT_RESOURCE : EWYKD_EXIT_CONFIG;
+		err == EWYKD_ERR_THREADS || err == EWYKD_ERR_EAL_BUSY ?
+		EWYKD_EXIT_RESOURCE : EWYKD_EXIT_CONFIG;
 }
 
 /* Large enough for a path and what is said about it. */

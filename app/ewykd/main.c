@@ -26,7 +26,8 @@
 #include <rte_mbuf.h>
 #include <rte_pdump.h>
 
-#include "dispatch.h"
+#include "eal.h"
+#include "executors.h"
 #include "ewykd.h"
 #include "options.h"
 #include "port.h"
@@ -101,6 +102,12 @@ parse_args(struct ewykd *e, int argc, char **argv, char **eal_args,
 		app_argv[0] = argv[0];
 	options_defaults(&e->cfg);
 	rc = options_parse(&e->cfg, app_argc, app_argv);
+	if (rc == OPT_EXIT_HELP) {
+		options_usage("ewykd");
+		printf("\nTelemetry commands, read with dpdk-telemetry.py -f PREFIX:\n");
+		telemetry_usage(stdout);
+		return OPT_EXIT_OK;
+	}
 	if (rc != 0)
 		return rc;
 	*eal_argc = eal_argv(argv, split, e->cfg.eal_args, eal_args);
@@ -110,11 +117,10 @@ parse_args(struct ewykd *e, int argc, char **argv, char **eal_args,
 static enum ewykd_err
 eal_start(struct ewykd *e, int argc, char **argv, char *err, size_t errlen)
 {
-	if (rte_eal_init(argc, argv) < 0) {
-		snprintf(err, errlen, "EAL initialisation failed: %s (check the "
-				"EAL options before --)", rte_strerror(rte_errno));
-		return EWYKD_ERR_EAL;
-	}
+	enum ewykd_err rc = eal_init(argc, argv, err, errlen);
+
+	if (rc != EWYKD_OK)
+		return rc;
 	e->eal_ready = true;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -286,22 +292,22 @@ shards_launch(struct ewykd *e, char *err, size_t errlen)
 {
 	uint16_t i;
 
-	if (exec_create(e) != 0) {
+	if (executors_create(e) != 0) {
 		snprintf(err, errlen, "cannot start the reserved lcores or the "
 				"blocking pool: %s", strerror(errno));
 		return EWYKD_ERR_THREADS;
 	}
 	for (; e->shards_ready < e->nb_shards; e->shards_ready++)
-		if (shard_exec_init(&e->shards[e->shards_ready], e) != 0) {
-			snprintf(err, errlen, "cannot allocate the dispatch of "
-					"shard %u (more memory with -m)",
+		if (shard_serve_init(&e->shards[e->shards_ready], e) != 0) {
+			snprintf(err, errlen, "cannot allocate the request "
+					"runtime of shard %u (more memory with -m)",
 					e->shards_ready);
 			return EWYKD_ERR_NOMEM;
 		}
 	if (e->nb_workers == 0)
 		return EWYKD_OK;	/* the main lcore produces: run() */
 	for (i = 0; i < e->nb_shards; i++)
-		if (shard_exec_start(&e->shards[i], i) != 0) {
+		if (serve_start(e->shards[i].serve, e->reserved, i) != 0) {
 			snprintf(err, errlen, "cannot start shard %u on lcore %u",
 					i, e->workers[i]);
 			return EWYKD_ERR_THREADS;
@@ -318,7 +324,7 @@ teardown(struct ewykd *e)
 
 	__atomic_store_n(&force_quit, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
-	exec_stop(e);
+	executors_stop(e);
 	for (i = 0; i < e->shards_ready; i++)
 		shard_fini(&e->shards[i]);
 	for (i = 0; i < e->nb_ports; i++)
@@ -402,12 +408,12 @@ run(struct ewykd *e)
 {
 	if (e->nb_workers == 0) {
 		__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
-		ewyk_strategy_produce(e->shards[0].exec.strategy);
+		ewyk_strategy_produce(serve_strategy(e->shards[0].serve));
 		return;
 	}
 	while (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED)) {
 		usleep(watch_period_us(e));
-		exec_watchdog(e, now_ms());
+		executors_watch(e, now_ms());
 	}
 }
 
@@ -423,7 +429,7 @@ drain(struct ewykd *e)
 		bool drained = true;
 
 		usleep(1000);
-		exec_watchdog(e, now_ms());
+		executors_watch(e, now_ms());
 		for (i = 0; i < e->nb_shards; i++)
 			drained = drained && __atomic_load_n(&e->shards[i].drained,
 					__ATOMIC_ACQUIRE);

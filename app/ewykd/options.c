@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_cfgfile.h>
 
 #include "net_stack.h"
 #include "options.h"
-#include "telemetry.h"
 
 #define SECTION "ewykd"
 #define EAL_SECTION "eal"
@@ -74,6 +74,7 @@ NUM_SETTER(set_time_wait_ms, time_wait_ms, 0, 240000)
 NUM_SETTER(set_idle_sleep_us, idle_sleep_us, 1, 100000)
 NUM_SETTER(set_syn_backlog, syn_backlog, 1, 4194304)
 NUM_SETTER(set_challenge_ack_limit, challenge_ack_limit, 0, 100000000)
+NUM_SETTER(set_invalid_ack_ms, invalid_ack_ms, 0, 60000)
 NUM_SETTER(set_arp_reply_limit, arp_reply_limit, 0, 100000000)
 NUM_SETTER(set_max_time_wait, max_time_wait, 0, 4194304)
 NUM_SETTER(set_rcv_win, rcv_win, 1024, 1 << 30)
@@ -196,18 +197,78 @@ set_plugin(struct ewykd_config *cfg, const char *val, char *err,
 	return 0;
 }
 
+/* on or off; a flag given on the command line (no value) is on. */
 static int
-set_store_conflate(struct ewykd_config *cfg, const char *val, char *err,
-		size_t errlen)
+parse_on_off(const char *val, bool *out, char *err, size_t errlen)
 {
-	if (strcmp(val, "on") == 0)
-		cfg->store_no_conflate = false;
+	if (val == NULL || strcmp(val, "on") == 0)
+		*out = true;
 	else if (strcmp(val, "off") == 0)
-		cfg->store_no_conflate = true;
+		*out = false;
 	else {
 		snprintf(err, errlen, "'%s' is neither on nor off", val);
 		return -1;
 	}
+	return 0;
+}
+
+#define ON_OFF_SETTER(fn, field) \
+static int \
+fn(struct ewykd_config *cfg, const char *val, char *err, size_t errlen) \
+{ \
+	return parse_on_off(val, &cfg->field, err, errlen); \
+}
+
+ON_OFF_SETTER(set_syncookies, syncookies)
+ON_OFF_SETTER(set_demo_routes, demo_routes)
+ON_OFF_SETTER(set_state_api, state_api)
+
+static int
+set_store_conflate(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	bool on;
+
+	if (parse_on_off(val, &on, err, errlen) != 0)
+		return -1;
+	cfg->store_no_conflate = !on;
+	return 0;
+}
+
+/* The token's file: its first line, of visible ASCII; readable by nobody
+ * but its owner, as a secret should be. */
+static int
+set_state_api_token(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	char buf[sizeof(cfg->state_api_token) + 2];
+	struct stat st;
+	size_t n, i;
+	FILE *f = fopen(val, "r");
+
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", val, strerror(errno));
+		return -1;
+	}
+	if (fstat(fileno(f), &st) != 0 || (st.st_mode & 077) != 0) {
+		fclose(f);
+		snprintf(err, errlen, "%s: readable by others than its owner "
+				"(chmod 600 it)", val);
+		return -1;
+	}
+	n = fgets(buf, sizeof(buf), f) != NULL ? strcspn(buf, "\r\n") : 0;
+	fclose(f);
+	for (i = 0; i < n && buf[i] > ' ' && buf[i] < 0x7f; i++)
+		;
+	if (n < 16 || i < n || n >= sizeof(cfg->state_api_token)) {
+		snprintf(err, errlen, "%s: the token is a line of 16 to %zu "
+				"visible characters", val,
+				sizeof(cfg->state_api_token) - 1);
+		return -1;
+	}
+	memcpy(cfg->state_api_token, buf, n);
+	cfg->state_api_token[n] = '\0';
+	cfg->state_api = true;
 	return 0;
 }
 
@@ -233,21 +294,6 @@ set_tx_cksum(struct ewykd_config *cfg, const char *val, char *err,
 		cfg->sw_cksum = true;
 	else {
 		snprintf(err, errlen, "'%s' is neither offload nor software", val);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-set_syncookies(struct ewykd_config *cfg, const char *val, char *err,
-		size_t errlen)
-{
-	if (strcmp(val, "on") == 0)
-		cfg->syncookies = true;
-	else if (strcmp(val, "off") == 0)
-		cfg->syncookies = false;
-	else {
-		snprintf(err, errlen, "'%s' is neither on nor off", val);
 		return -1;
 	}
 	return 0;
@@ -385,6 +431,9 @@ static const struct opt_def opts[] = {
 	{ "ip", "ADDR/PREFIX", set_ip, "address of a port (198.18.0.2/24); "
 		"repeat it for the next ports (see below)" },
 	{ "www", "DIR", set_www, "static files, loaded into memory at start (none)" },
+	{ "demo-routes", NULL, set_demo_routes, "serve the demonstration and test routes /echo, /kv/, /bytes, /spin, /delay, /blocking-delay, /either, /upload: unauthenticated, they store, reflect and burn CPU on request, never on a public address (off)" },
+	{ "state-api", NULL, set_state_api, "serve the journaled store at /v1/state/KEY (off)" },
+	{ "state-api-token", "FILE", set_state_api_token, "turns --state-api on, requiring 'Authorization: Bearer TOKEN' with the token on FILE's first line; FILE readable by its owner only (none)" },
 	{ "state-dir", "DIR", set_state_dir, "journal of /v1/state (none: memory only, no durable PUT)" },
 	{ "store-keys", "N", set_store_keys, "keys the store holds, 4 KiB each (4096)" },
 	{ "journal-max-mb", "MB", set_journal_max_mb, "compact the journal past this size (64)" },
@@ -421,6 +470,7 @@ static const struct opt_def opts[] = {
 	{ "syn-backlog", "N", set_syn_backlog, "half-open connections per shard before SYN cookies (1024)" },
 	{ "syncookies", "on|off", set_syncookies, "answer SYNs past the backlog with cookies (on)" },
 	{ "challenge-ack-limit", "N", set_challenge_ack_limit, "challenge ACKs and ACKs of out-of-window segments without data, per second per shard, 0 = no limit (1000)" },
+	{ "invalid-ack-ms", "MS", set_invalid_ack_ms, "one ACK per MS per connection at most for out-of-window segments, data or not, and challenges (Linux's tcp_invalid_ratelimit), 0 = no limit (500)" },
 	{ "arp-reply-limit", "N", set_arp_reply_limit, "ARP replies per second per shard, 0 = no limit (1000)" },
 	{ "rcv-win", "BYTES", set_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
 	{ "delack-ms", "MS", set_delack_ms, "longest delay of an ACK, 0 = none (40)" },
@@ -455,6 +505,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->time_wait_ms = 4000;
 	cfg->syn_backlog = 1024;
 	cfg->challenge_ack_limit = 1000;
+	cfg->invalid_ack_ms = 500;
 	cfg->arp_reply_limit = 1000;
 	cfg->max_time_wait = 2048;
 	cfg->rcv_win = 1 << 20;
@@ -483,7 +534,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->idle_sleep_us = 100;
 }
 
-static void
+void
 options_usage(const char *prog)
 {
 	size_t i;
@@ -511,9 +562,7 @@ options_usage(const char *prog)
 	       "Packet capture (dpdk-dumpcap --file-prefix PREFIX -i PORT -w FILE)\n"
 	       "attaches to ewykd started with a shared configuration: hugepages, a\n"
 	       "--file-prefix, and none of --in-memory, --no-shconf or --no-huge, which\n"
-	       "leave nothing behind when ewykd is killed but let nothing attach.\n"
-	       "\nTelemetry commands, read with dpdk-telemetry.py -f PREFIX:\n");
-	telemetry_usage(stdout);
+	       "leave nothing behind when ewykd is killed but let nothing attach.\n");
 }
 
 static const struct opt_def *
@@ -764,10 +813,8 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	}
 	/* First pass: --help, --version and --config. */
 	for (i = 1; i < (size_t)argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			options_usage("ewykd");
-			return OPT_EXIT_OK;
-		}
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return OPT_EXIT_HELP;
 		if (strcmp(argv[i], "--version") == 0) {
 			printf("ewykd %s\n", EWYK_VERSION);
 			return OPT_EXIT_OK;
@@ -797,6 +844,7 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 				cfg->ip_from_cli = true;	/* not the file's */
 				cfg->nb_ips = 0;
 			}
+			/* A flag (no value) sets on. */
 			if (opts[idx].set(cfg, optarg, sub, sizeof(sub)) != 0) {
 				fprintf(stderr, "ewykd: --%s: %s\n", opts[idx].name, sub);
 				return OPT_EXIT_USAGE;

@@ -44,6 +44,7 @@ struct ewykd_config {
 	uint32_t time_wait_ms;
 	uint32_t syn_backlog;	/* per shard */
 	uint32_t challenge_ack_limit;	/* per second per shard; 0 = none */
+	uint32_t invalid_ack_ms;	/* per connection; 0 = none */
 	uint32_t arp_reply_limit;	/* per second per shard; 0 = none */
 	uint32_t max_time_wait;	/* per shard */
 	uint32_t rcv_win;	/* largest receive window, bytes */
@@ -68,6 +69,9 @@ struct ewykd_config {
 	uint32_t store_keys;
 	uint32_t journal_max_mb;
 	bool store_no_conflate;
+	bool demo_routes;	/* --demo-routes */
+	bool state_api;		/* --state-api */
+	char state_api_token[128];	/* --state-api-token's, or "" */
 	uint32_t kv_keys;	/* /kv: keys of the in-memory store */
 	uint16_t nb_plugins;
 	char plugins[EWYKD_PLUGINS_MAX][PATH_MAX];	/* FILE.so[:ARG] */
@@ -85,10 +89,13 @@ struct ewykd_config {
 	char eal_args[1024];	/* [eal] args= of the config file */
 };
 
-#define OPT_EXIT_OK 1		/* --help or --version was served */
+#define OPT_EXIT_OK 1		/* --version or --check-config was served */
 #define OPT_EXIT_USAGE 2	/* bad option: exit status 2 */
+#define OPT_EXIT_HELP 3		/* --help: print options_usage() */
 
 void options_defaults(struct ewykd_config *cfg);
+/* --help's list of ewykd's options. */
+void options_usage(const char *prog);
 /* Parses ewykd's own arguments (after "--"), loading --config first so the
  * command line overrides the file. Returns 0, OPT_EXIT_OK or OPT_EXIT_USAGE
  * (the error line is printed). */

@@ -2,12 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ewyk_serve.h"
 #include "http_static.h"
 #include "plugin.h"
-#include "proxy.h"
-#include "routes.h"
 #include "services.h"
-#include "state_api.h"
 #include "store.h"
 
 static enum ewykd_err
@@ -44,6 +42,12 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	enum ewykd_err rc;
 	int err_no;
 
+	if (cfg->www[0] == '\0' && !cfg->demo_routes && !cfg->state_api &&
+			cfg->nb_plugins == 0 && cfg->nb_upstreams == 0) {
+		snprintf(err, errlen, "nothing to serve: give --www DIR (or "
+				"--plugin, --upstream, --state-api, --demo-routes)");
+		return EWYKD_ERR_CONFIG;
+	}
 	if (cfg->www[0] != '\0' && www_load(&e->www, cfg->www,
 			cfg->www_max_mb << 20, sub, sizeof(sub)) != 0) {
 		snprintf(err, errlen, "--www: %s", sub);
@@ -52,13 +56,17 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	rc = stores_open(e, err, errlen);
 	if (rc != EWYKD_OK)
 		return rc;
-	state_api_attach(e->state);	/* before the plugins' init */
-	err_no = routes_register(&e->router, e->state, e->kv,
-			cfg->fibers > 0);
+	serve_state_attach(e->state);	/* before the plugins' init */
+	err_no = 0;
+	if (cfg->demo_routes)
+		err_no = serve_demo_routes_add(&e->router, e->kv);
+	if (err_no == 0 && cfg->state_api)
+		err_no = serve_state_routes_add(&e->router, e->state,
+				cfg->fibers > 0, cfg->state_api_token);
 	if (err_no == 0)
 		err_no = http_static_routes_add(&e->router, &e->www);
-	if (err_no == 0)
-		err_no = proxy_register(&e->router, cfg->nb_upstreams);
+	if (err_no == 0 && cfg->nb_upstreams > 0)
+		err_no = serve_proxy_route_add(&e->router);
 	if (err_no != 0) {
 		snprintf(err, errlen, "built-in routes: %s", strerror(-err_no));
 		return EWYKD_ERR_NOMEM;	/* the route table is full */
@@ -71,7 +79,7 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 void
 services_close(struct ewykd *e)
 {
-	state_api_attach(NULL);
+	serve_state_attach(NULL);
 	store_close(e->state);
 	e->state = NULL;
 	store_close(e->kv);

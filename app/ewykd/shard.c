@@ -8,8 +8,6 @@
 #include <rte_mbuf.h>
 
 #include "ewykd.h"
-#include "fetch.h"
-#include "fibers.h"
 #include "options.h"
 #include "shard.h"
 
@@ -76,6 +74,7 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	tcfg.max_time_wait = cfg->max_time_wait;
 	tcfg.syncookies = cfg->syncookies;
 	tcfg.challenge_ack_limit = cfg->challenge_ack_limit;
+	tcfg.invalid_ack_interval_ms = cfg->invalid_ack_ms;
 	tcfg.arp_reply_limit = cfg->arp_reply_limit;
 	tcfg.rcv_win_max = cfg->rcv_win;
 	tcfg.delack_ms = cfg->delack_ms;
@@ -146,12 +145,7 @@ poll_once(struct shard *s, uint64_t tsc)
 	}
 	net_timers(s->ns, now);
 	link_watch(s, net_now_ms(s->ns));
-	done = shard_drain_completions(s) + fibers_poll(s);
-	http_server_tick(s->http, net_now_ms(s->ns));
-	if (s->upstream != NULL) {
-		upstream_client_tick(s->upstream, net_now_ms(s->ns));
-		done += fetch_pool_poll(s->fetches);
-	}
+	done = serve_poll(s->serve);
 	net_flush(s->ns);
 	if (n > 0)
 		s->stats.busy_polls++;
@@ -185,24 +179,23 @@ drain(struct shard *s)
 	if (!s->draining) {
 		s->draining = true;
 		net_stack_refuse_new(s->ns, true);
-		http_server_drain(s->http);
-		if (s->upstream != NULL)
-			upstream_client_drain(s->upstream);
+		serve_drain(s->serve);
 		net_flush(s->ns);
 	}
 	if (s->net_stats.tcp_conns_open == s->net_stats.tcp_time_wait &&
-			s->exec.ready_n == 0)
+			serve_idle(s->serve))
 		__atomic_store_n(&s->drained, true, __ATOMIC_RELEASE);
 	return __atomic_load_n(&stop_now, __ATOMIC_RELAXED);
 }
 
-struct ewyk_task *
+/* The strategy's produce(): polls until a task is ready or ewykd stops. */
+static struct ewyk_task *
 shard_produce(void *ctx)
 {
 	struct shard *s = ctx;
 	unsigned int lcore = rte_lcore_id();
-	struct lcore_time *lt = lcore < RTE_MAX_LCORE ?
-		&s->exec.ew->lcore_time[lcore] : NULL;
+	struct serve_lcore_time *lt = lcore < RTE_MAX_LCORE ?
+		&s->lcore_time[lcore] : NULL;
 	uint32_t idle_polls = 0;
 	struct ewyk_task *t;
 	uint64_t t0, t1;
@@ -213,7 +206,7 @@ shard_produce(void *ctx)
 	for (;;) {
 		unsigned int work;
 
-		t = shard_next_task(s);
+		t = serve_next_task(s->serve);
 		if (t != NULL)
 			return t;
 		if (__atomic_load_n(&force_quit, __ATOMIC_RELAXED) && drain(s))
@@ -234,19 +227,76 @@ shard_produce(void *ctx)
 	}
 }
 
+#define HANDOFF_AUTO_US 20
+
+/* --handoff-us, or by default a watched hand-off where it pays: a spare
+ * worker lcore exists and no two worker lcores share a CPU. A watcher that
+ * shares its CPU with the owner it watches takes turns with it, sees every
+ * task run long, and steals from each: there, Jetty's EPC. */
+static uint64_t
+handoff_ns(const struct ewykd *e)
+{
+	unsigned int i, j;
+
+	if (e->cfg.handoff_us_set)
+		return (uint64_t)e->cfg.handoff_us * 1000;
+	if (e->nb_workers <= e->nb_shards)
+		return 0;
+	for (i = 0; i < e->nb_workers; i++)
+		for (j = i + 1; j < e->nb_workers; j++) {
+			rte_cpuset_t a = rte_lcore_cpuset(e->workers[i]);
+			rte_cpuset_t b = rte_lcore_cpuset(e->workers[j]);
+			rte_cpuset_t both;
+
+			CPU_AND(&both, &a, &b);
+			if (CPU_COUNT(&both) > 0)
+				return 0;
+		}
+	return (uint64_t)HANDOFF_AUTO_US * 1000;
+}
+
+int
+shard_serve_init(struct shard *s, struct ewykd *e)
+{
+	const struct ewykd_config *cfg = &e->cfg;
+	const struct upstream_conf uc = {
+		.targets = cfg->upstreams,
+		.n = cfg->nb_upstreams,
+		.max_conns = cfg->upstream_conns,
+		.connect_timeout_ms = cfg->upstream_connect_ms,
+		.answer_timeout_ms = cfg->upstream_timeout_ms,
+		.idle_timeout_ms = cfg->upstream_idle_ms,
+	};
+	struct serve_conf sc = {
+		.id = s->id,
+		.ns = s->ns,
+		.router = &e->router,
+		.produce = shard_produce,
+		.produce_ctx = s,
+		.mode = cfg->strategy,
+		.watch_ns = handoff_ns(e),
+		.fibers = cfg->fibers,
+		.fiber_stack_kb = cfg->fiber_stack_kb,
+		.http_stats = &s->http_stats,
+		.max_conns = cfg->max_conns,
+		.header_timeout_ms = cfg->header_timeout_ms,
+		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
+		.upstream = cfg->nb_upstreams > 0 ? &uc : NULL,
+		.lcore_time = e->lcore_time,
+	};
+
+	ewyk_executor_init(&sc.exec, e->bpool, e->reserved);
+	s->lcore_time = e->lcore_time;
+	s->serve = serve_create(&sc);
+	return s->serve != NULL ? 0 : -1;
+}
+
 void
 shard_fini(struct shard *s)
 {
-	/* Reset the peers of open connections rather than leave them hanging. */
-	upstream_client_destroy(s->upstream);
-	s->upstream = NULL;
-	fetch_pool_free(s->fetches);
-	s->fetches = NULL;
+	serve_close(s->serve);	/* upstream connections reset first */
 	net_stack_destroy(s->ns);
 	s->ns = NULL;
-	http_server_destroy(s->http);
-	s->http = NULL;
-	free(s->body_watch);	/* after the answers the server let go */
-	s->body_watch = NULL;
-	shard_fibers_fini(s);
+	serve_destroy(s->serve);
+	s->serve = NULL;
 }

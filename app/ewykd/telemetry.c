@@ -21,7 +21,6 @@
 
 #include "ewyk_fiber.h"
 #include "ewykd.h"
-#include "fetch.h"
 #include "http1_parse.h"
 #include "options.h"
 #include "shard.h"
@@ -394,24 +393,27 @@ route_reqs(struct shard *s, const char *path)
 	const struct http_route *rt = http_route_find(&ew->router, path,
 			(uint32_t)strlen(path));
 
-	return rt != NULL ? LOAD(s->exec.routes[rt->id].lat.count) : 0;
+	return rt != NULL ?
+		LOAD(serve_stats(s->serve)->routes[rt->id].lat.count) : 0;
 }
 
 /* The shard's fibers: the pool's stacks, and the waits of parked ones. */
 static void
-fill_fibers(struct rte_tel_data *sd, const struct shard_fibers *fb)
+fill_fibers(struct rte_tel_data *sd, const struct shard *s)
 {
+	const struct serve_fiber_stats *fb = &serve_stats(s->serve)->fib;
+	struct ewyk_fiber_pool *pool = serve_fibers(s->serve);
 	struct ewyk_fiber_pool_stats ps = { 0 };
 
-	if (fb->pool != NULL)
-		ewyk_fiber_pool_stats(fb->pool, &ps);
+	if (pool != NULL)
+		ewyk_fiber_pool_stats(pool, &ps);
 	rte_tel_data_add_dict_u64(sd, "fiber_stacks_count", ps.stacks);
 	rte_tel_data_add_dict_u64(sd, "fibers_in_use_count", ps.in_use);
 	rte_tel_data_add_dict_u64(sd, "fibers_peak_count", ps.peak);
 	rte_tel_data_add_dict_u64(sd, "fibers_started_count", ps.started);
 	rte_tel_data_add_dict_u64(sd, "fibers_finished_count", ps.finished);
 	rte_tel_data_add_dict_u64(sd, "fiber_switches_count", ps.switches);
-	rte_tel_data_add_dict_u64(sd, "fibers_waiting_count", LOAD(fb->nwaiting));
+	rte_tel_data_add_dict_u64(sd, "fibers_waiting_count", LOAD(fb->waiting));
 	rte_tel_data_add_dict_u64(sd, "fiber_parks_count", LOAD(fb->parks));
 	rte_tel_data_add_dict_u64(sd, "fiber_wakes_count", LOAD(fb->wakes));
 	rte_tel_data_add_dict_u64(sd, "fiber_timeouts_count", LOAD(fb->timeouts));
@@ -422,9 +424,10 @@ fill_fibers(struct rte_tel_data *sd, const struct shard_fibers *fb)
 static void
 fill_strategy(struct rte_tel_data *sd, struct shard *s)
 {
+	const struct serve_stats *sv = serve_stats(s->serve);
 	struct ewyk_strategy_stats st;
 
-	ewyk_strategy_stats(s->exec.strategy, &st);
+	ewyk_strategy_stats(serve_strategy(s->serve), &st);
 	rte_tel_data_add_dict_string(sd, "mode", ewyk_mode_name(st.mode));
 	rte_tel_data_add_dict_u64(sd, "pc_tasks", st.pc);
 	rte_tel_data_add_dict_u64(sd, "pic_tasks", st.pic);
@@ -432,15 +435,15 @@ fill_strategy(struct rte_tel_data *sd, struct shard *s)
 	rte_tel_data_add_dict_u64(sd, "epc_tasks", st.epc);
 	rte_tel_data_add_dict_u64(sd, "fiber_tasks", st.fiber);
 	rte_tel_data_add_dict_u64(sd, "fiber_fallback_tasks", st.fiber_fallback);
-	fill_fibers(sd, &s->exec.fib);
+	fill_fibers(sd, s);
 	rte_tel_data_add_dict_u64(sd, "failed_tasks", st.failed);
 	rte_tel_data_add_dict_u64(sd, "rejected_tasks", st.rejected);
 	rte_tel_data_add_dict_u64(sd, "steals_count", st.stolen);
 	rte_tel_data_add_dict_u64(sd, "watched_tasks", st.watched);
-	rte_tel_data_add_dict_u64(sd, "completions_count", LOAD(s->exec.completions));
-	rte_tel_data_add_dict_u64(sd, "stale_answers_count", LOAD(s->exec.stale));
-	rte_tel_data_add_dict_u64(sd, "overloaded_reqs", LOAD(s->exec.overloaded));
-	rte_tel_data_add_dict_u64(sd, "deferred_reqs", LOAD(s->exec.deferred));
+	rte_tel_data_add_dict_u64(sd, "completions_count", LOAD(sv->completions));
+	rte_tel_data_add_dict_u64(sd, "stale_answers_count", LOAD(sv->stale));
+	rte_tel_data_add_dict_u64(sd, "overloaded_reqs", LOAD(sv->overloaded));
+	rte_tel_data_add_dict_u64(sd, "deferred_reqs", LOAD(sv->deferred));
 	rte_tel_data_add_dict_u64(sd, "delay_reqs", route_reqs(s, "/delay"));
 	rte_tel_data_add_dict_u64(sd, "blocking_delay_reqs",
 			route_reqs(s, "/blocking-delay"));
@@ -463,7 +466,8 @@ tel_strategy(const char *cmd __rte_unused, const char *params,
 		if (ewyk_mode_parse(params, &mode) != 0)
 			return -EINVAL;
 		for (i = 0; i < ew->nb_shards; i++)
-			ewyk_strategy_set_mode(ew->shards[i].exec.strategy, mode);
+			ewyk_strategy_set_mode(serve_strategy(ew->shards[i].serve),
+					mode);
 	}
 	return per_shard(d, fill_strategy);
 }
@@ -563,8 +567,11 @@ add_routes(struct rte_tel_data *d)
 		if (rd == NULL)
 			return;
 		for (k = 0; k < ew->nb_shards; k++) {
-			lat_merge(&h, &ew->shards[k].exec.routes[i].lat);
-			errors += LOAD(ew->shards[k].exec.routes[i].errors);
+			const struct serve_route_stats *rs =
+				&serve_stats(ew->shards[k].serve)->routes[i];
+
+			lat_merge(&h, &rs->lat);
+			errors += LOAD(rs->errors);
 		}
 		rte_tel_data_start_dict(rd);
 		rte_tel_data_add_dict_string(rd, "path", rt->path);
@@ -721,17 +728,15 @@ static int
 tel_fetch_handles(struct rte_tel_data *d)
 {
 	struct rte_tel_data *fd = rte_tel_data_alloc();
-	struct fetch_pool_stats sum = { 0 };
+	struct serve_fetch_stats sum = { 0 };
 	uint16_t k;
 
 	if (fd == NULL)
 		return -1;
 	for (k = 0; k < ew->nb_shards; k++) {
-		const struct fetch_pool_stats *st;
+		const struct serve_fetch_stats *st =
+			&serve_stats(ew->shards[k].serve)->fetch;
 
-		if (ew->shards[k].fetches == NULL)
-			continue;
-		st = fetch_pool_stats(ew->shards[k].fetches);
 		sum.size += st->size;
 		sum.in_use += LOAD(st->in_use);
 		sum.peak += LOAD(st->peak);
@@ -770,7 +775,7 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		if (ud == NULL)
 			return -1;
 		for (k = 0; k < ew->nb_shards; k++)
-			lat_merge(&h, &ew->shards[k].upstream_stats[i].lat);
+			lat_merge(&h, &serve_stats(ew->shards[k].serve)->upstream[i].lat);
 		rte_tel_data_start_dict(ud);
 		inet_ntop(AF_INET, &t->addr, addr, INET_ADDRSTRLEN);
 		snprintf(addr + strlen(addr), 8, ":%u", t->port);
@@ -778,7 +783,7 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		/* The way to it: the port whose subnet holds it. */
 		rte_tel_data_add_dict_u64(ud, "port_id", ew->ports[
 				options_ip_holding(cfg, t->addr)].id);
-#define UP_SUM(f) SUM(s->upstream_stats[i].f)
+#define UP_SUM(f) SUM(serve_stats(s->serve)->upstream[i].f)
 		rte_tel_data_add_dict_u64(ud, "open_conns", UP_SUM(conns_open));
 		rte_tel_data_add_dict_u64(ud, "idle_conns", UP_SUM(conns_idle));
 		rte_tel_data_add_dict_u64(ud, "opened_conns", UP_SUM(opened));

@@ -22,7 +22,10 @@
  *                 of the shard's lcore, a wait parks the fiber and the
  *                 lcore goes on polling. Where no fiber can be had (none
  *                 free, --fibers 0, a forced mode) it runs like BLOCKING,
- *                 and the same calls block the thread instead.
+ *                 and the same calls block the thread instead (on the
+ *                 blocking pool, or on an lcore that handed the shard
+ *                 over; run inline on the shard's own lcore, where
+ *                 nothing may block, they return -EPERM).
  * A handler that finds it must block where ewyk_request_may_block() is
  * false (an EITHER handler run inline, or a NON_BLOCKING one whose request
  * turns out to need a wait) returns EWYK_DEFER without answering: it is
@@ -43,8 +46,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define EWYK_HTTP_API 2	/* 2: ewyk_route_add_flags(), the streamed
-				 * body calls, ewyk_fetch(), ewyk_state_*() */
+#define EWYK_HTTP_API 3	/* 2: ewyk_route_add_flags(), the streamed
+				 * body calls, ewyk_fetch(), ewyk_state_*();
+				 * 3: ewyk_respond_fetch(), EWYK_FETCH_FORWARD,
+				 * ewyk_fetch_failure(), ewyk_state_key_ok(),
+				 * blocking calls on threads */
 
 struct ewyk_router;
 struct ewyk_request;
@@ -209,8 +215,9 @@ int ewyk_sleep(struct ewyk_request *req, uint32_t ms);
  * the wait ends otherwise (timeout, client gone), before the fiber
  * resumes: undo what arm started, so that nothing wakes w later. The
  * fiber resumes on whichever lcore owns the shard then; the wait may live
- * on the fiber's stack. (ewykd's own clients, such as an upstream fetch,
- * find the shard in arm with fiber_wait_shard(), app/ewykd/fibers.h.)
+ * on the waiter's stack. A handler on a thread that may block (see
+ * FIBER above) waits the same way: its thread blocks until the owner
+ * ends the wait.
  */
 struct ewyk_wait {
 	void (*arm)(struct ewyk_wait *w);
@@ -223,10 +230,11 @@ struct ewyk_wait {
 
 #define EWYK_WAIT_FOREVER UINT32_MAX
 
-/* Parks the calling fiber until ewyk_wait_wake(w) (returns 0), timeout_ms
- * passes (-ETIMEDOUT; 0 = at the next poll, EWYK_WAIT_FOREVER = never),
- * or the client leaves (-ECANCELED). -EPERM when the request does not run
- * on a fiber: nothing was armed, the caller must block its own way. */
+/* Parks the calling fiber (or blocks the calling thread) until
+ * ewyk_wait_wake(w) (returns 0), timeout_ms passes (-ETIMEDOUT; 0 = at
+ * the shard's next clock tick, EWYK_WAIT_FOREVER = never), or the client
+ * leaves (-ECANCELED). -EPERM where the handler may not wait (inline on
+ * the shard's lcore): nothing was armed. */
 int ewyk_wait_park(struct ewyk_request *req, struct ewyk_wait *w,
 		uint32_t timeout_ms);
 /* On the shard's owner: resumes the fiber parked on w. A wait already
@@ -244,8 +252,8 @@ bool ewyk_request_on_fiber(const struct ewyk_request *req);
  * (and for a request without one), -ETIMEDOUT after timeout_ms without a
  * byte (EWYK_WAIT_FOREVER: no limit), -ECANCELED when the client left,
  * -EIO when the body broke (bad chunk framing, the stream reset),
- * -EINVAL (cap 0, or not such a route), or -EPERM off a fiber (the
- * strategy found none: answer 503).
+ * -EINVAL (cap 0, or not such a route), or -EPERM where the handler may
+ * not wait (inline on the shard's lcore: answer 503).
  */
 ssize_t ewyk_body_read(struct ewyk_request *req, void *buf, size_t cap,
 		uint32_t timeout_ms);
@@ -261,7 +269,8 @@ ssize_t ewyk_body_read(struct ewyk_request *req, void *buf, size_t cap,
  * before go with it; no other ewyk_respond_*() or header is taken after
  * it (-EINVAL). Returns 0 (return EWYK_ANSWERED when done), -EINVAL (a
  * bad status or type, answered already), -ECANCELED when the client
- * left, or -EPERM off a fiber (nothing was sent: answer another way).
+ * left, or -EPERM where the handler may not wait (nothing was sent:
+ * answer another way).
  */
 int ewyk_respond_begin(struct ewyk_request *req, int status,
 		const char *ctype, int64_t length);
@@ -289,6 +298,9 @@ int ewyk_body_write(struct ewyk_request *req, const void *buf, size_t len,
 #define EWYK_STATE_KEY_MAX 64
 #define EWYK_STATE_VALUE_MAX 4096
 
+/* Whether key is one the store takes. */
+bool ewyk_state_key_ok(const char *key, size_t klen);
+
 /* Writes a value: its version (> 0), or -EINVAL (a bad key, a value over
  * EWYK_STATE_VALUE_MAX), -ENOSPC (the store's table is full), -ENOTSUP
  * (no store: before start-up). */
@@ -308,18 +320,19 @@ ssize_t ewyk_state_get(const char *key, size_t klen, void *buf, size_t cap,
 int ewyk_state_wait_durable(struct ewyk_request *req, const char *key,
 		size_t klen, uint64_t version, uint32_t timeout_ms);
 
-/* --- Fetching from an upstream: fibers only --- */
+/* --- Fetching from an upstream --- */
 
 /*
  * An HTTP/1.1 request to an upstream of ewykd (--upstream NAME=ADDR:PORT),
  * in blocking style, over the shard's own TCP and its keep-alive pool of
- * upstream connections: ewyk_fetch() parks until the answer's head,
- * ewyk_fetch_read() until some of its body, ewyk_fetch_close() ends it.
- * Only on a fiber (the upstream client is the shard's): elsewhere -EPERM.
- * Everything a fetch gives (status, fields) lives until its close; the
- * handler's return closes whatever it left open.
+ * upstream connections: ewyk_fetch() waits until the answer's head,
+ * ewyk_fetch_read() until some of its body, ewyk_fetch_close() ends it;
+ * or ewyk_respond_fetch() answers the request with the upstream's answer.
+ * A fiber parks, a thread that may block blocks; inline on the shard's
+ * lcore: -EPERM. Everything a fetch gives (status, fields) lives until
+ * its close; the handler's return closes whatever it left open.
  *
- * Errors (negative errno): -EPERM not on a fiber, -ENOENT no such
+ * Errors (negative errno): -EPERM where the handler may not wait, -ENOENT no such
  * upstream, -EINVAL a bad request (method not a token, target not
  * origin-form, a field with CR, LF or NUL, too many fields), -ECANCELED
  * the client left (the handler may give up at once), -ETIMEDOUT the
@@ -353,7 +366,14 @@ struct ewyk_fetch_req {
 	size_t body_len;	/* sent with Content-Length when not 0 */
 	uint32_t timeout_ms;	/* bounds each wait (the head, each read);
 				 * 0: only the upstream's timeouts */
+	uint32_t flags;		/* EWYK_FETCH_* */
 };
+/* Forward the handler's own request: its method, its fields (hop-by-hop
+ * ones left out, Host as X-Forwarded-Host) and its body; on an
+ * EWYK_ROUTE_BODY_STREAM route the body goes as the client sends it,
+ * under both windows (the handler must not read it itself). method,
+ * fields and body must be left empty; target is still the caller's. */
+#define EWYK_FETCH_FORWARD 0x1u
 #define EWYK_FETCH_FIELDS_MAX 32
 #define EWYK_FETCH_HEAD_MAX 8192	/* the answer's names and values */
 
@@ -381,5 +401,21 @@ ssize_t ewyk_fetch_read(struct ewyk_fetch *f, void *buf, size_t cap);
  * answer read to its end leaves its connection to the keep-alive pool;
  * one not read to its end is cut (its connection reset). */
 void ewyk_fetch_close(struct ewyk_fetch *f);
+/* After a failed ewyk_fetch() of the request: the status a proxy answers
+ * for it (502, or 504 for a timeout) and the reason's name in *reason
+ * ("connect_refused", "answer_timeout", ...); 0 when the failure was not
+ * the upstream's (-EINVAL, -ENOENT, -ECANCELED, -EPERM). */
+int ewyk_fetch_failure(const struct ewyk_request *req, const char **reason);
+/*
+ * Answers the request with the fetch's answer: its status, its fields
+ * but this hop's own, and its body streamed to the client as the client
+ * takes it (the upstream's window follows). On 0 the fetch is the
+ * answer's: it closes when the answer is written or cut, and the handler
+ * must not use f again (not even to close it). Returns 0 (return EWYK_ANSWERED),
+ * -EINVAL (a fetch of another request, one read from, or failed), or
+ * -ECANCELED when the client left (nothing is answered; close the
+ * fetch).
+ */
+int ewyk_respond_fetch(struct ewyk_request *req, struct ewyk_fetch *f);
 
 #endif /* EWYK_HTTP_H */

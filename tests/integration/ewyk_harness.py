@@ -129,7 +129,8 @@ class Appliance:
 
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
                  client_ns=False, env=None, shared_config=False, medium="tap",
-                 wire_lcores="0@0,1@0", profile=False, second_port=None):
+                 wire_lcores="0@0,1@0", profile=False, second_port=None,
+                 demo=True):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -140,7 +141,10 @@ class Appliance:
         profile: ewykd is started with `-- --config` on the medium's
         drivers-config profile (see profile_config()) instead of EAL
         options on its command line.
-        second_port: None, "wire" or "peer" (see the module's text)."""
+        second_port: None, "wire" or "peer" (see the module's text).
+        demo: the demonstration routes and the state API are on
+        (--demo-routes --state-api), as most tests drive them; off, ewykd
+        runs with its safe defaults."""
         if medium not in MEDIA:
             raise ValueError(f"medium {medium!r}: one of {MEDIA}")
         if second_port not in SECOND_PORT or (second_port and
@@ -170,6 +174,8 @@ class Appliance:
         self.prefix = self.name
         self.www = www
         self.args = list(args)
+        if demo:
+            self.args = ["--demo-routes", "--state-api"] + self.args
         self.lcores = lcores
         self.vdev_args = vdev_args
         self.mem_mb = mem_mb

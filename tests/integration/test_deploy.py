@@ -32,15 +32,17 @@ def test_systemd_units_verify(tmp_path):
 
 
 def test_units_agree_on_the_telemetry_socket():
-    """ewykd's RuntimeDirectory= and the file prefix of its configuration
-    are where the exporter's unit looks for the socket."""
+    """ewykd keeps its socket in /var/run/dpdk/PREFIX (where
+    dpdk-telemetry.py -f PREFIX looks): its unit's RuntimeDirectory= is
+    that directory, for the file prefix of its configuration, and the
+    exporter's unit asks for that prefix."""
     ewykd = open(os.path.join(DEPLOY, "ewykd.service")).read()
     exporter = open(os.path.join(DEPLOY, "ewyk-exporter.service")).read()
     conf = open(os.path.join(DEPLOY, "ewykd.conf")).read()
     rundir = re.search(r"(?m)^RuntimeDirectory=(\S+)", ewykd).group(1)
     prefix = re.search(r"--file-prefix (\S+)", re.search(r"(?m)^args = .*", conf).group(0))
-    sock = f"/run/{rundir}/dpdk/{prefix.group(1)}/dpdk_telemetry.v2"
-    assert f"--socket {sock}" in exporter
+    assert rundir == f"dpdk/{prefix.group(1)}"
+    assert f"--file-prefix {prefix.group(1)}" in exporter
     assert re.search(r"(?m)^(Requires|After)=.*ewyk-hugepages\.service", ewykd)
     assert re.search(r"(?m)^LimitMEMLOCK=infinity", ewykd)
 

@@ -256,10 +256,12 @@ def test_queued_fetches_behind_failing_ones(env):
     assert grown(up, up0, "upstream_refused", "error_connect_refused_reqs") == 20
 
 
-def test_no_connection_free_is_ebusy(env):
-    """The handles are free but the proxy holds every upstream connection
-    of the shard: the fetch cannot start, -EBUSY. The proxy's requests
-    took the connections idle in ng's pool (reset to make room)."""
+def test_proxy_requests_hold_handles_and_others_queue(env):
+    """The proxy's requests are fetches like any handler's: while they hold
+    every handle of the shard, another fetch queues for one (counted) and
+    its timeout_ms bounds the wait; once they are gone it is served. The
+    proxy's requests took the connections idle in ng's pool (reset to make
+    room)."""
     a = env["a"]
     assert curl(a, "/hello/fetch/ng/small.txt") == ("200", summary(env, "small.txt"))
     up0, _ = telemetry(a)
@@ -268,11 +270,13 @@ def test_no_connection_free_is_ebusy(env):
     holders = [a.ns_popen(["curl", "-s", "-o", "/dev/null", "--max-time", "2",
                            a.url("/proxy/slow/x")]) for _ in range(HANDLES)]
     try:
-        up, _ = wait_settled(a, lambda up, st:
-                             up["upstream_slow"]["open_conns"] == HANDLES)
-        assert curl(a, "/hello/fetch/ng/small.txt") == ("502", "fetch EBUSY\n")
-        assert grown(up, up0, "upstream_ng", "evicted_conns") == \
-            idle_ng
+        wait_settled(a, lambda up, st: up["upstream_slow"]["open_conns"] == HANDLES and
+                     up["fetch_handles"]["in_use"] == HANDLES)
+        assert curl(a, "/hello/fetch/ng/small.txt?timeout_ms=300") == \
+            ("502", "fetch ETIMEDOUT\n")
+        up, _ = telemetry(a)
+        assert grown(up, up0, "fetch_handles", "queued_reqs") == 1
+        assert grown(up, up0, "upstream_ng", "evicted_conns") == idle_ng
     finally:
         for p in holders:
             p.wait(10)
@@ -280,12 +284,15 @@ def test_no_connection_free_is_ebusy(env):
     assert curl(a, "/hello/fetch/ng/small.txt") == ("200", summary(env, "small.txt"))
 
 
-def test_off_a_fiber_is_eperm(env):
-    """Under a forced thread mode the fiber handler runs on a thread, where
-    the shard's upstream client cannot be used."""
+def test_off_a_fiber_blocks_a_thread_or_is_eperm(env):
+    """Under a forced mode the fiber handler runs like a blocking one: on
+    the blocking pool its fetch blocks the thread until the owner has the
+    answer; inline on the shard's own lcore (pc) nothing may wait."""
     a = env["a"]
     a.telemetry("/ewyk/strategy,pec")
     try:
+        assert curl(a, "/hello/fetch/ng/small.txt") == ("200", summary(env, "small.txt"))
+        a.telemetry("/ewyk/strategy,pc")
         assert curl(a, "/hello/fetch/ng/small.txt") == ("502", "fetch EPERM\n")
     finally:
         a.telemetry("/ewyk/strategy,adaptive")

@@ -199,8 +199,18 @@ def test_no_fiber_free_falls_back_to_the_blocking_pool(www):
                    args=["--shards", "1", "--fibers", "0"]) as a:
         r = a.ns(["curl", "-sS", "-m", "5", a.url("/delay?ms=1")])
         assert r.stdout == "delayed 1 ms (pec)\n"
-        # The streamed-body calls park: on a thread they refuse, and the
-        # handlers answer 503; the unread body does not hang the client.
+        # The streamed-body calls wait on the pool thread as they would on a
+        # fiber: the thread blocks until the shard's owner has done the work.
+        r = a.ns(["curl", "-sS", "-m", "5", "-o", "/dev/null", "-w",
+                  "%{http_code} %{size_download}", a.url("/bytes?n=10")])
+        assert r.stdout == "200 10", r.stdout
+        r = a.ns(["curl", "-sS", "-m", "5", "-w", " %{http_code}", "-X", "POST",
+                  "--data-binary", "x" * 5000, a.url("/upload")])
+        assert r.stdout.startswith("bytes 5000 fnv1a64 ") and r.stdout.endswith(" 200"), \
+            r.stdout
+        # Inline on the shard's own lcore nothing may wait: they refuse, and
+        # the handlers answer 503; the unread body does not hang the client.
+        a.telemetry("/ewyk/strategy,pc")
         for args in (["/bytes?n=10"], ["-X", "POST", "--data-binary", "x" * 5000,
                                        "/upload"]):
             r = a.ns(["curl", "-sS", "-m", "5", "-w", " %{http_code}",

@@ -82,7 +82,14 @@ def paths(tmp_path_factory):
     ip_list.write_text(f"[ewykd]\nwww = {www}\nip = 198.18.0.2/25, 198.18.0.130/25\n")
     ip_twice = d / "ip-twice.conf"
     ip_twice.write_text(f"[ewykd]\nwww = {www}\nip = 198.18.0.2/25\nip = 198.18.0.130/25\n")
-    return {"www": str(www), "unreadable": str(unreadable), "file": str(a_file),
+    token_open = d / "token-open"
+    token_open.write_text("0123456789abcdef0123\n")
+    token_open.chmod(0o644)
+    token_short = d / "token-short"
+    token_short.write_text("short\n")
+    token_short.chmod(0o600)
+    return {"token_open": str(token_open), "token_short": str(token_short),
+            "www": str(www), "unreadable": str(unreadable), "file": str(a_file),
             "readonly": str(readonly), "state": str(d / "state"),
             "ip_list": str(ip_list), "ip_twice": str(ip_twice)}
 
@@ -136,6 +143,13 @@ CASES = [
      ["--reserved 1", "no worker lcore", "has 0 worker lcores"], 2, {"lcores": "0"}),
     ("mbufs-beyond-memory", ["--www", "{www}", "--mbufs", "16777216"],
      ["16777216 mbufs", "memory"], 1, {}),
+    # Nothing is served unless the configuration says what.
+    ("nothing-to-serve", [], ["nothing to serve", "--www"], 2, {}),
+    ("state-api-token-readable-by-others", ["--www", "{www}", "--state-api-token",
+                                            "{token_open}"],
+     ["--state-api-token", "{token_open}", "chmod 600"], 2, {}),
+    ("state-api-token-too-short", ["--www", "{www}", "--state-api-token", "{token_short}"],
+     ["--state-api-token", "16 to"], 2, {}),
 ]
 
 

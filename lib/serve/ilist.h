@@ -5,8 +5,8 @@
  * entry before's next). The entry embeds a struct ilink and is found
  * again from it with container_of().
  */
-#ifndef EWYKD_ILIST_H
-#define EWYKD_ILIST_H
+#ifndef EWYK_ILIST_H
+#define EWYK_ILIST_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,4 +46,4 @@ ilist_remove(struct ilink *l)
 	l->next = NULL;
 }
 
-#endif /* EWYKD_ILIST_H */
+#endif /* EWYK_ILIST_H */

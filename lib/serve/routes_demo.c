@@ -1,4 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The demonstration and test routes, written against the handler API
+ * like any plugin (serve_demo_routes_add()): the strategy's test routes
+ * (/delay, a fiber handler, and /blocking-delay, the same on a thread;
+ * /spin, /either), streamed bodies (/echo, /upload, /bytes) and an
+ * in-memory store (/kv/KEY). Only the test routes reach past the API, to
+ * say in their answers how the strategy consumed them.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,41 +16,8 @@
 #include <rte_cycles.h>
 
 #include "dispatch.h"
-#include "ewyk_exec.h"
-#include "fibers.h"
 #include "routes.h"
-#include "state_api.h"
 #include "store.h"
-
-static enum ewyk_result
-text(struct ewyk_request *req, int status, const char *msg)
-{
-	if (status == 503)
-		ewyk_respond_header(req, "Retry-After", "1");
-	ewyk_respond_copy(req, status, "text/plain; charset=utf-8", msg,
-			strlen(msg));
-	return EWYK_ANSWERED;
-}
-
-/* "name=N" in the query, N in [0, max]; -1 when absent or bad. */
-static long
-param_number(const struct ewyk_request *req, const char *name, uint32_t max)
-{
-	struct ewyk_str v;
-	long n = 0;
-	size_t i;
-
-	if (!ewyk_request_param(req, name, &v) || v.len == 0)
-		return -1;
-	for (i = 0; i < v.len; i++) {
-		if (v.p[i] < '0' || v.p[i] > '9')
-			return -1;
-		n = n * 10 + (v.p[i] - '0');
-		if (n > (long)max)
-			return -1;
-	}
-	return n;
-}
 
 /* The strategy's test routes ---------------------------------------------- */
 
@@ -103,7 +78,7 @@ test_handler(struct ewyk_request *req, void *ctx)
 	}
 	snprintf(body, sizeof(body), "%s %ld %s (%s)\n", what, arg,
 			tr->kind == TEST_SPIN ? "us" : "ms",
-			ewyk_consume_name(dispatch_consume_mode(req)));
+			ewyk_consume_name(serve_consume_mode(req)));
 	return text(req, 200, body);
 }
 
@@ -211,93 +186,44 @@ bytes_handler(struct ewyk_request *req, void *ctx)
 	return EWYK_ANSWERED;
 }
 
-/* The stores: /v1/state/KEY (journaled) and /kv/KEY (memory) ------------- */
-
-struct store_route {
-	struct store *store;
-	bool journaled;		/* ?durable=1 waits for the disk */
-};
-
-static void
-etag(struct ewyk_request *req, uint64_t version)
-{
-	char tag[32];
-
-	snprintf(tag, sizeof(tag), "\"%llu\"", (unsigned long long)version);
-	ewyk_respond_header(req, "ETag", tag);
-}
-
+/* /echo: the request body back as it arrives, with its length when the
+ * client said it. The first bytes are read before the answer begins, so
+ * a body that breaks at once is answered 400, not cut. */
 static enum ewyk_result
-store_handler(struct ewyk_request *req, void *ctx)
+echo_handler(struct ewyk_request *req, void *ctx)
 {
-	const struct store_route *sr = ctx;
-	struct ewyk_str key = ewyk_request_rest(req);
-	const char *m = ewyk_request_method(req);
-	bool durable = sr->journaled && param_number(req, "durable", 1) == 1;
-	char val[STORE_VAL_MAX], body[64];
-	uint64_t v;
-	long n;
+	uint8_t buf[STREAM_IO_MAX];
+	struct ewyk_str cl;
+	int64_t length = -1;
+	ssize_t n;
 	int rc;
 
-	if (!state_key_ok(key.p, key.len))
-		return text(req, 400, "keys are 1 to 64 of [A-Za-z0-9._-]\n");
-	if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
-		n = store_get(sr->store, key.p, key.len, val, sizeof(val), &v);
-		if (n < 0)
-			return text(req, 404, "no such key\n");
-		etag(req, v);
-		ewyk_respond_copy(req, 200, "application/octet-stream", val,
-				(size_t)n);
-		return EWYK_ANSWERED;
+	RTE_SET_USED(ctx);
+	if (ewyk_request_header(req, "content-length", &cl))
+		length = param_value(cl, INT64_MAX);
+	n = ewyk_body_read(req, buf, sizeof(buf), STREAM_TIMEOUT_MS);
+	if (n == -EPERM)
+		return text(req, 503, "no fiber free\n");
+	if (n < 0)
+		return text(req, n == -ETIMEDOUT ? 408 : 400, n == -ECANCELED ?
+				"" : "the body broke off\n");
+	rc = ewyk_respond_begin(req, 200, "application/octet-stream", length);
+	while (rc == 0 && n > 0) {
+		rc = ewyk_body_write(req, buf, (size_t)n, STREAM_TIMEOUT_MS);
+		if (rc == 0)
+			n = ewyk_body_read(req, buf, sizeof(buf),
+					STREAM_TIMEOUT_MS);
 	}
-	/* A durable write waits for the disk: on a fiber, or where the
-	 * thread may block, not on an lcore that must keep polling. The
-	 * pool runs it again from the start. */
-	if (durable && !ewyk_request_may_block(req) && !ewyk_request_on_fiber(req))
-		return EWYK_DEFER;
-	if (strcmp(m, "DELETE") == 0) {
-		v = store_delete(sr->store, key.p, key.len);
-		if (v == 0)
-			return text(req, 404, "no such key\n");
-	} else {
-		struct ewyk_str b = ewyk_request_body(req);
-
-		v = store_put(sr->store, key.p, key.len, b.p, b.len);
-		if (v == 0)
-			return text(req, 507, "the store is full\n");
-	}
-	if (durable) {
-		/* Group commit: whichever batch carries a version at least
-		 * this new answers every waiter of the key. */
-		rc = fiber_wait_durable(req, sr->store, key.p, key.len, v, 5000);
-		/* The value is in memory either way; only its durability
-		 * failed: 507 when the journal's disk is full, as WebDAV's
-		 * Insufficient Storage, else 503. */
-		if (rc == -ENOSPC || rc == -EDQUOT)
-			return text(req, 507, "no space for the journal: the "
-					"value is kept, not on disk\n");
-		if (rc != 0)
-			return text(req, 503, rc == -ENOTSUP ? "no --state-dir: "
-					"nothing is durable\n" : rc == -ETIMEDOUT ?
-					"not yet on disk\n" : "the journal cannot "
-					"be written\n");
-	}
-	etag(req, v);
-	snprintf(body, sizeof(body), "version %llu%s\n", (unsigned long long)v,
-			durable ? " on disk" : "");
-	return text(req, 200, body);
+	/* A read that failed leaves the body short: the answer is cut. */
+	return EWYK_ANSWERED;
 }
 
 int
-routes_register(struct ewyk_router *r, struct store *state, struct store *kv,
-		bool fibers)
+serve_demo_routes_add(struct ewyk_router *r, struct store *kv)
 {
 	static const struct test_route delay = { TEST_DELAY, "ms", 10000 };
 	static const struct test_route spin = { TEST_SPIN, "us", 1000000 };
 	static const struct test_route either = { TEST_EITHER, "ms", 10000 };
-	static struct store_route state_route, kv_route;
-	const uint32_t rw = EWYK_METHOD_GET | EWYK_METHOD_HEAD |
-		EWYK_METHOD_PUT | EWYK_METHOD_DELETE;
 	const struct ewyk_route routes[] = {
 		/* A fiber where one can be had; a thread otherwise. */
 		{ "/delay", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
@@ -309,28 +235,27 @@ routes_register(struct ewyk_router *r, struct store *state, struct store *kv,
 			EWYK_HANDLER_NON_BLOCKING, test_handler, (void *)&spin },
 		{ "/either", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
 			EWYK_HANDLER_EITHER, test_handler, (void *)&either },
-		/* With fibers, a durable PUT parks its fiber until the disk
-		 * has it; without, it is deferred to the pool. */
-		{ "/v1/state/", EWYK_MATCH_PREFIX, rw, fibers ?
-			EWYK_HANDLER_FIBER : EWYK_HANDLER_NON_BLOCKING,
-			store_handler, &state_route },
-		{ "/kv/", EWYK_MATCH_PREFIX, rw,
-			EWYK_HANDLER_NON_BLOCKING, store_handler, &kv_route },
-		/* Streamed bodies in blocking style (body_io.c). */
+		/* Streamed bodies in blocking style (body.c). */
 		{ "/bytes", EWYK_MATCH_EXACT, EWYK_METHOD_GET,
 			EWYK_HANDLER_FIBER, bytes_handler, NULL },
 	};
-
-	state_route = (struct store_route){ state, true };
-	kv_route = (struct store_route){ kv, false };
-	const struct ewyk_route upload = { "/upload", EWYK_MATCH_EXACT,
-		EWYK_METHOD_POST | EWYK_METHOD_PUT, EWYK_HANDLER_FIBER,
-		upload_handler, NULL };
+	const struct ewyk_route streamed[] = {
+		{ "/upload", EWYK_MATCH_EXACT, EWYK_METHOD_POST |
+			EWYK_METHOD_PUT, EWYK_HANDLER_FIBER, upload_handler,
+			NULL },
+		{ "/echo", EWYK_MATCH_EXACT, EWYK_METHOD_POST |
+			EWYK_METHOD_PUT, EWYK_HANDLER_FIBER, echo_handler,
+			NULL },
+	};
 	size_t i;
 	int rc;
 
-	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+	for (i = 0; i < RTE_DIM(routes); i++)
 		if ((rc = ewyk_route_add(r, &routes[i])) != 0)
 			return rc;
-	return ewyk_route_add_flags(r, &upload, EWYK_ROUTE_BODY_STREAM);
+	for (i = 0; i < RTE_DIM(streamed); i++)
+		if ((rc = ewyk_route_add_flags(r, &streamed[i],
+				EWYK_ROUTE_BODY_STREAM)) != 0)
+			return rc;
+	return routes_kv_add(r, kv);
 }

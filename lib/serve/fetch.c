@@ -1,14 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ewyk_fetch(): a handler's HTTP/1.1 request to an upstream, in blocking
+ * style, on the shard's upstream client (http_upstream.h). The handler
+ * never touches the client: it waits, and the owner does the work in the
+ * wait's arm and in the fetch's events, which end the wait. Handles come
+ * from a pool per shard, as many as upstream connections; handlers that
+ * find none free queue for one.
+ *
+ * One set of event adapters serves every use of a handle: a handler
+ * waiting for the head or for body bytes, an answer whose body streams
+ * from the fetch (ewyk_respond_fetch(), the proxy's), and a request body
+ * forwarded from the client as it arrives (EWYK_FETCH_FORWARD).
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
+#include "body.h"
 #include "fetch.h"
-#include "fibers.h"
-#include "http_req.h"
-#include "http_upstream.h"
-#include "shard.h"
+#include "wait.h"
 
 struct fetch_start;
 struct fetch_read;
@@ -16,39 +26,43 @@ struct fetch_read;
 struct ewyk_fetch {
 	struct fetch_pool *pool;
 	struct ewyk_fetch *next;	/* the free list */
-	struct ilink task_link;	/* in its task's open ones; off: free */
-	struct ewyk_request *req;	/* whose fiber parks on it */
+	struct ilink task_link;	/* in its task's open ones */
+	struct serve_task *task;	/* whose handler fetches */
 	struct upstream_fetch *uf;	/* NULL once let go */
-	struct fetch_start *start;	/* ewyk_fetch() parked for the head */
-	struct fetch_read *read;	/* ewyk_fetch_read() parked for bytes */
-	const uint8_t *body;		/* the request's, borrowed */
+	struct fetch_start *start;	/* ewyk_fetch() waits for the head */
+	struct fetch_read *read;	/* ewyk_fetch_read() waits for bytes */
+	bool in_use;
+	bool forward;		/* the request body comes from the client */
+	bool answering;		/* the body is the task's answer's source */
+	const uint8_t *body;	/* the request's, borrowed */
 	size_t body_len;
 	size_t body_off;
 	int err;		/* negative: every read fails with it */
 	bool ended;		/* the answer's body was read to its end */
 	int status;
-	int64_t length;
+	int64_t length;		/* the body's, or -1; 0: none follows */
+	int64_t head_length;	/* Content-Length said, or -1 */
 	uint32_t timeout_ms;	/* of each wait: EWYK_WAIT_FOREVER for none */
 	uint32_t nfields;
 	struct http_header fields[HTTP_MAX_HEADERS];	/* in head[] */
 	char head[EWYK_FETCH_HEAD_MAX];
 };
 
-/* ewyk_fetch() parked until the head: on the fiber's stack. */
+/* ewyk_fetch() waiting for the head: on the handler's stack. */
 struct fetch_start {
 	struct ewyk_wait w;
-	struct route_task *task;
 	const char *upstream;
 	int idx;			/* the upstream's, found by arm */
 	struct upstream_req ur;
 	const struct ewyk_fetch_req *r;
 	struct ewyk_fetch *f;		/* its handle, once it has one */
 	int err;
+	enum upstream_err why;		/* of an err the upstream's */
 	bool queued;
 	struct fetch_start *qnext, **qprev;	/* the pool's queue */
 };
 
-/* ewyk_fetch_read() parked until some bytes: on the fiber's stack. */
+/* ewyk_fetch_read() waiting for bytes: on the handler's stack. */
 struct fetch_read {
 	struct ewyk_wait w;
 	struct ewyk_fetch *f;
@@ -58,28 +72,23 @@ struct fetch_read {
 };
 
 struct fetch_pool {
-	struct fetch_pool_stats st;
+	struct serve_fetch_stats *st;
 	struct ewyk_fetch *free;
 	struct fetch_start *queue;	/* waiting for a handle, oldest first */
 	struct fetch_start **queue_tail;
 	struct ewyk_fetch handles[];
 };
 
-static struct route_task *
-task_of(struct ewyk_request *req)
-{
-	return container_of(req, struct route_task, req);
-}
-
 struct fetch_pool *
-fetch_pool_create(uint32_t n)
+fetch_pool_create(uint32_t n, struct serve_fetch_stats *st)
 {
 	struct fetch_pool *p = calloc(1, sizeof(*p) + n * sizeof(p->handles[0]));
 	uint32_t i;
 
 	if (p == NULL)
 		return NULL;
-	p->st.size = n;
+	p->st = st;
+	p->st->size = n;
 	p->queue_tail = &p->queue;
 	for (i = n; i-- > 0;) {
 		p->handles[i].pool = p;
@@ -95,12 +104,6 @@ fetch_pool_free(struct fetch_pool *p)
 	free(p);
 }
 
-const struct fetch_pool_stats *
-fetch_pool_stats(const struct fetch_pool *p)
-{
-	return &p->st;
-}
-
 /* Everything below runs on the shard's owner: arms, disarms, events. */
 
 static void
@@ -110,41 +113,60 @@ finish_start(struct fetch_start *st, int err)
 	ewyk_wait_wake(&st->w);
 }
 
+static void
+fail_start(struct fetch_start *st, enum upstream_err why)
+{
+	st->why = why;
+	finish_start(st, -upstream_err_errno(why));
+}
+
 static const struct upstream_events events;
+static void forward_ready(struct serve_task *t);
 
 /* Starts st's request on handle f: false (st woken with the error) when
  * it cannot start, and f is the caller's again. */
 static bool
 begin(struct fetch_start *st, struct ewyk_fetch *f)
 {
-	struct shard *s = fiber_wait_shard(&st->w);
+	struct serve_task *t = wait_task(&st->w);
 	struct fetch_pool *p = f->pool;
+	const struct ewyk_fetch_req *r = st->r;
 	enum upstream_err why;
 
-	f->req = &st->task->req;
+	f->task = t;
 	f->start = st;
 	f->read = NULL;
-	f->body = st->r->body;
-	f->body_len = st->r->body != NULL ? st->r->body_len : 0;
+	f->forward = (r->flags & EWYK_FETCH_FORWARD) &&
+		(t->route->flags & HTTP_ROUTE_BODY_STREAM);
+	f->answering = false;
+	f->body = r->body;
+	f->body_len = r->body != NULL ? r->body_len : 0;
+	if ((r->flags & EWYK_FETCH_FORWARD) && !f->forward) {
+		/* A body gathered before the handler: sent whole. */
+		f->body = (const uint8_t *)t->req.body.p;
+		f->body_len = t->req.body.len;
+	}
 	f->body_off = 0;
 	f->err = 0;
 	f->ended = false;
 	f->nfields = 0;
-	f->timeout_ms = st->r->timeout_ms != 0 ? st->r->timeout_ms :
-		EWYK_WAIT_FOREVER;
-	f->uf = upstream_fetch_start(s->upstream, st->idx, &st->ur, &events, f,
-			&why);
+	f->timeout_ms = r->timeout_ms != 0 ? r->timeout_ms : EWYK_WAIT_FOREVER;
+	f->uf = upstream_fetch_start(t->sv->upstream, st->idx, &st->ur,
+			&events, f, &why);
 	if (f->uf == NULL) {
 		f->start = NULL;
-		finish_start(st, -upstream_err_errno(why));
+		fail_start(st, why);
 		return false;
 	}
-	p->st.started++;
-	p->st.in_use++;
-	if (p->st.in_use > p->st.peak)
-		p->st.peak = p->st.in_use;
+	f->in_use = true;
+	p->st->started++;
+	p->st->in_use++;
+	if (p->st->in_use > p->st->peak)
+		p->st->peak = p->st->in_use;
 	st->f = f;
-	ilist_push(&st->task->fetches, &f->task_link);
+	ilist_push(&t->fetches, &f->task_link);
+	if (f->forward && st->ur.body_len != 0)
+		body_watch_add(t, forward_ready);
 	return true;
 }
 
@@ -196,21 +218,33 @@ fetch_pool_poll(struct fetch_pool *p)
 	return n;
 }
 
-/* The handle goes back, its upstream fetch let go (a clean one to the
- * pool of connections, one cut short reset). */
+/* The upstream fetch let go (a clean one to the pool of connections, one
+ * cut short reset), and the forwarded body no longer watched. */
+static void
+fetch_let_go(struct ewyk_fetch *f)
+{
+	if (f->forward)
+		body_watch_remove(f->task);
+	f->forward = false;
+	if (f->uf != NULL)
+		upstream_fetch_release(f->uf);
+	f->uf = NULL;
+}
+
+/* The handle goes back. */
 static void
 fetch_end(struct ewyk_fetch *f)
 {
 	struct fetch_pool *p = f->pool;
 
-	if (f->uf != NULL)
-		upstream_fetch_release(f->uf);
-	f->uf = NULL;
+	fetch_let_go(f);
 	f->start = NULL;
 	f->read = NULL;
-	if (ilist_linked(&f->task_link)) {
-		ilist_remove(&f->task_link);
-		p->st.in_use--;
+	f->answering = false;
+	ilist_remove(&f->task_link);
+	if (f->in_use) {
+		f->in_use = false;
+		p->st->in_use--;
 	}
 	handle_put(p, f);
 }
@@ -219,11 +253,11 @@ static void
 start_arm(struct ewyk_wait *w)
 {
 	struct fetch_start *st = container_of(w, struct fetch_start, w);
-	struct shard *s = fiber_wait_shard(w);
-	struct fetch_pool *p = s->fetches;
+	struct serve *sv = wait_task(w)->sv;
+	struct fetch_pool *p = sv->fetches;
 	struct ewyk_fetch *f;
 
-	st->idx = s->upstream == NULL ? -1 : upstream_find(s->upstream,
+	st->idx = sv->upstream == NULL ? -1 : upstream_find(sv->upstream,
 			st->upstream, strlen(st->upstream));
 	if (st->idx < 0) {
 		finish_start(st, -ENOENT);
@@ -231,7 +265,7 @@ start_arm(struct ewyk_wait *w)
 	}
 	f = p->queue == NULL ? handle_get(p) : NULL;	/* first come first */
 	if (f == NULL) {
-		p->st.queued++;
+		p->st->queued++;
 		st->queued = true;
 		st->qnext = NULL;
 		st->qprev = p->queue_tail;
@@ -250,7 +284,7 @@ start_disarm(struct ewyk_wait *w)
 	struct fetch_start *st = container_of(w, struct fetch_start, w);
 
 	if (st->queued)
-		queue_remove(fiber_wait_shard(w)->fetches, st);
+		queue_remove(wait_task(w)->sv->fetches, st);
 	else if (st->f != NULL)
 		fetch_end(st->f);
 	st->f = NULL;
@@ -265,8 +299,9 @@ copy_head(struct ewyk_fetch *f, const struct http_head *h, bool body)
 	uint32_t i;
 
 	f->status = h->status;
-	f->length = !body ? 0 : !h->chunked && h->content_length >= 0 ?
+	f->head_length = !h->chunked && h->content_length >= 0 ?
 		h->content_length : -1;
+	f->length = body ? f->head_length : 0;
 	f->ended = !body;
 	for (i = 0; i < h->nheaders && i < HTTP_MAX_HEADERS; i++) {
 		const struct http_header *hf = &h->headers[i];
@@ -284,6 +319,8 @@ copy_head(struct ewyk_fetch *f, const struct http_head *h, bool body)
 	f->nfields = i;
 	return true;
 }
+
+/* The events ------------------------------------------------------------ */
 
 static void
 on_head(void *arg, const struct http_head *h, bool body)
@@ -309,10 +346,10 @@ on_failed(void *arg, enum upstream_err why)
 
 	st->f = NULL;
 	fetch_end(f);
-	finish_start(st, -upstream_err_errno(why));
+	fail_start(st, why);
 }
 
-/* A read for the parked fiber: done unless nothing is at hand yet. */
+/* A read for the waiting handler: done unless nothing is at hand yet. */
 static void
 read_try(struct ewyk_fetch *f)
 {
@@ -324,7 +361,7 @@ read_try(struct ewyk_fetch *f)
 		return;		/* the readable event comes */
 	f->read = NULL;
 	if (n == 0 || (n > 0 && upstream_fetch_done(f->uf)))
-		f->ended = true;	/* the next read needs no park */
+		f->ended = true;	/* the next read needs no wait */
 	else if (n < 0)
 		f->err = -EIO;
 	rd->n = n >= 0 ? n : f->err;
@@ -338,14 +375,21 @@ on_readable(void *arg)
 
 	if (f->read != NULL)
 		read_try(f);
+	else if (f->answering)
+		http_server_resume(f->task->sv->http, f->task->origin);
 }
 
+/* The request body: the handler's buffer, or the client's as it comes. */
 static long
 on_req_body(void *arg, void *buf, size_t cap)
 {
 	struct ewyk_fetch *f = arg;
-	size_t n = RTE_MIN(cap, f->body_len - f->body_off);
+	size_t n;
 
+	if (f->forward)
+		return http_server_body_read(f->task->sv->http,
+				f->task->origin, buf, cap);
+	n = RTE_MIN(cap, f->body_len - f->body_off);
 	memcpy(buf, f->body + f->body_off, n);
 	f->body_off += n;
 	return (long)n;
@@ -357,6 +401,23 @@ static const struct upstream_events events = {
 	.failed = on_failed,
 	.req_body = on_req_body,
 };
+
+/* More of the client's body is at hand: the upstream's side pulls it. */
+static void
+forward_ready(struct serve_task *t)
+{
+	struct ilink *l;
+
+	for (l = t->fetches; l != NULL; l = l->next) {
+		struct ewyk_fetch *f = container_of(l, struct ewyk_fetch,
+				task_link);
+
+		if (f->forward && f->uf != NULL) {
+			upstream_fetch_body_ready(f->uf);
+			return;
+		}
+	}
+}
 
 static void
 read_arm(struct ewyk_wait *w)
@@ -377,9 +438,7 @@ read_disarm(struct ewyk_wait *w)
 
 	f->read = NULL;
 	f->err = w->result;
-	if (f->uf != NULL)
-		upstream_fetch_release(f->uf);
-	f->uf = NULL;
+	fetch_let_go(f);
 }
 
 static void
@@ -389,17 +448,46 @@ close_arm(struct ewyk_wait *w)
 	ewyk_wait_wake(w);
 }
 
+/* The answer's body, as the client has room (on the owner). */
+static ssize_t
+source_read(void *arg, void *buf, size_t cap)
+{
+	struct ewyk_fetch *f = arg;
+
+	if (f->uf == NULL)
+		return f->ended ? 0 : -1;
+	return upstream_fetch_read(f->uf, buf, cap);
+}
+
+static void
+source_done(void *arg)
+{
+	fetch_end(arg);
+}
+
+/* The answer is the connection's from now: the handle leaves the
+ * handler's open ones, and goes back when the answer is let go. */
+static void
+answer_arm(struct ewyk_wait *w)
+{
+	struct ewyk_fetch *f = w->arg;
+
+	ilist_remove(&f->task_link);
+	f->answering = true;
+	ewyk_wait_wake(w);
+}
+
 void
-fetch_task_end(struct shard *s, struct route_task *t)
+fetch_task_end(struct serve_task *t)
 {
 	while (t->fetches != NULL) {
-		s->fetches->st.left_open++;
+		t->sv->st.fetch.left_open++;
 		fetch_end(container_of(t->fetches, struct ewyk_fetch,
 				task_link));
 	}
 }
 
-/* On the fiber: only the request is looked at, no shard state. */
+/* On the handler's side: only the request is looked at, no shard state. */
 
 static bool
 is_origin_form(const char *s)
@@ -418,17 +506,43 @@ str_of(const char *s)
 	return (struct http_str){ s, (uint32_t)strlen(s) };
 }
 
+/* The handler's own request, forwarded: its method, fields and body. */
+static int
+forward_request(const struct serve_task *t, const struct ewyk_fetch_req *r,
+		struct upstream_req *ur)
+{
+	const struct ewyk_request *q = &t->req;
+
+	if (r->method != NULL || r->nfields > 0 || r->body != NULL)
+		return -EINVAL;
+	*ur = (struct upstream_req){
+		.method = str_of(q->method_name),
+		.target = str_of(r->target),
+		.headers = q->hdr,
+		.nheaders = q->nheaders,
+		.body_len = (t->route->flags & HTTP_ROUTE_BODY_STREAM) ?
+			t->body.len : (int64_t)q->body.len,
+		.idempotent = http_method_idempotent(q->method),
+		.head = q->method == HTTP_HEAD,
+	};
+	return 0;
+}
+
 /* The upstream client's request: 0 or -EINVAL. */
 static int
-build_request(const struct ewyk_fetch_req *r, struct upstream_req *ur,
-		struct http_header *fields)
+build_request(const struct serve_task *t, const struct ewyk_fetch_req *r,
+		struct upstream_req *ur, struct http_header *fields)
 {
 	const char *m = r->method != NULL ? r->method : "GET";
 	enum http_method method = http_method_parse(str_of(m));
 	size_t i;
 
-	if (!http_is_token(m) || r->target == NULL || !is_origin_form(r->target) ||
-			r->nfields > EWYK_FETCH_FIELDS_MAX ||
+	if (r->target == NULL || !is_origin_form(r->target) ||
+			(r->flags & ~EWYK_FETCH_FORWARD) != 0)
+		return -EINVAL;
+	if (r->flags & EWYK_FETCH_FORWARD)
+		return forward_request(t, r, ur);
+	if (!http_is_token(m) || r->nfields > EWYK_FETCH_FIELDS_MAX ||
 			(r->nfields > 0 && r->fields == NULL) ||
 			(r->body == NULL && r->body_len > 0))
 		return -EINVAL;
@@ -457,29 +571,44 @@ int
 ewyk_fetch(struct ewyk_request *req, const char *upstream,
 		const struct ewyk_fetch_req *r, struct ewyk_fetch **out)
 {
+	struct serve_task *t = task_of(req);
 	struct http_header fields[EWYK_FETCH_FIELDS_MAX];
 	struct fetch_start st = {
 		.w = { .arm = start_arm, .disarm = start_disarm },
-		.task = task_of(req), .upstream = upstream, .r = r,
+		.upstream = upstream, .r = r, .why = UPSTREAM_ERR__COUNT,
 	};
 	int rc;
 
 	if (out != NULL)
 		*out = NULL;
-	if (!ewyk_request_on_fiber(req))
+	if (!wait_may_park(t))
 		return -EPERM;
 	if (upstream == NULL || r == NULL || out == NULL)
 		return -EINVAL;
-	rc = build_request(r, &st.ur, fields);
+	rc = build_request(t, r, &st.ur, fields);
 	if (rc != 0)
 		return rc;
 	rc = ewyk_wait_park(req, &st.w, r->timeout_ms != 0 ? r->timeout_ms :
 			EWYK_WAIT_FOREVER);
 	if (rc == 0)
 		rc = st.err;
+	t->fetch_failure = rc != 0 && st.why != UPSTREAM_ERR__COUNT ?
+		(int)st.why : -1;
 	if (rc == 0)
 		*out = st.f;
 	return rc;
+}
+
+int
+ewyk_fetch_failure(const struct ewyk_request *req, const char **reason)
+{
+	int why = task_of(req)->fetch_failure;
+
+	if (why < 0)
+		return 0;
+	if (reason != NULL)
+		*reason = upstream_err_name((enum upstream_err)why);
+	return upstream_err_status((enum upstream_err)why);
 }
 
 int
@@ -517,13 +646,13 @@ ewyk_fetch_read(struct ewyk_fetch *f, void *buf, size_t cap)
 	};
 	int rc;
 
-	if (cap == 0 || buf == NULL)
+	if (cap == 0 || buf == NULL || f->answering)
 		return -EINVAL;
 	if (f->err != 0)
 		return f->err;
 	if (f->ended)
 		return 0;
-	rc = ewyk_wait_park(f->req, &rd.w, f->timeout_ms);
+	rc = ewyk_wait_park(&f->task->req, &rd.w, f->timeout_ms);
 	return rc != 0 ? rc : rd.n;
 }
 
@@ -532,9 +661,44 @@ ewyk_fetch_close(struct ewyk_fetch *f)
 {
 	struct ewyk_wait w = { .arm = close_arm, .arg = f };
 
-	/* The arm ends the fetch and wakes at once: nothing can cancel it.
-	 * Off a fiber (never where ewyk_fetch() gave f) the handler's
-	 * return ends it. */
+	/* The arm ends the fetch and wakes at once: nothing can cancel it. */
 	if (f != NULL)
-		ewyk_wait_park(f->req, &w, EWYK_WAIT_FOREVER);
+		ewyk_wait_park(&f->task->req, &w, EWYK_WAIT_FOREVER);
+}
+
+int
+ewyk_respond_fetch(struct ewyk_request *req, struct ewyk_fetch *f)
+{
+	struct ewyk_wait w = { .arm = answer_arm, .arg = f };
+	struct ewyk_source src = { source_read, source_done, f, f->length };
+	char name[64], value[EWYK_RESPONSE_HEADERS_MAX];
+	uint32_t i;
+	int rc;
+
+	if (f->task != task_of(req) || f->answering || f->read != NULL ||
+			f->err != 0)
+		return -EINVAL;
+	/* Its fields but this hop's own (framing, Connection, Server, Date:
+	 * refused by the answer API); a HEAD's says the length it would
+	 * have. */
+	for (i = 0; i < f->nfields; i++) {
+		const struct http_header *h = &f->fields[i];
+
+		if (h->name.len >= sizeof(name) || h->value.len >= sizeof(value))
+			continue;
+		memcpy(name, h->name.p, h->name.len);
+		name[h->name.len] = '\0';
+		memcpy(value, h->value.p, h->value.len);
+		value[h->value.len] = '\0';
+		ewyk_respond_header(req, name, value);	/* or left out */
+	}
+	if (req->method == HTTP_HEAD)
+		src.length = f->head_length;
+	rc = ewyk_respond_stream(req, f->status, NULL, &src);
+	if (rc != 0)
+		return rc;
+	rc = ewyk_wait_park(req, &w, EWYK_WAIT_FOREVER);
+	if (rc != 0)
+		http_answer_init(&req->ans);	/* the handle stays the handler's */
+	return rc;
 }

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The EAL's start, said in one line when it fails, and quiet when it does
+ * not. rte_eal_init() prints its whole usage for one bad option without
+ * naming it, and a healthy start prints lines that read like errors: so
+ * what it prints while it runs is captured, then either replayed without
+ * the lines known to be harmless, or read for the cause of the failure.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+
+#include "eal.h"
+
+#define CAPTURE_MAX (256 * 1024)
+
+/* Lines a healthy start prints that are not errors, and why. */
+static const char *const harmless[] = {
+	/* Only 2 MiB pages are reserved: the 1 GiB size has none. */
+	"No free 1048576 kB hugepages",
+	/* net_tap on a kernel without the multiq qdisc or flower: rte_flow
+	 * is off, which ewykd does not use. */
+	"Specified qdisc kind is unknown",
+	"Could not add multiq qdisc",
+	"failed to create multiq qdisc",
+	"Disabling rte flow support",
+	/* Only the legacy telemetry socket (for pre-20.05 clients). */
+	"No legacy callbacks, legacy socket not created",
+	/* net_tap tells secondary processes of queue changes: none run. */
+	"Failed to send start req to secondary",
+};
+
+/* The EAL's informative lines, which name no cause of a failure. */
+static const char *const informative[] = {
+	"Detected ", "Multi-process socket", "Selected IOVA", "No free ",
+	"unavailable", "FATAL:", "Invalid 'command line' arguments",
+	"Cannot init ", "Error - exiting",
+};
+
+static bool
+has_any(const char *line, const char *const *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strstr(line, list[i]) != NULL)
+			return true;
+	return false;
+}
+
+/* DPDK's log lines, from here on, without the harmless ones. */
+static ssize_t
+filtered_write(void *cookie, const char *buf, size_t size)
+{
+	static char line[1024];
+	static size_t len;
+	size_t i;
+
+	(void)cookie;
+	for (i = 0; i < size; i++) {
+		if (len < sizeof(line) - 1)
+			line[len++] = buf[i];
+		if (buf[i] != '\n')
+			continue;
+		line[len] = '\0';
+		if (!has_any(line, harmless, RTE_DIM(harmless)))
+			fputs(line, stderr);
+		len = 0;
+	}
+	return (ssize_t)size;
+}
+
+void
+eal_log_filter(void)
+{
+	static const cookie_io_functions_t io = { .write = filtered_write };
+	FILE *f = fopencookie(NULL, "w", io);
+
+	if (f == NULL)
+		return;
+	setvbuf(f, NULL, _IOLBF, 0);
+	rte_openlog_stream(f);
+}
+
+/* The value of --file-prefix among the EAL's arguments ("rte" without). */
+static const char *
+file_prefix(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--file-prefix") == 0 && i + 1 < argc)
+			return argv[i + 1];
+		if (strncmp(argv[i], "--file-prefix=", 14) == 0)
+			return argv[i] + 14;
+	}
+	return "rte";
+}
+
+/* Whether a process answers on the telemetry socket of that prefix: two
+ * processes of one prefix would share its files, and the second one's
+ * telemetry would move to another socket unseen. */
+static bool
+prefix_in_use(const char *prefix, char *path, size_t cap)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	const char *dir = getuid() == 0 ? "/var/run" :
+		getenv("XDG_RUNTIME_DIR") != NULL ? getenv("XDG_RUNTIME_DIR") :
+		"/tmp";
+	int fd, rc;
+
+	snprintf(path, cap, "%s/dpdk/%s/dpdk_telemetry.v2", dir, prefix);
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return false;
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (fd < 0)
+		return false;
+	rc = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
+	close(fd);
+	return rc == 0;
+}
+
+/* Whether the usage names the option (name, n bytes) as a word of its
+ * own: "-l CORELIST", "--vdev <device arguments>". */
+static bool
+usage_names(const char *usage, const char *name, size_t n)
+{
+	const char *p;
+
+	for (p = usage; (p = memmem(p, strlen(p), name, n)) != NULL; p += n)
+		if ((p == usage || strchr(" \t[\n", p[-1]) != NULL) &&
+				strchr(" \t\n=,", p[n]) != NULL)
+			return true;
+	return false;
+}
+
+/* An option of the command line that the EAL's usage does not name. */
+static const char *
+unknown_option(int argc, char **argv, const char *usage)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] != '-' || a[1] == '\0' || strcmp(a, "--") == 0)
+			continue;
+		/* -l0-1 is -l; --vdev=x is --vdev */
+		if (!usage_names(usage, a, a[1] != '-' ? 2 : strcspn(a, "=")))
+			return a;
+	}
+	return NULL;
+}
+
+/* The first line of the EAL's own that names a cause. */
+static bool
+eal_cause(const char *out, char *line, size_t cap)
+{
+	const char *p = out;
+
+	while ((p = strstr(p, "EAL: ")) != NULL) {
+		size_t n = strcspn(p + 5, "\n");
+
+		snprintf(line, cap, "%.*s", (int)n, p + 5);
+		p += 5 + n;
+		if (!has_any(line, informative, RTE_DIM(informative)))
+			return true;
+	}
+	return false;
+}
+
+/* Runs rte_eal_init() with stdout and stderr caught in out (NUL ended). */
+static int
+eal_init_captured(int argc, char **argv, char *out, size_t cap)
+{
+	int fd = memfd_create("ewykd-eal", 0), saved1, saved2, rc;
+	ssize_t n;
+
+	if (fd < 0)
+		return rte_eal_init(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	saved1 = dup(STDOUT_FILENO);
+	saved2 = dup(STDERR_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	rc = rte_eal_init(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved1, STDOUT_FILENO);
+	dup2(saved2, STDERR_FILENO);
+	close(saved1);
+	close(saved2);
+	n = pread(fd, out, cap - 1, 0);
+	out[n > 0 ? n : 0] = '\0';
+	close(fd);
+	return rc;
+}
+
+enum ewykd_err
+eal_init(int argc, char **argv, char *err, size_t errlen)
+{
+	char *out = calloc(1, CAPTURE_MAX), path[256], line[512];
+	const char *prefix = file_prefix(argc, argv), *bad;
+	enum ewykd_err rc = EWYKD_OK;
+	char *l, *save = NULL;
+
+	/* Under systemd's RuntimeDirectory= the EAL would put its files (the
+	 * telemetry socket) where dpdk-telemetry.py, run from a shell, does
+	 * not look: they stay in the usual place instead. */
+	unsetenv("RUNTIME_DIRECTORY");
+	if (prefix_in_use(prefix, path, sizeof(path))) {
+		snprintf(err, errlen, "another process uses file prefix '%s' "
+				"(its telemetry socket %s answers): stop it, or give "
+				"this one another --file-prefix", prefix, path);
+		free(out);
+		return EWYKD_ERR_EAL_BUSY;
+	}
+	if (out == NULL)
+		return rte_eal_init(argc, argv) < 0 ? EWYKD_ERR_EAL : EWYKD_OK;
+	eal_log_filter();
+	if (eal_init_captured(argc, argv, out, CAPTURE_MAX) >= 0) {
+		for (l = strtok_r(out, "\n", &save); l != NULL;
+				l = strtok_r(NULL, "\n", &save))
+			if (!has_any(l, harmless, RTE_DIM(harmless)))
+				fprintf(stderr, "%s\n", l);
+		free(out);
+		return EWYKD_OK;
+	}
+	if (strstr(out, "Usage:") != NULL &&
+			(bad = unknown_option(argc, argv, out)) != NULL) {
+		snprintf(err, errlen, "EAL option '%s': unknown to the EAL "
+				"(ewykd's own options go after --)", bad);
+		rc = EWYKD_ERR_EAL;
+	} else if (strstr(out, "Is another primary process running") != NULL) {
+		snprintf(err, errlen, "another process uses file prefix '%s': "
+				"stop it, or give this one another --file-prefix",
+				prefix);
+		rc = EWYKD_ERR_EAL_BUSY;
+	} else if (strstr(out, "Not enough memory available") != NULL ||
+			strstr(out, "Cannot get hugepage information") != NULL ||
+			strstr(out, "Cannot init memory") != NULL) {
+		eal_cause(out, line, sizeof(line));
+		snprintf(err, errlen, "not enough hugepage memory for the EAL "
+				"(%s): reserve more (deploy/setup.sh, "
+				"EWYK_HUGEPAGES), ask less with -m, or run "
+				"with --no-huge", line);
+		rc = EWYKD_ERR_NOMEM;
+	} else {
+		if (!eal_cause(out, line, sizeof(line)))
+			snprintf(line, sizeof(line), "%s",
+					rte_strerror(rte_errno));
+		snprintf(err, errlen, "EAL initialisation failed: %s (check the "
+				"EAL options before --)", line);
+		rc = EWYKD_ERR_EAL;
+	}
+	free(out);
+	return rc;
+}

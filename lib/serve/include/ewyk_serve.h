@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The request runtime of one shard: what runs between lib/http's server,
+ * which parses requests and writes answers, and the handlers, which see
+ * only the handler API (ewyk_http.h). It turns each routed request into a
+ * self-contained task and hands it to lib/exec's Eat What You Kill
+ * strategy, which consumes it inline, on a fiber, with the shard handed to
+ * a reserved lcore, or on the blocking pool; it parks a fiber (or blocks a
+ * pool thread) on the handler's waits and ends them on the shard's owner;
+ * it streams request and answer bodies, fetches from upstreams
+ * (ewyk_fetch()), keeps the journaled store's API, and brings every answer
+ * back to the owner (inline, or through a completion ring). It implements
+ * the parts of ewyk_http.h that lib/http does not.
+ *
+ * The embedder (app/ewykd) owns the process: EAL, ports, the shard's poll
+ * loop, telemetry. Per shard it creates a runtime over the shard's network
+ * stack, and its strategy's produce() callback polls the ports and then
+ * serve_poll(), returning serve_next_task() when one is ready. Only the
+ * shard's owner calls in, but for the read-only statistics.
+ */
+#ifndef EWYK_SERVE_H
+#define EWYK_SERVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ewyk_exec.h"
+#include "ewyk_http.h"
+#include "http_server.h"
+#include "http_upstream.h"
+#include "lat_hist.h"
+
+struct net_stack;
+struct serve;
+struct store;
+
+/* Time of an lcore, in TSC cycles, by what it did: the embedder counts
+ * production, the runtime the handlers it runs. An array indexed by lcore
+ * id, shared by the shards. */
+struct serve_lcore_time {
+	uint64_t producing;	/* polls that found work */
+	uint64_t idle;		/* polls that found none, and sleeps */
+	uint64_t consuming;	/* handlers run inline */
+	uint64_t tasks;		/* handlers run inline */
+} __attribute__((aligned(64)));
+
+struct serve_conf {
+	uint16_t id;			/* the shard's: names its ring */
+	struct net_stack *ns;		/* TCP, the clock and the timers */
+	const struct ewyk_router *router;	/* read-only once serving */
+	/* The strategy: its producer is the embedder's poll loop. */
+	struct ewyk_task *(*produce)(void *ctx);
+	void *produce_ctx;
+	struct ewyk_executor exec;	/* the reserved lcores, the pool */
+	enum ewyk_mode mode;
+	uint64_t watch_ns;		/* watched hand-off; 0: EPC as Jetty */
+	uint32_t fibers;		/* 0: FIBER handlers run BLOCKING */
+	uint32_t fiber_stack_kb;
+	/* The HTTP server. */
+	struct http_stats *http_stats;
+	uint32_t max_conns;
+	uint32_t header_timeout_ms;
+	uint32_t keepalive_timeout_ms;
+	/* Upstreams for ewyk_fetch() and the proxy; NULL: none. */
+	const struct upstream_conf *upstream;
+	struct serve_lcore_time *lcore_time;	/* NULL: not counted */
+};
+
+/* Per route, per shard: requests and their latency from production to
+ * the answer handed back to the owner. */
+struct serve_route_stats {
+	struct lat_hist lat;
+	uint64_t errors;	/* 5xx answers */
+} __attribute__((aligned(64)));
+
+/* Fiber handlers and their waits. */
+struct serve_fiber_stats {
+	uint32_t waiting;	/* gauge: waits armed (fibers and threads) */
+	uint64_t parks;
+	uint64_t wakes;		/* by ewyk_wait_wake() */
+	uint64_t timeouts;
+	uint64_t cancelled;	/* the client left */
+	uint64_t no_stack;	/* a stack could not be made: 503 */
+};
+
+/* ewyk_fetch()'s handles, as many as upstream connections. */
+struct serve_fetch_stats {
+	uint32_t size;
+	uint32_t in_use;	/* gauge */
+	uint32_t peak;
+	uint64_t started;	/* fetches under way on a handle */
+	uint64_t queued;	/* had to wait for a free handle */
+	uint64_t left_open;	/* closed by their handler's return */
+};
+
+/* Written by the owner, read by telemetry (relaxed loads). */
+struct serve_stats {
+	uint64_t overloaded;	/* no task free: 503 */
+	uint64_t deferred;	/* handlers that asked for the pool */
+	uint64_t completions;	/* answers through the ring */
+	uint64_t stale;		/* answers for connections gone */
+	struct serve_fiber_stats fib;
+	struct serve_fetch_stats fetch;
+	struct upstream_stats upstream[UPSTREAM_MAX];
+	struct serve_route_stats routes[HTTP_ROUTES_MAX];
+};
+
+/* Start-up, once the executors run: the server, the tasks, the ring,
+ * the fibers, the upstream client. NULL when out of memory. */
+struct serve *serve_create(const struct serve_conf *conf);
+/* After production stopped for good, before the network stack goes: the
+ * upstream connections are reset. */
+void serve_close(struct serve *sv);
+/* Once the network stack is gone (its connections' ends reached the
+ * server): frees everything. */
+void serve_destroy(struct serve *sv);
+
+struct ewyk_strategy *serve_strategy(const struct serve *sv);
+const struct serve_stats *serve_stats(const struct serve *sv);
+struct ewyk_fiber_pool *serve_fibers(const struct serve *sv);	/* or NULL */
+
+/* On the owner, every turn of the poll loop after the ports: answers
+ * that came back, durable writes, fetches waiting for a handle, the
+ * server's and the upstreams' timeouts. Returns the work done. */
+unsigned int serve_poll(struct serve *sv);
+/* The next task to consume (a new request, or a woken fiber), or NULL. */
+struct ewyk_task *serve_next_task(struct serve *sv);
+/* True when no task waits to be consumed. */
+bool serve_idle(const struct serve *sv);
+/* Graceful stop: connections finish what they were asked, GOAWAY,
+ * pooled upstream connections close. */
+void serve_drain(struct serve *sv);
+/* Starts production on reserved worker idx; -1 when it is not idle. */
+int serve_start(struct serve *sv, struct ewyk_reserved *reserved,
+		unsigned int idx);
+/* Main lcore, now and then: an owner inside one inline task for longer
+ * than stuck_ms loses the shard to an idle reserved lcore (a CAS on the
+ * strategy's word; the old owner leaves when its task ends). */
+void serve_watchdog(struct serve *sv, struct ewyk_reserved *reserved,
+		uint64_t now_ms, uint32_t stuck_ms);
+/* Once production stopped for good, on the main lcore, until the pools
+ * are idle, and once after they stopped: the answers they posted are
+ * written, and handlers still waiting (a pool thread's wait, which only
+ * the owner could end) are cancelled. Returns what it did. */
+unsigned int serve_finish(struct serve *sv);
+
+/* The journaled store behind ewyk_state_*(): before any handler runs,
+ * plugins' init included; NULL at the end. */
+void serve_state_attach(struct store *st);
+
+/* Built-in routes, written against the handler API like any plugin. */
+/* The demonstration and test routes: /echo, /bytes, /upload, /delay,
+ * /blocking-delay, /spin, /either, and /kv/ over kv (in memory). */
+int serve_demo_routes_add(struct ewyk_router *r, struct store *kv);
+/* /v1/state/KEY over the journaled store (the one attached for the state
+ * API); a fiber handler when there are fibers. token: "" for none, else
+ * every request must bring "Authorization: Bearer TOKEN" (401 without). */
+int serve_state_routes_add(struct ewyk_router *r, struct store *state,
+		bool fibers, const char *token);
+/* /proxy/NAME/REST to the upstream NAME, when there are upstreams. */
+int serve_proxy_route_add(struct ewyk_router *r);
+
+#endif /* EWYK_SERVE_H */

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""tests/run.sh counts a stage from meson's summary, and a stage that ran
+nothing is a failure, not "0 passed, 0 failed"."""
+import os
+import subprocess
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+
+
+def counts(tmp_path, log):
+    f = tmp_path / "log"
+    f.write_text(log)
+    r = subprocess.run(["bash", "-c", f'. "{ROOT}/tests/counts.sh"; meson_counts "{f}"'],
+                       capture_output=True, text=True, timeout=10)
+    return r.stdout.strip(), r.stderr
+
+
+def test_a_stage_is_counted_from_the_summary(tmp_path):
+    assert counts(tmp_path, "Ok: 30\nFail: 2\nTimeout: 1\n")[0] == "30 3"
+
+
+def test_a_stage_that_ran_nothing_fails(tmp_path):
+    out, err = counts(tmp_path, "Ok: 0\nFail: 0\n")
+    assert out == "0 1" and "ran no test" in err
+    assert counts(tmp_path, "meson: no tests defined\n")[0] == "0 1"
