@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "http1_body.h"
-#include "http_token.h"
+#include "http_priv.h"
 
 void
 http1_body_start(struct http1_body *b, enum http1_framing framing,

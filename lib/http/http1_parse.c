@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "http1_parse.h"
+#include "http_priv.h"
 
 /* field-value characters: VCHAR, SP, HTAB, obs-text */
 static bool

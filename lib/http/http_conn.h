@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http_head.h"
 #include "http_mem.h"
+#include "http_priv.h"
 #include "http_server.h"
 
 struct http_proto {

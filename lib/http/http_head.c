@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
 
-#include "http_head.h"
+#include "http_priv.h"
 
 const struct http_str *
 http_head_find(const struct http_head *r, const char *name)

@@ -5,10 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http_stats.h"
-
-#include "http_req.h"
-#include "http_route.h"
+#include "http_priv.h"
 
 static uint64_t heap_copies;
 

@@ -4,10 +4,8 @@
 #include <string.h>
 
 #include "http_cond.h"
-#include "http_req.h"
-#include "http_route.h"
+#include "http_priv.h"
 #include "http_static.h"
-#include "www.h"
 
 
 /* The request's fields a file's answer depends on, the first of each

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
 
-#include "http_token.h"
+#include "http_priv.h"
 
 /* A table: every field name of every request passes here. */
 const bool http_tchar[256] = {

@@ -18,7 +18,7 @@
 
 #include "http1_body.h"
 #include "http1_parse.h"
-#include "http_req.h"
+#include "http_priv.h"
 #include "http_upstream.h"
 #include "net_stack.h"
 #include "tcp.h"

@@ -11,8 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "http_token.h"
-#include "www.h"
+#include "http_priv.h"
 
 #define WWW_MAX_DEPTH 16
 
@@ -39,7 +38,7 @@ static const struct {
 	{ "gz", "application/gzip" },
 };
 
-const char *
+static const char *
 www_content_type(const char *name)
 {
 	const char *dot = strrchr(name, '.');

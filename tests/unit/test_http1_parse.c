@@ -12,6 +12,7 @@
 
 #include "http1_bad_requests.h"
 #include "http1_parse.h"
+#include "http_priv.h"
 
 static int
 parse(const char *s, struct http_head *r)

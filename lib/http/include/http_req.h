@@ -99,10 +99,6 @@ bool http_headers_find(const struct http_header *h, uint32_t n,
 bool http_headers_at(const struct http_header *h, uint32_t n, size_t i,
 		struct ewyk_str *name, struct ewyk_str *value);
 
-/* Adds a field lib/http itself knows to be valid and not the server's
- * own (no check: handlers' fields go through ewyk_respond_header). */
-int http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
-		const char *value, size_t vl);
 /* Clears the answer before a handler runs. */
 void http_answer_init(struct http_answer *a);
 /* Sets a plain answer: a short copied text body (Retry-After on 503). */
@@ -114,17 +110,6 @@ void http_answer_text(struct http_answer *a, int status, const char *text);
  * static, so the answer itself need not outlive its serialization.
  */
 void http_answer_error(struct http_answer *a, int status, const char *allow);
-/* The body of that answer: "404 Not Found\n"; static. */
-const char *http_error_text(int status);
-/* Nothing of the answer is needed once its head is serialized: its body
- * (if any) lives elsewhere and nobody waits to hear it was sent. */
-static inline bool
-http_answer_detachable(const struct http_answer *a)
-{
-	return a->kind == HTTP_BODY_BYTES &&
-		(a->len == 0 || a->body != a->inline_body) &&
-		a->done == NULL && a->heap == NULL;
-}
 /* Gives back what the answer borrowed; call once, on the owner. */
 void http_answer_release(struct http_answer *a);
 /* Copies too large to stay inline: counted growth, since the data path

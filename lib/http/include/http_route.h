@@ -44,15 +44,8 @@ struct ewyk_router {
 	struct http_route routes[HTTP_ROUTES_MAX];
 };
 
-/* ewyk_route_add() with HTTP_ROUTE_* flags, for lib/http's own routes. */
-int http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
-		uint32_t flags);
 /* The longest route whose path matches; NULL when none does. */
 const struct http_route *http_route_find(const struct ewyk_router *r,
 		const char *path, uint32_t len);
-/* "GET, HEAD, ..." for an Allow header. */
-void http_route_allow(const struct http_route *rt, char *buf, size_t cap);
-/* The EWYK_METHOD_* bit of a method, 0 for one no route can take. */
-uint32_t http_method_bit(enum http_method m);
 
 #endif /* EWYK_HTTP_ROUTE_H */

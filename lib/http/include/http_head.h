@@ -42,8 +42,4 @@ struct http_head {
 	struct http_header headers[HTTP_MAX_HEADERS];
 };
 
-/* Case-insensitive header lookup; NULL when absent. */
-const struct http_str *http_head_find(const struct http_head *r,
-		const char *name);
-
 #endif /* EWYK_HTTP_HEAD_H */

@@ -38,14 +38,4 @@ int www_load(struct www *w, const char *root, uint64_t max_bytes, char *err,
 		size_t errlen);
 void www_free(struct www *w);
 
-/*
- * Maps a request path (still percent-encoded, without the query) to a file.
- * "/" and "/dir/" map to their index.html. Returns NULL when there is no
- * such file or the path is unsafe ("..", encoded NUL or slash).
- */
-const struct www_file *www_find(const struct www *w, const char *path,
-		size_t len);
-
-const char *www_content_type(const char *name);
-
 #endif /* EWYK_WWW_H */
