@@ -114,6 +114,20 @@ h1_start_close(struct h1 *h)
 	http_conn_close(h->c);
 }
 
+/* The glue (http1_proto.c). */
+
+/* Arms the connection's deadline for what it now waits for (a request
+ * head to be whole, or the next request), when timeouts are configured:
+ * after every turn of h1_serve(). */
+void h1_set_deadline(struct h1 *h);
+
+static inline void
+h1_schedule(struct h1 *h)
+{
+	if (h->c->srv->timeouts)
+		h1_set_deadline(h);
+}
+
 /* Request intake (http1_intake.c). */
 
 /* Serves requests from the buffer until it runs dry or the send queue

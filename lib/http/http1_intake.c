@@ -304,6 +304,8 @@ h1_serve(struct h1 *h)
 	h->in_serve = true;
 	more = serve_in(h, c);
 	h->in_serve = false;
+	if (more)
+		h1_schedule(h);
 	return more;
 }
 

@@ -29,6 +29,7 @@ http1_open(struct http_conn *c)
 	h->idle_since_ms = http_conn_now(c);
 	c->p = h;
 	h1_update_rcv_space(h);
+	h1_schedule(h);
 }
 
 static void
@@ -103,16 +104,42 @@ h1_drain(struct http_conn *c)
 		h->close_after = true;	/* after the answer under way */
 }
 
-static void
-h1_tick(struct http_conn *c, uint64_t now_ms)
+/* When the connection's next timeout falls due (0: none): a request head
+ * begun and not whole within header_timeout_ms, or, with nothing in,
+ * nothing asked or owed for keepalive_timeout_ms. A connection that
+ * answers, writes or reads a body does not time out. */
+static uint64_t
+deadline(const struct h1 *h)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-	struct h1 *h = h1_of(c);
+	const struct http_server_conf *k = &h->c->srv->conf;
 
 	if (!quiet(h))
-		return;
-	if (k->header_timeout_ms && h->in_len > 0 && h->head_start_ms &&
-			now_ms - h->head_start_ms > k->header_timeout_ms) {
+		return 0;
+	if (k->header_timeout_ms != 0 && h->in_len > 0 && h->head_start_ms != 0)
+		return h->head_start_ms + k->header_timeout_ms + 1;
+	if (k->keepalive_timeout_ms != 0 && h->in_len == 0)
+		return h->idle_since_ms + k->keepalive_timeout_ms + 1;
+	return 0;
+}
+
+void
+h1_set_deadline(struct h1 *h)
+{
+	uint64_t at = deadline(h);
+
+	if (at != 0)
+		http_conn_deadline(h->c, at);
+}
+
+static uint64_t
+h1_timeout(struct http_conn *c, uint64_t now_ms)
+{
+	struct h1 *h = h1_of(c);
+	uint64_t at = deadline(h);
+
+	if (at == 0 || now_ms < at)
+		return at;	/* none now, or not yet */
+	if (h->in_len > 0) {
 		/* Slowloris: a head trickling in holds a connection and its
 		 * buffer; answer 408 and close. */
 		http_conn_stats(c)->head_timeouts++;
@@ -120,12 +147,11 @@ h1_tick(struct http_conn *c, uint64_t now_ms)
 		h->close_after = true;
 		if (http_conn_space(c) >= HEAD_RESERVE)
 			h1_write_error(h, 408, false, NULL);
-		h1_start_close(h);
-	} else if (k->keepalive_timeout_ms && h->in_len == 0 &&
-			now_ms - h->idle_since_ms > k->keepalive_timeout_ms) {
+	} else {
 		http_conn_stats(c)->idle_closes++;
-		h1_start_close(h);
 	}
+	h1_start_close(h);
+	return 0;
 }
 
 static void
@@ -157,6 +183,6 @@ const struct http_proto http1_proto = {
 	.resume = h1_resume,
 	.body_read = h1_body_read,
 	.drain = h1_drain,
-	.tick = h1_tick,
+	.timeout = h1_timeout,
 	.free = h1_free,
 };

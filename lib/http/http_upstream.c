@@ -25,11 +25,11 @@
 
 #define UP_IN_MAX (64 * 1024)	/* answer bytes buffered per connection */
 #define UP_PULL_MIN 512		/* send space worth pulling the body for */
-#define UP_TICK_MS 5
+#define UP_RESOLVE_RETRY_MS 5	/* a connection waiting for ARP tries again */
 
 enum uc_state {
 	UC_FREE,
-	UC_RESOLVING,	/* waiting for ARP; tcp_open() is tried again */
+	UC_RESOLVING,	/* waiting for ARP; tcp_open() is tried again (timer) */
 	UC_CONNECTING,
 	UC_BUSY,	/* a fetch's */
 	UC_IDLE,	/* in its upstream's pool */
@@ -44,6 +44,9 @@ struct up_conn {
 	uint8_t state;
 	uint8_t target;
 	bool peer_closed;		/* FIN, or the connection is gone */
+	/* UC_RESOLVING: the next try of tcp_open(); UC_IDLE: the close
+	 * after idle_timeout_ms */
+	struct net_timer timer;
 	uint64_t idle_since_ms;
 	uint32_t in_off;		/* answer bytes taken */
 	uint32_t in_len;
@@ -53,6 +56,7 @@ struct up_conn {
 struct upstream_fetch {
 	struct upstream_client *cl;
 	struct upstream_fetch *next_free;
+	struct net_timer timer;	/* its deadline (fetch_deadline()) */
 	const struct upstream_events *ev;
 	void *arg;
 	struct up_conn *uc;
@@ -73,7 +77,6 @@ struct upstream_fetch {
 	uint64_t req_pulled;
 	struct http1_body body;	/* the answer's */
 	uint64_t t0_tsc;
-	uint64_t deadline_ms;	/* connect, or the answer's silence; 0: none */
 	uint32_t head_len;
 	uint32_t head_sent;
 	char head[UPSTREAM_HEAD_MAX];
@@ -91,7 +94,6 @@ struct upstream_client {
 	struct upstream_fetch *free_fetches;
 	uint32_t in_upcall;		/* TCP sends after input by itself */
 	bool draining;			/* nothing goes back to the pool */
-	uint64_t last_tick_ms;
 	uint8_t scratch[16384];
 };
 
@@ -147,6 +149,7 @@ conn_free(struct up_conn *uc)
 {
 	struct upstream_client *cl = uc->cl;
 
+	net_timer_cancel(cl->ns, &uc->timer);
 	stats_of(cl, uc->target)->conns_open--;
 	uc->state = UC_FREE;
 	uc->tc = NULL;
@@ -192,8 +195,12 @@ conn_open(struct up_conn *uc)
 	int err;
 
 	tc = tcp_open(cl->ns, t->addr, t->port, &upcalls, cl, &err);
+	if (tc == NULL && err == -EAGAIN)	/* its ARP is on its way */
+		net_timer_arm(cl->ns, &uc->timer, now_ms(cl) +
+				UP_RESOLVE_RETRY_MS);
 	if (tc == NULL)
 		return err == -EAGAIN ? 0 : err;
+	net_timer_cancel(cl->ns, &uc->timer);
 	tcp_set_app(tc, uc);
 	tcp_set_rcv_space(cl->ns, tc, UP_IN_MAX);
 	uc->tc = tc;
@@ -212,6 +219,7 @@ idle_remove(struct up_conn *uc)
 	if (*pp == uc)
 		*pp = uc->next;
 	uc->next = NULL;
+	net_timer_cancel(uc->cl->ns, &uc->timer);
 	stats_of(uc->cl, uc->target)->conns_idle--;
 }
 
@@ -251,6 +259,8 @@ conn_put(struct up_conn *uc, bool clean)
 	uc->in_off = uc->in_len = 0;
 	uc->state = UC_IDLE;
 	uc->idle_since_ms = now_ms(cl);
+	net_timer_arm(cl->ns, &uc->timer, uc->idle_since_ms +
+			cl->conf.idle_timeout_ms);
 	uc->next = cl->idle[uc->target];
 	cl->idle[uc->target] = uc;
 	stats_of(cl, uc->target)->conns_idle++;
@@ -260,6 +270,17 @@ conn_put(struct up_conn *uc, bool clean)
 /* Fetches ------------------------------------------------------------------ */
 
 static void fetch_send(struct upstream_fetch *f, bool pull);
+
+/* The fetch's deadline: the connection's (ARP and handshake), or the
+ * answer's silence; 0: none. */
+static void
+fetch_deadline(struct upstream_fetch *f, uint64_t at_ms)
+{
+	if (at_ms != 0)
+		net_timer_arm(f->cl->ns, &f->timer, at_ms);
+	else
+		net_timer_cancel(f->cl->ns, &f->timer);
+}
 
 static void
 fetch_detach(struct upstream_fetch *f, bool clean)
@@ -279,7 +300,7 @@ fetch_break(struct upstream_fetch *f, enum upstream_err why)
 
 	stats_of(f->cl, f->target)->errors[why]++;
 	fetch_detach(f, false);
-	f->deadline_ms = 0;
+	fetch_deadline(f, 0);
 	f->head_seen = true;	/* nothing more to hear */
 	f->failed = true;
 	return before_head;
@@ -335,7 +356,7 @@ fetch_connect(struct upstream_fetch *f)
 	uc->f = f;
 	f->reused = false;
 	f->head_sent = 0;
-	f->deadline_ms = now_ms(f->cl) + f->cl->conf.connect_timeout_ms;
+	fetch_deadline(f, now_ms(f->cl) + f->cl->conf.connect_timeout_ms);
 	err = conn_open(uc);
 	if (err == 0)
 		return 0;
@@ -373,7 +394,7 @@ static void
 answer_complete(struct upstream_fetch *f)
 {
 	f->body_done = true;
-	f->deadline_ms = 0;
+	fetch_deadline(f, 0);
 	/* An answer before the whole request: the rest cannot be sent on. */
 	fetch_detach(f, f->keep && f->req_done);
 }
@@ -404,7 +425,7 @@ fetch_head(struct upstream_fetch *f, const struct http_head *h, int len)
 	/* In the body, the upstream is timed only while the client waits
 	 * for it (a read found nothing): a client that does not read holds
 	 * the upstream back, which is no fault of the upstream's. */
-	f->deadline_ms = 0;
+	fetch_deadline(f, 0);
 	body = http1_body_reading(&f->body);
 	if (!body)
 		answer_complete(f);
@@ -422,7 +443,7 @@ fetch_input(struct upstream_fetch *f)
 
 	if (f->head_seen) {
 		if (!f->body_done && !f->failed) {
-			f->deadline_ms = 0;
+			fetch_deadline(f, 0);
 			f->ev->readable(f->arg);
 		}
 		return;
@@ -508,7 +529,7 @@ fetch_send(struct upstream_fetch *f, bool pull)
 		f->req_pulled += (uint64_t)n;
 	}
 	if (!f->head_seen)
-		f->deadline_ms = now_ms(cl) + cl->conf.answer_timeout_ms;
+		fetch_deadline(f, now_ms(cl) + cl->conf.answer_timeout_ms);
 	if (f->req_done && f->body_done && f->uc != NULL)
 		fetch_detach(f, f->keep);	/* the answer came first */
 out:
@@ -628,7 +649,7 @@ upstream_fetch_start(struct upstream_client *cl, int idx,
 		f->reused = true;
 		stats_of(cl, idx)->reused++;
 		fetch_send(f, false);
-		f->deadline_ms = now_ms(cl) + cl->conf.answer_timeout_ms;
+		fetch_deadline(f, now_ms(cl) + cl->conf.answer_timeout_ms);
 		return f;
 	}
 	err = fetch_connect(f);
@@ -636,6 +657,7 @@ upstream_fetch_start(struct upstream_client *cl, int idx,
 		return f;
 	*why = (enum upstream_err)err;
 fail_free:
+	fetch_deadline(f, 0);
 	f->in_use = false;
 	f->next_free = cl->free_fetches;
 	cl->free_fetches = f;
@@ -682,14 +704,15 @@ upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
 		answer_complete(f);
 		return got;
 	}
-	f->deadline_ms = 0;
+	fetch_deadline(f, 0);
 	if (got > 0)
 		return got;
 	if (uc->peer_closed) {
 		fetch_break(f, UPSTREAM_ERR_reset);	/* died mid-answer */
 		return -1;
 	}
-	f->deadline_ms = now_ms(f->cl) + f->cl->conf.answer_timeout_ms;
+	fetch_deadline(f, now_ms(f->cl) +
+			f->cl->conf.answer_timeout_ms);
 	return HTTP_SOURCE_AGAIN;
 }
 
@@ -722,9 +745,45 @@ upstream_fetch_release(struct upstream_fetch *f)
 			fetch_detach(f, false);
 		}
 	}
+	fetch_deadline(f, 0);
 	f->in_use = false;
 	f->next_free = cl->free_fetches;
 	cl->free_fetches = f;
+}
+
+/* Deadlines ----------------------------------------------------------------- */
+
+/* A fetch's deadline passed: no handshake in time, or no answer (its head,
+ * or more of its body while the client waits). */
+static void
+fetch_timeout(struct net_timer *tm)
+{
+	struct upstream_fetch *f = container_of(tm, struct upstream_fetch,
+			timer);
+	struct up_conn *uc = f->uc;
+
+	if (!f->in_use || f->failed)
+		return;
+	fetch_fail(f, uc != NULL && (uc->state == UC_RESOLVING ||
+			uc->state == UC_CONNECTING) ?
+			UPSTREAM_ERR_connect_timeout :
+			UPSTREAM_ERR_answer_timeout);
+}
+
+/* A connection's timer: tcp_open() again while the upstream's ARP is on
+ * its way, or the close of one idle too long. */
+static void
+conn_timeout(struct net_timer *tm)
+{
+	struct up_conn *uc = container_of(tm, struct up_conn, timer);
+
+	if (uc->state == UC_IDLE) {
+		idle_remove(uc);
+		conn_end(uc, false);
+	} else if (uc->state == UC_RESOLVING && uc->f != NULL &&
+			conn_open(uc) != 0) {
+		fetch_fail(uc->f, UPSTREAM_ERR_no_conn);
+	}
 }
 
 /* TCP upcalls --------------------------------------------------------------- */
@@ -860,6 +919,8 @@ upstream_client_create(struct net_stack *ns, const struct upstream_conf *conf,
 		return NULL;
 	}
 	for (i = conf->max_conns; i-- > 0;) {
+		net_timer_init(&cl->conns[i].timer, conn_timeout);
+		net_timer_init(&cl->fetches[i].timer, fetch_timeout);
 		cl->conns[i].cl = cl;
 		cl->conns[i].next = cl->free_conns;
 		cl->free_conns = &cl->conns[i];
@@ -877,9 +938,13 @@ upstream_client_destroy(struct upstream_client *cl)
 
 	if (cl == NULL)
 		return;
-	for (i = 0; cl->conns != NULL && i < cl->conf.max_conns; i++) {
+	for (i = 0; cl->conns != NULL && cl->fetches != NULL &&
+			i < cl->conf.max_conns; i++) {
 		struct up_conn *uc = &cl->conns[i];
 
+		/* Nothing of the client may stay on the shard's wheel. */
+		net_timer_cancel(cl->ns, &uc->timer);
+		net_timer_cancel(cl->ns, &cl->fetches[i].timer);
 		if (uc->state != UC_FREE && uc->tc != NULL) {
 			tcp_set_app(uc->tc, NULL);	/* no upcall into freed memory */
 			tcp_abort(cl->ns, uc->tc);
@@ -888,51 +953,6 @@ upstream_client_destroy(struct upstream_client *cl)
 	free(cl->conns);
 	free(cl->fetches);
 	free(cl);
-}
-
-void
-upstream_client_tick(struct upstream_client *cl, uint64_t now)
-{
-	uint32_t i;
-
-	if (now - cl->last_tick_ms < UP_TICK_MS)
-		return;
-	cl->last_tick_ms = now;
-	for (i = 0; i < cl->conf.max_conns; i++) {
-		struct upstream_fetch *f = &cl->fetches[i];
-		struct up_conn *uc = f->uc;
-		int err;
-
-		if (!f->in_use)
-			continue;
-		if (uc != NULL && uc->state == UC_RESOLVING) {
-			err = conn_open(uc);
-			if (err != 0) {
-				fetch_fail(f, UPSTREAM_ERR_no_conn);
-				continue;
-			}
-		}
-		if (f->deadline_ms == 0 || now < f->deadline_ms || f->failed)
-			continue;
-		fetch_fail(f, uc != NULL && (uc->state == UC_RESOLVING ||
-				uc->state == UC_CONNECTING) ?
-				UPSTREAM_ERR_connect_timeout :
-				UPSTREAM_ERR_answer_timeout);
-	}
-	for (i = 0; i < cl->conf.n; i++) {
-		struct up_conn *uc = cl->idle[i];
-
-		/* LIFO: the oldest are at the bottom of the stack. */
-		while (uc != NULL) {
-			struct up_conn *next = uc->next;
-
-			if (now - uc->idle_since_ms >= cl->conf.idle_timeout_ms) {
-				idle_remove(uc);
-				conn_end(uc, false);
-			}
-			uc = next;
-		}
-	}
 }
 
 void

@@ -88,6 +88,33 @@ t_now_ms(void *ctx)
 	return ((struct hh *)ctx)->now;
 }
 
+/* Deadlines on a wheel of the virtual clock, as lib/net's (hh_advance()):
+ * the server's, one server at a time. */
+static struct timer_wheel wheel;
+
+static void
+t_timer_arm(void *ctx, struct net_timer *tm, uint64_t at_ms)
+{
+	(void)ctx;
+	tw_arm(&wheel, &tm->tw, at_ms);
+}
+
+static void
+t_timer_cancel(void *ctx, struct net_timer *tm)
+{
+	(void)ctx;
+	tw_cancel(&wheel, &tm->tw);
+}
+
+static void
+timer_fire(struct tw_timer *t, void *ctx)
+{
+	struct net_timer *tm = container_of(t, struct net_timer, tw);
+
+	(void)ctx;
+	tm->fire(tm);
+}
+
 static const struct http_transport transport = {
 	.write = t_write,
 	.space = t_space,
@@ -96,6 +123,8 @@ static const struct http_transport transport = {
 	.output = t_output,
 	.rcv_space = t_rcv_space,
 	.now_ms = t_now_ms,
+	.timer_arm = t_timer_arm,
+	.timer_cancel = t_timer_cancel,
 };
 
 static void
@@ -484,6 +513,7 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 	assert_int_equal(http_route_add(&h->router, &echo,
 			HTTP_ROUTE_BODY_STREAM), 0);
 	h->now = 1000;
+	tw_init(&wheel, h->now);
 	conf = (struct http_server_conf){
 		.transport = &transport,
 		.transport_ctx = h,
@@ -627,7 +657,7 @@ void
 hh_advance(struct hh *h, uint64_t ms)
 {
 	h->now += ms;
-	http_server_tick(h->srv, h->now);
+	tw_advance(&wheel, h->now, timer_fire, h);
 	settle(h);
 }
 

@@ -23,6 +23,7 @@
 
 #include "http_req.h"
 #include "http_server.h"
+#include "net_stack.h"
 #include "www.h"
 
 #define HH_CONNS 4
@@ -124,7 +125,7 @@ void hh_give_space(struct hh_conn *k, uint32_t n);
 void hh_finish(struct hh_conn *k);
 /* Unread output, NUL-terminated; marks it read. */
 const char *hh_take(struct hh_conn *k, uint32_t *len);
-/* Advances the virtual clock and ticks the server. */
+/* Advances the virtual clock: the deadlines due fire. */
 void hh_advance(struct hh *h, uint64_t ms);
 
 /* Runs the i-th queued handler (0: the oldest) and hands its answer back;
