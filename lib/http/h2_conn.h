@@ -30,7 +30,12 @@
 #define H2_RESET_BURST 1000	/* the library's backstop: a token bucket */
 #define H2_RESET_RATE 33
 #define H2_CONTINUATIONS_MAX 8
-#define H2_CONN_BODY_MAX (1u << 20)	/* gathered at once per connection */
+/* Bodies gathered for handlers are bounded per connection by its streams:
+ * nghttp2 refuses a stream past H2_MAX_STREAMS even before the client has
+ * acknowledged our SETTINGS. */
+#define H2_CONN_BODY_MAX (1u << 20)
+_Static_assert((uint64_t)H2_MAX_STREAMS * EWYK_REQUEST_BODY_MAX <=
+		H2_CONN_BODY_MAX, "gathered bodies outgrew their bound");
 #define H2_SOURCE_MIN 1024	/* a source is read for this much at least */
 #define H2_SEG_SIZE 16384	/* one http_mem class: a DATA frame's worth */
 
@@ -56,7 +61,6 @@ struct h2_stream {
 	bool from_source;	/* the body is read from ans->src */
 	uint16_t held_off;	/* source bytes read, not yet sent: */
 	uint16_t held_len;	/* held[held_off, +held_len) */
-	bool body_refused;	/* the shard's budget for bodies is spent */
 	bool handled;		/* the request went to its route */
 	bool routed;		/* route is set */
 	const struct http_route *route;
@@ -91,7 +95,6 @@ struct h2_conn {
 	struct http_conn *c;
 	struct h2_stream *streams;
 	struct h2_stream *hot;	/* the stream last looked up (h2_stream_of()) */
-	uint32_t gathered;	/* request body bytes held by its streams */
 	bool in_ng;		/* inside nghttp2's recv or send */
 	bool telling;		/* telling readers (h2_tell_readers()) */
 	bool tell_any;		/* a stream's tell_reader is set */

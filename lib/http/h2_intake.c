@@ -41,10 +41,9 @@ h2_handle(struct h2_conn *h, struct h2_stream *st, bool more)
 	int taken;
 
 	st->handled = true;
-	if (st->too_large || st->body_too_large || st->body_refused ||
-			st->req.path.len == 0) {
+	if (st->too_large || st->body_too_large || st->req.path.len == 0) {
 		h2_refuse(h, st, st->too_large ? 431 : st->body_too_large ?
-				413 : st->body_refused ? 503 : 400, NULL);
+				413 : 400, NULL);
 		return;
 	}
 	if (reads) {
@@ -182,8 +181,8 @@ body_take(struct h2_conn *h, struct h2_stream *st, uint8_t *to, size_t cap)
 /* What no reader will take: its bytes are counted consumed for the
  * connection, or its window would shrink for every other stream (the
  * stream's own window goes with it). */
-void
-h2_body_drop(struct h2_conn *h, struct h2_stream *st)
+static void
+body_drop(struct h2_conn *h, struct h2_stream *st)
 {
 	while (st->seg_head != NULL) {
 		struct body_seg *s = st->seg_head;
@@ -260,8 +259,7 @@ h2_stream_free(struct h2_conn *h, struct h2_stream *st)
 		st->next->pprev = st->pprev;
 	if (st->ans != NULL)
 		http_conn_release(h->c, st->ans);
-	h2_body_drop(h, st);
-	h->gathered -= st->body_len;
+	body_drop(h, st);
 	h2_stats(h)->h2_streams_open--;
 	http_mem_free(http_conn_mem(h->c), st->body);
 	http_mem_free(http_conn_mem(h->c), st);
@@ -346,16 +344,10 @@ h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 	/* Any other stream's bytes are taken now: its window and the
 	 * connection's open as the library's automatic updates would. */
 	nghttp2_session_consume(ng, id, len);
-	if (st == NULL || st->handled || st->body_too_large ||
-			st->body_refused)
+	if (st == NULL || st->handled || st->body_too_large)
 		return 0;	/* refused: dropped */
 	if (len > EWYK_REQUEST_BODY_MAX - st->body_len) {
 		st->body_too_large = true;	/* answered 413 at its end */
-		return 0;
-	}
-	/* Bounded: 100 streams of 1 MiB each are not kept at once. */
-	if (len > H2_CONN_BODY_MAX - ((struct h2_conn *)user)->gathered) {
-		st->body_refused = true;	/* answered 503 at its end */
 		return 0;
 	}
 	if (st->body_len + len > st->body_cap) {
@@ -373,7 +365,6 @@ h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 	}
 	memcpy(st->body + st->body_len, data, len);
 	st->body_len += (uint32_t)len;
-	((struct h2_conn *)user)->gathered += (uint32_t)len;
 	return 0;
 }
 
@@ -449,7 +440,7 @@ h2_on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void *user)
 	if (h2_body_unfinished(st)) {
 		/* A body cut short (RST_STREAM, a content-length the DATA
 		 * did not match): its reader hears of it, then reads -1. */
-		h2_body_drop(user, st);
+		body_drop(user, st);
 		st->gone = true;
 		h2_tell(user, st);
 		return 0;

@@ -18,6 +18,7 @@
 #include "http_route.h"
 #include "http_stats.h"
 #include "http_token.h"
+#include "lat_hist.h"
 #include "www.h"
 
 /* Tokens and strings ------------------------------------------------------ */
@@ -91,10 +92,16 @@ http_answer_detachable(const struct http_answer *a)
 		(a->len == 0 || a->body != a->inline_body) &&
 		a->done == NULL && a->heap == NULL;
 }
+/* Copies too large to stay inline: counted growth, since the data path
+ * allocates nothing in steady state. */
+uint64_t http_answer_heap_copies(void);
 /* The reason phrase of a status ("Not Found"). */
 const char *http_reason(int status);
 /* The counter of a status in http_stats' by_status. */
 enum http_status_slot http_status_slot(int status);
+
+/* The largest value that lands in bucket i of a latency histogram. */
+uint64_t lat_bucket_top(unsigned int i);
 
 /* Static files ------------------------------------------------------------ */
 

@@ -98,7 +98,7 @@ static_file(struct ewyk_request *q, void *ctx)
 }
 
 int
-http_static_routes_add(struct ewyk_router *r, const struct www *www)
+http_static_route_add(struct ewyk_router *r, const struct www *www)
 {
 	static const struct ewyk_route files = {
 		.path = "/", .match = EWYK_MATCH_PREFIX,

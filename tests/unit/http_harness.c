@@ -509,7 +509,7 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 	assert_int_equal(ewyk_route_add(&h->router, &stream), 0);
 	assert_int_equal(http_route_add(&h->router, &sink,
 			HTTP_ROUTE_BODY_STREAM), 0);
-	assert_int_equal(http_static_routes_add(&h->router, &shared_www), 0);
+	assert_int_equal(http_static_route_add(&h->router, &shared_www), 0);
 	assert_int_equal(http_route_add(&h->router, &echo,
 			HTTP_ROUTE_BODY_STREAM), 0);
 	h->now = 1000;

@@ -112,8 +112,5 @@ void http_answer_text(struct http_answer *a, int status, const char *text);
 void http_answer_error(struct http_answer *a, int status, const char *allow);
 /* Gives back what the answer borrowed; call once, on the owner. */
 void http_answer_release(struct http_answer *a);
-/* Copies too large to stay inline: counted growth, since the data path
- * allocates nothing in steady state. */
-uint64_t http_answer_heap_copies(void);
 
 #endif /* EWYK_HTTP_REQ_H */

@@ -14,6 +14,6 @@ struct www;
 
 /* www may be NULL (no --www): every path is then 404. Returns 0 or the
  * negative errno of ewyk_route_add(). */
-int http_static_routes_add(struct ewyk_router *r, const struct www *www);
+int http_static_route_add(struct ewyk_router *r, const struct www *www);
 
 #endif /* EWYK_HTTP_STATIC_H */
