@@ -33,7 +33,7 @@ nv_add(struct nvs *x, const char *name, size_t nl, const char *value,
 		(uint8_t *)(uintptr_t)value, nl, vl, x->flags };
 }
 
-/* Bytes go out without a copy into nghttp2's buffer: send_data() writes
+/* Bytes go out without a copy into nghttp2's buffer: h2_send_data() writes
  * them straight into the connection's mbufs. A source is read into
  * nghttp2's frame buffer instead, since its bytes do not exist yet. */
 static ssize_t

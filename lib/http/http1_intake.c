@@ -100,7 +100,7 @@ take_request(struct h1 *h, const struct http_head *r,
 		h->close_after = true;
 	ps->ans = ans;
 	if (sink && has_body) {
-		/* Its reader takes the body as it comes (body_read()). */
+		/* Its reader takes the body as it comes (h1_body_read()). */
 		if (r->expect_continue && !h->continue_sent)
 			http_conn_write(h->c, continue_100,
 					sizeof(continue_100) - 1);
