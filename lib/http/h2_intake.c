@@ -46,6 +46,10 @@ h2_handle(struct h2_conn *h, struct h2_stream *st, bool more)
 				413 : 400, NULL);
 		return;
 	}
+	if (st->req.target.len > h->c->srv->conf.max_target) {
+		h2_refuse(h, st, 414, NULL);	/* as HTTP/1.1 would */
+		return;
+	}
 	if (reads) {
 		/* Its reader takes the body; its length is the client's
 		 * content-length (checked by nghttp2), unknown without. */

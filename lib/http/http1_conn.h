@@ -66,7 +66,8 @@ struct h1 {
 	uint64_t head_start_ms;	/* first byte of a request head not yet whole */
 	uint64_t idle_since_ms;	/* nothing asked, nothing owed, since */
 	uint32_t in_len;
-	char in[HTTP1_IN_MAX];
+	uint32_t in_max;	/* the server's max_head_bytes */
+	char in[];
 };
 
 static inline struct h1 *
@@ -104,7 +105,7 @@ static inline void
 h1_update_rcv_space(struct h1 *h)
 {
 	if (!h->c->closing)
-		http_conn_set_rcv_space(h->c, HTTP1_IN_MAX - h->in_len);
+		http_conn_set_rcv_space(h->c, h->in_max - h->in_len);
 }
 
 static inline void

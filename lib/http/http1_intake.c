@@ -124,7 +124,7 @@ gather_body(struct h1 *h, struct http_head *r, const struct http_route *rt,
 {
 	if (r->chunked || r->content_length <= 0 ||
 			r->content_length > EWYK_REQUEST_BODY_MAX ||
-			head_len + r->content_length > HTTP1_IN_MAX)
+			head_len + r->content_length > h->in_max)
 		return true;
 	/* A request that will be refused (404, 405) is refused now: its
 	 * body is not waited for, and not invited by "100 Continue". */
@@ -246,11 +246,12 @@ serve_in(struct h1 *h, struct http_conn *c)
 		}
 		if (http_conn_space(c) < HEAD_RESERVE)
 			break;
-		rc = h->in_len > 0 ? http1_parse_request(h->in, h->in_len, &req) : 0;
+		rc = h->in_len > 0 ? http1_parse_request_max(h->in, h->in_len,
+				&req, c->srv->conf.max_target) : 0;
 		if (rc == 0 && h->in_len == 0 && h1_owed(h) == 0)
 			h->idle_since_ms = http_conn_now(c);
 		if (rc == 0) {
-			if (h->in_len == HTTP1_IN_MAX) {
+			if (h->in_len == h->in_max) {
 				h->close_after = true;
 				h1_refuse(h, http1_overflow_status(h->in, h->in_len),
 						false, NULL);
@@ -317,7 +318,7 @@ h1_recv(struct http_conn *c, const uint8_t *data, uint32_t len)
 
 	if (h->in_len == 0 && h->head_start_ms == 0)
 		h->head_start_ms = http_conn_now(c);	/* a request begins */
-	n = RTE_MIN(len, (uint32_t)(HTTP1_IN_MAX - h->in_len));
+	n = RTE_MIN(len, h->in_max - h->in_len);
 	memcpy(h->in + h->in_len, data, n);
 	h->in_len += n;
 	if (h1_serve(h))

@@ -11,9 +11,9 @@
 #include "http1_conn.h"
 
 size_t
-http1_state_size(void)
+http1_state_size(uint32_t in_max)
 {
-	return RTE_ALIGN_CEIL(sizeof(struct h1), RTE_CACHE_LINE_SIZE);
+	return RTE_ALIGN_CEIL(sizeof(struct h1) + in_max, RTE_CACHE_LINE_SIZE);
 }
 
 /* Protocol table ------------------------------------------------------------ */
@@ -25,6 +25,7 @@ http1_open(struct http_conn *c)
 
 	memset(h, 0, offsetof(struct h1, in));
 	h->c = c;
+	h->in_max = c->srv->conf.max_head_bytes;
 	h->fresh = true;
 	h->idle_since_ms = http_conn_now(c);
 	c->p = h;

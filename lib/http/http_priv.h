@@ -106,9 +106,10 @@ uint64_t lat_bucket_top(unsigned int i);
 /* Static files ------------------------------------------------------------ */
 
 /*
- * Maps a request path (still percent-encoded, without the query) to a file.
- * "/" and "/dir/" map to their index.html. Returns NULL when there is no
- * such file or the path is unsafe ("..", encoded NUL or slash).
+ * Maps a request path (still percent-encoded, without the query) to a file
+ * or a directory. "/" and "/dir/" map to their index.html, "/dir" to the
+ * directory itself. Returns NULL when there is no such file or the path
+ * is unsafe ("..", encoded NUL or slash).
  */
 const struct www_file *www_find(const struct www *w, const char *path,
 		size_t len);

@@ -421,7 +421,7 @@ expect_refused(struct hh *h, const char *req, size_t len, int status,
 static void
 test_malformed_matrix(void **state)
 {
-	static char buf[HTTP1_IN_MAX + 1024];
+	static char buf[HTTP_MAX_HEAD_BYTES + 1024];
 	struct hh *h = *state;
 	size_t i, n;
 

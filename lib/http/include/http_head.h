@@ -14,9 +14,9 @@
 #include "http_token.h"
 
 #define HTTP_MAX_HEADERS 64
-/* The longest request target taken: an HTTP/1.1 request line's, an
- * upstream request's. */
-#define HTTP_MAX_TARGET 4096
+/* The longest request target taken by default (http_server_conf's
+ * max_target), and an upstream request's. */
+#define HTTP_MAX_TARGET 8192
 
 struct http_header {
 	struct http_str name;
@@ -27,8 +27,11 @@ struct http_head {
 	enum http_method method;
 	struct http_str method_str;
 	struct http_str target;
-	struct http_str path;	/* target up to '?' */
+	struct http_str path;	/* target up to '?' ("/" for an
+				 * absolute-form target without a path) */
 	struct http_str query;	/* after '?', may be empty */
+	struct http_str authority;	/* an absolute-form target's; the
+					 * Host field's value then */
 	uint8_t minor;		/* HTTP/1.<minor> */
 	uint16_t status;	/* a response's */
 	bool keep_alive;

@@ -44,7 +44,8 @@ struct ewyk_router {
 	struct http_route routes[HTTP_ROUTES_MAX];
 };
 
-/* The longest route whose path matches; NULL when none does. */
+/* The longest route whose path matches; NULL when none does. "*" (the
+ * target of OPTIONS *) is the root's: the route of "/", if any. */
 const struct http_route *http_route_find(const struct ewyk_router *r,
 		const char *path, uint32_t len);
 

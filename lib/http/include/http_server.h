@@ -58,6 +58,10 @@ struct http_transport {
 	void (*timer_cancel)(void *ctx, struct net_timer *tm);
 };
 
+/* The default of max_head_bytes (http_server_conf); max_target's is
+ * HTTP_MAX_TARGET. */
+#define HTTP_MAX_HEAD_BYTES 16384
+
 /* What the dispatch hook did with a request, when not a status. */
 #define HTTP_DISPATCH_TAKEN 1	/* a handler has it: the answer comes back
 				 * through http_server_answer() */
@@ -101,6 +105,13 @@ struct http_server_conf {
 					 * closed after; 0: never. Both are
 					 * deadlines on the transport's timer
 					 * calls. */
+	uint32_t max_head_bytes;	/* an HTTP/1.1 request head, the
+					 * size of each connection's input
+					 * buffer (431; 414 when the request
+					 * line is what does not fit); 0:
+					 * HTTP_MAX_HEAD_BYTES */
+	uint32_t max_target;	/* a request target, both protocols
+				 * (414); 0: HTTP_MAX_TARGET */
 };
 
 /* Allocates the connection slots (start-up only); NULL when out of
