@@ -21,7 +21,7 @@
 
 #include "ewyk_fiber.h"
 #include "ewykd.h"
-#include "http1_parse.h"
+#include "http_token.h"
 #include "options.h"
 #include "shard.h"
 #include "store.h"
