@@ -41,8 +41,7 @@ function barChart(id, series, opts) {
 	opts = opts || {};
 	const value = { stacked: !!opts.stacked, beginAtZero: true, max: opts.max };
 	if (opts.log) {
-		// Bars from 0.1 up, so that the shortest latency still shows.
-		Object.assign(value, { type: "logarithmic", beginAtZero: false, min: 0.1,
+		Object.assign(value, { type: "logarithmic", beginAtZero: false,
 			title: { display: true, text: opts.log } });
 	}
 	const index = { stacked: !!opts.stacked, beginAtZero: true };
@@ -164,8 +163,12 @@ function update(snap) {
 	charts.latency.data.labels = lat.routes.map((v) => v.path);
 	charts.latency.data.datasets[0].data = lat.routes.map((v) => v.p50_us);
 	charts.latency.data.datasets[1].data = lat.routes.map((v) => v.p99_us);
+	// The axis starts a decade under the shortest bar, so that it shows.
+	const least = Math.min(...lat.routes.map((v) => v.p50_us).filter((v) => v > 0));
+	charts.latency.options.scales.y.min = Number.isFinite(least) ?
+		Math.pow(10, Math.floor(Math.log10(least)) - 1) : 0.1;
 	set("l-routes", lat.routes.length);
-	set("l-worst", lat.worst_p99_us, 3);
+	set("l-worst", lat.worst_p99_us, 1);
 	touch("p-latency");
 
 	// Drops by reason: every reason seen since start.
