@@ -140,10 +140,7 @@ addr_text(struct serve_log *l, const struct access_rec *r)
 	if (r->peer.family != l->addr_of.family ||
 			memcmp(&r->peer.ip, &l->addr_of.ip, sizeof(r->peer.ip)) != 0) {
 		l->addr_of = r->peer;
-		inet_ntop(r->peer.family == NET_AF_INET6 ? AF_INET6 : AF_INET,
-				r->peer.family == NET_AF_INET6 ?
-				(const void *)r->peer.ip.v6 :
-				(const void *)&r->peer.ip.v4, l->addr, sizeof(l->addr));
+		net_addr_format(&r->peer, 0, l->addr, sizeof(l->addr));
 	}
 	return l->addr;
 }
