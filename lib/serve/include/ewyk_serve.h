@@ -140,8 +140,9 @@ const struct serve_stats *serve_stats(const struct serve *sv);
 struct ewyk_fiber_pool *serve_fibers(const struct serve *sv);	/* or NULL */
 
 /* On the owner, every turn of the poll loop after the ports: answers
- * that came back, durable writes, fetches waiting for a handle, the
- * server's and the upstreams' timeouts. Returns the work done. */
+ * that came back, durable writes, fetches waiting for a handle (the
+ * server's and the upstreams' timeouts are timers of the shard's wheel,
+ * run by net_timers()). Returns the work done. */
 unsigned int serve_poll(struct serve *sv);
 /* The next task to consume (a new request, or a woken fiber), or NULL. */
 struct ewyk_task *serve_next_task(struct serve *sv);
