@@ -931,7 +931,7 @@ static const struct {
 	{ "/ewyk/reserved", tel_reserved, "Reserved lcores (spinning, parked, "
 		"claims) and the blocking pool. No parameters" },
 	{ "/ewyk/lcores", tel_lcores, "Per lcore: role, shard owned, time "
-		"producing, consuming and idle. No parameters" },
+		"producing, consuming and idle, tasks run. No parameters" },
 	{ "/ewyk/upstreams", tel_upstreams, "Per upstream: connections, "
 		"requests, reuse, errors by kind, latency. No parameters" },
 	{ "/ewyk/conflate", tel_conflate, "The store's write-behind: offers, "
