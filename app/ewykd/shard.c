@@ -276,6 +276,7 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.watch_ns = handoff_ns(e),
 		.fibers = cfg->fibers,
 		.fiber_stack_kb = cfg->fiber_stack_kb,
+		.listen_port = cfg->listen_port,
 		.http_stats = &s->http_stats,
 		.max_conns = cfg->max_conns,
 		.header_timeout_ms = cfg->header_timeout_ms,

@@ -83,8 +83,7 @@ http_create(struct serve *sv)
 	sv->http = http_server_create(&hc);
 	if (sv->http == NULL || body_watch_init(sv, c->max_conns) != 0)
 		return -1;
-	http_tcp_attach(sv->http, sv->ns);
-	return 0;
+	return http_tcp_attach(sv->http, sv->ns, c->listen_port);
 }
 
 static int

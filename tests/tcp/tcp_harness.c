@@ -195,7 +195,7 @@ th_new(const struct tcp_config *cfg)
 	h->ns = net_stack_create(&h->ifc, h->arp, pool, &def, capture, &h->tx[0],
 			&h->stats, h->now);
 	assert_non_null(h->ns);
-	net_stack_set_upcalls(h->ns, &app_upcalls, h);
+	assert_int_equal(net_stack_listen(h->ns, TH_PORT, &app_upcalls, h), 0);
 	return h;
 }
 
@@ -292,8 +292,8 @@ th_inject_on(struct th *h, uint8_t port, uint32_t dst, const struct th_seg *s)
 	memset(t, 0, 20);
 	t[0] = (uint8_t)(s->sport >> 8);
 	t[1] = (uint8_t)s->sport;
-	t[2] = 0;
-	t[3] = TH_PORT;
+	t[2] = (uint8_t)((s->dport ? s->dport : TH_PORT) >> 8);
+	t[3] = (uint8_t)(s->dport ? s->dport : TH_PORT);
 	t[4] = (uint8_t)(s->seq >> 24); t[5] = (uint8_t)(s->seq >> 16);
 	t[6] = (uint8_t)(s->seq >> 8); t[7] = (uint8_t)s->seq;
 	t[8] = (uint8_t)(s->ack >> 24); t[9] = (uint8_t)(s->ack >> 16);

@@ -56,7 +56,8 @@ struct serve_conf {
 	uint64_t watch_ns;		/* watched hand-off; 0: EPC as Jetty */
 	uint32_t fibers;		/* 0: FIBER handlers run BLOCKING */
 	uint32_t fiber_stack_kb;
-	/* The HTTP server. */
+	/* The HTTP server, on TCP port listen_port (host order). */
+	uint16_t listen_port;
 	struct http_stats *http_stats;
 	uint32_t max_conns;
 	uint32_t header_timeout_ms;
