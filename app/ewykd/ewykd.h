@@ -28,6 +28,7 @@ struct ewyk_reserved;
 struct rte_mempool;
 struct shard;
 struct store;
+struct tls_config;
 
 /* A port served: an ethdev with an address of its own. */
 struct ewykd_port {
@@ -53,6 +54,7 @@ struct ewykd {
 	struct store *state;		/* /v1/state: journaled */
 	struct store *kv;		/* /kv: memory */
 	struct ewyk_router router;	/* read-only once shards run */
+	struct tls_config *tls;		/* NULL: no TLS port */
 
 	/* The ports (one per --ip) and the mbufs their queues share. */
 	struct rte_mempool *pool;
@@ -88,6 +90,9 @@ enum ewykd_err {
 	EWYKD_ERR_WWW,		/* --www missing, not a directory, unreadable */
 	EWYKD_ERR_STATE_DIR,	/* --state-dir unusable, journal unreadable */
 	EWYKD_ERR_PLUGIN,	/* --plugin missing, without init, refused */
+	EWYKD_ERR_TLS,		/* a certificate or key missing, unreadable,
+				 * readable by others, mismatched, expired;
+				 * a priority string refused */
 	EWYKD_ERR_NOMEM,	/* out of memory (hugepages, -m) */
 	EWYKD_ERR_DEVICE,	/* the port would not configure or start */
 	EWYKD_ERR_THREADS,	/* an lcore or a pool thread would not start */

@@ -31,6 +31,7 @@
 #include "ewykd.h"
 #include "options.h"
 #include "port.h"
+#include "reload.h"
 #include "services.h"
 #include "shard.h"
 #include "telemetry.h"
@@ -46,6 +47,13 @@ on_signal(int sig)
 {
 	RTE_SET_USED(sig);
 	__atomic_store_n(&force_quit, true, __ATOMIC_RELAXED);
+}
+
+static void
+on_sighup(int sig)
+{
+	RTE_SET_USED(sig);
+	reload_request();
 }
 
 /* Without "--", the arguments are ewykd's own if they ask for help, the
@@ -124,6 +132,7 @@ eal_start(struct ewykd *e, int argc, char **argv, char *err, size_t errlen)
 	e->eal_ready = true;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_sighup);
 	/* dpdk-dumpcap and dpdk-pdump attach as secondary processes; they
 	 * can only when the EAL keeps a shared configuration (no
 	 * --in-memory, --no-shconf or --no-huge). Harmless otherwise. */
@@ -369,6 +378,11 @@ announce(struct ewykd *e)
 			len += (size_t)snprintf(line + len, sizeof(line) - len,
 					", %s on %s", ip, e->ports[i].name);
 	}
+	if (e->tls != NULL && len < sizeof(line))
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+				", TLS port %u (%u certificate%s)",
+				e->cfg.tls_port, e->cfg.nb_tls_certs,
+				e->cfg.nb_tls_certs == 1 ? "" : "s");
 	printf("ewykd %s: serving %s, %u shard(s), %u static file(s)\n",
 			EWYK_VERSION, line, e->nb_shards, e->www.n);
 	RTE_ETH_FOREACH_DEV(port) {
@@ -414,6 +428,7 @@ run(struct ewykd *e)
 	while (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED)) {
 		usleep(watch_period_us(e));
 		executors_watch(e, now_ms());
+		reload_poll(e);
 	}
 }
 

@@ -281,6 +281,10 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.max_conns = cfg->max_conns,
 		.header_timeout_ms = cfg->header_timeout_ms,
 		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
+		.tls = e->tls,
+		.tls_port = cfg->tls_port,
+		.tls_stats = &s->tls_stats,
+		.tls_inline = !cfg->tls_offload,
 		.upstream = cfg->nb_upstreams > 0 ? &uc : NULL,
 		.lcore_time = e->lcore_time,
 	};

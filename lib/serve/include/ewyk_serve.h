@@ -33,6 +33,9 @@
 struct net_stack;
 struct serve;
 struct store;
+struct tls_config;
+struct tls_shard;
+struct tls_stats;
 
 /* Time of an lcore, in TSC cycles, by what it did: the embedder counts
  * production, the runtime the handlers it runs. An array indexed by lcore
@@ -62,6 +65,14 @@ struct serve_conf {
 	uint32_t max_conns;
 	uint32_t header_timeout_ms;
 	uint32_t keepalive_timeout_ms;
+	/* TLS on port tls_port (host order), into the same HTTP server, with
+	 * the process's configuration (NULL: no TLS port) and the shard's
+	 * counters. Handshake steps are tasks of the strategy, or with
+	 * tls_inline all run on the owner as they come (a baseline). */
+	struct tls_config *tls;
+	uint16_t tls_port;
+	struct tls_stats *tls_stats;
+	bool tls_inline;
 	/* Upstreams for ewyk_fetch() and the proxy; NULL: none. */
 	const struct upstream_conf *upstream;
 	struct serve_lcore_time *lcore_time;	/* NULL: not counted */
@@ -119,6 +130,7 @@ void serve_destroy(struct serve *sv);
 struct ewyk_strategy *serve_strategy(const struct serve *sv);
 const struct serve_stats *serve_stats(const struct serve *sv);
 struct ewyk_fiber_pool *serve_fibers(const struct serve *sv);	/* or NULL */
+const struct tls_shard *serve_tls(const struct serve *sv);	/* or NULL */
 
 /* On the owner, every turn of the poll loop after the ports: answers
  * that came back, durable writes, fetches waiting for a handle, the
