@@ -74,6 +74,7 @@ NUM_SETTER(set_time_wait_ms, time_wait_ms, 0, 240000)
 NUM_SETTER(set_idle_sleep_us, idle_sleep_us, 1, 100000)
 NUM_SETTER(set_syn_backlog, syn_backlog, 1, 4194304)
 NUM_SETTER(set_challenge_ack_limit, challenge_ack_limit, 0, 100000000)
+NUM_SETTER(set_invalid_ack_ms, invalid_ack_ms, 0, 60000)
 NUM_SETTER(set_arp_reply_limit, arp_reply_limit, 0, 100000000)
 NUM_SETTER(set_max_time_wait, max_time_wait, 0, 4194304)
 NUM_SETTER(set_rcv_win, rcv_win, 1024, 1 << 30)
@@ -541,6 +542,7 @@ static const struct opt_def opts[] = {
 	{ "syn-backlog", "N", set_syn_backlog, "half-open connections per shard before SYN cookies (1024)" },
 	{ "syncookies", "on|off", set_syncookies, "answer SYNs past the backlog with cookies (on)" },
 	{ "challenge-ack-limit", "N", set_challenge_ack_limit, "challenge ACKs and ACKs of out-of-window segments without data, per second per shard, 0 = no limit (1000)" },
+	{ "invalid-ack-ms", "MS", set_invalid_ack_ms, "one ACK per MS per connection at most for out-of-window segments, data or not, and challenges (Linux's tcp_invalid_ratelimit), 0 = no limit (500)" },
 	{ "arp-reply-limit", "N", set_arp_reply_limit, "ARP replies per second per shard, 0 = no limit (1000)" },
 	{ "rcv-win", "BYTES", set_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
 	{ "delack-ms", "MS", set_delack_ms, "longest delay of an ACK, 0 = none (40)" },
@@ -578,6 +580,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->time_wait_ms = 4000;
 	cfg->syn_backlog = 1024;
 	cfg->challenge_ack_limit = 1000;
+	cfg->invalid_ack_ms = 500;
 	cfg->arp_reply_limit = 1000;
 	cfg->max_time_wait = 2048;
 	cfg->rcv_win = 1 << 20;

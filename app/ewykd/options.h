@@ -45,6 +45,7 @@ struct ewykd_config {
 	uint32_t time_wait_ms;
 	uint32_t syn_backlog;	/* per shard */
 	uint32_t challenge_ack_limit;	/* per second per shard; 0 = none */
+	uint32_t invalid_ack_ms;	/* per connection; 0 = none */
 	uint32_t arp_reply_limit;	/* per second per shard; 0 = none */
 	uint32_t max_time_wait;	/* per shard */
 	uint32_t rcv_win;	/* largest receive window, bytes */

@@ -74,6 +74,7 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	tcfg.max_time_wait = cfg->max_time_wait;
 	tcfg.syncookies = cfg->syncookies;
 	tcfg.challenge_ack_limit = cfg->challenge_ack_limit;
+	tcfg.invalid_ack_interval_ms = cfg->invalid_ack_ms;
 	tcfg.arp_reply_limit = cfg->arp_reply_limit;
 	tcfg.rcv_win_max = cfg->rcv_win;
 	tcfg.delack_ms = cfg->delack_ms;

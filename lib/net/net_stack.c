@@ -36,6 +36,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->syncookies = true;
 	cfg->rcv_space = 8192;	/* an HTTP/1.1 request head */
 	cfg->challenge_ack_limit = 1000;
+	cfg->invalid_ack_interval_ms = 500;
 	cfg->arp_reply_limit = 1000;
 }
 

@@ -174,6 +174,7 @@ struct tcp_conn {
 	uint32_t ts_offset;	/* random per connection */
 	uint64_t ts_recent_ms;
 	uint64_t last_rx_ms;	/* for keepalive and idle */
+	uint64_t invalid_ack_next_ms;	/* earliest answer to an unacceptable segment */
 	/* RFC 6298 estimator, milliseconds */
 	uint32_t srtt;
 	uint32_t rttvar;

@@ -357,16 +357,34 @@ dupthresh(const struct tcp_conn *c)
 	return TCP_DUPTHRESH;
 }
 
-/* An ACK in answer to an unacceptable segment: RFC 5961's challenge ACKs
- * and the ACK of RFC 9293 3.10.7.4 for a segment outside the window. A
- * flood of forged segments must not become a flood of ACKs: they share
- * the shard's budget (tcp_config.challenge_ack_limit), as Linux's
- * challenge ACK limit. The ACK of a segment that carries data is not
- * limited (Linux's tcp_oow_rate_limited() spares them too): its sender is
- * more likely a peer that needs it than a forger. */
+/* At most one answer to an unacceptable segment per connection per
+ * tcp_config.invalid_ack_interval_ms (Linux's tcp_invalid_ratelimit in
+ * __tcp_oow_rate_limited()), so that a flood into one connection earns a
+ * trickle of ACKs, not one each. Unlike Linux, segments with data are held
+ * to it too: Pktgen's smallest frame carries 6 bytes, and a flood of those
+ * would otherwise be answered one for one. A peer that lost an ACK
+ * retransmits at its RTO and is answered then. false: stay silent. */
+static bool
+invalid_ack_allowed(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (ns->now_ms < c->invalid_ack_next_ms) {
+		ns->stats->tcp.invalid_acks_limited++;
+		return false;
+	}
+	c->invalid_ack_next_ms = ns->now_ms + ns->cfg.invalid_ack_interval_ms;
+	return true;
+}
+
+/* An ACK in answer to an unacceptable segment without data: RFC 5961's
+ * challenge ACKs and the ACK of RFC 9293 3.10.7.4 for a segment outside
+ * the window. A flood of forged segments must not become a flood of ACKs:
+ * past the connection's interval, they share the shard's budget
+ * (tcp_config.challenge_ack_limit), as Linux's tcp_send_challenge_ack(). */
 static void
 challenge_ack(struct net_stack *ns, struct tcp_conn *c)
 {
+	if (!invalid_ack_allowed(ns, c))
+		return;
 	if (!rate_limit_take(&ns->challenge_acks, ns->now_ms)) {
 		ns->stats->tcp.challenge_acks_limited++;
 		return;
@@ -679,10 +697,14 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 		net_count_drop(ns, NET_DROP_TCP_OUT_OF_WINDOW);
 		if (t->flags & TCP_RST)
 			return false;
-		if (t->len > 0)
-			c->flags |= TCP_F_ACK_NOW;
-		else
+		/* A zero-window probe (at rcv_nxt exactly: its sender knows
+		 * the connection) is answered each time, as in Linux, where
+		 * it is acceptable. */
+		if (t->len == 0)
 			challenge_ack(ns, c);
+		else if ((win == 0 && t->seq == c->rcv_nxt) ||
+				invalid_ack_allowed(ns, c))
+			c->flags |= TCP_F_ACK_NOW;
 		return false;
 	}
 	if (t->flags & TCP_RST) {

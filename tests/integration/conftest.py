@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from ewyk_harness import EWYKD, Appliance, run
+from ewyk_harness import EWYKD, IFACE, Appliance, run
 
 
 def pytest_sessionstart(session):
@@ -94,3 +94,8 @@ def netns():
 @pytest.fixture(scope="module")
 def appliance(www):
     yield from serve_module(Appliance(www=www["dir"]))
+
+
+def tap_dropped(a):
+    """Frames the kernel dropped on its side of a's tap (its queue full)."""
+    return int(a.ns(["cat", f"/sys/class/net/{IFACE}/statistics/tx_dropped"]).stdout)

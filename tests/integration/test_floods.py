@@ -1,25 +1,36 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The traffic of each Pktgen script of pktgen-scripts/, sent into ewykd
-over net_tap from a packet socket on the tap's kernel side (tests/
-integration/floods.py), and ewykd's answer to it, as the script says:
+"""The traffic of each Pktgen script of pktgen-scripts/ as Pktgen-DPDK
+23.06.1 builds it (pktgen_model.py: its defaults, its smallest frame, its
+range stepping and range pool), sent into ewykd over net_tap from a packet
+socket on the tap's kernel side (floods.py), and ewykd's answer to it, as
+the script says. ewykd's port has the scripts' MAC, 02:00:00:00:00:02, so
+the frames go as Pktgen would build them; the generator is the tap's
+kernel side.
 
-- syn-flood.pkt: SYNs from a range of source addresses and ports; SYN
-  cookies engage and curl keeps being served;
-- ack-flood.pkt, rst-flood.pkt: forged ACKs and RSTs with random and
-  in-window sequence numbers on an established connection; the challenge
-  ACKs stay within --challenge-ack-limit, the rest is counted, and the
-  connection still serves;
-- udp-junk.pkt: UDP at ewykd's address and at others; every frame counted
-  as a drop by reason, curl served;
-- arp-storm.pkt: ARP requests for ewykd's address and for others; only
-  ours answered, within --arp-reply-limit, the rest counted, curl served;
-- size-sweep.pkt: frames of 60 to 1514 bytes, runts and oversize ones;
-  each counted on the drop path.
+- every .pkt: its frames stay in the test network, to ewykd's MAC and
+  address (none left at Pktgen's 192.168.x defaults), bounded in count;
+- syn-flood.pkt: the 24 576 SYNs of Pktgen's range pool; SYN cookies
+  engage and curl keeps being served;
+- ack-flood.pkt, rst-flood.pkt: the script's frames (6 bytes of data: the
+  least Pktgen sends) on an established connection, its port given as
+  flood.lua's SET would; a connection answers one per --invalid-ack-ms,
+  the rest is counted, and the connection still serves;
+- udp-junk.pkt: every size and ports across the range at ewykd's address,
+  a tenth copied to another address; every frame counted as a drop by
+  reason, curl served;
+- arp-storm.pkt: arp-storm.py's pcap: a MAC of its own per sender, never
+  ewykd's or the generator's; only ewykd's requests answered, within
+  --arp-reply-limit, the rest counted, curl served;
+- size-sweep.pkt: every size 10 times over; each counted on the drop path,
+  runts and oversize frames too;
+- flood.lua: reports what left the port, against a stand-in of Pktgen's
+  Lua API whose counters lag as Pktgen's do.
 
-Every flood is bounded in frames and seconds. Limits are lowered to 100 a
-second so that a flood from Python exceeds them.
+Every flood is bounded in frames and seconds. The shard limits are
+lowered to 100 a second so that a flood from Python exceeds them.
 """
 import collections
+import importlib.util
 import json
 import os
 import subprocess
@@ -27,21 +38,26 @@ import textwrap
 
 import pytest
 
-from conftest import serve_hostile, survived
+from conftest import serve_hostile, survived, tap_dropped
 from ewyk_harness import APP_IP, HOST_IP, IFACE, ROOT, Appliance
+from pktgen_model import FCS, MAX_FRAME, MIN_FRAME, RANGE_POOL, describe, ip4, load, mac48
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(ROOT, "pktgen-scripts")
-FCS = 4			# Pktgen's sizes count the Ethernet FCS
+EWYKD_MAC = "02:00:00:00:00:02"         # the scripts' ewykd
+GENERATOR_MAC = "02:00:00:00:00:01"     # the scripts' generator (README.md there)
 LIMIT = 100		# --challenge-ack-limit and --arp-reply-limit
 BUDGET = LIMIT * 3 // 2	# the most a second's budget can be (rate_limit.h)
+INVALID_ACK_MS = 500	# ewykd's default --invalid-ack-ms
 HELLO = "hello from ewyk\n"
+PKT_FILES = sorted(n for n in os.listdir(SCRIPTS) if n.endswith(".pkt"))
 
 
 @pytest.fixture(scope="module")
 def app(www):
-    yield from serve_hostile(Appliance(www=www["dir"], args=[
-        "--challenge-ack-limit", str(LIMIT), "--arp-reply-limit", str(LIMIT)]))
+    yield from serve_hostile(Appliance(
+        www=www["dir"], vdev_args=f",mac={EWYKD_MAC}",
+        args=["--challenge-ack-limit", str(LIMIT), "--arp-reply-limit", str(LIMIT)]))
 
 
 @pytest.fixture
@@ -52,18 +68,24 @@ def idle_after(app):
 
 
 def in_namespace(app, body, timeout=120):
-    """Runs body on the tap's kernel side with floods' names imported, w =
-    a Wire on the tap, the addresses as bytes; body fills a dict named
-    result, returned."""
+    """Runs body on the tap's kernel side with floods' and pktgen_model's
+    names imported, w = a Wire on the tap, the addresses as bytes; body
+    fills a dict named result, returned."""
     code = f"""
-import json, random, socket, sys, time
+import itertools, json, random, socket, struct, sys, time
 sys.path.insert(0, {HERE!r})
 from floods import *
+from pktgen_model import load, frame, ip4
+SCRIPTS = {SCRIPTS!r}
 APP, HOST = ip({APP_IP!r}), ip({HOST_IP!r})
 APP_MAC = mac({app.mac!r})
 URL = "http://{APP_IP}/hello.txt"
-rnd = random.Random(5961)
 w = Wire({IFACE!r})
+
+def pktgen(name, extra=()):
+    # The script's port, with the generator's own MAC as its source.
+    return load(SCRIPTS + "/" + name, w.mac, extra)
+
 result = {{}}
 try:
 {textwrap.indent(textwrap.dedent(body), "    ")}
@@ -75,37 +97,15 @@ print(json.dumps(result))
     return json.loads(out.strip().splitlines()[-1])
 
 
-def pkt(name):
-    """A Pktgen .pkt script's commands: "set 0 dport" -> ["80"], the last word
-    of each line under the words before it, in order."""
-    found = collections.defaultdict(list)
-    with open(os.path.join(SCRIPTS, name)) as f:
-        for line in f:
-            words = line.split()
-            if words and not words[0].startswith("#"):
-                found[" ".join(words[:-1])].append(words[-1])
-    assert found["set 0 count"], f"{name}: unbounded (no set 0 count)"
-    return found
+def pktgen(name, extra=()):
+    """The port after Pktgen ran the script (and extra commands)."""
+    return load(os.path.join(SCRIPTS, name), GENERATOR_MAC, extra)
 
 
-def one(script, key):
-    assert len(script[key]) == 1, (key, script[key])
-    return script[key][0]
-
-
-def test_flood_lua_compiles():
-    """flood.lua cannot run without Pktgen; luac checks its syntax."""
-    r = subprocess.run(["luac5.4", "-p", os.path.join(SCRIPTS, "flood.lua")],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-
-
-@pytest.mark.parametrize("name", sorted(n for n in os.listdir(SCRIPTS) if n.endswith(".pkt")))
-def test_pkt_scripts_state_their_version_and_telemetry(name):
-    text = open(os.path.join(SCRIPTS, name)).read()
-    assert "Pktgen-DPDK 23.06" in text.splitlines()[0]
-    assert "dpdk-telemetry.py" in text and "test_floods.py::" in text
-    pkt(name)
+def distinct(port):
+    """The different packets a flood sends: one in single mode, the range
+    pool's (or the count's, if fewer) in range mode."""
+    return port.packets(1 if port.mode == "single" else min(port.count, RANGE_POOL))
 
 
 def counters(app):
@@ -119,65 +119,142 @@ def delta(before, after):
     return {k: after[k] - before.get(k, 0) for k in after}
 
 
-def tap_dropped(app):
-    """Frames the kernel dropped on its side of the tap (queue full)."""
-    return int(app.ns(["cat", f"/sys/class/net/{IFACE}/statistics/tx_dropped"]).stdout)
-
-
 def assert_served(fetches):
     failed = [f for f in fetches if f[0] != "200"]
     assert len(fetches) >= 5
     assert not failed, f"{len(failed)} of {len(fetches)} fetches failed: {failed[:5]}"
 
 
-# -- syn-flood.pkt ---------------------------------------------------------------
+# -- every script ------------------------------------------------------------
 
-SYNS = 30000
+
+def test_flood_lua_compiles():
+    """flood.lua cannot run without Pktgen; luac checks its syntax."""
+    r = subprocess.run(["luac5.4", "-p", os.path.join(SCRIPTS, "flood.lua")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("name", PKT_FILES)
+def test_pkt_scripts_state_their_version_route_and_telemetry(name):
+    text = open(os.path.join(SCRIPTS, name)).read()
+    assert "Pktgen-DPDK 23.06" in text.splitlines()[0]
+    assert "dpdk-telemetry.py" in text and "test_floods.py::" in text
+    assert "net_af_xdp0,iface=pg0" in text, "no route that works with Pktgen 23.06.1"
+    assert "Cannot set MTU 1500" in text, "no word that Pktgen cannot be ewykd's memif client"
+    assert pktgen(name).count > 0, f"{name}: unbounded (no set 0 count)"
+
+
+@pytest.mark.parametrize("name", [n for n in PKT_FILES if pktgen(n).mode != "pcap"])
+def test_pkt_frames_stay_in_the_test_network(name):
+    """Every frame the script makes Pktgen send goes to ewykd's MAC and
+    address from an address of the test network: no address is left at
+    Pktgen's defaults (192.168.x, the next port's MAC)."""
+    port = pktgen(name)
+    net = ip4("198.18.0.0"), ip4("198.18.0.255")
+    for p in distinct(port):
+        assert p["dst_mac"] == mac48(EWYKD_MAC), f"{name}: {describe(p)}: not ewykd's MAC"
+        assert p["dst_ip"] == ip4(APP_IP), f"{name}: {describe(p)}: not ewykd's address"
+        assert net[0] <= p["src_ip"] <= net[1] and p["src_ip"] != ip4(APP_IP), \
+            f"{name}: {describe(p)}: a source outside the test network"
+
+
+FAKE_PKTGEN = """
+-- A stand-in for Pktgen's Lua API with a virtual clock: the port sends
+-- RATE frames a second until the .pkt's count, its device counters move
+-- at once, and pktgen.portStats() gives the snapshot Pktgen's stats timer
+-- takes every whole second.
+local clock, sent, count, sending, snap = 437, 0, 0, false, 0
+local rate = tonumber(os.getenv("RATE"))
+local function tick(ms)
+    for _ = 1, ms do
+        clock = clock + 1
+        if sending then
+            sent = math.min(count, sent + rate / 1000)
+            sending = sent < count
+        end
+        if clock % 1000 == 0 then snap = math.floor(sent) end
+    end
+end
+pktgen = {
+    clr = function() end,
+    load = function(path)
+        for line in io.lines(path) do
+            count = tonumber(line:match("^set 0 count (%d+)")) or count
+        end
+    end,
+    start = function() sending = count > 0 end,
+    stop = function() sending = false end,
+    delay = tick,
+    isSending = function() return {[0] = sending and "y" or "n"} end,
+    portStats = function()
+        return {[0] = {opackets = snap, ipackets = 0, ierrors = 0, imissed = 0}}
+    end,
+}
+dofile(arg[1])
+"""
+
+
+@pytest.mark.parametrize("rate", [1000000, 5000])
+def test_flood_lua_reports_what_left_the_port(tmp_path, rate):
+    """size-sweep.pkt's 14 550 frames in 15 ms and in 2.9 s: flood.lua
+    prints 14 550 sent, not the lagging snapshot of Pktgen's counters."""
+    fake = tmp_path / "pktgen.lua"
+    fake.write_text(FAKE_PKTGEN)
+    r = subprocess.run(["lua5.4", str(fake), os.path.join(SCRIPTS, "flood.lua")],
+                       env={**os.environ, "FLOOD": "size-sweep.pkt", "SECONDS": "10",
+                            "RATE": str(rate)},
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "flood.lua: sent 14550 of 14550 frames" in r.stdout, r.stdout
+
+
+# -- syn-flood.pkt ---------------------------------------------------------------
 
 
 def test_syn_flood(app, idle_after):
-    """SYNs from 198.18.0.3-254 and random ports, as fast as the tap takes
-    them, while curl fetches a page in a loop: every fetch succeeds and SYN
-    cookies answer once the backlog is full. The SYN-ACKs go to a MAC nobody
-    has, so the kernel drops them without a RST and the half-open
+    """The SYNs Pktgen builds from syn-flood.pkt (24 576 4-tuples, the
+    range pool's), as fast as the tap takes them, while curl fetches a page
+    in a loop: every fetch succeeds and SYN cookies answer once the backlog
+    is full. The SYN-ACKs go to addresses nobody has, so the half-open
     connections stay, as with unreachable spoofed hosts. Exact RSTs clear
     what is left."""
-    script = pkt("syn-flood.pkt")
-    assert script["set 0 tcp flag set"] == script["range 0 tcp flag set"] == ["syn"]
-    hosts = [int(one(script, f"range 0 src ip {m}").rsplit(".", 1)[1]) for m in ("min", "max")]
-    ports = [int(one(script, f"range 0 src port {m}")) for m in ("min", "max")]
-    dport = int(one(script, "set 0 dport"))
+    packets = distinct(pktgen("syn-flood.pkt"))
+    assert {(p["flags"], p["dport"], p["size"] + FCS) for p in packets} == {(0x02, 80, 64)}
+    tuples = {(p["src_ip"], p["sport"]) for p in packets}
+    assert len(tuples) == RANGE_POOL, "the header's 24 576 different 4-tuples"
+    assert {p["src_ip"] & 0xff for p in packets} == set(range(3, 255))
     before = counters(app)
     r = in_namespace(app, f"""
-        nobody = mac("02:00:00:00:00:99")
-        conns = set()
-        while len(conns) < {SYNS}:
-            conns.add((rnd.randint(*{hosts}), rnd.randint(*{ports})))
-        conns = [(ip("198.18.0.%d" % h), p, rnd.getrandbits(32)) for h, p in conns]
-        syns = [tcp_frame(APP_MAC, nobody, s, APP, p, {dport}, q, 0, TCP_SYN)
-                for s, p, q in conns]
+        port = pktgen("syn-flood.pkt")
+        syns = port.frames({RANGE_POOL})
         fetch = Fetcher(URL)
         result["sent"], result["seconds"] = w.flood(syns, 30)
         time.sleep(2)          # fetches while the half-open state is largest
         result["fetches"] = fetch.stop()
-        w.flood([tcp_frame(APP_MAC, nobody, s, APP, p, 80, q + 1, 0, TCP_RST)
-                 for s, p, q in conns], 30)
+        w.flood([tcp_frame(APP_MAC, w.mac, struct.pack("!I", p["src_ip"]), APP, p["sport"],
+                           80, p["seq"] + 1, 0, TCP_RST) for p in port.packets({RANGE_POOL})],
+                30)
     """)
     d = delta(before, counters(app))
     print(f"\n  {r['sent']} SYNs in {r['seconds']:.2f}s: {d['total_conns']} connections opened, "
           f"{d['syncookies_sent_count']} cookies, {d['drop_tcp_conn_full']} refused (table "
           f"full); {len(r['fetches'])} fetches, slowest {max(f[1] for f in r['fetches'])}s")
-    assert r["sent"] >= SYNS * 0.9
+    assert r["sent"] >= RANGE_POOL * 0.9
     assert_served(r["fetches"])
     assert d["syncookies_sent_count"] > 0, d
 
 
 # -- ack-flood.pkt and rst-flood.pkt ---------------------------------------------
 
-FORGED = 20000
+FLOOD_SECONDS = 2.0
 
 # An established connection from the kernel (a real peer) that has served
-# one request: its 4-tuple and sequence numbers are read off the wire.
+# one request: its 4-tuple and sequence numbers are read off the wire. The
+# script's fixed sequence number must lie far outside its window (the
+# kernel's ISN is random): else it connects again. Then the script's frame,
+# with SET's commands (the connection's port first), goes as fast as the
+# tap takes it, and what ewykd answered meanwhile is counted.
 ESTABLISHED = """
 REQ = b"GET /hello.txt HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
 
@@ -191,99 +268,131 @@ def get(c):
         data += more
     return data.split(b"\\r\\n")[0].decode(), data.rsplit(b"\\r\\n\\r\\n", 1)[-1].decode()
 
-c = socket.create_connection((socket.inet_ntoa(APP), 80), timeout=5)
-sport = c.getsockname()[1]
-result["first"] = get(c)
-seen = w.read(0.5, lambda f, incoming: (parse(f)[1] or {}).get(
-    "sport" if not incoming else "dport") == sport)
-ours = [parse(f)[1] for f in seen if parse(f)[1]["sport"] == sport]
-theirs = [parse(f)[1] for f in seen if parse(f)[1]["dport"] == sport]
-# What ewykd expects next (its rcv_nxt) and what it sent last (its snd_nxt).
-rcv_nxt = max(s["seq"] + s["len"] for s in ours)
-snd_nxt = max(s["seq"] + s["len"] for s in theirs)
+def distance(a, b):
+    return abs(((a - b + (1 << 31)) & 0xffffffff) - (1 << 31))
+
+for attempt in range(5):
+    c = socket.create_connection((socket.inet_ntoa(APP), 80), timeout=5)
+    sport = c.getsockname()[1]
+    result["first"] = get(c)
+    seen = w.read(0.5, lambda f, incoming: (parse(f)[1] or {}).get(
+        "sport" if not incoming else "dport") == sport)
+    ours = [parse(f)[1] for f in seen if parse(f)[1]["sport"] == sport]
+    # What ewykd expects next: its rcv_nxt.
+    rcv_nxt = max(s["seq"] + s["len"] for s in ours)
+    if distance(SCRIPT_SEQ, rcv_nxt) > 1 << 24:
+        break
+    c.close()
 w.drain()
+# From here on only what comes in: the flood's own frames stay out.
+w.sock.setsockopt(263, 23, 1)           # SOL_PACKET, PACKET_IGNORE_OUTGOING
 
 def is_answer(f, incoming):
     t = parse(f)[1]
     return incoming and t is not None and t["dport"] == sport and t["len"] == 0
-"""
 
-
-@pytest.mark.parametrize("kind", ["ack", "rst"])
-def test_forged_segments_on_an_established_connection(app, idle_after, kind):
-    """ack: ACKs with random sequence and acknowledgment numbers (almost all
-    outside the window). rst: RSTs, half at random sequence numbers, half
-    inside the window but never at its left edge (RFC 5961 3.2). ewykd sends
-    challenge ACKs within its budget, counts the rest, resets nothing, and
-    the connection serves its next request."""
-    script = pkt(f"{kind}-flood.pkt")
-    assert script["set 0 tcp flag set"] == [kind]
-    assert one(script, "set 0 dport") == "80"
-    assert kind == "ack" or script["set 0 tcp flag clr"] == ["ack"]
-    make = {
-        "ack": "tcp_frame(APP_MAC, w.mac, HOST, APP, sport, 80, rnd.getrandbits(32), "
-               "rnd.getrandbits(32), TCP_ACK)",
-        "rst": "tcp_frame(APP_MAC, w.mac, HOST, APP, sport, 80, rnd.getrandbits(32) if i % 2 "
-               "else rcv_nxt + rnd.randint(1, 4000), 0, TCP_RST)",
-    }[kind]
-    before = counters(app)
-    r = in_namespace(app, ESTABLISHED + f"""
-forged = [{make} for i in range({FORGED})]
-result["sent"], result["seconds"] = w.flood(forged, 20)
+forged = pktgen(SCRIPT_NAME, [f"set 0 sport {sport}"] + EXTRA).frames(1)[0]
+result["data"] = parse(forged)[1]["len"]
+result["sent"], result["seconds"] = w.flood(itertools.repeat(forged, 10 ** 7), FLOOD_SECONDS)
 result["answers"] = len(w.read(0.5, is_answer))
 result["second"] = get(c)
 c.close()
-""")
-    d = delta(before, counters(app))
-    print(f"\n  {r['sent']} forged {kind.upper()}s in {r['seconds']:.2f}s: "
-          f"{d['challenge_acks_count']} challenge ACKs, {d['challenge_acks_limited_count']} "
-          f"over the limit, {r['answers']} ACKs seen")
+"""
+
+# SET's extra commands per case, as the namespace evaluates them.
+EXTRA = {"ack": "[]", "rst-outside": "[]",
+         "rst-inside": '[f"set 0 tcp seq {(rcv_nxt + 100) & 0xffffffff}"]'}
+
+
+@pytest.mark.parametrize("kind", ["ack", "rst-outside", "rst-inside"])
+def test_forged_segments_on_an_established_connection(app, idle_after, kind):
+    """The frame Pktgen builds from ack-flood.pkt or rst-flood.pkt, its
+    port the connection's (flood.lua's SET), with 6 bytes of data as every
+    64-byte Pktgen frame, as fast as the tap takes it for 2 s.
+
+    ack: data segments outside the window: at most one ACK per
+    --invalid-ack-ms, the rest counted in invalid_acks_limited_count, none
+    a challenge. rst-outside: the RSTs as the script has them, outside the
+    window: no answer at all. rst-inside: aimed just inside the window
+    (SET's "set 0 tcp seq"): challenge ACKs, at most one per
+    --invalid-ack-ms, the rest counted. Nothing is reset and the
+    connection serves its next request."""
+    name = "ack-flood.pkt" if kind == "ack" else "rst-flood.pkt"
+    port = pktgen(name)
+    assert port.mode == "single" and port.single["dport"] == 80
+    assert port.single["flags"] == (0x10 if kind == "ack" else 0x04)
+    assert port.single["size"] + FCS == MIN_FRAME
+    before, lost_before = counters(app), tap_dropped(app)
+    r = in_namespace(app, ESTABLISHED.replace("SCRIPT_SEQ", str(port.single["seq"]))
+                     .replace("SCRIPT_NAME", repr(name)).replace("EXTRA", EXTRA[kind])
+                     .replace("FLOOD_SECONDS", str(FLOOD_SECONDS)))
+    d, lost = delta(before, counters(app)), tap_dropped(app) - lost_before
+    limited = d["invalid_acks_limited_count"]
+    print(f"\n  net_tap, {kind}: {r['sent']} forged segments in {r['seconds']:.2f}s "
+          f"({r['sent'] / r['seconds']:.0f}/s, {lost} lost in the tap): {r['answers']} ACKs "
+          f"({r['answers'] / r['seconds']:.2f}/s); invalid_acks_limited {limited}, "
+          f"challenge_acks {d['challenge_acks_count']}")
+    assert r["data"] == 6, "a 64-byte Pktgen frame carries 6 bytes of data"
     assert r["first"] == ["HTTP/1.1 200 OK", HELLO]
-    assert r["sent"] >= FORGED * 0.9
+    assert r["sent"] >= 1000
     assert r["second"] == ["HTTP/1.1 200 OK", HELLO], "the connection died of the flood"
     assert d["estab_resets_count"] == 0 and d["resets_in_count"] == 0
-    seconds = int(r["seconds"]) + 2		# the budgets the flood could span
-    assert 0 < d["challenge_acks_count"] <= BUDGET * seconds, d
-    assert d["challenge_acks_limited_count"] > 0, d
-    # What ewykd sent while flooded: its challenge ACKs (several of a burst
-    # go out as one) and the second answer's few segments.
-    assert r["answers"] <= d["challenge_acks_count"] + 3
+    if kind == "rst-outside":
+        assert d["drop_tcp_out_of_window"] >= r["sent"] - lost, d
+        assert r["answers"] == 0 and limited == 0 and d["challenge_acks_count"] == 0, d
+        return
+    # One answer per interval the flood spanned, one more for the lag of
+    # the last frames behind ewykd's clock.
+    assert 1 <= r["answers"] <= r["seconds"] * 1000 / INVALID_ACK_MS + 2, r
+    assert r["sent"] - lost - r["answers"] <= limited <= r["sent"], (r, lost, d)
+    if kind == "ack":
+        assert d["drop_tcp_out_of_window"] >= r["sent"] - lost, d
+        assert d["challenge_acks_count"] == 0, "data segments are not challenged"
+    else:
+        assert 1 <= d["challenge_acks_count"] <= r["answers"] + 1, d
 
 
 # -- udp-junk.pkt ----------------------------------------------------------------
 
-JUNK = 20000
-
 
 def test_junk_udp_flood(app, idle_after):
-    """UDP of random ports and sizes at ewykd's address, and a tenth at an
-    address of the subnet that is not its own (a switch flooding a frame):
-    every frame that reaches ewykd is a drop counted by reason (ip_proto,
-    ip_not_ours); none is answered; curl is served throughout."""
-    script = pkt("udp-junk.pkt")
-    assert one(script, "set 0 proto") == one(script, "range 0 proto") == "udp"
-    sizes = [int(one(script, f"range 0 size {m}")) - FCS for m in ("min", "max")]
-    ports = [int(one(script, f"range 0 dst port {m}")) for m in ("min", "max")]
+    """The UDP frames Pktgen builds from udp-junk.pkt (its range pool's 24 576:
+    every size from 64 to 1518, ports across the range, no gap wider than
+    the step), at ewykd's address, and a tenth copied to an address of the
+    subnet that is not its own (a switch flooding a frame): every frame that
+    reaches ewykd is a drop counted by reason (ip_proto, ip_not_ours); none
+    is answered; curl is served throughout."""
+    packets = distinct(pktgen("udp-junk.pkt"))
+    assert {p["proto"] for p in packets} == {"udp"}
+    sizes = {p["size"] + FCS for p in packets}
+    assert sizes == set(range(MIN_FRAME, MAX_FRAME + 1)), \
+        f"sizes {min(sizes)}-{max(sizes)}, {len(sizes)} of {MAX_FRAME - MIN_FRAME + 1}"
+    for key, lowest in (("dport", 1), ("sport", 1024)):
+        ports = sorted({p[key] for p in packets})
+        gap = max(b - a for a, b in zip(ports, ports[1:]))
+        assert len(ports) >= 1000 and gap <= 64, (key, len(ports), gap)
+        assert ports[0] - lowest < 64 and 65535 - ports[-1] < 64, (key, ports[0], ports[-1])
     before, dropped = counters(app), tap_dropped(app)
     r = in_namespace(app, f"""
-        other = ip("198.18.0.77")
-        junk = [udp_frame(APP_MAC, w.mac, HOST, other if i % 10 == 0 else APP,
-                          rnd.randint(*{ports}), rnd.randint(*{ports}),
-                          bytes(rnd.randint(*{sizes}) - 42))
-                for i in range({JUNK})]
+        junk = []
+        for i, p in enumerate(pktgen("udp-junk.pkt").packets({RANGE_POOL})):
+            junk.append(frame(p))
+            if i % 10 == 0:
+                junk.append(frame(dict(p, dst_ip=ip4("198.18.0.77"))))
         fetch = Fetcher(URL)
-        result["sent"], result["seconds"] = w.flood(junk, 20)
+        result["sent"], result["seconds"] = w.flood(junk, 30)
+        result["total"] = len(junk)
         result["fetches"] = fetch.stop()
     """)
     d = delta(before, counters(app))
     lost = tap_dropped(app) - dropped     # the tap's queue was full
     print(f"\n  {r['sent']} UDP frames in {r['seconds']:.2f}s, {lost} lost in the tap: "
           f"ip_proto {d['drop_ip_proto']}, ip_not_ours {d['drop_ip_not_ours']}")
-    assert r["sent"] >= JUNK * 0.9
+    assert r["sent"] >= r["total"] * 0.9
     assert_served(r["fetches"])
     counted = d["drop_ip_proto"] + d["drop_ip_not_ours"]
     assert r["sent"] - lost <= counted <= r["sent"], (r["sent"], lost, d)
-    assert d["drop_ip_not_ours"] >= r["sent"] // 10 - lost
+    assert d["drop_ip_not_ours"] >= r["sent"] // 11 - lost
     assert d["tx_pkts"] < 20 * len(r["fetches"]), "ewykd answered junk"
 
 
@@ -294,14 +403,31 @@ ARPS = 10000
 
 def test_arp_storm(app, idle_after, tmp_path):
     """ARP requests from 198.18.0.3-254, half for ewykd's address and half
-    for others of the subnet. Only those for ewykd's are answered, within
-    --arp-reply-limit a second; the others and those over the limit are
-    counted; curl is served throughout (the client's own ARP entry is
+    for others of the subnet, each sender with one MAC of its own, never
+    ewykd's or the generator's (else a learning bridge would move ewykd's
+    MAC to the generator's port). Only those for ewykd's are answered,
+    within --arp-reply-limit a second; the others and those over the limit
+    are counted; curl is served throughout (the client's own ARP entry is
     untouched)."""
-    assert pkt("arp-storm.pkt")["enable 0"] == ["pcap"]
+    assert pktgen("arp-storm.pkt").mode == "pcap"
     pcap = tmp_path / "arp-storm.pcap"
     subprocess.run([os.path.join(SCRIPTS, "arp-storm.py"), "--count", str(ARPS), str(pcap)],
                    check=True)
+    spec = importlib.util.spec_from_file_location("arp_storm",
+                                                  os.path.join(SCRIPTS, "arp-storm.py"))
+    arp_storm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(arp_storm)
+    storm = arp_storm.read_pcap(str(pcap))
+    senders = collections.defaultdict(set)
+    for f in storm:
+        assert f[6:12] == f[22:28], "the frame's source is not the sender's MAC"
+        senders[f[28:32]].add(f[6:12])
+    assert all(len(m) == 1 for m in senders.values()), "a sender changes its MAC"
+    macs = [m.pop() for m in senders.values()]
+    assert len(set(macs)) == len(macs) == len(range(3, 255)), "senders share a MAC"
+    generator = app.ns(["cat", f"/sys/class/net/{IFACE}/address"]).stdout.strip()
+    for other in (EWYKD_MAC, GENERATOR_MAC, app.mac, generator):
+        assert bytes.fromhex(other.replace(":", "")) not in macs, f"a sender has {other}"
     before, dropped = counters(app), tap_dropped(app)
     r = in_namespace(app, f"""
         sys.path.insert(0, {SCRIPTS!r})
@@ -335,23 +461,26 @@ def test_arp_storm(app, idle_after, tmp_path):
 
 # -- size-sweep.pkt --------------------------------------------------------------
 
+SWEEP = MAX_FRAME - MIN_FRAME + 1
+
 
 def test_size_sweep(app, idle_after):
-    """UDP frames of every size from 60 to 1514 bytes, then runts (an IPv4
-    header cut short, a total length beyond the frame) and frames beyond
-    what an mbuf holds (the kernel side's MTU raised for them): each is
-    counted, by ewykd's drop reasons or by the port's receive errors."""
-    script = pkt("size-sweep.pkt")
-    assert one(script, "range 0 proto") == "udp"
-    lo, hi, inc = (int(one(script, f"range 0 size {m}")) for m in ("min", "max", "inc"))
-    sizes = range(lo - FCS, hi - FCS + 1, inc)
-    assert (sizes[0], sizes[-1], len(sizes)) == (60, 1514, 1455)
+    """The frames Pktgen builds from size-sweep.pkt: every size from 64 to
+    1518 bytes with the FCS, 10 times over; one sweep of them, then runts
+    (an IPv4 header cut short, a total length beyond the frame) and frames
+    beyond what an mbuf holds (the kernel side's MTU raised for them): each
+    is counted, by ewykd's drop reasons or by the port's receive errors."""
+    port = pktgen("size-sweep.pkt")
+    assert {p["proto"] for p in port.packets(1)} == {"udp"}
+    sizes = collections.Counter(p["size"] + FCS for p in port.packets(port.count))
+    assert sizes == {n: 10 for n in range(MIN_FRAME, MAX_FRAME + 1)}, \
+        f"{len(sizes)} sizes, {min(sizes)}-{max(sizes)}, of {port.count} frames"
     before = counters(app)
     eth_before = app.telemetry("/ethdev/stats,0")
     app.ip("link", "set", IFACE, "mtu", "9000")
     try:
         r = in_namespace(app, f"""
-            sweep = [udp_frame_of_size(APP_MAC, w.mac, HOST, APP, n) for n in {sizes!r}]
+            sweep = pktgen("size-sweep.pkt").frames({SWEEP})
             full = udp_frame_of_size(APP_MAC, w.mac, HOST, APP, 60)
             runts = [full[:20], full[:33],                        # ip_short
                      full[:16] + b"\\x03\\xe8" + full[18:]]        # ip_totlen
@@ -375,13 +504,13 @@ def test_size_sweep(app, idle_after):
     d = delta(before, counters(app))
     eth = app.telemetry("/ethdev/stats,0")
     ierrors = eth["ierrors"] - eth_before["ierrors"]
-    print(f"\n  sizes 60-1514: {r['sent'][0]}, runts {r['sent'][1]}, oversize {r['sent'][2]}: "
+    print(f"\n  sizes 64-1518: {r['sent'][0]}, runts {r['sent'][1]}, oversize {r['sent'][2]}: "
           f"ip_proto {d['drop_ip_proto']}, ip_short {d['drop_ip_short']}, "
           f"ip_totlen {d['drop_ip_totlen']}, port receive errors {ierrors}")
-    assert r["sent"] == [1455, 3, 3]
+    assert r["sent"] == [SWEEP, 3, 3]
     lost = r["lost"]
     print(f"  lost on the tap's kernel side: {lost}")
-    assert 1455 - lost[0] <= d["drop_ip_proto"] <= 1455
+    assert SWEEP - lost[0] <= d["drop_ip_proto"] <= SWEEP
     if lost[1] == 0:
         assert d["drop_ip_short"] == 2 and d["drop_ip_totlen"] == 1
     assert 3 - lost[1] <= d["drop_ip_short"] + d["drop_ip_totlen"] <= 3

@@ -4,7 +4,9 @@ kernel side of the tap (rawtcp.RawTcp, a client over a packet socket):
 
 - out-of-window data and RSTs, in-window RSTs and SYNs on an established
   connection (RFC 9293 3.10.7.4; RFC 5961 3 and 4: challenge ACKs), data
-  carrying an ACK of unsent or too old data (RFC 5961 5);
+  carrying an ACK of unsent or too old data (RFC 5961 5); a flood of
+  out-of-window data segments into one connection, answered once per
+  --invalid-ack-ms (Linux's tcp_invalid_ratelimit);
 - overlapping, duplicate, out-of-order and replayed segments carrying an
   HTTP request: the answer must be exactly one correct response;
 - SYNs with bad options (zero-length, truncated, window scale 200): the
@@ -12,8 +14,8 @@ kernel side of the tap (rawtcp.RawTcp, a client over a packet socket):
 
 Floods (SYN, forged ACKs and RSTs, junk) are test_floods.py's.
 
-Counters come from /ewyk/tcp (challenge_acks_count, syncookies_sent_count,
-bad_options_count) and /ewyk/stats (drops by reason). After each test the
+Counters come from /ewyk/tcp (challenge_acks_count, invalid_acks_limited_count,
+syncookies_sent_count, bad_options_count) and /ewyk/stats (drops by reason). After each test the
 appliance is alive and its mbufs in use are back to idle.
 """
 import itertools
@@ -25,7 +27,7 @@ import textwrap
 
 import pytest
 
-from conftest import serve_hostile, survived
+from conftest import serve_hostile, survived, tap_dropped
 from ewyk_harness import APP_IP, HOST_IP, IFACE, Appliance
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -215,14 +217,75 @@ def test_syn_on_established_gets_a_challenge_ack(app, idle_after):
 
 
 def test_challenge_acks_are_counted(app, idle_after):
-    before = tcp_counters(app)["challenge_acks_count"]
+    """Each challenge ACK is counted, and so is the one the connection's
+    interval (--invalid-ack-ms, 500 ms) holds back: an RST and a SYN at
+    once earn one answer, a SYN a second later another."""
+    before = tcp_counters(app)
     raw_session(app, """
         assert c.connect() == "established"
         c.send("R", seq=seq_add(c.snd_nxt, 100), ack=0)
         c.send("S", seq=seq_add(c.snd_nxt, 5000), ack=0)
-        c.pump(0.5)
+        c.pump(1.0)
+        c.send("S", seq=seq_add(c.snd_nxt, 5000), ack=0)
+        c.pump(0.3)
     """)
-    assert tcp_counters(app)["challenge_acks_count"] - before >= 2
+    after = tcp_counters(app)
+    assert after["challenge_acks_count"] - before["challenge_acks_count"] == 2
+    assert after["invalid_acks_limited_count"] - before["invalid_acks_limited_count"] == 1
+
+
+FLOOD_SECONDS = 3.0
+INVALID_ACK_MS = 500          # ewykd's default --invalid-ack-ms
+
+
+def test_out_of_window_data_flood_earns_two_acks_a_second(app, idle_after):
+    """Pktgen's ACK flood (ack-flood.pkt) as scapy builds it: ACKs carrying
+    6 bytes (the least a Pktgen frame carries) far outside an established
+    connection's window, as fast as the tap takes them for 3 s. The
+    connection answers at most one per --invalid-ack-ms (Linux's
+    tcp_invalid_ratelimit), counts the rest in invalid_acks_limited_count,
+    takes none of their bytes, and serves its next request."""
+    before, lost_before = tcp_counters(app), tap_dropped(app)
+    r = raw_session(app, f"""
+        assert c.connect() == "established"
+        # Only what comes in is read: the flood's own frames stay out.
+        c.sock.setsockopt(263, 23, 1)       # SOL_PACKET, PACKET_IGNORE_OUTGOING
+        n = len(c.segs)
+        forged = c.frame("A", seq=seq_add(c.snd_nxt, 0x40000000), data=b"wxyz01")
+        sent, t0 = 0, time.monotonic()
+        while time.monotonic() - t0 < {FLOOD_SECONDS}:
+            for _ in range(64):
+                try:
+                    c.sock.send(forged)
+                    sent += 1
+                except OSError:             # the tap's queue is full
+                    time.sleep(0.0005)
+            c.pump(0.0001)
+        result["seconds"] = time.monotonic() - t0
+        c.pump(0.3)
+        result["sent"] = sent
+        result["answers"] = [s["t"] - t0 for s in c.acks_since(n)]
+        result["data"] = len(c.data)
+        result["delivered"] = c.deliver(REQ)
+        c.read_response()
+        result["responses"], result["rest"] = answers()
+        result["closed"] = c.finish()
+    """)
+    after, lost = tcp_counters(app), tap_dropped(app) - lost_before
+    limited = after["invalid_acks_limited_count"] - before["invalid_acks_limited_count"]
+    answers, seconds = len(r["answers"]), r["seconds"]
+    print(f"\n  net_tap: {r['sent']} out-of-window data segments in {seconds:.2f}s "
+          f"({r['sent'] / seconds:.0f}/s, {lost} lost in the tap): {answers} ACKs "
+          f"({answers / seconds:.2f}/s), {limited} counted in invalid_acks_limited_count")
+    assert r["sent"] >= 1000, r["sent"]
+    assert r["data"] == 0, "forged bytes reached HTTP"
+    # One answer per interval the flood spanned, and one for the lag of
+    # the last segments behind the clock.
+    assert 1 <= answers <= seconds * 1000 / INVALID_ACK_MS + 2, r["answers"]
+    assert r["sent"] - lost - answers <= limited <= r["sent"], (r["sent"], lost, limited)
+    assert r["delivered"], "the connection died of the flood"
+    assert r["responses"] == ONE_ANSWER
+    assert r["closed"]
 
 
 @pytest.mark.parametrize("case", ["unsent", "too_old"])

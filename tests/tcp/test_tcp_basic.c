@@ -315,7 +315,8 @@ test_rst_exact_resets_in_window_challenges(void **state)
 
 /* A flood of forged in-window RSTs and out-of-window ACKs: the shard
  * answers at most its budget of the second (1.5 x the limit at most), counts
- * the rest, keeps the connection, and has a budget again a second later. */
+ * the rest, keeps the connection, and has a budget again a second later.
+ * The per-connection interval is off: the shard's budget alone is seen. */
 static void
 test_challenge_acks_are_rate_limited(void **state)
 {
@@ -328,6 +329,7 @@ test_challenge_acks_are_rate_limited(void **state)
 	(void)state;
 	tcp_config_defaults(&cfg);
 	cfg.challenge_ack_limit = 10;
+	cfg.invalid_ack_interval_ms = 0;
 	h = th_new(&cfg);
 	iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
 	for (i = 0; i < 100; i++) {
@@ -348,8 +350,8 @@ test_challenge_acks_are_rate_limited(void **state)
 	s = th_seg_from(IRS + 100, 0, TCP_RST);
 	th_inject(h, &s);
 	expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
-	/* Data out of the window is always acknowledged: its sender is more
-	 * likely a peer that lost an ACK than a forger. */
+	/* The shard's budget is for segments without data: data out of the
+	 * window is acknowledged each time (here, with no interval). */
 	for (i = 0; i < 50; i++) {
 		s = th_seg_from(IRS + 1 + 300000, iss + 1, TCP_ACK);
 		s.data = "x";
@@ -357,6 +359,154 @@ test_challenge_acks_are_rate_limited(void **state)
 		th_inject(h, &s);
 		expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
 	}
+	th_free(h);
+}
+
+/* A segment out of the window, as Pktgen sends them (its smallest frame
+ * leaves 6 bytes of data), or without data. */
+static struct th_seg
+out_of_window(uint16_t sport, uint32_t iss, bool data)
+{
+	struct th_seg s = th_seg_from(IRS + 1 + 300000, iss + 1, TCP_ACK);
+
+	s.sport = sport;
+	if (data) {
+		s.data = "wxyz01";
+		s.len = 6;
+	}
+	return s;
+}
+
+/* One more established connection beside th_handshake()'s. */
+static uint32_t
+handshake_another(struct th *h, uint16_t sport)
+{
+	struct th_seg s = th_seg_from(IRS, 0, TCP_SYN);
+	struct th_out o;
+
+	s.sport = sport;
+	th_inject(h, &s);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.flags, TCP_SYN | TCP_ACK);
+	s = th_seg_from(IRS + 1, o.t.seq + 1, TCP_ACK);
+	s.sport = sport;
+	th_inject(h, &s);
+	return o.t.seq;
+}
+
+/* Counts the captured answers by the peer's port (ports[i] in n[i]); each
+ * must be a bare ACK of what the stack expects on that connection. */
+static void
+count_answers(struct th *h, const uint16_t ports[2], const uint32_t iss[2],
+		unsigned int n[2])
+{
+	struct th_out o;
+	int i;
+
+	while (th_next(h, &o)) {
+		i = o.t.dport == ports[0] ? 0 : 1;
+		assert_int_equal(o.t.dport, ports[i]);
+		assert_int_equal(o.t.flags, TCP_ACK);
+		assert_int_equal(o.t.seq, iss[i] + 1);
+		assert_int_equal(o.t.ack, IRS + 1);
+		assert_int_equal(o.t.len, 0);
+		n[i]++;
+	}
+}
+
+/* A flood of out-of-window segments into two connections, one every 2 ms
+ * for 2 s each: into the first with data (the 6 bytes of Pktgen's smallest
+ * frame) and without, into the second with data. Each connection answers
+ * one per interval (Linux's tcp_invalid_ratelimit), whatever the other
+ * does and whatever the shard's budget (large here); the rest are counted;
+ * no forged byte is taken and the connection takes its next bytes. */
+static void
+test_out_of_window_answers_are_rate_limited_per_connection(void **state)
+{
+	static const uint32_t intervals[] = { 500, 100 };
+	static const uint16_t ports[2] = { 40001, 40002 };
+	unsigned int k;
+
+	(void)state;
+	for (k = 0; k < RTE_DIM(intervals); k++) {
+		const uint32_t flood = 1000, step = 2;
+		unsigned int n[2] = { 0, 0 }, want;
+		struct tcp_config cfg;
+		struct th_seg s;
+		struct th_out o;
+		uint32_t iss[2], i;
+		struct th *h;
+
+		tcp_config_defaults(&cfg);
+		cfg.challenge_ack_limit = 1000000;
+		cfg.invalid_ack_interval_ms = intervals[k];
+		h = th_new(&cfg);
+		iss[0] = th_handshake(h, ports[0], IRS, NULL, 0, 65535);
+		iss[1] = handshake_another(h, ports[1]);
+		for (i = 0; i < flood; i++) {
+			s = out_of_window(ports[0], iss[0], i % 4 != 0);
+			th_inject(h, &s);
+			s = out_of_window(ports[1], iss[1], true);
+			th_inject(h, &s);
+			count_answers(h, ports, iss, n);
+			th_advance(h, step);
+		}
+		want = flood * step / intervals[k];	/* intervals spanned */
+		assert_int_equal(n[0], want);
+		assert_int_equal(n[1], want);
+		assert_int_equal(h->stats.tcp.invalid_acks_limited,
+				2 * (flood - want));
+		assert_int_equal(h->stats.drop[NET_DROP_TCP_OUT_OF_WINDOW],
+				2 * flood);
+		assert_int_equal(h->stats.tcp.challenge_acks_limited, 0);
+		assert_int_equal(h->app.got_len, 0);
+		s = th_seg_from(IRS + 1, iss[1] + 1, TCP_ACK | TCP_PSH);
+		s.sport = ports[1];
+		s.data = "GET";
+		s.len = 3;
+		th_inject(h, &s);
+		th_advance(h, 100);
+		assert_int_equal(h->app.got_len, 3);
+		assert_true(th_next(h, &o));
+		assert_int_equal(o.t.ack, IRS + 4);
+		th_free(h);
+	}
+}
+
+/* A zero-window probe lies past the window by definition, but its sender
+ * knows the connection (it is at rcv_nxt exactly) and must learn when the
+ * window opens: the interval does not hold its answers back. */
+static void
+test_zero_window_probes_are_always_answered(void **state)
+{
+	static uint8_t fill[1000];
+	struct th *h = th_new(NULL);
+	uint32_t iss, sent = 0, i;
+	struct th_seg s;
+	struct th_out o;
+
+	(void)state;
+	iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
+	while (sent < 65535) {		/* the application takes it all */
+		s = th_seg_from(IRS + 1 + sent, iss + 1, TCP_ACK);
+		s.data = fill;
+		s.len = (uint16_t)RTE_MIN(sizeof(fill), 65535 - sent);
+		th_inject(h, &s);
+		sent += s.len;
+	}
+	th_advance(h, 100);
+	th_drain(h);
+	assert_int_equal(h->app.got_len, 65535);
+	for (i = 0; i < 5; i++) {
+		s = th_seg_from(IRS + 1 + sent, iss + 1, TCP_ACK);
+		s.data = "x";
+		s.len = 1;
+		th_inject(h, &s);
+		expect(h, &o, TCP_ACK, iss + 1, IRS + 1 + sent);
+		assert_int_equal(o.t.win, 0);
+		th_advance(h, 10);
+	}
+	assert_int_equal(h->stats.tcp.invalid_acks_limited, 0);
 	th_free(h);
 }
 
@@ -542,6 +692,8 @@ main(void)
 		cmocka_unit_test(test_rst_exact_resets_in_window_challenges),
 		cmocka_unit_test(test_syn_on_established_gets_challenge_ack),
 		cmocka_unit_test(test_challenge_acks_are_rate_limited),
+		cmocka_unit_test(test_out_of_window_answers_are_rate_limited_per_connection),
+		cmocka_unit_test(test_zero_window_probes_are_always_answered),
 		cmocka_unit_test(test_zero_window_probe),
 		cmocka_unit_test(test_fin_wait_2_times_out),
 		cmocka_unit_test(test_rst_in_syn_received_frees_quietly),

@@ -94,6 +94,10 @@ struct tcp_config {
 	/* Answers to unacceptable segments (RFC 5961 challenge ACKs, ACKs of
 	 * out-of-window segments without data) per second; 0 = no limit. */
 	uint32_t challenge_ack_limit;
+	/* At most one answer to an unacceptable segment (out of the window,
+	 * data or not, or a challenge) per connection per this many ms, as
+	 * Linux's tcp_invalid_ratelimit; 0 = no limit. */
+	uint32_t invalid_ack_interval_ms;
 	uint32_t arp_reply_limit;	/* ARP replies per second; 0 = no limit */
 };
 
@@ -106,7 +110,7 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(timeouts) X(fast_retransmits) X(sack_recoveries) X(newreno_recoveries) \
 	X(ooo_segs) X(ooo_dropped) X(syncookies_sent) X(syncookies_valid) \
 	X(syncookies_failed) X(syn_dropped) X(challenge_acks) X(challenge_acks_limited) \
-	X(paws_drops) \
+	X(invalid_acks_limited) X(paws_drops) \
 	X(delayed_acks) X(window_probes) X(keepalive_probes) \
 	X(tail_loss_probes) X(lost_retransmits) \
 	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
