@@ -840,8 +840,8 @@ add_tls_counters(struct rte_tel_data *d, const char *key, size_t offset,
 	rte_tel_data_add_dict_container(d, key, c, 0);
 }
 
-/* The certificates served: name, key type, expiry (seconds since the
- * epoch, and left), stapling. */
+/* The certificates served, by their pair's index ("0" the default):
+ * name, key type, expiry (seconds since the epoch, and left), stapling. */
 static void
 add_tls_certs(struct rte_tel_data *d, const struct tls_config_info *info)
 {
@@ -851,13 +851,15 @@ add_tls_certs(struct rte_tel_data *d, const struct tls_config_info *info)
 
 	if (list == NULL)
 		return;
-	rte_tel_data_start_array(list, RTE_TEL_CONTAINER);
+	rte_tel_data_start_dict(list);
 	for (i = 0; i < info->n_certs; i++) {
 		const struct tls_cert_info *c = &info->certs[i];
 		struct rte_tel_data *one = rte_tel_data_alloc();
+		char key[8];
 
 		if (one == NULL)
 			break;
+		snprintf(key, sizeof(key), "%u", i);
 		rte_tel_data_start_dict(one);
 		rte_tel_data_add_dict_string(one, "name", c->name);
 		rte_tel_data_add_dict_string(one, "key_type", c->key_type);
@@ -865,7 +867,7 @@ add_tls_certs(struct rte_tel_data *d, const struct tls_config_info *info)
 		rte_tel_data_add_dict_int(one, "expires_in_s",
 				(int)RTE_MIN(c->not_after - now, (int64_t)INT_MAX));
 		rte_tel_data_add_dict_int(one, "ocsp_stapled", c->ocsp);
-		rte_tel_data_add_array_container(list, one, 0);
+		rte_tel_data_add_dict_container(list, key, one, 0);
 		soonest = RTE_MIN(soonest, c->not_after);
 	}
 	rte_tel_data_add_dict_container(d, "certs", list, 0);
@@ -889,7 +891,9 @@ tel_tls(const char *cmd __rte_unused, const char *params __rte_unused,
 		return 0;
 	tls_config_info(ew->tls, &info);
 	rte_tel_data_add_dict_int(d, "port", ew->cfg.tls_port);
-	rte_tel_data_add_dict_string(d, "priority", info.priority);
+	/* A telemetry string holds 128 bytes: the default is named. */
+	rte_tel_data_add_dict_string(d, "priority", ew->cfg.tls_priority[0] ?
+			info.priority : "default");
 	add_tls_certs(d, &info);
 	rte_tel_data_add_dict_u64(d, "generation", info.generation);
 	rte_tel_data_add_dict_u64(d, "reloads_count", info.reloads);

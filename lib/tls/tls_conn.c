@@ -409,7 +409,8 @@ read_records(struct tls_conn *tc)
 	struct tls_stats *st = tc->sh->st;
 
 	tls_mem_enter();
-	while (tc->held == NULL && tc->state == TC_OPEN && !tc->gone) {
+	while (tc->held == NULL && tc->state == TC_OPEN && !tc->gone &&
+			!tc->eof) {
 		gnutls_packet_t pkt = NULL;
 		ssize_t n = gnutls_record_recv_packet(tc->s, &pkt);
 
@@ -424,10 +425,10 @@ read_records(struct tls_conn *tc)
 		if (n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED)
 			break;
 		if (n == 0) {
-			/* close_notify: HTTP finishes, then closes. */
+			/* close_notify: nothing more comes; HTTP finishes
+			 * what it was asked, then closes (with ours). */
 			st->close_notify_received++;
 			tc->eof = true;
-			tc->state = TC_CLOSED;
 			http_conn_peer_closed(tc->http);
 			break;
 		}
@@ -607,8 +608,8 @@ on_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 		/* A held record keeps the rest: not taken, sent again once
 		 * the window (0 now) opens. */
 		n = tc->held != NULL ? 0 : feed(tc, data, len);
-		if (tc->state != TC_OPEN)
-			n = len;
+		if (tc->state != TC_OPEN || tc->eof)
+			n = len;	/* after close_notify: dropped */
 		flush_mine(tc);
 		break;
 	default:
