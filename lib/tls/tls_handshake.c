@@ -185,8 +185,10 @@ step_ready(const struct tls_conn *tc)
 		return hs->in_len > hs->in_off || tc->work.again;
 	if (hs->in_len < 5)
 		return false;
-	/* A length beyond a record's is for GnuTLS to refuse, at once. */
-	return hs->in_len >= 5u + ((uint32_t)hs->in[3] << 8 | hs->in[4]) ||
+	/* What is no handshake record, or a length beyond a record's, is for
+	 * GnuTLS to refuse at once. */
+	return hs->in[0] != 22 || hs->in[1] != 3 ||
+		hs->in_len >= 5u + ((uint32_t)hs->in[3] << 8 | hs->in[4]) ||
 		((uint32_t)hs->in[3] << 8 | hs->in[4]) > TLS_RECORD_MAX + 256;
 }
 
@@ -280,11 +282,18 @@ tls_work_done(struct tls_work *w)
 	} else if (tc->timed_out) {
 		tls_hs_fail(tc, TLS_FAIL_timeout, true);
 	} else {
-		/* Room for what the client sends next. */
+		/* Waiting for the client: the staging goes back to the pool
+		 * when empty (a round trip may be long; the session keeps
+		 * what it needs), and is taken again when bytes come. */
 		tls_hs_compact(tc->hs);
-		tcp_set_rcv_space(sh->conf.ns, tc->tcp,
-				TLS_HS_IN - tc->hs->in_len);
 		tls_hs_next(tc);
+		if (!tc->step_out && tc->hs != NULL && tc->hs->in_len == 0 &&
+				tc->hs->out_len == 0 && !tc->work.again) {
+			tls_hs_free(sh, tc->hs);
+			tc->hs = NULL;
+		}
+		tcp_set_rcv_space(sh->conf.ns, tc->tcp, tc->hs == NULL ?
+				TLS_HS_IN : TLS_HS_IN - tc->hs->in_len);
 	}
 	if (tc->tcp != NULL)
 		tcp_output(sh->conf.ns, tc->tcp);
