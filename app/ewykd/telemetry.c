@@ -934,6 +934,7 @@ tel_tls(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(s->tls_stats.close_notify_received));
 	rte_tel_data_add_dict_u64(d, "records_in_count", SUM(s->tls_stats.records_in));
 	rte_tel_data_add_dict_u64(d, "records_out_count", SUM(s->tls_stats.records_out));
+	rte_tel_data_add_dict_u64(d, "records_held_count", SUM(s->tls_stats.records_held));
 	rte_tel_data_add_dict_u64(d, "plaintext_in_bytes", SUM(s->tls_stats.bytes_in));
 	rte_tel_data_add_dict_u64(d, "plaintext_out_bytes", SUM(s->tls_stats.bytes_out));
 	rte_tel_data_add_dict_u64(d, "record_errors_count", SUM(s->tls_stats.errors));

@@ -396,6 +396,7 @@ deliver(struct tls_conn *tc, gnutls_packet_t pkt, uint32_t off)
 	if (off + taken < d.size && tc->state == TC_OPEN && !tc->gone) {
 		tc->held = pkt;
 		tc->held_off = off + taken;
+		tc->sh->st->records_held++;
 		tcp_set_rcv_space(tc->sh->conf.ns, tc->tcp, 0);
 		return;
 	}

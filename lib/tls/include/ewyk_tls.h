@@ -161,6 +161,7 @@ struct tls_stats {
 	uint64_t close_notify_received;
 	uint64_t records_in;
 	uint64_t records_out;
+	uint64_t records_held;		/* HTTP took one in parts */
 	uint64_t bytes_in;		/* plaintext */
 	uint64_t bytes_out;		/* plaintext */
 	uint64_t errors;		/* fatal record errors after the handshake */
