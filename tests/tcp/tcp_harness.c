@@ -33,8 +33,9 @@ eal_cleanup(void)
 	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
-	if (strncmp(dir, "/var/run/dpdk/tcpharness", 24) == 0 ||
-			strstr(dir, "/dpdk/tcpharness") != NULL) {
+	if (strstr(dir, "/dpdk/tcpharness") != NULL ||
+			(getenv("FUZZ_NET_PREFIX") != NULL &&
+			strstr(dir, getenv("FUZZ_NET_PREFIX")) != NULL)) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		if (system(cmd) != 0)
 			fprintf(stderr, "could not remove %s\n", dir);
@@ -51,7 +52,10 @@ eal_once(void)
 
 	if (pool != NULL)
 		return;
-	snprintf(prefix, sizeof(prefix), "tcpharness%d", getpid());
+	/* The fuzz runner names its processes' directories, and sweeps
+	 * them: libFuzzer may end without atexit(). */
+	snprintf(prefix, sizeof(prefix), "%s%d", getenv("FUZZ_NET_PREFIX") ?
+			getenv("FUZZ_NET_PREFIX") : "tcpharness", getpid());
 	if (rte_eal_init(10, argv) < 0) {
 		fprintf(stderr, "EAL init failed\n");
 		exit(1);

@@ -209,7 +209,7 @@ tlsh_pump(struct tlsh *h)
 	struct th_out o;
 	unsigned int i;
 
-	while (h->nsteps > 0) {
+	while (h->nsteps > 0 && !h->hold_steps) {
 		struct tls_work *w = h->steps[0];
 
 		memmove(h->steps, h->steps + 1, --h->nsteps * sizeof(w));
@@ -233,6 +233,7 @@ tlsh_pump(struct tlsh *h)
 			if (h->clients[i] == c)
 				owe[i] = true;
 	}
+	th_drain(h->th);	/* all read: the capture starts over */
 	for (i = 0; i < TLSH_CLIENTS; i++)
 		if (owe[i] && !h->clients[i]->reset)
 			ack(h->clients[i]);
@@ -379,6 +380,17 @@ tlsc_close(struct tlsc *c)
 	s.sport = c->sport;
 	th_inject(c->h->th, &s);
 	c->snd_nxt++;
+	tlsh_pump(c->h);
+}
+
+void
+tlsc_reset(struct tlsc *c)
+{
+	struct th_seg s = th_seg_from(c->snd_nxt, c->rcv_nxt, TCP_RST | TCP_ACK);
+
+	s.dport = TLSH_PORT;
+	s.sport = c->sport;
+	th_inject(c->h->th, &s);
 	tlsh_pump(c->h);
 }
 

@@ -57,6 +57,7 @@ struct tlsh {
 	struct tls_shard *sh;
 	struct tls_stats st;
 	enum tlsh_offload offload;
+	bool hold_steps;	/* tlsh_pump() leaves queued steps be */
 	struct tls_work *steps[TLSH_STEPS];
 	unsigned int nsteps;
 	struct tlsc *clients[TLSH_CLIENTS];
@@ -88,6 +89,8 @@ bool tlsc_exchange(struct tlsc *c, const char *request, const char *want,
 		char *out, size_t cap);
 /* close_notify, then FIN. */
 void tlsc_close(struct tlsc *c);
+/* RST: the connection is gone at once. */
+void tlsc_reset(struct tlsc *c);
 void tlsc_free(struct tlsc *c);
 
 #endif /* EWYK_TLS_HARNESS_H */
