@@ -55,6 +55,9 @@ worker(void *arg)
 	struct timespec dl;
 	int rc;
 
+	/* Its own name, not the creator's (an lcore's): tools and the tests
+	 * tell pool threads from lcores by it. */
+	pthread_setname_np(pthread_self(), "ewyk-pool");
 	pthread_mutex_lock(&bp->lock);
 	for (;;) {
 		if (bp->count == 0) {
