@@ -384,7 +384,7 @@ announce(struct ewykd *e)
 				e->cfg.tls_port, e->cfg.nb_tls_certs,
 				e->cfg.nb_tls_certs == 1 ? "" : "s");
 	printf("ewykd %s: serving %s, %u shard(s), %u static file(s)\n",
-			EWYK_VERSION, line, e->nb_shards, e->www.n);
+			EWYK_VERSION, line, e->nb_shards, e->www.nfiles);
 	RTE_ETH_FOREACH_DEV(port) {
 		char name[RTE_ETH_NAME_MAX_LEN];
 

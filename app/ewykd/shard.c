@@ -282,6 +282,8 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.max_conns = cfg->max_conns,
 		.header_timeout_ms = cfg->header_timeout_ms,
 		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
+		.max_head_bytes = cfg->max_header_bytes,
+		.max_target = cfg->max_target,
 		.tls = e->tls,
 		.tls_port = cfg->tls_port,
 		.tls_stats = &s->tls_stats,

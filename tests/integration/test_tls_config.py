@@ -164,10 +164,14 @@ def files(pki):
     garbage = os.path.join(d, "garbage.pem")
     with open(garbage, "w") as f:
         f.write("not a certificate\n")
+    www = os.path.join(d, "www")
+    os.makedirs(www, exist_ok=True)
+    with open(os.path.join(www, "index.html"), "w") as f:
+        f.write("ewyk\n")
     return {"cert": good_cert, "key": good_key, "expired": (expired_cert, expired_key),
             "future": (future_cert, future_key), "group_key": group_key,
             "unreadable_key": unreadable_key, "other_key": other_key,
-            "garbage": garbage, "www": d, "key_text": open(good_key).read()}
+            "garbage": garbage, "www": www, "key_text": open(good_key).read()}
 
 
 def fails(files, args, needle, wrap=()):

@@ -177,7 +177,33 @@ ack(struct tlsc *c)
 	th_inject(c->h->th, &s);
 }
 
-/* A segment from the server, in order or dropped (it comes again). */
+/* What the server's window takes of what waits, in segments. */
+static void
+output(struct tlsc *c)
+{
+	while (!c->reset) {
+		uint32_t flight = c->snd_nxt - c->snd_una;
+		uint32_t n = c->tx_len - flight;
+		struct th_seg s;
+
+		if (n > MSS)
+			n = MSS;
+		if (flight + n > c->wnd)
+			n = c->wnd > flight ? c->wnd - flight : 0;
+		if (n == 0)
+			return;
+		s = th_seg_from(c->snd_nxt, c->rcv_nxt, TCP_ACK | TCP_PSH);
+		s.dport = TLSH_PORT;
+		s.sport = c->sport;
+		s.data = c->tx + flight;
+		s.len = (uint16_t)n;
+		th_inject(c->h->th, &s);
+		c->snd_nxt += n;
+	}
+}
+
+/* A segment from the server, in order or dropped (it comes again); its
+ * ACK frees what it covers and says the window. */
 static bool
 take(struct tlsc *c, const struct th_out *o)
 {
@@ -187,7 +213,21 @@ take(struct tlsc *c, const struct th_out *o)
 	}
 	if (o->t.flags & TCP_SYN) {
 		c->rcv_nxt = o->t.seq + 1;
+		c->wnd = o->t.win;
 		return true;
+	}
+	if (o->t.flags & TCP_ACK) {
+		uint32_t acked = o->t.ack - c->snd_una;
+
+		if (acked > 0 && acked <= c->snd_nxt - c->snd_una) {
+			/* our FIN takes a number too, and no byte */
+			uint32_t data = acked > c->tx_len ? c->tx_len : acked;
+
+			memmove(c->tx, c->tx + data, c->tx_len - data);
+			c->tx_len -= data;
+			c->snd_una = o->t.ack;
+		}
+		c->wnd = o->t.win;	/* no window scale: not offered */
 	}
 	if (o->t.len > 0 && o->t.seq == c->rcv_nxt) {
 		assert_true(c->rx_len + o->t.len <= TLSH_RX);
@@ -234,9 +274,13 @@ tlsh_pump(struct tlsh *h)
 				owe[i] = true;
 	}
 	th_drain(h->th);	/* all read: the capture starts over */
-	for (i = 0; i < TLSH_CLIENTS; i++)
-		if (owe[i] && !h->clients[i]->reset)
+	for (i = 0; i < TLSH_CLIENTS; i++) {
+		if (h->clients[i] == NULL || h->clients[i]->reset)
+			continue;
+		if (owe[i])
 			ack(h->clients[i]);
+		output(h->clients[i]);	/* the window may have opened */
+	}
 }
 
 void
@@ -249,7 +293,9 @@ tlsc_open(struct tlsh *h, struct tlsc *c, uint16_t sport)
 	c->h = h;
 	c->sport = sport;
 	c->rx = malloc(TLSH_RX);
+	c->tx = malloc(TLSH_RX);
 	assert_non_null(c->rx);
+	assert_non_null(c->tx);
 	for (i = 0; i < TLSH_CLIENTS && h->clients[i] != NULL; i++)
 		;
 	assert_true(i < TLSH_CLIENTS);
@@ -258,7 +304,7 @@ tlsc_open(struct tlsh *h, struct tlsc *c, uint16_t sport)
 	s.sport = sport;
 	th_opt_mss(&s, MSS);
 	th_inject(h->th, &s);
-	c->snd_nxt = ISS + 1;
+	c->snd_una = c->snd_nxt = ISS + 1;
 	tlsh_pump(h);		/* the SYN-ACK, then our ACK */
 	assert_int_not_equal(c->rcv_nxt, 0);
 }
@@ -266,22 +312,10 @@ tlsc_open(struct tlsh *h, struct tlsc *c, uint16_t sport)
 void
 tlsc_send_raw(struct tlsc *c, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-
-	while (len > 0) {
-		uint16_t n = (uint16_t)(len < MSS ? len : MSS);
-		struct th_seg s = th_seg_from(c->snd_nxt, c->rcv_nxt,
-				TCP_ACK | TCP_PSH);
-
-		s.dport = TLSH_PORT;
-		s.sport = c->sport;
-		s.data = p;
-		s.len = n;
-		th_inject(c->h->th, &s);
-		c->snd_nxt += n;
-		p += n;
-		len -= n;
-	}
+	assert_true(c->tx_len + len <= TLSH_RX);
+	memcpy(c->tx + c->tx_len, data, len);
+	c->tx_len += (uint32_t)len;
+	output(c);
 }
 
 static ssize_t
@@ -371,10 +405,13 @@ tlsc_exchange(struct tlsc *c, const char *request, const char *want,
 void
 tlsc_close(struct tlsc *c)
 {
+	unsigned int pumps = 0;
 	struct th_seg s;
 
 	if (c->s != NULL)
 		gnutls_bye(c->s, GNUTLS_SHUT_WR);
+	while (c->tx_len > 0 && !c->reset && pumps++ < PUMPS_MAX)
+		tlsh_pump(c->h);	/* FIN after the data */
 	s = th_seg_from(c->snd_nxt, c->rcv_nxt, TCP_ACK | TCP_FIN);
 	s.dport = TLSH_PORT;
 	s.sport = c->sport;
@@ -407,5 +444,6 @@ tlsc_free(struct tlsc *c)
 	if (c->cred != NULL)
 		gnutls_certificate_free_credentials(c->cred);
 	free(c->rx);
+	free(c->tx);
 	memset(c, 0, sizeof(*c));
 }

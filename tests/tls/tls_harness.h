@@ -41,7 +41,11 @@ struct tlsc {
 	gnutls_session_t s;	/* NULL until tlsc_handshake() */
 	gnutls_certificate_credentials_t cred;
 	uint16_t sport;
-	uint32_t snd_nxt;
+	uint32_t snd_una;	/* the server acknowledged up to here */
+	uint32_t snd_nxt;	/* sent up to here */
+	uint32_t wnd;		/* the server's window, as last said */
+	uint8_t *tx;		/* from snd_una: sent, then not yet sent */
+	uint32_t tx_len;
 	uint32_t rcv_nxt;
 	bool fin;		/* the server closed */
 	bool reset;		/* the server reset */
@@ -77,7 +81,8 @@ void tlsh_new_certificate(struct tlsh *h);
 
 /* The client's TCP connection from sport (three-way handshake). */
 void tlsc_open(struct tlsh *h, struct tlsc *c, uint16_t sport);
-/* Raw bytes to the server, as TCP data. */
+/* Raw bytes to the server, as TCP data: sent as the server's window
+ * allows, the rest when it opens. */
 void tlsc_send_raw(struct tlsc *c, const void *data, size_t len);
 /* TLS over it: alpn ("h2", "http/1.1" or NULL), a priority string (NULL:
  * NORMAL), a session to resume (NULL: none). 0, or GnuTLS's error. */

@@ -65,6 +65,8 @@ struct serve_conf {
 	uint32_t max_conns;
 	uint32_t header_timeout_ms;
 	uint32_t keepalive_timeout_ms;
+	uint32_t max_head_bytes;	/* an HTTP/1.1 request head; 0: 16 KiB */
+	uint32_t max_target;		/* a request target; 0: 8 KiB */
 	/* TLS on port tls_port (host order), into the same HTTP server, with
 	 * the process's configuration (NULL: no TLS port) and the shard's
 	 * counters. Handshake steps are tasks of the strategy, or with
