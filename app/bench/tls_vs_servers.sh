@@ -128,7 +128,7 @@ run_load() {
 		while [ "$(date +%s)" -lt "$end" ]; do
 			out=$(ip netns exec "$ns" taskset -c 0 h2load --h1 -c "$NEWCONN_C" \
 				-n "$NEWCONN_C" --tls13-ciphers="$SUITE" "$URL/small.txt" 2>&1) || true
-			units=$((units + $(awk '/^status codes:/ {print $3}' <<<"$out")))
+			units=$((units + $(awk '/^status codes:/ {n = $3} END {print n + 0}' <<<"$out")))
 		done
 		;;
 	bulk)
@@ -141,7 +141,7 @@ run_load() {
 		# shellcheck disable=SC2086
 		out=$(ip netns exec "$ns" taskset -c 0 h2load -n "$N" ${H2LOAD_ARGS[$l]} \
 			--tls13-ciphers="$SUITE" "$URL/small.txt" 2>&1) || true
-		units=$(awk '/^status codes:/ {print $3}' <<<"$out")
+		units=$(awk '/^status codes:/ {n = $3} END {print n + 0}' <<<"$out")
 		;;
 	esac
 	t1=$(date +%s%6N)
@@ -149,7 +149,8 @@ run_load() {
 	awk -v s="$s" -v l="$l" -v r="$r" -v u="${units:-0}" -v dt=$((t1 - t0)) \
 		-v c=$((c1 - c0)) 'BEGIN {
 		printf "%s %s %s %.1f %d %s\n", s, l, r, u * 1e6 / dt, u,
-			u > 0 ? sprintf("%.2f", c / u) : "-" }' >>"$RUNS/results"
+			(u > 0 ? sprintf("%.2f", c / u) : "-") }' | tee -a "$RUNS/results" >&2
+	[ "${units:-0}" -gt 0 ] || echo "$s $l: nothing measured: $out" | tail -n 5 >&2
 }
 
 profile() {	# ewykd under h2tls: where its time goes

@@ -694,8 +694,10 @@ options_usage(const char *prog)
 
 	printf("Usage: %s [EAL options] -- [ewykd options]\n"
 	       "       %s --config FILE\n\n"
-	       "ewyk: a kernel-bypass HTTP/1.1 and HTTP/2 (cleartext, by prior knowledge\n"
-	       "or Upgrade) appliance on DPDK.\n\n"
+	       "ewyk: a kernel-bypass HTTP/1.1 and HTTP/2 appliance on DPDK: cleartext\n"
+	       "(HTTP/2 by prior knowledge or Upgrade) on --listen-port, and TLS 1.3 and\n"
+	       "1.2 (HTTP/2 by ALPN) on --tls-port once --tls-cert and --tls-key are given.\n"
+	       "SIGHUP reloads the TLS certificates and keys.\n\n"
 	       "ewykd options:\n", prog, prog);
 	for (i = 0; i < NOPTS; i++) {
 		char left[40];
