@@ -18,13 +18,20 @@
 #
 # ewykd runs on $EWYK_MEDIUM (default af_xdp where the kernel supports it:
 # deploy/ewyk-ns.sh) on one lcore (-l 1: the main lcore produces) with
-# --tls-offload off, so that its handshakes run on that core too and its
-# CPU is that one lcore's busy time (/ewyk/lcores: polls that found
-# nothing excluded), the same work nginx's and h2o's one worker does; the
-# others in a namespace joined to the client's by a veth pair, CPU as
-# utime+stime of their processes. Every server is pinned to CPU 1, the
-# clients to CPU 0. Then ewykd's figures as ratios of each server's, and
-# where ewykd's time goes under h2tls (perf, software clock).
+# --tls-offload off, so that its handshakes run on that core too, the same
+# work nginx's and h2o's one worker does; the others in a namespace joined
+# to the client's by a veth pair. Every server is pinned to CPU 1, the
+# clients to CPU 0. A server's CPU is the utime+stime of its process (its
+# threads, its children), measured alike for the three: ewykd with --idle
+# sleep, so that the polling it does when there is nothing to do costs
+# what it costs (a few hundred polls before each sleep) and no more. Not
+# its lcore's busy time (/ewyk/lcores, TSC): on a machine that runs other
+# work, that wall-clock time includes the lcore's preemptions. On a veth
+# pair the receiving side's kernel TCP runs in the sender's softirq: part
+# of nginx's and h2o's TCP work is charged to the client's core, none of
+# it to them (ewykd's TCP is in its process). Then ewykd's figures as
+# ratios of each server's, and where ewykd's time goes under h2tls (perf,
+# software clock).
 #
 # Usage: [EWYK_MEDIUM=...] [ROUNDS=3] [NEWCONN_C=64] [NEWCONN_S=8]
 #        [BULK_MB=1024] app/bench/tls_vs_servers.sh [REQUESTS]
@@ -93,17 +100,10 @@ declare -A LOAD_NAME=([newconn]="new TLS connection per request"
 	[bulk]="1 GB over TLS")
 URL=https://198.18.0.2
 
-# CPU so far, microseconds: ewykd's lcore busy time, or a process's
-# utime+stime with its children's.
+# CPU so far, microseconds: utime+stime of the server's process and its
+# children ($PID; ewykd's: $EWYKD_PID).
 ewykd_cpu() {
-	echo /ewyk/lcores | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$NS_A" 2>/dev/null |
-		/usr/bin/python3 -c '
-import json, sys
-for line in sys.stdin:
-    if line.strip().startswith("{"):
-        lc = json.loads(line)["/ewyk/lcores"]
-        print(sum(v.get("producing_us", 0) + v.get("consuming_us", 0)
-                  for v in lc.values() if isinstance(v, dict)))'
+	PID=$EWYKD_PID kernel_cpu
 }
 kernel_cpu() {
 	local ticks=0 p hz
@@ -164,9 +164,10 @@ profile() {	# ewykd under h2tls: where its time goes
 	wait "$perf_pid" || true
 }
 
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 : >"$RUNS/results"
 for round in $(seq "$ROUNDS"); do
-	EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll \
+	EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle sleep \
 		--www-max-mb $((BULK_MB + 64)) --tls-cert "$WORK/cert.pem" \
 		--tls-key "$WORK/key.pem" --tls-offload off
 	for l in "${LOADS[@]}"; do
@@ -238,8 +239,10 @@ CONF
 done
 
 echo "HTTPS, TLS 1.3 $SUITE X25519, ECDSA P-256; median of $ROUNDS rounds (servers in turn)"
-echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"), one lcore, --tls-offload off;" \
-	"nginx and h2o on veth, one worker; servers on CPU 1, clients on CPU 0"
+echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"), one lcore, --tls-offload off," \
+	"--idle sleep; nginx and h2o on veth, one worker; servers on CPU 1, clients on" \
+	"CPU 0; CPU: utime+stime of each server's process"
+echo "load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/python3 - "$RUNS/results" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
