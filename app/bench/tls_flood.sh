@@ -25,10 +25,15 @@
 #   epc      --tls-offload on with a reserved lcore: EPC while the reserved
 #            lcore is idle (it takes the polling over), else PEC
 # ewykd's main and shard lcores are on CPU 1 (the reserved one, epc, on
-# CPU 0); the clients and the pool threads on CPU 0.
+# CPU 0); the flood's client and the pool threads on CPU 0; the
+# established load's client on CPU EST_CPU (default 1, beside the shard: the
+# flood's client and the pool threads keep CPU 0 busy), ewykd with --idle
+# IDLE (default sleep, so that the shard leaves that client its CPU between
+# bursts).
 #
 # Usage: [EWYK_MEDIUM=...] [ROUNDS=3] [RATE=200] [FLOOD_C=200]
-#        [MODES="inline pool epc"] app/bench/tls_flood.sh [SECONDS]
+#        [MODES="inline pool epc"] [EST_CPU=1] [IDLE=sleep|poll]
+#        app/bench/tls_flood.sh [SECONDS]
 #        (as root, after a build; SECONDS per run, default 10)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,6 +42,8 @@ SECS=${1:-10}
 ROUNDS=${ROUNDS:-3}
 RATE=${RATE:-200}
 FLOOD_C=${FLOOD_C:-200}
+EST_CPU=${EST_CPU:-1}
+IDLE=${IDLE:-sleep}
 MODES=${MODES:-inline pool epc}
 : "${EWYK_MEDIUM:=$(ewyk_medium_default)}"
 export EWYK_MEDIUM
@@ -90,10 +97,10 @@ run() {
 	esac
 	ewyk_ns_start "$NS" "$LOG" "${lcores[@]}" -- --www "$TMP/www" \
 		--tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem" "${extra[@]}" \
-		--idle poll >/dev/null
+		--idle "$IDLE" >/dev/null
 	local t0 h0 h1 start end
 	start=$(date +%s%6N)
-	ip netns exec "$EWYK_CLIENT_NS" taskset -c 0 h2load -c 4 -m 1 --rps "$RATE" \
+	ip netns exec "$EWYK_CLIENT_NS" taskset -c "$EST_CPU" h2load -c 4 -m 1 --rps "$RATE" \
 		-D "$SECS" --log-file="$TMP/est.tsv" "$URL" >"$TMP/est.out" 2>&1 &
 	local est=$!
 	sleep 1
@@ -135,7 +142,9 @@ done
 echo "established TLS load: 4 connections, HTTP/2, ${RATE} req/s each; flood: h2load" \
 	"--h1 -c $FLOOD_C, a new TLS connection per request; ${SECS} s runs, median of" \
 	"$ROUNDS rounds"
-echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"), shard lcore on CPU 1; clients on CPU 0"
+echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"), shard lcore on CPU 1, --idle $IDLE;" \
+	"the flood's client on CPU 0, the established load's on CPU $EST_CPU;" \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/python3 - "$TMP/results" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
