@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import serve_module
-from ewyk_harness import APP_IP, Appliance
+from ewyk_harness import APP_IP, APP_IP6, Appliance
 from tls_certs import CA
 
 HOST = "ewyk.test"
@@ -42,7 +42,7 @@ def tls_args(pki):
 
 @pytest.fixture(scope="module")
 def app(www, pki):
-    yield from serve_module(Appliance(www=www["dir"], args=tls_args(pki)))
+    yield from serve_module(Appliance(www=www["dir"], args=tls_args(pki), ip6=True))
 
 
 def curl(a, pki, *args, path="/hello.txt"):
@@ -75,6 +75,16 @@ def test_curl_http2_over_tls(app, pki, www):
     assert r.returncode == 0, r.stderr
     assert r.stdout == f"2 {www['big_size']}", r.stdout
     assert tls(app)["alpn_h2_conns"] > before
+
+
+def test_https_over_ipv6(app, pki):
+    """The TLS listener takes either family: HTTP/2 over TLS to 2001:2::2."""
+    r = app.ns(["curl", "-sS", "--max-time", "10", "--cacert", pki["ca_path"],
+                "--resolve", f"{HOST}:443:[{APP_IP6}]", "--http2", "-w",
+                " %{http_version} %{remote_ip}", f"https://{HOST}/hello.txt"],
+               check=False, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"hello from ewyk\n 2 {APP_IP6}", r.stdout
 
 
 def test_curl_verifies_the_chain_and_name(app, pki):
