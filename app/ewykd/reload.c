@@ -5,9 +5,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
+
 #include "ewyk_tls.h"
 #include "ewykd.h"
 #include "reload.h"
+#include "services.h"
+#include "shard.h"
 
 /* Requests and completions are counted: a waiter knows its own. */
 static _Atomic unsigned long asked;
@@ -16,23 +20,95 @@ static _Atomic int last_rc;
 static char last_msg[TLS_ERR_LEN];	/* written before done moves */
 
 void
-reload_request(void)
+reload_note_tree(struct ewykd *e)
+{
+	const struct www *w = e->www;
+
+	__atomic_store_n(&e->reload.files, w != NULL ? w->nfiles : 0,
+			__ATOMIC_RELAXED);
+	__atomic_store_n(&e->reload.skipped, w != NULL ? w->skipped : 0,
+			__ATOMIC_RELAXED);
+	__atomic_store_n(&e->reload.bytes, w != NULL ? w->bytes : 0,
+			__ATOMIC_RELAXED);
+}
+
+void
+reload_ask(void)
 {
 	atomic_fetch_add_explicit(&asked, 1, memory_order_relaxed);
 }
 
-void
-reload_poll(struct ewykd *e)
+static uint64_t
+now_ms(void)
 {
-	unsigned long a = atomic_load_explicit(&asked, memory_order_acquire);
-	char err[TLS_ERR_LEN] = "";
-	int rc = 0;
+	return rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000);
+}
 
-	if (e->tls == NULL)
+/* Every shard has polled since the swap (twice, so that a turn under way
+ * at the swap is over): no request still holds the old tree unseen. */
+static bool
+shards_moved_on(const struct ewykd *e)
+{
+	uint16_t i;
+
+	for (i = 0; i < e->nb_shards; i++)
+		if (__atomic_load_n(&e->shards[i].stats.polls, __ATOMIC_RELAXED) <
+				e->reload.polls_at_swap[i] + 2)
+			return false;
+	return true;
+}
+
+static void
+swap_in(struct ewykd *e, struct www *next, uint64_t t0)
+{
+	uint32_t was = e->www != NULL ? e->www->nfiles : 0;
+	uint16_t i;
+
+	for (i = 0; i < e->nb_shards; i++)
+		e->reload.polls_at_swap[i] = __atomic_load_n(
+				&e->shards[i].stats.polls, __ATOMIC_RELAXED);
+	http_static_swap(&e->statics, next);
+	e->www_retiring = e->www;
+	e->www = next;
+	reload_note_tree(e);
+	e->reload.pending = true;
+	__atomic_fetch_add(&e->reload.done, 1, __ATOMIC_RELAXED);
+	printf("ewykd: reloaded --www %s: %u files (was %u), %u left out, "
+			"in %llu ms\n", e->cfg.www, next->nfiles, was, next->skipped,
+			(unsigned long long)(now_ms() - t0));
+	fflush(stdout);
+}
+
+static void
+reload_www(struct ewykd *e)
+{
+	char err[EWYKD_ERR_LEN];
+	uint64_t t0 = now_ms();
+	struct www *next;
+
+	if (e->cfg.www[0] == '\0')
 		return;
-	tls_config_tick(e->tls, (uint64_t)time(NULL));
-	if (a == atomic_load_explicit(&done, memory_order_relaxed))
+	next = services_www_load(e, err, sizeof(err));
+	if (next == NULL) {
+		__atomic_fetch_add(&e->reload.failed, 1, __ATOMIC_RELAXED);
+		fprintf(stderr, "ewykd: reload of --www %s refused: %s; still "
+				"serving the %u files loaded before\n", e->cfg.www,
+				err, e->www != NULL ? e->www->nfiles : 0);
 		return;
+	}
+	swap_in(e, next, t0);
+}
+
+static int
+reload_tls(struct ewykd *e)
+{
+	char err[TLS_ERR_LEN] = "";
+	int rc;
+
+	if (e->tls == NULL) {
+		snprintf(last_msg, sizeof(last_msg), "no TLS port");
+		return 0;
+	}
 	rc = tls_config_reload(e->tls, err, sizeof(err));
 	if (rc == 0) {
 		snprintf(last_msg, sizeof(last_msg), "certificates reloaded");
@@ -43,7 +119,32 @@ reload_poll(struct ewykd *e)
 		fprintf(stderr, "ewykd: TLS reload refused, the previous "
 				"certificates stay: %s\n", err);
 	}
-	atomic_store_explicit(&last_rc, rc, memory_order_relaxed);
+	return rc;
+}
+
+void
+reload_step(struct ewykd *e)
+{
+	unsigned long a = atomic_load_explicit(&asked, memory_order_acquire);
+	const struct www *old;
+
+	if (e->reload.pending && shards_moved_on(e) &&
+			http_static_retired(&e->statics, &old)) {
+		services_www_free(e->www_retiring);
+		e->www_retiring = NULL;
+		e->reload.pending = false;
+	}
+	if (e->tls != NULL)
+		tls_config_tick(e->tls, (uint64_t)time(NULL));
+	/* One swap at a time: while the previous tree still has answers in
+	 * flight, the reload waits for it to be freed. */
+	if (a == atomic_load_explicit(&done, memory_order_relaxed) ||
+			e->reload.pending)
+		return;
+	printf("ewykd: reload asked\n");
+	fflush(stdout);
+	reload_www(e);
+	atomic_store_explicit(&last_rc, reload_tls(e), memory_order_relaxed);
 	atomic_store_explicit(&done, a, memory_order_release);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "http_tcp.h"
+#include "access_log.h"
 #include "body.h"
 #include "dispatch.h"
 #include "fetch.h"
@@ -73,6 +74,7 @@ http_create(struct serve *sv)
 		.router = c->router,
 		.dispatch = dispatch_hook,
 		.released = dispatch_released,
+		.refused = dispatch_refused,
 		.body_ready = body_watch_ready,
 		.dispatch_ctx = sv,
 		.stats = c->http_stats,
@@ -117,6 +119,11 @@ serve_create(const struct serve_conf *conf)
 	sv->start.type = EWYK_NON_BLOCKING;
 	sv->steal.run = steal_production;
 	sv->steal.type = EWYK_NON_BLOCKING;
+	if (conf->log != NULL &&
+			(sv->log = access_ring_create(conf->log, conf->id)) == NULL) {
+		serve_destroy(sv);
+		return NULL;
+	}
 	if (tasks_init(sv, SERVE_TASKS + conf->fibers,
 			conf->tls != NULL ? SERVE_TLS_HANDSHAKES : 0,
 			dispatch_run) != 0 ||
@@ -179,15 +186,11 @@ serve_fibers(const struct serve *sv)
 unsigned int
 serve_poll(struct serve *sv)
 {
-	uint64_t now = net_now_ms(sv->ns);
 	unsigned int done = dispatch_drain_completions(sv) +
 		state_durable_poll(sv);
 
-	http_server_tick(sv->http, now);
-	if (sv->upstream != NULL) {
-		upstream_client_tick(sv->upstream, now);
+	if (sv->upstream != NULL)
 		done += fetch_pool_poll(sv->fetches);
-	}
 	return done;
 }
 

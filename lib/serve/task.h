@@ -35,6 +35,8 @@
 
 struct ewyk_fiber;
 struct ewyk_fiber_pool;
+struct access_rec;
+struct access_ring;
 struct fetch_pool;
 struct rte_ring;
 struct serve_task;
@@ -111,6 +113,7 @@ struct serve_task {
 	struct ilink *fetches;	/* its handler's open ones (fetch.c) */
 	int fetch_failure;	/* the last failed fetch's enum
 				 * upstream_err, or -1 */
+	struct access_rec *log;	/* its access log line, or NULL */
 	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 
@@ -145,6 +148,7 @@ struct serve {
 	struct tls_task *tls_tasks;	/* tls_offload.c */
 	struct tls_task *free_tls_tasks;
 	struct ilink *durable;		/* state.c: durable writes waited for */
+	struct access_ring *log;	/* the access log's rings; NULL: none */
 	/* The strategy's own tasks (dispatch.c). */
 	struct ewyk_task start;		/* starts production on a reserved lcore */
 	struct ewyk_task steal;		/* relieves a stuck owner */

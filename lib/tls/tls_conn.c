@@ -371,6 +371,37 @@ t_now_ms(void *ctx)
 	return net_now_ms(sh->conf.ns);
 }
 
+static void
+t_timer_arm(void *ctx, struct net_timer *tm, uint64_t at_ms)
+{
+	struct tls_shard *sh = ctx;
+
+	net_timer_arm(sh->conf.ns, tm, at_ms);
+}
+
+static void
+t_timer_cancel(void *ctx, struct net_timer *tm)
+{
+	struct tls_shard *sh = ctx;
+
+	net_timer_cancel(sh->conf.ns, tm);
+}
+
+/* The access log's peer: the TCP connection's under the records. */
+static void
+t_peer(void *ctx, void *t, struct net_addr *addr, uint16_t *port)
+{
+	struct tls_conn *tc = t;
+
+	RTE_SET_USED(ctx);
+	if (tc->tcp != NULL) {
+		tcp_peer(tc->tcp, addr, port);
+		return;
+	}
+	memset(addr, 0, sizeof(*addr));
+	*port = 0;
+}
+
 static const struct http_transport tls_transport = {
 	.write = t_write,
 	.space = t_space,
@@ -379,6 +410,9 @@ static const struct http_transport tls_transport = {
 	.output = t_output,
 	.rcv_space = t_rcv_space,
 	.now_ms = t_now_ms,
+	.timer_arm = t_timer_arm,
+	.timer_cancel = t_timer_cancel,
+	.peer = t_peer,
 };
 
 /* Records in --------------------------------------------------------------- */

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import serve_module
-from ewyk_harness import APP_IP, Appliance
+from ewyk_harness import APP_IP, HOST_IP, Appliance
 from test_startup_errors import NO_DAC, start
 from tls_certs import CA, write_key
 
@@ -143,6 +143,49 @@ def test_bad_reload_keeps_the_old_certificates(app, pki, served):
         with open(served[1], "wb") as f:
             f.write(saved_key)
     assert fingerprint(served[0]) == keep
+
+
+def test_one_sighup_reloads_tree_and_certificates_and_https_is_logged(pki, tmp_path):
+    """SIGHUP reloads the static tree and the certificates both; an HTTPS
+    exchange is in the access log under the client's address."""
+    www = tmp_path / "www"
+    www.mkdir()
+    (www / "a.txt").write_text("one\n")
+    cert, key, _ = pki["ca"].issue("both-first")
+    live = (str(tmp_path / "live.pem"), str(tmp_path / "live.key"))
+    replace(live, cert, key)
+    log = tmp_path / "access.log"
+    with Appliance(www=str(www), demo=False, args=["--tls-cert", live[0], "--tls-key",
+                                                   live[1], "--access-log", str(log)]) as a:
+        def get(path):
+            return a.ns(["curl", "-sS", "--http1.1", "--max-time", "10", "--cacert",
+                         pki["ca"].path,
+                         "--resolve", f"{HOST}:443:{APP_IP}", f"https://{HOST}{path}"],
+                        check=False, timeout=30).stdout
+        assert get("/a.txt") == "one\n"
+        (www / "a.txt").write_text("two\n")
+        new_cert, new_key, _ = pki["ca"].issue("both-next")
+        replace(live, new_cert, new_key)
+        r = reload_via(a, "sighup")
+        assert r["result"] == "reloaded", r
+        deadline = time.time() + 5
+        while a.telemetry("/ewyk/info")["www"]["reloads_count"] < 1:
+            assert time.time() < deadline, "the tree was not reloaded"
+            time.sleep(0.05)
+        assert get("/a.txt") == "two\n"
+        r = a.ns(["openssl", "s_client", "-connect", f"{APP_IP}:443", "-servername", HOST],
+                 check=False, input="", timeout=20)
+        seen = tmp_path / "seen.pem"
+        seen.write_text(r.stdout[r.stdout.index("-----BEGIN CERTIFICATE"):])
+        assert fingerprint(str(seen)) == fingerprint(new_cert) != fingerprint(cert)
+        deadline = time.time() + 10
+        while len(log.read_text().splitlines()) < 2:
+            assert time.time() < deadline, log.read_text()
+            time.sleep(0.05)
+        lines = log.read_text().splitlines()
+        assert all(l.startswith(HOST_IP + " - - [") and '"GET /a.txt HTTP/1.1" 200 4' in l
+                   for l in lines), lines
+        assert a.read_log().count("reload asked") == 1
 
 
 # Start-up errors -------------------------------------------------------------
