@@ -150,8 +150,9 @@ struct ewyk_fiber_pool *serve_fibers(const struct serve *sv);	/* or NULL */
 const struct tls_shard *serve_tls(const struct serve *sv);	/* or NULL */
 
 /* On the owner, every turn of the poll loop after the ports: answers
- * that came back, durable writes, fetches waiting for a handle, the
- * server's and the upstreams' timeouts. Returns the work done. */
+ * that came back, durable writes, fetches waiting for a handle (the
+ * server's and the upstreams' timeouts are timers of the shard's wheel,
+ * run by net_timers()). Returns the work done. */
 unsigned int serve_poll(struct serve *sv);
 /* The next task to consume (a new request, or a woken fiber), or NULL. */
 struct ewyk_task *serve_next_task(struct serve *sv);
