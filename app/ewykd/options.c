@@ -113,6 +113,9 @@ NUM_SETTER(set_header_timeout_ms, header_timeout_ms, 0, 3600000)
 NUM_SETTER(set_keepalive_timeout_ms, keepalive_timeout_ms, 0, 86400000)
 NUM_SETTER(set_max_header_bytes, max_header_bytes, 1024, 1 << 20)
 NUM_SETTER(set_max_target, max_target, 64, 1 << 20)
+NUM_SETTER(set_tls_port, tls_port, 1, 65535)
+NUM_SETTER(set_tls_handshake_timeout_ms, tls_handshake_timeout_ms, 100, 600000)
+NUM_SETTER(set_tls_ticket_rotate_s, tls_ticket_rotate_s, 0, 604800)
 
 
 static int
@@ -289,6 +292,8 @@ set_plugin(struct ewykd_config *cfg, const char *val, char *err,
 	return 0;
 }
 
+static int set_path(char *dst, const char *val, char *err, size_t errlen);
+
 /* on or off; a flag given on the command line (no value) is on. */
 static int
 parse_on_off(const char *val, bool *out, char *err, size_t errlen)
@@ -314,6 +319,65 @@ fn(struct ewykd_config *cfg, const char *val, char *err, size_t errlen) \
 ON_OFF_SETTER(set_syncookies, syncookies)
 ON_OFF_SETTER(set_demo_routes, demo_routes)
 ON_OFF_SETTER(set_state_api, state_api)
+ON_OFF_SETTER(set_tls_offload, tls_offload)
+
+/* Repeatable: --tls-cert and --tls-key come in pairs, in order; the
+ * first pair is the default certificate. */
+static int
+add_tls_file(char (*list)[PATH_MAX], uint16_t *n, const char *val,
+		char *err, size_t errlen)
+{
+	if (*n == TLS_PAIRS_MAX) {
+		snprintf(err, errlen, "at most %d certificate and key pairs",
+				TLS_PAIRS_MAX);
+		return -1;
+	}
+	if (set_path(list[*n], val, err, errlen) != 0)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static int
+set_tls_cert(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_tls_file(cfg->tls_cert, &cfg->nb_tls_certs, val, err,
+			errlen);
+}
+
+static int
+set_tls_key(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_tls_file(cfg->tls_key, &cfg->nb_tls_keys, val, err,
+			errlen);
+}
+
+/* The OCSP response of the pair whose --tls-cert came last. */
+static int
+set_tls_ocsp(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (cfg->nb_tls_certs == 0) {
+		snprintf(err, errlen, "comes after the --tls-cert it staples");
+		return -1;
+	}
+	return set_path(cfg->tls_ocsp[cfg->nb_tls_certs - 1], val, err, errlen);
+}
+
+static int
+set_tls_priority(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (val[0] == '\0' || strlen(val) >= sizeof(cfg->tls_priority)) {
+		snprintf(err, errlen, "a GnuTLS priority string of 1 to %zu "
+				"characters", sizeof(cfg->tls_priority) - 1);
+		return -1;
+	}
+	strcpy(cfg->tls_priority, val);
+	return 0;
+}
 
 static int
 set_store_conflate(struct ewykd_config *cfg, const char *val, char *err,
@@ -631,7 +695,15 @@ static const struct opt_def opts[] = {
 	{ "cache-control", "PREFIX=VALUE", set_cache_control, "Cache-Control of the static files whose path starts with PREFIX, the longest PREFIX first; repeatable (none)" },
 	{ "mime-type", "EXT=TYPE", set_mime_type, "media type of the static files ending in .EXT, before --mime-types' and the built-in ones; repeatable (none)" },
 	{ "mime-types", "FILE|none", set_mime_types_file, "media types by extension, mime.types format; none: only the built-in table (" MIME_DEFAULT_FILE " when it exists)" },
-	{ "listen-port", "N", set_listen_port, "TCP port served (80)" },
+	{ "listen-port", "N", set_listen_port, "TCP port served in cleartext (80)" },
+	{ "tls-cert", "FILE", set_tls_cert, "a PEM certificate (its chain after it) served over TLS on --tls-port; repeatable, each with the --tls-key that follows: the first pair is the default, the others are chosen by the name the client asks for (SNI) and the signature algorithms it offers, so an ECDSA and an RSA certificate may serve one name (none: no TLS)" },
+	{ "tls-key", "FILE", set_tls_key, "the PEM private key of the --tls-cert before it, unencrypted, owned by the user ewykd runs as and readable by it alone (chmod 600); never logged" },
+	{ "tls-ocsp", "FILE", set_tls_ocsp, "a DER OCSP response stapled with the --tls-cert before it; read again on reload (none)" },
+	{ "tls-port", "N", set_tls_port, "TCP port served over TLS (443 once a certificate is given)" },
+	{ "tls-priority", "STRING", set_tls_priority, "GnuTLS priority string, checked at start: no protocol older than TLS 1.2 (TLS 1.3 and 1.2, AES-GCM and ChaCha20-Poly1305, ECDHE on X25519 or P-256, the server's order: see docs/tls.md)" },
+	{ "tls-handshake-timeout-ms", "MS", set_tls_handshake_timeout_ms, "reset a connection whose TLS handshake takes longer, counted (10000)" },
+	{ "tls-ticket-rotate-s", "S", set_tls_ticket_rotate_s, "a new session ticket key, shared by every shard, this often; tickets under the old one then resume no more, 0 = never (43200)" },
+	{ "tls-offload", "on|off", set_tls_offload, "on: a full handshake is a task of the strategy, handed to a reserved lcore or the blocking pool so that polling goes on; off: every handshake runs inline where it arrives, a baseline (on)" },
 	{ "port-id", "N", set_port_id, "DPDK ethdev port of the first --ip (0)" },
 	{ "shards", "N", set_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
 	{ "mtu", "N", set_mtu, "MTU of the ports (1500); mbufs hold a whole frame" },
@@ -674,6 +746,9 @@ options_defaults(struct ewykd_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->www_max_mb = 1024;
 	cfg->listen_port = 80;
+	cfg->tls_handshake_timeout_ms = 10000;
+	cfg->tls_ticket_rotate_s = 43200;
+	cfg->tls_offload = true;
 	cfg->mtu = 1500;
 	cfg->rx_desc = 1024;
 	cfg->tx_desc = 1024;
@@ -723,8 +798,10 @@ options_usage(const char *prog)
 
 	printf("Usage: %s [EAL options] -- [ewykd options]\n"
 	       "       %s --config FILE\n\n"
-	       "ewyk: a kernel-bypass HTTP/1.1 and HTTP/2 (cleartext, by prior knowledge\n"
-	       "or Upgrade) appliance on DPDK.\n\n"
+	       "ewyk: a kernel-bypass HTTP/1.1 and HTTP/2 appliance on DPDK: cleartext\n"
+	       "(HTTP/2 by prior knowledge or Upgrade) on --listen-port, and TLS 1.3 and\n"
+	       "1.2 (HTTP/2 by ALPN) on --tls-port once --tls-cert and --tls-key are given.\n"
+	       "SIGHUP reloads the TLS certificates and keys.\n\n"
 	       "ewykd options:\n", prog, prog);
 	for (i = 0; i < NOPTS; i++) {
 		char left[40];
@@ -938,6 +1015,11 @@ options_print(const struct ewykd_config *cfg)
 	}
 	printf("  port-id %u, listen-port %u, mtu %u\n", cfg->port_id,
 			cfg->listen_port, cfg->mtu);
+	for (i = 0; i < cfg->nb_tls_certs; i++)
+		printf("  tls-port %u: tls-cert %s, tls-key %s%s%s\n",
+				cfg->tls_port, cfg->tls_cert[i], cfg->tls_key[i],
+				cfg->tls_ocsp[i][0] ? ", tls-ocsp " : "",
+				cfg->tls_ocsp[i]);
 	if (cfg->shards == 0)
 		printf("  shards: one per worker lcore");
 	else
@@ -995,6 +1077,34 @@ check_upstreams(const struct ewykd_config *cfg)
 		}
 		fprintf(stderr, "%s (no gateway is used)\n", n == 0 ?
 				(v6 ? "any --ip6" : "any --ip") : "");
+		return OPT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Certificates and keys in pairs; the TLS port defaults to 443 and is not
+ * the cleartext one. */
+static int
+check_tls(struct ewykd_config *cfg)
+{
+	if (cfg->nb_tls_certs != cfg->nb_tls_keys) {
+		fprintf(stderr, "ewykd: %u --tls-cert and %u --tls-key: they "
+				"come in pairs\n", cfg->nb_tls_certs,
+				cfg->nb_tls_keys);
+		return OPT_EXIT_USAGE;
+	}
+	if (cfg->nb_tls_certs == 0) {
+		if (cfg->tls_port == 0)
+			return 0;
+		fprintf(stderr, "ewykd: --tls-port %u without --tls-cert and "
+				"--tls-key\n", cfg->tls_port);
+		return OPT_EXIT_USAGE;
+	}
+	if (cfg->tls_port == 0)
+		cfg->tls_port = 443;
+	if (cfg->tls_port == cfg->listen_port) {
+		fprintf(stderr, "ewykd: --tls-port %u is --listen-port too\n",
+				cfg->tls_port);
 		return OPT_EXIT_USAGE;
 	}
 	return 0;
@@ -1074,7 +1184,7 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	if (cfg->nb_ips == 0 && cfg->nb_ip6s == 0)
 		add_ip(cfg, "198.18.0.2/24", sub, sizeof(sub));
 	cfg->nb_ports = RTE_MAX(cfg->nb_ips, cfg->nb_ip6s);
-	if (check_upstreams(cfg) != 0)
+	if (check_upstreams(cfg) != 0 || check_tls(cfg) != 0)
 		return OPT_EXIT_USAGE;
 	for (i = 1; i < (size_t)argc; i++) {
 		if (strcmp(argv[i], "--check-config") == 0) {

@@ -28,8 +28,9 @@ checks:
 
 Two appliances: the issue's own (a main and a shard lcore, h2c on static
 files), and one with a reserved lcore beside the shard's, on routes of
-every execution type (PC, PIC, PEC, EPC, fibers). The load is h2load in
-the appliance's namespace, bounded in count and time."""
+every execution type (PC, PIC, PEC, EPC, fibers), with a TLS port beside
+(its handshakes, one refused). The load is h2load in the appliance's
+namespace, bounded in count and time."""
 import json
 import os
 import re
@@ -40,8 +41,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import serve_module
-from ewyk_harness import ROOT, Appliance
+from ewyk_harness import APP_IP, ROOT, Appliance
 from exporter_client import Exporter
+from tls_certs import CA
 
 MODEL = os.path.join(ROOT, "app", "exporter", "dashboard", "model.js")
 INDEX = os.path.join(ROOT, "app", "exporter", "dashboard", "index.html")
@@ -52,19 +54,24 @@ N = 20000			# requests of the bounded load
 CASES = {
     # The issue's: a main lcore and a shard lcore, no reserved one.
     "h2c-static": {"lcores": "0-1", "args": ["--shards", "1"],
-                   "paths": ["/", "/hello.txt"]},
+                   "paths": ["/", "/hello.txt"], "tls": False},
     # A spare reserved lcore (sharing the shard's CPU) and every mode.
     "every-mode": {"lcores": "0@0,1@1,2@1", "args": ["--shards", "1", "--reserved", "1"],
                    "paths": ["/", "/either?ms=1", "/blocking-delay?ms=1", "/delay?ms=1",
-                             "/spin?us=20"]},
+                             "/spin?us=20"], "tls": True},
 }
 
 
 @pytest.fixture(scope="module", params=sorted(CASES))
-def case(request, www):
+def case(request, www, tmp_path_factory):
     c = CASES[request.param]
-    a = Appliance(www=www["dir"], lcores=c["lcores"], args=c["args"])
+    args = list(c["args"])
+    if c["tls"]:
+        cert, key, _ = CA(tmp_path_factory.mktemp("pki")).issue("ec", days=20)
+        args += ["--tls-cert", cert, "--tls-key", key]
+    a = Appliance(www=www["dir"], lcores=c["lcores"], args=args)
     a.paths = c["paths"]		# what the load asks for
+    a.tls = c["tls"]
     yield from serve_module(a)
 
 
@@ -94,7 +101,7 @@ def fresh(exporter):
 
 def telemetry(a):
     cmds = ("/ewyk/http", "/ewyk/stats", "/ewyk/tcp", "/ewyk/shards", "/ewyk/strategy",
-            "/ewyk/reserved", "/ewyk/lcores")
+            "/ewyk/reserved", "/ewyk/lcores", "/ewyk/tls")
     return a.telemetry(*cmds)
 
 
@@ -125,6 +132,18 @@ def load(a, paths, n=None, seconds=None):
     uris = [a.url(p) for p in paths]
     limit = ["-n", str(n)] if n else ["-D", str(seconds)]
     return ["h2load", *limit, "-c", "4", "-m", "16", *uris]
+
+
+def tls_load(a, n=None, seconds=None):
+    """h2 over TLS: a full handshake per connection."""
+    limit = ["-n", str(n)] if n else ["-D", str(seconds)]
+    return ["h2load", *limit, "-c", "4", "-m", "4", f"https://{APP_IP}/hello.txt"]
+
+
+def tls_refused(a):
+    """One handshake refused: TLS 1.1."""
+    a.ns(["openssl", "s_client", "-connect", f"{APP_IP}:443", "-tls1_1", "-cipher",
+          "DEFAULT@SECLEVEL=0"], check=False, input="", timeout=30)
 
 
 # -- what /metrics is made of --------------------------------------------
@@ -160,6 +179,14 @@ def counters(r):
         for m in ("pc", "pic", "pec", "epc", "fiber"):
             out[("ewyk_strategy_tasks_total", (("mode", m), ("shard", sid)))] = \
                 sd[f"{m}_tasks"]
+    t = r.get("/ewyk/tls") or {}
+    if t.get("enabled"):
+        for kind in ("full", "resumed"):
+            out[("ewyk_tls_handshakes_total", (("kind", kind),))] = \
+                t[f"handshakes_{kind}_count"]
+        for reason, v in t["handshakes_failed_by_reason"].items():
+            out[("ewyk_tls_handshake_failures_total", (("reason", reason),))] = v
+        out[("ewyk_tls_accepted_connections_total", ())] = t["accepted_conns"]
     for lc, ld in lcores_of(r).items():
         out[("ewyk_lcore_inline_tasks_total", (("lcore", lc),))] = ld["inline_tasks"]
         for state in ("producing", "consuming", "idle"):
@@ -180,6 +207,10 @@ def gauges(r):
             lab = (("match", v["match"]), ("route", v["path"]))
             for q in ("p50", "p90", "p99", "max"):
                 out[(f"ewyk_http_route_latency_{q}_seconds", lab)] = v[f"{q}_ns"] / 1e9
+    t = r.get("/ewyk/tls") or {}
+    if t.get("enabled"):
+        out[("ewyk_tls_open_connections", ())] = t["open_conns"]
+        out[("ewyk_tls_cert_expires_in_seconds", ())] = t["cert_expires_in_s"]
     for lc, ld in lcores_of(r).items():
         out[("ewyk_lcore_role", (("lcore", lc), ("role", ld["role"])))] = 1
         out[("ewyk_lcore_owned_shard", (("lcore", lc),))] = ld["owns_shard"]
@@ -262,7 +293,28 @@ def check_figures(f, prev, snap, samples0, samples1):
     assert routes["/"]["p50_us"] > 0, f"the static route reads {routes['/']['p50_us']} us"
     assert 0 < routes["/"]["p50_us"] <= routes["/"]["p99_us"] <= routes["/"]["max_us"]
     assert close(f["latency"]["worst_p99_us"], max(r["p99_us"] for r in routes.values()))
+    # TLS, where a port serves it.
+    tls = f["tls"]
+    assert (tls is not None) == bool((snap["replies"].get("/ewyk/tls") or {}).get("enabled"))
+    if tls is not None:
+        assert close(tls["full_per_s"], per_s("ewyk_tls_handshakes_total", kind="full"))
+        assert close(tls["resumed_per_s"], per_s("ewyk_tls_handshakes_total",
+                                                 kind="resumed"))
+        assert close(tls["failed_per_s"], per_s("ewyk_tls_handshake_failures_total"))
+        assert tls["open"] == metric(samples1, "ewyk_tls_open_connections", ())
+        assert close(tls["expiry_days"] * 86400,
+                     metric(samples1, "ewyk_tls_cert_expires_in_seconds", ()))
     return rows
+
+
+def ended(p):
+    """A load's exit status and output, once it ended (killed past 30 s)."""
+    try:
+        out = p.communicate(timeout=30)[0]
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out = p.communicate()[0]
+    return p.returncode, out
 
 
 # -- the tests -------------------------------------------------------------
@@ -272,6 +324,9 @@ def test_figures_agree_once_the_load_stopped(case, exporter, tmp_path):
     a = case
     prev, samples0 = fresh(exporter)
     a.ns(load(a, a.paths, n=N), timeout=120)
+    if a.tls:
+        a.ns(tls_load(a, n=400), timeout=60)
+        tls_refused(a)
     closed(a)
     before = telemetry(a)
     snap, samples1 = fresh(exporter)
@@ -280,6 +335,9 @@ def test_figures_agree_once_the_load_stopped(case, exporter, tmp_path):
     check_metrics_between(before, samples1, after)
     f = figures(prev, snap, tmp_path)
     check_figures(f, prev, snap, samples0, samples1)
+    if a.tls:		# 4 connections, 4 handshakes; TLS 1.1 refused
+        assert round(f["tls"]["full_per_s"] * f["dt"]) == 4, f["tls"]
+        assert round(f["tls"]["failed_per_s"] * f["dt"]) == 1, f["tls"]
     # The tasks the lcores ran are the mode mix's, but for PEC's.
     ran = f["modes"]["on_lcores"]
     every = sum(f["modes"][m] for m in ("pc", "pic", "pec", "epc", "fiber"))
@@ -298,6 +356,7 @@ def test_figures_agree_under_load(case, exporter, tmp_path):
     mix within what a reading's own duration lets move."""
     a = case
     h2 = a.ns_popen(load(a, a.paths, seconds=6))
+    h2s = a.ns_popen(tls_load(a, seconds=6)) if a.tls else None
     try:
         time.sleep(1.5)
         prev, samples0 = fresh(exporter)
@@ -306,12 +365,8 @@ def test_figures_agree_under_load(case, exporter, tmp_path):
         snap, samples1 = fresh(exporter)
         after = telemetry(a)
     finally:
-        try:
-            out = h2.communicate(timeout=30)[0]
-        except subprocess.TimeoutExpired:
-            h2.kill()
-            out = h2.communicate()[0]
-    assert h2.returncode == 0, out
+        outs = [ended(p) for p in (h2, h2s) if p is not None]
+    assert all(rc == 0 for rc, _ in outs), outs
     check_metrics_are_the_reading(snap, samples1)
     check_metrics_between(before, samples1, after)
     f = figures(prev, snap, tmp_path)

@@ -72,6 +72,7 @@ function setupCharts() {
 	charts.mbufs = lineChart("c-mbufs", ["in use", "pool size"]);
 	charts.conflate = lineChart("c-conflate", ["offers/s", "superseded/s", "applied/s",
 		"fsyncs/s"]);
+	charts.tls = lineChart("c-tls", ["full", "resumed", "failed"], { stacked: true });
 }
 
 // Appends one point per dataset (by label), adding datasets that are new.
@@ -217,6 +218,19 @@ function update(snap) {
 		set("cf-lag", cf.lag);
 		push(charts.conflate, v);
 		touch("p-conflate");
+	}
+
+	// TLS: handshakes by outcome, and the certificate that expires first.
+	const tls = f.tls;
+	if (tls) {
+		set("t-full", tls.full_per_s);
+		set("t-resumed", tls.resumed_per_s);
+		set("t-failed", tls.failed_per_s);
+		set("t-open", tls.open);
+		set("t-expiry", tls.expiry_days, 1);
+		push(charts.tls, { full: tls.full_per_s, resumed: tls.resumed_per_s,
+			failed: tls.failed_per_s });
+		touch("p-tls");
 	}
 
 	for (const c of Object.values(charts)) c.update("none");

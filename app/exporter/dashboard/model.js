@@ -180,6 +180,19 @@
 			lag: cf.lag_versions };
 	}
 
+	// Handshakes by outcome and the certificate that expires first; null
+	// without a TLS port.
+	function tls(r, p, dt) {
+		const t = r["/ewyk/tls"];
+		if (!t || !t.enabled) return null;
+		const pt = p["/ewyk/tls"] || {};
+		return { full_per_s: rate(t.handshakes_full_count, pt.handshakes_full_count, dt),
+			resumed_per_s: rate(t.handshakes_resumed_count, pt.handshakes_resumed_count,
+				dt),
+			failed_per_s: rate(t.handshakes_failed_count, pt.handshakes_failed_count, dt),
+			open: t.open_conns, expiry_days: t.cert_expires_in_s / 86400 };
+	}
+
 	// The figures of one reading (snap) against the one before (prev, or
 	// null: then rates are null).
 	function figures(prev, snap) {
@@ -205,6 +218,7 @@
 		f.conns = conns(r, p, dt);
 		f.mbufs = mbufs(r);
 		f.conflate = conflate(r, p, dt);
+		f.tls = tls(r, p, dt);
 		return f;
 	}
 
