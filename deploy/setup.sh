@@ -43,7 +43,7 @@ nr=/proc/sys/vm/nr_hugepages
 if [ -w "$nr" ] && [ "$(cat "$nr")" -lt "$HUGEPAGES" ]; then
 	echo "$HUGEPAGES" > "$nr" 2>/dev/null || true
 fi
-if ! mount -t hugetlbfs | grep -q ' /dev/hugepages '; then
+if ! grep -q ' /dev/hugepages ' <<<"$(mount -t hugetlbfs)"; then
 	mkdir -p /dev/hugepages
 	mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null || true
 fi

@@ -204,8 +204,15 @@ print(i)
         png = tmp_path / "dashboard.png"
         with Browser() as b:
             b.navigate(exporter.base + "/")
-            time.sleep(6)		# the page refreshes every second: 5 readings
+            # The page refreshes every second: wait until every panel has
+            # been updated twice (a loaded host may take longer than 2 s).
+            deadline = time.time() + 20
+            time.sleep(3)
             dom = b.dom()
+            while time.time() < deadline and min(
+                    [int(n) for n in re.findall(r'data-updates="(\d+)"', dom)] or [0]) < 2:
+                time.sleep(1)
+                dom = b.dom()
             b.screenshot(png)
         assert png.stat().st_size > 20000
     finally:
