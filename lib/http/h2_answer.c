@@ -29,6 +29,17 @@ lower_case(char *p, size_t n)
 		w |= ((low + ones * 0x3f) & ~(low + ones * 0x25) & ~w & high) >> 2;
 		memcpy(p + i, &w, 8);
 	}
+	if (i + 4 <= n) {	/* the same on four bytes */
+		uint32_t w, low;
+		const uint32_t ones4 = 0x01010101u, high4 = ones4 * 0x80;
+
+		memcpy(&w, p + i, 4);
+		low = w & ~high4;
+		w |= ((low + ones4 * 0x3f) & ~(low + ones4 * 0x25) & ~w &
+				high4) >> 2;
+		memcpy(p + i, &w, 4);
+		i += 4;
+	}
 	for (; i < n; i++)
 		if (p[i] >= 'A' && p[i] <= 'Z')
 			p[i] = (char)(p[i] - 'A' + 'a');
@@ -102,10 +113,13 @@ local_end(struct h2_conn *h, struct h2_stream *st)
 		h2_reset(h, st->id, st, H2_NO_ERROR);
 }
 
-/* Room in the output buffer for need bytes in one piece. */
+/* Room in the output buffer for need bytes in one piece, once what it
+ * holds went into the transport if need be; NULL when none. */
 static uint8_t *
 out_room(struct h2_conn *h, uint32_t need)
 {
+	if (h->out_len + need > H2_OUT_CAP - H2_OUT_RESERVE)
+		h2_out_drain(h);
 	if (h->out_len + need > H2_OUT_CAP - H2_OUT_RESERVE)
 		return NULL;
 	if (h->out_off + h->out_len + need > H2_OUT_CAP) {
@@ -115,6 +129,60 @@ out_room(struct h2_conn *h, uint32_t need)
 	return h->out + h->out_off + h->out_len;
 }
 
+/* An HPACK integer of prefix bits after the first byte's flags (RFC 7541
+ * 5.1); returns the bytes written. */
+static uint32_t
+hpack_int(uint8_t *p, uint8_t flags, unsigned int prefix, uint64_t v)
+{
+	uint32_t max = (1u << prefix) - 1, n = 1;
+
+	if (v < max) {
+		p[0] = (uint8_t)(flags | v);
+		return 1;
+	}
+	p[0] = (uint8_t)(flags | max);
+	for (v -= max; v >= 128; v >>= 7)
+		p[n++] = (uint8_t)(v | 0x80);
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/*
+ * A field nghttp2's deflater never indexes (a file's ETag, a length, a
+ * Location) goes out as a literal without indexing whose name is in the
+ * static table (RFC 7541 6.2.2), its value as it is: no Huffman coding,
+ * which costs more than the bytes it saves, and nothing the dynamic
+ * table knows, so such fields follow the deflater's in any order.
+ * Returns its static index, 0 for a field the deflater takes.
+ */
+static unsigned int
+plain_index(const char *name, size_t nl)
+{
+	switch (nl) {
+	case 3:
+		return memcmp(name, "age", 3) == 0 ? 21 : 0;
+	case 4:
+		return memcmp(name, "etag", 4) == 0 ? 34 : 0;
+	case 8:
+		return memcmp(name, "location", 8) == 0 ? 46 : 0;
+	case 10:
+		return memcmp(name, "set-cookie", 10) == 0 ? 55 : 0;
+	case 14:
+		return memcmp(name, "content-length", 14) == 0 ? 28 : 0;
+	}
+	return 0;
+}
+
+static uint32_t
+plain_field(uint8_t *p, unsigned int index, const char *value, size_t vl)
+{
+	uint32_t n = hpack_int(p, 0x00, 4, index);
+
+	n += hpack_int(p + n, 0x00, 7, vl);
+	memcpy(p + n, value, vl);
+	return n + (uint32_t)vl;
+}
+
 /* Encodes the answer's HEADERS into the output buffer: the header names
  * go lower case (RFC 9113 8.2.1), the server's fields first. */
 static void
@@ -122,12 +190,13 @@ encode(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 		bool keep, uint8_t *at)
 {
 	static const char server[] = "ewyk/" EWYK_VERSION;
-	nghttp2_nv v[HTTP_ANSWER_HEADERS + 3];
+	nghttp2_nv v[HTTP_ANSWER_HEADERS + 2];
+	uint16_t plain[HTTP_ANSWER_HEADERS];
 	bool no_body = a->status == 204 || a->status == 304;
+	uint32_t i, np = 0, blen;
 	char code[3], length[24];
 	int64_t len = -1;
 	size_t n = 0;
-	uint32_t i;
 	ssize_t got;
 	bool eos;
 
@@ -141,6 +210,10 @@ encode(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 		char *name = a->hbuf + a->h[i].name;
 
 		lower_case(name, a->h[i].name_len);
+		if (plain_index(name, a->h[i].name_len) != 0) {
+			plain[np++] = (uint16_t)i;
+			continue;
+		}
 		v[n++] = (nghttp2_nv){ (uint8_t *)name,
 			(uint8_t *)a->hbuf + a->h[i].value, a->h[i].name_len,
 			a->h[i].value_len, 0 };
@@ -158,10 +231,6 @@ encode(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 		len = -1;
 		st->out_left = 0;
 		st->from_source = false;
-	} else if (len >= 0) {
-		v[n++] = (nghttp2_nv){ (uint8_t *)"content-length",
-			(uint8_t *)length, 14, http_fmt_u64(length, (uint64_t)len),
-			0 };
 	}
 	if (st->req.method == HTTP_HEAD) {
 		st->out_left = 0;
@@ -176,9 +245,20 @@ encode(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 			st->ans = a;	/* released with the stream */
 		return;
 	}
-	h2_put_header(at, (uint32_t)got, H2_HEADERS, H2_FLAG_END_HEADERS |
+	blen = (uint32_t)got;
+	for (i = 0; i < np; i++) {
+		const struct http_answer_header *f = &a->h[plain[i]];
+
+		blen += plain_field(at + H2_FRAME_HEADER + blen,
+				plain_index(a->hbuf + f->name, f->name_len),
+				a->hbuf + f->value, f->value_len);
+	}
+	if (len >= 0)
+		blen += plain_field(at + H2_FRAME_HEADER + blen, 28, length,
+				http_fmt_u64(length, (uint64_t)len));
+	h2_put_header(at, blen, H2_HEADERS, H2_FLAG_END_HEADERS |
 			(eos ? H2_FLAG_END_STREAM : 0), (uint32_t)st->id);
-	h->out_len += H2_FRAME_HEADER + (uint32_t)got;
+	h->out_len += H2_FRAME_HEADER + blen;
 	http_conn_count_answer(h->c, a->status, 2);
 	/* An answer whose body lives elsewhere goes back now that its
 	 * fields are encoded; any other, with its stream. */
@@ -327,21 +407,46 @@ send_source(struct h2_conn *h, struct h2_stream *st, uint32_t n)
 
 /* The stream's next DATA frame: SENT (more may follow), LEFT (it leaves
  * the queue: done, blocked on its window, waiting for its source), or
- * FULL (the transport or the connection's window is). */
+ * FULL (the transport or the connection's window is). A small one goes
+ * into the output buffer with the frames before it, to leave with them
+ * in one write; a larger one straight into the transport behind them. */
 static int
 send_one(struct h2_conn *h, struct h2_stream *st)
 {
-	uint32_t space = http_conn_space(h->c), n;
+	uint32_t space, n;
+	uint8_t *at;
 	bool eos;
 
-	if (space <= H2_FRAME_HEADER || h->send_window <= 0)
+	if (h->send_window <= 0)
 		return FULL;
 	if (st->send_window <= 0) {
 		st->blocked = true;
 		return LEFT;
 	}
 	n = (uint32_t)RTE_MIN(RTE_MIN(st->send_window, h->send_window),
-			(int64_t)RTE_MIN(h->peer_frame, space - H2_FRAME_HEADER));
+			(int64_t)h->peer_frame);
+	if (!st->from_source && st->out_left <= n &&
+			st->out_left <= H2_SMALL_DATA) {
+		n = (uint32_t)st->out_left;
+		at = out_room(h, H2_FRAME_HEADER + n);
+		if (at == NULL)
+			return FULL;
+		h2_put_header(at, n, H2_DATA, H2_FLAG_END_STREAM,
+				(uint32_t)st->id);
+		memcpy(at + H2_FRAME_HEADER, st->out, n);
+		h->out_len += H2_FRAME_HEADER + n;
+		st->send_window -= n;
+		h->send_window -= n;
+		h2_stats(h)->body_bytes_out += n;
+		st->out_left = 0;
+		local_end(h, st);
+		return LEFT;
+	}
+	h2_out_drain(h);
+	space = http_conn_space(h->c);
+	if (h->out_len > 0 || space <= H2_FRAME_HEADER)
+		return FULL;
+	n = RTE_MIN(n, space - H2_FRAME_HEADER);
 	if (st->from_source)
 		return send_source(h, st, n);
 	n = (uint32_t)RTE_MIN((uint64_t)n, st->out_left);
@@ -376,22 +481,11 @@ h2_send_queued(struct h2_conn *h)
 			encode(h, st, a, true, at);
 		}
 	}
-	/* DATA goes straight into the transport, behind the frames
-	 * buffered (its HEADERS among them). */
+	/* Then DATA, round the streams. */
 	while (h->dq_head != NULL && !h->failed) {
 		struct h2_stream *st;
 		int r;
 
-		if (h->out_len > 0) {
-			uint32_t w = http_conn_write(h->c, h->out + h->out_off,
-					h->out_len);
-
-			h->out_off += w;
-			h->out_len -= w;
-			if (h->out_len > 0)
-				return;
-			h->out_off = 0;
-		}
 		st = queue_pop(&h->dq_head, &h->dq_tail);
 		r = send_one(h, st);
 		if (r == FULL) {

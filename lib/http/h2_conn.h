@@ -45,6 +45,9 @@ _Static_assert((uint64_t)H2_MAX_STREAMS * EWYK_REQUEST_BODY_MAX <=
  * fills it; past it, its PINGs and SETTINGS are a flood. */
 #define H2_OUT_CAP 16384
 #define H2_OUT_RESERVE 64	/* kept for a GOAWAY and a RST_STREAM */
+/* DATA this small is copied into the buffer behind its HEADERS: one
+ * transport write for many answers, rather than two each. */
+#define H2_SMALL_DATA 512
 /* An answer's header block always fits one frame, and the buffer. */
 #define H2_BLOCK_BOUND (12 + 12 * (HTTP_ANSWER_HEADERS + 4) + \
 	EWYK_RESPONSE_HEADERS_MAX + 128)
@@ -240,6 +243,9 @@ bool h2_flush(struct h2_conn *h);
  * when out of room (reserve: it may take H2_OUT_RESERVE). */
 bool h2_out_frame(struct h2_conn *h, uint8_t type, uint8_t flags, uint32_t id,
 		const void *payload, uint32_t len, bool reserve);
+/* Writes what the output buffer holds into the transport, as much as it
+ * takes. */
+void h2_out_drain(struct h2_conn *h);
 /* A connection error: GOAWAY with code, then the close (RFC 9113 5.4.1). */
 void h2_conn_error(struct h2_conn *h, uint32_t code);
 /* A stream error, or our end of a stream: RST_STREAM with code, and the
@@ -259,6 +265,8 @@ void h2_stream_free(struct h2_conn *h, struct h2_stream *st);
 uint8_t h2_closed_how(const struct h2_conn *h, int32_t id);
 /* A new stream id: the ids skipped are idle no more (RFC 9113 5.1.1). */
 void h2_open_id(struct h2_conn *h, int32_t id);
+/* Makes the tables the field checks read; once, before any session. */
+void h2_fields_init(void);
 /* A header block fragment for st (NULL: decoded and dropped); final at
  * END_HEADERS. False on a decoding error (COMPRESSION_ERROR). */
 bool h2_decode(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,

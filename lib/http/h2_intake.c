@@ -6,6 +6,7 @@
  * a body-stream route's reader (whose reads open the windows), and the
  * request handed to its route.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -330,47 +331,60 @@ h2_add_header(struct h2_stream *st, const char *name, size_t nl,
 	r->nheaders++;
 }
 
-/* RFC 9113 8.2.1: no NUL, CR or LF, no white space at either end. */
-static bool
-value_ok(const uint8_t *v, size_t n)
-{
-	static const bool bad[256] = { [0] = true, ['\r'] = true,
-		['\n'] = true };
-	size_t i;
+/* What each byte may be part of, a bit each: the bits of a string are
+ * those all its bytes have. */
+enum {
+	OK_VALUE = 1,	/* a field value: not NUL, CR or LF (RFC 9113 8.2.1) */
+	OK_PATH = 2,	/* a :path: visible, no space (RFC 3986) */
+	OK_TOKEN = 4,	/* a token (RFC 9110 5.6.2): a method, a scheme */
+	OK_NAME = 8,	/* a field name: a token in lower case (8.2.1) */
+};
 
-	if (n > 0 && (v[0] == ' ' || v[0] == '\t' || v[n - 1] == ' ' ||
-			v[n - 1] == '\t'))
-		return false;
-	for (i = 0; i < n; i++)
-		if (bad[v[i]])
-			return false;
-	return true;
+static uint8_t byte_ok[256];
+static pthread_once_t byte_ok_once = PTHREAD_ONCE_INIT;
+
+static void
+byte_ok_init(void)
+{
+	unsigned int c;
+
+	for (c = 0; c < 256; c++) {
+		uint8_t b = 0;
+
+		if (c != 0 && c != '\r' && c != '\n')
+			b |= OK_VALUE;
+		if (c > ' ' && c != 0x7f)
+			b |= OK_PATH;
+		if (http_is_tchar((unsigned char)c))
+			b |= OK_TOKEN | (c - 'A' < 26 ? 0 : OK_NAME);
+		byte_ok[c] = b;
+	}
 }
 
-/* A token (a method, a scheme), or a field name: a token in lower case
- * (8.2.1, 8.2). */
-static bool
-token_ok(const uint8_t *p, size_t n, bool lower)
+void
+h2_fields_init(void)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!http_is_tchar(p[i]) ||
-				(lower && (unsigned int)(p[i] - 'A') < 26))
-			return false;
-	return n > 0;
+	pthread_once(&byte_ok_once, byte_ok_init);
 }
 
-/* A :path: visible characters (RFC 3986), no spaces. */
-static bool
-path_ok(const uint8_t *p, size_t n)
+/* The bits every byte of p[0, n) has. */
+static unsigned int
+bytes_ok(const uint8_t *p, size_t n)
 {
+	unsigned int all = 0xff;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (p[i] <= ' ' || p[i] == 0x7f)
-			return false;
-	return true;
+		all &= byte_ok[p[i]];
+	return all;
+}
+
+/* A field value neither begins nor ends with white space (8.2.1). */
+static bool
+trimmed(const uint8_t *v, size_t n)
+{
+	return n == 0 || !((v[0] == ' ') | (v[0] == '\t') | (v[n - 1] == ' ') |
+		(v[n - 1] == '\t'));
 }
 
 static bool
@@ -379,9 +393,10 @@ name_is(const uint8_t *name, size_t nl, const char *lit, size_t n)
 	return nl == n && memcmp(name, lit, n) == 0;
 }
 
+/* A pseudo-header field; ok: the bits of its value's bytes. */
 static void
 pseudo_field(struct h2_stream *st, const uint8_t *name, size_t nl,
-		const uint8_t *value, size_t vl)
+		const uint8_t *value, size_t vl, unsigned int ok)
 {
 	struct http_head *r = &st->req;
 	uint8_t bit = name_is(name, nl, ":method", 7) ? PS_METHOD :
@@ -399,7 +414,7 @@ pseudo_field(struct h2_stream *st, const uint8_t *name, size_t nl,
 	st->pseudo |= bit;
 	switch (bit) {
 	case PS_METHOD:
-		if (!token_ok(value, vl, false))
+		if (vl == 0 || !(ok & OK_TOKEN))
 			st->malformed = true;
 		else if (!h2_stash(st, &r->method_str, value, vl))
 			st->too_large = true;
@@ -409,7 +424,7 @@ pseudo_field(struct h2_stream *st, const uint8_t *name, size_t nl,
 		const uint8_t *q = memchr(value, '?', vl);
 		size_t pl = q != NULL ? (size_t)(q - value) : vl;
 
-		if (!path_ok(value, vl)) {
+		if (!(ok & OK_PATH)) {
 			st->malformed = true;
 			return;
 		}
@@ -424,7 +439,7 @@ pseudo_field(struct h2_stream *st, const uint8_t *name, size_t nl,
 		break;
 	}
 	case PS_SCHEME:
-		if (!token_ok(value, vl, false))
+		if (vl == 0 || !(ok & OK_TOKEN))
 			st->malformed = true;
 		break;
 	case PS_AUTHORITY:
@@ -439,7 +454,7 @@ regular_field(struct h2_stream *st, const uint8_t *name, size_t nl,
 		const uint8_t *value, size_t vl)
 {
 	st->regular_seen = true;
-	if (!token_ok(name, nl, true)) {
+	if (nl == 0 || !(bytes_ok(name, nl) & OK_NAME)) {
 		st->malformed = true;
 		return;
 	}
@@ -484,15 +499,18 @@ regular_field(struct h2_stream *st, const uint8_t *name, size_t nl,
 static void
 on_field(struct h2_stream *st, const nghttp2_nv *nv)
 {
+	unsigned int ok = bytes_ok(nv->value, nv->valuelen);
+
 	st->list_size += (uint32_t)(nv->namelen + nv->valuelen + 32);
 	if (st->list_size > H2_HEADER_LIST_MAX)
 		st->too_large = true;
-	if (!value_ok(nv->value, nv->valuelen)) {
+	if (!trimmed(nv->value, nv->valuelen) || !(ok & OK_VALUE)) {
 		st->malformed = true;
 		return;
 	}
 	if (nv->namelen > 0 && nv->name[0] == ':')
-		pseudo_field(st, nv->name, nv->namelen, nv->value, nv->valuelen);
+		pseudo_field(st, nv->name, nv->namelen, nv->value, nv->valuelen,
+				ok);
 	else
 		regular_field(st, nv->name, nv->namelen, nv->value,
 				nv->valuelen);

@@ -78,6 +78,7 @@ h2_open(struct http_conn *c)
 
 	if (h == NULL)
 		return NULL;
+	h2_fields_init();
 	h->c = c;
 	h->mem = (nghttp2_mem){ m, mem_malloc, mem_free, mem_calloc,
 		mem_realloc };
@@ -268,8 +269,8 @@ h2_reset(struct h2_conn *h, int32_t id, struct h2_stream *st, uint32_t code)
 
 /* Writes what the buffer holds into the transport, as much as fits (a
  * byte stream: a frame may go in two writes). */
-static void
-out_drain(struct h2_conn *h)
+void
+h2_out_drain(struct h2_conn *h)
 {
 	uint32_t n;
 
@@ -309,12 +310,12 @@ h2_flush(struct h2_conn *h)
 	h->busy = true;
 	do {
 		h->again = false;
-		out_drain(h);
+		h2_out_drain(h);
 		if (h->updates_owed)
 			h2_send_updates(h);
 		if (!h->failed)
 			h2_send_queued(h);
-		out_drain(h);
+		h2_out_drain(h);
 	} while (h->again && !h->c->closing);
 	h->busy = false;
 	h2_tell_readers(h);
@@ -635,9 +636,12 @@ on_headers(struct h2_conn *h, const uint8_t *p)
 		/* H2_CLOSED_BY_US: in flight before our RST_STREAM */
 	} else {
 		h2_open_id(h, id);
-		if (err != 0)
+		if (h->goaway_last >= 0)	/* after our GOAWAY: ignored (6.8) */
+			h->closed_how[(uint32_t)id >> 1 & (H2_CLOSED_IDS - 1)] =
+				H2_CLOSED_BY_US;
+		else if (err != 0)
 			h2_reset(h, id, NULL, err);
-		else if (h->goaway_last >= 0 || h->open >= H2_MAX_STREAMS)
+		else if (h->open >= H2_MAX_STREAMS)
 			h2_reset(h, id, NULL, H2_REFUSED_STREAM);
 		else if ((h->block_st = h2_stream_new(h, id)) == NULL)
 			h2_reset(h, id, NULL, H2_INTERNAL_ERROR);
