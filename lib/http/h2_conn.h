@@ -173,6 +173,8 @@ struct h2_conn {
 	struct h2_stream *block_st;	/* NULL: decoded for nothing */
 	uint8_t block_frames;
 	bool block_end_stream;
+	bool hd_partial;	/* the inflater is amid a representation */
+	bool hd_fields;		/* the block has had a field */
 	/* Streams */
 	struct h2_stream *streams;
 	struct h2_stream *hot;	/* the stream last looked up */

@@ -516,6 +516,40 @@ on_field(struct h2_stream *st, const nghttp2_nv *nv)
 				nv->valuelen);
 }
 
+/* HPACK's static table (RFC 7541 Appendix A), for the representations
+ * that name one of its entries whole: they touch no dynamic table, and
+ * are read here without a call into the inflater. */
+static const struct {
+	const char *name, *value;
+	uint8_t nl, vl;
+} hpack_static[62] = {
+#define E(n, v) { n, v, sizeof(n) - 1, sizeof(v) - 1 }
+	[1] = E(":authority", ""), E(":method", "GET"), E(":method", "POST"),
+	E(":path", "/"), E(":path", "/index.html"), E(":scheme", "http"),
+	E(":scheme", "https"), E(":status", "200"), E(":status", "204"),
+	E(":status", "206"), E(":status", "304"), E(":status", "400"),
+	E(":status", "404"), E(":status", "500"), E("accept-charset", ""),
+	E("accept-encoding", "gzip, deflate"), E("accept-language", ""),
+	E("accept-ranges", ""), E("accept", ""),
+	E("access-control-allow-origin", ""), E("age", ""), E("allow", ""),
+	E("authorization", ""), E("cache-control", ""),
+	E("content-disposition", ""), E("content-encoding", ""),
+	E("content-language", ""), E("content-length", ""),
+	E("content-location", ""), E("content-range", ""),
+	E("content-type", ""), E("cookie", ""), E("date", ""), E("etag", ""),
+	E("expect", ""), E("expires", ""), E("from", ""), E("host", ""),
+	E("if-match", ""), E("if-modified-since", ""), E("if-none-match", ""),
+	E("if-range", ""), E("if-unmodified-since", ""),
+	E("last-modified", ""), E("link", ""), E("location", ""),
+	E("max-forwards", ""), E("proxy-authenticate", ""),
+	E("proxy-authorization", ""), E("range", ""), E("referer", ""),
+	E("refresh", ""), E("retry-after", ""), E("server", ""),
+	E("set-cookie", ""), E("strict-transport-security", ""),
+	E("transfer-encoding", ""), E("user-agent", ""), E("vary", ""),
+	E("via", ""), E("www-authenticate", ""),
+#undef E
+};
+
 bool
 h2_decode(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
 		size_t len, bool final)
@@ -523,20 +557,48 @@ h2_decode(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
 	for (;;) {
 		nghttp2_nv nv;
 		int fl = 0;
-		ssize_t n = nghttp2_hd_inflate_hd2(h->inflater, &nv, &fl, p, len,
-				final);
+		ssize_t n;
 
+		/* Between representations, one byte naming a whole static
+		 * entry (6.1, an index of 1 to 61) is read here. */
+		if (!h->hd_partial && len > 0 && p[0] > 0x80 && p[0] < 0x80 + 62) {
+			unsigned int i = p[0] & 0x7f;
+
+			nv = (nghttp2_nv){ (uint8_t *)(uintptr_t)hpack_static[i].name,
+				(uint8_t *)(uintptr_t)hpack_static[i].value,
+				hpack_static[i].nl, hpack_static[i].vl, 0 };
+			if (st != NULL)
+				on_field(st, &nv);
+			h->hd_fields = true;
+			p++;
+			len--;
+			continue;
+		}
+		/* A table size update comes first in a block, or never
+		 * (4.2): the inflater saw none of the fields read here. */
+		if (!h->hd_partial && h->hd_fields && len > 0 &&
+				(p[0] & 0xe0) == 0x20)
+			return false;
+		if (len == 0 && !final)
+			return true;
+		n = nghttp2_hd_inflate_hd2(h->inflater, &nv, &fl, p, len, final);
 		if (n < 0)
 			return false;
 		p += n;
 		len -= (size_t)n;
-		if ((fl & NGHTTP2_HD_INFLATE_EMIT) && st != NULL)
-			on_field(st, &nv);
+		h->hd_partial = !(fl & NGHTTP2_HD_INFLATE_EMIT) && len == 0;
+		if (fl & NGHTTP2_HD_INFLATE_EMIT) {
+			h->hd_fields = true;
+			if (st != NULL)
+				on_field(st, &nv);
+		}
 		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
 			nghttp2_hd_inflate_end_headers(h->inflater);
+			h->hd_partial = false;
+			h->hd_fields = false;
 			return true;
 		}
-		if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && len == 0)
+		if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && len == 0 && !final)
 			return true;
 	}
 }
