@@ -28,7 +28,6 @@
  * taken, so the other uploads go on past one or two stopped readers (a
  * third stops the connection's uploads, not its answers). */
 #define H2_CONN_WINDOW (4 * H2_INITIAL_WINDOW)
-#define H2_HEADER_LIST_MAX HTTP_REQ_HEAD_MAX
 #define H2_HEADER_TABLE 4096	/* HPACK's dynamic tables, both ways */
 #define H2_RESET_BUDGET 200	/* RST_STREAMs a client may send per second */
 #define H2_CONTINUATIONS_MAX 8
@@ -115,6 +114,7 @@ struct h2_stream {
 	uint16_t held_len;	/* held[held_off, +held_len) */
 	int16_t refuse;		/* an error answer waiting for room */
 	uint32_t list_size;	/* the header list, as RFC 9113 counts it */
+	uint32_t hcap;		/* hbuf's size: the header list's limit */
 	int32_t recv_window;	/* what the client may still send */
 	uint32_t unacked;	/* taken, not yet given back */
 	int64_t send_window;
@@ -137,7 +137,7 @@ struct h2_stream {
 	char allow[48];		/* refuse's Allow, for a 405 */
 	struct http_head req;
 	uint8_t held[H2_SOURCE_MIN];	/* a read the window did not take */
-	char hbuf[H2_HEADER_LIST_MAX];
+	char hbuf[];		/* the request's names and values (hcap) */
 };
 
 /* Where the connection's input is. */
@@ -155,6 +155,8 @@ struct h2_conn {
 	nghttp2_hd_inflater *inflater;
 	nghttp2_hd_deflater *deflater;
 	nghttp2_mem mem;	/* the HPACK tables' (they keep a pointer) */
+	uint32_t list_max;	/* a request's header list (the server's
+				 * max_head_bytes): 431 past it */
 	/* Input */
 	uint8_t in;		/* enum h2_in */
 	uint8_t fh[H2_FRAME_HEADER];	/* a frame header cut in two */

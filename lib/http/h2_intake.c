@@ -18,7 +18,8 @@
 struct h2_stream *
 h2_stream_new(struct h2_conn *h, int32_t id)
 {
-	struct h2_stream *st = http_mem_alloc(http_conn_mem(h->c), sizeof(*st));
+	struct h2_stream *st = http_mem_alloc(http_conn_mem(h->c),
+			sizeof(*st) + h->list_max);
 	struct h2_stream **b;
 
 	if (st == NULL)
@@ -26,6 +27,7 @@ h2_stream_new(struct h2_conn *h, int32_t id)
 	memset(st, 0, offsetof(struct h2_stream, allow));
 	memset(&st->req, 0, offsetof(struct http_head, headers));
 	st->id = id;
+	st->hcap = h->list_max;
 	st->recv_window = H2_INITIAL_WINDOW;
 	st->send_window = h->peer_window;
 	st->req.content_length = -1;
@@ -307,7 +309,7 @@ enum {
 bool
 h2_stash(struct h2_stream *st, struct http_str *dst, const uint8_t *p, size_t n)
 {
-	if (n > sizeof(st->hbuf) - st->hused)
+	if (n > st->hcap - st->hused)
 		return false;
 	memcpy(st->hbuf + st->hused, p, n);
 	*dst = (struct http_str){ st->hbuf + st->hused, (uint32_t)n };
@@ -499,11 +501,19 @@ regular_field(struct h2_stream *st, const uint8_t *name, size_t nl,
 static void
 on_field(struct h2_stream *st, const nghttp2_nv *nv)
 {
-	unsigned int ok = bytes_ok(nv->value, nv->valuelen);
+	bool past = st->list_size > st->hcap;
+	unsigned int ok;
 
+	/* A field's size is the RFC's (8.2.3: 32 bytes more than its name
+	 * and value). Past the limit the request is answered 431; the
+	 * fields still coming are counted, not read: HPACK may make a
+	 * small block decode into many large fields. */
 	st->list_size += (uint32_t)(nv->namelen + nv->valuelen + 32);
-	if (st->list_size > H2_HEADER_LIST_MAX)
+	if (st->list_size > st->hcap)
 		st->too_large = true;
+	if (past)
+		return;
+	ok = bytes_ok(nv->value, nv->valuelen);
 	if (!trimmed(nv->value, nv->valuelen) || !(ok & OK_VALUE)) {
 		st->malformed = true;
 		return;

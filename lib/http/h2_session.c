@@ -63,13 +63,12 @@ h2_open(struct http_conn *c)
 {
 	/* RFC 9218: ewyk answers in the order it can and keeps no RFC 7540
 	 * priority tree. */
-	static const uint8_t settings[] = {
+	uint8_t settings[] = {
 		0, H2_SET_MAX_CONCURRENT_STREAMS, 0, 0, 0, H2_MAX_STREAMS,
 		0, H2_SET_INITIAL_WINDOW_SIZE, H2_INITIAL_WINDOW >> 24 & 0xff,
 		H2_INITIAL_WINDOW >> 16 & 0xff, H2_INITIAL_WINDOW >> 8 & 0xff,
 		H2_INITIAL_WINDOW & 0xff,
-		0, H2_SET_MAX_HEADER_LIST_SIZE, 0, 0, H2_HEADER_LIST_MAX >> 8,
-		H2_HEADER_LIST_MAX & 0xff,
+		0, H2_SET_MAX_HEADER_LIST_SIZE, 0, 0, 0, 0,	/* list_max */
 		0, H2_SET_NO_RFC7540_PRIORITIES, 0, 0, 0, 1,
 	};
 	struct http_mem *m = http_conn_mem(c);
@@ -80,6 +79,8 @@ h2_open(struct http_conn *c)
 		return NULL;
 	h2_fields_init();
 	h->c = c;
+	h->list_max = c->srv->conf.max_head_bytes;
+	h2_put32(settings + 14, h->list_max);
 	h->mem = (nghttp2_mem){ m, mem_malloc, mem_free, mem_calloc,
 		mem_realloc };
 	h->goaway_last = -1;
