@@ -193,8 +193,9 @@ encode(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 	nghttp2_nv v[HTTP_ANSWER_HEADERS + 2];
 	uint16_t plain[HTTP_ANSWER_HEADERS];
 	bool no_body = a->status == 204 || a->status == 304;
-	uint32_t i, np = 0, blen;
+	uint32_t i, np = 0, blen, date_len;
 	char code[3], length[24];
+	const char *date;
 	int64_t len = -1;
 	size_t n = 0;
 	ssize_t got;
@@ -253,6 +254,8 @@ encode(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 				plain_index(a->hbuf + f->name, f->name_len),
 				a->hbuf + f->value, f->value_len);
 	}
+	date = http_conn_date(h->c, &date_len);
+	blen += plain_field(at + H2_FRAME_HEADER + blen, 33, date, date_len);
 	if (len >= 0)
 		blen += plain_field(at + H2_FRAME_HEADER + blen, 28, length,
 				http_fmt_u64(length, (uint64_t)len));

@@ -31,6 +31,7 @@
 #define H2_HEADER_TABLE 4096	/* HPACK's dynamic tables, both ways */
 #define H2_RESET_BUDGET 200	/* RST_STREAMs a client may send per second */
 #define H2_CONTINUATIONS_MAX 8
+#define H2_SETTINGS_MAX 32	/* entries in one SETTINGS frame (as nghttp2) */
 /* Bodies gathered for handlers are bounded per connection by its streams:
  * a stream past H2_MAX_STREAMS is refused even before the client has
  * acknowledged our SETTINGS. */
@@ -265,8 +266,10 @@ struct h2_stream *h2_stream_new(struct h2_conn *h, int32_t id);
 void h2_stream_close(struct h2_conn *h, struct h2_stream *st, uint8_t how);
 /* The stream's memory goes back: its answer, its body segments. */
 void h2_stream_free(struct h2_conn *h, struct h2_stream *st);
-/* How a client stream no longer in the map closed. */
+/* How a client stream no longer in the map closed, and that it did so
+ * (forgotten for streams older than the last H2_CLOSED_IDS). */
 uint8_t h2_closed_how(const struct h2_conn *h, int32_t id);
+void h2_set_closed_how(struct h2_conn *h, int32_t id, uint8_t how);
 /* A new stream id: the ids skipped are idle no more (RFC 9113 5.1.1). */
 void h2_open_id(struct h2_conn *h, int32_t id);
 /* Makes the tables the field checks read; once, before any session. */

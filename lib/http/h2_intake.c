@@ -47,13 +47,28 @@ h2_stream_new(struct h2_conn *h, int32_t id)
 	return st;
 }
 
+/* Whether id is one of the last H2_CLOSED_IDS client streams, whose
+ * slots are theirs (an older one shares its slot with a newer one). */
+static bool
+remembered(const struct h2_conn *h, int32_t id)
+{
+	return (int64_t)id > (int64_t)h->max_id - 2 * H2_CLOSED_IDS;
+}
+
 uint8_t
 h2_closed_how(const struct h2_conn *h, int32_t id)
 {
 	/* Too long ago to know: what still comes on it is dropped. */
-	if ((int64_t)id <= (int64_t)h->max_id - 2 * H2_CLOSED_IDS)
+	if (!remembered(h, id))
 		return H2_CLOSED_BY_US;
 	return h->closed_how[(uint32_t)id >> 1 & (H2_CLOSED_IDS - 1)];
+}
+
+void
+h2_set_closed_how(struct h2_conn *h, int32_t id, uint8_t how)
+{
+	if (id <= h->max_id && remembered(h, id))
+		h->closed_how[(uint32_t)id >> 1 & (H2_CLOSED_IDS - 1)] = how;
 }
 
 void
@@ -204,7 +219,7 @@ h2_stream_close(struct h2_conn *h, struct h2_stream *st, uint8_t how)
 	if (st->closed)
 		return;
 	st->closed = true;
-	h->closed_how[(uint32_t)st->id >> 1 & (H2_CLOSED_IDS - 1)] = how;
+	h2_set_closed_how(h, st->id, how);
 	for (b = &h->bucket[(uint32_t)st->id >> 1 & (H2_BUCKETS - 1)];
 			*b != st; b = &(*b)->hnext)
 		;

@@ -263,9 +263,8 @@ h2_reset(struct h2_conn *h, int32_t id, struct h2_stream *st, uint32_t code)
 	count_out(h, h2_stats(h)->h2_resets_out, code);
 	if (st != NULL)
 		h2_stream_close(h, st, H2_CLOSED_BY_US);
-	else if (id <= h->max_id)
-		h->closed_how[(uint32_t)id >> 1 & (H2_CLOSED_IDS - 1)] =
-			H2_CLOSED_BY_US;
+	else
+		h2_set_closed_how(h, id, H2_CLOSED_BY_US);
 }
 
 /* Writes what the buffer holds into the transport, as much as fits (a
@@ -403,6 +402,12 @@ on_settings(struct h2_conn *h, const uint8_t *p)
 		h2_conn_error(h, H2_FRAME_SIZE_ERROR);
 		return;
 	}
+	/* Each INITIAL_WINDOW_SIZE walks every stream: a frame of many
+	 * is a flood (CVE-2020-11080), refused as nghttp2 refused it. */
+	if (h->flen > 6 * H2_SETTINGS_MAX) {
+		h2_conn_error(h, H2_ENHANCE_YOUR_CALM);
+		return;
+	}
 	err = apply_settings(h, p, h->flen);
 	if (err != H2_NO_ERROR) {
 		h2_conn_error(h, err);
@@ -458,8 +463,7 @@ on_rst_stream(struct h2_conn *h, const uint8_t *p)
 	if (st != NULL)
 		h2_stream_close(h, st, H2_CLOSED_BY_CLIENT);
 	else if (h2_closed_how(h, h->fid) == H2_CLOSED_ENDED)
-		h->closed_how[(uint32_t)h->fid >> 1 & (H2_CLOSED_IDS - 1)] =
-			H2_CLOSED_BY_CLIENT;
+		h2_set_closed_how(h, h->fid, H2_CLOSED_BY_CLIENT);
 }
 
 static void
@@ -638,8 +642,7 @@ on_headers(struct h2_conn *h, const uint8_t *p)
 	} else {
 		h2_open_id(h, id);
 		if (h->goaway_last >= 0)	/* after our GOAWAY: ignored (6.8) */
-			h->closed_how[(uint32_t)id >> 1 & (H2_CLOSED_IDS - 1)] =
-				H2_CLOSED_BY_US;
+			h2_set_closed_how(h, id, H2_CLOSED_BY_US);
 		else if (err != 0)
 			h2_reset(h, id, NULL, err);
 		else if (h->open >= H2_MAX_STREAMS)
@@ -703,6 +706,9 @@ data_begin(struct h2_conn *h)
 		h2_conn_error(h, H2_FLOW_CONTROL_ERROR);
 		return;
 	}
+	/* The frame counts against the connection's window whatever its
+	 * stream's fate (6.9): the bytes of a frame dropped here open it
+	 * again as they are read, its padding at its end. */
 	h->recv_window -= h->flen;
 	st = h2_stream_of(h, id);
 	if (st == NULL) {
@@ -711,17 +717,14 @@ data_begin(struct h2_conn *h)
 			h2_conn_error(h, H2_STREAM_CLOSED);
 		else if (how == H2_CLOSED_BY_CLIENT)
 			h2_reset(h, id, NULL, H2_STREAM_CLOSED);
-		h2_consumed(h, NULL, h->flen);
 		return;
 	}
 	if (st->remote_closed) {
 		h2_reset(h, id, st, H2_STREAM_CLOSED);
-		h2_consumed(h, NULL, h->flen);
 		return;
 	}
 	if (h->flen > (uint32_t)st->recv_window) {
 		h2_reset(h, id, st, H2_FLOW_CONTROL_ERROR);
-		h2_consumed(h, NULL, h->flen);
 		return;
 	}
 	st->recv_window -= (int32_t)h->flen;
