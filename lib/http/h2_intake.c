@@ -348,6 +348,40 @@ h2_add_header(struct h2_stream *st, const char *name, size_t nl,
 	r->nheaders++;
 }
 
+/* HPACK's static table (RFC 7541 Appendix A), for the representations
+ * that name one of its entries whole: they touch no dynamic table, and
+ * are read here without a call into the inflater. */
+static const struct {
+	const char *name, *value;
+	uint8_t nl, vl;
+} hpack_static[62] = {
+#define E(n, v) { n, v, sizeof(n) - 1, sizeof(v) - 1 }
+	[1] = E(":authority", ""), E(":method", "GET"), E(":method", "POST"),
+	E(":path", "/"), E(":path", "/index.html"), E(":scheme", "http"),
+	E(":scheme", "https"), E(":status", "200"), E(":status", "204"),
+	E(":status", "206"), E(":status", "304"), E(":status", "400"),
+	E(":status", "404"), E(":status", "500"), E("accept-charset", ""),
+	E("accept-encoding", "gzip, deflate"), E("accept-language", ""),
+	E("accept-ranges", ""), E("accept", ""),
+	E("access-control-allow-origin", ""), E("age", ""), E("allow", ""),
+	E("authorization", ""), E("cache-control", ""),
+	E("content-disposition", ""), E("content-encoding", ""),
+	E("content-language", ""), E("content-length", ""),
+	E("content-location", ""), E("content-range", ""),
+	E("content-type", ""), E("cookie", ""), E("date", ""), E("etag", ""),
+	E("expect", ""), E("expires", ""), E("from", ""), E("host", ""),
+	E("if-match", ""), E("if-modified-since", ""), E("if-none-match", ""),
+	E("if-range", ""), E("if-unmodified-since", ""),
+	E("last-modified", ""), E("link", ""), E("location", ""),
+	E("max-forwards", ""), E("proxy-authenticate", ""),
+	E("proxy-authorization", ""), E("range", ""), E("referer", ""),
+	E("refresh", ""), E("retry-after", ""), E("server", ""),
+	E("set-cookie", ""), E("strict-transport-security", ""),
+	E("transfer-encoding", ""), E("user-agent", ""), E("vary", ""),
+	E("via", ""), E("www-authenticate", ""),
+#undef E
+};
+
 /* What each byte may be part of, a bit each: the bits of a string are
  * those all its bytes have. */
 enum {
@@ -357,13 +391,18 @@ enum {
 	OK_NAME = 8,	/* a field name: a token in lower case (8.2.1) */
 };
 
+#define OK_UNKNOWN 0x100	/* not yet read: on_field() reads them */
+
 static uint8_t byte_ok[256];
+static uint8_t static_ok[62];	/* value_ok() of each static entry */
 static pthread_once_t byte_ok_once = PTHREAD_ONCE_INIT;
+
+static unsigned int value_ok(const uint8_t *v, size_t n);
 
 static void
 byte_ok_init(void)
 {
-	unsigned int c;
+	unsigned int c, i;
 
 	for (c = 0; c < 256; c++) {
 		uint8_t b = 0;
@@ -376,6 +415,10 @@ byte_ok_init(void)
 			b |= OK_TOKEN | (c - 'A' < 26 ? 0 : OK_NAME);
 		byte_ok[c] = b;
 	}
+	for (i = 1; i < 62; i++)
+		static_ok[i] = (uint8_t)value_ok(
+				(const uint8_t *)hpack_static[i].value,
+				hpack_static[i].vl);
 }
 
 void
@@ -404,6 +447,13 @@ trimmed(const uint8_t *v, size_t n)
 		(v[n - 1] == '\t'));
 }
 
+/* The bits of a field value's bytes; none if it is not trimmed. */
+static unsigned int
+value_ok(const uint8_t *v, size_t n)
+{
+	return trimmed(v, n) ? bytes_ok(v, n) : 0;
+}
+
 static bool
 name_is(const uint8_t *name, size_t nl, const char *lit, size_t n)
 {
@@ -416,10 +466,20 @@ pseudo_field(struct h2_stream *st, const uint8_t *name, size_t nl,
 		const uint8_t *value, size_t vl, unsigned int ok)
 {
 	struct http_head *r = &st->req;
-	uint8_t bit = name_is(name, nl, ":method", 7) ? PS_METHOD :
-		name_is(name, nl, ":path", 5) ? PS_PATH :
-		name_is(name, nl, ":scheme", 7) ? PS_SCHEME :
-		name_is(name, nl, ":authority", 10) ? PS_AUTHORITY : 0;
+	uint8_t bit = 0;
+
+	switch (nl) {
+	case 5:
+		bit = name_is(name, nl, ":path", 5) ? PS_PATH : 0;
+		break;
+	case 7:
+		bit = name_is(name, nl, ":method", 7) ? PS_METHOD :
+			name_is(name, nl, ":scheme", 7) ? PS_SCHEME : 0;
+		break;
+	case 10:
+		bit = name_is(name, nl, ":authority", 10) ? PS_AUTHORITY : 0;
+		break;
+	}
 
 	/* Unknown (:status, :protocol), twice, after a regular field, or
 	 * in trailers: malformed (8.3). */
@@ -513,11 +573,11 @@ regular_field(struct h2_stream *st, const uint8_t *name, size_t nl,
 		h2_add_header(st, (const char *)name, nl, value, vl);
 }
 
+/* A field of the request; ok: value_ok() of its value, or OK_UNKNOWN. */
 static void
-on_field(struct h2_stream *st, const nghttp2_nv *nv)
+on_field(struct h2_stream *st, const nghttp2_nv *nv, unsigned int ok)
 {
 	bool past = st->list_size > st->hcap;
-	unsigned int ok;
 
 	/* A field's size is the RFC's (8.2.3: 32 bytes more than its name
 	 * and value). Past the limit the request is answered 431; the
@@ -528,8 +588,9 @@ on_field(struct h2_stream *st, const nghttp2_nv *nv)
 		st->too_large = true;
 	if (past)
 		return;
-	ok = bytes_ok(nv->value, nv->valuelen);
-	if (!trimmed(nv->value, nv->valuelen) || !(ok & OK_VALUE)) {
+	if (ok == OK_UNKNOWN)
+		ok = value_ok(nv->value, nv->valuelen);
+	if (!(ok & OK_VALUE)) {
 		st->malformed = true;
 		return;
 	}
@@ -541,40 +602,6 @@ on_field(struct h2_stream *st, const nghttp2_nv *nv)
 				nv->valuelen);
 }
 
-/* HPACK's static table (RFC 7541 Appendix A), for the representations
- * that name one of its entries whole: they touch no dynamic table, and
- * are read here without a call into the inflater. */
-static const struct {
-	const char *name, *value;
-	uint8_t nl, vl;
-} hpack_static[62] = {
-#define E(n, v) { n, v, sizeof(n) - 1, sizeof(v) - 1 }
-	[1] = E(":authority", ""), E(":method", "GET"), E(":method", "POST"),
-	E(":path", "/"), E(":path", "/index.html"), E(":scheme", "http"),
-	E(":scheme", "https"), E(":status", "200"), E(":status", "204"),
-	E(":status", "206"), E(":status", "304"), E(":status", "400"),
-	E(":status", "404"), E(":status", "500"), E("accept-charset", ""),
-	E("accept-encoding", "gzip, deflate"), E("accept-language", ""),
-	E("accept-ranges", ""), E("accept", ""),
-	E("access-control-allow-origin", ""), E("age", ""), E("allow", ""),
-	E("authorization", ""), E("cache-control", ""),
-	E("content-disposition", ""), E("content-encoding", ""),
-	E("content-language", ""), E("content-length", ""),
-	E("content-location", ""), E("content-range", ""),
-	E("content-type", ""), E("cookie", ""), E("date", ""), E("etag", ""),
-	E("expect", ""), E("expires", ""), E("from", ""), E("host", ""),
-	E("if-match", ""), E("if-modified-since", ""), E("if-none-match", ""),
-	E("if-range", ""), E("if-unmodified-since", ""),
-	E("last-modified", ""), E("link", ""), E("location", ""),
-	E("max-forwards", ""), E("proxy-authenticate", ""),
-	E("proxy-authorization", ""), E("range", ""), E("referer", ""),
-	E("refresh", ""), E("retry-after", ""), E("server", ""),
-	E("set-cookie", ""), E("strict-transport-security", ""),
-	E("transfer-encoding", ""), E("user-agent", ""), E("vary", ""),
-	E("via", ""), E("www-authenticate", ""),
-#undef E
-};
-
 bool
 h2_decode(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
 		size_t len, bool final)
@@ -584,16 +611,28 @@ h2_decode(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
 		int fl = 0;
 		ssize_t n;
 
-		/* Between representations, one byte naming a whole static
-		 * entry (6.1, an index of 1 to 61) is read here. */
-		if (!h->hd_partial && len > 0 && p[0] > 0x80 && p[0] < 0x80 + 62) {
+		/* Between representations, one byte naming a whole entry
+		 * (6.1, an index of 1 to 126) is read here: it changes no
+		 * table. The static table's are ewyk's, checked once. */
+		if (!h->hd_partial && len > 0 && p[0] > 0x80 && p[0] < 0xff) {
 			unsigned int i = p[0] & 0x7f;
+			const nghttp2_nv *e;
 
-			nv = (nghttp2_nv){ (uint8_t *)(uintptr_t)hpack_static[i].name,
-				(uint8_t *)(uintptr_t)hpack_static[i].value,
-				hpack_static[i].nl, hpack_static[i].vl, 0 };
-			if (st != NULL)
-				on_field(st, &nv);
+			if (i < 62) {
+				nv = (nghttp2_nv){
+					(uint8_t *)(uintptr_t)hpack_static[i].name,
+					(uint8_t *)(uintptr_t)hpack_static[i].value,
+					hpack_static[i].nl, hpack_static[i].vl, 0 };
+				if (st != NULL)
+					on_field(st, &nv, static_ok[i]);
+			} else {
+				e = nghttp2_hd_inflate_get_table_entry(
+						h->inflater, i);
+				if (e == NULL)
+					return false;	/* 2.3.3 */
+				if (st != NULL)
+					on_field(st, e, OK_UNKNOWN);
+			}
 			h->hd_fields = true;
 			p++;
 			len--;
@@ -615,7 +654,7 @@ h2_decode(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
 		if (fl & NGHTTP2_HD_INFLATE_EMIT) {
 			h->hd_fields = true;
 			if (st != NULL)
-				on_field(st, &nv);
+				on_field(st, &nv, OK_UNKNOWN);
 		}
 		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
 			nghttp2_hd_inflate_end_headers(h->inflater);

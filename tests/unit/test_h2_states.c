@@ -1227,6 +1227,64 @@ test_static_table_entries(void **state)
 	raw_close(r);
 }
 
+/* The value of the handler's field of that name; NULL: none. */
+static const char *
+field_of(const struct ewyk_request *q, const char *name, char *buf,
+		size_t cap)
+{
+	uint32_t i;
+
+	for (i = 0; i < q->nheaders; i++)
+		if (q->headers[i].name.len == strlen(name) &&
+				memcmp(q->headers[i].name.p, name,
+				strlen(name)) == 0) {
+			snprintf(buf, cap, "%.*s", (int)q->headers[i].value.len,
+					q->headers[i].value.p);
+			return buf;
+		}
+	return NULL;
+}
+
+/* Fields of the dynamic table named whole by one byte (indexes 62 to
+ * 126), read without the inflater: the entries the client's literals
+ * with incremental indexing made, newest first (RFC 7541 2.3.3); one
+ * past the table is a decoding error. */
+static void
+test_dynamic_table_entries(void **state)
+{
+	struct raw *r = raw_open(*state);
+	struct block b;
+	char v[16];
+
+	hb_request(&b, "GET", "/q/x");
+	hb_int(&b, 0x40, 6, 0);		/* x-a: 1, indexed: 62 */
+	hb_string(&b, "x-a", 3);
+	hb_string(&b, "1", 1);
+	raw_headers(r, 1, H2_FLAG_END_STREAM, &b);
+	hb_request(&b, "GET", "/q/x");
+	hb_index(&b, 62);
+	hb_int(&b, 0x40, 6, 0);		/* x-b: 2: 62, x-a: 63 */
+	hb_string(&b, "x-b", 3);
+	hb_string(&b, "2", 1);
+	raw_headers(r, 3, H2_FLAG_END_STREAM, &b);
+	hb_request(&b, "GET", "/q/x");
+	hb_index(&b, 62);
+	hb_index(&b, 63);
+	raw_headers(r, 5, H2_FLAG_END_STREAM, &b);
+	assert_int_equal(r->h->nqueued, 3);
+	assert_string_equal(field_of(&r->h->queue[0]->req, "x-a", v, 16), "1");
+	assert_string_equal(field_of(&r->h->queue[1]->req, "x-a", v, 16), "1");
+	assert_string_equal(field_of(&r->h->queue[1]->req, "x-b", v, 16), "2");
+	assert_string_equal(field_of(&r->h->queue[2]->req, "x-a", v, 16), "1");
+	assert_string_equal(field_of(&r->h->queue[2]->req, "x-b", v, 16), "2");
+	assert_int_equal(r->h->queue[2]->req.nheaders, 3);
+	hb_request(&b, "GET", "/q/x");
+	hb_index(&b, 64);
+	raw_headers(r, 7, H2_FLAG_END_STREAM, &b);
+	expect_goaway(r, H2_COMPRESSION_ERROR);
+	raw_close(r);
+}
+
 /* RFC 9110 6.6.1: the answers carry Date, the present. */
 static void
 test_answers_carry_date(void **state)
@@ -1290,6 +1348,7 @@ main(void)
 		HH_TEST(test_trailers),
 		HH_TEST(test_fields_that_pass),
 		HH_TEST(test_static_table_entries),
+		HH_TEST(test_dynamic_table_entries),
 		HH_TEST(test_answers_carry_date),
 	};
 
