@@ -935,11 +935,14 @@ h2_recv(struct http_conn *c, const uint8_t *data, uint32_t len)
 	return len;
 }
 
-/* Whether anything waits to go out. */
+/* Whether anything waits to go out that can: DATA the connection's
+ * window holds back waits for a WINDOW_UPDATE, which a client that has
+ * closed will never send. */
 static bool
 wants_write(const struct h2_conn *h)
 {
-	return h->out_len > 0 || h->hq_head != NULL || h->dq_head != NULL;
+	return h->out_len > 0 || h->hq_head != NULL ||
+		(h->dq_head != NULL && h->send_window > 0);
 }
 
 /* Once the peer has closed, the connection closes when what is queued is

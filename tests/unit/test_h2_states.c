@@ -536,6 +536,28 @@ test_padded_frames(void **state)
 	raw_close(r);
 }
 
+/* A client that closes while an answer waits for the connection's
+ * window (it never opened it past 65535 bytes) will never open it: the
+ * connection closes rather than wait for a WINDOW_UPDATE. */
+static void
+test_peer_close_with_data_held_by_the_connection_window(void **state)
+{
+	struct raw *r = raw_open(*state);
+	uint64_t got;
+
+	raw_get(r, 1, "/stream/x");	/* HH_BIG_SIZE bytes */
+	assert_true(hh_run(r->h, 0));
+	raw_read(r);
+	got = r->data[1];
+	assert_int_equal(got, H2_DEFAULT_WINDOW);
+	assert_false(r->ended[1]);
+	hh_peer_close(r->k);
+	assert_true(r->k->closed);
+	raw_read(r);
+	assert_int_equal(r->data[1], got);
+	raw_close(r);
+}
+
 /* 5.1.1: stream identifiers ------------------------------------------------ */
 
 /* A new stream's id must be above every id the client used: 3 after 5
@@ -1318,6 +1340,7 @@ main(void)
 		HH_TEST(test_data_after_client_reset_keeps_the_connection_window),
 		HH_TEST(test_frames_after_our_reset_are_ignored),
 		HH_TEST(test_padded_frames),
+		HH_TEST(test_peer_close_with_data_held_by_the_connection_window),
 		HH_TEST(test_stream_id_below_one_opened),
 		HH_TEST(test_stream_id_below_one_open),
 		HH_TEST(test_closed_streams_remembered_past_an_old_one),
