@@ -73,6 +73,7 @@ enum h2_closed {
 	H2_CLOSED_ENDED,	/* both sides ended it */
 	H2_CLOSED_BY_CLIENT,	/* its RST_STREAM */
 	H2_CLOSED_BY_US,	/* ours: what it had in flight is dropped */
+	H2_FORGOTTEN,		/* older than the last H2_CLOSED_IDS */
 };
 
 /* A stream's queue: its answer's HEADERS wait for room, or its DATA for
@@ -266,8 +267,8 @@ struct h2_stream *h2_stream_new(struct h2_conn *h, int32_t id);
 void h2_stream_close(struct h2_conn *h, struct h2_stream *st, uint8_t how);
 /* The stream's memory goes back: its answer, its body segments. */
 void h2_stream_free(struct h2_conn *h, struct h2_stream *st);
-/* How a client stream no longer in the map closed, and that it did so
- * (forgotten for streams older than the last H2_CLOSED_IDS). */
+/* How a client stream no longer in the map closed (H2_FORGOTTEN for one
+ * older than the last H2_CLOSED_IDS), and that it did so. */
 uint8_t h2_closed_how(const struct h2_conn *h, int32_t id);
 void h2_set_closed_how(struct h2_conn *h, int32_t id, uint8_t how);
 /* A new stream id: the ids skipped are idle no more (RFC 9113 5.1.1). */

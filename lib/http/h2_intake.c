@@ -58,9 +58,8 @@ remembered(const struct h2_conn *h, int32_t id)
 uint8_t
 h2_closed_how(const struct h2_conn *h, int32_t id)
 {
-	/* Too long ago to know: what still comes on it is dropped. */
 	if (!remembered(h, id))
-		return H2_CLOSED_BY_US;
+		return H2_FORGOTTEN;
 	return h->closed_how[(uint32_t)id >> 1 & (H2_CLOSED_IDS - 1)];
 }
 

@@ -631,9 +631,11 @@ on_headers(struct h2_conn *h, const uint8_t *p)
 			h->block_st = st;
 		}
 	} else if (id <= h->max_id) {
+		/* No HEADERS opens a stream below the highest one (5.1.1);
+		 * one long closed takes none after so long either. */
 		how = h2_closed_how(h, id);
-		if (how == H2_NEVER_OPENED)
-			h2_conn_error(h, H2_PROTOCOL_ERROR);	/* 5.1.1 */
+		if (how == H2_NEVER_OPENED || how == H2_FORGOTTEN)
+			h2_conn_error(h, H2_PROTOCOL_ERROR);
 		else if (how == H2_CLOSED_BY_CLIENT)
 			h2_reset(h, id, NULL, H2_STREAM_CLOSED);
 		else if (how == H2_CLOSED_ENDED)
@@ -712,10 +714,11 @@ data_begin(struct h2_conn *h)
 	h->recv_window -= h->flen;
 	st = h2_stream_of(h, id);
 	if (st == NULL) {
+		/* Closed (6.1): a stream skipped is closed too (5.1.1). */
 		how = h2_closed_how(h, id);
 		if (how == H2_CLOSED_ENDED)
 			h2_conn_error(h, H2_STREAM_CLOSED);
-		else if (how == H2_CLOSED_BY_CLIENT)
+		else if (how == H2_CLOSED_BY_CLIENT || how == H2_NEVER_OPENED)
 			h2_reset(h, id, NULL, H2_STREAM_CLOSED);
 		return;
 	}

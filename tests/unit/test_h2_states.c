@@ -21,7 +21,7 @@
 #include "http_date.h"
 #include "http_harness.h"
 
-#define IDS 1024	/* the stream ids a case may use */
+#define IDS 2048	/* the stream ids a case may use */
 
 /* A connection, and what the server sent on it. */
 struct raw {
@@ -585,6 +585,48 @@ test_stream_id_below_one_open(void **state)
 	raw_get(r, 1, "/a.txt");
 	expect_goaway(r, H2_PROTOCOL_ERROR);
 	assert_int_equal(r->status[1], 0);
+	raw_close(r);
+}
+
+/* An id far below the highest: whether it was opened and closed or
+ * never opened is forgotten (only the last 256 client streams are
+ * kept), but no HEADERS may open it (5.1.1) and none may come on a
+ * stream so long closed: a connection error. DATA on it is dropped, its
+ * bytes given back. */
+static void
+test_stream_id_far_below_one_opened(void **state)
+{
+	struct raw *r = raw_open(*state);
+	uint32_t id;
+
+	raw_get(r, 1025, "/a.txt");
+	assert_int_equal(r->status[1025], 200);
+	raw_get(r, 1, "/a.txt");
+	expect_goaway(r, H2_PROTOCOL_ERROR);
+	raw_close(r);
+	r = raw_open(*state);
+	for (id = 1; id <= 1027; id += 2)
+		raw_get(r, id, "/a.txt");
+	raw_data(r, 1, 0, 100);
+	assert_int_equal(r->resets, 0);
+	expect_served(r, 1029);
+	raw_get(r, 1, "/a.txt");
+	expect_goaway(r, H2_PROTOCOL_ERROR);
+	raw_close(r);
+}
+
+/* DATA on an id the client skipped: that stream is closed (5.1.1), and
+ * DATA on a closed stream is a stream error (6.1). */
+static void
+test_data_on_skipped_stream(void **state)
+{
+	struct raw *r = raw_open(*state);
+
+	raw_get(r, 5, "/a.txt");
+	raw_data(r, 3, 0, 10);
+	expect_reset(r, 3, H2_STREAM_CLOSED, 7);
+	raw_data(r, 3, 0, 10);		/* once */
+	assert_int_equal(r->resets, 1);
 	raw_close(r);
 }
 
@@ -1343,6 +1385,8 @@ main(void)
 		HH_TEST(test_peer_close_with_data_held_by_the_connection_window),
 		HH_TEST(test_stream_id_below_one_opened),
 		HH_TEST(test_stream_id_below_one_open),
+		HH_TEST(test_stream_id_far_below_one_opened),
+		HH_TEST(test_data_on_skipped_stream),
 		HH_TEST(test_closed_streams_remembered_past_an_old_one),
 		HH_TEST(test_priority_on_stream_zero),
 		HH_TEST(test_priority_on_itself),
