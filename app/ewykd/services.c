@@ -83,6 +83,18 @@ services_www_free(struct www *w)
 }
 
 enum ewykd_err
+services_check_served(const struct ewykd_config *cfg, char *err, size_t errlen)
+{
+	if (cfg->www[0] == '\0' && !cfg->demo_routes && !cfg->state_api &&
+			cfg->nb_plugins == 0 && cfg->nb_upstreams == 0) {
+		snprintf(err, errlen, "nothing to serve: give --www DIR (or "
+				"--plugin, --upstream, --state-api, --demo-routes)");
+		return EWYKD_ERR_CONFIG;
+	}
+	return EWYKD_OK;
+}
+
+enum ewykd_err
 services_open(struct ewykd *e, char *err, size_t errlen)
 {
 	const struct ewykd_config *cfg = &e->cfg;
@@ -90,12 +102,9 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	enum ewykd_err rc;
 	int err_no;
 
-	if (cfg->www[0] == '\0' && !cfg->demo_routes && !cfg->state_api &&
-			cfg->nb_plugins == 0 && cfg->nb_upstreams == 0) {
-		snprintf(err, errlen, "nothing to serve: give --www DIR (or "
-				"--plugin, --upstream, --state-api, --demo-routes)");
-		return EWYKD_ERR_CONFIG;
-	}
+	rc = services_check_served(cfg, err, errlen);
+	if (rc != EWYKD_OK)
+		return rc;
 	if (cfg->www[0] != '\0') {
 		e->www = services_www_load(e, sub, sizeof(sub));
 		if (e->www == NULL) {

@@ -12,6 +12,10 @@
 
 #include "ewykd.h"
 
+/* A configuration that serves something: --www, or a route of another
+ * kind. EWYKD_OK, or EWYKD_ERR_CONFIG with its line in err. */
+enum ewykd_err services_check_served(const struct ewykd_config *cfg,
+		char *err, size_t errlen);
 /* EWYKD_OK, or an error with its line (without "ewykd: ") in err. */
 enum ewykd_err services_open(struct ewykd *e, char *err, size_t errlen);
 /* Once no thread runs a handler: what the stores hold goes to disk. */
