@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * An example plugin: every way of answering that the handler API offers.
- * Build it against ewyk_http.h alone, and load it with
+ * Build it against ewyk_http.h alone, in the tree or out of it once ewyk
+ * is installed:
+ *   cc -shared -fPIC $(pkg-config --cflags --libs ewyk) hello.c -o hello.so
+ * and load it with
  *   ewykd ... -- --plugin build/app/plugins/ewyk-hello.so:GREETING
  *
  *   GET  /hello?name=N      a copied body: "GREETING, N"
@@ -26,6 +29,9 @@
  *   POST /hello/inspect     the request as the handler sees it
  *   GET  /hello/stats       borrowed buffers and sources given and returned
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* strerrorname_np(), when built out of the tree */
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
