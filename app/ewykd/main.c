@@ -266,8 +266,8 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 	 * the queue with a hash of its own. Each upstream is reached by the
 	 * port whose subnet holds it (options.c made sure one does). */
 	for (i = 0; i < cfg->nb_upstreams && e->nb_shards > 1; i++) {
-		const struct ewykd_port *p = &e->ports[options_ip_holding(cfg,
-				cfg->upstreams[i].addr)];
+		const struct ewykd_port *p = &e->ports[options_addr_holding(cfg,
+				&cfg->upstreams[i].addr)];
 
 		if (p->rss.reta_size != 0)
 			continue;

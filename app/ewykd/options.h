@@ -144,5 +144,7 @@ void options_format_ip6(const struct ewykd_config *cfg, uint16_t i, char *buf,
 uint32_t options_netmask(const struct ewykd_config *cfg, uint16_t i);
 /* The port whose --ip subnet holds addr (network order), or -1. */
 int options_ip_holding(const struct ewykd_config *cfg, uint32_t addr);
+/* The port whose --ip subnet or --ip6 prefix holds a, or -1. */
+int options_addr_holding(const struct ewykd_config *cfg, const struct net_addr *a);
 
 #endif /* EWYKD_OPTIONS_H */

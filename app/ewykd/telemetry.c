@@ -857,7 +857,7 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		const struct upstream_target *t = &cfg->upstreams[i];
 		struct rte_tel_data *ud = rte_tel_data_alloc();
 		struct lat_hist h = { 0 };
-		char addr[INET_ADDRSTRLEN + 8], key[RTE_TEL_MAX_STRING_LEN];
+		char addr[INET6_ADDRSTRLEN + 8], key[RTE_TEL_MAX_STRING_LEN];
 		unsigned int e;
 
 		if (ud == NULL)
@@ -865,12 +865,11 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		for (k = 0; k < ew->nb_shards; k++)
 			lat_merge(&h, &serve_stats(ew->shards[k].serve)->upstream[i].lat);
 		rte_tel_data_start_dict(ud);
-		inet_ntop(AF_INET, &t->addr, addr, INET_ADDRSTRLEN);
-		snprintf(addr + strlen(addr), 8, ":%u", t->port);
+		net_addr_format(&t->addr, t->port, addr, sizeof(addr));
 		rte_tel_data_add_dict_string(ud, "addr", addr);
 		/* The way to it: the port whose subnet holds it. */
 		rte_tel_data_add_dict_u64(ud, "port_id", ew->ports[
-				options_ip_holding(cfg, t->addr)].id);
+				options_addr_holding(cfg, &t->addr)].id);
 #define UP_SUM(f) SUM(serve_stats(s->serve)->upstream[i].f)
 		rte_tel_data_add_dict_u64(ud, "open_conns", UP_SUM(conns_open));
 		rte_tel_data_add_dict_u64(ud, "idle_conns", UP_SUM(conns_idle));
