@@ -146,6 +146,8 @@ NUM_OPTION(header_timeout_ms, header_timeout_ms, 0, 3600000)
 NUM_OPTION(keepalive_timeout_ms, keepalive_timeout_ms, 0, 86400000)
 NUM_OPTION(max_header_bytes, max_header_bytes, 1024, 1 << 20)
 NUM_OPTION(max_target, max_target, 64, 1 << 20)
+NUM_OPTION(max_body, max_body, EWYK_REQUEST_BODY_MAX, 1 << 30)
+NUM_OPTION(body_buffers, body_buffers, 1, 65536)
 
 
 static int
@@ -878,6 +880,8 @@ static const struct opt_def opts[] = {
 	{ "keepalive-timeout-ms", "MS", set_keepalive_timeout_ms, show_keepalive_timeout_ms, "close keep-alive connections idle this long, 0 = off (60000)" },
 	{ "max-target", "BYTES", set_max_target, show_max_target, "longest request target (URL) of either protocol, 414 past it (8192)" },
 	{ "max-header-bytes", "BYTES", set_max_header_bytes, show_max_header_bytes, "longest HTTP/1.1 request head, 431 past it (414 when the request line is what does not fit); each connection's input buffer, so it costs this much per --max-conns (16384)" },
+	{ "max-body", "BYTES", set_max_body, show_max_body, "largest request body a plain handler (not one that reads its body as it comes) is given whole, HTTP/1.1 and HTTP/2; 413 past it, on the Content-Length before the body is read, or as a body without one crosses it; at least 4096 (1048576)" },
+	{ "body-buffers", "N", set_body_buffers, show_body_buffers, "request bodies over 4 KiB a shard gathers at once for plain handlers, each in a buffer of --max-body (with --max-header-bytes), reserved at start but in memory only once used; 503 when all are busy (16)" },
 	{ "drain-ms", "MS", set_drain_ms, show_drain_ms, "on SIGTERM, finish in-flight requests this long (1000)" },
 	{ "idle", "MODE", set_idle, show_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
 	{ "idle-sleep-us", "US", set_idle_sleep_us, show_idle_sleep_us, "longest idle sleep (100)" },
@@ -930,6 +934,8 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->keepalive_timeout_ms = 60000;
 	cfg->max_header_bytes = HTTP_MAX_HEAD_BYTES;
 	cfg->max_target = HTTP_MAX_TARGET;
+	cfg->max_body = HTTP_MAX_BODY;
+	cfg->body_buffers = HTTP_BODY_BUFFERS;
 	cfg->journal_max_mb = 64;
 	cfg->idle = IDLE_SLEEP;
 	cfg->idle_sleep_us = 100;

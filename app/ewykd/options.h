@@ -111,6 +111,8 @@ struct ewykd_config {
 	uint32_t keepalive_timeout_ms;
 	uint32_t max_header_bytes;	/* an HTTP/1.1 request head (431) */
 	uint32_t max_target;	/* a request target (414) */
+	uint32_t max_body;	/* a body a plain handler takes whole (413) */
+	uint32_t body_buffers;	/* per shard: such bodies past 4 KiB at once */
 	enum idle_mode idle;
 	uint32_t idle_sleep_us;
 	char eal_args[1024];	/* [eal] args= of the config file */

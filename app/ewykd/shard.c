@@ -286,6 +286,8 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
 		.max_head_bytes = cfg->max_header_bytes,
 		.max_target = cfg->max_target,
+		.max_body = cfg->max_body,
+		.body_buffers = cfg->body_buffers,
 		.upstream = cfg->nb_upstreams > 0 ? &uc : NULL,
 		.lcore_time = e->lcore_time,
 		.log = e->access_log,

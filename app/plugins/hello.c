@@ -26,7 +26,9 @@
  *   GET  /hello/note/KEY    the value kept
  *   POST /hello/shout       FIBER, API 2: the body read as it arrives and
  *                           written back in capitals as the client takes it
- *   POST /hello/inspect     the request as the handler sees it
+ *   POST /hello/inspect     the request as the handler sees it, with
+ *                           its body's length and FNV-1a 64 (a plain
+ *                           handler: the body gathered whole first)
  *   GET  /hello/stats       borrowed buffers and sources given and returned
  */
 #ifndef _GNU_SOURCE
@@ -338,10 +340,12 @@ inspect(struct ewyk_request *req, void *ctx)
 
 	(void)ctx;
 	n = snprintf(out, sizeof(out), "method %s\npath %.*s\nrest %.*s\n"
-			"query %.*s\nversion %d\nbody %zu\n",
+			"query %.*s\nversion %d\nbody %zu\nbody fnv1a64 %016llx\n",
 			ewyk_request_method(req), (int)path.len, path.p,
 			(int)rest.len, rest.p, (int)query.len, query.p,
-			ewyk_request_http_version(req), body.len);
+			ewyk_request_http_version(req), body.len,
+			(unsigned long long)fnv1a64(0xcbf29ce484222325ull,
+			(const unsigned char *)body.p, body.len));
 	if (ewyk_request_header(req, "x-test", &value))
 		n += snprintf(out + n, sizeof(out) - (size_t)n, "x-test %.*s\n",
 				(int)value.len, value.p);

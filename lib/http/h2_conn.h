@@ -15,6 +15,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include "h2_proto.h"
+#include "http_body_pool.h"
 #include "http_conn.h"
 
 #define H2_MAX_STREAMS 100
@@ -56,7 +57,6 @@ struct h2_stream {
 	struct h2_stream **pprev;
 	int32_t id;
 	bool too_large;		/* headers past the limits: 431 */
-	bool body_too_large;	/* 413 */
 	bool awaiting;		/* a handler has the request */
 	bool from_source;	/* the body is read from ans->src */
 	uint16_t held_off;	/* source bytes read, not yet sent: */
@@ -66,7 +66,8 @@ struct h2_stream {
 	const struct http_route *route;
 	uint8_t *body;
 	uint32_t body_len;
-	uint32_t body_cap;
+	uint32_t body_cap;	/* past EWYK_REQUEST_BODY_MAX the body goes
+				 * to a slot instead: req.body_slot */
 	/* A body-stream route's body, read as it comes (http_server_body_read):
 	 * what came and is not read yet, at most what the windows let the
 	 * client send ahead of the reader. */
@@ -150,6 +151,9 @@ bool h2_stash(struct h2_stream *st, struct http_str *dst, const uint8_t *p,
 /* The request goes to its route, or is refused: once it is whole, or,
  * for a body-stream route, once its head is (more: its body follows). */
 void h2_handle(struct h2_conn *h, struct h2_stream *st, bool more);
+/* A request refused before its body is whole (413, 503): answered at
+ * once, the rest of its body dropped as it comes. */
+void h2_refuse_body(struct h2_conn *h, struct h2_stream *st, int status);
 /* A body-stream route's reader has not read its body to the end. */
 bool h2_body_unfinished(const struct h2_stream *st);
 /* body_ready is owed to st's reader; h2_tell_readers() calls it. */

@@ -41,9 +41,8 @@ h2_handle(struct h2_conn *h, struct h2_stream *st, bool more)
 	int taken;
 
 	st->handled = true;
-	if (st->too_large || st->body_too_large || st->req.path.len == 0) {
-		h2_refuse(h, st, st->too_large ? 431 : st->body_too_large ?
-				413 : 400, NULL);
+	if (st->too_large || st->req.path.len == 0) {
+		h2_refuse(h, st, st->too_large ? 431 : 400, NULL);
 		return;
 	}
 	if (st->req.target.len > h->c->srv->conf.max_target) {
@@ -55,17 +54,21 @@ h2_handle(struct h2_conn *h, struct h2_stream *st, bool more)
 		 * content-length (checked by nghttp2), unknown without. */
 		st->req.chunked = more && st->req.content_length < 0;
 		st->body_ended = !more;
+	} else if (st->body_len == 0) {
+		st->req.content_length = -1;
 	} else {
-		/* The body (at most EWYK_REQUEST_BODY_MAX: see
-		 * on_data_chunk) goes with the request. */
-		st->req.body = st->body_len > 0 ? (const char *)st->body : NULL;
+		/* The body (at most max_body: see h2_on_data_chunk()) goes
+		 * with the request, its slot with it when it has one. */
+		st->req.body = st->req.body_slot != NULL ?
+			(const char *)st->req.body_slot->data :
+			(const char *)st->body;
 		st->req.body_len = st->body_len;
-		st->req.content_length = st->body_len > 0 ?
-			(int64_t)st->body_len : -1;
+		st->req.content_length = (int64_t)st->body_len;
 	}
 	taken = http_conn_dispatch(h->c, route_of(h, st), &st->req, 2,
 			(uint32_t)st->id, 0, allow, sizeof(allow), &ans);
 	if (taken == HTTP_DISPATCH_TAKEN) {
+		st->req.body_slot = NULL;	/* the request holds it now */
 		st->awaiting = true;
 		st->streaming = reads;
 	} else if (taken == HTTP_DISPATCH_ANSWERED) {
@@ -265,7 +268,10 @@ h2_stream_free(struct h2_conn *h, struct h2_stream *st)
 		http_conn_release(h->c, st->ans);
 	body_drop(h, st);
 	h2_stats(h)->h2_streams_open--;
-	http_mem_free(http_conn_mem(h->c), st->body);
+	if (st->body_len != 0) {	/* a body gathered: its buffer */
+		http_body_slot_put(st->req.body_slot);
+		http_mem_free(http_conn_mem(h->c), st->body);
+	}
 	http_mem_free(http_conn_mem(h->c), st);
 }
 
@@ -328,6 +334,54 @@ h2_on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 	return 0;
 }
 
+void
+h2_refuse_body(struct h2_conn *h, struct h2_stream *st, int status)
+{
+	st->handled = true;
+	h2_stats(h)->by_method[st->req.method]++;
+	http_conn_refused(h->c, &st->req, status, 2, (uint32_t)st->id, 0);
+	h2_refuse(h, st, status, NULL);
+	http_body_slot_put(st->req.body_slot);
+	st->req.body_slot = NULL;
+}
+
+/* A body past what a request's own buffer holds goes into one of the
+ * server's body slots, what came before it moved there; none free: 503. */
+static int
+body_to_slot(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
+		size_t len)
+{
+	struct http_body_slot *s = st->req.body_slot;
+
+	if (s == NULL) {
+		s = http_body_slot_get(&h->c->srv->bodies);
+		if (s == NULL) {
+			h2_refuse_body(h, st, 503);
+			return 0;
+		}
+		memcpy(s->data, st->body, st->body_len);
+		http_mem_free(http_conn_mem(h->c), st->body);
+		st->body = NULL;
+		st->body_cap = 0;
+		st->req.body_slot = s;
+	}
+	memcpy(s->data + st->body_len, p, len);
+	st->body_len += (uint32_t)len;
+	return 0;
+}
+
+/* A request whose handler takes its body whole, said (content-length)
+ * to be past max_body: refused at its head, before its body comes. */
+static bool
+said_too_large(struct h2_conn *h, struct h2_stream *st)
+{
+	const struct http_route *rt = route_of(h, st);
+
+	return st->req.content_length > (int64_t)h->c->srv->conf.max_body &&
+		rt != NULL && !(rt->flags & HTTP_ROUTE_BODY_STREAM) &&
+		(rt->methods & http_method_bit(st->req.method));
+}
+
 int
 h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 		const uint8_t *data, size_t len, void *user)
@@ -348,12 +402,21 @@ h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
 	/* Any other stream's bytes are taken now: its window and the
 	 * connection's open as the library's automatic updates would. */
 	nghttp2_session_consume(ng, id, len);
-	if (st == NULL || st->handled || st->body_too_large)
+	if (st == NULL || st->handled)
 		return 0;	/* refused: dropped */
-	if (len > EWYK_REQUEST_BODY_MAX - st->body_len) {
-		st->body_too_large = true;	/* answered 413 at its end */
+	if (len > ((struct h2_conn *)user)->c->srv->conf.max_body -
+			st->body_len) {
+		/* Past max_body: refused as it crosses, the rest dropped. */
+		h2_stats(user)->bodies_too_large++;
+		h2_refuse_body(user, st, 413);
 		return 0;
 	}
+	/* Large (or said to be): straight to a slot, no step through the
+	 * shard's memory. */
+	if (st->req.body_slot != NULL ||
+			st->body_len + len > EWYK_REQUEST_BODY_MAX ||
+			st->req.content_length > EWYK_REQUEST_BODY_MAX)
+		return body_to_slot(user, st, data, len);
 	if (st->body_len + len > st->body_cap) {
 		uint32_t want = st->body_cap ? st->body_cap : 4096;
 		uint8_t *b;
@@ -411,11 +474,16 @@ h2_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 		return 0;
 	if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
 		/* A body-stream route's request goes at the end of its head:
-		 * its body follows, for its reader. */
+		 * its body follows, for its reader. One said to be too large
+		 * for its handler is refused then (413), its body dropped. */
 		if (frame->hd.type == NGHTTP2_HEADERS && !st->handled &&
 				route_flag(h, st, HTTP_ROUTE_BODY_STREAM)) {
 			h2_stats(h)->by_method[st->req.method]++;
 			h2_handle(h, st, true);
+		} else if (frame->hd.type == NGHTTP2_HEADERS && !st->handled &&
+				said_too_large(h, st)) {
+			h2_stats(h)->bodies_too_large++;
+			h2_refuse_body(h, st, 413);
 		}
 		return 0;
 	}
