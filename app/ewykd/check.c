@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "ewyk_tls.h"
 #include "eal.h"
 #include "lcores.h"
 #include "plugin.h"
@@ -150,6 +151,22 @@ check_access_log(struct check *c, char *err, size_t errlen)
 	return EWYKD_OK;
 }
 
+/* The start's own loader: every pair read and matched, the priority
+ * string taken, the credentials built; then let go. */
+static enum ewykd_err
+check_tls(struct check *c, char *err, size_t errlen)
+{
+	struct tls_config *tls;
+
+	if (c->e->cfg.nb_tls_certs == 0)
+		return EWYKD_OK;
+	tls = services_tls_load(&c->e->cfg, c->shards, err, errlen);
+	if (tls == NULL)
+		return EWYKD_ERR_TLS;
+	tls_config_destroy(tls);
+	return EWYKD_OK;
+}
+
 static enum ewykd_err
 check_plugins(struct check *c, char *err, size_t errlen)
 {
@@ -157,10 +174,8 @@ check_plugins(struct check *c, char *err, size_t errlen)
 		EWYKD_ERR_PLUGIN;
 }
 
-/* In the order a start meets them (main.c), so that the first error is
- * the one the start would stop at. TLS certificates and keys, once
- * ewykd has them, are checked here too: they are loaded with the static
- * files. */
+/* In the order a start meets them (main.c, services.c), so that the
+ * first error is the one the start would stop at. */
 static const struct {
 	const char *what;
 	check_fn fn;
@@ -169,6 +184,7 @@ static const struct {
 	{ "the lcores for the shards and --reserved", check_lcores },
 	{ "something to serve", check_served },
 	{ "the static tree (loaded by the start's loader, then let go)", check_www },
+	{ "the TLS certificates and keys (loaded by the start's loader, then let go)", check_tls },
 	{ "the state directory and its journal (may they be written)", check_state_dir },
 	{ "the access log (may it be written)", check_access_log },
 	{ "the plugins (opened, their init found, closed: not called)", check_plugins },

@@ -35,6 +35,7 @@
 #include "ewykd.h"
 #include "options.h"
 #include "port.h"
+#include "reload.h"
 #include "services.h"
 #include "shard.h"
 #include "telemetry.h"
@@ -425,6 +426,11 @@ announce(struct ewykd *e)
 			len += (size_t)snprintf(line + len, sizeof(line) - len,
 					", %s on %s", ip, e->ports[i].name);
 	}
+	if (e->tls != NULL && len < sizeof(line))
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+				", TLS port %u (%u certificate%s)",
+				e->cfg.tls_port, e->cfg.nb_tls_certs,
+				e->cfg.nb_tls_certs == 1 ? "" : "s");
 	printf("ewykd %s: serving %s, %u shard(s), %u static file(s)\n",
 			EWYK_VERSION, line, e->nb_shards,
 			e->www != NULL ? e->www->nfiles : 0);

@@ -148,6 +148,9 @@ NUM_OPTION(max_header_bytes, max_header_bytes, 1024, 1 << 20)
 NUM_OPTION(max_target, max_target, 64, 1 << 20)
 NUM_OPTION(max_body, max_body, EWYK_REQUEST_BODY_MAX, 1 << 30)
 NUM_OPTION(body_buffers, body_buffers, 1, 65536)
+NUM_OPTION(tls_handshake_timeout_ms, tls_handshake_timeout_ms, 100, 600000)
+NUM_OPTION(tls_ticket_rotate_s, tls_ticket_rotate_s, 0, 604800)
+NUM_SET(tls_port, tls_port, 1, 65535)
 
 
 static int
@@ -324,6 +327,8 @@ set_plugin(struct ewykd_config *cfg, const char *val, char *err,
 	return 0;
 }
 
+static int set_path(char *dst, const char *val, char *err, size_t errlen);
+
 /* on or off; a flag given on the command line (no value) is on. */
 static int
 parse_on_off(const char *val, bool *out, char *err, size_t errlen)
@@ -361,6 +366,65 @@ show_##name(const struct ewykd_config *cfg, const char *key, FILE *f) \
 ON_OFF_OPTION(syncookies, syncookies)
 ON_OFF_OPTION(demo_routes, demo_routes)
 ON_OFF_OPTION(state_api, state_api)
+ON_OFF_OPTION(tls_offload, tls_offload)
+
+/* Repeatable: --tls-cert and --tls-key come in pairs, in order; the
+ * first pair is the default certificate. */
+static int
+add_tls_file(char (*list)[PATH_MAX], uint16_t *n, const char *val,
+		char *err, size_t errlen)
+{
+	if (*n == TLS_PAIRS_MAX) {
+		snprintf(err, errlen, "at most %d certificate and key pairs",
+				TLS_PAIRS_MAX);
+		return -1;
+	}
+	if (set_path(list[*n], val, err, errlen) != 0)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static int
+set_tls_cert(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_tls_file(cfg->tls_cert, &cfg->nb_tls_certs, val, err,
+			errlen);
+}
+
+static int
+set_tls_key(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_tls_file(cfg->tls_key, &cfg->nb_tls_keys, val, err,
+			errlen);
+}
+
+/* The OCSP response of the pair whose --tls-cert came last. */
+static int
+set_tls_ocsp(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (cfg->nb_tls_certs == 0) {
+		snprintf(err, errlen, "comes after the --tls-cert it staples");
+		return -1;
+	}
+	return set_path(cfg->tls_ocsp[cfg->nb_tls_certs - 1], val, err, errlen);
+}
+
+static int
+set_tls_priority(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (val[0] == '\0' || strlen(val) >= sizeof(cfg->tls_priority)) {
+		snprintf(err, errlen, "a GnuTLS priority string of 1 to %zu "
+				"characters", sizeof(cfg->tls_priority) - 1);
+		return -1;
+	}
+	strcpy(cfg->tls_priority, val);
+	return 0;
+}
 
 static int
 set_store_conflate(struct ewykd_config *cfg, const char *val, char *err,
@@ -813,6 +877,53 @@ show_idle(const struct ewykd_config *cfg, const char *key, FILE *f)
 	fprintf(f, "%s = %s\n", key, cfg->idle == IDLE_POLL ? "poll" : "sleep");
 }
 
+/* The pairs in order, each certificate with its key and OCSP response
+ * (--tls-ocsp staples the --tls-cert before it): --tls-key's and
+ * --tls-ocsp's own shows say something only when there is no pair. */
+static void
+show_tls_cert(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	uint16_t i;
+
+	if (cfg->nb_tls_certs == 0)
+		show_unset(key, "none: no TLS", f);
+	for (i = 0; i < cfg->nb_tls_certs; i++) {
+		fprintf(f, "%s = %s\ntls-key = %s\n", key, cfg->tls_cert[i],
+				cfg->tls_key[i]);
+		if (cfg->tls_ocsp[i][0] != '\0')
+			fprintf(f, "tls-ocsp = %s\n", cfg->tls_ocsp[i]);
+	}
+}
+
+static void
+show_tls_key(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	if (cfg->nb_tls_certs == 0)
+		show_unset(key, "none", f);
+}
+
+static void
+show_tls_ocsp(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	if (cfg->nb_tls_certs == 0)
+		show_unset(key, "none", f);
+}
+
+static void
+show_tls_port(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	if (cfg->tls_port == 0)
+		show_unset(key, "none: no TLS", f);
+	else
+		fprintf(f, "%s = %u\n", key, cfg->tls_port);
+}
+
+static void
+show_tls_priority(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_str(key, cfg->tls_priority, "the default of docs/tls.md", f);
+}
+
 static const struct opt_def opts[] = {
 	{ "config", "FILE", set_config, NULL,
 	  "INI file: [ewykd] takes these options as keys, each once but the repeatable ones, [eal] args= the EAL options (used when none stand before --); on either side of --" },
@@ -852,7 +963,15 @@ static const struct opt_def opts[] = {
 	{ "cache-control", "PREFIX=VALUE", set_cache_control, show_cache_control, "Cache-Control of the static files whose path starts with PREFIX, the longest PREFIX first; repeatable (none)" },
 	{ "mime-type", "EXT=TYPE", set_mime_type, show_mime_type, "media type of the static files ending in .EXT, before --mime-types' and the built-in ones; repeatable (none)" },
 	{ "mime-types", "FILE|none", set_mime_types_file, show_mime_types_file, "media types by extension, mime.types format; none: only the built-in table (" MIME_DEFAULT_FILE " when it exists)" },
-	{ "listen-port", "N", set_listen_port, show_listen_port, "TCP port served (80)" },
+	{ "listen-port", "N", set_listen_port, show_listen_port, "TCP port served in cleartext (80)" },
+	{ "tls-cert", "FILE", set_tls_cert, show_tls_cert, "a PEM certificate (its chain after it) served over TLS on --tls-port; repeatable, each with the --tls-key that follows: the first pair is the default, the others are chosen by the name the client asks for (SNI) and the signature algorithms it offers, so an ECDSA and an RSA certificate may serve one name (none: no TLS)" },
+	{ "tls-key", "FILE", set_tls_key, show_tls_key, "the PEM private key of the --tls-cert before it, unencrypted, owned by the user ewykd runs as and readable by it alone (chmod 600); never logged" },
+	{ "tls-ocsp", "FILE", set_tls_ocsp, show_tls_ocsp, "a DER OCSP response stapled with the --tls-cert before it; read again on reload (none)" },
+	{ "tls-port", "N", set_tls_port, show_tls_port, "TCP port served over TLS (443 once a certificate is given)" },
+	{ "tls-priority", "STRING", set_tls_priority, show_tls_priority, "GnuTLS priority string, checked at start: no protocol older than TLS 1.2 (TLS 1.3 and 1.2, AES-GCM and ChaCha20-Poly1305, ECDHE on X25519 or P-256, the server's order: see docs/tls.md)" },
+	{ "tls-handshake-timeout-ms", "MS", set_tls_handshake_timeout_ms, show_tls_handshake_timeout_ms, "reset a connection whose TLS handshake takes longer, counted (10000)" },
+	{ "tls-ticket-rotate-s", "S", set_tls_ticket_rotate_s, show_tls_ticket_rotate_s, "a new session ticket key, shared by every shard, this often; tickets under the old one then resume no more, 0 = never (43200)" },
+	{ "tls-offload", "on|off", set_tls_offload, show_tls_offload, "on: a full handshake is a task of the strategy, handed to a reserved lcore or the blocking pool so that polling goes on; off: every handshake runs inline where it arrives, a baseline (on)" },
 	{ "port-id", "N", set_port_id, show_port_id, "DPDK ethdev port of the first --ip (0)" },
 	{ "shards", "N", set_shards, show_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
 	{ "mtu", "N", set_mtu, show_mtu, "MTU of the ports (1500); mbufs hold a whole frame" },
@@ -885,7 +1004,7 @@ static const struct opt_def opts[] = {
 	{ "drain-ms", "MS", set_drain_ms, show_drain_ms, "on SIGTERM, finish in-flight requests this long (1000)" },
 	{ "idle", "MODE", set_idle, show_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
 	{ "idle-sleep-us", "US", set_idle_sleep_us, show_idle_sleep_us, "longest idle sleep (100)" },
-	{ "check-config", NULL, NULL, NULL, "check what a start would but the ports, memory and the file prefix (the EAL options by the EAL's parser, the lcores, --www loaded, plugins opened, --state-dir and --access-log writable), start nothing, and print the configuration resolved as a --config file; exit 0 if good, 2 for the configuration, 1 for resources; on either side of --" },
+	{ "check-config", NULL, NULL, NULL, "check what a start would but the ports, memory and the file prefix (the EAL options by the EAL's parser, the lcores, --www loaded, the TLS certificates and keys, plugins opened, --state-dir and --access-log writable), start nothing, and print the configuration resolved as a --config file; exit 0 if good, 2 for the configuration, 1 for resources; on either side of --" },
 	{ "help", NULL, NULL, NULL, "this text" },
 	{ "version", NULL, NULL, NULL, "print the version" },
 };
@@ -897,6 +1016,9 @@ options_defaults(struct ewykd_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->www_max_mb = 1024;
 	cfg->listen_port = 80;
+	cfg->tls_handshake_timeout_ms = 10000;
+	cfg->tls_ticket_rotate_s = 43200;
+	cfg->tls_offload = true;
 	cfg->mtu = 1500;
 	cfg->rx_desc = 1024;
 	cfg->tx_desc = 1024;
@@ -948,8 +1070,10 @@ options_usage(const char *prog)
 
 	printf("Usage: %s [EAL options] -- [ewykd options]\n"
 	       "       %s --config FILE [ewykd options]\n\n"
-	       "ewyk: a kernel-bypass HTTP/1.1 and HTTP/2 (cleartext, by prior knowledge\n"
-	       "or Upgrade) appliance on DPDK.\n\n"
+	       "ewyk: a kernel-bypass HTTP/1.1 and HTTP/2 appliance on DPDK: cleartext\n"
+	       "(HTTP/2 by prior knowledge or Upgrade) on --listen-port, and TLS 1.3 and\n"
+	       "1.2 (HTTP/2 by ALPN) on --tls-port once --tls-cert and --tls-key are given.\n"
+	       "SIGHUP reloads the TLS certificates and keys.\n\n"
 	       "ewykd options:\n", prog, prog);
 	for (i = 0; i < NOPTS; i++) {
 		char left[40];
@@ -991,7 +1115,9 @@ repeatable(const struct opt_def *o)
 {
 	return o != NULL && (o->set == set_ip || o->set == set_ip6 ||
 			o->set == set_plugin || o->set == set_upstream ||
-			o->set == set_cache_control || o->set == set_mime_type);
+			o->set == set_cache_control || o->set == set_mime_type ||
+			o->set == set_tls_cert || o->set == set_tls_key ||
+			o->set == set_tls_ocsp);
 }
 
 /* The first entry of the same key before entries[i], or -1. */
@@ -1130,6 +1256,34 @@ check_upstreams(const struct ewykd_config *cfg)
 	return 0;
 }
 
+/* Certificates and keys in pairs; the TLS port defaults to 443 and is not
+ * the cleartext one. */
+static int
+check_tls(struct ewykd_config *cfg)
+{
+	if (cfg->nb_tls_certs != cfg->nb_tls_keys) {
+		fprintf(stderr, "ewykd: %u --tls-cert and %u --tls-key: they "
+				"come in pairs\n", cfg->nb_tls_certs,
+				cfg->nb_tls_keys);
+		return OPT_EXIT_USAGE;
+	}
+	if (cfg->nb_tls_certs == 0) {
+		if (cfg->tls_port == 0)
+			return 0;
+		fprintf(stderr, "ewykd: --tls-port %u without --tls-cert and "
+				"--tls-key\n", cfg->tls_port);
+		return OPT_EXIT_USAGE;
+	}
+	if (cfg->tls_port == 0)
+		cfg->tls_port = 443;
+	if (cfg->tls_port == cfg->listen_port) {
+		fprintf(stderr, "ewykd: --tls-port %u is --listen-port too\n",
+				cfg->tls_port);
+		return OPT_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int
 options_parse(struct ewykd_config *cfg, int argc, char **argv)
 {
@@ -1211,7 +1365,7 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	if (cfg->nb_ips == 0 && cfg->nb_ip6s == 0)
 		add_ip(cfg, "198.18.0.2/24", sub, sizeof(sub));
 	cfg->nb_ports = RTE_MAX(cfg->nb_ips, cfg->nb_ip6s);
-	if (check_upstreams(cfg) != 0)
+	if (check_upstreams(cfg) != 0 || check_tls(cfg) != 0)
 		return OPT_EXIT_USAGE;
 	for (i = 1; i < (size_t)argc; i++)
 		if (strcmp(argv[i], "--check-config") == 0)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "ewyk_exec.h"
+#include "ewyk_tls.h"
 #include "http_upstream.h"
 #include "www.h"
 
@@ -115,6 +116,18 @@ struct ewykd_config {
 	uint32_t body_buffers;	/* per shard: such bodies past 4 KiB at once */
 	enum idle_mode idle;
 	uint32_t idle_sleep_us;
+	/* TLS: pairs of --tls-cert and --tls-key, the Nth --tls-ocsp for
+	 * the pair it follows. */
+	uint16_t nb_tls_certs;
+	uint16_t nb_tls_keys;
+	char tls_cert[TLS_PAIRS_MAX][PATH_MAX];
+	char tls_key[TLS_PAIRS_MAX][PATH_MAX];
+	char tls_ocsp[TLS_PAIRS_MAX][PATH_MAX];	/* "" : none */
+	uint16_t tls_port;	/* 0: 443 once a certificate is given */
+	char tls_priority[1024];	/* "": TLS_PRIORITY_DEFAULT */
+	uint32_t tls_handshake_timeout_ms;
+	uint32_t tls_ticket_rotate_s;	/* 0: never */
+	bool tls_offload;	/* off: every handshake inline (a baseline) */
 	char eal_args[1024];	/* [eal] args= of the config file */
 	bool check_only;	/* --check-config: check, print, start nothing */
 };

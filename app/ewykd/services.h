@@ -26,5 +26,10 @@ void services_close(struct ewykd *e);
 struct www *services_www_load(const struct ewykd *e, char *err,
 		size_t errlen);
 void services_www_free(struct www *w);
+/* The TLS certificates and keys of the configuration, loaded and checked
+ * (lib/tls), with credentials for each of shards; NULL with the reason in
+ * err. */
+struct tls_config *services_tls_load(const struct ewykd_config *cfg,
+		uint16_t shards, char *err, size_t errlen);
 
 #endif /* EWYKD_SERVICES_H */

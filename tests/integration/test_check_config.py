@@ -19,6 +19,7 @@ import subprocess
 import pytest
 
 from ewyk_harness import EWYKD, IFACE, NO_DAC, ROOT, run
+from tls_certs import CA, write_key
 
 HELLO = os.path.join(ROOT, "build", "app", "plugins", "ewyk-hello.so")
 _seq = itertools.count()
@@ -205,3 +206,33 @@ def test_config_anywhere_on_the_command_line(site, tmp_path):
     r = run([EWYKD, "-l", "0-1", "--config", str(conf), "--", "--config", str(conf),
              "--check-config"], check=False)
     assert r.returncode == 2 and "--config given twice" in r.stderr, r.stderr
+
+
+def test_tls_pairs_are_loaded_as_a_start_loads_them(site, tmp_path):
+    """Each --tls-cert and --tls-key pair goes through lib/tls's loader:
+    a key that is not the certificate's, an expired certificate, a pair
+    short of its key are refused; good pairs are printed in order, each
+    with its key and OCSP response, and read back the same."""
+    ca = CA(tmp_path)
+    cert, key, x509 = ca.issue("good")
+    rsa_cert, rsa_key, _ = ca.issue("rsa", kind="rsa")
+    old_cert, old_key, _ = ca.issue("old", days=-1, not_before_days=-30)
+    other = write_key(str(tmp_path / "other.key"))
+    ocsp = ca.ocsp_response(x509, str(tmp_path / "good.ocsp"))
+    w = ["--www", site["www"]]
+    refused(w + ["--tls-cert", cert, "--tls-key", other], ["does not match"])
+    refused(w + ["--tls-cert", old_cert, "--tls-key", old_key], ["expired on"])
+    refused(w + ["--tls-cert", cert, "--tls-key", key, "--tls-cert", rsa_cert],
+            ["2 --tls-cert and 1 --tls-key"])
+    rc, out, err, _, _ = check(w + ["--tls-cert", cert, "--tls-key", key, "--tls-ocsp", ocsp,
+                                    "--tls-cert", rsa_cert, "--tls-key", rsa_key])
+    assert rc == 0, err
+    assert "; checked: the TLS certificates and keys" in out
+    assert (f"\ntls-cert = {cert}\ntls-key = {key}\ntls-ocsp = {ocsp}\n"
+            f"tls-cert = {rsa_cert}\ntls-key = {rsa_key}\n") in out, out
+    assert "\ntls-port = 443\n" in out
+    saved = tmp_path / "saved.conf"
+    saved.write_text(out)
+    rc, again, err, _, _ = check(["--config", str(saved)], eal=["-l", "0-1"])
+    assert rc == 0, err
+    assert again[again.index("[ewykd]"):] == out[out.index("[ewykd]"):]

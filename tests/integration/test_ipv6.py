@@ -221,6 +221,9 @@ def test_duplicate_address_is_taken_out_of_use(www):
         a.ip("link", "set", IFACE, "down")
         time.sleep(0.5)			# ewykd looks at the link every 100 ms
         a.ip("link", "set", IFACE, "up")
+        # A tap's link may come up more than once as its bridge takes it
+        # back, and each time ewykd probes again: how many probes the
+        # kernel defended depends on the bridge, not on ewykd.
         deadline = time.time() + 10
         p = port0(a)
         while (p["ip6_state"], p["ip6_link_local_state"]) != ("duplicate", "preferred") \
@@ -230,7 +233,8 @@ def test_duplicate_address_is_taken_out_of_use(www):
         assert p["ip6_state"] == "duplicate", p
         assert p["ip6_link_local_state"] == "preferred"
         s = a.stats()
-        assert s["nd_dad_duplicates_count"] == 1 and s["nd_dad_probes_pkts"] >= 4
+        assert s["link_ups_count"] >= 1 and s["nd_dad_duplicates_count"] >= 1, s
+        assert s["nd_dad_probes_pkts"] >= 4
         # What comes for it is not ewykd's any more.
         before = s["drop_by_reason_pkts"]["ip6_not_ours"]
         a.ns_python(f"""

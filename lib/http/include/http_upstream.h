@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The HTTP/1.1 client of one shard, towards its upstreams (--upstream
- * NAME=ADDR:PORT), over the shard's own TCP (tcp_open()). Asynchronous:
+ * NAME=ADDR:PORT), over the shard's own TCP (tcp_open_addr()). Asynchronous:
  * a fetch is started with a request and tells its events as they happen,
  * on the shard's owner, never from inside upstream_fetch_start(). Each
  * upstream has a keep-alive pool of connections per shard (LIFO reuse).
