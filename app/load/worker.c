@@ -555,9 +555,11 @@ poll_once(struct load_worker *w, uint64_t tsc)
 	net_timers(w->ns, now_ms);
 }
 
-/* Closes what is open, then waits a little for the FINs. */
+/* Closes what is open, then waits a little for the FINs. Requests still
+ * in flight when the time is up (-D, or a signal) are not answers that
+ * failed: they are left out of the counts, as h2load does. */
 static void
-close_all(struct load_worker *w)
+close_all(struct load_worker *w, bool time_up)
 {
 	uint64_t until = rte_get_tsc_cycles() + load_tsc_hz / 1000 *
 		CLOSE_LINGER_MS;
@@ -566,6 +568,10 @@ close_all(struct load_worker *w)
 	for (i = 0; i < w->nb_conns; i++) {
 		struct load_conn *c = &w->conns[i];
 
+		if (time_up) {
+			w->inflight -= c->inflight;
+			c->inflight = 0;
+		}
 		if (c->state == CONN_OPEN) {
 			c->state = CONN_CLOSING;
 			conn_lose_all(c, LOAD_ERR_closed);
@@ -637,7 +643,8 @@ worker_run(void *arg)
 		t0 = t1;
 	}
 	w->end_run_tsc = rte_get_tsc_cycles();
-	close_all(w);
+	close_all(w, __atomic_load_n(&load_quit, __ATOMIC_RELAXED) ||
+			w->end_run_tsc >= w->end_tsc);
 	__atomic_store_n(&w->finished, true, __ATOMIC_RELEASE);
 	return 0;
 }
