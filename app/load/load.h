@@ -178,6 +178,10 @@ struct load_conn {
 	bool retire;		/* close once its answers are in */
 	uint32_t inflight;
 	uint32_t sent_on_conn;	/* --new-conn: one, then close */
+	/* Closed loop with -n: its share of the requests, as h2load gives
+	 * each client n / c of them; and how many it sent. */
+	uint64_t quota;
+	uint64_t issued;
 	uint64_t last_tsc;	/* last sent or received: timeouts */
 };
 

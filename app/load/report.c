@@ -135,13 +135,19 @@ report_progress(struct load_worker *ws, uint16_t n, double elapsed_s)
 	static uint64_t last_done;
 	static double last_s;
 	struct load_stats sum;
+	uint16_t i, holding = 0;
 	double dt;
 
 	report_sum(ws, n, &sum);
+	for (i = 0; i < n; i++)
+		holding += __atomic_load_n(&ws[i].holding, __ATOMIC_RELAXED);
 	dt = elapsed_s - last_s;
-	printf("progress: %.1fs, %.0f req/s, %" PRIu64 " done, %" PRIu64
+	/* "holding" once every worker's requests are done and --hold keeps
+	 * its connections open: scripts measure the server then. */
+	printf("%s: %.1fs, %.0f req/s, %" PRIu64 " done, %" PRIu64
 			" succeeded, %" PRIu64 " errored, %" PRIu64
-			" timeout, %" PRIu64 " connections open\n", elapsed_s,
+			" timeout, %" PRIu64 " connections open\n",
+			holding == n ? "holding" : "progress", elapsed_s,
 			dt > 0 ? (double)(sum.done - last_done) / dt : 0.0,
 			sum.done, sum.succeeded, sum.errored, sum.timeouts,
 			sum.conns_open);

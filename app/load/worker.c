@@ -20,8 +20,12 @@
 
 #define RX_BURST 32
 #define OPENS_PER_POLL 256	/* SYNs a poll may send */
+/* Handshakes under way at once: below a server's usual SYN backlog, so
+ * that opening many connections does not turn into SYN cookies and
+ * retransmitted SYNs. */
+#define CONNECTING_MAX 512
 #define TIMEOUT_SCAN 1024	/* connections a poll looks at for timeouts */
-#define CLOSE_LINGER_MS 500	/* FINs given this long at the end */
+#define CLOSE_LINGER_MS 2000	/* FINs given this long at the end */
 
 volatile bool load_quit;
 uint64_t load_tsc_hz;
@@ -119,7 +123,7 @@ static bool
 conn_has_room(const struct load_conn *c)
 {
 	return c->state == CONN_OPEN && !c->retire &&
-		c->inflight < c->w->conf->depth &&
+		c->inflight < c->w->conf->depth && c->issued < c->quota &&
 		!(c->w->conf->new_conn && c->sent_on_conn > 0);
 }
 
@@ -137,6 +141,7 @@ conn_send(struct load_conn *c, uint64_t seq, uint64_t due, uint64_t now)
 	c->inflight++;
 	w->inflight++;
 	c->sent_on_conn++;
+	c->issued++;
 	c->last_tsc = now;
 	w->stats.started++;
 }
@@ -345,8 +350,10 @@ on_closed(void *ctx, struct tcp_conn *tc)
 		w->stats.err[LOAD_ERR_connect]++;
 		/* A request is given up for each failed attempt, so a run
 		 * against a server that is not there ends. */
-		if (w->next_seq < w->budget && !w->holding) {
+		if (w->next_seq < w->budget && c->issued < c->quota &&
+				!w->holding) {
 			w->next_seq++;
+			c->issued++;
 			w->stats.errored++;
 		}
 	} else {
@@ -396,13 +403,16 @@ worker_conn_gone(struct load_worker *w, struct load_conn *c)
 /* Opening ------------------------------------------------------------- */
 
 /* Whether a closed slot should open now: keep-alive slots stay open while
- * there is work; --new-conn slots open for a request that is there. */
+ * there is work for them; --new-conn slots open for a request that is
+ * there. */
 static bool
-slot_wanted(struct load_worker *w, uint64_t now, uint32_t connecting)
+slot_wanted(struct load_worker *w, const struct load_conn *c, uint64_t now,
+		uint32_t connecting)
 {
 	uint64_t due_now;
 
-	if (w->holding || w->next_seq >= w->budget || load_quit)
+	if (w->holding || w->next_seq >= w->budget || c->issued >= c->quota ||
+			load_quit)
 		return false;
 	if (!w->conf->new_conn || w->conf->rate == 0)
 		return true;
@@ -428,8 +438,8 @@ open_slots(struct load_worker *w, uint64_t now)
 			c->listed_open = false;
 			continue;
 		}
-		if (opened >= OPENS_PER_POLL || !slot_wanted(w, now,
-				w->connecting)) {
+		if (opened >= OPENS_PER_POLL || w->connecting >= CONNECTING_MAX ||
+				!slot_wanted(w, c, now, w->connecting)) {
 			w->open_list[kept++] = c->id;
 			continue;
 		}
@@ -531,6 +541,7 @@ sample(struct load_worker *w, uint64_t now, uint32_t *cursor)
 		*cursor = *cursor + 1 == w->nb_conns ? 0 : *cursor + 1;
 		if (c->state != CONN_OPEN || c->inflight > 0)
 			continue;
+		c->quota++;	/* a request beyond its share */
 		conn_send(c, w->next_seq++, now, now);
 		c->proto->flush(c);
 		c->tr->push(c);
@@ -702,6 +713,10 @@ worker_init(struct load_worker *w, uint16_t id, uint16_t nb_workers,
 
 		c->w = w;
 		c->id = i;
+		/* closed loop with -n: n / c each, as h2load; else no share */
+		c->quota = conf->rate > 0 || w->budget == UINT64_MAX ?
+			UINT64_MAX : w->budget / w->nb_conns +
+			(i < w->budget % w->nb_conns ? 1 : 0);
 		c->proto = conf->proto == LOAD_H1 ? &load_h1 : &load_h2;
 		list_open(w, c);
 	}
