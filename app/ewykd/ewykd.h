@@ -58,6 +58,7 @@ struct ewykd {
 	struct http_static statics;	/* their route's context */
 	struct store *state;		/* /v1/state: journaled */
 	struct store *kv;		/* /kv: memory */
+	struct serve_log *access_log;	/* --access-log; NULL: none */
 	struct ewyk_router router;	/* read-only once shards run */
 
 	/* The ports (one per --ip or --ip6) and the mbufs their queues share. */

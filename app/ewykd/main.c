@@ -43,11 +43,15 @@
 volatile bool force_quit;
 volatile bool stop_now;
 
+static struct serve_log *access_log;	/* for SIGUSR1 */
+
 static void
 on_signal(int sig)
 {
 	if (sig == SIGHUP)
 		reload_ask();
+	else if (sig == SIGUSR1)
+		serve_log_reopen(access_log);	/* sets a flag */
 	else
 		__atomic_store_n(&force_quit, true, __ATOMIC_RELAXED);
 }
@@ -129,6 +133,7 @@ eal_start(struct ewykd *e, int argc, char **argv, char *err, size_t errlen)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
+	signal(SIGUSR1, on_signal);
 	/* dpdk-dumpcap and dpdk-pdump attach as secondary processes; they
 	 * can only when the EAL keeps a shared configuration (no
 	 * --in-memory, --no-shconf or --no-huge). Harmless otherwise. */
@@ -482,6 +487,7 @@ main(int argc, char **argv)
 	check(e, eal_start(e, eal_argc, eal_args, err, sizeof(err)), err);
 	check(e, lcores_plan(e, err, sizeof(err)), err);
 	check(e, services_open(e, err, sizeof(err)), err);
+	access_log = e->access_log;
 	check(e, port_find(e, err, sizeof(err)), err);
 	check(e, port_open(e, err, sizeof(err)), err);
 	check(e, shards_create(e, err, sizeof(err)), err);
