@@ -83,6 +83,9 @@ struct ewykd {
 		uint64_t files, skipped, bytes;
 	} reload;
 
+	/* The link changes the log has told of (main.c). */
+	uint64_t links_seen_down, links_seen_up;
+
 	/* Read by telemetry. */
 	struct serve_lcore_time lcore_time[RTE_MAX_LCORE];
 	uint64_t start_tsc;
