@@ -41,6 +41,7 @@ struct load_conf {
 	uint16_t port_id;
 	uint32_t ip;			/* network order; 0: none */
 	uint8_t prefix;
+	uint16_t ip_count;		/* --ip-count: addresses from ip on */
 	uint8_t ip6[16];
 	uint8_t prefix6;		/* 0: no IPv6 */
 	uint16_t mtu;

@@ -131,6 +131,7 @@ port_open(struct load *l)
 		die(l, 1, "cannot create the mbufs: %s (more memory with -m, "
 				"or fewer --mbufs)", rte_strerror(rte_errno));
 	l->ifc.ip = conf->ip;
+	l->ifc.ip_count = conf->ip_count;
 	l->ifc.netmask = netmask(conf->prefix);
 	memcpy(l->ifc.ip6, conf->ip6, 16);
 	l->ifc.prefix6 = conf->prefix6;

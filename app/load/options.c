@@ -34,6 +34,9 @@ load_options_usage(FILE *out)
 "\n"
 "Its own side (as ewykd's):\n"
 "  --ip ADDR/PREFIX     IPv4 address of the port (default 198.18.0.1/24)\n"
+"  --ip-count N         N IPv4 addresses from --ip's on (default 1, at most\n"
+"                       64): connections spread over them, for more than\n"
+"                       one address's 28,232 local ports to one server\n"
 "  --ip6 ADDR/PREFIX    IPv6 address of the port (none by default)\n"
 "  --port-id N          the DPDK port (default 0)\n"
 "  --mtu N              the port's MTU (default 1500)\n"
@@ -321,7 +324,7 @@ parse_sha256(const char *hex, uint8_t out[32])
 }
 
 enum {
-	OPT_IP = 256, OPT_IP6, OPT_PORT_ID, OPT_MTU, OPT_MBUFS, OPT_H1,
+	OPT_IP = 256, OPT_IP_COUNT, OPT_IP6, OPT_PORT_ID, OPT_MTU, OPT_MBUFS, OPT_H1,
 	OPT_RATE, OPT_NEW_CONN, OPT_TIMEOUT, OPT_HOLD, OPT_SAMPLE,
 	OPT_EXPECT_STATUS, OPT_EXPECT_LENGTH, OPT_EXPECT_SHA256, OPT_JSON,
 	OPT_QUIET,
@@ -329,6 +332,7 @@ enum {
 
 static const struct option long_opts[] = {
 	{ "ip", required_argument, NULL, OPT_IP },
+	{ "ip-count", required_argument, NULL, OPT_IP_COUNT },
 	{ "ip6", required_argument, NULL, OPT_IP6 },
 	{ "port-id", required_argument, NULL, OPT_PORT_ID },
 	{ "mtu", required_argument, NULL, OPT_MTU },
@@ -361,6 +365,7 @@ defaults(struct load_conf *conf)
 	memset(conf, 0, sizeof(*conf));
 	inet_pton(AF_INET, "198.18.0.1", &conf->ip);
 	conf->prefix = 24;
+	conf->ip_count = 1;
 	conf->mtu = 1500;
 	conf->requests = 1;
 	conf->clients = 1;
@@ -383,6 +388,20 @@ finish(struct load_conf *conf, bool n_given, const char *data_file)
 		ERR("an IPv6 URL needs --ip6 ADDR/PREFIX for this side");
 	if (conf->server.family == NET_AF_INET && conf->ip == 0)
 		ERR("an IPv4 URL needs --ip ADDR/PREFIX for this side");
+	if (conf->ip_count > 1) {
+		uint32_t first = ntohl(conf->ip), last = first +
+			conf->ip_count - 1u, mask = conf->prefix == 0 ? 0 :
+			~0u << (32 - conf->prefix), srv;
+
+		if ((first & mask) != (last & mask) || (~mask & ~last) == 0)
+			ERR("--ip-count %u: the addresses from --ip's on leave "
+					"its subnet", conf->ip_count);
+		srv = ntohl(conf->server.ip.v4);
+		if (conf->server.family == NET_AF_INET && srv >= first &&
+				srv <= last)
+			ERR("--ip-count %u: the server's address is among "
+					"this side's", conf->ip_count);
+	}
 	if (conf->duration_s > 0 && !n_given)
 		conf->requests = 0;
 	if (conf->duration_s == 0 && conf->requests == 0)
@@ -442,6 +461,11 @@ load_options_parse(struct load_conf *conf, int argc, char **argv)
 		case OPT_IP:
 			rc = parse_prefix("--ip", optarg, AF_INET, &conf->ip,
 					&conf->prefix);
+			break;
+		case OPT_IP_COUNT:
+			rc = parse_u64("--ip-count", optarg, 1, NET_IP4_ADDRS_MAX,
+					&v);
+			conf->ip_count = (uint16_t)v;
 			break;
 		case OPT_IP6:
 			rc = parse_prefix("--ip6", optarg, AF_INET6, conf->ip6,

@@ -99,6 +99,7 @@ net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
 		struct arp_cache *arp, net_tx_fn tx_fn, void *tx_ctx)
 {
 	struct net_port *p;
+	uint32_t i;
 
 	if (ns->nb_ports == NET_MAX_PORTS)
 		return -1;
@@ -107,7 +108,9 @@ net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
 	p->arp = arp;
 	p->tx_fn = tx_fn;
 	p->tx_ctx = tx_ctx;
-	p->addr[NET_LOCAL_V4] = net_ip4(ifc->ip);
+	for (i = 0; i < net_if_ip_count(ifc); i++)
+		p->addr[net_local_v4(i)] = net_ip4(rte_cpu_to_be_32(
+				rte_be_to_cpu_32(ifc->ip) + i));
 	return ns->nb_ports++;
 }
 
@@ -303,6 +306,18 @@ net_tx(struct net_stack *ns, uint8_t port, struct rte_mbuf *m)
 		port_flush(ns, port);
 }
 
+/* Which of the port's IPv4 addresses ip (network order) is, as the
+ * offset from its first; -1: none. */
+static inline int
+ip4_local(const struct net_if *ifc, uint32_t ip)
+{
+	uint32_t off = rte_be_to_cpu_32(ip) - rte_be_to_cpu_32(ifc->ip);
+
+	if (ifc->ip == 0)
+		return -1;
+	return off < net_if_ip_count(ifc) ? (int)off : -1;
+}
+
 static void
 arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 {
@@ -311,6 +326,7 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	struct arp_view a;
 	enum net_drop why;
 	uint8_t *p;
+	bool ours;
 
 	why = arp_parse(eth->payload, eth->len, &a);
 	if (why != NET_OK) {
@@ -320,10 +336,11 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	}
 	ns->stats->arp_in++;
 	/* RFC 826: learn the sender if it talks to us (or refresh it). */
-	if (a.spa != 0 && (a.tpa == ifc->ip ||
+	ours = ip4_local(ifc, a.tpa) >= 0;
+	if (a.spa != 0 && (ours ||
 			arp_cache_lookup(arp, a.spa, (uint8_t[6]){0}, ns->now_ms)))
 		arp_cache_update(arp, a.spa, a.sha, ns->now_ms);
-	if (a.op != 1 || a.tpa != ifc->ip) {
+	if (a.op != 1 || !ours) {
 		if (a.op == 1)
 			ns->stats->arp_other_targets++;
 		rte_pktmbuf_free(m);
@@ -343,7 +360,7 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	p[7] = 2;			/* op: reply */
 	memcpy(p + 18, p + 8, 10);	/* target = old sender (mac + ip) */
 	memcpy(p + 8, ifc->mac, 6);
-	memcpy(p + 14, &ifc->ip, 4);
+	memcpy(p + 14, &a.tpa, 4);	/* whichever of our addresses it asked */
 	ns->stats->arp_replies++;
 	net_tx(ns, ns->cur_port, m);
 }
@@ -421,7 +438,7 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 	memcpy(frame, eth->src, 6);
 	memcpy(frame + 6, ifc->mac, 6);
 	memcpy(iph + 16, iph + 12, 4);
-	memcpy(iph + 12, &ifc->ip, 4);
+	memcpy(iph + 12, &ip->dst.v4, 4);	/* the address it asked */
 	iph[8] = NET_TTL;
 	iph[10] = iph[11] = 0;
 	sum = cksum_buf(iph, ip->hdr_len);
@@ -445,10 +462,17 @@ ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	enum net_drop why;
 
 	why = ipv4_parse(eth->payload, eth->len, &ip);
-	if (why == NET_OK && ip.dst.v4 != net_ifc(ns, ns->cur_port)->ip)
-		why = NET_DROP_IP_NOT_OURS;
 	if (why != NET_OK)
 		goto drop;
+	if (unlikely(ip.dst.v4 != net_ifc(ns, ns->cur_port)->ip)) {
+		int off = ip4_local(net_ifc(ns, ns->cur_port), ip.dst.v4);
+
+		if (off < 0) {
+			why = NET_DROP_IP_NOT_OURS;
+			goto drop;
+		}
+		ip.local = net_local_v4((uint32_t)off);
+	}
 	switch (ip.proto) {
 	case IPPROTO_ICMP_:
 		icmp_input(ns, m, eth, &ip);

@@ -229,7 +229,7 @@ extern const struct tcp_cc_ops tcp_cc_cubic;
 static inline uint8_t
 tcp_family(const struct tcp_conn *c)
 {
-	return c->local == NET_LOCAL_V4 ? NET_AF_INET : NET_AF_INET6;
+	return net_local_is_v6(c->local) ? NET_AF_INET6 : NET_AF_INET;
 }
 
 /* The IP header before a segment of the family. */
@@ -250,6 +250,10 @@ struct tcp_conn *tcp_lookup(struct net_stack *ns, uint8_t port, uint8_t local,
 /* A fresh connection towards the peer at raddr:rport by port, or NULL. */
 struct tcp_conn *tcp_conn_new(struct net_stack *ns, uint8_t port,
 		uint8_t local, const union net_ip *raddr, uint16_t rport,
+		uint16_t lport, const uint8_t peer_mac[6]);
+/* The active open of tcp_connect_addr() from the port's address local. */
+struct tcp_conn *tcp_connect_from(struct net_stack *ns, uint8_t port,
+		uint8_t local, const struct net_addr *raddr, uint16_t rport,
 		uint16_t lport, const uint8_t peer_mac[6]);
 /* Unhooks and recycles; calls the closed upcall if the app holds it. */
 void tcp_conn_free(struct net_stack *ns, struct tcp_conn *c);

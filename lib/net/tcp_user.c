@@ -19,8 +19,6 @@ tcp_connect_addr(struct net_stack *ns, const struct net_addr *raddr,
 	/* Off every link: the first port with the family (tcp_open()
 	 * refuses such peers before). */
 	uint8_t port = 0;
-	struct tcp_tuple k;
-	struct tcp_conn *c;
 
 	while (route < 0 && port < ns->nb_ports &&
 			!net_port_has(ns, port, raddr->family))
@@ -29,6 +27,17 @@ tcp_connect_addr(struct net_stack *ns, const struct net_addr *raddr,
 		port = (uint8_t)route;
 	else if (port == ns->nb_ports)
 		return NULL;
+	return tcp_connect_from(ns, port, local, raddr, rport, lport, peer_mac);
+}
+
+struct tcp_conn *
+tcp_connect_from(struct net_stack *ns, uint8_t port, uint8_t local,
+		const struct net_addr *raddr, uint16_t rport, uint16_t lport,
+		const uint8_t peer_mac[6])
+{
+	struct tcp_tuple k;
+	struct tcp_conn *c;
+
 	if (tcp_lookup(ns, port, local, &raddr->ip, rport, lport) != NULL)
 		return NULL;
 	c = tcp_conn_new(ns, port, local, &raddr->ip, rport, lport, peer_mac);

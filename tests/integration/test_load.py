@@ -171,6 +171,11 @@ BAD = [
     (["-t", "2", "http://198.18.0.2/"], "worker lcores"),
     (["http://[2001:2::2]/"], "--ip6"),
     (["-d", "/nonexistent/body", "http://198.18.0.2/"], "/nonexistent/body"),
+    (["--ip-count", "0", "http://198.18.0.2/"], "--ip-count '0'"),
+    (["--ip-count", "65", "http://198.18.0.2/"], "--ip-count '65'"),
+    (["--ip", "198.18.0.250/24", "--ip-count", "8", "http://198.18.0.2/"],
+     "leave its subnet"),
+    (["--ip-count", "4", "http://198.18.0.3/"], "server's address"),
 ]
 
 
@@ -187,7 +192,7 @@ def test_bad_options_one_line_exit_2(args, says):
 def test_help_lists_every_option():
     r = run([LOAD, "--help"], check=False)
     assert r.returncode == 0
-    for opt in ("--ip", "--ip6", "--port-id", "--mtu", "-n", "-c", "-m", "-D", "--h1",
+    for opt in ("--ip", "--ip-count", "--ip6", "--port-id", "--mtu", "-n", "-c", "-m", "-D", "--h1",
                 "--rate", "--new-conn", "-d", "-i", "--expect-sha256", "--json", "--hold"):
         assert f"  {opt} " in r.stdout, opt
 
@@ -201,7 +206,9 @@ pid {d}/nginx.pid;
 error_log {d}/error.log crit;
 events {{ worker_connections 1024; }}
 http {{
+	log_format peer '$remote_addr $remote_port "$request" $status';
 	access_log {d}/access.log;
+	access_log {d}/peers.log peer;
 	keepalive_requests 1000000;
 	server {{ listen 198.18.0.2:80; root {www}; }}
 	server {{ listen 198.18.0.2:81 http2; root {www}; }}
@@ -239,7 +246,8 @@ def nginx(www):
                     "http://198.18.0.2/hello.txt"], check=False).returncode == 0:
                 break
             time.sleep(0.1)
-        yield {"ns": ns, "client": ns + "c", "log": os.path.join(d, "access.log")}
+        yield {"ns": ns, "client": ns + "c", "log": os.path.join(d, "access.log"),
+               "peers": os.path.join(d, "peers.log")}
     finally:
         if proc is not None:
             proc.send_signal(signal.SIGQUIT)
@@ -260,24 +268,29 @@ def access_statuses(path):
         return [line.split('"')[2].split()[0] for line in f if line.strip()]
 
 
-@pytest.mark.parametrize("proto,port", [(["--h1", "-m", "4"], 80), (["-m", "10"], 81)],
-                         ids=["http1", "h2c"])
-def test_counts_agree_with_nginx_over_af_xdp(nginx, www, json_path, proto, port):
-    before = len(access_statuses(nginx["log"]))
-    n = 1000
+def run_load_af_xdp(nginx, json_path, args, ip="198.18.0.1"):
+    """ewyk-load on veth0 over net_af_xdp, ip its (first) address."""
     prefix = f"ewyk-ldc{os.getpid()}"
     cmd = ["ip", "netns", "exec", nginx["client"], WITH_BPFFS, LOAD, "-l", "0",
            "--no-pci", "--file-prefix", prefix, "--log-level", "*:warning",
            *eal_memory_args(128), "--vdev",
            "net_af_xdp0,iface=veth0,start_queue=0,queue_count=1", "--",
-           "--ip", "198.18.0.1/24", "--quiet", "--json", json_path, *proto,
-           "-n", str(n), "-c", "4", "--expect-sha256",
-           hashlib.sha256(b"hello from ewyk\n").hexdigest(),
-           f"http://198.18.0.2:{port}/hello.txt"]
+           "--ip", f"{ip}/24", "--quiet", "--json", json_path, *args]
     try:
-        out, text = run_load(cmd, json_path)
+        return run_load(cmd, json_path)
     finally:
         run(["rm", "-rf", f"/var/run/dpdk/{prefix}"], check=False)
+
+
+@pytest.mark.parametrize("proto,port", [(["--h1", "-m", "4"], 80), (["-m", "10"], 81)],
+                         ids=["http1", "h2c"])
+def test_counts_agree_with_nginx_over_af_xdp(nginx, www, json_path, proto, port):
+    before = len(access_statuses(nginx["log"]))
+    n = 1000
+    out, text = run_load_af_xdp(nginx, json_path, [
+        *proto, "-n", str(n), "-c", "4", "--expect-sha256",
+        hashlib.sha256(b"hello from ewyk\n").hexdigest(),
+        f"http://198.18.0.2:{port}/hello.txt"])
     assert out["requests"]["succeeded"] == n, text
     assert out["status"]["2xx"] == n
     # nginx writes its log line after the answer: give it a moment.
@@ -287,3 +300,29 @@ def test_counts_agree_with_nginx_over_af_xdp(nginx, www, json_path, proto, port)
             break
         time.sleep(0.1)
     assert len(got) == n and set(got) == {"200"}, (len(got), set(got))
+
+
+def test_connections_spread_over_source_addresses(nginx, json_path):
+    """--ip-count 4: the connections come from four addresses (nginx's
+    log says from which), each answered: ewyk-load's side answers ARP for
+    them all and takes their segments in."""
+    with open(nginx["peers"]) as f:
+        before = len(f.readlines())
+    out, text = run_load_af_xdp(nginx, json_path, [
+        "--h1", "--ip-count", "4", "-n", "400", "-c", "8",
+        "http://198.18.0.2/hello.txt"], ip="198.18.0.11")
+    assert out["requests"]["succeeded"] == 400, text
+    assert out["connections"]["established"] == 8, out["connections"]
+    for _ in range(20):
+        with open(nginx["peers"]) as f:
+            got = [line.split() for line in f.readlines()[before:]]
+        if len(got) >= 400:
+            break
+        time.sleep(0.1)
+    assert len(got) == 400, len(got)
+    by_addr = {}
+    for addr, port, *_ in got:
+        by_addr.setdefault(addr, set()).add(port)
+    assert set(by_addr) == {f"198.18.0.{i}" for i in (11, 12, 13, 14)}, by_addr
+    # two connections from each address, 8 in all
+    assert sorted(len(p) for p in by_addr.values()) == [2, 2, 2, 2], by_addr

@@ -34,10 +34,17 @@ struct rte_mempool;
 /* Interface settings, shared read-only by the shards of a port. A port
  * runs IPv4 with an ip, IPv6 with a prefix6 (and then also the link-local
  * address its MAC gives, net_ip6_link_local()), or both. */
+#define NET_IP4_ADDRS_MAX 64
+
 struct net_if {
 	uint8_t mac[6];
 	uint32_t ip;		/* network order; 0: no IPv4 on the port */
 	uint32_t netmask;	/* network order */
+	/* The port also owns the addresses after ip, ip_count in all (0 or
+	 * 1: ip alone; at most NET_IP4_ADDRS_MAX), all in its subnet: a
+	 * client's active opens spread over them, for more connections to
+	 * one server address and port than one address has local ports. */
+	uint16_t ip_count;
 	uint8_t ip6[16];	/* the global IPv6 address */
 	uint8_t prefix6;	/* its prefix length; 0: no IPv6 on the port */
 	uint16_t mtu;
