@@ -454,6 +454,20 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 }
 
 
+/* A packet not for the port's first IPv4 address: for one of its
+ * further ones (ip->local set), or not ours. Out of line: a port with one
+ * address never gets here with a packet of its own. */
+static __rte_noinline enum net_drop
+ipv4_further_local(const struct net_if *ifc, struct ip_view *ip)
+{
+	int off = ip4_local(ifc, ip->dst.v4);
+
+	if (off < 0)
+		return NET_DROP_IP_NOT_OURS;
+	ip->local = net_local_v4((uint32_t)off);
+	return NET_OK;
+}
+
 static void
 ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 {
@@ -462,17 +476,12 @@ ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	enum net_drop why;
 
 	why = ipv4_parse(eth->payload, eth->len, &ip);
-	if (why != NET_OK)
+	if (why == NET_OK && ip.dst.v4 != net_ifc(ns, ns->cur_port)->ip)
+		why = NET_DROP_IP_NOT_OURS;
+	if (why != NET_OK && (why != NET_DROP_IP_NOT_OURS || (why =
+			ipv4_further_local(net_ifc(ns, ns->cur_port), &ip)) !=
+			NET_OK))
 		goto drop;
-	if (unlikely(ip.dst.v4 != net_ifc(ns, ns->cur_port)->ip)) {
-		int off = ip4_local(net_ifc(ns, ns->cur_port), ip.dst.v4);
-
-		if (off < 0) {
-			why = NET_DROP_IP_NOT_OURS;
-			goto drop;
-		}
-		ip.local = net_local_v4((uint32_t)off);
-	}
 	switch (ip.proto) {
 	case IPPROTO_ICMP_:
 		icmp_input(ns, m, eth, &ip);
