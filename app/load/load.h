@@ -228,6 +228,8 @@ struct load_worker {
 	uint64_t next_sample_tsc;
 	uint64_t inflight;	/* requests sent and not answered or lost */
 	uint32_t connecting;	/* handshakes under way */
+	uint64_t unresolved_tsc;	/* since the next hop was first asked
+					 * for and not known; 0: known */
 	uint64_t end_run_tsc;	/* when the load stopped */
 	/* Worker 0 prints the progress lines when no main lcore is free to */
 	bool report_self;

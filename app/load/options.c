@@ -375,6 +375,20 @@ defaults(struct load_conf *conf)
 	conf->expect_length = -1;
 }
 
+/* Whether the IPv6 server is on this side's link: in --ip6's prefix, or
+ * link-local. */
+static bool
+v6_on_link(const struct load_conf *conf)
+{
+	const uint8_t *a = conf->server.ip.v6, *b = conf->ip6;
+	unsigned int whole = conf->prefix6 / 8, rest = conf->prefix6 % 8;
+
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return true;
+	return memcmp(a, b, whole) == 0 && (rest == 0 ||
+		((a[whole] ^ b[whole]) & (uint8_t)(0xff00 >> rest)) == 0);
+}
+
 /* Checks across options, and the HTTP/1.1 request heads built once. */
 static int
 finish(struct load_conf *conf, bool n_given, const char *data_file)
@@ -388,6 +402,14 @@ finish(struct load_conf *conf, bool n_given, const char *data_file)
 		ERR("an IPv6 URL needs --ip6 ADDR/PREFIX for this side");
 	if (conf->server.family == NET_AF_INET && conf->ip == 0)
 		ERR("an IPv4 URL needs --ip ADDR/PREFIX for this side");
+	if (conf->server.family == NET_AF_INET && ((ntohl(conf->ip) ^
+			ntohl(conf->server.ip.v4)) & (conf->prefix == 0 ? 0 :
+			~0u << (32 - conf->prefix))) != 0)
+		ERR("the server's address is off --ip's subnet: this side "
+				"reaches its own link only");
+	if (conf->server.family == NET_AF_INET6 && !v6_on_link(conf))
+		ERR("the server's address is off --ip6's prefix: this side "
+				"reaches its own link only");
 	if (conf->ip_count > 1) {
 		uint32_t first = ntohl(conf->ip), last = first +
 			conf->ip_count - 1u, mask = conf->prefix == 0 ? 0 :

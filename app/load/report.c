@@ -184,7 +184,7 @@ static const char *const pct_key[5] = { "p50", "p90", "p99", "p99_9", "max" };
 
 static void
 json_write(FILE *f, const struct load_conf *conf, const struct summary *s,
-		double elapsed_s, uint16_t n)
+		struct load_worker *ws, double elapsed_s, uint16_t n)
 {
 	unsigned int k;
 
@@ -223,7 +223,11 @@ json_write(FILE *f, const struct load_conf *conf, const struct summary *s,
 	fprintf(f, "  \"connections\": {\"opened\": %" PRIu64
 			", \"established\": %" PRIu64 "},\n",
 			s->sum.conns_opened, s->sum.conns_established);
-	fprintf(f, "  \"client_busy\": %.4f\n}\n", s->busy);
+	fprintf(f, "  \"done_by_worker\": [");
+	for (k = 0; k < n; k++)
+		fprintf(f, "%s%" PRIu64, k ? ", " : "",
+				__atomic_load_n(&ws[k].stats.done, __ATOMIC_RELAXED));
+	fprintf(f, "],\n  \"client_busy\": %.4f\n}\n", s->busy);
 }
 
 int
@@ -284,7 +288,7 @@ report_summary(const struct load_conf *conf, struct load_worker *ws,
 
 		if (f == NULL)
 			return -1;
-		json_write(f, conf, &s, elapsed_s, n);
+		json_write(f, conf, &s, ws, elapsed_s, n);
 		if (fclose(f) != 0)
 			return -1;
 	}

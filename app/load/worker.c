@@ -276,6 +276,37 @@ conn_fail(struct load_conn *c, enum load_err kind)
 	c->tr->abort(c);	/* the closed upcall runs now */
 }
 
+/* A connection attempt failed: counted, and a request given up for it,
+ * so that a run against a server that is not there ends. */
+static void
+attempt_failed(struct load_worker *w, struct load_conn *c)
+{
+	w->stats.err[LOAD_ERR_connect]++;
+	if (w->next_seq < w->budget && c->issued < c->quota && !w->holding) {
+		w->next_seq++;
+		c->issued++;
+		w->stats.errored++;
+	}
+}
+
+/* A slot that cannot be opened (no local port left): given up, and its
+ * share of -n with it, so that the run still ends. */
+static void
+slot_given_up(struct load_worker *w, struct load_conn *c)
+{
+	uint64_t left;
+
+	w->stats.err[LOAD_ERR_connect]++;
+	c->listed_open = false;
+	if (c->quota == UINT64_MAX || w->holding || c->issued >= c->quota ||
+			w->next_seq >= w->budget)
+		return;
+	left = RTE_MIN(c->quota - c->issued, w->budget - w->next_seq);
+	c->issued += left;
+	w->next_seq += left;
+	w->stats.errored += left;
+}
+
 /* The connection's upcalls -------------------------------------------- */
 
 static int
@@ -347,15 +378,7 @@ on_closed(void *ctx, struct tcp_conn *tc)
 
 	if (c->state == CONN_CONNECTING) {
 		w->connecting--;
-		w->stats.err[LOAD_ERR_connect]++;
-		/* A request is given up for each failed attempt, so a run
-		 * against a server that is not there ends. */
-		if (w->next_seq < w->budget && c->issued < c->quota &&
-				!w->holding) {
-			w->next_seq++;
-			c->issued++;
-			w->stats.errored++;
-		}
+		attempt_failed(w, c);
 	} else {
 		conn_lose_all(c, LOAD_ERR_reset);
 	}
@@ -447,9 +470,7 @@ open_slots(struct load_worker *w, uint64_t now)
 				w->conf->server_port, &conn_upcalls, w, &err);
 		if (tc == NULL) {
 			if (err == -EADDRNOTAVAIL || err == -ENETUNREACH) {
-				/* this slot cannot be had: given up */
-				w->stats.err[LOAD_ERR_connect]++;
-				c->listed_open = false;
+				slot_given_up(w, c);
 				if (!warned_ports && err == -EADDRNOTAVAIL)
 					fprintf(stderr, "ewyk-load: worker %u: "
 							"no local port left for "
@@ -458,13 +479,23 @@ open_slots(struct load_worker *w, uint64_t now)
 				warned_ports = true;
 				continue;
 			}
-			/* the next hop is being resolved (ARP, ND), or no
-			 * slot is free yet: later */
+			/* The next hop is being resolved (ARP, ND), or no
+			 * slot is free yet: later; but a next hop that has
+			 * not answered for --timeout fails every attempt. */
+			if (err == -EAGAIN && w->unresolved_tsc == 0)
+				w->unresolved_tsc = now;
+			if (err == -EAGAIN && now - w->unresolved_tsc >
+					w->timeout_tsc) {
+				attempt_failed(w, c);
+				w->open_list[kept++] = c->id;
+				continue;
+			}
 			w->open_list[kept++] = c->id;
 			for (i++; i < w->nb_open_list; i++)
 				w->open_list[kept++] = w->open_list[i];
 			break;
 		}
+		w->unresolved_tsc = 0;
 		tcp_set_app(tc, c);
 		c->tc = tc;
 		c->tr = &tcp_transport;

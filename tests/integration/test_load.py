@@ -30,13 +30,15 @@ def served(www):
     yield from serve_module(Appliance(www=www["dir"], second_port="peer"))
 
 
-def load_cmd(a, args, json_path=None):
+def load_cmd(a, args, json_path=None, lcores=("-l", "0"), quiet=True):
     """ewyk-load as the memif client of ewykd's second port, on CPU 0."""
     extra = ["--json", json_path] if json_path else []
-    return ["ip", "netns", "exec", a.client2, LOAD, "-l", "0", "--no-pci",
+    if quiet:
+        extra.append("--quiet")
+    return ["ip", "netns", "exec", a.client2, LOAD, *lcores, "--no-pci",
             "--file-prefix", a.prefix + "m", "--log-level", "*:warning",
             *eal_memory_args(128), "--vdev", a.memif_peer_vdev(), "--",
-            "--ip", f"{HOST_IP2}/25", "--quiet", *extra, *args]
+            "--ip", f"{HOST_IP2}/25", *extra, *args]
 
 
 def run_load(cmd, json_path, timeout=60):
@@ -125,7 +127,8 @@ def test_open_loop_latency_includes_a_stall(served, json_path):
     connection)."""
     a = served
     proc = subprocess.Popen(load_cmd(a, ["--h1", "--rate", "1000", "-n", "3000", "-c", "8",
-                                         f"http://{APP_IP2}/hello.txt"], json_path),
+                                         f"http://{APP_IP2}/hello.txt"], json_path,
+                                     quiet=False),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             stdin=subprocess.DEVNULL)
     try:
@@ -152,6 +155,49 @@ def test_open_loop_latency_includes_a_stall(served, json_path):
     assert lat["max"] >= PAUSE_S * 1e6, (lat, paused)
     assert lat["p99"] >= (PAUSE_S - 0.05) * 1e6, (lat, paused)
     assert "latency: p50 " in text and "p99.9 " in text and " max " in text, text
+    # A progress line each second of the 3-second run, the count rising.
+    done = [int(line.split(" req/s, ")[1].split()[0]) for line in text.splitlines()
+            if line.startswith("progress: ")]
+    assert len(done) >= 2 and done == sorted(done) and done[-1] > 0, text
+
+
+def test_unreachable_server_ends_the_run(served, json_path):
+    """Nobody answers ARP for the server's address: after --timeout every
+    attempt fails, a request is given up for each, and the run ends with
+    them counted as connect errors."""
+    a = served
+    t0 = time.monotonic()
+    out, text = run_load(load_cmd(a, ["--h1", "--timeout", "1", "-n", "20", "-c", "2",
+                                      "http://198.18.0.131/hello.txt"], json_path),
+                         json_path, timeout=30)
+    assert time.monotonic() - t0 < 15
+    assert out["requests"]["errored"] == 20 and out["requests"]["done"] == 0, out
+    assert out["errors"]["connect"] >= 20, out["errors"]
+    assert out["connections"]["established"] == 0
+
+
+@pytest.fixture(scope="module")
+def served2(www):
+    """ewykd with two shards: its memif peer port has two queue pairs."""
+    yield from serve_module(Appliance(www=www["dir"], second_port="peer",
+                                      lcores="0@0,1@1,2@1", args=("--shards", "2")))
+
+
+def test_two_worker_lcores(served2, json_path):
+    """ewyk-load on two worker lcores (and a main one for the progress
+    lines): each its shard on its queue pair, facing one of ewykd's."""
+    a = served2
+    n = 2000
+    reqs0, st0 = http_counts(a)
+    out, text = run_load(load_cmd(a, ["--h1", "-n", str(n), "-c", "4", "-m", "2",
+                                      f"http://{APP_IP2}/hello.txt"], json_path,
+                                  lcores=("--lcores", "0@0,1@0,2@0")), json_path)
+    reqs1, st1 = http_counts(a)
+    assert out["workers"] == 2 and out["requests"]["succeeded"] == n, out
+    assert out["done_by_worker"] == [n // 2, n // 2], out["done_by_worker"]
+    assert reqs1 - reqs0 == n and st1["200"] - st0["200"] == n
+    shards = a.telemetry("/ewyk/shards")
+    assert all(shards[f"shard_{i}"]["requests_reqs"] == n // 2 for i in (0, 1)), shards
 
 
 BAD = [
@@ -176,6 +222,8 @@ BAD = [
     (["--ip", "198.18.0.250/24", "--ip-count", "8", "http://198.18.0.2/"],
      "leave its subnet"),
     (["--ip-count", "4", "http://198.18.0.3/"], "server's address"),
+    (["--ip", "198.18.0.129/25", "http://198.18.0.2/"], "off --ip's subnet"),
+    (["--ip6", "2001:2::1/64", "http://[2001:3::2]/"], "off --ip6's prefix"),
 ]
 
 
