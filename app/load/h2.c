@@ -239,7 +239,9 @@ h2_send(struct load_conn *c, uint64_t seq, uint64_t due_tsc)
 		NV(":scheme", "http", 4),
 		NV(":authority", conf->authority, strlen(conf->authority)),
 		NV(":path", u->path, strlen(u->path)),
-		NV("content-length", clen, 0),
+		/* clen is gone by the time the frame is written: copied */
+		{ (uint8_t *)"content-length", (uint8_t *)clen, 14, 0,
+			NGHTTP2_NV_FLAG_NO_COPY_NAME },
 	};
 	nghttp2_data_provider prd;
 	struct h2_stream *st;

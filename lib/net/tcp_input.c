@@ -22,9 +22,13 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	 * the TIME-WAIT linger. */
 	tcp_release_app(ns, c);
 	if (ns->stats->tcp_time_wait >= ns->cfg.max_time_wait) {
-		/* The table is full: drop the oldest assurance, not a
-		 * live connection (like Linux's bucket overflow). */
+		/* The table is full: this one goes without its TIME-WAIT,
+		 * not a live connection (like Linux's bucket overflow); but
+		 * the peer's FIN is acknowledged first, or the peer would
+		 * retransmit it to a connection that is gone. */
 		ns->stats->tcp.time_wait_overflow++;
+		if (c->flags & TCP_F_ACK_NOW)
+			tcp_send_ack(ns, c);
 		tcp_conn_kill(ns, c);
 		return;
 	}

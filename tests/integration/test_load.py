@@ -109,10 +109,39 @@ def test_bodies_checked_by_digest(served, www, json_path, proto):
     assert out["requests"]["failed"] == 40 and out["errors"]["digest"] == 40, out
 
 
-def test_new_connection_per_request(served, json_path):
+@pytest.mark.parametrize("given", ["-d", "-i"])
+@pytest.mark.parametrize("proto", [["--h1", "-m", "2"], ["-m", "4"]], ids=["http1", "h2c"])
+def test_bodies_sent_whole(served, json_path, proto, given, tmp_path):
+    """-d FILE, or "PUT URL FILE" lines of -i: each request sends FILE
+    (100 kB: many segments, and past HTTP/2's first flow-control window)
+    to /echo, which sends the body back: its digest and length say it went
+    whole and in order."""
+    a = served
+    body = os.urandom(100_000)
+    path = tmp_path / "body"
+    path.write_bytes(body)
+    url = f"http://{APP_IP2}/echo"
+    if given == "-d":
+        source = ["-d", str(path), url]
+    else:
+        (tmp_path / "urls").write_text(f"PUT {url} {path}\nPOST {url} {path}\n")
+        source = ["-i", str(tmp_path / "urls")]
+    reqs0, st0 = http_counts(a)
+    out, text = run_load(load_cmd(a, [*proto, "-n", "24", "-c", "2", *source,
+                                      "--expect-sha256", hashlib.sha256(body).hexdigest(),
+                                      "--expect-length", str(len(body))], json_path),
+                         json_path)
+    reqs1, st1 = http_counts(a)
+    assert out["requests"]["succeeded"] == 24, text
+    assert out["bytes"]["data"] == 24 * len(body)
+    assert reqs1 - reqs0 == 24 and st1["200"] - st0["200"] == 24
+
+
+@pytest.mark.parametrize("proto", [["--h1"], []], ids=["http1", "h2c"])
+def test_new_connection_per_request(served, json_path, proto):
     a = served
     before = a.stats()["total_conns"]
-    out, _ = run_load(load_cmd(a, ["--h1", "--new-conn", "-n", "300", "-c", "4",
+    out, _ = run_load(load_cmd(a, [*proto, "--new-conn", "-n", "300", "-c", "4",
                                    f"http://{APP_IP2}/hello.txt"], json_path), json_path)
     after = a.stats()["total_conns"]
     assert out["requests"]["succeeded"] == 300, out

@@ -479,6 +479,7 @@ static void
 test_time_wait_is_bounded(void **state)
 {
 	struct tcp_config cfg;
+	struct th_out o;
 	struct th *h;
 	int i;
 
@@ -495,9 +496,17 @@ test_time_wait_is_bounded(void **state)
 		h->app.accepted = 0;
 		iss = th_handshake(h, port, IRS, NULL, 0, 65535);
 		tcp_close(h->ns, h->app.conn);
+		net_flush(h->ns);
+		th_drain(h);	/* our FIN */
 		s = seg(IRS + 1, iss + 2, TCP_ACK | TCP_FIN, 65535);
 		s.sport = port;
 		th_inject(h, &s);
+		/* The peer's FIN is acknowledged, TIME-WAIT kept or not. */
+		net_flush(h->ns);
+		assert_true(th_next(h, &o));
+		assert_int_equal(o.t.flags, TCP_ACK);
+		assert_int_equal(o.t.ack, IRS + 2);
+		assert_int_equal(o.t.dport, port);
 		th_drain(h);
 	}
 	assert_int_equal(h->stats.tcp_time_wait, 3);
