@@ -400,17 +400,6 @@ static const struct tcp_upcalls conn_upcalls = {
 	.closed = on_closed,
 };
 
-/* Nothing listens on a client's stack. */
-static int
-refuse(void *ctx, struct tcp_conn *c)
-{
-	(void)ctx;
-	(void)c;
-	return -1;
-}
-
-static const struct tcp_upcalls refuse_upcalls = { .accepted = refuse };
-
 void
 worker_conn_room(struct load_worker *w, struct load_conn *c)
 {
@@ -722,7 +711,6 @@ worker_init(struct load_worker *w, uint16_t id, uint16_t nb_workers,
 	tcfg.syn_retries = 3;
 	tcfg.rcv_win_max = 4u << 20;
 	tcfg.snd_buf = RTE_MAX(256u * 1024, max_body + 4096);
-	tcfg.listen_port = 0;
 	tcfg.rcv_space = 65536;
 	/* Keep the RX ring's mbufs whatever the send queues hold. */
 	tcfg.mbuf_reserve = 1024 * nb_workers + 1024;
@@ -730,7 +718,6 @@ worker_init(struct load_worker *w, uint16_t id, uint16_t nb_workers,
 			&w->net_stats, tsc_ms(rte_get_tsc_cycles()));
 	if (w->ns == NULL)
 		return -1;
-	net_stack_set_upcalls(w->ns, &refuse_upcalls, w);
 	if (nd != NULL)
 		net_stack_set_nd(w->ns, 0, nd);
 	net_stack_set_rss(w->ns, 0, rss, w->queue);
