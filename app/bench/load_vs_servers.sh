@@ -91,6 +91,7 @@ load_run() {
 		--log-level '*:warning' $(./deploy/eal-mem.sh 512) -- \
 		--ip 198.18.0.1/24 --quiet --json "$RUN/load.json" ${LOAD_ARGS[$load]} \
 		"${timing[@]}" "http://$host:$port/$path" >"$RUN/load.out" 2>&1 || true
+	[ -n "${KEEP:-}" ] && cp "$RUN/load.out" "$KEEP.$load.$(date +%s%N)"
 	/usr/bin/python3 - "$RUN/load.json" <<'PY' 2>/dev/null || echo "0 - - -"
 import json, sys
 d = json.load(open(sys.argv[1]))
