@@ -177,12 +177,17 @@ for round in $(seq "$ROUNDS"); do
 		if [ "$round" = 1 ]; then
 			profile "$SPID" "$RUN/perf.ewykd" load_run "" "${NS_M}l" h2c \
 				198.18.0.2 80 "$(memif_client)"
-			# ewyk-load's own profile: perf follows the command
-			perf record -q -e cpu-clock -F 2000 -o "$RUN/perf.load" -- \
-				"$LOAD" -l 0 --no-pci --vdev "$(memif_client)" --file-prefix \
+			# ewyk-load's own profile, once its EAL and port are up
+			# (their start-up is not the load's cost)
+			"$LOAD" -l 0 --no-pci --vdev "$(memif_client)" --file-prefix \
 				"${NS_M}l" --log-level '*:warning' $(./deploy/eal-mem.sh 512) -- \
-				--ip 198.18.0.1/24 --quiet -c 16 -m 100 -D "$DUR" \
-				http://198.18.0.2/small.txt >/dev/null 2>&1 || true
+				--ip 198.18.0.1/24 --quiet -c 16 -m 100 -D $((DUR + 2)) \
+				http://198.18.0.2/small.txt >/dev/null 2>&1 &
+			lpid=$!
+			sleep 1.5
+			perf record -q -e cpu-clock -F 2000 -p "$lpid" -o "$RUN/perf.load" \
+				-- sleep "$DUR" >/dev/null 2>&1 || true
+			wait "$lpid" || true
 		fi
 		stop_server
 	fi

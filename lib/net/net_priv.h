@@ -123,6 +123,10 @@ struct net_stack {
 	struct tcp_conn *free_list;
 	uint32_t *index;	/* slot + 1, 0 = empty */
 	uint32_t index_mask;
+	/* The connections' rings (tcp_bufs.c): blocks free to take, and the
+	 * chunks they were carved from. */
+	struct tcp_bufs *bufs_free;
+	void *bufs_chunks;
 	struct net_stats *stats;
 	/* Where active opens' port search resumes, by local address; the
 	 * IPv4 address the next one tries first (an offset). */

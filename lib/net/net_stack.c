@@ -18,6 +18,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->max_conns = 4096;
 	cfg->syn_backlog = 1024;
 	cfg->max_time_wait = 2048;
+	cfg->bufs_keep = 1024;
 	cfg->mbuf_reserve = 0;
 	cfg->sndq_mbufs_max = 0;
 	cfg->snd_buf = 256 * 1024;

@@ -39,6 +39,7 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	tcp_sndq_free(ns, &c->sndq);
 	tcp_sndq_wait_end(ns, c);
 	tcp_ooo_free(c);
+	tcp_bufs_put(ns, c);	/* nothing will be sent but ACKs */
 	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
 }
 
@@ -665,7 +666,7 @@ data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 
 		ns->stats->tcp.ooo_segs++;
 		if (len > 0 && !mbufs_short(ns))
-			kept = tcp_ooo_insert(c, m, seq,
+			kept = tcp_ooo_insert(ns, c, m, seq,
 					(uint16_t)(data - rte_pktmbuf_mtod(m,
 					const uint8_t *)), (uint16_t)len);
 		if (!kept) {
@@ -809,12 +810,17 @@ tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ip_view *ip,
 	kept = conn_input(ns, c, m, ip, t);
 	/* The upper layer may have made room (while sending, say): hand it
 	 * queued data that now follows rcv_nxt. */
-	if (!tcp_is_dead(c) && c->ooo.n > 0 && SEQ_LEQ(c->ooo.seq[0], c->rcv_nxt))
+	if (!tcp_is_dead(c) && c->ooo.n > 0 &&
+			SEQ_LEQ(c->ooo.a->seq[0], c->rcv_nxt))
 		tcp_ooo_deliver(ns, c);
 	c->flags &= ~TCP_F_IN_INPUT;
-	if (tcp_is_dead(c))
+	if (tcp_is_dead(c)) {
 		tcp_conn_free(ns, c);
-	else
+	} else {
+		/* All sent acknowledged, nothing out of order, nothing new
+		 * written: the rings go back until there is. */
+		tcp_bufs_put_idle(ns, c);
 		tcp_output_later(ns, c);
+	}
 	return kept;
 }

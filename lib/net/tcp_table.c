@@ -102,6 +102,7 @@ tcp_table_fini(struct net_stack *ns)
 			tcp_send_rst(ns, c);
 		tcp_conn_free(ns, c);
 	}
+	tcp_bufs_fini(ns);
 	rte_free(ns->conns);
 	rte_free(ns->index);
 	ns->conns = NULL;
@@ -222,6 +223,7 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	tw_cancel(&ns->wheel, &c->idle);
 	tcp_sndq_free(ns, &c->sndq);
 	tcp_ooo_free(c);
+	tcp_bufs_put(ns, c);
 	tcp_sndq_wait_end(ns, c);
 	index_remove(ns, c);
 	c->state = TCP_CLOSED;

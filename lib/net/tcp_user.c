@@ -229,7 +229,8 @@ tcp_write(struct net_stack *ns, struct tcp_conn *c, const void *data,
 		char *dst;
 
 		if (room == 0) {
-			if (q->count == TCP_SNDQ_SLOTS)
+			if (q->count == TCP_SNDQ_SLOTS ||
+					!tcp_bufs_take(ns, c))
 				break;
 			t = net_alloc(ns);
 			if (t == NULL)
