@@ -258,6 +258,16 @@ def count_run(log, pytest):
     return replays if replays else None
 
 
+def failed_names(spec, log):
+    """The failing test as a list entry: the cmocka tests that failed
+    inside it by name, else the test itself."""
+    names = []
+    for m in re.finditer(r'^\[  (?:FAILED|ERROR) +\] (\w+)$', log, re.M):
+        if m.group(1) not in names:
+            names.append(m.group(1))
+    return ['%s:%s' % (spec.split(':')[0], n) for n in names] or [spec]
+
+
 def meson_tests(build):
     out = subprocess.run(['meson', 'introspect', build, '--tests'],
                          check=True, capture_output=True).stdout
@@ -399,19 +409,21 @@ def main():
                 print(log[-2000:])
                 print('NO BUILD  %-30s %s' % (b['name'], b['file']))
                 continue
-            missed = []
+            missed, failed = [], []
             for s in b['tests']:
                 sp = specs[s]
-                passed, _, _, _ = sp.run(
+                passed, _, _, log = sp.run(
                     tree, min(sp.timeout_cap, max(10, 10 * sp.control)))
                 if passed:
                     missed.append(s)
+                else:
+                    failed += failed_names(s, log)
         finally:
             write_file(path, b['orig'])
         took = time.monotonic() - t0
         if opt.find:
-            print('%-30s %-26s failed: %s' % (b['name'], b['file'], ', '.join(
-                s for s in b['tests'] if s not in missed) or 'NONE'))
+            print('%-30s %-26s failed: %s' % (b['name'], b['file'],
+                                              ', '.join(failed) or 'NONE'))
             continue
         if missed:
             survived.append(b)
