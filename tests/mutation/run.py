@@ -52,6 +52,7 @@ times out on a break counts as failing on it.
 """
 
 import argparse
+import fcntl
 import fnmatch
 import glob
 import json
@@ -292,8 +293,8 @@ def main():
                     help='print the breaks and check that each applies')
     ap.add_argument('--find', nargs='?', const='*', metavar='GLOB',
                     help='run every test of the unit suite (or those whose '
-                    'names match GLOB) on each break and say which fail, '
-                    'to choose the test to list')
+                    'names match GLOB[,GLOB...]) on each break and say '
+                    'which fail, to choose the test to list')
     ap.add_argument('--dir', default=os.path.join(ROOT, 'build-mutation'),
                     help='scratch directory (default build-mutation)')
     opt = ap.parse_args()
@@ -333,6 +334,14 @@ def main():
     tree = os.path.join(opt.dir, 'tree')
     build = os.path.join(tree, 'build')
     os.makedirs(tree, exist_ok=True)
+    # One run at a time in a scratch tree: another would patch and build
+    # under this one's feet.
+    lock = open(os.path.join(opt.dir, 'lock'), 'w')
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print('mutation: waiting for the run already in %s' % opt.dir)
+        fcntl.flock(lock, fcntl.LOCK_EX)
     changed = sync_tree(tree)
     print('mutation: %s: %d file(s) rewritten' % (os.path.relpath(tree, ROOT),
                                                   changed))
@@ -355,7 +364,8 @@ def main():
             every = sorted(n for n, t in mtests.items()
                            if ('unit' in t['suite'] or
                                any(x.endswith(':unit') for x in t['suite']))
-                           and fnmatch.fnmatchcase(n, opt.find))
+                           and any(fnmatch.fnmatchcase(n, g)
+                                   for g in opt.find.split(',')))
             for b in breaks:
                 b['tests'] = every
         for b in breaks:
