@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -378,6 +379,7 @@ test_consume_stop(void **state)
 	struct conflate_params p = { .fn = count_fn, .arg = &a, .spin = 1 };
 	struct conflate *c = conflate_create(&p);
 	struct conflate_stats st;
+	struct timespec until;
 	pthread_t t;
 
 	(void)state;
@@ -390,7 +392,9 @@ test_consume_stop(void **state)
 	assert_null(conflate_offer(c, "y", 1, V(2)));
 	wait_applied(&a, 2);
 	conflate_stop(c);
-	assert_int_equal(pthread_join(t, NULL), 0);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;	/* a parked consumer that stop missed: fail */
+	assert_int_equal(pthread_timedjoin_np(t, NULL, &until), 0);
 	assert_int_equal(conflate_wait(c), -ESHUTDOWN);
 	conflate_stats(c, &st);
 	assert_true(st.parks >= 1);
