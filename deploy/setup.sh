@@ -11,7 +11,7 @@ PACKAGES=(
 	dpdk dpdk-dev libdpdk-dev libnghttp2-dev meson ninja-build pkg-config gcc
 	nghttp2-client nghttp2-server curl wrk iproute2 iputils-ping nftables ethtool
 	python3 python3-pytest python3-scapy python3-h2 libcmocka-dev clang libclang-rt-14-dev spin
-	tcpdump lua5.4 nginx-light
+	tcpdump lua5.4 nginx-light media-types brotli
 	# TLS (docs/tls.md): the libraries tls-bench measures, the scanner and
 	# the second server of the side-by-side benchmark
 	openssl libssl-dev libgnutls28-dev libwolfssl-dev testssl.sh h2o

@@ -18,6 +18,7 @@
 
 #include "ewyk_serve.h"
 #include "http_route.h"
+#include "http_static.h"
 #include "net_stack.h"
 #include "options.h"
 #include "www.h"
@@ -50,6 +51,7 @@ struct ewykd {
 
 	/* Services, opened before any thread starts (services.c). */
 	struct www www;			/* static files */
+	struct http_static statics;	/* their route's context */
 	struct store *state;		/* /v1/state: journaled */
 	struct store *kv;		/* /kv: memory */
 	struct ewyk_router router;	/* read-only once shards run */

@@ -370,7 +370,7 @@ announce(struct ewykd *e)
 					", %s on %s", ip, e->ports[i].name);
 	}
 	printf("ewykd %s: serving %s, %u shard(s), %u static file(s)\n",
-			EWYK_VERSION, line, e->nb_shards, e->www.n);
+			EWYK_VERSION, line, e->nb_shards, e->www.nfiles);
 	RTE_ETH_FOREACH_DEV(port) {
 		char name[RTE_ETH_NAME_MAX_LEN];
 

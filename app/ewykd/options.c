@@ -10,6 +10,7 @@
 
 #include <rte_cfgfile.h>
 
+#include "http1_proto.h"
 #include "net_stack.h"
 #include "options.h"
 
@@ -109,6 +110,8 @@ NUM_SETTER(set_journal_max_mb, journal_max_mb, 1, 1 << 20)
 NUM_SETTER(set_drain_ms, drain_ms, 0, 600000)
 NUM_SETTER(set_header_timeout_ms, header_timeout_ms, 0, 3600000)
 NUM_SETTER(set_keepalive_timeout_ms, keepalive_timeout_ms, 0, 86400000)
+NUM_SETTER(set_max_header_bytes, max_header_bytes, 1024, 1 << 20)
+NUM_SETTER(set_max_target, max_target, 64, 1 << 20)
 
 
 static int
@@ -176,6 +179,67 @@ set_upstream(struct ewykd_config *cfg, const char *val, char *err,
 	t->port = (uint16_t)port;
 	cfg->nb_upstreams++;
 	return 0;
+}
+
+/* Repeatable: "KEY=VALUE" rules into one of the config's tables, checked
+ * by check(), each KEY once. */
+static int
+add_rule(char *rows, size_t width, uint16_t *n, uint16_t max,
+		const char *what, const char *val,
+		int (*check)(const char *, char *, size_t), char *err,
+		size_t errlen)
+{
+	const char *eq = strchr(val, '=');
+	uint16_t i;
+
+	if (check(val, err, errlen) != 0)
+		return -1;
+	if (*n == max || strlen(val) >= width) {
+		snprintf(err, errlen, "at most %u %s of %zu characters", max,
+				what, width - 1);
+		return -1;
+	}
+	for (i = 0; i < *n; i++)
+		if (strncmp(rows + i * width, val, (size_t)(eq - val) + 1) == 0) {
+			snprintf(err, errlen, "'%.*s' given twice",
+					(int)(eq - val), val);
+			return -1;
+		}
+	strcpy(rows + (*n)++ * width, val);
+	return 0;
+}
+
+static int
+cache_rule_check(const char *val, char *err, size_t errlen)
+{
+	const char *eq = strchr(val, '=');
+
+	if (eq != NULL && eq - val > EWYKD_CACHE_PREFIX_MAX) {
+		snprintf(err, errlen, "a prefix is at most %d characters",
+				EWYKD_CACHE_PREFIX_MAX);
+		return -1;
+	}
+	return www_cache_control_check(val, err, errlen);
+}
+
+static int
+set_cache_control(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_rule(cfg->cache_control[0],
+			sizeof(cfg->cache_control[0]), &cfg->nb_cache_control,
+			EWYKD_CACHE_RULES_MAX, "Cache-Control rules", val,
+			cache_rule_check, err, errlen);
+}
+
+static int
+set_mime_type(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_rule(cfg->mime_types[0],
+			sizeof(cfg->mime_types[0]), &cfg->nb_mime_types,
+			EWYKD_MIME_TYPES_MAX, "media types", val,
+			mime_override_check, err, errlen);
 }
 
 /* Repeatable: each one loads a plugin, in order. */
@@ -389,6 +453,13 @@ set_www(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
 }
 
 static int
+set_mime_types_file(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return set_path(cfg->mime_types_file, val, err, errlen);
+}
+
+static int
 set_config(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
 {
 	return set_path(cfg->config_file, val, err, errlen);
@@ -454,7 +525,10 @@ static const struct opt_def opts[] = {
 	{ "fiber-stack", "KB", set_fiber_stack_kb, "usable stack of each fiber, with a guard page below (64)" },
 	{ "stuck-ms", "MS", set_stuck_ms, "hand a shard off when one inline request runs longer, 0 = off (10)" },
 	{ "handoff-us", "US", set_handoff_us, "adaptive: run a BLOCKING request on the shard while a reserved lcore watches, and hand the shard over only once it has run this long; 0 = hand over before every one, as Jetty (20 where every worker lcore has a CPU of its own and one is spare, else 0)" },
-	{ "www-max-mb", "N", set_www_max_mb, "refuse to start if --www holds more (1024)" },
+	{ "www-max-mb", "N", set_www_max_mb, "refuse to start if --www holds more (1024); a file larger alone is left out, and said" },
+	{ "cache-control", "PREFIX=VALUE", set_cache_control, "Cache-Control of the static files whose path starts with PREFIX, the longest PREFIX first; repeatable (none)" },
+	{ "mime-type", "EXT=TYPE", set_mime_type, "media type of the static files ending in .EXT, before --mime-types' and the built-in ones; repeatable (none)" },
+	{ "mime-types", "FILE|none", set_mime_types_file, "media types by extension, mime.types format; none: only the built-in table (" MIME_DEFAULT_FILE " when it exists)" },
 	{ "listen-port", "N", set_listen_port, "TCP port served (80)" },
 	{ "port-id", "N", set_port_id, "DPDK ethdev port of the first --ip (0)" },
 	{ "shards", "N", set_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
@@ -480,6 +554,8 @@ static const struct opt_def opts[] = {
 	{ "tx-cksum", "MODE", set_tx_cksum, "offload (when the NIC offers it) or software (offload)" },
 	{ "header-timeout-ms", "MS", set_header_timeout_ms, "408 when a request head takes longer, 0 = off (10000)" },
 	{ "keepalive-timeout-ms", "MS", set_keepalive_timeout_ms, "close keep-alive connections idle this long, 0 = off (60000)" },
+	{ "max-target", "BYTES", set_max_target, "longest request target (URL) of either protocol, 414 past it (8192)" },
+	{ "max-header-bytes", "BYTES", set_max_header_bytes, "longest HTTP/1.1 request head, 431 past it (414 when the request line is what does not fit); each connection's input buffer, so it costs this much per --max-conns (16384)" },
 	{ "drain-ms", "MS", set_drain_ms, "on SIGTERM, finish in-flight requests this long (1000)" },
 	{ "idle", "MODE", set_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
 	{ "idle-sleep-us", "US", set_idle_sleep_us, "longest idle sleep (100)" },
@@ -529,6 +605,8 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->upstream_idle_ms = 30000;
 	cfg->header_timeout_ms = 10000;
 	cfg->keepalive_timeout_ms = 60000;
+	cfg->max_header_bytes = HTTP1_IN_MAX;
+	cfg->max_target = HTTP1_MAX_TARGET;
 	cfg->journal_max_mb = 64;
 	cfg->idle = IDLE_SLEEP;
 	cfg->idle_sleep_us = 100;
@@ -758,6 +836,12 @@ options_print(const struct ewykd_config *cfg)
 			cfg->sw_cksum ? "software" : "offload",
 			cfg->idle == IDLE_POLL ? "poll" : "sleep",
 			ewyk_mode_name(cfg->strategy));
+	for (i = 0; i < cfg->nb_cache_control; i++)
+		printf("  cache-control %s\n", cfg->cache_control[i]);
+	for (i = 0; i < cfg->nb_mime_types; i++)
+		printf("  mime-type %s\n", cfg->mime_types[i]);
+	if (cfg->mime_types_file[0] != '\0')
+		printf("  mime-types %s\n", cfg->mime_types_file);
 	for (i = 0; i < cfg->nb_upstreams; i++) {
 		char a[INET_ADDRSTRLEN];
 

@@ -12,6 +12,7 @@
 
 #include "ewyk_exec.h"
 #include "http_upstream.h"
+#include "www.h"
 
 enum idle_mode {
 	IDLE_POLL,	/* spin: lowest latency, a full core per shard */
@@ -19,6 +20,9 @@ enum idle_mode {
 };
 
 #define EWYKD_PLUGINS_MAX 8
+#define EWYKD_CACHE_RULES_MAX 32	/* --cache-control */
+#define EWYKD_CACHE_PREFIX_MAX 255
+#define EWYKD_MIME_TYPES_MAX 64		/* --mime-type */
 #define EWYKD_PORTS_MAX 4	/* the stack's NET_MAX_PORTS */
 
 struct ewykd_config {
@@ -31,6 +35,15 @@ struct ewykd_config {
 	bool ip_from_cli;	/* parsing: the command line's replace the file's */
 	char www[PATH_MAX];	/* empty: no static files */
 	uint64_t www_max_mb;
+	/* "PREFIX=VALUE": Cache-Control of the files under PREFIX */
+	char cache_control[EWYKD_CACHE_RULES_MAX][EWYKD_CACHE_PREFIX_MAX +
+		WWW_CACHE_CONTROL_MAX + 2];
+	uint16_t nb_cache_control;
+	/* "EXT=TYPE": a media type before the mime.types file's */
+	char mime_types[EWYKD_MIME_TYPES_MAX][MIME_EXT_MAX + MIME_TYPE_MAX + 2];
+	uint16_t nb_mime_types;
+	char mime_types_file[PATH_MAX];	/* empty: MIME_DEFAULT_FILE if there;
+					 * "none": the built-in table */
 	uint16_t port_id;
 	uint16_t shards;	/* 0: one per worker lcore */
 	uint16_t listen_port;
@@ -84,6 +97,8 @@ struct ewykd_config {
 	uint32_t drain_ms;	/* SIGTERM: finish in-flight work this long */
 	uint32_t header_timeout_ms;
 	uint32_t keepalive_timeout_ms;
+	uint32_t max_header_bytes;	/* an HTTP/1.1 request head (431) */
+	uint32_t max_target;	/* a request target (414) */
 	enum idle_mode idle;
 	uint32_t idle_sleep_us;
 	char eal_args[1024];	/* [eal] args= of the config file */

@@ -34,6 +34,35 @@ stores_open(struct ewykd *e, char *err, size_t errlen)
 	return EWYKD_OK;
 }
 
+/* The static files, with the rules of the configuration for them. */
+static int
+www_open(struct ewykd *e, char *err, size_t errlen)
+{
+	const struct ewykd_config *cfg = &e->cfg;
+	const char *cache[EWYKD_CACHE_RULES_MAX], *types[EWYKD_MIME_TYPES_MAX];
+	struct www_conf wc = {
+		.root = cfg->www,
+		.max_bytes = cfg->www_max_mb << 20,
+		.mime_types = cfg->mime_types_file[0] == '\0' ? NULL :
+			strcmp(cfg->mime_types_file, "none") == 0 ? "" :
+			cfg->mime_types_file,
+		.mime_overrides = types,
+		.n_mime_overrides = cfg->nb_mime_types,
+		.cache_control = cache,
+		.n_cache_control = cfg->nb_cache_control,
+	};
+	uint16_t i;
+
+	for (i = 0; i < cfg->nb_cache_control; i++)
+		cache[i] = cfg->cache_control[i];
+	for (i = 0; i < cfg->nb_mime_types; i++)
+		types[i] = cfg->mime_types[i];
+	if (www_load(&e->www, &wc, err, errlen) != 0)
+		return -1;
+	e->statics.www = &e->www;
+	return 0;
+}
+
 enum ewykd_err
 services_open(struct ewykd *e, char *err, size_t errlen)
 {
@@ -48,8 +77,7 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 				"--plugin, --upstream, --state-api, --demo-routes)");
 		return EWYKD_ERR_CONFIG;
 	}
-	if (cfg->www[0] != '\0' && www_load(&e->www, cfg->www,
-			cfg->www_max_mb << 20, sub, sizeof(sub)) != 0) {
+	if (cfg->www[0] != '\0' && www_open(e, sub, sizeof(sub)) != 0) {
 		snprintf(err, errlen, "--www: %s", sub);
 		return EWYKD_ERR_WWW;
 	}
@@ -64,7 +92,7 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 		err_no = serve_state_routes_add(&e->router, e->state,
 				cfg->fibers > 0, cfg->state_api_token);
 	if (err_no == 0)
-		err_no = http_static_routes_add(&e->router, &e->www);
+		err_no = http_static_routes_add(&e->router, &e->statics);
 	if (err_no == 0 && cfg->nb_upstreams > 0)
 		err_no = serve_proxy_route_add(&e->router);
 	if (err_no != 0) {

@@ -287,6 +287,8 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.max_conns = cfg->max_conns,
 		.header_timeout_ms = cfg->header_timeout_ms,
 		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
+		.max_head_bytes = cfg->max_header_bytes,
+		.max_target = cfg->max_target,
 		.upstream = cfg->nb_upstreams > 0 ? &uc : NULL,
 		.lcore_time = e->lcore_time,
 	};

@@ -91,7 +91,9 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_start_dict(www);
 		rte_tel_data_add_dict_string(www, "root", cfg->www[0] ?
 				ew->www.root : "");
-		rte_tel_data_add_dict_int(www, "files", (int)ew->www.n);
+		rte_tel_data_add_dict_int(www, "files", (int)ew->www.nfiles);
+		rte_tel_data_add_dict_int(www, "skipped_files",
+				(int)ew->www.skipped);
 		rte_tel_data_add_dict_u64(www, "size_bytes", ew->www.bytes);
 		rte_tel_data_add_dict_container(d, "www", www, 0);
 	}

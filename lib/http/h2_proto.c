@@ -407,6 +407,10 @@ handle(struct h2_conn *h, struct h2_stream *st, bool more)
 				413 : st->body_refused ? 503 : 400, NULL);
 		return;
 	}
+	if (st->req.target.len > h->c->srv->conf.max_target) {
+		refuse(h, st, 414, NULL);	/* as HTTP/1.1 would */
+		return;
+	}
 	if (reads) {
 		/* Its reader takes the body; its length is the client's
 		 * content-length (checked by nghttp2), unknown without. */

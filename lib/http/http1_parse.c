@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
+#include <strings.h>
 
 #include "http1_parse.h"
 
@@ -86,8 +87,41 @@ line_end(const char *p, const char *end)
 	return cr == lf - 1 ? cr - p : -2;
 }
 
+/* An absolute-form target (RFC 9112 3.2.2): "http" or "https", "://", a
+ * host that is not empty and has no userinfo (RFC 9110 4.2.1, 4.2.4),
+ * then a path, a query, or nothing ("/"). Sets the authority and the
+ * path with its query; false for anything else. */
+static bool
+absolute_form(struct http_head *r)
+{
+	const char *t = r->target.p, *end = t + r->target.len, *a, *p, *q;
+
+	if (r->target.len > 7 && strncasecmp(t, "http://", 7) == 0)
+		a = t + 7;
+	else if (r->target.len > 8 && strncasecmp(t, "https://", 8) == 0)
+		a = t + 8;
+	else
+		return false;
+	for (p = a; p < end && *p != '/' && *p != '?'; p++)
+		if (*p == '@' || *p == '#')
+			return false;
+	if (p == a)
+		return false;
+	r->authority = (struct http_str){ a, (uint32_t)(p - a) };
+	q = memchr(p, '?', (size_t)(end - p));
+	if (q == NULL)
+		q = end;
+	/* no path: the root's (RFC 9110 4.2.3) */
+	r->path = q > p ? (struct http_str){ p, (uint32_t)(q - p) } :
+		(struct http_str){ "/", 1 };
+	r->query = q < end ? (struct http_str){ q + 1, (uint32_t)(end - q - 1) } :
+		(struct http_str){ end, 0 };
+	return true;
+}
+
 static int
-parse_request_line(const char *p, size_t n, struct http_head *r)
+parse_request_line(const char *p, size_t n, struct http_head *r,
+		uint32_t max_target)
 {
 	const char *end = p + n, *sp1, *sp2;
 	size_t i;
@@ -104,15 +138,16 @@ parse_request_line(const char *p, size_t n, struct http_head *r)
 	sp2 = memchr(sp1 + 1, ' ', (size_t)(end - sp1 - 1));
 	if (sp2 == NULL || sp2 == sp1 + 1)
 		return -400;
-	if (sp2 - sp1 - 1 > HTTP1_MAX_TARGET)
+	if (sp2 - sp1 - 1 > max_target)
 		return -414;
 	for (i = 1; sp1 + i < sp2; i++)
 		if ((unsigned char)sp1[i] <= 0x20 || (unsigned char)sp1[i] >= 0x7f)
 			return -400;
 	r->target = (struct http_str){ sp1 + 1, (uint32_t)(sp2 - sp1 - 1) };
-	/* origin-form, or "*" for OPTIONS (RFC 9112 3.2) */
+	/* origin-form, absolute-form, or "*" for OPTIONS (RFC 9112 3.2) */
 	if (r->target.p[0] != '/' && !(r->target.len == 1 &&
-			r->target.p[0] == '*' && r->method == HTTP_OPTIONS))
+			r->target.p[0] == '*' && r->method == HTTP_OPTIONS) &&
+			!absolute_form(r))
 		return -400;
 
 	if (end - sp2 - 1 != 8 || memcmp(sp2 + 1, "HTTP/", 5) != 0 ||
@@ -123,7 +158,7 @@ parse_request_line(const char *p, size_t n, struct http_head *r)
 		return -505;
 	r->minor = (uint8_t)(sp2[8] - '0');
 
-	{
+	if (r->path.p == NULL) {
 		const char *q = memchr(r->target.p, '?', r->target.len);
 
 		if (q == NULL) {
@@ -208,6 +243,10 @@ header_semantics(struct http_head *r)
 			if (host)
 				return -400;	/* RFC 9112 3.2 */
 			host = true;
+			/* RFC 9112 3.2.2: an absolute-form target's host
+			 * wins over the field's */
+			if (r->authority.p != NULL)
+				r->headers[i].value = r->authority;
 		} else if (http_str_eq_nocase(n, "content-length")) {
 			rc = parse_content_length(v, &r->content_length);
 			if (rc < 0)
@@ -228,6 +267,12 @@ header_semantics(struct http_head *r)
 	}
 	if (r->minor >= 1 && !host)
 		return -400;
+	if (!host && r->authority.p != NULL &&
+			r->nheaders < HTTP_MAX_HEADERS) {
+		/* HTTP/1.0: the target's host, for handlers, as a field */
+		r->headers[r->nheaders++] = (struct http_header){
+			{ "Host", 4 }, r->authority };
+	}
 	if (te && (r->content_length >= 0 || r->minor == 0))
 		return -400;	/* RFC 9112 6.1: a smuggling vector */
 	r->chunked = te;
@@ -287,6 +332,13 @@ parse_fields(const char *buf, const char *p, const char *end,
 int
 http1_parse_request(const char *buf, size_t len, struct http_head *r)
 {
+	return http1_parse_request_max(buf, len, r, HTTP1_MAX_TARGET);
+}
+
+int
+http1_parse_request_max(const char *buf, size_t len, struct http_head *r,
+		uint32_t max_target)
+{
 	const char *p = buf, *end = buf + len;
 	long n;
 	int rc;
@@ -301,7 +353,7 @@ http1_parse_request(const char *buf, size_t len, struct http_head *r)
 		return -400;
 	memset(r, 0, offsetof(struct http_head, headers));
 	r->content_length = -1;
-	rc = parse_request_line(p, (size_t)n, r);
+	rc = parse_request_line(p, (size_t)n, r, max_target);
 	if (rc < 0)
 		return rc;
 	r->keep_alive = r->minor >= 1;

@@ -16,7 +16,7 @@
 #include <strings.h>
 
 #define HTTP_MAX_HEADERS 64
-#define HTTP1_MAX_TARGET 4096
+#define HTTP1_MAX_TARGET 8192	/* the default limit of a request target */
 
 enum http_method {
 	HTTP_GET,
@@ -69,8 +69,11 @@ struct http_head {
 	enum http_method method;
 	struct http_str method_str;
 	struct http_str target;
-	struct http_str path;	/* target up to '?' */
+	struct http_str path;	/* target up to '?' ("/" for an
+				 * absolute-form target without a path) */
 	struct http_str query;	/* after '?', may be empty */
+	struct http_str authority;	/* an absolute-form target's; the
+					 * Host field's value then */
 	uint8_t minor;		/* HTTP/1.<minor> */
 	uint16_t status;	/* a response's (http1_parse_response) */
 	bool keep_alive;
@@ -87,9 +90,16 @@ struct http_head {
 /*
  * Parses the request head at buf. Returns its length once complete, 0 when
  * more bytes are needed, or the negated HTTP status to answer with (400,
- * 414, 417, 431, 501, 505) when the request is bad.
+ * 414, 417, 431, 501, 505) when the request is bad. The target is in
+ * origin-form, absolute-form (RFC 9112 3.2.2: "http://host/path"; its
+ * authority then stands for the Host field, which an HTTP/1.1 request
+ * must still have), or "*" for OPTIONS; at most HTTP1_MAX_TARGET bytes
+ * (414).
  */
 int http1_parse_request(const char *buf, size_t len, struct http_head *r);
+/* The same with a target of at most max_target bytes. */
+int http1_parse_request_max(const char *buf, size_t len, struct http_head *r,
+		uint32_t max_target);
 
 /*
  * Parses a response head at buf (an upstream's): the status, the header

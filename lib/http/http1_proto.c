@@ -85,15 +85,16 @@ struct h1 {
 	uint64_t head_start_ms;	/* first byte of a request head not yet whole */
 	uint64_t idle_since_ms;	/* nothing asked, nothing owed, since */
 	uint32_t in_len;
-	char in[HTTP1_IN_MAX];
+	uint32_t in_max;	/* the server's max_head_bytes */
+	char in[];
 };
 
 static const char continue_100[] = "HTTP/1.1 100 Continue\r\n\r\n";
 
 size_t
-http1_state_size(void)
+http1_state_size(uint32_t in_max)
 {
-	return RTE_ALIGN_CEIL(sizeof(struct h1), RTE_CACHE_LINE_SIZE);
+	return RTE_ALIGN_CEIL(sizeof(struct h1) + in_max, RTE_CACHE_LINE_SIZE);
 }
 
 static struct h1 *
@@ -308,7 +309,7 @@ gather_body(struct h1 *h, struct http_head *r, const struct http_route *rt,
 {
 	if (r->chunked || r->content_length <= 0 ||
 			r->content_length > EWYK_REQUEST_BODY_MAX ||
-			head_len + r->content_length > HTTP1_IN_MAX)
+			head_len + r->content_length > h->in_max)
 		return true;
 	/* A request that will be refused (404, 405) is refused now: its
 	 * body is not waited for, and not invited by "100 Continue". */
@@ -796,11 +797,12 @@ serve_in(struct h1 *h, struct http_conn *c)
 		}
 		if (http_conn_space(c) < HEAD_RESERVE)
 			break;
-		rc = h->in_len > 0 ? http1_parse_request(h->in, h->in_len, &req) : 0;
+		rc = h->in_len > 0 ? http1_parse_request_max(h->in, h->in_len,
+				&req, c->srv->conf.max_target) : 0;
 		if (rc == 0 && h->in_len == 0 && pipe_len(h) == 0)
 			h->idle_since_ms = http_conn_now(c);
 		if (rc == 0) {
-			if (h->in_len == HTTP1_IN_MAX) {
+			if (h->in_len == h->in_max) {
 				h->close_after = true;
 				refuse(h, http1_overflow_status(h->in, h->in_len),
 						false, NULL);
@@ -850,7 +852,7 @@ static void
 update_rcv_space(struct h1 *h)
 {
 	if (!h->c->closing)
-		http_conn_set_rcv_space(h->c, HTTP1_IN_MAX - h->in_len);
+		http_conn_set_rcv_space(h->c, h->in_max - h->in_len);
 }
 
 /* Protocol table ------------------------------------------------------------ */
@@ -862,6 +864,7 @@ http1_open(struct http_conn *c)
 
 	memset(h, 0, offsetof(struct h1, in));
 	h->c = c;
+	h->in_max = c->srv->conf.max_head_bytes;
 	h->fresh = true;
 	h->idle_since_ms = http_conn_now(c);
 	c->p = h;
@@ -876,7 +879,7 @@ h1_recv(struct http_conn *c, const uint8_t *data, uint32_t len)
 
 	if (h->in_len == 0 && h->head_start_ms == 0)
 		h->head_start_ms = http_conn_now(c);	/* a request begins */
-	n = RTE_MIN(len, (uint32_t)(HTTP1_IN_MAX - h->in_len));
+	n = RTE_MIN(len, h->in_max - h->in_len);
 	memcpy(h->in + h->in_len, data, n);
 	h->in_len += n;
 	if (serve(h))

@@ -11,16 +11,19 @@
 #define EWYK_HTTP1_PROTO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct http_conn;
 
-#define HTTP1_IN_MAX 8192	/* request head limit, and receive buffer */
+#define HTTP1_IN_MAX 16384	/* the default request head limit, and
+				 * receive buffer (http_server_conf) */
 #define HTTP1_PIPELINE 16	/* requests read ahead of their answers */
 
 extern const struct http_proto http1_proto;
 
-/* Bytes of one connection's HTTP/1.1 state (c->h1_mem). */
-size_t http1_state_size(void);
+/* Bytes of one connection's HTTP/1.1 state (c->h1_mem), with an input
+ * buffer of in_max bytes. */
+size_t http1_state_size(uint32_t in_max);
 /* Starts HTTP/1.1 on a new connection, in c->h1_mem. */
 void http1_open(struct http_conn *c);
 

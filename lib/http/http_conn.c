@@ -30,7 +30,7 @@ struct http_server *
 http_server_create(const struct http_server_conf *conf)
 {
 	struct http_server *s;
-	size_t h1 = http1_state_size();
+	size_t h1;
 	uint32_t i;
 
 	if (conf->transport == NULL || conf->router == NULL ||
@@ -41,6 +41,11 @@ http_server_create(const struct http_server_conf *conf)
 	if (s == NULL)
 		return NULL;
 	s->conf = *conf;
+	if (s->conf.max_head_bytes == 0)
+		s->conf.max_head_bytes = HTTP1_IN_MAX;
+	if (s->conf.max_target == 0)
+		s->conf.max_target = HTTP1_MAX_TARGET;
+	h1 = http1_state_size(s->conf.max_head_bytes);
 	http_mem_init(&s->mem, conf->stats);
 	s->conns = zalloc(sizeof(*s->conns) * conf->max_conns);
 	s->h1_mem = zalloc(h1 * conf->max_conns);

@@ -131,6 +131,11 @@ http_route_find(const struct ewyk_router *r, const char *path, uint32_t len)
 
 	if (r == NULL)
 		return NULL;
+	if (len == 1 && path[0] == '*') {
+		/* OPTIONS * (the only method with that target) speaks for
+		 * the whole server: the root's route answers it. */
+		path = "/";
+	}
 	for (i = 0; i < r->n; i++) {
 		const struct http_route *rt = &r->routes[i];
 

@@ -51,7 +51,8 @@ struct ewyk_router {
 /* ewyk_route_add() with HTTP_ROUTE_* flags, for lib/http's own routes. */
 int http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
 		uint32_t flags);
-/* The longest route whose path matches; NULL when none does. */
+/* The longest route whose path matches; NULL when none does. "*" (the
+ * target of OPTIONS *) is the root's: the route of "/", if any. */
 const struct http_route *http_route_find(const struct ewyk_router *r,
 		const char *path, uint32_t len);
 /* "GET, HEAD, ..." for an Allow header. */

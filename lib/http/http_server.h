@@ -90,6 +90,13 @@ struct http_server_conf {
 					 * 0: no limit (slowloris defence) */
 	uint32_t keepalive_timeout_ms;	/* an idle HTTP/1.1 connection is
 					 * closed after; 0: never */
+	uint32_t max_head_bytes;	/* an HTTP/1.1 request head, the
+					 * size of each connection's input
+					 * buffer (431; 414 when the request
+					 * line is what does not fit); 0:
+					 * HTTP1_IN_MAX */
+	uint32_t max_target;	/* a request target, both protocols
+				 * (414); 0: HTTP1_MAX_TARGET */
 };
 
 /* Allocates the connection slots (start-up only); NULL when out of

@@ -3,36 +3,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "http_accept.h"
 #include "http_cond.h"
+#include "http_fields.h"
 #include "http_req.h"
 #include "http_route.h"
 #include "http_static.h"
 #include "www.h"
 
-
-/* The request's fields a file's answer depends on, the first of each
- * name, found in one pass over its fields. */
-struct cond_fields {
-	const struct http_str *range;
-	const struct http_str *if_none_match;
-};
-
-static void
-cond_fields(const struct ewyk_request *q, struct cond_fields *cf)
-{
-	uint32_t i;
-
-	cf->range = cf->if_none_match = NULL;
-	for (i = 0; i < q->nheaders; i++) {
-		const struct http_header *x = &q->hdr[i];
-
-		if (cf->range == NULL && http_str_eq_nocase(x->name, "range"))
-			cf->range = &x->value;
-		else if (cf->if_none_match == NULL &&
-				http_str_eq_nocase(x->name, "if-none-match"))
-			cf->if_none_match = &x->value;
-	}
-}
+#define STATIC_METHODS (EWYK_METHOD_GET | EWYK_METHOD_OPTIONS)
+#define STATIC_ALLOW "GET, HEAD, OPTIONS"
 
 /* Error answers of a handler are the same as the server's own. */
 static enum ewyk_result
@@ -55,60 +35,138 @@ answered(int rc, struct ewyk_request *q)
 	return rc == 0 ? EWYK_ANSWERED : error(q, 500);
 }
 
+/* OPTIONS: what the file takes (204), or for "*" what the server takes
+ * on any of its routes (200; RFC 9110 9.3.7). */
+static enum ewyk_result
+options(struct ewyk_request *q, const struct http_static *st,
+		struct ewyk_str path)
+{
+	struct http_route all = { .methods = 0 };
+	char allow[64];
+	uint32_t i;
+
+	if (path.len == 1 && path.p[0] == '*') {
+		for (i = 0; i < st->router->n; i++)
+			all.methods |= st->router->routes[i].methods;
+		http_route_allow(&all, allow, sizeof(allow));
+		add_field(q, "Allow", allow, strlen(allow));
+		return answered(ewyk_respond_borrow(q, 200, NULL, NULL, 0,
+				NULL, NULL), q);
+	}
+	if (st->www == NULL || www_find(st->www, path.p, path.len) == NULL)
+		return error(q, 404);
+	add_field(q, "Allow", STATIC_ALLOW, sizeof(STATIC_ALLOW) - 1);
+	return answered(ewyk_respond_borrow(q, 204, NULL, NULL, 0, NULL, NULL),
+			q);
+}
+
+/* A directory named without its slash: 301 to the same path with it, as
+ * the client wrote it, and its query (RFC 9110 15.4.2). */
+static enum ewyk_result
+to_directory(struct ewyk_request *q, struct ewyk_str path)
+{
+	struct ewyk_str query = ewyk_request_query(q);
+	char loc[EWYK_RESPONSE_HEADERS_MAX];
+	size_t i, n = path.len + 1 + (query.len > 0 ? 1 + query.len : 0);
+
+	for (i = 0; i < path.len; i++)
+		if ((unsigned char)path.p[i] <= ' ' ||
+				(unsigned char)path.p[i] >= 0x7f)
+			return error(q, 404);	/* not for a field */
+	if (n > sizeof(loc) - 64)
+		return error(q, 414);	/* a Location longer than we send */
+	memcpy(loc, path.p, path.len);
+	loc[path.len] = '/';
+	if (query.len > 0) {
+		loc[path.len + 1] = '?';
+		memcpy(loc + path.len + 2, query.p, query.len);
+	}
+	http_answer_error(&q->ans, 301, NULL);
+	return answered(add_field(q, "Location", loc, n), q);
+}
+
 static enum ewyk_result
 static_file(struct ewyk_request *q, void *ctx)
 {
-	const struct www *www = ctx;
+	const struct http_static *st = ctx;
 	struct ewyk_str path = ewyk_request_path(q);
-	const struct www_file *f = www != NULL ? www_find(www, path.p,
-			path.len) : NULL;
-	struct cond_fields cf;
+	enum www_coding k = WWW_CODINGS;
+	const struct http_field_block *fields;
+	const struct www_file *f, *rep;
+	struct http_cond c;
 	uint64_t from = 0, to;
 	char value[80];
-	int r, vl;
+	int r, vl, status;
 
+	if (q->method == HTTP_OPTIONS)
+		return options(q, st, path);
+	f = st->www != NULL ? www_find(st->www, path.p, path.len) : NULL;
 	if (f == NULL)
 		return error(q, 404);
-	cond_fields(q, &cf);
-	to = f->size > 0 ? f->size - 1 : 0;
-	r = cf.range != NULL ? http_parse_range(cf.range, f->size, &from,
-			&to) : 0;
-	/* http_etag_matches() takes NULL for an absent field */
-	if (r < 0 && !http_etag_matches(cf.if_none_match, f)) {
+	if (f->dir)
+		return to_directory(q, path);
+	http_cond_fields(&c, q->hdr, q->nheaders);
+	rep = f;
+	if (f->has_coded) {
+		unsigned int have = (f->coded[WWW_BR] != NULL) << WWW_BR |
+			(f->coded[WWW_GZIP] != NULL) << WWW_GZIP;
+
+		k = http_accept_coding(http_cond_field(&c,
+				HTTP_COND_ACCEPT_ENCODING), have);
+		if (k != WWW_CODINGS)
+			rep = f->coded[k];
+	}
+	/* RFC 9110 13.2.2: the preconditions before the range, so that a
+	 * 304 or a 412 wins over a 206 or a 416. */
+	status = http_cond_check(&c, rep, true);
+	if (status == 412) {
+		http_answer_error(&q->ans, 412, NULL);
+		if (f->has_coded)
+			add_field(q, "Vary", "Accept-Encoding", 15);
+		return EWYK_ANSWERED;
+	}
+	fields = f->fields[k];
+	if (status == 304) {
+		/* 304 carries no body, but may say the length of one. */
+		http_answer_add_block(&q->ans, fields, f->head_fields);
+		return answered(ewyk_respond_borrow(q, 304, NULL, rep->data,
+				rep->size, NULL, NULL), q);
+	}
+	to = rep->size > 0 ? rep->size - 1 : 0;
+	r = http_cond_range_applies(&c, rep) ? http_parse_range(
+			c.f[HTTP_COND_RANGE], rep->size, &from, &to) : 0;
+	if (r < 0) {
 		const char *text = http_error_text(416);
 
-		vl = snprintf(value, sizeof(value), "bytes */%" PRIu64, f->size);
+		http_answer_add_block(&q->ans, fields, f->head_fields);
+		vl = snprintf(value, sizeof(value), "bytes */%" PRIu64,
+				rep->size);
 		add_field(q, "Content-Range", value, (size_t)vl);
-		return answered(ewyk_respond_borrow(q, 416, HTTP_TEXT_PLAIN, text,
-				strlen(text), NULL, NULL), q);
+		return answered(ewyk_respond_borrow(q, 416, HTTP_TEXT_PLAIN,
+				text, strlen(text), NULL, NULL), q);
 	}
-	add_field(q, "ETag", f->etag, f->etag_len);
-	add_field(q, "Accept-Ranges", "bytes", 5);
-	if (http_etag_matches(cf.if_none_match, f))
-		/* 304 carries no body, but may say the length of one. */
-		return answered(ewyk_respond_borrow(q, 304, NULL, f->data,
-				f->size, NULL, NULL), q);
+	http_answer_add_block(&q->ans, fields, fields->n);
 	if (r > 0) {
 		vl = snprintf(value, sizeof(value), "bytes %" PRIu64 "-%" PRIu64
-				"/%" PRIu64, from, to, f->size);
+				"/%" PRIu64, from, to, rep->size);
 		add_field(q, "Content-Range", value, (size_t)vl);
 	}
-	add_field(q, "Content-Type", f->content_type, f->content_type_len);
 	return answered(ewyk_respond_borrow(q, r > 0 ? 206 : 200,
-			NULL, f->data + from, f->size > 0 ?
+			NULL, rep->data + from, rep->size > 0 ?
 			to - from + 1 : 0, NULL, NULL), q);
 }
 
 int
-http_static_routes_add(struct ewyk_router *r, const struct www *www)
+http_static_routes_add(struct ewyk_router *r, struct http_static *st)
 {
 	static const struct ewyk_route files = {
 		.path = "/", .match = EWYK_MATCH_PREFIX,
-		.methods = EWYK_METHOD_GET, .type = EWYK_HANDLER_NON_BLOCKING,
+		.methods = STATIC_METHODS, .type = EWYK_HANDLER_NON_BLOCKING,
 		.handler = static_file,
 	};
 	struct ewyk_route f = files;
 
-	f.ctx = (void *)(uintptr_t)www;
+	st->router = r;
+	f.ctx = st;
 	return http_route_add(r, &f, HTTP_ROUTE_INLINE);
 }

@@ -49,6 +49,7 @@ http_reason(int status)
 	case 202: return "Accepted";
 	case 204: return "No Content";
 	case 206: return "Partial Content";
+	case 301: return "Moved Permanently";
 	case 304: return "Not Modified";
 	case 400: return "Bad Request";
 	case 404: return "Not Found";
@@ -57,6 +58,7 @@ http_reason(int status)
 	case 409: return "Conflict";
 	case 410: return "Gone";
 	case 411: return "Length Required";
+	case 412: return "Precondition Failed";
 	case 413: return "Content Too Large";
 	case 414: return "URI Too Long";
 	case 416: return "Range Not Satisfiable";

@@ -78,6 +78,8 @@ http_create(struct serve *sv)
 		.max_conns = c->max_conns,
 		.header_timeout_ms = c->header_timeout_ms,
 		.keepalive_timeout_ms = c->keepalive_timeout_ms,
+		.max_head_bytes = c->max_head_bytes,
+		.max_target = c->max_target,
 	};
 
 	sv->http = http_server_create(&hc);

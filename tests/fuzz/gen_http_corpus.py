@@ -222,11 +222,17 @@ DICT_H1 = [b"HTTP/1.1", b"HTTP/1.0", b"GET", b"HEAD", b"POST", b"PUT", b"DELETE"
            b"HTTP2-Settings: AAMAAABk", b"Range: bytes=", b"If-None-Match: ",
            b"If-Modified-Since: ", b"/q/", b"/echo", b"/stream/", b"/a.txt",
            b"/big.bin", b"0\r\n\r\n", b"FFFFFFFFFFFFFFFFFF", b";ext=1",
-           b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"]
+           b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+           # the static files' preconditions, codings, targets
+           b"If-Match: ", b"If-Unmodified-Since: ", b"If-Range: ",
+           b"Accept-Encoding: ", b"gzip", b"br", b";q=0", b"W/\"", b"\"", b"*",
+           b"Sun, 13 Sep 2020 12:26:41 GMT", b"http://h", b"/enc.txt", b"/sub"]
 DICT_H2 = [frame(4, 0, 0), ACK, frame(8, 0, 0, b"\0\0\x10\0"), frame(6, 0, 0, b"12345678"),
            b"\x82", b"\x84", b"\x86", lit(b":path", b"/q/1"), lit(b":path", b"/echo"),
            lit(b":path", b"/stream/"), lit(b":path", b"/sink/read"), lit(b":method", b"POST"), lit(b":authority", b"h"),
-           lit(b"content-length", b"3")]
+           lit(b"content-length", b"3"), lit(b":path", b"/enc.txt"),
+           lit(b"accept-encoding", b"br;q=0.5, gzip"), lit(b"if-none-match", b"*"),
+           lit(b"if-range", b"W/\"x\""), lit(b":method", b"OPTIONS"), lit(b":path", b"*")]
 
 
 def write_dict(name, words):

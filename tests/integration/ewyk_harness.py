@@ -53,6 +53,14 @@ _seq = itertools.count()
 _live = set()
 
 
+# Root reads and writes any file whatever its mode (CAP_DAC_OVERRIDE): a
+# command to run ewykd under without the two capabilities that bypass file
+# permissions, so that a mode 000 file or a mode 555 directory is what it
+# is for any other user.
+NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
+          "--bounding-set=-dac_override,-dac_read_search"]
+
+
 def eal_memory_args(mb=256):
     """Hugepages when enough are free, else ordinary memory (--no-huge)."""
     free = size_kb = 0
@@ -130,7 +138,7 @@ class Appliance:
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
                  client_ns=False, env=None, shared_config=False, medium="tap",
                  wire_lcores="0@0,1@0", profile=False, second_port=None,
-                 demo=True):
+                 demo=True, wrap=()):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -144,7 +152,8 @@ class Appliance:
         second_port: None, "wire" or "peer" (see the module's text).
         demo: the demonstration routes and the state API are on
         (--demo-routes --state-api), as most tests drive them; off, ewykd
-        runs with its safe defaults."""
+        runs with its safe defaults.
+        wrap: a command ewykd runs under (setpriv, to drop capabilities)."""
         if medium not in MEDIA:
             raise ValueError(f"medium {medium!r}: one of {MEDIA}")
         if second_port not in SECOND_PORT or (second_port and
@@ -180,6 +189,7 @@ class Appliance:
         self.vdev_args = vdev_args
         self.mem_mb = mem_mb
         self.env = env		# added to ewykd's environment
+        self.wrap = list(wrap)
         self.shared_config = shared_config	# dpdk-dumpcap can attach
         self.proc = None
         self.log_path = None
@@ -202,7 +212,7 @@ class Appliance:
         if self.medium == "memif" or self.second_port:
             os.makedirs(self.run_dir, exist_ok=True)
         lc = "--lcores" if "@" in self.lcores else "-l"
-        cmd = ["ip", "netns", "exec", self.name, *launcher, EWYKD]
+        cmd = ["ip", "netns", "exec", self.name, *launcher, *self.wrap, EWYKD]
         if self.profile:
             cmd += ["--", "--config", self.profile_config()]
         else:

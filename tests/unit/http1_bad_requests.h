@@ -31,7 +31,12 @@ static const struct {
 	{ "GET / HTTP/2.0\r\nHost: h\r\n\r\n", 505 },			/* other major */
 	{ "GET / HTTP/3.1\r\nHost: h\r\n\r\n", 505 },
 	{ "GET x HTTP/1.1\r\nHost: h\r\n\r\n", 400 },			/* not origin-form */
-	{ "GET http://h/ HTTP/1.1\r\nHost: h\r\n\r\n", 400 },		/* absolute-form */
+	{ "GET http://h/ HTTP/1.1\r\n\r\n", 400 },			/* absolute, no Host */
+	{ "GET http:///a HTTP/1.1\r\nHost: h\r\n\r\n", 400 },		/* empty host */
+	{ "GET http:// HTTP/1.1\r\nHost: h\r\n\r\n", 400 },
+	{ "GET http://u@h/ HTTP/1.1\r\nHost: h\r\n\r\n", 400 },		/* userinfo */
+	{ "GET ftp://h/ HTTP/1.1\r\nHost: h\r\n\r\n", 400 },		/* not http(s) */
+	{ "GET http:/h/ HTTP/1.1\r\nHost: h\r\n\r\n", 400 },
 	{ "GET * HTTP/1.1\r\nHost: h\r\n\r\n", 400 },			/* * is OPTIONS only */
 	{ "GET /a\x7f HTTP/1.1\r\nHost: h\r\n\r\n", 400 },		/* DEL in target */
 	{ "G@T / HTTP/1.1\r\nHost: h\r\n\r\n", 400 },			/* bad method char */

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -283,11 +286,20 @@ body_ready(void *ctx, struct http_origin o)
 
 /* Set-up ------------------------------------------------------------------ */
 
+/* Written in this order, each a second older than the next (siblings
+ * are made after their file); NULL: /big.bin. */
 static const char *const files[][2] = {
 	{ "index.html", "<h1>ewyk</h1>\n" },
 	{ "a.txt", HH_A_TXT },
 	{ "big.bin", NULL },
+	{ "sub/index.html", "sub\n" },
+	{ "enc.txt", HH_ENC_TXT },
+	{ "enc.txt.gz", HH_ENC_GZ },
+	{ "enc.txt.br", HH_ENC_BR },
+	{ "gz-only.txt", "plain\n" },
+	{ "gz-only.txt.gz", "gzip\n" },
 };
+static const char *const cache_rules[] = { "/enc.txt=public, max-age=60" };
 
 /* The www every server of the process serves, read-only: written to a
  * temporary directory and loaded once (a fuzz target makes thousands of
@@ -309,12 +321,16 @@ remove_www(void)
 		snprintf(path, sizeof(path), "%s/%s", shared_dir, files[i][0]);
 		unlink(path);
 	}
+	snprintf(path, sizeof(path), "%s/sub", shared_dir);
+	rmdir(path);
 	rmdir(shared_dir);
 }
 
 static void
-write_file(const char *dir, const char *name, const void *data, size_t len)
+write_file(const char *dir, const char *name, const void *data, size_t len,
+		time_t mtime)
 {
+	struct timespec times[2] = { { mtime, 0 }, { mtime, 0 } };
 	char path[128];
 	FILE *f;
 
@@ -323,10 +339,18 @@ write_file(const char *dir, const char *name, const void *data, size_t len)
 	assert_non_null(f);
 	assert_int_equal(fwrite(data, 1, len, f), len);
 	fclose(f);
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
 }
 
 struct hh *
 hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
+{
+	return hh_new_limits(header_timeout_ms, keepalive_timeout_ms, 0, 0);
+}
+
+struct hh *
+hh_new_limits(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms,
+		uint32_t max_head_bytes, uint32_t max_target)
 {
 	static const struct ewyk_route q = {
 		.path = "/q/", .match = EWYK_MATCH_PREFIX,
@@ -350,6 +374,11 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 		.methods = EWYK_METHOD_ANY, .type = EWYK_HANDLER_NON_BLOCKING,
 		.handler = sink_handler, .ctx = h,
 	};
+	struct www_conf wc = {
+		.max_bytes = 1 << 24,
+		.cache_control = cache_rules,
+		.n_cache_control = 1,
+	};
 	struct http_server_conf conf;
 	char err[256];
 	size_t i;
@@ -367,20 +396,24 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 			big[i] = (uint8_t)(i * 31 + (i >> 9));
 		snprintf(shared_dir, sizeof(shared_dir), "/tmp/ewyk_hh_XXXXXX");
 		assert_non_null(mkdtemp(shared_dir));
+		snprintf(err, sizeof(err), "%s/sub", shared_dir);
+		assert_int_equal(mkdir(err, 0755), 0);
 		for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 			write_file(shared_dir, files[i][0], files[i][1] ?
 					files[i][1] : (const char *)big,
 					files[i][1] ? strlen(files[i][1]) :
-					HH_BIG_SIZE);
-		assert_int_equal(www_load(&shared_www, shared_dir, 1 << 24,
-				err, sizeof(err)), 0);
+					HH_BIG_SIZE, HH_MTIME + (time_t)i);
+		wc.root = shared_dir;
+		assert_int_equal(www_load(&shared_www, &wc, err, sizeof(err)),
+				0);
 		atexit(remove_www);
 	}
 	assert_int_equal(ewyk_route_add(&h->router, &q), 0);
 	assert_int_equal(ewyk_route_add(&h->router, &stream), 0);
 	assert_int_equal(http_route_add(&h->router, &sink,
 			HTTP_ROUTE_BODY_STREAM), 0);
-	assert_int_equal(http_static_routes_add(&h->router, &shared_www), 0);
+	h->statics.www = &shared_www;
+	assert_int_equal(http_static_routes_add(&h->router, &h->statics), 0);
 	assert_int_equal(http_route_add(&h->router, &echo,
 			HTTP_ROUTE_ECHO | HTTP_ROUTE_INLINE), 0);
 	h->now = 1000;
@@ -396,6 +429,8 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 		.max_conns = HH_CONNS,
 		.header_timeout_ms = header_timeout_ms,
 		.keepalive_timeout_ms = keepalive_timeout_ms,
+		.max_head_bytes = max_head_bytes,
+		.max_target = max_target,
 	};
 	h->srv = http_server_create(&conf);
 	assert_non_null(h->srv);
@@ -799,7 +834,14 @@ int32_t
 hh_h2_request(struct hh_h2 *c, const char *method, const char *path,
 		const void *body, size_t len)
 {
-	nghttp2_nv nv[] = {
+	return hh_h2_request_with(c, method, path, NULL, body, len);
+}
+
+int32_t
+hh_h2_request_with(struct hh_h2 *c, const char *method, const char *path,
+		const char *const *fields, const void *body, size_t len)
+{
+	nghttp2_nv nv[4 + HH_H2_FIELDS_MAX] = {
 		{ (uint8_t *)":method", (uint8_t *)(uintptr_t)method, 7,
 			strlen(method), NGHTTP2_NV_FLAG_NONE },
 		{ (uint8_t *)":scheme", (uint8_t *)"http", 7, 4,
@@ -810,9 +852,18 @@ hh_h2_request(struct hh_h2 *c, const char *method, const char *path,
 			strlen(path), NGHTTP2_NV_FLAG_NONE },
 	};
 	nghttp2_data_provider dp = { .read_callback = read_req_body };
-	int32_t id = nghttp2_submit_request(c->ng, NULL, nv, 4,
-			body != NULL ? &dp : NULL, NULL);
+	size_t n = 4;
+	int32_t id;
 	struct hh_stream *st;
+
+	for (; fields != NULL && fields[0] != NULL; fields += 2, n++) {
+		assert_true(n < 4 + HH_H2_FIELDS_MAX);
+		nv[n] = (nghttp2_nv){ (uint8_t *)(uintptr_t)fields[0],
+			(uint8_t *)(uintptr_t)fields[1], strlen(fields[0]),
+			strlen(fields[1]), NGHTTP2_NV_FLAG_NONE };
+	}
+	id = nghttp2_submit_request(c->ng, NULL, nv, n,
+			body != NULL ? &dp : NULL, NULL);
 
 	assert_true(id > 0);
 	st = hh_h2_stream(c, id);

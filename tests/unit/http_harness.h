@@ -22,12 +22,23 @@
 
 #include "http_req.h"
 #include "http_server.h"
+#include "http_static.h"
 #include "www.h"
 
 #define HH_CONNS 4
 #define HH_TASKS 320
 #define HH_BIG_SIZE 65536	/* /big.bin */
 #define HH_A_TXT "abcdefghijklmnopqrstuvwxyz\n"	/* /a.txt */
+/* /enc.txt, and its precompressed siblings (not real codings: the server
+ * never reads them); their Cache-Control is "public, max-age=60". */
+#define HH_ENC_TXT "encoded, or not\n"
+#define HH_ENC_GZ "GZIP of enc.txt"
+#define HH_ENC_BR "BR of enc.txt"
+/* The www's files were modified a second apart from this time on, in the
+ * order of http_harness.c's table: /a.txt at HH_MTIME + 1,
+ * Sun, 13 Sep 2020 12:26:41 GMT. */
+#define HH_MTIME 1600000000
+/* The www also has /sub/index.html, /gz-only.txt and /gz-only.txt.gz. */
 #define HH_UNLIMITED (1u << 30)	/* the default send space */
 
 struct hh;
@@ -60,6 +71,7 @@ struct hh_task {
 struct hh {
 	struct http_server *srv;
 	struct ewyk_router router;
+	struct http_static statics;
 	struct http_stats stats;
 	uint64_t now;		/* virtual clock, ms */
 	struct hh_conn conns[HH_CONNS];
@@ -82,6 +94,10 @@ struct hh {
  * Their answers carry "X-Seq: N", N the HTTP/2 stream or the HTTP/1.1
  * pipeline place (0 for a connection's first request). */
 struct hh *hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms);
+/* The same with the server's limits (0: its defaults). */
+struct hh *hh_new_limits(uint32_t header_timeout_ms,
+		uint32_t keepalive_timeout_ms, uint32_t max_head_bytes,
+		uint32_t max_target);
 /* Ends every connection, runs what is still queued (stale), checks that
  * every answer went back exactly once, and frees everything. */
 void hh_free(struct hh *h);
@@ -169,6 +185,11 @@ void hh_h2_free(struct hh_h2 *c);
 /* A request (body may be NULL); returns its stream id. */
 int32_t hh_h2_request(struct hh_h2 *c, const char *method, const char *path,
 		const void *body, size_t len);
+/* The same with header fields: names and values in turn, then NULL. */
+#define HH_H2_FIELDS_MAX 16
+int32_t hh_h2_request_with(struct hh_h2 *c, const char *method,
+		const char *path, const char *const *fields, const void *body,
+		size_t len);
 /* Client to server and back until neither has anything more to say. */
 void hh_h2_pump(struct hh_h2 *c);
 /* The stream of that id (a zeroed one if nothing came on it). */

@@ -120,11 +120,65 @@ test_limits(void **state)
 		n += (size_t)sprintf(buf + n, "X-%d: v\r\n", i);
 	strcpy(buf + n, "\r\n");
 	assert_int_equal(parse(buf, &r), -431);
+	/* the limit is exact: HTTP1_MAX_TARGET bytes pass, and another
+	 * limit may be given */
+	n = (size_t)sprintf(buf, "GET /");
+	memset(buf + n, 'a', HTTP1_MAX_TARGET - 1);
+	strcpy(buf + n + HTTP1_MAX_TARGET - 1, " HTTP/1.1\r\nHost: h\r\n\r\n");
+	assert_int_equal(parse(buf, &r), (int)strlen(buf));
+	assert_int_equal(r.path.len, HTTP1_MAX_TARGET);
+	assert_int_equal(http1_parse_request_max(buf, strlen(buf), &r,
+			HTTP1_MAX_TARGET - 1), -414);
+	assert_int_equal(http1_parse_request_max(buf, strlen(buf), &r,
+			1 << 20), (int)strlen(buf));
+	assert_true(HTTP1_MAX_TARGET >= 8192);	/* nginx's, at least */
 	/* a full buffer with no line end is a huge target, else a huge head */
 	memset(buf, 'a', 100);
 	assert_int_equal(http1_overflow_status(buf, 100), 414);
 	buf[50] = '\n';
 	assert_int_equal(http1_overflow_status(buf, 100), 431);
+}
+
+/* Absolute-form targets (RFC 9112 3.2.2): the path (and query) of the
+ * target is the request's; its authority stands for Host, whatever the
+ * field said; an HTTP/1.0 request without Host gets it as a field. */
+static void
+test_absolute_form(void **state)
+{
+	static const struct {
+		const char *req, *path, *query, *host;
+	} ok[] = {
+		{ "GET http://example.com/a/b.txt?x=1 HTTP/1.1\r\nHost: other\r\n\r\n",
+		  "/a/b.txt", "x=1", "example.com" },
+		{ "GET HTTPS://Example.com:8443/ HTTP/1.1\r\nHost: e\r\n\r\n",
+		  "/", "", "Example.com:8443" },
+		{ "GET http://h HTTP/1.1\r\nHost: h\r\n\r\n", "/", "", "h" },
+		{ "GET http://h?q HTTP/1.1\r\nHost: h\r\n\r\n", "/", "q", "h" },
+		{ "GET http://[2001:2::2]:80/v6 HTTP/1.1\r\nHost: x\r\n\r\n",
+		  "/v6", "", "[2001:2::2]:80" },
+		{ "GET http://h/p HTTP/1.0\r\n\r\n", "/p", "", "h" },
+		{ "OPTIONS http://h/ HTTP/1.1\r\nHost: h\r\n\r\n", "/", "", "h" },
+	};
+	struct http_head r;
+	const struct http_str *host;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		if (parse(ok[i].req, &r) != (int)strlen(ok[i].req))
+			fail_msg("refused %s", ok[i].req);
+		assert_int_equal(r.path.len, strlen(ok[i].path));
+		assert_memory_equal(r.path.p, ok[i].path, r.path.len);
+		assert_int_equal(r.query.len, strlen(ok[i].query));
+		assert_memory_equal(r.query.p, ok[i].query, r.query.len);
+		host = http_head_find(&r, "host");
+		assert_non_null(host);
+		assert_int_equal(host->len, strlen(ok[i].host));
+		assert_memory_equal(host->p, ok[i].host, host->len);
+	}
+	/* origin-form has no authority, and keeps its Host */
+	assert_true(parse("GET /a HTTP/1.1\r\nHost: h\r\n\r\n", &r) > 0);
+	assert_null(r.authority.p);
 }
 
 /* Response heads, as an upstream sends them. */
@@ -190,6 +244,7 @@ main(void)
 		cmocka_unit_test(test_connection_semantics),
 		cmocka_unit_test(test_malformed_matrix),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_absolute_form),
 		cmocka_unit_test(test_response_heads),
 	};
 

@@ -61,6 +61,8 @@ struct serve_conf {
 	uint32_t max_conns;
 	uint32_t header_timeout_ms;
 	uint32_t keepalive_timeout_ms;
+	uint32_t max_head_bytes;	/* an HTTP/1.1 request head; 0: 16 KiB */
+	uint32_t max_target;		/* a request target; 0: 8 KiB */
 	/* Upstreams for ewyk_fetch() and the proxy; NULL: none. */
 	const struct upstream_conf *upstream;
 	struct serve_lcore_time *lcore_time;	/* NULL: not counted */
