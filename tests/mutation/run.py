@@ -52,6 +52,7 @@ times out on a break counts as failing on it.
 """
 
 import argparse
+import concurrent.futures
 import fcntl
 import fnmatch
 import glob
@@ -63,6 +64,7 @@ import signal
 import subprocess
 import sys
 import time
+import threading
 import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -188,6 +190,7 @@ class Spec:
 
     def __init__(self, text, meson_tests, build):
         self.text = text
+        self.home = os.path.dirname(build)	# the tree it was read from
         self.filter = None
         self.args = None
         self.pytest = None
@@ -224,8 +227,11 @@ class Spec:
                    'no:cacheprovider', os.path.join(tree, self.pytest)]
             cwd = tree
         else:
-            env.update(self.env)
-            cmd, cwd = self.cmd, self.workdir
+            def here(v):	# the same file in this tree
+                return tree + v[len(self.home):] \
+                    if v.startswith(self.home + os.sep) else v
+            env.update({k: here(v) for k, v in self.env.items()})
+            cmd, cwd = [here(c) for c in self.cmd], here(self.workdir)
             if self.filter is not None:
                 env['EWYK_TEST_FILTER'] = self.filter
                 env['LD_PRELOAD'] = ' '.join(filter(None, [
@@ -269,16 +275,43 @@ def failed_names(spec, log):
     return ['%s:%s' % (spec.split(':')[0], n) for n in names] or [spec]
 
 
+_print_lock = threading.Lock()
+
+
+def say(text):
+    """Prints a whole line (or lines) at once: workers print side by side."""
+    with _print_lock:
+        print(text)
+        sys.stdout.flush()
+
+
+def in_parallel(fns, workers=None):
+    """Runs fns on up to workers threads (all at once by default); their
+    results in order."""
+    if len(fns) <= 1 or workers == 1:
+        return [f() for f in fns]
+    with concurrent.futures.ThreadPoolExecutor(workers or len(fns)) as ex:
+        return list(ex.map(lambda f: f(), fns))
+
+
+def cost(group, specs):
+    """A group of breaks' expected time: a compile and a test each, an
+    integration test several."""
+    return sum(8 if any(specs[s].pytest for s in b['tests']) else 1
+               for b in group)
+
+
 def meson_tests(build):
     out = subprocess.run(['meson', 'introspect', build, '--tests'],
                          check=True, capture_output=True).stdout
     return {t['name']: t for t in json.loads(out)}
 
 
-# The scratch build: optimised as the real one, so that timing-bound tests
-# behave alike, but without debug information, which is half of what a
-# compile costs; a break may leave a variable unused, so no -Werror.
-BUILD_OPTIONS = {'optimization': '2', 'debug': False, 'werror': False}
+# The scratch build: neither optimised nor with debug information, which
+# together are more than half of what a compile costs (every break is one
+# compile, and the control run checks that the tests pass on this build
+# too); a break may leave a variable unused, so no -Werror.
+BUILD_OPTIONS = {'optimization': '0', 'debug': False, 'werror': False}
 
 
 def configure(tree, build):
@@ -319,6 +352,9 @@ def main():
                     help='run every test of the unit suite (or those whose '
                     'names match GLOB[,GLOB...]) on each break and say '
                     'which fail, to choose the test to list')
+    ap.add_argument('-j', '--jobs', type=int, default=2,
+                    help='breaks built and run side by side, each in a '
+                    'scratch tree of its own (default 2)')
     ap.add_argument('--dir', default=os.path.join(ROOT, 'build-mutation'),
                     help='scratch directory (default build-mutation)')
     opt = ap.parse_args()
@@ -355,26 +391,31 @@ def main():
         print('%d breaks, %d stale' % (len(breaks), len(stale)))
         return 1 if stale else 0
 
-    tree = os.path.join(opt.dir, 'tree')
-    build = os.path.join(tree, 'build')
-    os.makedirs(tree, exist_ok=True)
-    # One run at a time in a scratch tree: another would patch and build
-    # under this one's feet.
+    # One scratch tree per worker: tree, tree-1, ... Each break is built
+    # and run in one of them; all of a file's breaks in the same one.
+    trees = [os.path.join(opt.dir, 'tree' if k == 0 else 'tree-%d' % k)
+             for k in range(max(1, opt.jobs))]
+    for t in trees:
+        os.makedirs(t, exist_ok=True)
+    # One run at a time in the scratch trees: another would patch and
+    # build under this one's feet.
     lock = open(os.path.join(opt.dir, 'lock'), 'w')
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         print('mutation: waiting for the run already in %s' % opt.dir)
         fcntl.flock(lock, fcntl.LOCK_EX)
-    changed = sync_tree(tree)
-    print('mutation: %s: %d file(s) rewritten' % (os.path.relpath(tree, ROOT),
-                                                  changed))
-    if not configure(tree, build):
-        return 1
-    ok, log = ninja(build, ['build.ninja'])	# reconfigures if needed
-    if not ok:
-        print(log[-3000:])
-        return 1
+    for t in trees:
+        changed = sync_tree(t)
+        print('mutation: %s: %d file(s) rewritten' % (
+            os.path.relpath(t, ROOT), changed))
+        if not configure(t, os.path.join(t, 'build')):
+            return 1
+        ok, log = ninja(os.path.join(t, 'build'), ['build.ninja'])
+        if not ok:	# it reconfigures when meson.build files changed
+            print(log[-3000:])
+            return 1
+    tree, build = trees[0], os.path.join(trees[0], 'build')
     mtests = meson_tests(build)
 
     specs = {}
@@ -399,35 +440,47 @@ def main():
     used = {s for b in live for s in b['tests']}
     targets = [t for s in used for t in specs[s].targets]
     t0 = time.monotonic()
-    ok, log = ninja(build, targets)
+    built = in_parallel([lambda t=t: ninja(os.path.join(t, 'build'), targets)
+                         for t in trees])
     print('mutation: control build, %d target(s): %.0f s' % (
         len(set(targets)), time.monotonic() - t0))
-    if not ok:
-        print(log[-3000:])
-        print('mutation: the unbroken tree does not build')
-        return 1
+    for ok, log in built:
+        if not ok:
+            print(log[-3000:])
+            print('mutation: the unbroken tree does not build')
+            return 1
 
     # Control: each test passes on the unbroken tree and runs something.
+    # Integration tests one at a time, the others side by side.
     t0 = time.monotonic()
-    control_failed = False
-    for s in sorted(used):
+
+    def control(s):
         sp = specs[s]
         passed, ran, took, log = sp.run(tree, sp.timeout_cap)
         sp.control = took
-        if not passed or ran == 0:
-            control_failed = True
-            print(log[-3000:])
-            print('CONTROL   %-40s %s' % (s, 'ran no test' if passed
-                                          else 'fails on the unbroken tree'))
+        if passed and ran != 0:
+            return True
+        say(log[-3000:])
+        say('CONTROL   %-40s %s' % (s, 'ran no test' if passed
+                                    else 'fails on the unbroken tree'))
+        return False
+
+    unit = sorted(s for s in used if specs[s].pytest is None)
+    results = in_parallel([lambda s=s: control(s) for s in unit],
+                          workers=len(trees))
+    results += [control(s) for s in sorted(used) if specs[s].pytest]
     print('mutation: control run of %d test(s): %.0f s' % (
         len(used), time.monotonic() - t0))
-    if control_failed:
+    if not all(results):
         print('mutation: %d breaks: 0 caught, %d failed' % (len(breaks),
                                                             len(breaks)))
         return 1
 
     caught, survived, broken = [], [], []
-    for b in sorted(live, key=lambda b: b['file']):
+
+    def run_break(b, tree):
+        """Applies b in tree, builds and runs its tests, puts it back."""
+        build = os.path.join(tree, 'build')
         path = os.path.join(tree, b['file'])
         t0 = time.monotonic()
         write_file(path, b['broken'])
@@ -437,9 +490,9 @@ def main():
             built = time.monotonic() - t0
             if not ok:
                 broken.append(b)
-                print(log[-2000:])
-                print('NO BUILD  %-30s %s' % (b['name'], b['file']))
-                continue
+                say(log[-2000:] + '\nNO BUILD  %-30s %s' % (b['name'],
+                                                             b['file']))
+                return
             missed, failed = [], []
             for s in b['tests']:
                 sp = specs[s]
@@ -453,18 +506,33 @@ def main():
             write_file(path, b['orig'])
         took = time.monotonic() - t0
         if opt.find:
-            print('%-30s %-26s failed: %s' % (b['name'], b['file'],
-                                              ', '.join(failed) or 'NONE'))
-            continue
-        if missed:
+            say('%-30s %-26s failed: %s' % (b['name'], b['file'],
+                                            ', '.join(failed) or 'NONE'))
+        elif missed:
             survived.append(b)
-            print('SURVIVED  %-30s %-26s %s  [passed: %s] (%.1f s)' % (
+            say('SURVIVED  %-30s %-26s %s  [passed: %s] (%.1f s)' % (
                 b['name'], b['file'], b['what'], ', '.join(missed), took))
         else:
             caught.append(b)
-            print('caught    %-30s %-26s by %s (%.1f s, build %.1f s)' % (
+            say('caught    %-30s %-26s by %s (%.1f s, build %.1f s)' % (
                 b['name'], b['file'], ', '.join(b['tests']), took, built))
-        sys.stdout.flush()
+
+    # A worker takes whole groups: a file's breaks (its object is built
+    # once per group), and all integration tests' breaks (one appliance
+    # at a time). Biggest groups first, each to the least loaded worker.
+    groups = {}
+    for b in sorted(live, key=lambda b: b['file']):
+        key = 'pytest' if any(specs[s].pytest for s in b['tests']) \
+            else b['file']
+        groups.setdefault(key, []).append(b)
+    work = [[] for _ in trees]
+    load = [0.0] * len(trees)
+    for g in sorted(groups.values(), key=lambda g: -cost(g, specs)):
+        k = load.index(min(load))
+        work[k] += g
+        load[k] += cost(g, specs)
+    in_parallel([lambda k=k: [run_break(b, trees[k]) for b in work[k]]
+                 for k in range(len(trees))])
 
     bad = len(survived) + len(stale) + len(broken)
     print('mutation: %d breaks: %d caught, %d survived, %d stale, '
