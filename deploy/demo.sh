@@ -4,7 +4,7 @@
 # missing, builds, starts ewykd on the fastest virtual medium this host has
 # (net_af_xdp on a veth pair where the kernel supports it, else net_tap;
 # EWYK_MEDIUM=tap|af_xdp|memif chooses) in a private network namespace
-# with the example plugin loaded, fetches pages and
+# with the example plugin loaded, fetches pages over IPv4 and IPv6 and
 # calls /kv and the plugin with curl (HTTP/1.1 and HTTP/2), drives it with
 # h2load --h1, prints the results and the telemetry, and stops everything
 # cleanly.
@@ -62,15 +62,19 @@ else
 fi
 MEDIUM_NAME=$(ewyk_medium_name "$EWYK_MEDIUM")
 
-step "start ewykd in namespace $NS on $MEDIUM_NAME (appliance 198.18.0.2, kernel 198.18.0.1)"
-ewyk_ns_start "$NS" "$LOG" -l 0-1 -- --www "$WWW" --demo-routes \
-	--plugin build/app/plugins/ewyk-hello.so:Hello
+step "start ewykd in namespace $NS on $MEDIUM_NAME (appliance 198.18.0.2 and 2001:2::2, kernel 198.18.0.1 and 2001:2::1)"
+ewyk_ns_start "$NS" "$LOG" -l 0-1 -- --ip 198.18.0.2/24 --ip6 2001:2::2/64 \
+	--www "$WWW" --demo-routes --plugin build/app/plugins/ewyk-hello.so:Hello
 grep serving "$LOG"
 echo "client namespace: $EWYK_CLIENT_NS"
 in_ns ping -c 3 -i 0.2 198.18.0.2
+in_ns ping -6 -c 3 -i 0.2 2001:2::2
 
 step "curl http://198.18.0.2/"
 in_ns curl -sS -m 10 -D - http://198.18.0.2/
+
+step "curl -6 'http://[2001:2::2]/' (IPv6)"
+in_ns curl -6 -sS -m 10 -w 'HTTP %{http_code} from %{remote_ip}\n' -o /dev/null 'http://[2001:2::2]/'
 
 step "curl a 1 MB file, checksum compared"
 in_ns curl -sS -m 30 -o "$WWW/.download" -w 'HTTP %{http_code}, %{size_download} bytes in %{time_total}s\n' \

@@ -3,8 +3,9 @@
 # Sourced by deploy/demo.sh and app/bench/*.sh (from the project's root):
 # ewykd in a namespace of its own on the medium $EWYK_MEDIUM, and a veth
 # namespace for kernel servers, both with the contract's addresses
-# (198.18.0.2 serves, 198.18.0.1 is the client). Removing what they create
-# stays the caller's job, in its EXIT trap.
+# (198.18.0.2 serves, 198.18.0.1 is the client; for IPv6 2001:2::2 and
+# 2001:2::1, the client's without duplicate address detection). Removing
+# what they create stays the caller's job, in its EXIT trap.
 #
 # EWYKD: the binary (default ./build/app/ewykd).
 # EWYK_MEDIUM (default: ewyk_medium_default, af_xdp where the kernel can):
@@ -50,7 +51,8 @@ ewyk_medium_name() {
 # ewyk_ns_start NS LOG [EAL options...] -- [ewykd options...]
 # Starts ewykd in a new namespace NS on $EWYK_MEDIUM (chosen and exported
 # if unset; on CPU $EWYK_CPU if set), waits until it serves and gives the
-# client side 198.18.0.1/24. Sets EWYKD_PID, EWYK_WIRE_PID (memif) and
+# client side 198.18.0.1/24 and 2001:2::1/64 (give ewykd --ip6
+# 2001:2::2/64 for IPv6). Sets EWYKD_PID, EWYK_WIRE_PID (memif) and
 # EWYK_CLIENT_NS, the namespace to run clients in. On failure prints the
 # log and returns 1.
 ewyk_ns_start() {
@@ -108,7 +110,18 @@ ewyk_ns_start() {
 		ewyk_wait_for "io packet forwarding" "$EWYK_WIRE_LOG" "$EWYK_WIRE_PID" dpdk-testpmd ||
 			return 1
 	fi
+	if [ "$EWYK_MEDIUM" = tap ]; then
+		# net_tap gives the kernel's side the port's MAC, and so its
+		# link-local address: both sides' duplicate address detection
+		# would find the other. The kernel's side takes another MAC, and
+		# the link goes down and up for both to probe again.
+		ip -n "$ns" link set ewyk0 address 02:00:00:00:00:fe
+		ip -n "$ns" -6 addr flush dev ewyk0 scope link
+		ip -n "$ns" link set ewyk0 down
+		sleep 0.3	# ewykd looks at its link every 100 ms
+	fi
 	ip -n "$EWYK_CLIENT_NS" addr add 198.18.0.1/24 dev ewyk0
+	ip -n "$EWYK_CLIENT_NS" addr add 2001:2::1/64 dev ewyk0 nodad
 	ip -n "$EWYK_CLIENT_NS" link set ewyk0 up
 	ip -n "$EWYK_CLIENT_NS" link set lo up
 	ip -n "$ns" link set lo up

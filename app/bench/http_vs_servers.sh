@@ -34,7 +34,16 @@
 # EWYK_MTU (default 1500): the MTU of both veth pairs and ewykd's --mtu
 # (net_af_xdp: 3438 at most).
 #
+# EWYK_FAMILY: the families ewykd is measured in: 4 (the default), 6, or
+# "4 6": then ewykd has both addresses (2001:2::2/64 beside 198.18.0.2) and
+# each round measures it over IPv4 and IPv6 in turn (the order alternating
+# with the rounds), same medium, same load; its IPv6 rows ("ewykd6") have
+# their ratios to ewykd over IPv4. SERVERS (default "ewykd nghttpd h2o
+# nginx") chooses who runs: SERVERS=ewykd EWYK_FAMILY="4 6" LOADS="h1 h2c"
+# compares the families alone.
+#
 # Usage: [EWYK_MEDIUM=...] [ROUNDS=3] [LATENCY=0] [EWYK_MTU=...]
+#        [EWYK_FAMILY="4 6"] [SERVERS=...] [LOADS=...]
 #        app/bench/http_vs_servers.sh [REQUESTS]
 #        (as root, after a build; REQUESTS per run, default 100000)
 set -euo pipefail
@@ -81,19 +90,22 @@ printf 'hello from a benchmark\n' > "$WWW/small.txt"
 chmod 755 "$WWW"
 chmod 644 "$WWW/small.txt"
 
-LOADS=(h2c h1 h1p)
+read -ra LOADS <<<"${LOADS:-h2c h1 h1p}"
+read -ra FAMILIES <<<"${EWYK_FAMILY:-4}"
+SERVERS=" ${SERVERS:-ewykd nghttpd h2o nginx} "
+runs() { [[ "$SERVERS" == *" $1 "* ]]; }
 declare -A LOAD_ARGS=([h2c]="-c 16 -m 100" [h1]="--h1 -c 32" [h1p]="--h1 -c 32 -m 16")
 declare -A LOAD_NAME=([h2c]="h2c -c16 -m100" [h1]="HTTP/1.1 -c32"
 	[h1p]="HTTP/1.1 -c32 pipelined 16")
 
-# h2load NS LOAD PORT LOGFILE -> "req/s p50 p99", or "0 - -" unless every
-# request got a 2xx.
+# h2load NS LOAD PORT LOGFILE [HOST] -> "req/s p50 p99", or "0 - -" unless
+# every request got a 2xx. HOST: 198.18.0.2 unless given ([2001:2::2]).
 h2load_run() {
 	local out rate log=()
 	[ "${LATENCY:-1}" = 0 ] || log=(--log-file="$4")
 	# shellcheck disable=SC2086
 	out=$(ip netns exec "$1" taskset -c 0 h2load -n "$N" ${LOAD_ARGS[$2]} \
-		"${log[@]}" "http://198.18.0.2:$3/small.txt" 2>&1) || true
+		"${log[@]}" "http://${5:-198.18.0.2}:$3/small.txt" 2>&1) || true
 	rate=$(awk -v n="$N" '/^finished in/ {r = $4}
 		/^status codes:/ {ok = ($3 == n)}
 		END {print (ok ? r : 0)}' <<<"$out")
@@ -154,12 +166,13 @@ client_core() {	# user to steal: guest time is already in user and nice
 		print all - $5 - $6, all }' /proc/stat
 }
 
-# measure SERVER LOAD ROUND NS PORT COUNTERS_FN: one run, kept in $RUNS
+# measure SERVER LOAD ROUND NS PORT COUNTERS_FN [HOST]: one run, kept in
+# $RUNS
 measure() {
 	local c0 c1 fig u0 u1
 	c0=$($6)
 	u0=$(client_core)
-	fig=$(h2load_run "$4" "$2" "$5" "$RUNS/$1.$2.$3.tsv")
+	fig=$(h2load_run "$4" "$2" "$5" "$RUNS/$1.$2.$3.tsv" "${7:-}")
 	u1=$(client_core)
 	c1=$($6)
 	# shellcheck disable=SC2086
@@ -189,25 +202,43 @@ profile() {	# while h2c runs against ewykd, and only then: where its time goes
 }
 
 : >"$RUNS/results"
+ADDRS=(--ip 198.18.0.2/24)
+[[ " ${FAMILIES[*]} " == *" 6 "* ]] && ADDRS+=(--ip6 2001:2::2/64)
 for round in $(seq "$ROUNDS"); do
-	EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- --www "$WWW" --idle poll \
-		--mtu "${EWYK_MTU:-1500}"
-	for l in "${LOADS[@]}"; do
-		measure ewykd "$l" "$round" "$EWYK_CLIENT_NS" 80 ewykd_counters
-	done
-	[ "$round" = 1 ] && profile
-	ewyk_ns_stop "$NS_A"
+	if runs ewykd; then
+		EWYK_CPU=1 ewyk_ns_start "$NS_A" "$LOG" -l 1 -- "${ADDRS[@]}" --www "$WWW" \
+			--idle poll --mtu "${EWYK_MTU:-1500}"
+		# The families take turns, first the one the last round had second.
+		order=("${FAMILIES[@]}")
+		[ $((round % 2)) = 0 ] && [ "${#order[@]}" = 2 ] && order=("${order[1]}" "${order[0]}")
+		for l in "${LOADS[@]}"; do
+			for f in "${order[@]}"; do
+				if [ "$f" = 6 ]; then
+					measure ewykd6 "$l" "$round" "$EWYK_CLIENT_NS" 80 \
+						ewykd_counters "[2001:2::2]"
+				else
+					measure ewykd "$l" "$round" "$EWYK_CLIENT_NS" 80 ewykd_counters
+				fi
+			done
+		done
+		[ "$round" = 1 ] && [[ " ${FAMILIES[*]} " == *" 4 "* ]] && profile
+		ewyk_ns_stop "$NS_A"
+	fi
+	[ "$SERVERS" = " ewykd " ] && continue
 
 	veth_ns "$NS_B"
 	CLIENT="${NS_B}c"
-	ip netns exec "$NS_B" taskset -c 1 nghttpd --no-tls -n 1 -d "$WWW" 80 \
-		>/dev/null 2>&1 &
-	PID=$!
-	sleep 0.5
-	measure nghttpd h2c "$round" "$CLIENT" 80 kernel_counters	# h2 only
-	stop_server
+	if runs nghttpd; then
+		ip netns exec "$NS_B" taskset -c 1 nghttpd --no-tls -n 1 -d "$WWW" 80 \
+			>/dev/null 2>&1 &
+		PID=$!
+		sleep 0.5
+		measure nghttpd h2c "$round" "$CLIENT" 80 kernel_counters	# h2 only
+		stop_server
+	fi
 
-	cat >"$WWW/.h2o.conf" <<CONF
+	if runs h2o; then
+		cat >"$WWW/.h2o.conf" <<CONF
 num-threads: 1
 listen:
   host: 198.18.0.2
@@ -219,15 +250,17 @@ hosts:
       /:
         file.dir: $WWW
 CONF
-	ip netns exec "$NS_B" taskset -c 1 h2o -c "$WWW/.h2o.conf" >/dev/null 2>&1 &
-	PID=$!
-	sleep 0.8
-	for l in "${LOADS[@]}"; do
-		measure h2o "$l" "$round" "$CLIENT" 80 kernel_counters
-	done
-	stop_server
+		ip netns exec "$NS_B" taskset -c 1 h2o -c "$WWW/.h2o.conf" >/dev/null 2>&1 &
+		PID=$!
+		sleep 0.8
+		for l in "${LOADS[@]}"; do
+			measure h2o "$l" "$round" "$CLIENT" 80 kernel_counters
+		done
+		stop_server
+	fi
 
-	cat >"$WWW/.nginx.conf" <<CONF
+	if runs nginx; then
+		cat >"$WWW/.nginx.conf" <<CONF
 worker_processes 1;
 worker_cpu_affinity 10;
 daemon off;
@@ -241,20 +274,22 @@ http {
 	server { listen 198.18.0.2:81; root $WWW; }
 }
 CONF
-	ip netns exec "$NS_B" nginx -c "$WWW/.nginx.conf" &
-	PID=$!
-	sleep 0.5
-	measure nginx h2c "$round" "$CLIENT" 80 kernel_counters
-	# nginx cannot speak HTTP/1.1 and h2c on one port: its HTTP/1.1 is on 81
-	measure nginx h1 "$round" "$CLIENT" 81 kernel_counters
-	measure nginx h1p "$round" "$CLIENT" 81 kernel_counters
-	stop_server
+		ip netns exec "$NS_B" nginx -c "$WWW/.nginx.conf" &
+		PID=$!
+		sleep 0.5
+		measure nginx h2c "$round" "$CLIENT" 80 kernel_counters
+		# nginx cannot speak HTTP/1.1 and h2c on one port: its HTTP/1.1 is on 81
+		measure nginx h1 "$round" "$CLIENT" 81 kernel_counters
+		measure nginx h1p "$round" "$CLIENT" 81 kernel_counters
+		stop_server
+	fi
 	veth_ns_del "$NS_B"
 done
 
 echo "small file, $N requests per run, median of $ROUNDS rounds (servers in turn)"
 echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"), one lcore; the others on veth," \
-	"one worker; servers on CPU 1, h2load on CPU 0; MTU ${EWYK_MTU:-1500}"
+	"one worker; servers on CPU 1, h2load on CPU 0; MTU ${EWYK_MTU:-1500};" \
+	"ewykd over IPv${EWYK_FAMILY:-4}"
 /usr/bin/python3 - "$RUNS/results" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
@@ -271,7 +306,7 @@ print(fmt.format("server", "load", "req/s", "(range)", "p50 us", "p99 us", "cpu 
 names = {"h2c": "h2c -c16 -m100", "h1": "HTTP/1.1 -c32", "h1p": "HTTP/1.1 -c32 pipelined 16"}
 for l in ("h2c", "h1", "h1p"):
     e = runs.get(("ewykd", l))
-    for s in ("ewykd", "nghttpd", "h2o", "nginx"):
+    for s in ("ewykd", "ewykd6", "nghttpd", "h2o", "nginx"):
         x = runs.get((s, l))
         if not x:
             continue
@@ -293,11 +328,29 @@ for l in ("h2c", "h1", "h1p"):
                          f"{client:.0f}" if client is not None else "-",
                          rx(erate, rate), rx(cpu, ecpu), rx(core, ecore)))
 PY
+/usr/bin/python3 - "$RUNS/results" <<'PY'
+import statistics, sys
+# Each round measured both families back to back: their ratios, paired by
+# round, cancel what the machine's load did to that round.
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+by = {(s, l, r): (float(rate), cpu) for s, l, r, rate, _, _, cpu, *_ in rows}
+for l in ("h2c", "h1", "h1p"):
+    pairs = [(by[("ewykd", l, r)], by[("ewykd6", l, r)]) for s, ll, r in by
+             if s == "ewykd" and ll == l and ("ewykd6", l, r) in by]
+    pairs = [(a, b) for a, b in pairs if a[0] > 0 and b[0] > 0 and "-" not in (a[1], b[1])]
+    if pairs:
+        rate = statistics.median(b[0] / a[0] for a, b in pairs)
+        cpu = statistics.median(float(b[1]) / float(a[1]) for a, b in pairs)
+        print(f"IPv6 over IPv4, {l}, paired by round ({len(pairs)}): req/s {rate:.3f}, "
+              f"cpu per request {cpu:.3f}")
+PY
 echo "cpu us: server CPU per request; req/s x: ewykd's over the server's (above 1:"
 echo "ewykd serves more); cpu x: the server's CPU per request over ewykd's (above 1:"
 echo "ewykd spends less); core us, core x: the same for all the server core's"
 echo "busy time (softirq included); pkts i/o: packets received and sent per request;"
-echo "client %: how busy h2load's core was (near 100: the rate is the client's limit)"
+echo "client %: how busy h2load's core was (near 100: the rate is the client's limit);"
+echo "ewykd6: ewykd over IPv6, its ratios to ewykd over IPv4 (req/s x below 1 and"
+echo "cpu x above 1: IPv6 does better)"
 [ "$EWYK_MEDIUM" = memif ] &&
 	echo "(on memif the testpmd wire busy-polls h2load's core: its client % is always near 100)"
 echo

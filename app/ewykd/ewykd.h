@@ -36,6 +36,8 @@ struct ewykd_port {
 	char name[RTE_ETH_NAME_MAX_LEN];
 	struct net_if ifc;		/* shared read-only by the shards */
 	struct arp_cache *arp;		/* its neighbours, for all shards */
+	struct net_nd *nd;		/* IPv6's, for all shards; NULL without */
+	const char *mc;			/* how it takes IPv6's groups (port.h) */
 	struct net_rss rss;		/* active opens out of it pick ports by it */
 	bool started;
 };
@@ -56,7 +58,7 @@ struct ewykd {
 	struct store *kv;		/* /kv: memory */
 	struct ewyk_router router;	/* read-only once shards run */
 
-	/* The ports (one per --ip) and the mbufs their queues share. */
+	/* The ports (one per --ip or --ip6) and the mbufs their queues share. */
 	struct rte_mempool *pool;
 	struct ewykd_port ports[EWYKD_PORTS_MAX];
 	uint16_t nb_ports;
@@ -85,8 +87,8 @@ enum ewykd_err {
 	EWYKD_ERR_EAL_BUSY,	/* another process uses the file prefix */
 	EWYKD_ERR_LCORES,	/* too few lcores for --shards and --reserved */
 	EWYKD_ERR_CONFIG,	/* settings that cannot work together */
-	EWYKD_ERR_PORT,		/* no such port, more --ip than ports, too few
-				 * queues */
+	EWYKD_ERR_PORT,		/* no such port, more --ip (--ip6) than ports,
+				 * too few queues */
 	EWYKD_ERR_WWW,		/* --www missing, not a directory, unreadable */
 	EWYKD_ERR_STATE_DIR,	/* --state-dir unusable, journal unreadable */
 	EWYKD_ERR_PLUGIN,	/* --plugin missing, without init, refused */

@@ -2,7 +2,7 @@
 /*
  * ewykd: the ewyk appliance. main() reads its options, sets up the EAL,
  * opens the services (static files, stores, routes, plugins), finds and
- * starts a port per --ip with a queue pair per shard on each, launches each
+ * starts a port per --ip (or --ip6) with a queue pair per shard on each, launches each
  * shard on its worker lcore, serves HTTP/1.1 and HTTP/2 until SIGINT or
  * SIGTERM, drains and stops.
  *
@@ -10,6 +10,7 @@
  * or thread starts. A start-up error prints one line and exits with 2 (the
  * configuration) or 1 (resources), after stopping what already runs.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -162,38 +163,44 @@ lcores_plan(struct ewykd *e, char *err, size_t errlen)
 			workers - e->nb_shards : 0);
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		e->workers[e->nb_workers++] = lcore;
-	if (cfg->mbufs < (uint32_t)e->nb_shards * cfg->nb_ips *
+	if (cfg->mbufs < (uint32_t)e->nb_shards * cfg->nb_ports *
 			(cfg->rx_desc + cfg->tx_desc) + 1024) {
 		snprintf(err, errlen, "--mbufs %u is too few for %u shards of "
 				"%u RX + %u TX descriptors on %u port%s",
 				cfg->mbufs, e->nb_shards, cfg->rx_desc,
-				cfg->tx_desc, cfg->nb_ips, cfg->nb_ips == 1 ? "" : "s");
+				cfg->tx_desc, cfg->nb_ports,
+				cfg->nb_ports == 1 ? "" : "s");
 		return EWYKD_ERR_CONFIG;
 	}
 	return EWYKD_OK;
 }
 
-/* A port for each --ip, each able to serve every shard. */
+/* A port for each --ip (or --ip6), each able to serve every shard. */
 static enum ewykd_err
 port_find(struct ewykd *e, char *err, size_t errlen)
 {
+	const struct ewykd_config *cfg = &e->cfg;
 	uint16_t ids[EWYKD_PORTS_MAX], i;
 
-	if (port_assign(&e->cfg, ids, err, errlen) != 0)
+	if (port_assign(cfg, ids, err, errlen) != 0)
 		return EWYKD_ERR_PORT;
-	for (i = 0; i < e->cfg.nb_ips; i++) {
+	for (i = 0; i < cfg->nb_ports; i++) {
 		struct ewykd_port *p = &e->ports[i];
-		uint8_t prefix = e->cfg.prefix[i];
 
-		if (port_check(&e->cfg, ids[i], e->nb_shards, err, errlen) != 0)
+		if (port_check(cfg, ids[i], e->nb_shards, err, errlen) != 0)
 			return EWYKD_ERR_PORT;
 		p->id = ids[i];
 		rte_eth_dev_get_name_by_port(p->id, p->name);
-		p->ifc.ip = e->cfg.ip[i];
-		p->ifc.netmask = htonl(prefix == 32 ? 0xffffffffu :
-				~(0xffffffffu >> prefix));
+		if (i < cfg->nb_ips) {
+			p->ifc.ip = cfg->ip[i];
+			p->ifc.netmask = options_netmask(cfg, i);
+		}
+		if (i < cfg->nb_ip6s) {
+			memcpy(p->ifc.ip6, cfg->ip6[i], 16);
+			p->ifc.prefix6 = cfg->prefix6[i];
+		}
 	}
-	e->nb_ports = e->cfg.nb_ips;
+	e->nb_ports = cfg->nb_ports;
 	return EWYKD_OK;
 }
 
@@ -216,7 +223,7 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 		struct ewykd_port *p = &e->ports[i];
 
 		if (port_start(cfg, p->id, e->nb_shards, e->pool, &p->ifc,
-				&p->rss, err, errlen) != 0)
+				&p->rss, &p->mc, err, errlen) != 0)
 			return EWYKD_ERR_DEVICE;
 		p->started = true;
 	}
@@ -243,8 +250,8 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 	return EWYKD_OK;
 }
 
-/* Each shard's stack and HTTP state, on the ARP caches they share (one
- * per port: each is a network of its own). */
+/* Each shard's stack and HTTP state, on the neighbour caches they share
+ * (one per port and family: each port is a network of its own). */
 static enum ewykd_err
 shards_create(struct ewykd *e, char *err, size_t errlen)
 {
@@ -255,11 +262,16 @@ shards_create(struct ewykd *e, char *err, size_t errlen)
 
 		p->arp = rte_zmalloc("arp_cache", sizeof(*p->arp),
 				RTE_CACHE_LINE_SIZE);
-		if (p->arp == NULL) {
+		if (p->ifc.prefix6 != 0)
+			p->nd = rte_zmalloc("nd_state", sizeof(*p->nd),
+					RTE_CACHE_LINE_SIZE);
+		if (p->arp == NULL || (p->ifc.prefix6 != 0 && p->nd == NULL)) {
 			snprintf(err, errlen, "out of memory");
 			return EWYKD_ERR_NOMEM;
 		}
 		arp_cache_init(p->arp, 60000);
+		if (p->nd != NULL)
+			net_nd_init(p->nd, 60000);
 	}
 	/* Process memory: telemetry threads may read it until exit. */
 	e->shards = aligned_alloc(RTE_CACHE_LINE_SIZE,
@@ -348,12 +360,24 @@ check(struct ewykd *e, enum ewykd_err rc, const char *err)
 	exit(ewykd_err_status(rc));
 }
 
+/* A port's addresses, "A/N" and "[ADDR]/N" (RFC 5952's form), as many as
+ * it has. */
+static void
+port_addrs(const struct ewykd_config *cfg, uint16_t i, char *buf, size_t len)
+{
+	char ip[32], ip6[INET6_ADDRSTRLEN + 8];
+
+	options_format_ip(cfg, i, ip, sizeof(ip));
+	options_format_ip6(cfg, i, ip6, sizeof(ip6));
+	snprintf(buf, len, "%s%s%s", ip, ip[0] && ip6[0] ? " and " : "", ip6);
+}
+
 /* "A/N port 80 on net_tap0, B/N on net_memif0, 1 shard(s)": the first
  * port as ewykd always said it, then the others; ports left unused after. */
 static void
 announce(struct ewykd *e)
 {
-	char ip[32], line[1024];
+	char ip[96], line[1024];
 	size_t len = 0;
 	uint16_t i, port;
 
@@ -361,7 +385,7 @@ announce(struct ewykd *e)
 	if (telemetry_register(e) != 0)
 		fprintf(stderr, "ewykd: telemetry commands not registered\n");
 	for (i = 0; i < e->nb_ports && len < sizeof(line); i++) {
-		options_format_ip(&e->cfg, i, ip, sizeof(ip));
+		port_addrs(&e->cfg, i, ip, sizeof(ip));
 		if (i == 0)
 			len += (size_t)snprintf(line, sizeof(line), "%s port %u on %s",
 					ip, e->cfg.listen_port, e->ports[i].name);

@@ -10,7 +10,7 @@
 
 #include <rte_cfgfile.h>
 
-#include "http1_proto.h"
+#include "http_server.h"
 #include "net_stack.h"
 #include "options.h"
 
@@ -77,6 +77,7 @@ NUM_SETTER(set_syn_backlog, syn_backlog, 1, 4194304)
 NUM_SETTER(set_challenge_ack_limit, challenge_ack_limit, 0, 100000000)
 NUM_SETTER(set_invalid_ack_ms, invalid_ack_ms, 0, 60000)
 NUM_SETTER(set_arp_reply_limit, arp_reply_limit, 0, 100000000)
+NUM_SETTER(set_nd_reply_limit, nd_reply_limit, 0, 100000000)
 NUM_SETTER(set_max_time_wait, max_time_wait, 0, 4194304)
 NUM_SETTER(set_rcv_win, rcv_win, 1024, 1 << 30)
 NUM_SETTER(set_delack_ms, delack_ms, 0, 500)
@@ -363,14 +364,20 @@ set_tx_cksum(struct ewykd_config *cfg, const char *val, char *err,
 	return 0;
 }
 
-/* One address with its prefix length, for the next port. */
+/* One address with its prefix length, for the next port of its family:
+ * af AF_INET (--ip) or AF_INET6 (--ip6). An IPv6 address is a global (or
+ * unique local) unicast one: the link-local one comes from the port's
+ * MAC. */
 static int
-add_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+add_addr(struct ewykd_config *cfg, const char *val, int af, char *err,
+		size_t errlen)
 {
-	char buf[32];
-	char *slash;
+	bool v6 = af == AF_INET6;
+	uint16_t *n = v6 ? &cfg->nb_ip6s : &cfg->nb_ips;
+	size_t alen = v6 ? 16 : 4;
+	char buf[INET6_ADDRSTRLEN + 8], *slash;
 	uint64_t prefix;
-	struct in_addr a;
+	struct in6_addr a;
 	uint16_t i;
 
 	if (strlen(val) >= sizeof(buf))
@@ -380,34 +387,56 @@ add_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
 	if (slash == NULL)
 		goto bad;
 	*slash = '\0';
-	if (inet_pton(AF_INET, buf, &a) != 1 ||
-			parse_u64(slash + 1, 1, 32, &prefix, err, errlen) != 0)
+	if (inet_pton(af, buf, &a) != 1 ||
+			parse_u64(slash + 1, 1, alen * 8, &prefix, err, errlen) != 0)
 		goto bad;
-	for (i = 0; i < cfg->nb_ips; i++)
-		if (cfg->ip[i] == a.s_addr) {
+	if (v6 && (IN6_IS_ADDR_UNSPECIFIED(&a) || IN6_IS_ADDR_LOOPBACK(&a) ||
+			IN6_IS_ADDR_MULTICAST(&a) || IN6_IS_ADDR_LINKLOCAL(&a) ||
+			IN6_IS_ADDR_V4MAPPED(&a))) {
+		snprintf(err, errlen, "%s is not a unicast address a port can "
+				"have (the link-local one comes from its MAC)", buf);
+		return -1;
+	}
+	for (i = 0; i < *n; i++)
+		if (memcmp(v6 ? cfg->ip6[i] : (uint8_t *)&cfg->ip[i], &a,
+				alen) == 0) {
 			snprintf(err, errlen, "%s is already the address of "
 					"port %u: one address per port", buf, i);
 			return -1;
 		}
-	if (cfg->nb_ips == EWYKD_PORTS_MAX) {
-		snprintf(err, errlen, "%s: at most %u ports, one --ip each",
-				val, EWYKD_PORTS_MAX);
+	if (*n == EWYKD_PORTS_MAX) {
+		snprintf(err, errlen, "%s: at most %u ports, one %s each",
+				val, EWYKD_PORTS_MAX, v6 ? "--ip6" : "--ip");
 		return -1;
 	}
-	cfg->ip[cfg->nb_ips] = a.s_addr;
-	cfg->prefix[cfg->nb_ips++] = (uint8_t)prefix;
+	memcpy(v6 ? cfg->ip6[*n] : (uint8_t *)&cfg->ip[*n], &a, alen);
+	(v6 ? cfg->prefix6 : cfg->prefix)[(*n)++] = (uint8_t)prefix;
 	return 0;
 bad:
-	snprintf(err, errlen, "'%s' is not an IPv4 address with a prefix "
-			"length (A.B.C.D/N)", val);
+	snprintf(err, errlen, "'%s' is not an IPv%c address with a prefix "
+			"length (%s)", val, v6 ? '6' : '4',
+			v6 ? "ADDR/N" : "A.B.C.D/N");
 	return -1;
+}
+
+static int
+add_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+{
+	return add_addr(cfg, val, AF_INET, err, errlen);
+}
+
+static int
+add_ip6(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+{
+	return add_addr(cfg, val, AF_INET6, err, errlen);
 }
 
 /* A list of addresses, one per port in order, split by commas or blanks:
  * "--ip A --ip B" on the command line, "ip = A, B" in the file (or the
  * key repeated). */
 static int
-set_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+add_list(struct ewykd_config *cfg, const char *val, char *err, size_t errlen,
+		opt_set_fn add, const char *form)
 {
 	char buf[256], *tok, *save = NULL;
 	int n = 0;
@@ -419,13 +448,25 @@ set_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
 	strcpy(buf, val);
 	for (tok = strtok_r(buf, ", \t", &save); tok != NULL;
 			tok = strtok_r(NULL, ", \t", &save), n++)
-		if (add_ip(cfg, tok, err, errlen) != 0)
+		if (add(cfg, tok, err, errlen) != 0)
 			return -1;
 	if (n == 0) {
-		snprintf(err, errlen, "no address (A.B.C.D/N)");
+		snprintf(err, errlen, "no address (%s)", form);
 		return -1;
 	}
 	return 0;
+}
+
+static int
+set_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+{
+	return add_list(cfg, val, err, errlen, add_ip, "A.B.C.D/N");
+}
+
+static int
+set_ip6(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+{
+	return add_list(cfg, val, err, errlen, add_ip6, "ADDR/N");
 }
 
 static int
@@ -499,8 +540,12 @@ set_tcp_cc(struct ewykd_config *cfg, const char *val, char *err,
 static const struct opt_def opts[] = {
 	{ "config", "FILE", set_config,
 	  "INI file: [ewykd] takes these options as keys, [eal] args= the EAL options" },
-	{ "ip", "ADDR/PREFIX", set_ip, "address of a port (198.18.0.2/24); "
-		"repeat it for the next ports (see below)" },
+	{ "ip", "ADDR/PREFIX", set_ip, "IPv4 address of a port (198.18.0.2/24 "
+		"when neither --ip nor --ip6 is given); repeat it for the next "
+		"ports (see below)" },
+	{ "ip6", "ADDR/PREFIX", set_ip6, "IPv6 address of a port "
+		"(2001:2::2/64), beside the link-local one its MAC gives; repeat "
+		"it for the next ports (none)" },
 	{ "www", "DIR", set_www, "static files, loaded into memory at start (none)" },
 	{ "demo-routes", NULL, set_demo_routes, "serve the demonstration and test routes /echo, /kv/, /bytes, /spin, /delay, /blocking-delay, /either, /upload: unauthenticated, they store, reflect and burn CPU on request, never on a public address (off)" },
 	{ "state-api", NULL, set_state_api, "serve the journaled store at /v1/state/KEY (off)" },
@@ -546,6 +591,7 @@ static const struct opt_def opts[] = {
 	{ "challenge-ack-limit", "N", set_challenge_ack_limit, "challenge ACKs and ACKs of out-of-window segments without data, per second per shard, 0 = no limit (1000)" },
 	{ "invalid-ack-ms", "MS", set_invalid_ack_ms, "one ACK per MS per connection at most for out-of-window segments, data or not, and challenges (Linux's tcp_invalid_ratelimit), 0 = no limit (500)" },
 	{ "arp-reply-limit", "N", set_arp_reply_limit, "ARP replies per second per shard, 0 = no limit (1000)" },
+	{ "nd-reply-limit", "N", set_nd_reply_limit, "IPv6 neighbour advertisements answering solicitations, per second per shard, 0 = no limit (1000)" },
 	{ "rcv-win", "BYTES", set_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
 	{ "delack-ms", "MS", set_delack_ms, "longest delay of an ACK, 0 = none (40)" },
 	{ "tcp-cc", "ALGO", set_tcp_cc, "congestion control: newreno or cubic (cubic)" },
@@ -583,6 +629,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->challenge_ack_limit = 1000;
 	cfg->invalid_ack_ms = 500;
 	cfg->arp_reply_limit = 1000;
+	cfg->nd_reply_limit = 1000;
 	cfg->max_time_wait = 2048;
 	cfg->rcv_win = 1 << 20;
 	cfg->delack_ms = 40;
@@ -605,8 +652,8 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->upstream_idle_ms = 30000;
 	cfg->header_timeout_ms = 10000;
 	cfg->keepalive_timeout_ms = 60000;
-	cfg->max_header_bytes = HTTP1_IN_MAX;
-	cfg->max_target = HTTP1_MAX_TARGET;
+	cfg->max_header_bytes = HTTP_MAX_HEAD_BYTES;
+	cfg->max_target = HTTP_MAX_TARGET;
 	cfg->journal_max_mb = 64;
 	cfg->idle = IDLE_SLEEP;
 	cfg->idle_sleep_us = 100;
@@ -635,8 +682,10 @@ options_usage(const char *prog)
 	       "Run with any EAL option and --help before -- for the EAL's own list.\n"
 	       "Several ports: the Nth --ip is the address of the Nth DPDK port in\n"
 	       "port-id order from --port-id (in a --config file: ip = A/N, B/N, or the\n"
-	       "key repeated); every shard polls its queue on each. Ports beyond the last\n"
-	       "--ip stay unused; more --ip than ports is an error.\n"
+	       "key repeated); every shard polls its queue on each. The Nth --ip6 is\n"
+	       "the same port's IPv6 address: a port has IPv4, IPv6 or both, and there\n"
+	       "are as many ports as the longer list gives. Ports beyond them stay\n"
+	       "unused; more addresses than ports is an error.\n"
 	       "Packet capture (dpdk-dumpcap --file-prefix PREFIX -i PORT -w FILE)\n"
 	       "attaches to ewykd started with a shared configuration: hugepages, a\n"
 	       "--file-prefix, and none of --in-memory, --no-shconf or --no-huge, which\n"
@@ -824,6 +873,12 @@ options_print(const struct ewykd_config *cfg)
 		options_format_ip(cfg, i, ip, sizeof(ip));
 		printf("  ip %s (port %u)\n", ip, (unsigned int)i);
 	}
+	for (i = 0; i < cfg->nb_ip6s; i++) {
+		char ip6[INET6_ADDRSTRLEN + 8];
+
+		options_format_ip6(cfg, i, ip6, sizeof(ip6));
+		printf("  ip6 %s (port %u)\n", ip6, (unsigned int)i);
+	}
 	printf("  port-id %u, listen-port %u, mtu %u\n", cfg->port_id,
 			cfg->listen_port, cfg->mtu);
 	if (cfg->shards == 0)
@@ -928,6 +983,10 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 				cfg->ip_from_cli = true;	/* not the file's */
 				cfg->nb_ips = 0;
 			}
+			if (opts[idx].set == set_ip6 && !cfg->ip6_from_cli) {
+				cfg->ip6_from_cli = true;
+				cfg->nb_ip6s = 0;
+			}
 			/* A flag (no value) sets on. */
 			if (opts[idx].set(cfg, optarg, sub, sizeof(sub)) != 0) {
 				fprintf(stderr, "ewykd: --%s: %s\n", opts[idx].name, sub);
@@ -948,8 +1007,9 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 				argv[optind]);
 		return OPT_EXIT_USAGE;
 	}
-	if (cfg->nb_ips == 0)
+	if (cfg->nb_ips == 0 && cfg->nb_ip6s == 0)
 		add_ip(cfg, "198.18.0.2/24", sub, sizeof(sub));
+	cfg->nb_ports = RTE_MAX(cfg->nb_ips, cfg->nb_ip6s);
 	if (check_upstreams(cfg) != 0)
 		return OPT_EXIT_USAGE;
 	for (i = 1; i < (size_t)argc; i++) {
@@ -985,6 +1045,24 @@ options_format_ip(const struct ewykd_config *cfg, uint16_t i, char *buf,
 {
 	char a[INET_ADDRSTRLEN];
 
+	if (i >= cfg->nb_ips) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
 	inet_ntop(AF_INET, &cfg->ip[i], a, sizeof(a));
 	snprintf(buf, len, "%s/%u", a, cfg->prefix[i]);
+}
+
+void
+options_format_ip6(const struct ewykd_config *cfg, uint16_t i, char *buf,
+		size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (i >= cfg->nb_ip6s) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	inet_ntop(AF_INET6, cfg->ip6[i], a, sizeof(a));	/* RFC 5952 */
+	snprintf(buf, len, "%s/%u", a, cfg->prefix6[i]);
 }

@@ -27,12 +27,19 @@ enum idle_mode {
 
 struct ewykd_config {
 	char config_file[PATH_MAX];
-	/* The address of each port served: the Nth --ip is the Nth DPDK
-	 * port in port-id order from --port-id. */
+	/* The addresses of each port served: the Nth --ip is the Nth DPDK
+	 * port's in port-id order from --port-id, and so is the Nth --ip6.
+	 * A port has IPv4, IPv6 or both: there are as many ports as the
+	 * longer list. */
 	uint32_t ip[EWYKD_PORTS_MAX];	/* network order */
 	uint8_t prefix[EWYKD_PORTS_MAX];
 	uint16_t nb_ips;
+	uint8_t ip6[EWYKD_PORTS_MAX][16];
+	uint8_t prefix6[EWYKD_PORTS_MAX];
+	uint16_t nb_ip6s;
+	uint16_t nb_ports;	/* the larger of nb_ips and nb_ip6s */
 	bool ip_from_cli;	/* parsing: the command line's replace the file's */
+	bool ip6_from_cli;
 	char www[PATH_MAX];	/* empty: no static files */
 	uint64_t www_max_mb;
 	/* "PREFIX=VALUE": Cache-Control of the files under PREFIX */
@@ -59,6 +66,7 @@ struct ewykd_config {
 	uint32_t challenge_ack_limit;	/* per second per shard; 0 = none */
 	uint32_t invalid_ack_ms;	/* per connection; 0 = none */
 	uint32_t arp_reply_limit;	/* per second per shard; 0 = none */
+	uint32_t nd_reply_limit;	/* per second per shard; 0 = none */
 	uint32_t max_time_wait;	/* per shard */
 	uint32_t rcv_win;	/* largest receive window, bytes */
 	uint32_t delack_ms;
@@ -115,9 +123,11 @@ void options_usage(const char *prog);
  * command line overrides the file. Returns 0, OPT_EXIT_OK or OPT_EXIT_USAGE
  * (the error line is printed). */
 int options_parse(struct ewykd_config *cfg, int argc, char **argv);
-/* The address as A.B.C.D/N, for the log and /ewyk/info. */
-/* "A.B.C.D/N" of port i. */
+/* "A.B.C.D/N" of port i, for the log and telemetry ("" without IPv4). */
 void options_format_ip(const struct ewykd_config *cfg, uint16_t i, char *buf,
+		size_t len);
+/* Its IPv6 address "ADDR/N" in RFC 5952's form ("" without IPv6). */
+void options_format_ip6(const struct ewykd_config *cfg, uint16_t i, char *buf,
 		size_t len);
 /* The netmask (network order) of port i's --ip. */
 uint32_t options_netmask(const struct ewykd_config *cfg, uint16_t i);

@@ -24,18 +24,46 @@ port_assign(const struct ewykd_config *cfg, uint16_t *ids, char *err,
 	RTE_ETH_FOREACH_DEV(port) {
 		if (port < cfg->port_id)
 			continue;
-		if (n < cfg->nb_ips)
+		if (n < cfg->nb_ports)
 			ids[n] = port;
 		n++;
 	}
-	if (n < cfg->nb_ips) {
-		snprintf(err, errlen, "%u --ip addresses, but %u DPDK port%s from "
-				"port %u on (one port per --ip: give each a "
-				"device with -a or --vdev)", cfg->nb_ips, n,
-				n == 1 ? "" : "s", cfg->port_id);
+	if (n < cfg->nb_ports) {
+		const char *opt = cfg->nb_ips >= cfg->nb_ip6s ? "--ip" : "--ip6";
+
+		snprintf(err, errlen, "%u %s addresses, but %u DPDK port%s from "
+				"port %u on (one port per %s: give each a "
+				"device with -a or --vdev)", cfg->nb_ports, opt, n,
+				n == 1 ? "" : "s", cfg->port_id, opt);
 		return -1;
 	}
 	return 0;
+}
+
+/* The port's IPv6 groups (all nodes, its solicited-node ones): the
+ * device's multicast filter if it has one, else all multicast. Devices
+ * without either (net_memif, and net_tap and net_af_xdp whose kernel side
+ * filters nothing) take every frame anyway. Says which in *how. */
+static void
+mc_join(uint16_t port, const struct net_if *ifc, const char **how)
+{
+	uint8_t macs[NET_MC_MACS][6];
+	struct rte_ether_addr list[NET_MC_MACS];
+	unsigned int n = net_if_mc_macs(ifc, macs), i;
+
+	*how = "none";
+	if (n == 0)
+		return;
+	for (i = 0; i < n; i++)
+		memcpy(list[i].addr_bytes, macs[i], 6);
+	if (rte_eth_dev_set_mc_addr_list(port, list, n) == 0)
+		*how = "filter";
+	else if (rte_eth_allmulticast_enable(port) == 0)
+		*how = "allmulticast";
+	else if (rte_eth_promiscuous_get(port) == 1)
+		*how = "promiscuous";
+	else
+		*how = "unfiltered";
 }
 
 uint16_t
@@ -143,7 +171,7 @@ rss_read(uint16_t port, const struct rte_eth_dev_info *info,
 int
 port_start(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
 		struct rte_mempool *pool, struct net_if *ifc, struct net_rss *rss,
-		char *err, size_t errlen)
+		const char **mc, char *err, size_t errlen)
 {
 	bool use_rss = false;
 	uint16_t nb_rxd = cfg->rx_desc, nb_txd = cfg->tx_desc;
@@ -211,6 +239,7 @@ port_start(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
 	rte_eth_macaddr_get(port, &mac);
 	memcpy(ifc->mac, mac.addr_bytes, 6);
 	ifc->mtu = cfg->mtu;
+	mc_join(port, ifc, mc);
 	return 0;
 fail:
 	snprintf(err, errlen, "port %u: set-up failed: %s", port, rte_strerror(-rc));

@@ -92,7 +92,7 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 		err_no = serve_state_routes_add(&e->router, e->state,
 				cfg->fibers > 0, cfg->state_api_token);
 	if (err_no == 0)
-		err_no = http_static_routes_add(&e->router, &e->statics);
+		err_no = http_static_route_add(&e->router, &e->statics);
 	if (err_no == 0 && cfg->nb_upstreams > 0)
 		err_no = serve_proxy_route_add(&e->router);
 	if (err_no != 0) {

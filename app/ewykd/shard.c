@@ -76,6 +76,7 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	tcfg.challenge_ack_limit = cfg->challenge_ack_limit;
 	tcfg.invalid_ack_interval_ms = cfg->invalid_ack_ms;
 	tcfg.arp_reply_limit = cfg->arp_reply_limit;
+	tcfg.nd_reply_limit = cfg->nd_reply_limit;
 	tcfg.rcv_win_max = cfg->rcv_win;
 	tcfg.delack_ms = cfg->delack_ms;
 	tcfg.cc = cfg->tcp_cc;
@@ -97,6 +98,8 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 		if (net_stack_add_port(s->ns, &ports[p].ifc, ports[p].arp,
 				tx_burst, &s->q[p]) < 0)
 			return -1;
+	for (p = 0; p < nb_ports; p++)
+		net_stack_set_nd(s->ns, (uint8_t)p, ports[p].nd);
 	return 0;
 }
 

@@ -21,7 +21,7 @@
 
 #include "ewyk_fiber.h"
 #include "ewykd.h"
-#include "http1_parse.h"
+#include "http_token.h"
 #include "options.h"
 #include "shard.h"
 #include "store.h"
@@ -32,7 +32,42 @@ static const struct ewykd *ew;	/* main()'s, alive until exit */
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
-/* What a port is: its ids, address and what its device offers. */
+static const char *
+addr_state(const struct net_nd *nd, unsigned int i)
+{
+	static const char *const names[] = {
+		[NET_ADDR_TENTATIVE] = "tentative",
+		[NET_ADDR_PREFERRED] = "preferred",
+		[NET_ADDR_DUPLICATE] = "duplicate",
+	};
+
+	return nd == NULL ? "" : names[net_nd_state(nd, i)];
+}
+
+/* A port's IPv6: its addresses (RFC 5952's form) with their state, and
+ * how it takes its multicast groups; empty strings without IPv6. */
+static void
+add_port_ip6(struct rte_tel_data *d, uint16_t i)
+{
+	const struct ewykd_port *p = &ew->ports[i];
+	char ip6[INET6_ADDRSTRLEN + 8], ll[INET6_ADDRSTRLEN] = "";
+	uint8_t a[16];
+
+	options_format_ip6(&ew->cfg, i, ip6, sizeof(ip6));
+	if (p->nd != NULL) {
+		net_ip6_link_local(p->ifc.mac, a);
+		inet_ntop(AF_INET6, a, ll, sizeof(ll));
+	}
+	rte_tel_data_add_dict_string(d, "ip6", ip6);
+	rte_tel_data_add_dict_string(d, "ip6_state", addr_state(p->nd, 0));
+	rte_tel_data_add_dict_string(d, "ip6_link_local", ll);
+	rte_tel_data_add_dict_string(d, "ip6_link_local_state",
+			addr_state(p->nd, 1));
+	rte_tel_data_add_dict_string(d, "ip6_multicast", p->nd != NULL &&
+			p->mc != NULL ? p->mc : "");
+}
+
+/* What a port is: its ids, addresses and what its device offers. */
 static void
 add_port_identity(struct rte_tel_data *d, uint16_t i)
 {
@@ -41,6 +76,7 @@ add_port_identity(struct rte_tel_data *d, uint16_t i)
 
 	options_format_ip(&ew->cfg, i, ip, sizeof(ip));
 	rte_tel_data_add_dict_string(d, "ip", ip);
+	add_port_ip6(d, i);
 	rte_tel_data_add_dict_int(d, "port_id", p->id);
 	rte_tel_data_add_dict_string(d, "port_name", p->name);
 	rte_ether_format_addr(mac, sizeof(mac),
@@ -142,7 +178,17 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "arp_reply_limited_pkts",
 			SUM(s->net_stats.arp_replies_limited));
 	rte_tel_data_add_dict_u64(d, "icmp_echo_pkts", SUM(s->net_stats.icmp_echo));
+	rte_tel_data_add_dict_u64(d, "rx_ip4_pkts", SUM(s->net_stats.rx_ip4_pkts));
+	rte_tel_data_add_dict_u64(d, "rx_ip6_pkts", SUM(s->net_stats.rx_ip6_pkts));
+	rte_tel_data_add_dict_u64(d, "tx_ip4_pkts", SUM(s->net_stats.tx_ip4_pkts));
+	rte_tel_data_add_dict_u64(d, "tx_ip6_pkts", SUM(s->net_stats.tx_ip6_pkts));
+#define ND_COUNTER_TEL(n, unit) \
+	rte_tel_data_add_dict_u64(d, #n "_" #unit, SUM(s->net_stats.nd.n));
+	ND_COUNTERS(ND_COUNTER_TEL)
+#undef ND_COUNTER_TEL
 	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->net_stats.tcp_conns_open));
+	rte_tel_data_add_dict_u64(d, "open_conns_ip6",
+			SUM(s->net_stats.tcp_conns_open6));
 	rte_tel_data_add_dict_u64(d, "total_conns",
 			SUM(s->net_stats.tcp.passive_opens));
 	rte_tel_data_add_dict_u64(d, "closed_conns",
@@ -239,16 +285,22 @@ add_link(struct rte_tel_data *d, uint16_t port)
 }
 
 /* What the shards' stacks received, sent and dropped on port i; drops by
- * reason only for the reasons seen, to keep the reply short. */
+ * reason only for the reasons seen, to keep the reply short; the live
+ * entries of its neighbour caches (the shards' clock: TSC milliseconds). */
 static int
 add_port_counters(struct rte_tel_data *d, uint16_t i)
 {
+	const struct ewykd_port *p = &ew->ports[i];
+	uint64_t now = rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000);
 	struct rte_tel_data *drops = rte_tel_data_alloc();
 	uint64_t total = 0;
 	unsigned int r;
 
 	if (drops == NULL)
 		return -ENOMEM;
+	rte_tel_data_add_dict_u64(d, "arp_entries", arp_cache_count(p->arp, now));
+	rte_tel_data_add_dict_u64(d, "nd_entries", p->nd != NULL ?
+			arp_cache_count(&p->nd->cache, now) : 0);
 	rte_tel_data_add_dict_u64(d, "rx_pkts", SUM(s->net_stats.port[i].rx_pkts));
 	rte_tel_data_add_dict_u64(d, "rx_bytes", SUM(s->net_stats.port[i].rx_bytes));
 	rte_tel_data_add_dict_u64(d, "tx_pkts", SUM(s->net_stats.port[i].tx_pkts));
@@ -325,6 +377,8 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 	TCP_COUNTERS(TCP_COUNTER_TEL)
 #undef TCP_COUNTER_TEL
 	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->net_stats.tcp_conns_open));
+	rte_tel_data_add_dict_u64(d, "open_conns_ip6",
+			SUM(s->net_stats.tcp_conns_open6));
 	rte_tel_data_add_dict_u64(d, "syn_received_conns",
 			SUM(s->net_stats.tcp_syn_recv));
 	rte_tel_data_add_dict_u64(d, "time_wait_conns",
@@ -817,7 +871,8 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
-/* One table serves the registration and ewykd --help. */
+/* One table serves the registration and ewykd --help. A help text must
+ * be shorter than RTE_TEL_MAX_STRING_LEN, or 22.11 refuses the command. */
 static const struct {
 	const char *name;
 	telemetry_cb fn;
@@ -825,11 +880,12 @@ static const struct {
 } commands[] = {
 	{ "/ewyk/info", tel_info, "ewykd version, configuration, shards and "
 		"lcores. No parameters" },
-	{ "/ewyk/stats", tel_stats, "Packets, drops by reason, connections, "
-		"requests by status, mbufs in use. No parameters" },
-	{ "/ewyk/ports", tel_ports, "Per port: name, address, link, packets "
-		"and bytes, drops by reason, the ethdev's stats and xstats. "
-		"Parameter: an ethdev port id" },
+	{ "/ewyk/stats", tel_stats, "Packets by family, drops by reason, ARP, "
+		"ND, ICMPv6, connections, requests by status, mbufs. No "
+		"parameters" },
+	{ "/ewyk/ports", tel_ports, "Per port: name, addresses, link, packets, "
+		"bytes, drops by reason, the ethdev's stats and xstats. "
+		"Parameter: a port id" },
 	{ "/ewyk/tcp", tel_tcp, "TCP counters in the manner of netstat -s, "
 		"drops by reason. No parameters" },
 	{ "/ewyk/http", tel_http, "Requests by protocol, method, status; HTTP/2 "
@@ -857,8 +913,11 @@ telemetry_register(const struct ewykd *e)
 	ew = e;
 	for (i = 0; i < RTE_DIM(commands); i++)
 		if (rte_telemetry_register_cmd(commands[i].name, commands[i].fn,
-				commands[i].help) != 0)
+				commands[i].help) != 0) {
+			fprintf(stderr, "ewykd: telemetry command %s refused\n",
+					commands[i].name);
 			return -1;
+		}
 	return 0;
 }
 

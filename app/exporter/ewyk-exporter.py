@@ -170,7 +170,43 @@ FLAT = {
                                    "ARP requests for ours not answered: over --arp-reply-limit", 1),
         "icmp_echo_pkts": ("ewyk_net_icmp_echo_packets_total", C,
                            "ICMP echo requests answered", 1),
+        "nd_ns_in_pkts": ("ewyk_net_nd_solicitations_in_packets_total", C,
+                          "IPv6 neighbour solicitations received", 1),
+        "nd_na_in_pkts": ("ewyk_net_nd_advertisements_in_packets_total", C,
+                          "IPv6 neighbour advertisements received", 1),
+        "nd_ns_out_pkts": ("ewyk_net_nd_solicitations_out_packets_total", C,
+                           "Neighbour solicitations sent (for active opens)", 1),
+        "nd_na_out_pkts": ("ewyk_net_nd_advertisements_out_packets_total", C,
+                           "Neighbour advertisements sent (answers, announcements)", 1),
+        "nd_replies_limited_pkts": ("ewyk_net_nd_reply_limited_packets_total", C,
+                                    "Solicitations for ours not answered: over "
+                                    "--nd-reply-limit", 1),
+        "nd_other_targets_pkts": ("ewyk_net_nd_other_target_packets_total", C,
+                                  "Solicitations for another address (not answered, "
+                                  "nothing learned)", 1),
+        "nd_learned_count": ("ewyk_net_nd_learned_total", C,
+                             "IPv6 neighbours learned or refreshed", 1),
+        "nd_dad_probes_pkts": ("ewyk_net_nd_dad_probes_packets_total", C,
+                               "Duplicate address detection probes sent", 1),
+        "nd_dad_duplicates_count": ("ewyk_net_nd_dad_duplicates_total", C,
+                                    "IPv6 addresses of ours found duplicate (not used)", 1),
+        "nd_addr_conflicts_count": ("ewyk_net_nd_address_conflicts_total", C,
+                                    "Other nodes claiming a preferred address of ours", 1),
+        "mld_reports_pkts": ("ewyk_net_mld_reports_packets_total", C,
+                             "MLDv2 reports sent (joining the solicited-node groups)", 1),
+        "icmp6_echo_pkts": ("ewyk_net_icmp6_echo_packets_total", C,
+                            "ICMPv6 echo requests answered", 1),
+        "icmp6_errors_in_pkts": ("ewyk_net_icmp6_errors_in_packets_total", C,
+                                 "ICMPv6 errors received (but Packet Too Big)", 1),
+        "icmp6_ptb_in_pkts": ("ewyk_net_icmp6_packet_too_big_packets_total", C,
+                              "ICMPv6 Packet Too Big received", 1),
+        "icmp6_errors_out_pkts": ("ewyk_net_icmp6_errors_out_packets_total", C,
+                                  "ICMPv6 errors sent (Parameter Problem)", 1),
+        "icmp6_errors_limited_pkts": ("ewyk_net_icmp6_errors_limited_packets_total", C,
+                                      "ICMPv6 errors not sent: over the budget", 1),
         "open_conns": ("ewyk_tcp_open_connections", G, "TCP connections open", 1),
+        "open_conns_ip6": ("ewyk_tcp_open_ipv6_connections", G,
+                           "TCP connections open over IPv6", 1),
         "closed_conns": ("ewyk_tcp_closed_connections_total", C,
                          "TCP connections closed", 1),
         "mbufs_in_use_mbufs": ("ewyk_mbufs_in_use", G,
@@ -271,11 +307,14 @@ FLAT = {
 SKIP = {
     # Sums or copies of what is exported labelled elsewhere.
     "/ewyk/info": {"version", "dpdk", "ip", "listen_port", "port_id", "port_name",
-                   "tx_cksum", "rx_cksum", "tx_segments", "idle", "shard_lcores", "www"},
+                   "tx_cksum", "rx_cksum", "tx_segments", "idle", "shard_lcores", "www",
+                   "ip6", "ip6_state", "ip6_link_local", "ip6_link_local_state",
+                   "ip6_multicast"},
     "/ewyk/stats": {"drop_pkts", "drop_by_reason_pkts", "total_conns", "refused_conns",
                     "tcp_retransmit_segs", "tcp_reset_out_segs", "requests_reqs",
-                    "requests_by_status_reqs", "body_out_bytes"},
-    "/ewyk/tcp": {"open_conns", "drop_by_reason_pkts"},
+                    "requests_by_status_reqs", "body_out_bytes", "rx_ip4_pkts",
+                    "rx_ip6_pkts", "tx_ip4_pkts", "tx_ip6_pkts"},
+    "/ewyk/tcp": {"open_conns", "open_conns_ip6", "drop_by_reason_pkts"},
     "/ewyk/http": {"requests_reqs", "http1_reqs", "http2_reqs", "by_status_reqs",
                    "by_method_reqs", "http2_resets_out_by_error",
                    "http2_goaways_out_by_error"},
@@ -399,9 +438,9 @@ def flat(fams, cmd, reply):
 
 
 def collect_info(fams, r):
-    info = {k: str(r.get(k, "")) for k in ("version", "dpdk", "ip", "listen_port",
-                                            "port_name", "tx_cksum", "rx_cksum",
-                                            "tx_segments", "idle")}
+    info = {k: str(r.get(k, "")) for k in ("version", "dpdk", "ip", "ip6",
+                                            "listen_port", "port_name", "tx_cksum",
+                                            "rx_cksum", "tx_segments", "idle")}
     www = r.get("www") or {}
     info["www_root"] = str(www.get("root", ""))
     f = InfoMetricFamily("ewyk_appliance", "ewykd's version and configuration")
@@ -415,6 +454,14 @@ def collect_info(fams, r):
 
 def collect_stats(fams, r):
     flat(fams, "/ewyk/stats", r)
+    for direction in ("rx", "tx"):
+        for fam in ("ip4", "ip6"):
+            key = f"{direction}_{fam}_pkts"
+            if is_num(r.get(key)):
+                fams.add("ewyk_net_family_packets_total", C,
+                         "IP packets received and sent, by family", r[key],
+                         {"direction": direction,
+                          "family": "ipv4" if fam == "ip4" else "ipv6"})
     for reason, v in (r.get("drop_by_reason_pkts") or {}).items():
         fams.add("ewyk_net_dropped_packets_total", C,
                  "Packets dropped, by reason (malformed frames, no room, ...)",
@@ -542,9 +589,15 @@ PORT_COUNTERS = {
 }
 # What /ewyk/ports repeats: the identity (in ewyk_port_info or
 # ewyk_appliance_info), a sum, and the ethdev's own counters (ewyk_ethdev_*).
+PORT_GAUGES = {
+    "arp_entries": ("ewyk_port_arp_entries", "Live entries of the port's ARP cache"),
+    "nd_entries": ("ewyk_port_nd_entries",
+                   "Live entries of the port's IPv6 neighbour cache"),
+}
 PORT_SKIP = {"ip", "port_id", "port_name", "mac", "mtu", "tx_cksum", "rx_cksum",
              "tx_segments", "link", "link_duplex", "link_speed_mbps", "drop_pkts",
-             "drop_by_reason_pkts", "xstats"}
+             "drop_by_reason_pkts", "xstats", "ip6", "ip6_link_local", "ip6_multicast",
+             "ip6_state", "ip6_link_local_state"}
 
 
 def collect_ports(fams, r):
@@ -552,9 +605,17 @@ def collect_ports(fams, r):
         if not isinstance(pd, dict):
             continue
         lab = {"port": pk.split("_", 1)[-1]}
-        fams.add("ewyk_port_info", G, "A port ewykd serves: its name, address and MAC", 1,
-                 {**lab, "name": str(pd.get("port_name", "")), "ip": str(pd.get("ip", "")),
-                  "mac": str(pd.get("mac", ""))})
+        fams.add("ewyk_port_info", G, "A port ewykd serves: its name, addresses and MAC",
+                 1, {**lab, "name": str(pd.get("port_name", "")),
+                     "ip": str(pd.get("ip", "")), "ip6": str(pd.get("ip6", "")),
+                     "ip6_link_local": str(pd.get("ip6_link_local", "")),
+                     "mac": str(pd.get("mac", ""))})
+        for addr, key in (("global", "ip6_state"), ("link_local", "ip6_link_local_state")):
+            if pd.get(key):
+                fams.add("ewyk_port_ip6_duplicate", G,
+                         "1 while another node has this IPv6 address of the port: "
+                         "it is not used", 1 if pd[key] == "duplicate" else 0,
+                         {**lab, "address": addr})
         fams.add("ewyk_port_link_up", G, "1 while the port's link is up",
                  1 if pd.get("link") == "up" else 0, lab)
         fams.add("ewyk_port_speed_bytes", G, "The link's speed, bytes per second",
@@ -567,6 +628,9 @@ def collect_ports(fams, r):
             if key in PORT_COUNTERS and is_num(v):
                 name, doc = PORT_COUNTERS[key]
                 fams.add(name, C, doc, v, lab)
+            elif key in PORT_GAUGES and is_num(v):
+                name, doc = PORT_GAUGES[key]
+                fams.add(name, G, doc, v, lab)
             elif key not in PORT_SKIP and not key.startswith("eth_"):
                 fams.unmapped("/ewyk/ports", key, v, lab)
 

@@ -6,10 +6,8 @@
 #include "http_accept.h"
 #include "http_cond.h"
 #include "http_fields.h"
-#include "http_req.h"
-#include "http_route.h"
+#include "http_priv.h"
 #include "http_static.h"
-#include "www.h"
 
 #define STATIC_METHODS (EWYK_METHOD_GET | EWYK_METHOD_OPTIONS)
 #define STATIC_ALLOW "GET, HEAD, OPTIONS"
@@ -157,7 +155,7 @@ static_file(struct ewyk_request *q, void *ctx)
 }
 
 int
-http_static_routes_add(struct ewyk_router *r, struct http_static *st)
+http_static_route_add(struct ewyk_router *r, struct http_static *st)
 {
 	static const struct ewyk_route files = {
 		.path = "/", .match = EWYK_MATCH_PREFIX,

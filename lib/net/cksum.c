@@ -86,6 +86,17 @@ cksum_pseudo_ipv4(struct cksum *c, uint32_t src_be, uint32_t dst_be,
 	cksum_feed(c, tail, sizeof(tail));
 }
 
+void
+cksum_pseudo_ipv6(struct cksum *c, const uint8_t *src, const uint8_t *dst,
+		uint8_t proto, uint32_t l4_len)
+{
+	uint32_t tail[2] = { htonl(l4_len), htonl(proto) };
+
+	cksum_feed(c, src, 16);
+	cksum_feed(c, dst, 16);
+	cksum_feed(c, tail, sizeof(tail));
+}
+
 uint16_t
 cksum_buf(const void *buf, size_t len)
 {

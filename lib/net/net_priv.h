@@ -7,7 +7,10 @@
 #ifndef EWYK_NET_PRIV_H
 #define EWYK_NET_PRIV_H
 
+#include <rte_mbuf.h>
+
 #include "net_stack.h"
+#include "pkt.h"
 #include "rate_limit.h"
 #include "timer_wheel.h"
 
@@ -20,17 +23,40 @@ struct tcp_cc_ops;
 struct net_port {
 	const struct net_if *ifc;
 	struct arp_cache *arp;
+	struct net_nd *nd;	/* NULL: no IPv6 on the port */
 	net_tx_fn tx_fn;
 	void *tx_ctx;
 	uint16_t tx_n;
 	struct rte_mbuf *tx[NET_TX_BATCH];
+	/* Its addresses by enum net_local (zero where it has none), and the
+	 * multicast MACs it takes (IPv6's groups). */
+	union net_ip addr[NET_LOCAL__COUNT];
+	uint8_t mc[NET_MC_MACS][6];
+	uint8_t nb_mc;
 	/* Active opens out of this port: how it steers answers over its
 	 * queues (NULL: one queue), this stack's queue, the last ARP request
-	 * (not repeated within NET_ARP_RETRY_MS). */
+	 * or neighbour solicitation (not repeated within NET_ARP_RETRY_MS). */
 	const struct net_rss *rss;
 	uint16_t queue;
-	uint32_t arp_last_ip;
-	uint64_t arp_last_ms;
+	union net_ip nbr_last;
+	uint64_t nbr_last_ms;
+	/* Duplicate address detection this stack runs for the port (nd.c):
+	 * the round, when its wait ends; the last MLD report. */
+	uint32_t dad_round;
+	uint64_t dad_until_ms;
+	uint64_t mld_last_ms;
+};
+
+/* Path MTUs that ICMPv6 Packet Too Big messages lowered, by peer (the
+ * route cache's job in a kernel): new connections to a peer take it. */
+#define NET_PMTU_CACHE 16
+#define NET_PMTU_EXPIRE_MS (600u * 1000)	/* Linux's mtu_expires */
+#define NET_IP6_MIN_MTU 1280			/* RFC 8200 5 */
+
+struct net_pmtu {
+	union net_ip peer;
+	uint16_t mtu;
+	uint64_t at_ms;
 };
 
 struct net_stack {
@@ -49,6 +75,9 @@ struct net_stack {
 	bool refuse_new;	/* draining: new SYNs are answered with RST */
 	struct rate_limit challenge_acks;
 	struct rate_limit arp_replies;
+	struct rate_limit nd_replies;
+	struct rate_limit icmp6_errors;
+	struct net_pmtu pmtu[NET_PMTU_CACHE];
 	uint32_t sndq_waiters;	/* connections with sndq_wait set */
 	const struct tcp_cc_ops *cc;
 	uint16_t ip_id;
@@ -68,13 +97,15 @@ struct net_stack {
 };
 
 #define NET_ARP_RETRY_MS 100
+#define NET_TTL 64		/* TTL and hop limit of what we send */
 #define NET_EPHEMERAL_LO 32768	/* local ports of active opens */
 #define NET_EPHEMERAL_HI 60999
 
-/* The MAC of ip on port's link: true from the port's cache; false after
- * sending an ARP request out of the port (at most one per
- * NET_ARP_RETRY_MS for the same address). */
-bool net_resolve(struct net_stack *ns, uint8_t port, uint32_t ip,
+/* The MAC of ip on port's link: true from the port's cache (ARP's or
+ * ND's by the family); false after sending an ARP request or a neighbour
+ * solicitation out of the port (at most one per NET_ARP_RETRY_MS for the
+ * same address). */
+bool net_resolve(struct net_stack *ns, uint8_t port, const struct net_addr *ip,
 		uint8_t mac[6]);
 
 /* What net_rx() does per frame, which tests drive one at a time. Process one frame received on port 0; takes
@@ -88,9 +119,79 @@ net_ifc(const struct net_stack *ns, uint8_t port)
 	return ns->port[port].ifc;
 }
 
-/* The port whose subnet holds addr (an active open's way out); port 0
- * when none does. */
-uint8_t net_route(const struct net_stack *ns, uint32_t addr);
+/* The port whose subnet holds addr (an active open's way out), and in
+ * *local which of its addresses talks to it; -1 when none does (a
+ * link-local address: the first port with IPv6). */
+int net_route(const struct net_stack *ns, const struct net_addr *addr,
+		uint8_t *local);
+
+/* Whether the port runs the family. */
+static inline bool
+net_port_has(const struct net_stack *ns, uint8_t port, uint8_t family)
+{
+	return family == NET_AF_INET6 ? ns->port[port].nd != NULL :
+		ns->port[port].ifc->ip != 0;
+}
+
+/* The port's address that a connection's local end is. */
+static inline const union net_ip *
+net_local_addr(const struct net_stack *ns, uint8_t port, uint8_t local)
+{
+	return &ns->port[port].addr[local];
+}
+
+/* The smallest path MTU known towards peer, else the port's MTU. */
+uint16_t net_pmtu(const struct net_stack *ns, uint8_t port,
+		const union net_ip *peer);
+
+/* What the NIC said of a received frame's L4 checksum. */
+static inline enum l4_cksum
+net_l4_cksum(const struct net_stack *ns, const struct rte_mbuf *m)
+{
+	uint64_t f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+
+	if (!ns->port[ns->cur_port].ifc->rx_cksum_offload)
+		return L4_CKSUM_UNKNOWN;
+	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		return L4_CKSUM_GOOD;
+	return f == RTE_MBUF_F_RX_L4_CKSUM_BAD ? L4_CKSUM_BAD : L4_CKSUM_UNKNOWN;
+}
+
+/* IPv6 (ip6.c): a frame whose Ethernet header said IPv6; and the own
+ * frames of nd.c and ip6.c: an IPv6 header for a payload of len bytes
+ * of protocol proto from src to dst, behind an Ethernet header to dmac,
+ * into a new mbuf whose data ends after the IPv6 header. */
+void ipv6_input(struct net_stack *ns, struct rte_mbuf *m,
+		const struct eth_view *eth);
+struct rte_mbuf *ip6_start(struct net_stack *ns, uint8_t port,
+		const uint8_t *dmac, const union net_ip *src,
+		const union net_ip *dst, uint8_t proto, uint8_t hop_limit,
+		uint16_t len);
+/* The fixed IPv6 header at ip. */
+void ip6_hdr_fill(uint8_t *ip, const union net_ip *src, const union net_ip *dst,
+		uint8_t proto, uint8_t hop_limit, uint16_t payload_len);
+/* Sums the ICMPv6 message that ends m (IPv6 header without extension
+ * headers, or one of hbh_len bytes) and queues the frame. */
+void icmp6_send(struct net_stack *ns, uint8_t port, struct rte_mbuf *m,
+		uint16_t hbh_len);
+
+/* Neighbour discovery (nd.c). */
+void nd_input(struct net_stack *ns, struct rte_mbuf *m,
+		const struct eth_view *eth, const struct ip_view *ip);
+void nd_solicit(struct net_stack *ns, uint8_t port, const union net_ip *target);
+/* MLD queries (RFC 3810): answered with a report of our groups. */
+void nd_mld_query(struct net_stack *ns, uint8_t port);
+/* DAD and announcements, run from net_timers(); nd_link_up() asks for a
+ * new round. */
+void nd_timers(struct net_stack *ns);
+void nd_link_up(struct net_stack *ns);
+/* Whether dst is one of the port's addresses in use (not duplicate):
+ * true with which in *local. */
+bool nd_addr_ours(const struct net_stack *ns, uint8_t port,
+		const union net_ip *dst, uint8_t *local);
+/* Whether dst is a multicast group the port belongs to. */
+bool nd_group_ours(const struct net_stack *ns, uint8_t port,
+		const union net_ip *dst);
 
 /* Queue a frame on a port's TX batch (flushed when full). */
 void net_tx(struct net_stack *ns, uint8_t port, struct rte_mbuf *m);

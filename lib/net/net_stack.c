@@ -38,6 +38,8 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->challenge_ack_limit = 1000;
 	cfg->invalid_ack_interval_ms = 500;
 	cfg->arp_reply_limit = 1000;
+	cfg->nd_reply_limit = 1000;
+	cfg->icmp6_error_limit = 100;
 }
 
 static int
@@ -59,6 +61,8 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	ns->ip_id = (uint16_t)rte_rand();
 	rate_limit_init(&ns->challenge_acks, cfg->challenge_ack_limit);
 	rate_limit_init(&ns->arp_replies, cfg->arp_reply_limit);
+	rate_limit_init(&ns->nd_replies, cfg->nd_reply_limit);
+	rate_limit_init(&ns->icmp6_errors, cfg->icmp6_error_limit);
 	ns->out_epoch = 1;	/* slots start at 0: none is on the out list */
 	tw_init(&ns->wheel, now_ms);
 	return tcp_table_init(ns);
@@ -103,18 +107,74 @@ net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
 	p->arp = arp;
 	p->tx_fn = tx_fn;
 	p->tx_ctx = tx_ctx;
+	p->addr[NET_LOCAL_V4] = net_ip4(ifc->ip);
 	return ns->nb_ports++;
 }
 
-uint8_t
-net_route(const struct net_stack *ns, uint32_t addr)
+void
+net_stack_set_nd(struct net_stack *ns, uint8_t port, struct net_nd *nd)
+{
+	struct net_port *p = &ns->port[port];
+
+	if (nd == NULL || p->ifc->prefix6 == 0)
+		return;
+	p->nd = nd;
+	p->addr[NET_LOCAL_V6] = net_ip6(p->ifc->ip6);
+	net_ip6_link_local(p->ifc->mac, p->addr[NET_LOCAL_V6_LL].v6);
+	p->nb_mc = (uint8_t)net_if_mc_macs(p->ifc, p->mc);
+}
+
+/* Whether a and b share their first bits bits. */
+static bool
+prefix_match(const uint8_t *a, const uint8_t *b, unsigned int bits)
+{
+	unsigned int whole = bits / 8, rest = bits % 8;
+
+	return memcmp(a, b, whole) == 0 && (rest == 0 ||
+		((a[whole] ^ b[whole]) & (uint8_t)(0xff00 >> rest)) == 0);
+}
+
+int
+net_route(const struct net_stack *ns, const struct net_addr *addr,
+		uint8_t *local)
 {
 	uint8_t i;
 
-	for (i = 0; i < ns->nb_ports; i++)
-		if (((addr ^ ns->port[i].ifc->ip) & ns->port[i].ifc->netmask) == 0)
+	for (i = 0; i < ns->nb_ports; i++) {
+		const struct net_if *ifc = ns->port[i].ifc;
+
+		if (!net_port_has(ns, i, addr->family))
+			continue;
+		if (addr->family == NET_AF_INET) {
+			*local = NET_LOCAL_V4;
+			if (((addr->ip.v4 ^ ifc->ip) & ifc->netmask) == 0)
+				return i;
+			continue;
+		}
+		/* A link-local peer is on every link: the first port's. */
+		*local = ip6_is_link_local(&addr->ip) ? NET_LOCAL_V6_LL :
+			NET_LOCAL_V6;
+		if (*local == NET_LOCAL_V6_LL ||
+				prefix_match(addr->ip.v6, ifc->ip6, ifc->prefix6))
 			return i;
-	return 0;
+	}
+	return -1;
+}
+
+uint16_t
+net_pmtu(const struct net_stack *ns, uint8_t port, const union net_ip *peer)
+{
+	uint16_t mtu = ns->port[port].ifc->mtu;
+	unsigned int i;
+
+	for (i = 0; i < NET_PMTU_CACHE; i++) {
+		const struct net_pmtu *e = &ns->pmtu[i];
+
+		if (e->mtu != 0 && net_ip_eq(&e->peer, peer) &&
+				ns->now_ms - e->at_ms < NET_PMTU_EXPIRE_MS)
+			mtu = RTE_MIN(mtu, e->mtu);
+	}
+	return mtu;
 }
 
 void
@@ -176,30 +236,48 @@ net_alloc(struct net_stack *ns)
 	return m;
 }
 
+/* Frames of our own are untagged: the type is at byte 12. */
+static inline bool
+is_ip6(const struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	return f[12] == (ETHERTYPE_IPV6 >> 8) && f[13] == (ETHERTYPE_IPV6 & 0xff);
+}
+
 static void
 port_flush(struct net_stack *ns, uint8_t port)
 {
 	struct net_port *p = &ns->port[port];
 	struct net_port_stats *ps = &ns->stats->port[port];
-	uint16_t sent, i;
+	uint16_t sent, i, v6 = 0;
 	uint64_t bytes = 0;
 
 	if (p->tx_n == 0)
 		return;
 	/* Counted before the device has them: a sent mbuf is the driver's
 	 * (net_af_xdp copies and frees it at once). */
-	for (i = 0; i < p->tx_n; i++)
+	/* Frames by family: IPv4's are the rest, on a port without IPv6
+	 * all of them. */
+	for (i = 0; i < p->tx_n; i++) {
 		bytes += rte_pktmbuf_pkt_len(p->tx[i]);
+		if (p->nd != NULL)
+			v6 += is_ip6(p->tx[i]);
+	}
 	sent = p->tx_fn(p->tx_ctx, p->tx, p->tx_n);
 	/* The device is full: TCP retransmits what mattered. */
 	for (i = sent; i < p->tx_n; i++) {
 		bytes -= rte_pktmbuf_pkt_len(p->tx[i]);
+		if (p->nd != NULL)
+			v6 -= is_ip6(p->tx[i]);
 		ns->stats->drop[NET_DROP_TX_FULL]++;
 		ps->drop[NET_DROP_TX_FULL]++;
 		rte_pktmbuf_free(p->tx[i]);
 	}
 	ns->stats->tx_bytes += bytes;
 	ns->stats->tx_pkts += sent;
+	ns->stats->tx_ip6_pkts += v6;
+	ns->stats->tx_ip4_pkts += sent - v6;
 	ps->tx_bytes += bytes;
 	ps->tx_pkts += sent;
 	p->tx_n = 0;
@@ -300,24 +378,29 @@ arp_request(struct net_stack *ns, uint8_t port, uint32_t ip)
 }
 
 bool
-net_resolve(struct net_stack *ns, uint8_t port, uint32_t ip, uint8_t mac[6])
+net_resolve(struct net_stack *ns, uint8_t port, const struct net_addr *ip,
+		uint8_t mac[6])
 {
 	struct net_port *p = &ns->port[port];
+	bool v6 = ip->family == NET_AF_INET6;
 
-	if (arp_cache_lookup(p->arp, ip, mac, ns->now_ms))
+	if (neigh_lookup(v6 ? &p->nd->cache : p->arp, &ip->ip, mac, ns->now_ms))
 		return true;
-	if (ip != p->arp_last_ip ||
-			ns->now_ms - p->arp_last_ms >= NET_ARP_RETRY_MS) {
-		p->arp_last_ip = ip;
-		p->arp_last_ms = ns->now_ms;
-		arp_request(ns, port, ip);
+	if (!net_ip_eq(&ip->ip, &p->nbr_last) ||
+			ns->now_ms - p->nbr_last_ms >= NET_ARP_RETRY_MS) {
+		p->nbr_last = ip->ip;
+		p->nbr_last_ms = ns->now_ms;
+		if (v6)
+			nd_solicit(ns, port, &ip->ip);
+		else
+			arp_request(ns, port, ip->ip.v4);
 	}
 	return false;
 }
 
 static void
 icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
-		const struct ipv4_view *ip)
+		const struct ip_view *ip)
 {
 	const struct net_if *ifc = net_ifc(ns, ns->cur_port);
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
@@ -339,7 +422,7 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 	memcpy(frame + 6, ifc->mac, 6);
 	memcpy(iph + 16, iph + 12, 4);
 	memcpy(iph + 12, &ifc->ip, 4);
-	iph[8] = 64;
+	iph[8] = NET_TTL;
 	iph[10] = iph[11] = 0;
 	sum = cksum_buf(iph, ip->hdr_len);
 	memcpy(iph + 10, &sum, 2);
@@ -353,27 +436,16 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 	net_tx(ns, ns->cur_port, m);
 }
 
-static enum l4_cksum
-l4_cksum_flag(const struct net_stack *ns, const struct rte_mbuf *m)
-{
-	uint64_t f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
-
-	if (!net_ifc(ns, ns->cur_port)->rx_cksum_offload)
-		return L4_CKSUM_UNKNOWN;
-	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
-		return L4_CKSUM_GOOD;
-	return f == RTE_MBUF_F_RX_L4_CKSUM_BAD ? L4_CKSUM_BAD : L4_CKSUM_UNKNOWN;
-}
 
 static void
 ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 {
-	struct ipv4_view ip;
+	struct ip_view ip;
 	struct tcp_view t;
 	enum net_drop why;
 
 	why = ipv4_parse(eth->payload, eth->len, &ip);
-	if (why == NET_OK && ip.dst != net_ifc(ns, ns->cur_port)->ip)
+	if (why == NET_OK && ip.dst.v4 != net_ifc(ns, ns->cur_port)->ip)
 		why = NET_DROP_IP_NOT_OURS;
 	if (why != NET_OK)
 		goto drop;
@@ -382,7 +454,7 @@ ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 		icmp_input(ns, m, eth, &ip);
 		return;
 	case IPPROTO_TCP_: {
-		why = tcp_parse(&ip, l4_cksum_flag(ns, m), &t);
+		why = tcp_parse(&ip, net_l4_cksum(ns, m), &t);
 		if (why != NET_OK)
 			goto drop;
 		ns->stats->tcp.segs_in++;
@@ -399,14 +471,30 @@ drop:
 	rte_pktmbuf_free(m);
 }
 
+/* Whether the frame is for us: our MAC, broadcast, or a multicast group
+ * of the port's IPv6 (33:33:..., RFC 2464 7). */
+static bool
+frame_ours(const struct net_port *p, const uint8_t *dst)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint8_t i;
+
+	if (memcmp(dst, p->ifc->mac, 6) == 0 || memcmp(dst, bcast, 6) == 0)
+		return true;
+	for (i = 0; i < p->nb_mc; i++)
+		if (memcmp(dst, p->mc[i], 6) == 0)
+			return true;
+	return false;
+}
+
 /* One frame received on port ns->cur_port; takes ownership of m. */
 static void
 port_input(struct net_stack *ns, struct rte_mbuf *m)
 {
 	struct net_port_stats *ps = &ns->stats->port[ns->cur_port];
+	const struct net_port *p = &ns->port[ns->cur_port];
 	struct eth_view eth;
 	enum net_drop why;
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
 	ns->stats->rx_pkts++;
 	ns->stats->rx_bytes += rte_pktmbuf_pkt_len(m);
@@ -420,8 +508,7 @@ port_input(struct net_stack *ns, struct rte_mbuf *m)
 			rte_pktmbuf_data_len(m), &eth);
 	if (why != NET_OK)
 		goto drop;
-	if (memcmp(eth.dst, net_ifc(ns, ns->cur_port)->mac, 6) != 0 &&
-			memcmp(eth.dst, bcast, 6) != 0) {
+	if (!frame_ours(p, eth.dst)) {
 		why = NET_DROP_NOT_FOR_US;
 		goto drop;
 	}
@@ -429,15 +516,27 @@ port_input(struct net_stack *ns, struct rte_mbuf *m)
 		why = NET_DROP_VLAN;	/* the port is untagged */
 		goto drop;
 	}
+	/* A family the port does not run is a type it does not know. */
+	why = NET_DROP_ETHERTYPE;
 	switch (eth.type) {
 	case ETHERTYPE_ARP:
+		if (p->ifc->ip == 0)
+			break;
 		arp_input(ns, m, &eth);
 		return;
 	case ETHERTYPE_IPV4:
+		ns->stats->rx_ip4_pkts++;
+		if (p->ifc->ip == 0)
+			break;
 		ipv4_input(ns, m, &eth);
 		return;
+	case ETHERTYPE_IPV6:
+		ns->stats->rx_ip6_pkts++;
+		if (p->nd == NULL)
+			break;
+		ipv6_input(ns, m, &eth);
+		return;
 	default:
-		why = NET_DROP_ETHERTYPE;
 		break;
 	}
 drop:
@@ -450,6 +549,7 @@ net_timers(struct net_stack *ns, uint64_t now_ms)
 {
 	ns->now_ms = now_ms;
 	tw_advance(&ns->wheel, now_ms, tcp_timer_fire, ns);
+	nd_timers(ns);
 	/* Once per poll, after input freed what it could: connections the
 	 * send budget held back go on. */
 	tcp_wake_sndq_waiters(ns);

@@ -20,19 +20,6 @@ net_drop_name(enum net_drop reason)
 	return drop_names[reason];
 }
 
-static inline uint16_t
-rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t
-rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-		(uint32_t)p[2] << 8 | p[3];
-}
-
 static inline uint32_t
 rd32_be(const uint8_t *p)
 {
@@ -49,7 +36,7 @@ eth_parse(const uint8_t *frame, size_t len, struct eth_view *v)
 		return NET_DROP_ETH_SHORT;
 	v->dst = frame;
 	v->src = frame + 6;
-	v->type = rd16(frame + 12);
+	v->type = pkt_rd16(frame + 12);
 	v->vlan = 0;
 	v->payload = frame + ETH_HDR_LEN;
 	v->len = len - ETH_HDR_LEN;
@@ -57,8 +44,8 @@ eth_parse(const uint8_t *frame, size_t len, struct eth_view *v)
 		/* An 802.1Q header is part of the Ethernet header. */
 		if (len < ETH_HDR_LEN + VLAN_HDR_LEN)
 			return NET_DROP_ETH_SHORT;
-		v->vlan = rd16(frame + 14) & 0x0fff;
-		v->type = rd16(frame + 16);
+		v->vlan = pkt_rd16(frame + 14) & 0x0fff;
+		v->type = pkt_rd16(frame + 16);
 		v->payload += VLAN_HDR_LEN;
 		v->len -= VLAN_HDR_LEN;
 	}
@@ -69,10 +56,10 @@ enum net_drop
 arp_parse(const uint8_t *p, size_t len, struct arp_view *v)
 {
 	/* Ethernet/IPv4 ARP only: htype 1, ptype 0x0800, hlen 6, plen 4. */
-	if (len < 28 || rd16(p) != 1 || rd16(p + 2) != ETHERTYPE_IPV4 ||
+	if (len < 28 || pkt_rd16(p) != 1 || pkt_rd16(p + 2) != ETHERTYPE_IPV4 ||
 			p[4] != 6 || p[5] != 4)
 		return NET_DROP_ARP_MALFORMED;
-	v->op = rd16(p + 6);
+	v->op = pkt_rd16(p + 6);
 	if (v->op != 1 && v->op != 2)
 		return NET_DROP_ARP_MALFORMED;
 	v->sha = p + 8;
@@ -83,7 +70,7 @@ arp_parse(const uint8_t *p, size_t len, struct arp_view *v)
 }
 
 enum net_drop
-ipv4_parse(const uint8_t *p, size_t len, struct ipv4_view *v)
+ipv4_parse(const uint8_t *p, size_t len, struct ip_view *v)
 {
 	uint16_t hlen, total, frag;
 
@@ -94,27 +81,29 @@ ipv4_parse(const uint8_t *p, size_t len, struct ipv4_view *v)
 	hlen = (uint16_t)((p[0] & 0x0f) * 4);
 	if (hlen < IPV4_HDR_MIN || hlen > len)
 		return NET_DROP_IP_HDRLEN;
-	total = rd16(p + 2);
+	total = pkt_rd16(p + 2);
 	if (total < hlen || total > len)
 		return NET_DROP_IP_TOTLEN;
 	if (cksum_buf(p, hlen) != 0)
 		return NET_DROP_IP_CKSUM;
-	frag = rd16(p + 6);
+	frag = pkt_rd16(p + 6);
 	if (frag & 0x3fff)	/* MF set or a non-zero offset */
 		return NET_DROP_IP_FRAGMENT;
 	v->hdr = p;
 	v->hdr_len = hlen;
+	v->family = NET_AF_INET;
 	v->ttl = p[8];
 	v->proto = p[9];
-	v->src = rd32_be(p + 12);
-	v->dst = rd32_be(p + 16);
+	v->local = NET_LOCAL_V4;
+	v->src = net_ip4(rd32_be(p + 12));
+	v->dst = net_ip4(rd32_be(p + 16));
 	v->payload = p + hlen;
 	v->len = (uint16_t)(total - hlen);	/* padding past total is ignored */
 	return NET_OK;
 }
 
 enum net_drop
-icmp_parse(const struct ipv4_view *ip)
+icmp_parse(const struct ip_view *ip)
 {
 	if (ip->len < 8)
 		return NET_DROP_ICMP_SHORT;
@@ -147,7 +136,7 @@ tcp_parse_options(const uint8_t *p, size_t len, struct tcp_options *o)
 		switch (kind) {
 		case 2:
 			if (olen == 4)
-				o->mss = rd16(p + i + 2);
+				o->mss = pkt_rd16(p + i + 2);
 			break;
 		case 3:
 			if (olen == 3) {
@@ -164,8 +153,8 @@ tcp_parse_options(const uint8_t *p, size_t len, struct tcp_options *o)
 				unsigned int n = (olen - 2) / 8, k;
 
 				for (k = 0; k < n && k < TCP_MAX_SACK; k++) {
-					o->sack[k][0] = rd32(p + i + 2 + 8 * k);
-					o->sack[k][1] = rd32(p + i + 6 + 8 * k);
+					o->sack[k][0] = pkt_rd32(p + i + 2 + 8 * k);
+					o->sack[k][1] = pkt_rd32(p + i + 6 + 8 * k);
 				}
 				o->nsack = (uint8_t)k;
 			}
@@ -173,8 +162,8 @@ tcp_parse_options(const uint8_t *p, size_t len, struct tcp_options *o)
 		case 8:
 			if (olen == 10) {
 				o->has_ts = true;
-				o->ts_val = rd32(p + i + 2);
-				o->ts_ecr = rd32(p + i + 6);
+				o->ts_val = pkt_rd32(p + i + 2);
+				o->ts_ecr = pkt_rd32(p + i + 6);
 			}
 			break;
 		default:
@@ -185,7 +174,7 @@ tcp_parse_options(const uint8_t *p, size_t len, struct tcp_options *o)
 }
 
 enum net_drop
-tcp_parse(const struct ipv4_view *ip, enum l4_cksum nic, struct tcp_view *v)
+tcp_parse(const struct ip_view *ip, enum l4_cksum nic, struct tcp_view *v)
 {
 	const uint8_t *p = ip->payload;
 	uint16_t doff;
@@ -201,17 +190,18 @@ tcp_parse(const struct ipv4_view *ip, enum l4_cksum nic, struct tcp_view *v)
 		struct cksum c;
 
 		cksum_init(&c);
-		cksum_pseudo_ipv4(&c, ip->src, ip->dst, IPPROTO_TCP_, ip->len);
+		cksum_pseudo(&c, ip->family, &ip->src, &ip->dst, IPPROTO_TCP_,
+				ip->len);
 		cksum_feed(&c, p, ip->len);
 		if (cksum_finish(&c) != 0)
 			return NET_DROP_TCP_CKSUM;
 	}
-	v->sport = rd16(p);
-	v->dport = rd16(p + 2);
-	v->seq = rd32(p + 4);
-	v->ack = rd32(p + 8);
+	v->sport = pkt_rd16(p);
+	v->dport = pkt_rd16(p + 2);
+	v->seq = pkt_rd32(p + 4);
+	v->ack = pkt_rd32(p + 8);
 	v->flags = p[13] & 0x3f;
-	v->win = rd16(p + 14);
+	v->win = pkt_rd16(p + 14);
 	v->hdr_len = doff;
 	v->payload = p + doff;
 	v->len = (uint16_t)(ip->len - doff);

@@ -119,12 +119,15 @@ struct tcp_conn {
 	uint8_t reo_wnd_persist;	/* recoveries left before the multiplier resets */
 	uint8_t port;		/* the stack's port it came by and answers by */
 	uint8_t tlp_probes;	/* tail loss probes sent in this episode */
+	/* Which of the port's addresses is our end (enum net_local), and so
+	 * the family: with raddr's 16 bytes it fits where IPv4's two
+	 * addresses and padding were, and the slot is no larger. */
+	uint8_t local;
 	uint8_t peer_mac[6];
-	uint32_t laddr;		/* network order */
-	uint32_t raddr;
 	uint16_t lport;		/* host order */
 	uint16_t rport;
 	uint16_t mss;		/* largest segment we send, options included */
+	union net_ip raddr;
 	/* send sequence space (RFC 9293 3.3.1) */
 	uint32_t iss;
 	uint32_t snd_una;
@@ -157,6 +160,8 @@ struct tcp_conn {
 	uint32_t retrans_bytes;
 	uint16_t seg_head;
 	uint16_t nsegs;
+	uint32_t ts_offset;	/* random per connection (RFC 7323): here, it
+				 * fills what would be padding */
 	/* congestion control's own state (CUBIC) */
 	uint64_t cc_epoch_ms;	/* start of the current epoch, 0 = none */
 	uint32_t cc_w_max;	/* bytes */
@@ -171,7 +176,6 @@ struct tcp_conn {
 	uint32_t last_ack_sent;
 	/* timestamps (RFC 7323) */
 	uint32_t ts_recent;
-	uint32_t ts_offset;	/* random per connection */
 	uint64_t ts_recent_ms;
 	uint64_t last_rx_ms;	/* for keepalive and idle */
 	uint64_t invalid_ack_next_ms;	/* earliest answer to an unacceptable segment */
@@ -222,17 +226,31 @@ extern const struct tcp_cc_ops tcp_cc_cubic;
 #define TCP_TLP_MAX 2
 #define TCP_TS_LEN 12		/* NOP NOP kind len val ecr */
 
+static inline uint8_t
+tcp_family(const struct tcp_conn *c)
+{
+	return c->local == NET_LOCAL_V4 ? NET_AF_INET : NET_AF_INET6;
+}
+
+/* The IP header before a segment of the family. */
+static inline uint16_t
+tcp_ip_hdr_len(uint8_t family)
+{
+	return family == NET_AF_INET6 ? IPV6_HDR_LEN : IPV4_HDR_MIN;
+}
+
 /* table */
 int tcp_table_init(struct net_stack *ns);
 void tcp_table_fini(struct net_stack *ns);
-/* A connection is known by its port and its ports and remote address:
- * the same peer may reach two ports of the stack at once. */
-struct tcp_conn *tcp_lookup(struct net_stack *ns, uint8_t port,
-		uint32_t raddr, uint16_t rport, uint16_t lport);
+/* A connection is known by its port, which of the port's addresses is
+ * its end, its ports and the remote address: the same peer may reach two
+ * ports (or two addresses) of the stack at once. */
+struct tcp_conn *tcp_lookup(struct net_stack *ns, uint8_t port, uint8_t local,
+		const union net_ip *raddr, uint16_t rport, uint16_t lport);
 /* A fresh connection towards the peer at raddr:rport by port, or NULL. */
 struct tcp_conn *tcp_conn_new(struct net_stack *ns, uint8_t port,
-		uint32_t raddr, uint16_t rport, uint16_t lport,
-		const uint8_t peer_mac[6]);
+		uint8_t local, const union net_ip *raddr, uint16_t rport,
+		uint16_t lport, const uint8_t peer_mac[6]);
 /* Unhooks and recycles; calls the closed upcall if the app holds it. */
 void tcp_conn_free(struct net_stack *ns, struct tcp_conn *c);
 /* Frees now, or marks it to be freed once input unwinds. */
@@ -250,19 +268,40 @@ tcp_is_dead(const struct tcp_conn *c)
 
 /* input: returns true if it kept m (queued out of order) */
 bool tcp_input(struct net_stack *ns, struct rte_mbuf *m,
-		const struct ipv4_view *ip, const struct tcp_view *t,
+		const struct ip_view *ip, const struct tcp_view *t,
 		const uint8_t *src_mac);
+/* The largest segment we may send to c's peer (options included). */
+uint16_t tcp_mss_for(const struct net_stack *ns, const struct tcp_conn *c);
+/* An ICMPv6 Packet Too Big (ip: the message): NET_OK when it named a
+ * segment of a connection in its window, whose path MTU it lowered. */
+enum net_drop tcp_ptb_input(struct net_stack *ns, const struct ip_view *ip);
 
-/* sequence numbers and cookies */
-uint32_t tcp_isn(const struct net_stack *ns, uint32_t laddr, uint16_t lport,
-		uint32_t raddr, uint16_t rport);
-uint32_t tcp_cookie_make(const struct net_stack *ns, uint32_t laddr,
-		uint16_t lport, uint32_t raddr, uint16_t rport, uint32_t irs,
-		uint16_t mss, uint16_t *mss_used);
+/* sequence numbers and cookies, over a connection's four-tuple (the
+ * addresses of ip's family: a received segment's, dst ours) */
+struct tcp_tuple {
+	uint8_t family;
+	const union net_ip *laddr;
+	const union net_ip *raddr;
+	uint16_t lport;		/* host order */
+	uint16_t rport;
+};
+
+/* The four-tuple of a received segment's connection. */
+static inline struct tcp_tuple
+tcp_tuple_in(const struct ip_view *ip, const struct tcp_view *t)
+{
+	struct tcp_tuple k = { ip->family, &ip->dst, &ip->src, t->dport,
+		t->sport };
+
+	return k;
+}
+
+uint32_t tcp_isn(const struct net_stack *ns, const struct tcp_tuple *k);
+uint32_t tcp_cookie_make(const struct net_stack *ns, const struct tcp_tuple *k,
+		uint32_t irs, uint16_t mss, uint16_t *mss_used);
 /* The MSS the cookie encodes, or -1 if it is not ours or expired. */
-int tcp_cookie_check(const struct net_stack *ns, uint32_t laddr,
-		uint16_t lport, uint32_t raddr, uint16_t rport, uint32_t irs,
-		uint32_t cookie);
+int tcp_cookie_check(const struct net_stack *ns, const struct tcp_tuple *k,
+		uint32_t irs, uint32_t cookie);
 
 /* Scoreboard (per-segment record) and out-of-order queue */
 static inline struct tcp_seg *
@@ -304,6 +343,9 @@ uint32_t tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 		const struct tcp_options *o, uint32_t ack, bool *dsack);
 /* Marks every entry not SACKed lost (after a timeout). */
 void tcp_seg_mark_all_lost(struct tcp_conn *c);
+/* Marks lost the entries not SACKed whose payload is over max bytes (a
+ * path MTU fell below them); returns the bytes marked. */
+uint32_t tcp_seg_mark_lost_above(struct tcp_conn *c, uint32_t max);
 /* RACK (RFC 8985 6.2): marks lost what was sent a reordering window
  * before the most recently delivered segment. Returns the bytes newly
  * marked and sets *timeout to when the next may be (0: none). */
@@ -336,7 +378,7 @@ int tcp_ooo_blocks(const struct tcp_conn *c, struct tcp_block *out, int max);
 void tcp_send_syn(struct net_stack *ns, struct tcp_conn *c);
 void tcp_send_syn_ack(struct net_stack *ns, struct tcp_conn *c);
 /* A SYN-ACK for a SYN cookie: no connection exists. */
-void tcp_send_cookie_syn_ack(struct net_stack *ns, const struct ipv4_view *ip,
+void tcp_send_cookie_syn_ack(struct net_stack *ns, const struct ip_view *ip,
 		const struct tcp_view *t, const uint8_t *src_mac, uint32_t cookie,
 		uint16_t mss);
 /* Resends up to one segment of [seq, seq + len) (fast retransmit, SACK
@@ -348,7 +390,7 @@ void tcp_send_ack(struct net_stack *ns, struct tcp_conn *c);
 void tcp_send_rst(struct net_stack *ns, struct tcp_conn *c);
 void tcp_send_probe(struct net_stack *ns, struct tcp_conn *c);
 /* RST answering a segment that has no connection (RFC 9293 3.10.7.1). */
-void tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
+void tcp_reply_rst(struct net_stack *ns, const struct ip_view *ip,
 		const struct tcp_view *t, const uint8_t *src_mac);
 /* Drop acknowledged bytes from the send queue. */
 void tcp_sndq_drop(struct net_stack *ns, struct tcp_sndq *q, uint32_t bytes);

@@ -38,12 +38,24 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
 }
 
+/* The largest segment towards the connection's peer: the port's MTU, or
+ * the path MTU a Packet Too Big told for the peer (IPv6), less the
+ * headers (40 bytes over IPv4, 60 over IPv6). */
+uint16_t
+tcp_mss_for(const struct net_stack *ns, const struct tcp_conn *c)
+{
+	uint8_t family = tcp_family(c);
+	uint16_t mtu = family == NET_AF_INET ? net_ifc(ns, c->port)->mtu :
+		net_pmtu(ns, c->port, &c->raddr);
+
+	return (uint16_t)(mtu - tcp_ip_hdr_len(family) - TCP_HDR_MIN);
+}
+
 /* Settings common to both opens, from the peer's SYN (or SYN-ACK). */
 static void
 negotiate(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 {
-	uint16_t our_mss = (uint16_t)(net_ifc(ns, c->port)->mtu - IPV4_HDR_MIN -
-			TCP_HDR_MIN);
+	uint16_t our_mss = tcp_mss_for(ns, c);
 
 	c->mss = RTE_MIN(t->opt.mss ? t->opt.mss : TCP_DEFAULT_MSS, our_mss);
 	if (c->mss < 64)
@@ -82,9 +94,10 @@ mbufs_short(const struct net_stack *ns)
 }
 
 static void
-syn_input(struct net_stack *ns, const struct ipv4_view *ip,
+syn_input(struct net_stack *ns, const struct ip_view *ip,
 		const struct tcp_view *t, const uint8_t *src_mac)
 {
+	struct tcp_tuple k = tcp_tuple_in(ip, t);
 	struct tcp_conn *c = NULL;
 
 	if (ns->refuse_new) {
@@ -99,8 +112,8 @@ syn_input(struct net_stack *ns, const struct ipv4_view *ip,
 		return;
 	}
 	if (ns->stats->tcp_syn_recv < ns->cfg.syn_backlog)
-		c = tcp_conn_new(ns, ns->cur_port, ip->src, t->sport, t->dport,
-				src_mac);
+		c = tcp_conn_new(ns, ns->cur_port, ip->local, &ip->src, t->sport,
+				t->dport, src_mac);
 	if (c == NULL) {
 		uint16_t mss = t->opt.mss ? t->opt.mss : TCP_DEFAULT_MSS, used;
 		uint32_t cookie;
@@ -111,9 +124,9 @@ syn_input(struct net_stack *ns, const struct ipv4_view *ip,
 			return;
 		}
 		/* Backlog or table full: answer without keeping state. */
-		mss = RTE_MIN(mss, (uint16_t)(net_ifc(ns, ns->cur_port)->mtu - 40));
-		cookie = tcp_cookie_make(ns, ip->dst, t->dport, ip->src,
-				t->sport, t->seq, mss, &used);
+		mss = RTE_MIN(mss, (uint16_t)(net_ifc(ns, ns->cur_port)->mtu -
+				tcp_ip_hdr_len(ip->family) - TCP_HDR_MIN));
+		cookie = tcp_cookie_make(ns, &k, t->seq, mss, &used);
 		tcp_send_cookie_syn_ack(ns, ip, t, src_mac, cookie, used);
 		return;
 	}
@@ -122,13 +135,14 @@ syn_input(struct net_stack *ns, const struct ipv4_view *ip,
 	c->irs = t->seq;
 	c->rcv_nxt = t->seq + 1;
 	c->rcv_adv = c->rcv_nxt;
-	c->iss = tcp_isn(ns, ip->dst, t->dport, ip->src, t->sport);
+	c->iss = tcp_isn(ns, &k);
 	c->snd_una = c->iss;
 	c->snd_max = c->iss;
 	c->snd_wl1 = t->seq;
 	c->snd_wl2 = c->iss;
 	negotiate(ns, c, t);
 	ns->stats->tcp.passive_opens++;
+	ns->stats->tcp.ip6_passive_opens += ip->family == NET_AF_INET6;
 	tcp_send_syn_ack(ns, c);
 	c->flags |= TCP_F_RTT_TIMING;
 	c->rtt_seq = c->iss;
@@ -164,9 +178,10 @@ hand_over(struct net_stack *ns, struct tcp_conn *c)
 /* An ACK with no connection may complete a handshake answered with a
  * SYN cookie. Returns the new connection, or NULL. */
 static struct tcp_conn *
-cookie_ack_input(struct net_stack *ns, const struct ipv4_view *ip,
+cookie_ack_input(struct net_stack *ns, const struct ip_view *ip,
 		const struct tcp_view *t, const uint8_t *src_mac)
 {
+	struct tcp_tuple k = tcp_tuple_in(ip, t);
 	struct tcp_view syn;
 	struct tcp_conn *c;
 	int mss;
@@ -174,19 +189,20 @@ cookie_ack_input(struct net_stack *ns, const struct ipv4_view *ip,
 	if (!ns->cfg.syncookies || (t->flags & (TCP_SYN | TCP_RST | TCP_ACK)) !=
 			TCP_ACK || t->dport != ns->cfg.listen_port)
 		return NULL;
-	mss = tcp_cookie_check(ns, ip->dst, t->dport, ip->src, t->sport,
-			t->seq - 1, t->ack - 1);
+	mss = tcp_cookie_check(ns, &k, t->seq - 1, t->ack - 1);
 	if (mss < 0) {
 		ns->stats->tcp.syncookies_failed++;
 		return NULL;
 	}
-	c = tcp_conn_new(ns, ns->cur_port, ip->src, t->sport, t->dport, src_mac);
+	c = tcp_conn_new(ns, ns->cur_port, ip->local, &ip->src, t->sport,
+			t->dport, src_mac);
 	if (c == NULL) {
 		net_count_drop(ns, NET_DROP_TCP_CONN_FULL);
 		return NULL;
 	}
 	ns->stats->tcp.syncookies_valid++;
 	ns->stats->tcp.passive_opens++;
+	ns->stats->tcp.ip6_passive_opens += ip->family == NET_AF_INET6;
 	memset(&syn, 0, sizeof(syn));
 	syn.opt.mss = (uint16_t)mss;
 	syn.win = t->win;
@@ -251,7 +267,7 @@ seq_acceptable(const struct tcp_conn *c, const struct tcp_view *t,
 /* SYN-SENT (RFC 9293 3.10.7.3). false: segment consumed. */
 static bool
 syn_sent_input(struct net_stack *ns, struct tcp_conn *c,
-		const struct ipv4_view *ip, const struct tcp_view *t)
+		const struct ip_view *ip, const struct tcp_view *t)
 {
 	bool ack_ok = (t->flags & TCP_ACK) && t->ack == c->iss + 1;
 
@@ -294,7 +310,7 @@ syn_sent_input(struct net_stack *ns, struct tcp_conn *c,
 /* Handshake completion (SYN-RECEIVED + ACK). false: segment consumed. */
 static bool
 syn_received_input(struct net_stack *ns, struct tcp_conn *c,
-		const struct ipv4_view *ip, const struct tcp_view *t)
+		const struct ip_view *ip, const struct tcp_view *t)
 {
 	if (t->flags & TCP_RST) {
 		if (SEQ_GEQ(t->seq, c->rcv_nxt) &&
@@ -667,7 +683,7 @@ data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 
 static bool
 conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
-		const struct ipv4_view *ip, const struct tcp_view *t)
+		const struct ip_view *ip, const struct tcp_view *t)
 {
 	bool kept = false;
 	uint32_t win;
@@ -749,11 +765,11 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 }
 
 bool
-tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ipv4_view *ip,
+tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ip_view *ip,
 		const struct tcp_view *t, const uint8_t *src_mac)
 {
-	struct tcp_conn *c = tcp_lookup(ns, ns->cur_port, ip->src, t->sport,
-			t->dport);
+	struct tcp_conn *c = tcp_lookup(ns, ns->cur_port, ip->local, &ip->src,
+			t->sport, t->dport);
 	bool kept;
 
 	if (t->opt.malformed)

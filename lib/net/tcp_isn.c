@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Initial sequence numbers (RFC 6528) and SYN cookies (RFC 4987), both from
- * SipHash over the connection's addresses with the stack's secret.
+ * SipHash over the connection's addresses (of either family) and ports
+ * with the stack's secret.
  *
  * A cookie is the ISN of a SYN-ACK for which no state was kept:
  *   bits 31..27  a 5-bit counter of 64-second periods
@@ -19,37 +20,26 @@ static const uint16_t cookie_mss[8] = {
 	216, 536, 1024, 1200, 1360, 1400, 1440, 1460,
 };
 
-struct flow_key {
-	uint32_t laddr;
-	uint32_t raddr;
-	uint16_t lport;
-	uint16_t rport;
-	uint32_t extra[2];
-};
-
+/* The key: both addresses (4 or 16 bytes), both ports and two words. */
 static uint64_t
-flow_hash(const struct net_stack *ns, uint32_t laddr, uint16_t lport,
-		uint32_t raddr, uint16_t rport, uint32_t a, uint32_t b)
+flow_hash(const struct net_stack *ns, const struct tcp_tuple *t, uint32_t a,
+		uint32_t b)
 {
-	struct flow_key k;
+	size_t n = t->family == NET_AF_INET6 ? 16 : 4;
+	uint32_t tail[3] = { (uint32_t)t->lport | (uint32_t)t->rport << 16, a, b };
+	uint8_t k[2 * 16 + sizeof(tail)];
 
-	memset(&k, 0, sizeof(k));
-	k.laddr = laddr;
-	k.raddr = raddr;
-	k.lport = lport;
-	k.rport = rport;
-	k.extra[0] = a;
-	k.extra[1] = b;
-	return siphash24(ns->secret, &k, sizeof(k));
+	memcpy(k, t->laddr, n);
+	memcpy(k + n, t->raddr, n);
+	memcpy(k + 2 * n, tail, sizeof(tail));
+	return siphash24(ns->secret, k, 2 * n + sizeof(tail));
 }
 
 uint32_t
-tcp_isn(const struct net_stack *ns, uint32_t laddr, uint16_t lport,
-		uint32_t raddr, uint16_t rport)
+tcp_isn(const struct net_stack *ns, const struct tcp_tuple *t)
 {
 	/* M: a timer ticking every 4 microseconds (here 250 per ms). */
-	return (uint32_t)flow_hash(ns, laddr, lport, raddr, rport, 0, 0) +
-		(uint32_t)(ns->now_ms * 250);
+	return (uint32_t)flow_hash(ns, t, 0, 0) + (uint32_t)(ns->now_ms * 250);
 }
 
 static uint32_t
@@ -59,9 +49,8 @@ cookie_period(const struct net_stack *ns)
 }
 
 uint32_t
-tcp_cookie_make(const struct net_stack *ns, uint32_t laddr, uint16_t lport,
-		uint32_t raddr, uint16_t rport, uint32_t irs, uint16_t mss,
-		uint16_t *mss_used)
+tcp_cookie_make(const struct net_stack *ns, const struct tcp_tuple *k,
+		uint32_t irs, uint16_t mss, uint16_t *mss_used)
 {
 	uint32_t t = cookie_period(ns), idx = 0, i;
 
@@ -69,20 +58,20 @@ tcp_cookie_make(const struct net_stack *ns, uint32_t laddr, uint16_t lport,
 		if (cookie_mss[i] <= mss)
 			idx = i;
 	*mss_used = cookie_mss[idx];
-	return t << 27 | idx << 24 | ((uint32_t)flow_hash(ns, laddr, lport,
-			raddr, rport, irs, t) & 0xffffff);
+	return t << 27 | idx << 24 | ((uint32_t)flow_hash(ns, k, irs, t) &
+			0xffffff);
 }
 
 int
-tcp_cookie_check(const struct net_stack *ns, uint32_t laddr, uint16_t lport,
-		uint32_t raddr, uint16_t rport, uint32_t irs, uint32_t cookie)
+tcp_cookie_check(const struct net_stack *ns, const struct tcp_tuple *k,
+		uint32_t irs, uint32_t cookie)
 {
 	uint32_t t = cookie >> 27, now = cookie_period(ns);
 
 	if (((now - t) & 31) > 1)
 		return -1;	/* expired, or from the future */
-	if (((uint32_t)flow_hash(ns, laddr, lport, raddr, rport, irs, t) &
-			0xffffff) != (cookie & 0xffffff))
+	if (((uint32_t)flow_hash(ns, k, irs, t) & 0xffffff) !=
+			(cookie & 0xffffff))
 		return -1;
 	return cookie_mss[(cookie >> 24) & 7];
 }

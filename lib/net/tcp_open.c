@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Active open for the upper layer: the port whose subnet holds the peer,
- * the next hop resolved through that port's ARP cache, a local port whose
- * answers that port's RSS steers back to this shard, the connection's own
- * upcalls. The handshake itself is tcp_connect()'s (tcp_user.c), which
+ * Active open for the upper layer: the port whose subnet (IPv6: prefix)
+ * holds the peer, the next hop resolved through that port's ARP cache or
+ * by neighbour discovery, a local port whose answers that port's RSS
+ * steers back to this shard, the connection's own upcalls. The handshake itself is tcp_connect()'s (tcp_user.c), which
  * routes by the same net_route().
  */
 #include <errno.h>
@@ -32,13 +32,44 @@ net_rss_queue(const struct net_rss *rss, uint32_t raddr, uint32_t laddr,
 			(uint32_t)(rss->reta_size - 1)];
 }
 
+uint16_t
+net_rss_queue6(const struct net_rss *rss, const uint8_t raddr[16],
+		const uint8_t laddr[16], uint16_t rport, uint16_t lport)
+{
+	/* rte_thash's IPv6 tuple: both addresses, then the ports, in
+	 * host-order words. */
+	uint32_t tuple[9];
+	unsigned int i;
+
+	if (rss == NULL || rss->reta_size == 0)
+		return 0;
+	for (i = 0; i < 4; i++) {
+		tuple[i] = pkt_rd32(raddr + 4 * i);
+		tuple[4 + i] = pkt_rd32(laddr + 4 * i);
+	}
+	tuple[8] = ((uint32_t)rport << 16) | lport;
+	return rss->reta[rte_softrss(tuple, 9, rss->key) &
+			(uint32_t)(rss->reta_size - 1)];
+}
+
+/* The queue RSS gives answers from raddr:rport to local:lport on port. */
+static uint16_t
+rss_queue_of(const struct net_port *np, const struct net_addr *raddr,
+		const union net_ip *local, uint16_t rport, uint16_t lport)
+{
+	if (raddr->family == NET_AF_INET6)
+		return net_rss_queue6(np->rss, raddr->ip.v6, local->v6, rport,
+				lport);
+	return net_rss_queue(np->rss, raddr->ip.v4, local->v4, rport, lport);
+}
+
 /* A free local port towards raddr:rport out of port whose answers RSS
  * steers to this stack's queue; 0 when none is. The search resumes after
  * the last port given, from a random start, over the ephemeral range
  * once. */
 static uint16_t
-pick_lport(struct net_stack *ns, uint8_t port, uint32_t raddr,
-		uint16_t rport)
+pick_lport(struct net_stack *ns, uint8_t port, uint8_t local,
+		const struct net_addr *raddr, uint16_t rport)
 {
 	const uint32_t span = NET_EPHEMERAL_HI - NET_EPHEMERAL_LO + 1;
 	const struct net_port *np = &ns->port[port];
@@ -53,12 +84,13 @@ pick_lport(struct net_stack *ns, uint8_t port, uint32_t raddr,
 	p = ns->next_lport;
 	for (i = 0; i < span; i++, p = p == NET_EPHEMERAL_HI ?
 			NET_EPHEMERAL_LO : p + 1) {
-		if (rss_known && net_rss_queue(np->rss, raddr, np->ifc->ip,
+		if (rss_known && rss_queue_of(np, raddr, &np->addr[local],
 				rport, (uint16_t)p) != np->queue) {
 			ns->stats->tcp.rss_port_misses++;
 			continue;
 		}
-		if (tcp_lookup(ns, port, raddr, rport, (uint16_t)p) != NULL)
+		if (tcp_lookup(ns, port, local, &raddr->ip, rport,
+				(uint16_t)p) != NULL)
 			continue;
 		ns->next_lport = (uint16_t)(p == NET_EPHEMERAL_HI ?
 				NET_EPHEMERAL_LO : p + 1);
@@ -68,33 +100,32 @@ pick_lport(struct net_stack *ns, uint8_t port, uint32_t raddr,
 }
 
 struct tcp_conn *
-tcp_open(struct net_stack *ns, uint32_t raddr, uint16_t rport,
-		const struct tcp_upcalls *up, void *ctx, int *err)
+tcp_open_addr(struct net_stack *ns, const struct net_addr *raddr,
+		uint16_t rport, const struct tcp_upcalls *up, void *ctx, int *err)
 {
-	uint8_t port = net_route(ns, raddr);
-	const struct net_if *ifc = net_ifc(ns, port);
+	uint8_t local;
+	int route = net_route(ns, raddr, &local);
 	struct tcp_conn *c;
 	uint8_t mac[6];
 	uint16_t lport;
 
-	/* net_route() falls back on port 0: no port's subnet holds raddr. */
-	if (((raddr ^ ifc->ip) & ifc->netmask) != 0) {
+	if (route < 0) {
 		*err = -ENETUNREACH;
 		return NULL;
 	}
-	if (!net_resolve(ns, port, raddr, mac)) {
+	if (!net_resolve(ns, (uint8_t)route, raddr, mac)) {
 		*err = -EAGAIN;
 		return NULL;
 	}
-	lport = pick_lport(ns, port, raddr, rport);
+	lport = pick_lport(ns, (uint8_t)route, local, raddr, rport);
 	if (lport == 0) {
 		*err = -EADDRNOTAVAIL;
 		return NULL;
 	}
 	/* The SYN waits in the port's TX batch: the upcalls are in place
-	 * before any answer can come. tcp_connect() routes raddr to the same
-	 * port, which the connection records. */
-	c = tcp_connect(ns, raddr, rport, lport, mac);
+	 * before any answer can come. tcp_connect_addr() routes raddr to the
+	 * same port, which the connection records. */
+	c = tcp_connect_addr(ns, raddr, rport, lport, mac);
 	if (c == NULL) {
 		*err = -ENOMEM;
 		return NULL;
@@ -103,4 +134,13 @@ tcp_open(struct net_stack *ns, uint32_t raddr, uint16_t rport,
 	c->up_ctx = ctx;
 	*err = 0;
 	return c;
+}
+
+struct tcp_conn *
+tcp_open(struct net_stack *ns, uint32_t raddr, uint16_t rport,
+		const struct tcp_upcalls *up, void *ctx, int *err)
+{
+	struct net_addr a = { net_ip4(raddr), NET_AF_INET };
+
+	return tcp_open_addr(ns, &a, rport, up, ctx, err);
 }

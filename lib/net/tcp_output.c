@@ -18,9 +18,10 @@
 
 struct seg_spec {
 	uint8_t port;		/* of the stack: the way out */
+	uint8_t family;
 	const uint8_t *dmac;
-	uint32_t saddr;		/* network order */
-	uint32_t daddr;
+	const union net_ip *saddr;
+	const union net_ip *daddr;
 	uint16_t sport;		/* host order */
 	uint16_t dport;
 	uint32_t seq;
@@ -31,30 +32,16 @@ struct seg_spec {
 	uint8_t optlen;		/* multiple of 4 */
 };
 
-static inline void
-wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void
-wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-/* Writes Ethernet, IPv4 and TCP headers into a new mbuf; the TCP checksum
- * is left for finish_segment() once the payload is attached. */
+/* Writes Ethernet, IP (either family) and TCP headers into a new mbuf;
+ * the TCP checksum is left for finish_segment() once the payload is
+ * attached. */
 static struct rte_mbuf *
 start_segment(struct net_stack *ns, const struct seg_spec *s,
 		uint16_t payload_len)
 {
 	uint16_t tcp_len = (uint16_t)(TCP_HDR_MIN + s->optlen);
-	uint16_t hlen = (uint16_t)(ETH_HDR_LEN + IPV4_HDR_MIN + tcp_len);
+	uint16_t ip_len = tcp_ip_hdr_len(s->family);
+	uint16_t hlen = (uint16_t)(ETH_HDR_LEN + ip_len + tcp_len);
 	struct rte_mbuf *m = net_alloc(ns);
 	uint8_t *p, *ip, *tcp;
 
@@ -67,28 +54,34 @@ start_segment(struct net_stack *ns, const struct seg_spec *s,
 	}
 	memcpy(p, s->dmac, 6);
 	memcpy(p + 6, net_ifc(ns, s->port)->mac, 6);
-	wr16(p + 12, ETHERTYPE_IPV4);
 	ip = p + ETH_HDR_LEN;
-	ip[0] = 0x45;
-	ip[1] = 0;
-	wr16(ip + 2, (uint16_t)(IPV4_HDR_MIN + tcp_len + payload_len));
-	wr16(ip + 4, ns->ip_id++);
-	wr16(ip + 6, 0x4000);	/* DF: we do path MTU the plain way */
-	ip[8] = 64;
-	ip[9] = IPPROTO_TCP_;
-	ip[10] = ip[11] = 0;
-	memcpy(ip + 12, &s->saddr, 4);
-	memcpy(ip + 16, &s->daddr, 4);
-	/* Both checksums are settled in finish_segment(), once the
+	if (s->family == NET_AF_INET6) {
+		pkt_wr16(p + 12, ETHERTYPE_IPV6);
+		ip6_hdr_fill(ip, s->saddr, s->daddr, IPPROTO_TCP_, NET_TTL,
+				(uint16_t)(tcp_len + payload_len));
+	} else {
+		pkt_wr16(p + 12, ETHERTYPE_IPV4);
+		ip[0] = 0x45;
+		ip[1] = 0;
+		pkt_wr16(ip + 2, (uint16_t)(IPV4_HDR_MIN + tcp_len + payload_len));
+		pkt_wr16(ip + 4, ns->ip_id++);
+		pkt_wr16(ip + 6, 0x4000);	/* DF: we do path MTU the plain way */
+		ip[8] = NET_TTL;
+		ip[9] = IPPROTO_TCP_;
+		ip[10] = ip[11] = 0;
+		memcpy(ip + 12, &s->saddr->v4, 4);
+		memcpy(ip + 16, &s->daddr->v4, 4);
+	}
+	/* The checksums are settled in finish_segment(), once the
 	 * payload is attached and offload can be decided. */
-	tcp = ip + IPV4_HDR_MIN;
-	wr16(tcp, s->sport);
-	wr16(tcp + 2, s->dport);
-	wr32(tcp + 4, s->seq);
-	wr32(tcp + 8, s->ack);
+	tcp = ip + ip_len;
+	pkt_wr16(tcp, s->sport);
+	pkt_wr16(tcp + 2, s->dport);
+	pkt_wr32(tcp + 4, s->seq);
+	pkt_wr32(tcp + 8, s->ack);
 	tcp[12] = (uint8_t)((tcp_len / 4) << 4);
 	tcp[13] = s->flags;
-	wr16(tcp + 14, s->win);
+	pkt_wr16(tcp + 14, s->win);
 	tcp[16] = tcp[17] = tcp[18] = tcp[19] = 0;
 	if (s->optlen)
 		memcpy(tcp + TCP_HDR_MIN, s->opts, s->optlen);
@@ -111,38 +104,41 @@ static void
 finish_segment(struct net_stack *ns, const struct seg_spec *s,
 		struct rte_mbuf *m)
 {
+	uint16_t ip_len = tcp_ip_hdr_len(s->family);
 	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, ETH_HDR_LEN);
 	uint16_t l4_len = (uint16_t)(rte_pktmbuf_pkt_len(m) - ETH_HDR_LEN -
-			IPV4_HDR_MIN);
-	uint32_t saddr, daddr;
+			ip_len);
 	struct rte_mbuf *seg;
 	struct cksum c;
 	uint16_t sum;
 
-	memcpy(&saddr, ip + 12, 4);
-	memcpy(&daddr, ip + 16, 4);
 	cksum_init(&c);
-	cksum_pseudo_ipv4(&c, saddr, daddr, IPPROTO_TCP_, l4_len);
+	cksum_pseudo(&c, s->family, s->saddr, s->daddr, IPPROTO_TCP_, l4_len);
 	if (net_ifc(ns, s->port)->tx_cksum_offload && offload_ok(m)) {
 		/* The device sums the segment; it wants the pseudo header's
 		 * sum, folded but not complemented, in the checksum field. */
 		sum = (uint16_t)~cksum_finish(&c);
-		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
+		m->ol_flags |= s->family == NET_AF_INET6 ?
+			RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_TCP_CKSUM :
+			RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
 			RTE_MBUF_F_TX_TCP_CKSUM;
 		m->l2_len = ETH_HDR_LEN;
-		m->l3_len = IPV4_HDR_MIN;
+		m->l3_len = ip_len;
 	} else {
-		sum = cksum_buf(ip, IPV4_HDR_MIN);
-		memcpy(ip + 10, &sum, 2);
-		cksum_feed(&c, ip + IPV4_HDR_MIN,
-				rte_pktmbuf_data_len(m) - ETH_HDR_LEN - IPV4_HDR_MIN);
+		if (s->family == NET_AF_INET) {
+			sum = cksum_buf(ip, IPV4_HDR_MIN);
+			memcpy(ip + 10, &sum, 2);
+		}
+		cksum_feed(&c, ip + ip_len,
+				rte_pktmbuf_data_len(m) - ETH_HDR_LEN - ip_len);
 		for (seg = m->next; seg != NULL; seg = seg->next)
 			cksum_feed(&c, rte_pktmbuf_mtod(seg, void *),
 					rte_pktmbuf_data_len(seg));
 		sum = cksum_finish(&c);
 	}
-	memcpy(ip + IPV4_HDR_MIN + 16, &sum, 2);
+	memcpy(ip + ip_len + 16, &sum, 2);
 	ns->stats->tcp.segs_out++;
+	ns->stats->tcp.ip6_segs_out += s->family == NET_AF_INET6;
 	net_tx(ns, s->port, m);
 }
 
@@ -158,8 +154,8 @@ data_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 		o[1] = 1;
 		o[2] = 8;
 		o[3] = 10;
-		wr32(o + 4, (uint32_t)ns->now_ms + c->ts_offset);
-		wr32(o + 8, c->ts_recent);
+		pkt_wr32(o + 4, (uint32_t)ns->now_ms + c->ts_offset);
+		pkt_wr32(o + 8, c->ts_recent);
 		n = TCP_TS_LEN;
 	}
 	if ((c->flags & TCP_F_OPT_SACK) && c->ooo.n > 0) {
@@ -171,8 +167,8 @@ data_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 		o[n + 2] = 5;
 		o[n + 3] = (uint8_t)(2 + 8 * nb);
 		for (k = 0; k < nb; k++) {
-			wr32(o + n + 4 + 8 * k, b[k].start);
-			wr32(o + n + 8 + 8 * k, b[k].end);
+			pkt_wr32(o + n + 4 + 8 * k, b[k].start);
+			pkt_wr32(o + n + 8 + 8 * k, b[k].end);
 		}
 		n = (uint8_t)(n + 4 + 8 * nb);
 	}
@@ -219,9 +215,10 @@ conn_spec(struct net_stack *ns, struct tcp_conn *c, struct seg_spec *s,
 {
 	memset(s, 0, sizeof(*s));
 	s->port = c->port;
+	s->family = tcp_family(c);
 	s->dmac = c->peer_mac;
-	s->saddr = c->laddr;
-	s->daddr = c->raddr;
+	s->saddr = net_local_addr(ns, c->port, c->local);
+	s->daddr = &c->raddr;
 	s->sport = c->lport;
 	s->dport = c->rport;
 	s->seq = seq;
@@ -259,13 +256,14 @@ send_bare(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint8_t flags)
 static uint8_t
 syn_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 {
-	uint16_t our_mss = (uint16_t)(net_ifc(ns, c->port)->mtu - IPV4_HDR_MIN -
-			TCP_HDR_MIN);
+	/* What we can take: the port's MTU, whatever the path's. */
+	uint16_t our_mss = (uint16_t)(net_ifc(ns, c->port)->mtu -
+			tcp_ip_hdr_len(tcp_family(c)) - TCP_HDR_MIN);
 	uint8_t n = 4;
 
 	o[0] = 2;
 	o[1] = 4;
-	wr16(o + 2, our_mss);
+	pkt_wr16(o + 2, our_mss);
 	if (c->flags & TCP_F_OPT_WS) {
 		o[n] = 1;
 		o[n + 1] = 3;
@@ -285,8 +283,8 @@ syn_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 		o[n + 1] = 1;
 		o[n + 2] = 8;
 		o[n + 3] = 10;
-		wr32(o + n + 4, (uint32_t)ns->now_ms + c->ts_offset);
-		wr32(o + n + 8, c->ts_recent);
+		pkt_wr32(o + n + 4, (uint32_t)ns->now_ms + c->ts_offset);
+		pkt_wr32(o + n + 8, c->ts_recent);
 		n += TCP_TS_LEN;
 	}
 	return n;
@@ -322,8 +320,24 @@ tcp_send_syn_ack(struct net_stack *ns, struct tcp_conn *c)
 	send_syn_common(ns, c, TCP_SYN | TCP_ACK);
 }
 
+/* The addresses of an answer to a received segment, without a
+ * connection: on the port it came by. */
+static void
+answer_spec(struct net_stack *ns, struct seg_spec *s, const struct ip_view *ip,
+		const struct tcp_view *t, const uint8_t *src_mac)
+{
+	memset(s, 0, sizeof(*s));
+	s->port = ns->cur_port;
+	s->family = ip->family;
+	s->dmac = src_mac;
+	s->saddr = &ip->dst;
+	s->daddr = &ip->src;
+	s->sport = t->dport;
+	s->dport = t->sport;
+}
+
 void
-tcp_send_cookie_syn_ack(struct net_stack *ns, const struct ipv4_view *ip,
+tcp_send_cookie_syn_ack(struct net_stack *ns, const struct ip_view *ip,
 		const struct tcp_view *t, const uint8_t *src_mac, uint32_t cookie,
 		uint16_t mss)
 {
@@ -333,14 +347,8 @@ tcp_send_cookie_syn_ack(struct net_stack *ns, const struct ipv4_view *ip,
 
 	/* Only the MSS survives in a cookie; the other options are not
 	 * offered, so the peer does not use them. */
-	wr16(opts + 2, mss);
-	memset(&s, 0, sizeof(s));
-	s.port = ns->cur_port;	/* an answer to the segment being received */
-	s.dmac = src_mac;
-	s.saddr = ip->dst;
-	s.daddr = ip->src;
-	s.sport = t->dport;
-	s.dport = t->sport;
+	pkt_wr16(opts + 2, mss);
+	answer_spec(ns, &s, ip, t, src_mac);
 	s.seq = cookie;
 	s.ack = t->seq + 1;
 	s.flags = TCP_SYN | TCP_ACK;
@@ -376,7 +384,7 @@ tcp_send_rst(struct net_stack *ns, struct tcp_conn *c)
 }
 
 void
-tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
+tcp_reply_rst(struct net_stack *ns, const struct ip_view *ip,
 		const struct tcp_view *t, const uint8_t *src_mac)
 {
 	struct seg_spec s;
@@ -384,13 +392,7 @@ tcp_reply_rst(struct net_stack *ns, const struct ipv4_view *ip,
 
 	if (t->flags & TCP_RST)
 		return;		/* never answer a reset */
-	memset(&s, 0, sizeof(s));
-	s.port = ns->cur_port;	/* an answer to the segment being received */
-	s.dmac = src_mac;
-	s.saddr = ip->dst;
-	s.daddr = ip->src;
-	s.sport = t->dport;
-	s.dport = t->sport;
+	answer_spec(ns, &s, ip, t, src_mac);
 	if (t->flags & TCP_ACK) {
 		s.seq = t->ack;
 		s.flags = TCP_RST;

@@ -148,18 +148,29 @@ tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack)
 	}
 }
 
-void
-tcp_seg_mark_all_lost(struct tcp_conn *c)
+uint32_t
+tcp_seg_mark_lost_above(struct tcp_conn *c, uint32_t max)
 {
-	uint32_t i;
+	uint32_t i, marked = 0;
 
 	for (i = 0; i < c->nsegs; i++) {
 		uint8_t f = tcp_seg_at(c, i)->flags;
+		uint32_t len = tcp_seg_at(c, i)->end - tcp_seg_start(c, i);
 
-		if (!(f & TCP_SEG_SACKED))
-			seg_set_flags(c, i, (uint8_t)((f | TCP_SEG_LOST) &
-					~TCP_SEG_RETRANS));
+		if ((f & TCP_SEG_SACKED) || len <= max)
+			continue;
+		if (!(f & TCP_SEG_LOST) || (f & TCP_SEG_RETRANS))
+			marked += len;
+		seg_set_flags(c, i, (uint8_t)((f | TCP_SEG_LOST) &
+				~TCP_SEG_RETRANS));
 	}
+	return marked;
+}
+
+void
+tcp_seg_mark_all_lost(struct tcp_conn *c)
+{
+	tcp_seg_mark_lost_above(c, 0);
 }
 
 /* Marks the entries inside [s, e) SACKed; returns the bytes newly so. */

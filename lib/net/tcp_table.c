@@ -2,9 +2,10 @@
 /*
  * Connection table of a shard: a fixed array of connections allocated at
  * start-up, a LIFO free list (a recycled slot is likely still in cache) and
- * an open-addressing index from (the stack's port, remote address, remote
- * port, local port) with linear probing and backward-shift deletion, so no
- * tombstones build up.
+ * an open-addressing index from (the stack's port, its local address,
+ * remote address, remote port, local port) with linear probing and
+ * backward-shift deletion, so no tombstones build up. Both families share
+ * the table; an IPv4 key hashes as it did before there was IPv6.
  * The hash is keyed by a per-start secret: peers cannot aim at one bucket.
  */
 #include <stdlib.h>
@@ -16,20 +17,38 @@
 
 #include "tcp_impl.h"
 
-static uint32_t
-hash_key(const struct net_stack *ns, uint8_t port, uint32_t raddr,
-		uint16_t rport, uint16_t lport)
+static __rte_always_inline uint64_t
+fmix64(uint64_t k)
 {
-	uint64_t k = ((uint64_t)raddr << 32 | (uint64_t)rport << 16 | lport) ^
-		ns->hash_seed;
-
-	k += port * 0x9e3779b97f4a7c15ULL;
 	k ^= k >> 33;
 	k *= 0xff51afd7ed558ccdULL;
 	k ^= k >> 33;
 	k *= 0xc4ceb9fe1a85ec53ULL;
 	k ^= k >> 33;
-	return (uint32_t)k;
+	return k;
+}
+
+/* An IPv6 peer's other 12 bytes, mixed with the secret first: a plain
+ * fold of them would let one who holds many prefixes make keys that
+ * collide whatever the secret. Out of line: IPv4's keys never come here. */
+static __rte_noinline uint64_t
+hash6_rest(const struct net_stack *ns, uint8_t local, const union net_ip *raddr)
+{
+	return fmix64(((uint64_t)raddr->w[1] << 32 | raddr->w[2]) ^
+			ns->hash_seed) + raddr->w[3] + local;
+}
+
+static __rte_always_inline uint32_t
+hash_key(const struct net_stack *ns, uint8_t port, uint8_t local,
+		const union net_ip *raddr, uint16_t rport, uint16_t lport)
+{
+	uint64_t k = ((uint64_t)raddr->w[0] << 32 | (uint64_t)rport << 16 |
+			lport) ^ ns->hash_seed;
+
+	if (unlikely(local != NET_LOCAL_V4))
+		k ^= hash6_rest(ns, local, raddr);
+	k += port * 0x9e3779b97f4a7c15ULL;
+	return (uint32_t)fmix64(k);
 }
 
 int
@@ -88,10 +107,11 @@ tcp_table_fini(struct net_stack *ns)
 }
 
 struct tcp_conn *
-tcp_lookup(struct net_stack *ns, uint8_t port, uint32_t raddr, uint16_t rport,
-		uint16_t lport)
+tcp_lookup(struct net_stack *ns, uint8_t port, uint8_t local,
+		const union net_ip *raddr, uint16_t rport, uint16_t lport)
 {
-	uint32_t i = hash_key(ns, port, raddr, rport, lport) & ns->index_mask;
+	uint32_t i = hash_key(ns, port, local, raddr, rport, lport) &
+		ns->index_mask;
 
 	for (;; i = (i + 1) & ns->index_mask) {
 		uint32_t slot = ns->index[i];
@@ -100,15 +120,16 @@ tcp_lookup(struct net_stack *ns, uint8_t port, uint32_t raddr, uint16_t rport,
 		if (slot == 0)
 			return NULL;
 		c = &ns->conns[slot - 1];
-		if (c->raddr == raddr && c->rport == rport &&
-				c->lport == lport && c->port == port)
+		if (c->rport == rport && c->lport == lport && c->port == port &&
+				c->local == local && net_ip_eq(&c->raddr, raddr))
 			return c;
 	}
 }
 
 struct tcp_conn *
-tcp_conn_new(struct net_stack *ns, uint8_t port, uint32_t raddr,
-		uint16_t rport, uint16_t lport, const uint8_t peer_mac[6])
+tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
+		const union net_ip *raddr, uint16_t rport, uint16_t lport,
+		const uint8_t peer_mac[6])
 {
 	struct tcp_conn *c = ns->free_list;
 	uint32_t i;
@@ -116,7 +137,7 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint32_t raddr,
 	if (c == NULL)
 		return NULL;
 	ns->free_list = c->free_next;
-	i = hash_key(ns, port, raddr, rport, lport) & ns->index_mask;
+	i = hash_key(ns, port, local, raddr, rport, lport) & ns->index_mask;
 	while (ns->index[i] != 0)
 		i = (i + 1) & ns->index_mask;
 	ns->index[i] = c->index + 1;
@@ -132,11 +153,11 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint32_t raddr,
 	c->out_epoch = ns->out_epoch - 1;	/* not on the out list */
 	c->rcv_space = 8192;
 	c->ooo.n = 0;
-	c->raddr = raddr;
+	c->raddr = *raddr;
 	c->rport = rport;
 	c->lport = lport;
 	c->port = port;
-	c->laddr = net_ifc(ns, port)->ip;
+	c->local = local;
 	c->rto = ns->cfg.rto_init_ms;
 	c->rcv_space = ns->cfg.rcv_space;
 	memcpy(c->peer_mac, peer_mac, 6);
@@ -144,6 +165,7 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint32_t raddr,
 	c->last_rx_ms = ns->now_ms;
 	memset(&c->sndq, 0, sizeof(c->sndq));
 	ns->stats->tcp_conns_open++;
+	ns->stats->tcp_conns_open6 += local != NET_LOCAL_V4;
 	return c;
 }
 
@@ -151,7 +173,8 @@ static void
 index_remove(struct net_stack *ns, struct tcp_conn *c)
 {
 	uint32_t mask = ns->index_mask;
-	uint32_t i = hash_key(ns, c->port, c->raddr, c->rport, c->lport) & mask;
+	uint32_t i = hash_key(ns, c->port, c->local, &c->raddr, c->rport,
+			c->lport) & mask;
 	uint32_t j;
 
 	while (ns->index[i] != c->index + 1)
@@ -160,8 +183,8 @@ index_remove(struct net_stack *ns, struct tcp_conn *c)
 	 * when their home slot does not lie between the hole and them. */
 	for (j = (i + 1) & mask; ns->index[j] != 0; j = (j + 1) & mask) {
 		struct tcp_conn *o = &ns->conns[ns->index[j] - 1];
-		uint32_t home = hash_key(ns, o->port, o->raddr, o->rport,
-				o->lport) & mask;
+		uint32_t home = hash_key(ns, o->port, o->local, &o->raddr,
+				o->rport, o->lport) & mask;
 
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			ns->index[i] = ns->index[j];
@@ -201,6 +224,7 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	c->free_next = ns->free_list;
 	ns->free_list = c;
 	ns->stats->tcp_conns_open--;
+	ns->stats->tcp_conns_open6 -= c->local != NET_LOCAL_V4;
 	ns->stats->tcp_conns_closed++;
 }
 

@@ -159,6 +159,7 @@ net_link_up(struct net_stack *ns)
 {
 	uint32_t i;
 
+	nd_link_up(ns);
 	for (i = 0; i < ns->cfg.max_conns; i++) {
 		struct tcp_conn *c = &ns->conns[i];
 

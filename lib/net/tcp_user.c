@@ -11,33 +11,56 @@
 #include "tcp_impl.h"
 
 struct tcp_conn *
-tcp_connect(struct net_stack *ns, uint32_t raddr, uint16_t rport,
-		uint16_t lport, const uint8_t peer_mac[6])
+tcp_connect_addr(struct net_stack *ns, const struct net_addr *raddr,
+		uint16_t rport, uint16_t lport, const uint8_t peer_mac[6])
 {
-	uint8_t port = net_route(ns, raddr);
-	const struct net_if *ifc = net_ifc(ns, port);
+	uint8_t local = NET_LOCAL_V4;
+	int route = net_route(ns, raddr, &local);
+	/* Off every link: the first port with the family (tcp_open()
+	 * refuses such peers before). */
+	uint8_t port = 0;
+	struct tcp_tuple k;
 	struct tcp_conn *c;
 
-	if (tcp_lookup(ns, port, raddr, rport, lport) != NULL)
+	while (route < 0 && port < ns->nb_ports &&
+			!net_port_has(ns, port, raddr->family))
+		port++;
+	if (route >= 0)
+		port = (uint8_t)route;
+	else if (port == ns->nb_ports)
 		return NULL;
-	c = tcp_conn_new(ns, port, raddr, rport, lport, peer_mac);
+	if (tcp_lookup(ns, port, local, &raddr->ip, rport, lport) != NULL)
+		return NULL;
+	c = tcp_conn_new(ns, port, local, &raddr->ip, rport, lport, peer_mac);
 	if (c == NULL)
 		return NULL;
 	c->flags |= TCP_F_ACTIVE | TCP_F_OPT_WS | TCP_F_OPT_SACK | TCP_F_OPT_TS;
 	c->rcv_wscale = tcp_our_wscale(ns);
 	c->ts_recent = 0;
-	c->mss = (uint16_t)(ifc->mtu - IPV4_HDR_MIN - TCP_HDR_MIN);
+	c->mss = tcp_mss_for(ns, c);
 	c->state = TCP_SYN_SENT;
-	c->iss = tcp_isn(ns, ifc->ip, lport, raddr, rport);
+	k = (struct tcp_tuple){ raddr->family, net_local_addr(ns, port, local),
+		&c->raddr, lport, rport };
+	c->iss = tcp_isn(ns, &k);
 	c->snd_una = c->iss;
 	c->snd_max = c->iss;
 	ns->stats->tcp.active_opens++;
+	ns->stats->tcp.ip6_active_opens += raddr->family == NET_AF_INET6;
 	tcp_send_syn(ns, c);
 	c->flags |= TCP_F_RTT_TIMING;
 	c->rtt_seq = c->iss;
 	c->rtt_start = ns->now_ms;
 	tcp_arm_rexmit(ns, c);
 	return c;
+}
+
+struct tcp_conn *
+tcp_connect(struct net_stack *ns, uint32_t raddr, uint16_t rport,
+		uint16_t lport, const uint8_t peer_mac[6])
+{
+	struct net_addr a = { net_ip4(raddr), NET_AF_INET };
+
+	return tcp_connect_addr(ns, &a, rport, lport, peer_mac);
 }
 
 void
@@ -250,6 +273,14 @@ void *
 tcp_app(const struct tcp_conn *c)
 {
 	return c->app;
+}
+
+void
+tcp_peer(const struct tcp_conn *c, struct net_addr *addr, uint16_t *port)
+{
+	addr->ip = c->raddr;
+	addr->family = tcp_family(c);
+	*port = c->rport;
 }
 
 struct tcp_conn *

@@ -12,15 +12,20 @@
  *   bytes 0-1         configuration (see CFG_* and CFG1_*)
  *   then records      ctl (1 byte), length (2 bytes, big endian), frame
  *
+ * The port runs both families: IPv4 198.18.0.2/24 and IPv6 2001:2::2/64
+ * with its link-local address (duplicate address detection runs as in
+ * ewykd, its probes and announcements checked like every frame sent).
+ *
  * ctl bits 0-1 choose the checksums: 0 leaves the frame as it is (the stack
- * verifies it), 1 recomputes the IPv4 and TCP/ICMP checksums, 2 fixes the
- * IPv4 checksum and marks the L4 checksum good as a NIC would, 3 fixes the
- * IPv4 checksum and marks the L4 checksum bad. Bit 2 makes the TCP
- * acknowledgement number relative to the ISS of the stack's last SYN-ACK to
- * that peer, or of its SYN for an active open (ISNs are keyed hashes and
- * SYN cookies are MACs: a fuzzer could not guess them); the edges of SACK
- * blocks move with it. Bit 3 delivers the frame twice. Bits 4-6 advance
- * the clock after the frame.
+ * verifies it), 1 recomputes the IPv4 and TCP/ICMP/ICMPv6 checksums, 2
+ * fixes the IPv4 checksum and marks the L4 checksum good as a NIC would, 3
+ * fixes the IPv4 checksum and marks the L4 checksum bad. Bit 2 makes the
+ * TCP acknowledgement number relative to the ISS of the stack's last
+ * SYN-ACK to that peer, or of its SYN for an active open (ISNs are keyed
+ * hashes and SYN cookies are MACs: a fuzzer could not guess them); the
+ * edges of SACK blocks move with it. Bit 3 delivers the frame twice. Bits
+ * 4-6 advance the clock after the frame. Bit 7 first opens a connection
+ * over IPv6 to [2001:2::1]:8080 (the peer's MAC taken as known).
  *
  * Beyond the sanitizers, the checks are semantic: every byte the stack
  * hands the application must be one the peer sent at that sequence number
@@ -80,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define CTL_REL_ACK 0x04
 #define CTL_TWICE 0x08
 #define CTL_CLOCK_SHIFT 4
+#define CTL_OPEN6 0x80
 
 #define MAX_FRAMES 64		/* per input: keeps each run short */
 #define MAX_FRAME_LEN 1518
@@ -89,6 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define END_MS (300 * 1000)	/* after the last frame: every timer runs out */
 
 static const uint8_t our_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
+static const uint8_t our_ip6[16] = { 0x20, 0x01, 0, 0x02, [15] = 2 };
+static const uint8_t peer_ip6[16] = { 0x20, 0x01, 0, 0x02, [15] = 1 };
 static const uint8_t peer_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 static const uint32_t clock_steps[8] = { 0, 1, 10, 50, 200, 1000, 3000, 10000 };
 
@@ -103,7 +111,7 @@ struct app_conn {
 
 /* A TCP payload the peer sent, for the reassembly check. */
 struct rx_seg {
-	uint32_t raddr;		/* network order */
+	union net_ip raddr;
 	uint16_t rport;		/* host order */
 	uint16_t lport;
 	uint32_t seq;		/* of data[0] */
@@ -114,7 +122,7 @@ struct rx_seg {
 #define RX_LOG MAX_FRAMES	/* one entry per record: never full */
 
 struct peer_iss {
-	uint32_t raddr;		/* network order */
+	union net_ip raddr;
 	uint16_t rport;		/* host order */
 	uint32_t iss;
 	bool used;
@@ -125,6 +133,7 @@ static struct fuzz_state {
 	struct rte_mempool *pool;
 	struct net_if ifc;
 	struct arp_cache arp;
+	struct net_nd nd;
 	struct net_stack *ns;
 	struct net_stats stats;
 	uint32_t rcv_cap;
@@ -145,24 +154,88 @@ static struct rte_mempool *small_pool;
 static bool verbose;		/* FUZZ_NET_VERBOSE=1: what each input reached */
 static bool trace;		/* FUZZ_NET_TRACE=1: every TCP segment */
 
+/* Where a frame's transport header is, by the headers' own lengths (an
+ * IPv6 header's extension headers skipped as their lengths say): the
+ * checker's own reading, not the stack's. */
+struct l34 {
+	uint8_t family;
+	uint8_t *ip;
+	uint16_t ip_len;	/* to the transport header */
+	uint16_t l4_len;	/* by the IP lengths, clamped to the frame */
+	uint8_t proto;
+	union net_ip src;
+	union net_ip dst;
+};
+
+static bool
+locate(uint8_t *f, uint16_t len, struct l34 *x)
+{
+	uint16_t type = (uint16_t)(f[12] << 8 | f[13]), total;
+	uint8_t *ip = f + 14;
+
+	if (len < 14 + 20)
+		return false;
+	memset(x, 0, sizeof(*x));
+	x->ip = ip;
+	if (type == 0x0800) {
+		x->family = NET_AF_INET;
+		x->ip_len = (uint16_t)((ip[0] & 0x0f) * 4);
+		if (x->ip_len < 20 || 14u + x->ip_len > len)
+			return false;
+		total = (uint16_t)(ip[2] << 8 | ip[3]);
+		x->l4_len = total >= x->ip_len && 14u + total <= len ?
+			(uint16_t)(total - x->ip_len) :
+			(uint16_t)(len - 14 - x->ip_len);
+		x->proto = ip[9];
+		memcpy(&x->src.v4, ip + 12, 4);
+		memcpy(&x->dst.v4, ip + 16, 4);
+		return true;
+	}
+	if (type != 0x86dd || len < 14 + 40)
+		return false;
+	x->family = NET_AF_INET6;
+	memcpy(x->src.v6, ip + 8, 16);
+	memcpy(x->dst.v6, ip + 24, 16);
+	total = (uint16_t)(40 + (ip[4] << 8 | ip[5]));
+	if (14u + total > len)
+		total = (uint16_t)(len - 14);
+	x->proto = ip[6];
+	x->ip_len = 40;
+	while ((x->proto == 0 || x->proto == 43 || x->proto == 60) &&
+			x->ip_len + 8u <= total) {
+		x->proto = ip[x->ip_len];
+		x->ip_len = (uint16_t)(x->ip_len + (ip[x->ip_len + 1] + 1) * 8);
+	}
+	if (x->ip_len > total)
+		return false;
+	x->l4_len = (uint16_t)(total - x->ip_len);
+	return true;
+}
+
 static void
-trace_tcp(const char *dir, const uint8_t *ip, const uint8_t *l4,
-		uint16_t l4_len)
+trace_tcp(const char *dir, const struct l34 *x)
 {
 	static const char names[] = "FSRPAU";
-	char flags[7];
+	const uint8_t *l4 = x->ip + x->ip_len;
+	char flags[7], addr[48];
 	int i, n = 0;
 
 	for (i = 0; i < 6; i++)
 		if (l4[13] & (1 << i))
 			flags[n++] = names[i];
 	flags[n] = '\0';
-	fprintf(stderr, "  %s t=%" PRIu64 " %u.%u.%u.%u:%u > :%u %-4s seq %u ack %u "
-		"win %u len %d\n", dir, st.ns->now_ms, ip[12], ip[13], ip[14],
-		ip[15], (l4[0] << 8) | l4[1], (l4[2] << 8) | l4[3], flags,
+	if (x->family == NET_AF_INET)
+		snprintf(addr, sizeof(addr), "%u.%u.%u.%u", x->src.v6[0],
+				x->src.v6[1], x->src.v6[2], x->src.v6[3]);
+	else
+		snprintf(addr, sizeof(addr), "[..%02x%02x]", x->src.v6[14],
+				x->src.v6[15]);
+	fprintf(stderr, "  %s t=%" PRIu64 " %s:%u > :%u %-4s seq %u ack %u "
+		"win %u len %d\n", dir, st.ns->now_ms, addr,
+		(l4[0] << 8) | l4[1], (l4[2] << 8) | l4[3], flags,
 		(unsigned int)((l4[4] << 24) | (l4[5] << 16) | (l4[6] << 8) | l4[7]),
 		(unsigned int)((l4[8] << 24) | (l4[9] << 16) | (l4[10] << 8) | l4[11]),
-		(l4[14] << 8) | l4[15], l4_len - (l4[12] >> 4) * 4);
+		(l4[14] << 8) | l4[15], x->l4_len - (l4[12] >> 4) * 4);
 }
 
 static void remove_runtime_dir(void);
@@ -198,9 +271,12 @@ fold(uint32_t s)
 }
 
 static uint32_t
-pseudo_sum(const uint8_t *ip, uint8_t proto, uint16_t l4_len)
+pseudo_sum(const struct l34 *x, uint8_t proto, uint16_t l4_len)
 {
-	return sum16(ip + 12, 8, 0) + proto + l4_len;
+	if (x->family == NET_AF_INET6)
+		return sum16(x->src.v6, 16, 0) + sum16(x->dst.v6, 16, 0) + proto +
+			l4_len;
+	return sum16(x->ip + 12, 8, 0) + proto + l4_len;
 }
 
 static uint16_t
@@ -243,21 +319,22 @@ pattern(uint32_t off)
 
 /* Payload bytes must be the application's bytes at their stream offset. */
 static void
-check_tx_payload(const uint8_t *ip, const uint8_t *l4, uint16_t l4_len)
+check_tx_payload(const struct l34 *x)
 {
+	const uint8_t *l4 = x->ip + x->ip_len;
 	uint16_t doff = (uint16_t)((l4[12] >> 4) * 4), j;
 	uint16_t sport = rd16(l4), dport = rd16(l4 + 2);
-	uint32_t daddr, seq = rd32(l4 + 4), i;
+	uint32_t seq = rd32(l4 + 4), i;
 	const struct tcp_conn *c = NULL;
 
-	if (l4_len <= doff)
+	if (x->l4_len <= doff)
 		return;
-	memcpy(&daddr, ip + 16, 4);
 	for (i = 0; i < st.ns->cfg.max_conns && st.ns->conns != NULL; i++) {
 		const struct tcp_conn *k = &st.ns->conns[i];
 
-		if (k->state != TCP_CLOSED && k->raddr == daddr &&
-				k->rport == dport && k->lport == sport)
+		if (k->state != TCP_CLOSED && net_ip_eq(&k->raddr, &x->dst) &&
+				k->rport == dport && k->lport == sport &&
+				tcp_family(k) == x->family)
 			c = k;
 	}
 	/* Gone since the segment was queued (aborted by a later timer of
@@ -266,7 +343,7 @@ check_tx_payload(const uint8_t *ip, const uint8_t *l4, uint16_t l4_len)
 		return;
 	if (l4[13] & 0x02)
 		seq++;		/* data after a SYN */
-	for (j = 0; j < l4_len - doff; j++) {
+	for (j = 0; j < x->l4_len - doff; j++) {
 		uint32_t off = seq + j - (c->iss + 1);
 
 		if ((int32_t)off < 0)
@@ -281,19 +358,93 @@ check_tx_payload(const uint8_t *ip, const uint8_t *l4, uint16_t l4_len)
 }
 
 static void
-remember_iss(uint32_t raddr, uint16_t rport, uint32_t iss)
+remember_iss(const union net_ip *raddr, uint16_t rport, uint32_t iss)
 {
 	unsigned int i;
 
 	for (i = 0; i < PEERS; i++) {
-		if (st.peer[i].used && st.peer[i].raddr == raddr &&
+		if (st.peer[i].used && net_ip_eq(&st.peer[i].raddr, raddr) &&
 				st.peer[i].rport == rport) {
 			st.peer[i].iss = iss;
 			return;
 		}
 	}
-	st.peer[st.peer_next] = (struct peer_iss){ raddr, rport, iss, true };
+	st.peer[st.peer_next] = (struct peer_iss){ *raddr, rport, iss, true };
 	st.peer_next = (st.peer_next + 1) % PEERS;
+}
+
+/* An IPv4 frame's header; returns false when the rest is not TCP (an
+ * ICMP message, checked here). */
+static bool
+check_tx_ipv4(const struct rte_mbuf *m, const struct l34 *x, uint32_t len)
+{
+	const uint8_t *ip = x->ip;
+	uint16_t hlen = x->ip_len, total = rd16(ip + 2);
+
+	if (ip[0] >> 4 != 4 || hlen < 20 || 14u + hlen > len)
+		fail("tx: bad IPv4 version or header length");
+	if (total != len - 14)
+		fail("tx: IPv4 total length differs from the frame");
+	if (!(m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM) &&
+			fold(sum16(ip, hlen, 0)) != 0xffff)
+		fail("tx: bad IPv4 header checksum");
+	if ((m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_TCP_CKSUM)) &&
+			(!st.ifc.tx_cksum_offload || m->l2_len != 14 ||
+			 m->l3_len != hlen || !(m->ol_flags & RTE_MBUF_F_TX_IPV4)))
+		fail("tx: checksum offload asked for wrongly");
+	if (memcmp(ip + 12, &st.ifc.ip, 4) != 0)
+		fail("tx: source address is not ours");
+	if (ip[9] == 1) {
+		if (fold(sum16(ip + hlen, x->l4_len, 0)) != 0xffff)
+			fail("tx: bad ICMP checksum");
+		return false;
+	}
+	return true;
+}
+
+/* An IPv6 frame's headers; returns false when the rest is not TCP (an
+ * ICMPv6 message, checked here): from one of our addresses (:: only for
+ * a duplicate address detection probe), the hop limit neighbour discovery
+ * and MLD ask for. */
+static bool
+check_tx_ipv6(const struct rte_mbuf *m, const struct l34 *x, uint32_t len)
+{
+	const uint8_t *ip = x->ip, *l4 = x->ip + x->ip_len;
+	union net_ip ll;
+	uint8_t type;
+
+	net_ip6_link_local(our_mac, ll.v6);
+	if (ip[0] >> 4 != 6 || 54u + rd16(ip + 4) != len)
+		fail("tx: bad IPv6 version or payload length");
+	if ((m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_TCP_CKSUM)) &&
+			(!st.ifc.tx_cksum_offload || m->l2_len != 14 ||
+			 m->l3_len != 40 || !(m->ol_flags & RTE_MBUF_F_TX_IPV6) ||
+			 (m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM)))
+		fail("tx: IPv6 checksum offload asked for wrongly");
+	if (x->proto == 6) {
+		if (x->ip_len != 40 || ip[7] != 64)
+			fail("tx: TCP over IPv6 with extension headers or an odd "
+					"hop limit");
+		if (memcmp(ip + 8, our_ip6, 16) != 0 &&
+				!net_ip_eq(&x->src, &ll))
+			fail("tx: IPv6 source address is not ours");
+		return true;
+	}
+	if (x->proto != 58 || x->l4_len < 8)
+		fail("tx: IPv6 carrying neither TCP nor ICMPv6");
+	if (fold(sum16(l4, x->l4_len, pseudo_sum(x, 58, x->l4_len))) != 0xffff)
+		fail("tx: bad ICMPv6 checksum");
+	type = l4[0];
+	if (net_ip_is_zero(&x->src) ? type != 135 :
+			memcmp(ip + 8, our_ip6, 16) != 0 && !net_ip_eq(&x->src, &ll))
+		fail("tx: ICMPv6 from an address not ours");
+	if ((type == 135 || type == 136) && ip[7] != 255)
+		fail("tx: neighbour discovery with a hop limit not 255");
+	if (type == 143 && (ip[7] != 1 || !net_ip_eq(&x->src, &ll)))
+		fail("tx: MLD report not one hop from the link-local address");
+	if (type < 128 && type != 1 && type != 4)
+		fail("tx: an ICMPv6 error we never send");
+	return false;
 }
 
 /* Every frame the stack sends must be one a real network would accept. */
@@ -303,8 +454,8 @@ check_tx_frame(const struct rte_mbuf *m)
 	static uint8_t f[RTE_MBUF_DEFAULT_BUF_SIZE * 4];
 	uint32_t len = rte_pktmbuf_pkt_len(m), seg_sum = 0;
 	const struct rte_mbuf *s;
-	const uint8_t *ip, *l4;
-	uint16_t hlen, total;
+	const uint8_t *l4;
+	struct l34 x;
 
 	for (s = m; s != NULL; s = s->next)
 		seg_sum += s->data_len;
@@ -318,57 +469,34 @@ check_tx_frame(const struct rte_mbuf *m)
 		memcpy(f, rte_pktmbuf_mtod(m, const uint8_t *), len);
 	if (memcmp(f + 6, our_mac, 6) != 0)
 		fail("tx: source MAC is not ours");
-	if (rd16(f + 12) != 0x0800)
+	if (rd16(f + 12) == 0x0806)
 		return;		/* ARP: a request turned around in place */
-	ip = f + 14;
-	if (len < 14 + 20)
-		fail("tx: truncated IPv4 header");
-	hlen = (uint16_t)((ip[0] & 0x0f) * 4);
-	total = rd16(ip + 2);
-	if (ip[0] >> 4 != 4 || hlen < 20 || 14u + hlen > len)
-		fail("tx: bad IPv4 version or header length");
-	if (total != len - 14)
-		fail("tx: IPv4 total length differs from the frame");
-	if (!(m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM) &&
-			fold(sum16(ip, hlen, 0)) != 0xffff)
-		fail("tx: bad IPv4 header checksum");
-	if ((m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_TCP_CKSUM)) &&
-			(!st.ifc.tx_cksum_offload || m->l2_len != 14 ||
-			 m->l3_len != hlen))
-		fail("tx: checksum offload asked for wrongly");
-	if (memcmp(ip + 12, &st.ifc.ip, 4) != 0)
-		fail("tx: source address is not ours");
-	l4 = ip + hlen;
-	if (ip[9] == 1) {
-		if (fold(sum16(l4, total - hlen, 0)) != 0xffff)
-			fail("tx: bad ICMP checksum");
+	if (len > 14u + st.ifc.mtu)
+		fail("tx: frame larger than the MTU");
+	if (!locate(f, (uint16_t)len, &x))
+		fail("tx: truncated IP header");
+	if (!(x.family == NET_AF_INET ? check_tx_ipv4(m, &x, len) :
+			check_tx_ipv6(m, &x, len)))
 		return;
-	}
-	if (ip[9] != 6)
+	if (x.proto != 6)
 		fail("tx: neither ICMP nor TCP");
-	if (total - hlen < 20 || (l4[12] >> 4) * 4 < 20 ||
-			(l4[12] >> 4) * 4 > total - hlen)
+	l4 = x.ip + x.ip_len;
+	if (x.l4_len < 20 || (l4[12] >> 4) * 4 < 20 ||
+			(l4[12] >> 4) * 4 > x.l4_len)
 		fail("tx: bad TCP data offset");
-	if (total > st.ifc.mtu)
-		fail("tx: TCP segment larger than the MTU");
 	if (m->ol_flags & RTE_MBUF_F_TX_TCP_CKSUM) {
 		/* The device wants the pseudo header's sum, uncomplemented. */
-		if (rd16(l4 + 16) != fold(pseudo_sum(ip, 6,
-				(uint16_t)(total - hlen))))
+		if (rd16(l4 + 16) != fold(pseudo_sum(&x, 6, x.l4_len)))
 			fail("tx: bad pseudo-header sum for checksum offload");
-	} else if (fold(sum16(l4, total - hlen,
-			pseudo_sum(ip, 6, (uint16_t)(total - hlen)))) != 0xffff) {
+	} else if (fold(sum16(l4, x.l4_len, pseudo_sum(&x, 6, x.l4_len))) !=
+			0xffff) {
 		fail("tx: bad TCP checksum");
 	}
 	if (trace)
-		trace_tcp("tx", ip, l4, (uint16_t)(total - hlen));
-	check_tx_payload(ip, l4, (uint16_t)(total - hlen));
-	if (l4[13] & 0x02) {	/* SYN or SYN-ACK: remember the ISS */
-		uint32_t daddr;
-
-		memcpy(&daddr, ip + 16, 4);
-		remember_iss(daddr, rd16(l4 + 2), rd32(l4 + 4));
-	}
+		trace_tcp("tx", &x);
+	check_tx_payload(&x);
+	if (l4[13] & 0x02)	/* SYN or SYN-ACK: remember the ISS */
+		remember_iss(&x.dst, rd16(l4 + 2), rd32(l4 + 4));
 }
 
 static uint16_t
@@ -442,7 +570,8 @@ check_rx_bytes(const struct tcp_conn *c, const uint8_t *data, uint32_t len)
 			const struct rx_seg *r = &st.rx[k];
 			uint32_t at = seq - r->seq;
 
-			found = r->raddr == c->raddr && r->rport == c->rport &&
+			found = net_ip_eq(&r->raddr, &c->raddr) &&
+				r->rport == c->rport &&
 				r->lport == c->lport && at < r->len &&
 				r->data[at] == data[j];
 		}
@@ -619,41 +748,55 @@ relocate(uint8_t *l4, uint16_t l4_len, uint32_t iss)
 	}
 }
 
+/* The ISS we last sent that peer, or NULL. */
+static const struct peer_iss *
+peer_of(const union net_ip *raddr, uint16_t rport)
+{
+	unsigned int i;
+
+	for (i = 0; i < PEERS; i++)
+		if (st.peer[i].used && net_ip_eq(&st.peer[i].raddr, raddr) &&
+				st.peer[i].rport == rport)
+			return &st.peer[i];
+	return NULL;
+}
+
 /* Checksum repairs and the relative ACK, so mutations reach TCP states
  * instead of dying in the checksum check. */
 static void
 prepare_frame(uint8_t *f, uint16_t len, uint8_t ctl, struct rte_mbuf *m)
 {
 	uint8_t mode = ctl & CTL_CKSUM_MASK;
-	uint16_t hlen, l4_len;
-	uint8_t *ip, *l4;
+	struct l34 x;
+	uint8_t *l4;
 
-	if (len < 14 + 20 || rd16(f + 12) != 0x0800)
+	if (!locate(f, len, &x))
 		return;
-	ip = f + 14;
-	hlen = (uint16_t)((ip[0] & 0x0f) * 4);
-	if (hlen < 20 || 14u + hlen > len)
-		return;
-	l4 = ip + hlen;
-	l4_len = rd16(ip + 2) >= hlen && 14u + rd16(ip + 2) <= len ?
-		(uint16_t)(rd16(ip + 2) - hlen) : (uint16_t)(len - 14 - hlen);
-	if ((ctl & CTL_REL_ACK) && ip[9] == 6 && l4_len >= 20) {
-		unsigned int i;
-		uint32_t src;
+	l4 = x.ip + x.ip_len;
+	if ((ctl & CTL_REL_ACK) && x.proto == 6 && x.l4_len >= 20) {
+		const struct peer_iss *pi = peer_of(&x.src, rd16(l4));
 
-		memcpy(&src, ip + 12, 4);
-		for (i = 0; i < PEERS; i++) {
-			if (st.peer[i].used && st.peer[i].raddr == src &&
-					st.peer[i].rport == rd16(l4)) {
-				relocate(l4, l4_len, st.peer[i].iss);
-				break;
-			}
-		}
+		if (pi != NULL)
+			relocate(l4, x.l4_len, pi->iss);
+	}
+	/* A Packet Too Big quotes one of our segments: its sequence number
+	 * is relative to our ISS too. */
+	if ((ctl & CTL_REL_ACK) && x.family == NET_AF_INET6 && x.proto == 58 &&
+			x.l4_len >= 8 + 40 + 8 && l4[0] == 2) {
+		union net_ip q;
+		const struct peer_iss *pi;
+
+		memcpy(q.v6, l4 + 8 + 24, 16);
+		pi = peer_of(&q, rd16(l4 + 8 + 40 + 2));
+		if (pi != NULL)
+			wr32(l4 + 8 + 40 + 4, rd32(l4 + 8 + 40 + 4) + pi->iss);
 	}
 	if (mode == CTL_CKSUM_RAW)
 		return;
-	wr16(ip + 10, 0);
-	wr16(ip + 10, (uint16_t)~fold(sum16(ip, hlen, 0)));
+	if (x.family == NET_AF_INET) {
+		wr16(x.ip + 10, 0);
+		wr16(x.ip + 10, (uint16_t)~fold(sum16(x.ip, x.ip_len, 0)));
+	}
 	if (mode == CTL_CKSUM_GOOD) {
 		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 		return;
@@ -662,68 +805,69 @@ prepare_frame(uint8_t *f, uint16_t len, uint8_t ctl, struct rte_mbuf *m)
 		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_BAD;
 		return;
 	}
-	if (ip[9] == 6 && l4_len >= 20) {
+	if (x.proto == 6 && x.l4_len >= 20) {
 		wr16(l4 + 16, 0);
-		wr16(l4 + 16, (uint16_t)~fold(sum16(l4, l4_len,
-				pseudo_sum(ip, 6, l4_len))));
-	} else if (ip[9] == 1 && l4_len >= 4) {
+		wr16(l4 + 16, (uint16_t)~fold(sum16(l4, x.l4_len,
+				pseudo_sum(&x, 6, x.l4_len))));
+	} else if (x.proto == 1 && x.family == NET_AF_INET && x.l4_len >= 4) {
 		wr16(l4 + 2, 0);
-		wr16(l4 + 2, (uint16_t)~fold(sum16(l4, l4_len, 0)));
+		wr16(l4 + 2, (uint16_t)~fold(sum16(l4, x.l4_len, 0)));
+	} else if (x.proto == 58 && x.l4_len >= 4) {
+		wr16(l4 + 2, 0);
+		wr16(l4 + 2, (uint16_t)~fold(sum16(l4, x.l4_len,
+				pseudo_sum(&x, 58, x.l4_len))));
 	}
 }
 
 /* Remembers the payload of a TCP segment to us, parsed as the stack
- * would (IPv4 total length, data offset). */
+ * would (IP lengths, data offset). */
 static void
 log_rx(const uint8_t *f, uint16_t len)
 {
-	uint16_t hlen, total, doff;
-	const uint8_t *ip, *l4;
+	static uint8_t copy[MAX_FRAME_LEN];
+	uint16_t doff;
+	const uint8_t *l4;
+	struct l34 x;
 	struct rx_seg *r;
 
-	if (st.nrx == RX_LOG || len < 14 + 20 || rd16(f + 12) != 0x0800)
+	if (st.nrx == RX_LOG || len > sizeof(copy))
 		return;
-	ip = f + 14;
-	hlen = (uint16_t)((ip[0] & 0x0f) * 4);
-	total = rd16(ip + 2);
-	if (hlen < 20 || total < hlen + 20 || 14u + total > len || ip[9] != 6)
+	memcpy(copy, f, len);
+	if (!locate(copy, len, &x) || x.proto != 6 || x.l4_len < 20)
 		return;
-	l4 = ip + hlen;
+	l4 = f + (x.ip - copy) + x.ip_len;	/* into the input, which lives on */
 	doff = (uint16_t)((l4[12] >> 4) * 4);
-	if (doff < 20 || doff >= total - hlen)
+	if (doff < 20 || doff >= x.l4_len)
 		return;
 	r = &st.rx[st.nrx++];
-	memcpy(&r->raddr, ip + 12, 4);
+	r->raddr = x.src;
 	r->rport = rd16(l4);
 	r->lport = rd16(l4 + 2);
 	r->seq = rd32(l4 + 4) + !!(l4[13] & 0x02);
 	r->data = l4 + doff;
-	r->len = (uint16_t)(total - hlen - doff);
+	r->len = (uint16_t)(x.l4_len - doff);
 }
 
 /* Whether the segment must be dropped for its ACK, by the stack's own
  * view of the connection: then none of its data may reach the application. */
 static const char *
-unacceptable_ack(const uint8_t *f, uint16_t len)
+unacceptable_ack(uint8_t *f, uint16_t len)
 {
 	const struct tcp_conn *c = NULL;
-	const uint8_t *ip = f + 14, *l4;
-	uint32_t raddr, ack, i;
-	uint16_t hlen;
+	const uint8_t *l4;
+	struct l34 x;
+	uint32_t ack, i;
 
-	if (len < 14 + 20 || rd16(f + 12) != 0x0800 || ip[9] != 6)
+	if (!locate(f, len, &x) || x.proto != 6 || x.l4_len < 20)
 		return NULL;
-	hlen = (uint16_t)((ip[0] & 0x0f) * 4);
-	if (hlen < 20 || 14u + hlen + 20 > len)
-		return NULL;
-	l4 = ip + hlen;
+	l4 = x.ip + x.ip_len;
 	if ((l4[13] & 0x17) != 0x10)	/* ACK, and no SYN, RST or FIN */
 		return NULL;
-	memcpy(&raddr, ip + 12, 4);
 	for (i = 0; i < st.ns->cfg.max_conns; i++) {
 		const struct tcp_conn *k = &st.ns->conns[i];
 
-		if (k->state != TCP_CLOSED && k->raddr == raddr &&
+		if (k->state != TCP_CLOSED && net_ip_eq(&k->raddr, &x.src) &&
+				tcp_family(k) == x.family &&
 				k->rport == rd16(l4) && k->lport == rd16(l4 + 2))
 			c = k;
 	}
@@ -744,6 +888,7 @@ static void
 deliver(const uint8_t *frame, uint16_t len, uint8_t ctl)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(st.pool);
+	struct l34 x;
 	uint8_t *p;
 
 	if (m == NULL)
@@ -755,9 +900,8 @@ deliver(const uint8_t *frame, uint16_t len, uint8_t ctl)
 	}
 	memcpy(p, frame, len);
 	prepare_frame(p, len, ctl, m);
-	if (trace && len >= 54 && rd16(p + 12) == 0x0800 && p[23] == 6 &&
-			(p[14] & 0x0f) == 5)
-		trace_tcp("rx", p + 14, p + 34, (uint16_t)(rd16(p + 16) - 20));
+	if (trace && locate(p, len, &x) && x.proto == 6 && x.l4_len >= 20)
+		trace_tcp("rx", &x);
 	st.no_data_why = unacceptable_ack(p, len);
 	net_input(st.ns, m);
 	st.no_data_why = NULL;
@@ -787,6 +931,12 @@ print_summary(void)
 	if (st.stats.tcp.n != 0) \
 		printf(" %s %" PRIu64, #n, st.stats.tcp.n);
 	TCP_COUNTERS(PRINT_COUNTER)
+	printf("\n  nd:");
+#define PRINT_ND(n, unit) \
+	if (st.stats.nd.n != 0) \
+		printf(" %s %" PRIu64, #n, st.stats.nd.n);
+	ND_COUNTERS(PRINT_ND)
+#undef PRINT_ND
 #undef PRINT_COUNTER
 	printf("\n");
 	for (r = 1; r < NET_DROP__COUNT; r++)
@@ -841,11 +991,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cfg.delack_ms = 0;
 	}
 	arp_cache_init(&st.arp, 60000);
+	net_nd_init(&st.nd, 60000);
 	cfg.rcv_space = st.rcv_cap;	/* the SYN-ACK's window */
 	st.ns = net_stack_create(&st.ifc, &st.arp, st.pool, &cfg, fuzz_tx,
 			NULL, &st.stats, 1000000);
 	if (st.ns == NULL)
 		fail("net_stack_create");
+	net_stack_set_nd(st.ns, 0, &st.nd);
 	net_stack_set_upcalls(st.ns, &app_upcalls, NULL);
 	if ((c1 & CFG1_ACTIVE_OPEN) && tcp_connect(st.ns, RTE_BE32(0xc6120001),
 			8080, 50000, peer_mac) == NULL)
@@ -859,6 +1011,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += 3;
 		len = (uint16_t)RTE_MIN((size_t)len, size - off);
 		len = RTE_MIN(len, (uint16_t)MAX_FRAME_LEN);
+		if (ctl & CTL_OPEN6) {
+			struct net_addr a = { net_ip6(peer_ip6), NET_AF_INET6 };
+
+			/* NULL when one is open already: it may well be. */
+			tcp_connect_addr(st.ns, &a, 8080, 50001, peer_mac);
+			net_flush(st.ns);
+		}
 		log_rx(data + off, len);
 		deliver(data + off, len, ctl);
 		if (ctl & CTL_TWICE)
@@ -950,6 +1109,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	memcpy(st.ifc.mac, our_mac, 6);
 	st.ifc.ip = RTE_BE32(0xc6120002);	/* 198.18.0.2 */
 	st.ifc.netmask = RTE_BE32(0xffffff00);
+	memcpy(st.ifc.ip6, our_ip6, 16);
+	st.ifc.prefix6 = 64;
 	st.ifc.mtu = 1500;
 	st.ifc.rx_cksum_offload = true;	/* ctl bits pick good/bad/unknown */
 	return 0;

@@ -16,6 +16,11 @@ import sys
 
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 from scapy.all import ARP, ICMP, IP, TCP, Ether, raw  # noqa: E402
+from scapy.layers.inet6 import (  # noqa: E402
+    HBHOptUnknown, ICMPv6EchoRequest, ICMPv6MLQuery, ICMPv6ND_NA, ICMPv6ND_NS,
+    ICMPv6ND_RA, ICMPv6ND_RS, ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr,
+    ICMPv6PacketTooBig, IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,
+    IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, PadN)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "corpus")
@@ -25,6 +30,10 @@ APP_MAC = "02:00:00:00:00:02"   # the fuzz target's interface
 CLI_MAC = "02:00:00:00:00:01"
 APP_IP = "198.18.0.2"
 CLI_IP = "198.18.0.1"
+APP_IP6 = "2001:2::2"
+CLI_IP6 = "2001:2::1"
+APP_LL = "fe80::ff:fe00:2"          # from APP_MAC (modified EUI-64)
+CLI_LL = "fe80::1"
 
 # configuration byte
 CFG_64K, CFG_4K, CFG_512, CFG_64 = 0, 1, 2, 3
@@ -47,6 +56,7 @@ CFG1_TIGHT = 0x80
 RAW, FIX, GOOD, BAD = 0, 1, 2, 3
 REL_ACK = 0x04
 TWICE = 0x08
+OPEN6 = 0x80
 CLK = {0: 0, 1: 1, 10: 2, 50: 3, 200: 4, 1000: 5, 3000: 6, 10000: 7}
 
 
@@ -69,6 +79,117 @@ def seg(sport, flags, seq, ack=0, data=b"", **kw):
     p = eth() / IP(src=CLI_IP, dst=APP_IP) / TCP(sport=sport, dport=80, flags=flags,
                                                  seq=seq, ack=ack, **kw)
     return p / data if data else p
+
+
+def seg6(sport, flags, seq, ack=0, data=b"", ext=None, **kw):
+    """The same over IPv6, with extension headers ext (a scapy chain)."""
+    kw.setdefault("window", 65535)
+    ip = IPv6(src=CLI_IP6, dst=APP_IP6)
+    if ext is not None:
+        ip = ip / ext
+    p = eth() / ip / TCP(sport=sport, dport=80, flags=flags, seq=seq, ack=ack, **kw)
+    return p / data if data else p
+
+
+def icmp6(msg, src=CLI_IP6, dst=APP_IP6, hlim=64, mac=APP_MAC):
+    return Ether(dst=mac, src=CLI_MAC) / IPv6(src=src, dst=dst, hlim=hlim) / msg
+
+
+def ipv6_corpus():
+    """IPv6: TCP with and without extension headers, neighbour discovery
+    (ours, spoofed, DAD), router messages, echo, MLD, Packet Too Big."""
+    c = ctl(rel_ack=True)
+    req = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+    recs = [rec(seg6(41000, "S", 1000, options=[("MSS", 1440), ("SAckOK", b""),
+                                                ("Timestamp", (1, 0)), ("WScale", 7)]), ctl()),
+            rec(seg6(41000, "A", 1001, 1, options=[("Timestamp", (2, 0))]), c),
+            rec(seg6(41000, "PA", 1001, 1, req, options=[("Timestamp", (3, 0))]), c),
+            rec(seg6(41000, "FA", 1001 + len(req), 1 + len(req) % 97 + 1,
+                     options=[("Timestamp", (4, 0))]), ctl(rel_ack=True, clock_ms=10))]
+    write("ipv6_tcp_conversation", 0, recs)
+
+    # Extension headers: within the bound and served, and every refusal.
+    dopt = IPv6ExtHdrDestOpt(options=[PadN(optdata=b"\x00" * 4)])
+    recs = [rec(seg6(41001, "S", 1000, ext=IPv6ExtHdrHopByHop() / dopt), ctl()),
+            rec(seg6(41001, "A", 1001, 1, ext=IPv6ExtHdrRouting(type=4, segleft=0)), c),
+            rec(seg6(41002, "S", 1000, ext=IPv6ExtHdrRouting(type=0, segleft=1,
+                                                              addresses=[CLI_IP6])), ctl()),
+            rec(seg6(41003, "S", 1000, ext=IPv6ExtHdrRouting(type=4, segleft=1)), ctl()),
+            rec(seg6(41004, "S", 1000, ext=IPv6ExtHdrFragment(m=1)), ctl()),
+            rec(seg6(41005, "S", 1000, ext=dopt / IPv6ExtHdrHopByHop()), ctl()),
+            rec(seg6(41006, "S", 1000, ext=IPv6ExtHdrDestOpt(
+                options=[HBHOptUnknown(otype=0x87, optdata=b"ab")])), ctl()),
+            rec(seg6(41007, "S", 1000, ext=IPv6ExtHdrDestOpt(
+                options=[HBHOptUnknown(otype=0x47, optdata=b"ab")])), ctl())]
+    chain = IPv6ExtHdrDestOpt()
+    for _ in range(8):
+        chain = chain / IPv6ExtHdrDestOpt()
+    recs.append(rec(seg6(41008, "S", 1000, ext=chain), ctl()))
+    udp = raw(eth() / IPv6(src=CLI_IP6, dst=APP_IP6, nh=17) / (b"\x00" * 16))
+    recs.append(rec(udp, ctl()))
+    write("ipv6_ext_headers", CFG_CONNS_16, recs)
+
+    sol = "ff02::1:ff00:2"
+    sol_mac = "33:33:ff:00:00:02"
+    recs = [rec(icmp6(ICMPv6ND_NS(tgt=APP_IP6) / ICMPv6NDOptSrcLLAddr(lladdr=CLI_MAC),
+                      dst=sol, hlim=255, mac=sol_mac)),
+            rec(icmp6(ICMPv6ND_NS(tgt=APP_LL) / ICMPv6NDOptSrcLLAddr(lladdr=CLI_MAC),
+                      src=CLI_LL, dst=APP_LL, hlim=255)),
+            # another target, in our solicited-node group: no answer
+            rec(icmp6(ICMPv6ND_NS(tgt="2001:2::5:0:2") / ICMPv6NDOptSrcLLAddr(lladdr=CLI_MAC),
+                      dst=sol, hlim=255, mac=sol_mac)),
+            rec(icmp6(ICMPv6ND_NS(tgt=APP_IP6), hlim=64)),
+            rec(icmp6(ICMPv6ND_NA(tgt="2001:2::77", R=0, S=0, O=1) /
+                      ICMPv6NDOptDstLLAddr(lladdr=CLI_MAC), dst="ff02::1", hlim=255,
+                      mac="33:33:00:00:00:01")),
+            rec(icmp6(ICMPv6ND_RA(), src=CLI_LL, dst="ff02::1", hlim=255,
+                      mac="33:33:00:00:00:01")),
+            rec(icmp6(ICMPv6ND_RS(), src=CLI_LL, dst="ff02::1", hlim=255,
+                      mac="33:33:00:00:00:01")),
+            rec(icmp6(ICMPv6EchoRequest(id=1, seq=1, data=b"p" * 56)), ctl(clock_ms=1000)),
+            rec(icmp6(ICMPv6EchoRequest(id=1, seq=2), dst="ff02::1",
+                      mac="33:33:00:00:00:01")),
+            rec(icmp6(ICMPv6MLQuery(), src=CLI_LL, dst="ff02::1", hlim=1,
+                      mac="33:33:00:00:00:01")),
+            rec(icmp6(ICMPv6ND_NS(tgt=APP_IP6), src="::", dst=sol, hlim=255, mac=sol_mac))]
+    write("ipv6_nd", 0, recs)
+
+    # A large answer, then Packet Too Big: of a segment in the window (its
+    # sequence number relative to our ISS), of one far out of it, of a
+    # connection that does not exist.
+    sport = 41010
+    recs = [rec(seg6(sport, "S", 5000, options=[("MSS", 1440)]), ctl()),
+            rec(seg6(sport, "A", 5001, 1), c),
+            rec(seg6(sport, "PA", 5001, 1, b"W"), ctl(rel_ack=True, clock_ms=1))]
+
+    def ptb(mtu, seq, port=sport):
+        quoted = IPv6(src=APP_IP6, dst=CLI_IP6) / TCP(sport=80, dport=port, seq=seq,
+                                                       flags="A")
+        return icmp6(ICMPv6PacketTooBig(mtu=mtu) / raw(quoted)[:48 + 20],
+                     src="2001:2::fe")
+    recs += [rec(ptb(1280, 1 + 1000), c), rec(ptb(1300, 1 + 900000), c),
+             rec(ptb(1280, 1, port=9), c),
+             rec(seg6(sport, "A", 5002, 1 + 3000), ctl(rel_ack=True, clock_ms=10))]
+    write("ipv6_ptb", CFG_TX_MULTISEG | CFG_CONNS_16, recs)
+
+    # An active open over IPv6 (ctl bit 7), answered with every option.
+    def from_server6(flags, seq, ack=0, data=b"", **kw):
+        kw.setdefault("window", 65535)
+        p = eth() / IPv6(src=CLI_IP6, dst=APP_IP6) / TCP(
+            sport=8080, dport=50001, flags=flags, seq=seq, ack=ack, **kw)
+        return p / data if data else p
+    opts = [("MSS", 1400), ("SAckOK", b""), ("Timestamp", (100, 0)), ("WScale", 7)]
+    recs = [rec(from_server6("SA", 70000, 1, options=opts), ctl(rel_ack=True) | OPEN6),
+            rec(from_server6("PA", 70001, 1, b"hello", options=[("Timestamp", (101, 0))]),
+                ctl(rel_ack=True, clock_ms=50))]
+    write("ipv6_active_open", CFG_TX_MULTISEG, recs, CFG1_TX_OFFLOAD)
+
+    # SYN cookies over IPv6: a backlog of one.
+    recs = [rec(seg6(41020, "S", 1000, options=[("MSS", 1440)]), ctl()),
+            rec(seg6(41021, "S", 2000, options=[("MSS", 1440)]), ctl()),
+            rec(seg6(41021, "A", 2001, 1), c),
+            rec(seg6(41021, "PA", 2001, 1, req), c)]
+    write("ipv6_syncookie", CFG_CONNS_16, recs, CFG1_BACKLOG_1)
 
 
 def conversation(sport, rel=True, clock_ms=0, extra=()):
@@ -249,6 +370,7 @@ def main():
             rec(seg(40040, "A", 1001, 1), ctl(rel_ack=True, clock_ms=10000)),
             rec(seg(40040, "A", 1001, 1), ctl(rel_ack=True, clock_ms=10000))]
     write("tcp_keepalive_idle", 0, recs, CFG1_KEEPALIVE | CFG1_IDLE_TIMEOUT | CFG1_TIGHT)
+    ipv6_corpus()
     return 0
 
 

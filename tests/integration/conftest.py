@@ -72,6 +72,19 @@ def serve_hostile(a, prepare=None):
         a.close()
 
 
+def counters(a):
+    """/ewyk/stats and /ewyk/tcp as one flat dict of numbers, drop reasons
+    as drop_<reason>."""
+    s, t = a.telemetry("/ewyk/stats", "/ewyk/tcp").values()
+    flat = {k: v for k, v in {**s, **t}.items() if isinstance(v, int)}
+    flat.update({f"drop_{k}": v for k, v in s["drop_by_reason_pkts"].items()})
+    return flat
+
+
+def delta(before, after):
+    return {k: after[k] - before.get(k, 0) for k in after}
+
+
 def survived(a):
     """After hostile traffic ewykd is alive, with no connection and every
     mbuf back."""

@@ -14,7 +14,10 @@ The namespaces, devices, memif socket, DPDK runtime directories and
 processes are created per appliance and removed on every exit path
 (close(), the pytest fixtures' finalizers, or atexit when the interpreter
 goes down). Addresses are the contract's: ewykd 198.18.0.2/24, the kernel
-side 198.18.0.1/24 (RFC 2544 benchmarking range). Nothing else is ever used.
+side 198.18.0.1/24 (RFC 2544 benchmarking range); with ip6=True also
+ewykd 2001:2::2/64 and the kernel side 2001:2::1/64 (RFC 5180's range),
+the kernel's without duplicate address detection (nodad), so that nothing
+waits for it. Nothing else is ever used.
 
 Two ports (second_port=): ewykd's second port is a net_memif server, its
 first the medium's; the contract's /24 is split in two /25s, ewykd
@@ -39,6 +42,8 @@ PYTHON = "/usr/bin/python3"
 TELEMETRY = "/usr/bin/dpdk-telemetry.py"
 APP_IP = "198.18.0.2"
 HOST_IP = "198.18.0.1"
+APP_IP6 = "2001:2::2"
+HOST_IP6 = "2001:2::1"
 IFACE = "ewyk0"
 MEDIA = ("tap", "af_xdp", "memif")
 WITH_BPFFS = os.path.join(ROOT, "deploy", "with-bpffs.sh")
@@ -138,7 +143,7 @@ class Appliance:
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
                  client_ns=False, env=None, shared_config=False, medium="tap",
                  wire_lcores="0@0,1@0", profile=False, second_port=None,
-                 demo=True, wrap=()):
+                 demo=True, wrap=(), ip6=False):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -153,9 +158,14 @@ class Appliance:
         demo: the demonstration routes and the state API are on
         (--demo-routes --state-api), as most tests drive them; off, ewykd
         runs with its safe defaults.
-        wrap: a command ewykd runs under (setpriv, to drop capabilities)."""
+        wrap: a command ewykd runs under (setpriv, to drop capabilities).
+        ip6: the port gets --ip6 2001:2::2/64 too, and the client side
+        2001:2::1/64; the appliance is ready once it answers ping -6.
+        ip6="only": the port has no IPv4 (--ip6 alone)."""
         if medium not in MEDIA:
             raise ValueError(f"medium {medium!r}: one of {MEDIA}")
+        if ip6 and second_port:
+            raise ValueError("ip6 on one port only: not with second_port")
         if second_port not in SECOND_PORT or (second_port and
                                               (medium == "memif" or profile)):
             raise ValueError(f"second_port {second_port!r}: one of {SECOND_PORT}, "
@@ -189,6 +199,7 @@ class Appliance:
         self.vdev_args = vdev_args
         self.mem_mb = mem_mb
         self.env = env		# added to ewykd's environment
+        self.ip6 = ip6
         self.wrap = list(wrap)
         self.shared_config = shared_config	# dpdk-dumpcap can attach
         self.proc = None
@@ -220,6 +231,9 @@ class Appliance:
                     *self.eal_run_args(), "--"]
         if self.second_port:
             cmd += ["--ip", f"{APP_IP}/25", "--ip", f"{APP_IP2}/25"]
+        if self.ip6:
+            cmd += ([] if self.ip6 == "only" else ["--ip", f"{APP_IP}/24"]) + \
+                ["--ip6", f"{APP_IP6}/64"]
         if self.www:
             cmd += ["--www", self.www]
         cmd += self.args
@@ -241,12 +255,16 @@ class Appliance:
         if self.medium == "tap":
             self._tap_client()
         self.ip("link", "set", "lo", "up")
-        # ARP and the first answer: the appliance is ready when it pings.
+        # ARP (and ND) and the first answer: the appliance is ready when it
+        # pings.
         deadline = time.time() + timeout
         while time.time() < deadline:
-            if self.ns(["ping", "-c", "1", "-W", "1", APP_IP], check=False).returncode == 0 \
+            if (self.ip6 == "only" or self.ns(["ping", "-c", "1", "-W", "1", APP_IP],
+                                                   check=False).returncode == 0) \
                     and (self.second_port != "wire" or self.ns2(
-                        ["ping", "-c", "1", "-W", "1", APP_IP2], check=False).returncode == 0):
+                        ["ping", "-c", "1", "-W", "1", APP_IP2], check=False).returncode == 0) \
+                    and (not self.ip6 or self.ns(["ping", "-6", "-c", "1", "-W", "1", APP_IP6],
+                                                 check=False).returncode == 0):
                 return self
         raise RuntimeError(f"ewykd does not answer ping:\n{self.read_log()}"
                            f"{self.read_wire_log()}")
@@ -255,6 +273,17 @@ class Appliance:
         """tap: the client on the tap's kernel side, or bridged to it."""
         if self.client == self.name:
             self.ip("addr", "add", f"{HOST_IP}/24", "dev", IFACE)
+            if self.ip6:
+                # net_tap gives the kernel's side the port's own MAC, and
+                # so its link-local address: both sides' duplicate address
+                # detection finds the other. Give the kernel's side
+                # another MAC; the link goes down and up below, so that
+                # both probe their link-local addresses again.
+                self.ip("link", "set", IFACE, "address", "02:00:00:00:00:fe")
+                self.ip("-6", "addr", "flush", "dev", IFACE, "scope", "link")
+                self.ip("link", "set", IFACE, "down")
+                time.sleep(0.3)		# ewykd looks at its link every 100 ms
+                self.ip("addr", "add", f"{HOST_IP6}/64", "dev", IFACE, "nodad")
         else:
             # net_tap gives the kernel's side the port's own MAC; a bridge
             # would take frames to it as its own. Give it another one.
@@ -319,8 +348,10 @@ class Appliance:
         return f"net_memif0,role=client,socket={self.memif2_sock},socket-abstract=no"
 
     def _client_side(self, dev):
-        """198.18.0.1/24 on the client's dev, up, with its loopback."""
-        for args in (["addr", "add", f"{HOST_IP}/24", "dev", dev],
+        """198.18.0.1/24 (and 2001:2::1/64) on the client's dev, up, with
+        its loopback."""
+        v6 = [["addr", "add", f"{HOST_IP6}/64", "dev", dev, "nodad"]] if self.ip6 else []
+        for args in (["addr", "add", f"{HOST_IP}/24", "dev", dev], *v6,
                      ["link", "set", dev, "up"], ["link", "set", "lo", "up"]):
             run(["ip", "-n", self.client, *args])
 
@@ -474,6 +505,18 @@ class Appliance:
         """Runs a command in the appliance's namespace (tap, bridge)."""
         return run(["ip", "netns", "exec", self.name, *cmd], check=check, **kw)
 
+    def h2_upload(self, path, src, method="POST", out=None, headers=(), timeout=60,
+                  url=None):
+        """An HTTP/2 upload of file src to path with python3-h2
+        (h2_upload.py: curl 7.88's HTTP/2 uploads sometimes send a DATA
+        frame too many). Returns the CompletedProcess: stdout the status,
+        the body in out when given, returncode 1 on a reset."""
+        return self.ns([PYTHON, os.path.join(ROOT, "tests", "integration", "h2_upload.py"),
+                        url or self.url(path), str(src), "--method", method,
+                        *(["--out", str(out)] if out else []),
+                        *sum((["--header", h] for h in headers), [])],
+                       check=False, timeout=timeout)
+
     def ns_python(self, code, timeout=120):
         """Runs Python code inside the namespace; returns its stdout."""
         r = self.ns([PYTHON, "-c", code], check=False, timeout=timeout)
@@ -481,13 +524,13 @@ class Appliance:
             raise AssertionError(f"namespace script failed:\n{r.stdout}\n{r.stderr}")
         return r.stdout
 
-    def exchange(self, request, timeout=10):
+    def exchange(self, request, timeout=10, host=APP_IP):
         """Sends raw bytes on one connection from the client side; returns
         all that comes back until the server closes, as text (lines end in
         \\n)."""
         return self.ns_python(f"""
 import socket, sys
-c = socket.create_connection(("{APP_IP}", 80), timeout={timeout})
+c = socket.create_connection(("{host}", 80), timeout={timeout})
 c.sendall({request!r})
 while True:
     d = c.recv(65536)
@@ -498,6 +541,9 @@ while True:
 
     def url(self, path="/"):
         return f"http://{APP_IP}{path}"
+
+    def url6(self, path="/"):
+        return f"http://[{APP_IP6}]{path}"
 
     def telemetry(self, *cmds):
         """Reads commands through the stock dpdk-telemetry.py."""

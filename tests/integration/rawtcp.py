@@ -7,6 +7,9 @@ namespace (import it from a script given to Appliance.ns_python).
 The kernel sees the appliance's answers too and would reset connections it
 does not know: the caller drops the kernel's outgoing RSTs for the client's
 ports with an nft rule (see test_tcp_scapy.py).
+
+Addresses of either family: an IPv6 client's segments may carry extension
+headers (ext, a scapy chain put between IPv6 and TCP).
 """
 import random
 import re
@@ -17,10 +20,24 @@ import time
 import logging
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 from scapy.all import IP, TCP, Ether, Raw, get_if_hwaddr, raw  # noqa: E402
+from scapy.layers.inet6 import IPv6  # noqa: E402
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
 MSS = 1400
+
+
+def kernel_rst_filter(table, ports, iface):
+    """An nft script that drops the kernel's RSTs from the raw clients'
+    ports (ports: (low, high)) out of iface: the kernel would reset their
+    connections, which it does not know. Both families."""
+    return f"""table inet {table} {{
+    chain tx {{
+        type filter hook postrouting priority 0; policy accept;
+        oifname "{iface}" tcp sport {ports[0]}-{ports[1]} tcp flags & rst == rst drop
+    }}
+}}
+"""
 
 
 def seq_add(a, n):
@@ -34,7 +51,9 @@ def seq_diff(a, b):
 
 
 class RawTcp:
-    def __init__(self, iface, src_ip, dst_ip, dst_mac, sport, dport=80, isn=None):
+    def __init__(self, iface, src_ip, dst_ip, dst_mac, sport, dport=80, isn=None, ext=None):
+        self.v6 = ":" in dst_ip
+        self.ext = ext
         self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
         self.sock.bind((iface, 0))
         self.mac = get_if_hwaddr(iface)
@@ -70,8 +89,13 @@ class RawTcp:
                       window=window, options=options or [])
             if data:
                 tcp = tcp / Raw(data)
-        return raw(Ether(src=self.mac, dst=self.dst_mac) /
-                   IP(src=self.src_ip, dst=self.dst_ip) / tcp)
+        if self.v6:
+            ip = IPv6(src=self.src_ip, dst=self.dst_ip)
+            if self.ext is not None:
+                ip = ip / self.ext.copy()
+        else:
+            ip = IP(src=self.src_ip, dst=self.dst_ip)
+        return raw(Ether(src=self.mac, dst=self.dst_mac) / ip / tcp)
 
     def send(self, flags, **kw):
         self.sock.send(self.frame(flags, **kw))
@@ -94,16 +118,21 @@ class RawTcp:
             if not r:
                 continue
             frame, addr = self.sock.recvfrom(65535)
-            if addr[2] == PACKET_OUTGOING or len(frame) < 54 or frame[12:14] != b"\x08\x00":
+            etype = b"\x86\xdd" if self.v6 else b"\x08\x00"
+            if addr[2] == PACKET_OUTGOING or len(frame) < 54 or frame[12:14] != etype:
                 continue
             p = Ether(frame)
-            if IP not in p or TCP not in p or p[IP].src != self.dst_ip or \
-                    p[IP].dst != self.src_ip or p[TCP].sport != self.dport or \
+            L3 = IPv6 if self.v6 else IP
+            if L3 not in p or TCP not in p or p[L3].src != self.dst_ip or \
+                    p[L3].dst != self.src_ip or p[TCP].sport != self.dport or \
                     p[TCP].dport != self.sport:
                 continue
-            ip, t = p[IP], p[TCP]
-            start = 14 + ip.ihl * 4 + t.dataofs * 4
-            self.on_segment(t, frame[start:14 + ip.len])
+            ip, t = p[L3], p[TCP]
+            if self.v6:		# the appliance sends no extension header
+                start, end = 54 + t.dataofs * 4, 54 + ip.plen
+            else:
+                start, end = 14 + ip.ihl * 4 + t.dataofs * 4, 14 + ip.len
+            self.on_segment(t, frame[start:end])
 
     def on_segment(self, t, payload):
         flags = str(t.flags)

@@ -4,10 +4,11 @@ transfers.
 
 The client sits in a namespace of its own (Appliance(client_ns=True)),
 bridged to the tap; an nftables bridge table in the appliance's namespace
-drops a random share of the IPv4 frames forwarded from the appliance
-(iif ewyk0: 'in', towards the client's kernel) and/or to it (oif ewyk0:
-'out'). Forwarded frames are really lost: neither side learns of it but by
-TCP. ARP is never dropped, so loss never hides the appliance.
+drops a random share of the IPv4 frames (or of the IPv6 TCP segments)
+forwarded from the appliance (iif ewyk0: 'in', towards the client's
+kernel) and/or to it (oif ewyk0: 'out'). Forwarded frames are really lost:
+neither side learns of it but by TCP. ARP and neighbour discovery are never
+dropped, so loss never hides the appliance.
 """
 import hashlib
 import os
@@ -20,18 +21,20 @@ from ewyk_harness import IFACE, Appliance
 LOSS_TABLE = "ewyk_loss"
 
 
-def set_loss(appliance, direction, percent):
-    """direction: 'in' (to the kernel), 'out' (from the kernel) or 'both'."""
+def set_loss(appliance, direction, percent, family=4):
+    """direction: 'in' (to the kernel), 'out' (from the kernel) or 'both';
+    family 4 (IPv4 frames) or 6 (IPv6 TCP segments)."""
     clear_loss(appliance)
     if percent == 0:
         return
     assert appliance.client != appliance.name, "loss needs Appliance(client_ns=True)"
+    what = "ether type ip" if family == 4 else "ether type ip6 ip6 nexthdr tcp"
     rules = []
     if direction in ("in", "both"):
-        rules.append(f'iifname "{IFACE}" ether type ip numgen random mod 100 < {percent} '
+        rules.append(f'iifname "{IFACE}" {what} numgen random mod 100 < {percent} '
                      "counter drop")
     if direction in ("out", "both"):
-        rules.append(f'oifname "{IFACE}" ether type ip numgen random mod 100 < {percent} '
+        rules.append(f'oifname "{IFACE}" {what} numgen random mod 100 < {percent} '
                      "counter drop")
     script = (f"table bridge {LOSS_TABLE} {{\n chain lossy {{ type filter hook forward "
               "priority 0; policy accept;\n  " + "\n  ".join(rules) + "\n }\n}\n")
@@ -66,10 +69,10 @@ def make_file(directory, name, size):
 
 
 def lossy_appliance(www_dir):
-    """A fixture body: an appliance whose client is bridged to it, so that
-    loss can be set, with its idle mbuf count taken once traffic has been
-    seen (ARP, ping)."""
-    a = Appliance(www=www_dir, client_ns=True)
+    """A fixture body: an appliance of both families whose client is
+    bridged to it, so that loss can be set, with its idle mbuf count taken
+    once traffic has been seen (ARP, ND, ping)."""
+    a = Appliance(www=www_dir, client_ns=True, ip6=True)
     try:
         a.start()
         a.idle_mbufs = a.wait_idle(a.stats()["mbufs_in_use_mbufs"],

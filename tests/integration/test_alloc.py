@@ -70,8 +70,7 @@ def test_the_counter_sees_allocations(counted, tmp_path):
     before, _ = lcore_allocs(counted)
     counted.telemetry("/ewyk_test/allocs_arm")
     grows = counted.telemetry("/ewyk/http")["h2_mem_grows_count"]
-    r = counted.ns(["curl", "-sS", "--http2-prior-knowledge", "--data-binary",
-                    f"@{body}", "-o", str(tmp_path / "back.bin"), counted.url("/echo")])
+    r = counted.h2_upload("/echo", body, out=tmp_path / "back.bin")
     assert (tmp_path / "back.bin").read_bytes() == body.read_bytes(), r.stderr
     after, threads = lcore_allocs(counted)
     assert after > before, threads

@@ -3,7 +3,8 @@
 promtool, its counters move with the traffic, a restart of ewykd is
 survived (ewyk_up 0, then 1, the exporter's process never goes away), and
 the dashboard, loaded in headless Chromium while traffic runs, shows live
-numbers in every panel.
+numbers in every panel. The appliance runs both families: IPv6's counters
+(by family, neighbour discovery, TCP over IPv6) are exported and move.
 
 The exporter runs in the host's namespace on 127.0.0.1 (the telemetry
 socket is a unix socket on the host's file system); the traffic stays in
@@ -96,7 +97,7 @@ def total(samples, name, **labels):
 def ewyk(www):
     state = tempfile.mkdtemp(prefix="ewyk-exporter-state-")
     try:
-        yield from serve_module(Appliance(www=www["dir"], lcores=LCORES, args=[
+        yield from serve_module(Appliance(www=www["dir"], lcores=LCORES, ip6=True, args=[
             "--shards", "1", "--reserved", "1", "--state-dir", state]))
     finally:
         shutil.rmtree(state, ignore_errors=True)
@@ -117,6 +118,8 @@ def traffic(a, n=400):
                                "/either?ms=1", "/delay?ms=1")]
     a.ns(["h2load", "-n", str(n), "-c", "4", "-m", "4", *uris], timeout=60)
     a.ns(["h2load", "--h1", "-n", str(n), "-c", "4", *uris], timeout=60)
+    a.ns(["h2load", "--h1", "-n", str(n // 4), "-c", "2", a.url6("/hello.txt")],
+         timeout=60)
     a.ns_python(f"""
 import http.client
 c = http.client.HTTPConnection("{APP_IP}", 80, timeout=10)
@@ -153,8 +156,14 @@ def test_metrics_pass_promtool_and_cover_every_command(ewyk, exporter):
                  "ewyk_lcore_seconds_total", "ewyk_lcore_role", "ewyk_store_offers_total",
                  "ewyk_mbufs_in_use", "ewyk_ethdev_rx_packets_total",
                  "ewyk_ethdev_xstats_total", "ewyk_port_info", "ewyk_port_link_up",
-                 "ewyk_port_tx_bytes_total"):
+                 "ewyk_port_tx_bytes_total", "ewyk_net_family_packets_total",
+                 "ewyk_net_nd_advertisements_out_packets_total",
+                 "ewyk_tcp_ip6_passive_opens_total", "ewyk_tcp_open_ipv6_connections",
+                 "ewyk_port_ip6_duplicate"):
         assert any(n == name for n, _ in s), f"{name} missing"
+    info = [dict(ls) for n, ls in s if n == "ewyk_port_info"]
+    assert info[0]["ip6"] == "2001:2::2/64" and info[0]["ip6_link_local"].startswith("fe80::")
+    assert value(s, "ewyk_port_ip6_duplicate", port="0", address="global") == 0
     assert value(s, "ewyk_http_responses_total", status="404") > 0
     assert value(s, "ewyk_port_link_up", port="0") == 1
     assert value(s, "ewyk_mbufs_pool_size") > value(s, "ewyk_mbufs_in_use") > 0
@@ -187,6 +196,10 @@ def test_counters_move_with_traffic(ewyk, exporter):
     grew("ewyk_ethdev_rx_packets_total", 800)
     grew("ewyk_port_rx_packets_total", 800, port="0")
     grew("ewyk_tcp_passive_opens_total", 8)
+    grew("ewyk_tcp_ip6_passive_opens_total", 2)
+    grew("ewyk_net_family_packets_total", 100, direction="rx", family="ipv6")
+    grew("ewyk_net_family_packets_total", 100, direction="tx", family="ipv6")
+    grew("ewyk_net_family_packets_total", 800, direction="rx", family="ipv4")
     grew("ewyk_strategy_tasks_total", 300)
     grew("ewyk_lcore_seconds_total", 1e-6, state="producing")
     grew("ewyk_store_offers_total", 100)
@@ -242,8 +255,8 @@ def test_samples_equal_their_telemetry_values(ewyk, exporter):
     assert all(v > 0 for v in first), dict(zip((n for n, *_ in FROM_TELEMETRY), first))
 
 
-PANELS = ("p-lcores", "p-modes", "p-requests", "p-latency", "p-drops", "p-conns",
-          "p-mbufs", "p-conflate")
+PANELS = ("p-lcores", "p-modes", "p-requests", "p-latency", "p-drops", "p-family",
+          "p-conns", "p-mbufs", "p-conflate")
 
 
 def test_dashboard_live_in_chromium(ewyk, exporter, tmp_path):
@@ -269,6 +282,7 @@ print(i)
 """)
     h2 = ewyk.ns_popen(["h2load", "-D", "10", "-c", "2", "-m", "2",
                         ewyk.url("/hello.txt"), ewyk.url("/either?ms=1")])
+    h2v6 = ewyk.ns_popen(["h2load", "-D", "10", "-c", "1", ewyk.url6("/hello.txt")])
     try:
         png = tmp_path / "dashboard.png"
         with Browser() as b:
@@ -278,7 +292,7 @@ print(i)
             b.screenshot(png)
         assert png.stat().st_size > 20000
     finally:
-        for p in (h2, load):
+        for p in (h2, h2v6, load):
             try:
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:

@@ -35,18 +35,14 @@ def test_echo_body_over_h2_is_byte_exact(appliance, tmp_path):
     body = tmp_path / "up.bin"
     body.write_bytes(bytes(range(256)) * 1000)        # 256 KB, past the windows
     out = tmp_path / "back.bin"
-    r = appliance.ns(["curl", "-sS", "-m", "30", "--http2-prior-knowledge", "-o", str(out),
-                      "-w", "%{http_code}", "--data-binary", "@" + str(body),
-                      appliance.url("/echo")])
-    assert r.stdout == "200"
+    r = appliance.h2_upload("/echo", body, out=out)
+    assert r.returncode == 0 and r.stdout.strip() == "200", r.stderr
     assert out.read_bytes() == body.read_bytes()
     # /echo streams (a fiber reads and writes as the windows allow): no
     # bound on the body, 3 MB come back whole.
     body.write_bytes(os.urandom(3 << 20))
-    r = appliance.ns(["curl", "-sS", "-m", "30", "--http2-prior-knowledge", "-o", str(out),
-                      "-w", "%{http_code}", "--data-binary", "@" + str(body),
-                      appliance.url("/echo")])
-    assert r.stdout == "200"
+    r = appliance.h2_upload("/echo", body, out=out)
+    assert r.returncode == 0 and r.stdout.strip() == "200", r.stderr
     assert out.read_bytes() == body.read_bytes()
 
 

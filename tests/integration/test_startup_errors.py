@@ -129,6 +129,14 @@ CASES = [
      ["--ip", "198.18.0.2 is already the address of port 0"], 2, {}),
     ("five-ips", ["--ip", "198.18.0.1/24,198.18.0.2/24,198.18.0.3/24,198.18.0.4/24,"
                   "198.18.0.5/24"], ["--ip", "at most 4 ports"], 2, {}),
+    # --ip6 as --ip: the Nth the Nth port's, a port for each.
+    ("more-ip6s-than-ports", ["--www", "{www}", "--ip", "198.18.0.2/24", "--ip6",
+                              "2001:2::2/64", "--ip6", "2001:2:0:1::2/64"],
+     ["2 --ip6 addresses", "1 DPDK port from port 0", "-a or --vdev"], 2, {}),
+    ("ip6-link-local", ["--www", "{www}", "--ip6", "fe80::2/64"],
+     ["--ip6", "fe80::2", "link-local"], 2, {}),
+    ("ip6-without-prefix", ["--www", "{www}", "--ip6", "2001:2::2"],
+     ["--ip6", "'2001:2::2' is not an IPv6 address with a prefix length"], 2, {}),
     ("shards-without-lcores", ["--www", "{www}", "--shards", "2"],
      ["--shards 2", "lcores"], 2, {"lcores": "0"}),
     ("reserved-leaves-no-shard", ["--www", "{www}", "--reserved", "1"],

@@ -30,6 +30,7 @@ import pytest
 
 from conftest import serve_hostile, survived, tap_dropped
 from ewyk_harness import APP_IP, HOST_IP, IFACE, Appliance
+from rawtcp import kernel_rst_filter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HELLO = b"hello from ewyk\n"
@@ -39,13 +40,7 @@ _ports = itertools.count(RAW_PORTS[0])
 
 # The kernel would reset the raw clients' connections, which it does not
 # know: its RSTs from those ports are dropped.
-RST_FILTER = f"""table inet ewyk_scapy {{
-    chain tx {{
-        type filter hook postrouting priority 0; policy accept;
-        oifname "{IFACE}" tcp sport {RAW_PORTS[0]}-{RAW_PORTS[1]} tcp flags & rst == rst drop
-    }}
-}}
-"""
+RST_FILTER = kernel_rst_filter("ewyk_scapy", RAW_PORTS, IFACE)
 
 
 @pytest.fixture(scope="module")

@@ -162,6 +162,36 @@ static const struct tcp_upcalls app_upcalls = {
 	.closed = app_closed,
 };
 
+static const uint8_t local6[16] = { 0x20, 0x01, 0, 0x02, [15] = 2 };
+static const uint8_t local6_2[16] = { 0x20, 0x01, 0, 0x02, 0, 0, 0, 1,
+	[15] = 2 };
+static const uint8_t peer6[16] = { 0x20, 0x01, 0, 0x02, [15] = 1 };
+static const uint8_t peer6_2[16] = { 0x20, 0x01, 0, 0x02, 0, 0, 0, 1,
+	[15] = 1 };
+
+uint8_t
+th_family(void)
+{
+	const char *f = getenv("TH_FAMILY");
+
+	return f != NULL && strcmp(f, "6") == 0 ? NET_AF_INET6 : NET_AF_INET;
+}
+
+/* IPv6 on a port: its state, with duplicate address detection taken as
+ * done (the ND tests run it themselves). */
+static struct net_nd *
+th_nd(struct th *h, uint8_t port)
+{
+	struct net_nd *nd = calloc(1, sizeof(*nd));
+
+	assert_non_null(nd);
+	net_nd_init(nd, 60000);
+	nd->state[0] = nd->state[1] = NET_ADDR_PREFERRED;
+	nd->dad_claimed = nd->dad_round;
+	net_stack_set_nd(h->ns, port, nd);
+	return nd;
+}
+
 struct th *
 th_new(const struct tcp_config *cfg)
 {
@@ -171,6 +201,7 @@ th_new(const struct tcp_config *cfg)
 	eal_once();
 	h = calloc(1, sizeof(*h));
 	assert_non_null(h);
+	h->family = th_family();
 	h->app.got = malloc(TH_APP_BUF);
 	h->arp = calloc(1, sizeof(*h->arp));
 	assert_non_null(h->app.got);
@@ -178,6 +209,8 @@ th_new(const struct tcp_config *cfg)
 	arp_cache_init(h->arp, 60000);
 	h->ifc.ip = TH_LOCAL_IP;
 	h->ifc.netmask = 0x00ffffff;
+	memcpy(h->ifc.ip6, local6, 16);
+	h->ifc.prefix6 = h->family == NET_AF_INET6 ? 64 : 0;
 	h->ifc.mtu = 1500;
 	h->ifc.tx_multiseg = true;
 	memcpy(h->ifc.mac, "\x02\x00\x00\x00\x00\x02", 6);
@@ -196,8 +229,85 @@ th_new(const struct tcp_config *cfg)
 	h->ns = net_stack_create(&h->ifc, h->arp, pool, &def, capture, &h->tx[0],
 			&h->stats, h->now);
 	assert_non_null(h->ns);
+	if (h->family == NET_AF_INET6)
+		h->nd = th_nd(h, 0);
 	net_stack_set_upcalls(h->ns, &app_upcalls, h);
 	return h;
+}
+
+struct net_addr
+th_peer(const struct th *h)
+{
+	struct net_addr a = { net_ip4(TH_PEER_IP), NET_AF_INET };
+
+	if (h->family == NET_AF_INET6)
+		a = (struct net_addr){ net_ip6(peer6), NET_AF_INET6 };
+	return a;
+}
+
+struct net_addr
+th_peer2(const struct th *h)
+{
+	struct net_addr a = { net_ip4(TH_PEER2_IP), NET_AF_INET };
+
+	if (h->family == NET_AF_INET6)
+		a = (struct net_addr){ net_ip6(peer6_2), NET_AF_INET6 };
+	return a;
+}
+
+union net_ip
+th_local(const struct th *h, uint8_t port)
+{
+	const struct net_if *ifc = port == 0 ? &h->ifc : &h->ifc2;
+
+	return h->family == NET_AF_INET6 ? net_ip6(ifc->ip6) : net_ip4(ifc->ip);
+}
+
+uint16_t
+th_mss(const struct th *h)
+{
+	return (uint16_t)(h->ifc.mtu - (h->family == NET_AF_INET6 ? 60 : 40));
+}
+
+void
+th_learn(struct th *h, uint8_t port, const struct net_addr *a,
+		const uint8_t mac[6])
+{
+	if (a->family == NET_AF_INET6)
+		neigh_update(&(port == 0 ? h->nd : h->nd2)->cache, &a->ip, mac,
+				h->now);
+	else
+		neigh_update(port == 0 ? h->arp : h->arp2, &a->ip, mac, h->now);
+}
+
+bool
+th_is_solicitation(const struct th *h, const uint8_t *f, uint8_t port,
+		const struct net_addr *a)
+{
+	const struct net_if *ifc = port == 0 ? &h->ifc : &h->ifc2;
+
+	if (memcmp(f + 6, ifc->mac, 6) != 0)
+		return false;
+	if (a->family == NET_AF_INET)	/* broadcast, request, sender, target */
+		return memcmp(f, "\xff\xff\xff\xff\xff\xff", 6) == 0 &&
+			(f[12] << 8 | f[13]) == 0x0806 && f[21] == 1 &&
+			memcmp(f + 28, &ifc->ip, 4) == 0 &&
+			memcmp(f + 38, &a->ip.v4, 4) == 0;
+	/* To the target's solicited-node group, from our address, with
+	 * our MAC in the source link-layer address option. */
+	return f[0] == 0x33 && f[1] == 0x33 && f[2] == 0xff &&
+		memcmp(f + 3, a->ip.v6 + 13, 3) == 0 &&
+		(f[12] << 8 | f[13]) == 0x86dd && f[20] == 58 && f[21] == 255 &&
+		memcmp(f + 22, ifc->ip6, 16) == 0 && f[54] == 135 &&
+		memcmp(f + 62, a->ip.v6, 16) == 0 && f[78] == 1 &&
+		memcmp(f + 80, ifc->mac, 6) == 0;
+}
+
+enum net_drop
+th_not_ours(const struct th *h)
+{
+	return h->family == NET_AF_INET6 ? NET_DROP_IP6_NOT_OURS :
+		NET_DROP_IP_NOT_OURS;
 }
 
 struct th_seg
@@ -217,11 +327,14 @@ th_add_port(struct th *h)
 	arp_cache_init(h->arp2, 60000);
 	h->ifc2 = h->ifc;
 	h->ifc2.ip = TH_LOCAL_IP2;
+	memcpy(h->ifc2.ip6, local6_2, 16);
 	h->ifc2.mac[5] = 3;
 	h->tx[1].h = h;
 	h->tx[1].port = 1;
 	assert_int_equal(net_stack_add_port(h->ns, &h->ifc2, h->arp2, capture,
 			&h->tx[1]), 1);
+	if (h->family == NET_AF_INET6)
+		h->nd2 = th_nd(h, 1);
 }
 
 void
@@ -250,46 +363,83 @@ th_free(struct th *h)
 	free(h->app.got);
 	free(h->arp);
 	free(h->arp2);
+	free(h->nd);
+	free(h->nd2);
 	free(h);
 }
 
 void
 th_inject(struct th *h, const struct th_seg *s)
 {
-	th_inject_on(h, 0, TH_LOCAL_IP, s);
+	union net_ip dst = th_local(h, 0);
+
+	th_inject_on(h, 0, &dst, s);
 }
 
 void
-th_inject_on(struct th *h, uint8_t port, uint32_t dst, const struct th_seg *s)
+th_rx_frame(struct th *h, uint8_t port, const void *frame, uint16_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	void *p;
+
+	assert_non_null(m);
+	p = rte_pktmbuf_append(m, len);
+	assert_non_null(p);
+	memcpy(p, frame, len);
+	net_rx(h->ns, port, &m, 1, h->now);
+	net_flush(h->ns);
+}
+
+void
+th_inject_on(struct th *h, uint8_t port, const union net_ip *dst,
+		const struct th_seg *s)
+{
+	struct net_addr src = th_peer(h);
+
+	th_inject_from(h, port, &src.ip, dst, s);
+}
+
+void
+th_inject_from(struct th *h, uint8_t port, const union net_ip *src,
+		const union net_ip *dst, const struct th_seg *s)
+{
+	static const uint8_t peer_mac[6] = { 2, 0, 0, 0, 0, 1 };
 	uint16_t tcp_len = (uint16_t)(20 + s->optlen + s->len);
-	uint32_t src = TH_PEER_IP;
-	uint8_t *p, *ip, *t;
+	bool v6 = h->family == NET_AF_INET6;
+	uint16_t ip_len = v6 ? 40 : 20;
+	uint8_t p[14 + 60 + 40 + 9000], *ip, *t;
 	struct cksum c;
 	uint16_t sum;
 
-	assert_non_null(m);
-	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + 20 + tcp_len));
-	assert_non_null(p);
-	static const uint8_t peer_mac[6] = { 2, 0, 0, 0, 0, 1 };
-
+	assert_true(tcp_len <= sizeof(p) - 14 - ip_len);
 	memcpy(p, port == 0 ? h->ifc.mac : h->ifc2.mac, 6);
 	memcpy(p + 6, peer_mac, 6);
-	p[12] = 0x08;
-	p[13] = 0x00;
 	ip = p + 14;
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	ip[2] = (uint8_t)((20 + tcp_len) >> 8);
-	ip[3] = (uint8_t)(20 + tcp_len);
-	ip[8] = 64;
-	ip[9] = 6;
-	memcpy(ip + 12, &src, 4);
-	memcpy(ip + 16, &dst, 4);
-	sum = cksum_buf(ip, 20);
-	memcpy(ip + 10, &sum, 2);
-	t = ip + 20;
+	memset(ip, 0, ip_len);
+	if (v6) {
+		p[12] = 0x86;
+		p[13] = 0xdd;
+		ip[0] = 0x60;
+		ip[4] = (uint8_t)(tcp_len >> 8);
+		ip[5] = (uint8_t)tcp_len;
+		ip[6] = 6;
+		ip[7] = 64;
+		memcpy(ip + 8, src->v6, 16);
+		memcpy(ip + 24, dst->v6, 16);
+	} else {
+		p[12] = 0x08;
+		p[13] = 0x00;
+		ip[0] = 0x45;
+		ip[2] = (uint8_t)((20 + tcp_len) >> 8);
+		ip[3] = (uint8_t)(20 + tcp_len);
+		ip[8] = 64;
+		ip[9] = 6;
+		memcpy(ip + 12, &src->v4, 4);
+		memcpy(ip + 16, &dst->v4, 4);
+		sum = cksum_buf(ip, 20);
+		memcpy(ip + 10, &sum, 2);
+	}
+	t = ip + ip_len;
 	memset(t, 0, 20);
 	t[0] = (uint8_t)(s->sport >> 8);
 	t[1] = (uint8_t)s->sport;
@@ -307,12 +457,11 @@ th_inject_on(struct th *h, uint8_t port, uint32_t dst, const struct th_seg *s)
 	if (s->len)
 		memcpy(t + 20 + s->optlen, s->data, s->len);
 	cksum_init(&c);
-	cksum_pseudo_ipv4(&c, src, dst, 6, tcp_len);
+	cksum_pseudo(&c, h->family, src, dst, 6, tcp_len);
 	cksum_feed(&c, t, tcp_len);
 	sum = cksum_finish(&c);
 	memcpy(t + 16, &sum, 2);
-	net_rx(h->ns, port, &m, 1, h->now);
-	net_flush(h->ns);
+	th_rx_frame(h, port, p, (uint16_t)(14 + ip_len + tcp_len));
 }
 
 void
@@ -346,35 +495,54 @@ th_pending(const struct th *h)
 	return h->n_out - h->rd;
 }
 
+uint16_t
+th_next_frame(struct th *h, uint8_t *buf, uint16_t size, uint8_t *port)
+{
+	struct rte_mbuf *m;
+	uint32_t len;
+	const void *d;
+
+	if (h->rd == h->n_out)
+		return 0;
+	m = h->out[h->rd];
+	*port = h->out_port[h->rd];
+	h->rd++;
+	len = rte_pktmbuf_pkt_len(m);
+	assert_true(len <= size);
+	d = rte_pktmbuf_read(m, 0, len, buf);
+	assert_non_null(d);
+	if (d != buf)
+		memcpy(buf, d, len);
+	rte_pktmbuf_free(m);
+	return (uint16_t)len;
+}
+
 bool
 th_next(struct th *h, struct th_out *o)
 {
-	struct rte_mbuf *m;
-	struct ipv4_view ip;
+	struct ip_view ip;
 	uint8_t frame[9100];
-	uint32_t len;
+	uint16_t len;
 
 	if (h->rd == h->n_out)
 		return false;
-	m = h->out[h->rd];
 	o->at = h->out_at[h->rd];
-	o->port = h->out_port[h->rd];
-	h->rd++;
-	len = rte_pktmbuf_pkt_len(m);
-	assert_true(len <= sizeof(frame));
-	{
-		const void *d = rte_pktmbuf_read(m, 0, len, frame);
-
-		assert_non_null(d);
-		if (d != frame)
-			memcpy(frame, d, len);
+	len = th_next_frame(h, frame, sizeof(frame), &o->port);
+	/* Every segment the stack sends must be well-formed, in the
+	 * test's family: our own parser, with checksums verified, is the
+	 * judge. */
+	if (h->family == NET_AF_INET6) {
+		assert_int_equal(frame[12] << 8 | frame[13], 0x86dd);
+		assert_int_equal(ipv6_parse(frame + 14, len - 14u, &ip), NET_OK);
+		assert_int_equal(ip.proto, 6);
+		assert_int_equal(ip.ttl, 64);
+		o->ip_id = 0;
+	} else {
+		assert_int_equal(frame[12] << 8 | frame[13], 0x0800);
+		assert_int_equal(ipv4_parse(frame + 14, len - 14u, &ip), NET_OK);
+		o->ip_id = (uint32_t)(frame[14 + 4] << 8 | frame[14 + 5]);
 	}
-	rte_pktmbuf_free(m);
-	/* Every segment the stack sends must be well-formed: our own
-	 * parser, with checksums verified, is the judge. */
-	assert_int_equal(ipv4_parse(frame + 14, len - 14, &ip), NET_OK);
 	assert_int_equal(tcp_parse(&ip, L4_CKSUM_UNKNOWN, &o->t), NET_OK);
-	o->ip_id = (uint32_t)(frame[14 + 4] << 8 | frame[14 + 5]);
 	memcpy(o->src_mac, frame + 6, 6);
 	o->saddr = ip.src;
 	memcpy(o->payload, o->t.payload, o->t.len);

@@ -5,6 +5,10 @@
  * device), its transmissions are captured instead of sent, time is a
  * virtual clock, and the peer is the test, which injects segments and
  * checks every segment the stack answers with.
+ *
+ * Every test runs in either family: TH_FAMILY=6 in the environment puts
+ * the stack's ports and the peer on IPv6 (2001:2::/64, and 2001:2:0:1::/64
+ * for the second port); the segments are the same.
  */
 #ifndef EWYK_TCP_HARNESS_H
 #define EWYK_TCP_HARNESS_H
@@ -17,6 +21,7 @@
 #define TH_PEER_IP 0x010012c6u	/* 198.18.0.1, network order on little-endian */
 #define TH_LOCAL_IP 0x020012c6u	/* 198.18.0.2 */
 #define TH_LOCAL_IP2 0x020112c6u	/* 198.18.1.2: the second port's */
+#define TH_PEER2_IP 0x010112c6u	/* 198.18.1.1: on the second port's link */
 #define TH_PORT 80
 #define TH_MAX_CAPTURE 4096
 #define TH_APP_BUF (1 << 20)
@@ -42,7 +47,7 @@ struct th_out {
 	uint64_t at;		/* virtual time of transmission */
 	uint8_t port;		/* the stack's port it left by */
 	uint8_t src_mac[6];
-	uint32_t saddr;		/* network order */
+	union net_ip saddr;
 };
 
 /* The application above the stack: records what it got. */
@@ -66,10 +71,13 @@ struct th_tx {
 
 struct th {
 	struct net_stack *ns;
+	uint8_t family;		/* NET_AF_INET or NET_AF_INET6 */
 	struct net_if ifc;
 	struct arp_cache *arp;
+	struct net_nd *nd;	/* IPv6: the port's */
 	struct net_if ifc2;	/* th_add_port() */
 	struct arp_cache *arp2;
+	struct net_nd *nd2;
 	struct th_tx tx[2];
 	struct net_stats stats;
 	struct th_app app;
@@ -93,14 +101,44 @@ void th_free(struct th *h);
 /* A segment from the peer's port 40000 with a 65535 window. */
 struct th_seg th_seg_from(uint32_t seq, uint32_t ack, uint8_t flags);
 
-/* A second port, 198.18.1.2/24 with MAC 02:00:00:00:00:03. */
+/* A second port, 198.18.1.2/24 (2001:2:0:1::2/64) with MAC
+ * 02:00:00:00:00:03. */
 void th_add_port(struct th *h);
 
-/* A segment from the peer (198.18.0.1) to 198.18.0.2, on port 0. */
+/* The test's family, by TH_FAMILY. */
+uint8_t th_family(void);
+/* The peer: 198.18.0.1 or 2001:2::1; on port 1's link 198.18.1.1 or
+ * 2001:2:0:1::1. */
+struct net_addr th_peer(const struct th *h);
+struct net_addr th_peer2(const struct th *h);
+/* The stack's address on a port in the test's family. */
+union net_ip th_local(const struct th *h, uint8_t port);
+/* The largest segment of the port's MTU: 40 or 60 bytes less. */
+uint16_t th_mss(const struct th *h);
+/* The peer's MAC in port's neighbour cache (ARP's or ND's). */
+void th_learn(struct th *h, uint8_t port, const struct net_addr *a,
+		const uint8_t mac[6]);
+/* Whether frame f is an ARP request or a neighbour solicitation for a,
+ * from the port's MAC and address. */
+bool th_is_solicitation(const struct th *h, const uint8_t *f, uint8_t port,
+		const struct net_addr *a);
+/* The drop reason of a frame to an address not the port's. */
+enum net_drop th_not_ours(const struct th *h);
+
+/* A segment from the peer to the stack's address on port 0. */
 void th_inject(struct th *h, const struct th_seg *s);
-/* The same to dst (network order), received on the stack's port. */
-void th_inject_on(struct th *h, uint8_t port, uint32_t dst,
+/* The same to dst, received on the stack's port. */
+void th_inject_on(struct th *h, uint8_t port, const union net_ip *dst,
 		const struct th_seg *s);
+/* The same from src. */
+void th_inject_from(struct th *h, uint8_t port, const union net_ip *src,
+		const union net_ip *dst, const struct th_seg *s);
+/* A whole frame, received on port. */
+void th_rx_frame(struct th *h, uint8_t port, const void *frame, uint16_t len);
+/* The next captured frame, whatever it is: its length (0: none), copied
+ * into buf (up to size bytes); its port in *port. */
+uint16_t th_next_frame(struct th *h, uint8_t *buf, uint16_t size,
+		uint8_t *port);
 /* Advance the virtual clock by ms, running timers every millisecond. */
 void th_advance(struct th *h, uint64_t ms);
 /* Next captured segment, or false if none. */

@@ -26,7 +26,7 @@ test_handshake_options(void **state)
 	assert_true(th_next(h, &o));
 	assert_int_equal(o.t.flags, TCP_SYN | TCP_ACK);
 	assert_int_equal(o.t.ack, IRS + 1);
-	assert_int_equal(o.t.opt.mss, 1460);
+	assert_int_equal(o.t.opt.mss, th_mss(h));
 	assert_true(o.t.win > 0);
 	assert_int_equal(h->app.accepted, 0);	/* not before the ACK */
 	s = th_seg_from(IRS + 1, o.t.seq + 1, TCP_ACK);

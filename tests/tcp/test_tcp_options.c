@@ -86,7 +86,7 @@ test_no_options_offered_none_used(void **state)
 	assert_false(o.t.opt.has_wscale);
 	assert_false(o.t.opt.sack_ok);
 	assert_false(o.t.opt.has_ts);
-	assert_int_equal(o.t.opt.mss, 1460);
+	assert_int_equal(o.t.opt.mss, th_mss(h));
 	th_free(h);
 }
 
@@ -516,7 +516,9 @@ test_active_open(void **state)
 	struct th_out o;
 
 	(void)state;
-	c = tcp_connect(h->ns, TH_PEER_IP, PORT, 33000, mac);
+	struct net_addr peer = th_peer(h);
+
+	c = tcp_connect_addr(h->ns, &peer, PORT, 33000, mac);
 	assert_non_null(c);
 	net_flush(h->ns);
 	assert_true(th_next(h, &o));
@@ -531,7 +533,7 @@ test_active_open(void **state)
 	/* the harness always targets port 80: use a connection to 80 */
 	tcp_abort(h->ns, c);
 	th_drain(h);
-	c = tcp_connect(h->ns, TH_PEER_IP, PORT, TH_PORT, mac);
+	c = tcp_connect_addr(h->ns, &peer, PORT, TH_PORT, mac);
 	assert_non_null(c);
 	net_flush(h->ns);
 	assert_true(th_next(h, &o));
@@ -557,23 +559,61 @@ static const uint8_t rss_key[40] = {
 	0xbe, 0xac, 0x01, 0xfa,
 };
 
+/* The default key, and a table whose queue is the hash's low bits. */
+static void
+rss_identity(struct net_rss *rss)
+{
+	uint32_t i;
+
+	memcpy(rss->key, rss_key, sizeof(rss_key));
+	rss->key_len = sizeof(rss_key);
+	rss->reta_size = 512;
+	for (i = 0; i < 512; i++)
+		rss->reta[i] = (uint16_t)i;
+}
+
 static void
 test_rss_queue_matches_toeplitz(void **state)
 {
 	static struct net_rss rss;
-	uint32_t i;
 
 	(void)state;
-	memcpy(rss.key, rss_key, sizeof(rss_key));
-	rss.key_len = sizeof(rss_key);
-	rss.reta_size = 512;
-	for (i = 0; i < 512; i++)
-		rss.reta[i] = (uint16_t)i;	/* the queue is the hash's low bits */
+	rss_identity(&rss);
 	assert_int_equal(net_rss_queue(&rss, RTE_BE32(0x420995bb),
 			RTE_BE32(0xa18e6450), 2794, 1766), 0x51ccc178 & 511);
 	rss.reta_size = 0;
 	assert_int_equal(net_rss_queue(&rss, RTE_BE32(0x420995bb),
 			RTE_BE32(0xa18e6450), 2794, 1766), 0);
+}
+
+/* The suite's IPv6/TCP vectors: source first, as a received segment. */
+static void
+test_rss_queue6_matches_toeplitz(void **state)
+{
+	static const struct {
+		uint8_t src[16], dst[16];
+		uint16_t sport, dport;
+		uint32_t hash;
+	} v[] = {
+		{ { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, [15] = 7 },
+		  { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, [15] = 1 },
+		  2794, 1766, 0x40207d3d },
+		{ { 0x3f, 0xfe, 0x05, 0x01, 0x00, 0x08, 0, 0, 0x02, 0x60, 0x97,
+		    0xff, 0xfe, 0x40, 0xef, 0xab },
+		  { 0xff, 0x02, [15] = 1 }, 14230, 4739, 0xdde51bbf },
+		{ { 0x3f, 0xfe, 0x19, 0x00, 0x45, 0x45, 0x00, 0x03, 0x02, 0x00,
+		    0xf8, 0xff, 0xfe, 0x21, 0x67, 0xcf },
+		  { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x00, 0xf8, 0xff, 0xfe,
+		    0x21, 0x67, 0xcf }, 44251, 38024, 0x02d1feef },
+	};
+	static struct net_rss rss;
+	uint32_t i;
+
+	(void)state;
+	rss_identity(&rss);
+	for (i = 0; i < RTE_DIM(v); i++)
+		assert_int_equal(net_rss_queue6(&rss, v[i].src, v[i].dst,
+				v[i].sport, v[i].dport), v[i].hash & 511);
 }
 
 struct open_app {
@@ -622,27 +662,26 @@ test_open_resolves_and_picks_rss_port(void **state)
 	static struct net_rss rss;
 	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
 	struct th *h = th_new(NULL);
+	struct net_addr peer = th_peer(h), far = peer;
+	union net_ip local = th_local(h, 0);
 	struct open_app app = { 0, 0 };
 	struct tcp_conn *c;
-	const uint8_t *f;
 	struct th_out o;
 	int err, i;
 
 	(void)state;
-	assert_null(tcp_open(h->ns, 0x0100000a, 80, &open_upcalls, &app, &err));
+	far.ip.v6[0] ^= 0x10;	/* 214.18.0.1 or 3001:2::1: on no link */
+	assert_null(tcp_open_addr(h->ns, &far, 80, &open_upcalls, &app, &err));
 	assert_int_equal(err, -ENETUNREACH);
-	assert_null(tcp_open(h->ns, TH_PEER_IP, 80, &open_upcalls, &app, &err));
+	assert_null(tcp_open_addr(h->ns, &peer, 80, &open_upcalls, &app, &err));
 	assert_int_equal(err, -EAGAIN);
-	assert_null(tcp_open(h->ns, TH_PEER_IP, 80, &open_upcalls, &app, &err));
+	assert_null(tcp_open_addr(h->ns, &peer, 80, &open_upcalls, &app, &err));
 	net_flush(h->ns);
 	assert_int_equal(h->n_out, 1);		/* one request only */
-	f = rte_pktmbuf_mtod(h->out[0], const uint8_t *);
-	assert_memory_equal(f, "\xff\xff\xff\xff\xff\xff", 6);
-	assert_int_equal(f[12] << 8 | f[13], 0x0806);
-	assert_int_equal(f[21], 1);		/* op: request */
-	assert_memory_equal(f + 38, &(uint32_t){ TH_PEER_IP }, 4);
+	assert_true(th_is_solicitation(h, rte_pktmbuf_mtod(h->out[0],
+			const uint8_t *), 0, &peer));
 	th_drain(h);
-	arp_cache_update(h->arp, TH_PEER_IP, mac, h->now);
+	th_learn(h, 0, &peer, mac);
 
 	memcpy(rss.key, rss_key, sizeof(rss_key));
 	rss.key_len = sizeof(rss_key);
@@ -651,10 +690,12 @@ test_open_resolves_and_picks_rss_port(void **state)
 		rss.reta[i] = (uint16_t)(i & 1);
 	net_stack_set_rss(h->ns, 0, &rss, 1);
 	for (i = 0; i < 600; i++) {	/* ports run through 9 bits at least */
-		c = tcp_open(h->ns, TH_PEER_IP, 80, &open_upcalls, &app, &err);
+		c = tcp_open_addr(h->ns, &peer, 80, &open_upcalls, &app, &err);
 		assert_non_null(c);
-		assert_int_equal(net_rss_queue(&rss, TH_PEER_IP, TH_LOCAL_IP, 80,
-				c->lport), 1);
+		assert_int_equal(h->family == NET_AF_INET6 ?
+				net_rss_queue6(&rss, peer.ip.v6, local.v6, 80,
+				c->lport) : net_rss_queue(&rss, peer.ip.v4,
+				local.v4, 80, c->lport), 1);
 		assert_true(c->lport >= 32768 && c->lport <= 60999);
 		tcp_abort(h->ns, c);
 	}
@@ -664,7 +705,7 @@ test_open_resolves_and_picks_rss_port(void **state)
 	th_drain(h);
 
 	/* The end of an attempt reaches the connection's own upcalls. */
-	c = tcp_open(h->ns, TH_PEER_IP, PORT, &open_upcalls, &app, &err);
+	c = tcp_open_addr(h->ns, &peer, PORT, &open_upcalls, &app, &err);
 	assert_non_null(c);
 	tcp_set_app(c, &app);
 	net_flush(h->ns);
@@ -682,6 +723,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rss_queue_matches_toeplitz),
+		cmocka_unit_test(test_rss_queue6_matches_toeplitz),
 		cmocka_unit_test(test_open_resolves_and_picks_rss_port),
 		cmocka_unit_test(test_syn_ack_echoes_options),
 		cmocka_unit_test(test_no_options_offered_none_used),

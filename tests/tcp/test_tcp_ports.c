@@ -19,19 +19,20 @@
 
 /* The SYN-ACK to a SYN on port, checked to leave by it. */
 static uint32_t
-open_on(struct th *h, uint8_t port, uint32_t dst, const struct net_if *ifc)
+open_on(struct th *h, uint8_t port, const struct net_if *ifc)
 {
 	struct th_seg s = th_seg_from(IRS, 0, TCP_SYN);
+	union net_ip dst = th_local(h, port);
 	struct th_out o;
 
-	th_inject_on(h, port, dst, &s);
+	th_inject_on(h, port, &dst, &s);
 	assert_true(th_next(h, &o));
 	assert_int_equal(o.t.flags, TCP_SYN | TCP_ACK);
 	assert_int_equal(o.port, port);
 	assert_memory_equal(o.src_mac, ifc->mac, 6);
-	assert_int_equal(o.saddr, dst);
+	assert_true(net_ip_eq(&o.saddr, &dst));
 	s = th_seg_from(IRS + 1, o.t.seq + 1, TCP_ACK);
-	th_inject_on(h, port, dst, &s);
+	th_inject_on(h, port, &dst, &s);
 	assert_int_equal(th_pending(h), 0);
 	return o.t.seq + 1;
 }
@@ -40,16 +41,19 @@ static void
 test_answers_leave_by_their_port(void **state)
 {
 	struct th *h = th_new(NULL);
+	union net_ip local2;
 	struct th_seg s;
 	struct th_out o;
 	uint32_t snd;
 
 	(void)state;
 	th_add_port(h);
-	snd = open_on(h, 1, TH_LOCAL_IP2, &h->ifc2);
+	local2 = th_local(h, 1);
+	snd = open_on(h, 1, &h->ifc2);
 	assert_int_equal(h->app.accepted, 1);
 	assert_int_equal(h->app.conn->port, 1);
-	assert_int_equal(h->app.conn->laddr, TH_LOCAL_IP2);
+	assert_true(net_ip_eq(net_local_addr(h->ns, 1, h->app.conn->local),
+			&local2));
 	/* Data sent, unacknowledged: the retransmission leaves by port 1. */
 	assert_int_equal(tcp_write(h->ns, h->app.conn, "hello", 5), 5);
 	tcp_output(h->ns, h->app.conn);
@@ -64,7 +68,7 @@ test_answers_leave_by_their_port(void **state)
 	assert_memory_equal(o.src_mac, h->ifc2.mac, 6);
 	th_drain(h);
 	s = th_seg_from(IRS + 1, snd + 5, TCP_ACK);
-	th_inject_on(h, 1, TH_LOCAL_IP2, &s);
+	th_inject_on(h, 1, &local2, &s);
 	/* What the stack counted went to port 1 only. */
 	assert_int_equal(h->stats.port[0].rx_pkts, 0);
 	assert_int_equal(h->stats.port[0].tx_pkts, 0);
@@ -77,17 +81,23 @@ static void
 test_same_peer_on_both_ports(void **state)
 {
 	struct th *h = th_new(NULL);
+	struct net_addr peer = th_peer(h);
+	uint8_t local = h->family == NET_AF_INET6 ? NET_LOCAL_V6 : NET_LOCAL_V4;
 
 	(void)state;
 	th_add_port(h);
-	open_on(h, 0, TH_LOCAL_IP, &h->ifc);
-	open_on(h, 1, TH_LOCAL_IP2, &h->ifc2);
+	open_on(h, 0, &h->ifc);
+	open_on(h, 1, &h->ifc2);
 	assert_int_equal(h->app.accepted, 2);
 	assert_int_equal(h->stats.tcp_conns_open, 2);
-	assert_non_null(tcp_lookup(h->ns, 0, TH_PEER_IP, 40000, TH_PORT));
-	assert_non_null(tcp_lookup(h->ns, 1, TH_PEER_IP, 40000, TH_PORT));
-	assert_ptr_not_equal(tcp_lookup(h->ns, 0, TH_PEER_IP, 40000, TH_PORT),
-			tcp_lookup(h->ns, 1, TH_PEER_IP, 40000, TH_PORT));
+	assert_non_null(tcp_lookup(h->ns, 0, local, &peer.ip, 40000, TH_PORT));
+	assert_non_null(tcp_lookup(h->ns, 1, local, &peer.ip, 40000, TH_PORT));
+	assert_ptr_not_equal(tcp_lookup(h->ns, 0, local, &peer.ip, 40000,
+			TH_PORT), tcp_lookup(h->ns, 1, local, &peer.ip, 40000,
+			TH_PORT));
+	/* Nor is the other family's connection of the same bytes. */
+	assert_null(tcp_lookup(h->ns, 0, local == NET_LOCAL_V4 ? NET_LOCAL_V6 :
+			NET_LOCAL_V4, &peer.ip, 40000, TH_PORT));
 	th_free(h);
 }
 
@@ -96,14 +106,16 @@ test_other_ports_address_is_not_ours(void **state)
 {
 	struct th *h = th_new(NULL);
 	struct th_seg s = th_seg_from(IRS, 0, TCP_SYN);
+	union net_ip local0 = th_local(h, 0);
+	enum net_drop why = th_not_ours(h);
 
 	(void)state;
 	th_add_port(h);
-	th_inject_on(h, 1, TH_LOCAL_IP, &s);	/* port 0's address on port 1 */
+	th_inject_on(h, 1, &local0, &s);	/* port 0's address on port 1 */
 	assert_int_equal(th_pending(h), 0);
-	assert_int_equal(h->stats.port[1].drop[NET_DROP_IP_NOT_OURS], 1);
-	assert_int_equal(h->stats.port[0].drop[NET_DROP_IP_NOT_OURS], 0);
-	assert_int_equal(h->stats.drop[NET_DROP_IP_NOT_OURS], 1);
+	assert_int_equal(h->stats.port[1].drop[why], 1);
+	assert_int_equal(h->stats.port[0].drop[why], 0);
+	assert_int_equal(h->stats.drop[why], 1);
 	th_free(h);
 }
 
@@ -121,10 +133,8 @@ test_no_more_ports_than_the_stack_holds(void **state)
 	th_free(h);
 }
 
-#define PEER2_IP 0x010112c6u	/* 198.18.1.1: on the second port's link */
-
-/* tcp_open() towards a peer on port 1's link: the ARP request leaves by
- * port 1 from its MAC and address, the next hop comes from port 1's cache
+/* tcp_open() towards a peer on port 1's link: the ARP request (or
+ * neighbour solicitation) leaves by port 1 from its MAC and address, the next hop comes from port 1's cache
  * only, the local port is chosen by port 1's RSS, and the connection (its
  * SYN first) is port 1's. Port 0's RSS, which gives no port to this
  * queue, makes an open towards port 0's peer fail instead. */
@@ -134,27 +144,26 @@ test_open_goes_out_of_the_peers_port(void **state)
 	static struct net_rss rss0, rss1;
 	static const uint8_t mac[6] = { 2, 0, 0, 0, 1, 1 };
 	struct th *h = th_new(NULL);
+	struct net_addr peer = th_peer(h), peer2 = th_peer2(h);
+	union net_ip local2;
 	struct tcp_conn *c;
-	const uint8_t *f;
 	struct th_out o;
 	int err, i;
 
 	(void)state;
 	th_add_port(h);
-	assert_null(tcp_open(h->ns, PEER2_IP, 80, NULL, NULL, &err));
+	local2 = th_local(h, 1);
+	assert_null(tcp_open_addr(h->ns, &peer2, 80, NULL, NULL, &err));
 	assert_int_equal(err, -EAGAIN);
 	net_flush(h->ns);
 	assert_int_equal(h->n_out, 1);
 	assert_int_equal(h->out_port[0], 1);
-	f = rte_pktmbuf_mtod(h->out[0], const uint8_t *);
-	assert_int_equal(f[12] << 8 | f[13], 0x0806);
-	assert_memory_equal(f + 6, h->ifc2.mac, 6);
-	assert_memory_equal(f + 28, &(uint32_t){ TH_LOCAL_IP2 }, 4);
-	assert_memory_equal(f + 38, &(uint32_t){ PEER2_IP }, 4);
+	assert_true(th_is_solicitation(h, rte_pktmbuf_mtod(h->out[0],
+			const uint8_t *), 1, &peer2));
 	th_drain(h);
 
-	arp_cache_update(h->arp2, PEER2_IP, mac, h->now);
-	arp_cache_update(h->arp, TH_PEER_IP, mac, h->now);
+	th_learn(h, 1, &peer2, mac);
+	th_learn(h, 0, &peer, mac);
 	rss0.key_len = rss1.key_len = 40;
 	memset(rss0.key, 0x6d, 40);
 	memset(rss1.key, 0x6d, 40);
@@ -165,19 +174,20 @@ test_open_goes_out_of_the_peers_port(void **state)
 	}
 	net_stack_set_rss(h->ns, 0, &rss0, 1);
 	net_stack_set_rss(h->ns, 1, &rss1, 1);
-	assert_null(tcp_open(h->ns, TH_PEER_IP, 80, NULL, NULL, &err));
+	assert_null(tcp_open_addr(h->ns, &peer, 80, NULL, NULL, &err));
 	assert_int_equal(err, -EADDRNOTAVAIL);
-	c = tcp_open(h->ns, PEER2_IP, 80, NULL, NULL, &err);
+	c = tcp_open_addr(h->ns, &peer2, 80, NULL, NULL, &err);
 	assert_non_null(c);
 	assert_int_equal(c->port, 1);
-	assert_int_equal(c->laddr, TH_LOCAL_IP2);
-	assert_int_equal(net_rss_queue(&rss1, PEER2_IP, TH_LOCAL_IP2, 80,
-			c->lport), 1);
+	assert_true(net_ip_eq(net_local_addr(h->ns, 1, c->local), &local2));
+	assert_int_equal(h->family == NET_AF_INET6 ?
+			net_rss_queue6(&rss1, peer2.ip.v6, local2.v6, 80, c->lport) :
+			net_rss_queue(&rss1, peer2.ip.v4, local2.v4, 80, c->lport), 1);
 	net_flush(h->ns);
 	assert_true(th_next(h, &o));
 	assert_int_equal(o.t.flags, TCP_SYN);
 	assert_int_equal(o.port, 1);
-	assert_int_equal(o.saddr, TH_LOCAL_IP2);
+	assert_true(net_ip_eq(&o.saddr, &local2));
 	assert_memory_equal(o.src_mac, h->ifc2.mac, 6);
 	tcp_abort(h->ns, c);
 	th_drain(h);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "http_harness.h"
+#include "http_priv.h"	/* http_status_slot() */
 
 #define GET(path) "GET " path " HTTP/1.1\r\nHost: h\r\n\r\n"
 #define NOT_FOUND "404 Not Found\n"

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "cksum.h"
+#include "net_stack.h"
 #include "pkt.h"
 
 /* RFC 1071's worked example: 00 01 f2 03 f4 f5 f6 f7 sums to ddf2. */
@@ -129,7 +130,7 @@ test_ipv4_and_tcp_valid(void **state)
 	const uint8_t opts[] = { 2, 4, 0x05, 0xb4, 1, 3, 3, 7, 4, 2, 1, 1,
 		8, 10, 0, 0, 0, 9, 0, 0, 0, 0 , 0, 0};
 	uint8_t p[200];
-	struct ipv4_view ip;
+	struct ip_view ip;
 	struct tcp_view t;
 	size_t n = build_tcp(p, opts, sizeof(opts), "hi");
 
@@ -156,7 +157,7 @@ static void
 test_ipv4_rejects(void **state)
 {
 	uint8_t p[200], q[200];
-	struct ipv4_view ip;
+	struct ip_view ip;
 	size_t n = build_tcp(p, NULL, 0, NULL);
 
 	(void)state;
@@ -182,7 +183,7 @@ static void
 test_ipv4_fragment_dropped(void **state)
 {
 	uint8_t p[200];
-	struct ipv4_view ip;
+	struct ip_view ip;
 	size_t n = build_tcp(p, NULL, 0, NULL);
 	uint16_t s;
 
@@ -204,7 +205,7 @@ static void
 test_tcp_rejects(void **state)
 {
 	uint8_t p[200];
-	struct ipv4_view ip;
+	struct ip_view ip;
 	struct tcp_view t;
 	size_t n = build_tcp(p, NULL, 0, "data");
 
@@ -277,6 +278,225 @@ test_eth_and_arp(void **state)
 	assert_int_equal(arp_parse(f, 28, &a), NET_DROP_ARP_MALFORMED);
 }
 
+/* scapy's IPv6(src="2001:2::1", dst="2001:2::2") / TCP(sport=40000,
+ * dport=80, flags="S", seq=1000, options=[("MSS", 1440)]): its checksum is
+ * scapy's, not ours. */
+static const uint8_t syn6[64] = {
+	0x60, 0x00, 0x00, 0x00, 0x00, 0x18, 0x06, 0x40, 0x20, 0x01, 0x00, 0x02,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x20, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x02, 0x9c, 0x40, 0x00, 0x50, 0x00, 0x00, 0x03, 0xe8,
+	0x00, 0x00, 0x00, 0x00, 0x60, 0x02, 0xff, 0xff, 0xb7, 0xb9, 0x00, 0x00,
+	0x02, 0x04, 0x05, 0xa0,
+};
+
+/* scapy's neighbour solicitation for 2001:2::2 from 2001:2::1 to its
+ * solicited-node group, with a source link-layer address option. */
+static const uint8_t ns6[72] = {
+	0x60, 0x00, 0x00, 0x00, 0x00, 0x20, 0x3a, 0xff, 0x20, 0x01, 0x00, 0x02,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0xff, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0xff, 0x00, 0x00, 0x02, 0x87, 0x00, 0x37, 0x93, 0x00, 0x00, 0x00, 0x00,
+	0x20, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x02, 0x01, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+};
+
+static void
+test_ipv6_and_tcp_valid(void **state)
+{
+	uint8_t p[80];
+	struct ip_view ip;
+	struct tcp_view t;
+
+	(void)state;
+	memcpy(p, syn6, sizeof(syn6));
+	assert_int_equal(ipv6_parse(p, sizeof(syn6) + 6 /* padding */, &ip),
+			NET_OK);
+	assert_int_equal(ip.family, NET_AF_INET6);
+	assert_int_equal(ip.proto, 6);
+	assert_int_equal(ip.hdr_len, 40);
+	assert_int_equal(ip.len, 24);
+	assert_int_equal(ip.ttl, 64);
+	assert_int_equal(ip.src.v6[15], 1);
+	assert_int_equal(ip.dst.v6[15], 2);
+	assert_int_equal(tcp_parse(&ip, L4_CKSUM_UNKNOWN, &t), NET_OK);
+	assert_int_equal(t.sport, 40000);
+	assert_int_equal(t.seq, 1000);
+	assert_int_equal(t.opt.mss, 1440);
+	p[63] ^= 1;		/* the IPv6 pseudo header is in the sum */
+	assert_int_equal(tcp_parse(&ip, L4_CKSUM_UNKNOWN, &t), NET_DROP_TCP_CKSUM);
+	p[63] ^= 1;
+	p[39] ^= 1;		/* so is the destination address */
+	assert_int_equal(ipv6_parse(p, sizeof(syn6), &ip), NET_OK);
+	assert_int_equal(tcp_parse(&ip, L4_CKSUM_UNKNOWN, &t), NET_DROP_TCP_CKSUM);
+}
+
+static void
+test_ipv6_rejects(void **state)
+{
+	uint8_t p[80];
+	struct ip_view ip;
+
+	(void)state;
+	memcpy(p, syn6, sizeof(syn6));
+	assert_int_equal(ipv6_parse(p, 39, &ip), NET_DROP_IP6_SHORT);
+	p[0] = 0x40;
+	assert_int_equal(ipv6_parse(p, sizeof(syn6), &ip), NET_DROP_IP_VERSION);
+	p[0] = 0x60;
+	assert_int_equal(ipv6_parse(p, sizeof(syn6) - 1, &ip),
+			NET_DROP_IP6_PAYLOAD_LEN);	/* beyond the frame */
+	p[5] = 0;		/* a jumbogram's 0 */
+	assert_int_equal(ipv6_parse(p, sizeof(syn6), &ip), NET_DROP_IP6_PAYLOAD_LEN);
+	p[5] = 0x18;
+	p[8] = 0xff;		/* a multicast source */
+	assert_int_equal(ipv6_parse(p, sizeof(syn6), &ip),
+			NET_DROP_IP6_SRC_MULTICAST);
+	p[8] = 0x20;
+	p[6] = 17;		/* UDP: no upper layer of ours */
+	assert_int_equal(ipv6_parse(p, sizeof(syn6), &ip), NET_DROP_IP6_NEXT_HEADER);
+	assert_int_equal(ip.pp_code, 1);
+	assert_int_equal(ip.pp_ptr, 6);	/* the fixed header's next header */
+	p[6] = 59;		/* no next header: nothing to answer */
+	assert_int_equal(ipv6_parse(p, sizeof(syn6), &ip), NET_DROP_IP6_NEXT_HEADER);
+	assert_int_equal(ip.pp_code, -1);
+}
+
+/* The fixed header of syn6, then ext (n bytes of extension headers, the
+ * first named by nh), then its TCP segment (not checked here). */
+static size_t
+with_ext(uint8_t *p, uint8_t nh, const uint8_t *ext, size_t n)
+{
+	memcpy(p, syn6, 40);
+	memcpy(p + 40, ext, n);
+	memcpy(p + 40 + n, syn6 + 40, 24);
+	p[4] = (uint8_t)((n + 24) >> 8);
+	p[5] = (uint8_t)(n + 24);
+	p[6] = nh;
+	return 40 + n + 24;
+}
+
+static void
+test_ipv6_extension_headers(void **state)
+{
+	/* hop-by-hop (PadN), destination options (PadN), to TCP */
+	const uint8_t hbh_dst[16] = { 60, 0, 1, 4, 0, 0, 0, 0,
+		6, 0, 1, 4, 0, 0, 0, 0 };
+	const uint8_t rt4[8] = { 6, 0, 4, 0 };		/* type 4, none left */
+	const uint8_t rt4_left[8] = { 6, 0, 4, 1 };
+	const uint8_t rt0[24] = { 6, 2, 0, 0 };		/* type 0, none left */
+	const uint8_t frag[8] = { 6, 0, 0, 1 };		/* more fragments */
+	const uint8_t dst_hbh[16] = { 0, 0, 1, 4, 0, 0, 0, 0,
+		6, 0, 1, 4, 0, 0, 0, 0 };		/* hop-by-hop not first */
+	uint8_t opt[8] = { 6, 0, 0x07, 2, 'a', 'b', 1, 0 };
+	uint8_t p[200], chain[8 * (IP6_EXT_MAX + 1)];
+	struct ip_view ip;
+	size_t n, i;
+
+	(void)state;
+	n = with_ext(p, 0, hbh_dst, sizeof(hbh_dst));
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_OK);
+	assert_int_equal(ip.hdr_len, 56);
+	assert_int_equal(ip.proto, 6);
+	assert_int_equal(ip.len, 24);
+	n = with_ext(p, 43, rt4, sizeof(rt4));
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_OK);
+	n = with_ext(p, 43, rt4_left, sizeof(rt4_left));
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_DROP_IP6_ROUTING);
+	assert_int_equal(ip.pp_code, 0);
+	assert_int_equal(ip.pp_ptr, 42);	/* its routing type */
+	n = with_ext(p, 43, rt0, sizeof(rt0));
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_DROP_IP6_ROUTING_0);
+	n = with_ext(p, 44, frag, sizeof(frag));
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_DROP_IP6_FRAGMENT);
+	n = with_ext(p, 60, dst_hbh, sizeof(dst_hbh));
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_DROP_IP6_NEXT_HEADER);
+	assert_int_equal(ip.pp_code, 1);
+	assert_int_equal(ip.pp_ptr, 40);	/* the field that named it */
+	/* An unknown option acts by its type's two high bits. */
+	n = with_ext(p, 60, opt, sizeof(opt));
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_OK);	/* 00: skip */
+	p[42] = 0x47;
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_DROP_IP6_OPTION);
+	assert_int_equal(ip.pp_code, -1);			/* 01: discard */
+	p[42] = 0x87;
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_DROP_IP6_OPTION);
+	assert_int_equal(ip.pp_code, 2);			/* 10: and answer */
+	assert_int_equal(ip.pp_ptr, 42);
+	assert_true(ip.pp_mcast);
+	p[42] = 0xc7;
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_DROP_IP6_OPTION);
+	assert_false(ip.pp_mcast);		/* 11: not to a group */
+	p[43] = 200;		/* an option past its header */
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_DROP_IP6_EXT_HDR);
+	/* A header longer than the packet. */
+	n = with_ext(p, 60, opt, sizeof(opt));
+	p[41] = 9;
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_DROP_IP6_EXT_HDR);
+	/* IP6_EXT_MAX destination options headers pass, one more does not. */
+	for (i = 0; i <= IP6_EXT_MAX; i++) {
+		memset(chain + 8 * i, 0, 8);
+		chain[8 * i] = 60;
+		chain[8 * i + 2] = 1;	/* PadN of 4 */
+		chain[8 * i + 3] = 4;
+	}
+	chain[8 * (IP6_EXT_MAX - 1)] = 6;
+	n = with_ext(p, 60, chain, 8 * IP6_EXT_MAX);
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_OK);
+	chain[8 * (IP6_EXT_MAX - 1)] = 60;
+	chain[8 * IP6_EXT_MAX] = 6;
+	n = with_ext(p, 60, chain, 8 * (IP6_EXT_MAX + 1));
+	assert_int_equal(ipv6_parse(p, n, &ip), NET_DROP_IP6_EXT_CHAIN);
+}
+
+static void
+test_icmp6_and_nd(void **state)
+{
+	uint8_t p[80];
+	struct ip_view ip;
+	struct nd_view v;
+
+	(void)state;
+	memcpy(p, ns6, sizeof(ns6));
+	assert_int_equal(ipv6_parse(p, sizeof(ns6), &ip), NET_OK);
+	assert_int_equal(ip.proto, 58);
+	assert_int_equal(icmp6_parse(&ip), NET_OK);
+	assert_int_equal(nd_parse(&ip, &v), NET_OK);
+	assert_int_equal(v.type, 135);
+	assert_int_equal(v.target.v6[15], 2);
+	assert_non_null(v.lladdr);
+	assert_int_equal(v.lladdr[5], 1);
+	p[60] ^= 1;		/* the checksum covers the message */
+	assert_int_equal(icmp6_parse(&ip), NET_DROP_ICMP6_CKSUM);
+	p[60] ^= 1;
+	ip.ttl = 64;		/* from beyond the link */
+	assert_int_equal(nd_parse(&ip, &v), NET_DROP_ND_INVALID);
+	ip.ttl = 255;
+	p[65] = 0;		/* an option of length 0 */
+	assert_int_equal(nd_parse(&ip, &v), NET_DROP_ND_INVALID);
+	p[65] = 1;
+	/* A DAD probe comes from :: without a link-layer address. */
+	memset(ip.src.v6, 0, 16);
+	assert_int_equal(nd_parse(&ip, &v), NET_DROP_ND_INVALID);
+	ip.len = 24;		/* the option gone */
+	assert_int_equal(nd_parse(&ip, &v), NET_OK);
+	assert_null(v.lladdr);
+	p[48] = 0xff;		/* a multicast target */
+	assert_int_equal(nd_parse(&ip, &v), NET_DROP_ND_INVALID);
+}
+
+static void
+test_link_local_from_mac(void **state)
+{
+	static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+	static const uint8_t want[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
+		0xff, 0xfe, 0x12, 0x34, 0x56 };	/* fe80::5054:ff:fe12:3456 */
+	uint8_t ll[16];
+
+	(void)state;
+	net_ip6_link_local(mac, ll);
+	assert_memory_equal(ll, want, 16);
+}
+
 static void
 test_drop_names_are_telemetry_keys(void **state)
 {
@@ -307,6 +527,11 @@ main(void)
 		cmocka_unit_test(test_tcp_rejects),
 		cmocka_unit_test(test_tcp_bad_options),
 		cmocka_unit_test(test_eth_and_arp),
+		cmocka_unit_test(test_ipv6_and_tcp_valid),
+		cmocka_unit_test(test_ipv6_rejects),
+		cmocka_unit_test(test_ipv6_extension_headers),
+		cmocka_unit_test(test_icmp6_and_nd),
+		cmocka_unit_test(test_link_local_from_mac),
 		cmocka_unit_test(test_drop_names_are_telemetry_keys),
 	};
 

@@ -61,6 +61,8 @@ function setupCharts() {
 	charts.requests = lineChart("c-requests", ["HTTP/1.1", "HTTP/2"]);
 	charts.latency = barChart("c-latency", ["p50", "p99"]);
 	charts.drops = barChart("c-drops", ["packets"], { horizontal: true, shift: 3 });
+	charts.family = lineChart("c-family", ["IPv4 in", "IPv4 out", "IPv6 in",
+		"IPv6 out"]);
 	charts.conns = lineChart("c-conns", ["open", "accepted/s"]);
 	charts.mbufs = lineChart("c-mbufs", ["in use", "pool size"]);
 	charts.conflate = lineChart("c-conflate", ["offers/s", "superseded/s", "applied/s",
@@ -220,6 +222,23 @@ function update(snap) {
 	set("d-total", stats.drop_pkts);
 	set("d-rate", rate(stats.drop_pkts, ps.drop_pkts, dt));
 	touch("p-drops");
+
+	// Packets by family, and IPv6's neighbour discovery.
+	const fam = { "IPv4 in": rate(stats.rx_ip4_pkts, ps.rx_ip4_pkts, dt),
+		"IPv4 out": rate(stats.tx_ip4_pkts, ps.tx_ip4_pkts, dt),
+		"IPv6 in": rate(stats.rx_ip6_pkts, ps.rx_ip6_pkts, dt),
+		"IPv6 out": rate(stats.tx_ip6_pkts, ps.tx_ip6_pkts, dt) };
+	set("f-rx4", fam["IPv4 in"]);
+	set("f-tx4", fam["IPv4 out"]);
+	set("f-rx6", fam["IPv6 in"]);
+	set("f-tx6", fam["IPv6 out"]);
+	set("f-conns6", stats.open_conns_ip6);
+	set("f-nd-in", rate(stats.nd_ns_in_pkts + stats.nd_na_in_pkts,
+		ps.nd_ns_in_pkts + ps.nd_na_in_pkts, dt));
+	set("f-nd-out", rate(stats.nd_ns_out_pkts + stats.nd_na_out_pkts,
+		ps.nd_ns_out_pkts + ps.nd_na_out_pkts, dt));
+	push(charts.family, fam);
+	touch("p-family");
 
 	// Connections.
 	const acc = rate(http.accepted_conns, ph.accepted_conns, dt);

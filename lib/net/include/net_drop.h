@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Why a received frame was dropped: one counter per reason, per shard. */
+/*
+ * Why a received frame was dropped: one counter per reason, per shard.
+ * IPv6's own reasons begin ip6_, icmp6_ and nd_ (docs/tcp.md says what
+ * each means); TCP's are the same for both families.
+ */
 #ifndef EWYK_NET_DROP_H
 #define EWYK_NET_DROP_H
 
@@ -20,6 +24,26 @@
 	X(ICMP_SHORT, "icmp_short") \
 	X(ICMP_CKSUM, "icmp_cksum") \
 	X(ICMP_TYPE, "icmp_type") \
+	X(IP6_SHORT, "ip6_short") \
+	X(IP6_PAYLOAD_LEN, "ip6_payload_len") \
+	X(IP6_SRC_MULTICAST, "ip6_src_multicast") \
+	X(IP6_SRC_INVALID, "ip6_src_invalid") \
+	X(IP6_NOT_OURS, "ip6_not_ours") \
+	X(IP6_EXT_HDR, "ip6_ext_hdr") \
+	X(IP6_EXT_CHAIN, "ip6_ext_chain") \
+	X(IP6_FRAGMENT, "ip6_fragment") \
+	X(IP6_ROUTING_0, "ip6_routing_0") \
+	X(IP6_ROUTING, "ip6_routing") \
+	X(IP6_OPTION, "ip6_option") \
+	X(IP6_NEXT_HEADER, "ip6_next_header") \
+	X(ICMP6_SHORT, "icmp6_short") \
+	X(ICMP6_CKSUM, "icmp6_cksum") \
+	X(ICMP6_TYPE, "icmp6_type") \
+	X(ICMP6_PTB_INVALID, "icmp6_ptb_invalid") \
+	X(ICMP6_PTB_NO_CONN, "icmp6_ptb_no_conn") \
+	X(ICMP6_PTB_SEQ, "icmp6_ptb_seq") \
+	X(ND_INVALID, "nd_invalid") \
+	X(ND_ROUTER, "nd_router") \
 	X(TCP_SHORT, "tcp_short") \
 	X(TCP_DOFF, "tcp_doff") \
 	X(TCP_CKSUM, "tcp_cksum") \

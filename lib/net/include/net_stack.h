@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * One shard's network stack: Ethernet, ARP, IPv4, ICMP and TCP over one
- * RX/TX queue pair on each of its ports (as many as NET_MAX_PORTS, each
- * its own interface, address and ARP cache). Only the shard's owner calls
+ * One shard's network stack: Ethernet, ARP, IPv4, ICMP, IPv6, ICMPv6,
+ * neighbour discovery and TCP over one RX/TX queue pair on each of its
+ * ports (as many as NET_MAX_PORTS, each its own interface, addresses and
+ * neighbour caches). Only the shard's owner calls
  * into it. Frames come in through net_rx(), tagged with
  * their port; a connection belongs to the port its first segment came
  * by and answers leave by that port only. Frames go out through a TX
@@ -19,6 +20,7 @@
 #include <rte_common.h>
 
 #include "arp_cache.h"
+#include "net_addr.h"
 #include "net_drop.h"
 #include "tcp.h"
 #include "timer_wheel.h"
@@ -29,16 +31,59 @@ struct rte_mempool;
 
 #define NET_MAX_PORTS 4
 
-/* Interface settings, shared read-only by the shards of a port. */
+/* Interface settings, shared read-only by the shards of a port. A port
+ * runs IPv4 with an ip, IPv6 with a prefix6 (and then also the link-local
+ * address its MAC gives, net_ip6_link_local()), or both. */
 struct net_if {
 	uint8_t mac[6];
-	uint32_t ip;		/* network order */
+	uint32_t ip;		/* network order; 0: no IPv4 on the port */
 	uint32_t netmask;	/* network order */
+	uint8_t ip6[16];	/* the global IPv6 address */
+	uint8_t prefix6;	/* its prefix length; 0: no IPv6 on the port */
 	uint16_t mtu;
 	bool tx_multiseg;	/* the device takes chained mbufs */
 	bool rx_cksum_offload;	/* the device flags L3/L4 checksums */
-	bool tx_cksum_offload;	/* the device fills IPv4 and TCP checksums */
+	bool tx_cksum_offload;	/* the device fills IPv4 and TCP checksums
+				 * (TCP's over IPv6 too) */
 };
+
+/* The link-local address (fe80::/64) of a MAC: its modified EUI-64
+ * (RFC 4291 2.5.1, appendix A). */
+void net_ip6_link_local(const uint8_t mac[6], uint8_t out[16]);
+
+/* The multicast MACs a port with IPv6 must receive (RFC 2464 7): the
+ * all-nodes group's and the solicited-node groups' of its addresses.
+ * Returns how many (at most NET_MC_MACS), 0 without IPv6. */
+#define NET_MC_MACS 3
+unsigned int net_if_mc_macs(const struct net_if *ifc,
+		uint8_t macs[NET_MC_MACS][6]);
+
+/* What a port's IPv6 addresses are (RFC 4862 5.5): tentative while
+ * duplicate address detection runs (in use meanwhile, as RFC 4429's
+ * optimistic addresses), preferred after it, duplicate if another node
+ * had it: then it is not used until the link comes back up and it is
+ * probed again. */
+enum net_addr_state {
+	NET_ADDR_TENTATIVE,
+	NET_ADDR_PREFERRED,
+	NET_ADDR_DUPLICATE,
+};
+
+/* A port's IPv6 state that its shards share: the neighbour cache (the
+ * ARP cache's twin) and the duplicate address detection of its global
+ * (0) and link-local (1) addresses, run by whichever shard claims each
+ * round. */
+struct net_nd {
+	struct arp_cache cache;
+	uint32_t dad_round;	/* rounds asked for: start-up, each link up */
+	uint32_t dad_claimed;	/* the last round a shard took on */
+	uint64_t dad_nonce;	/* its probes' (RFC 7527): ours looped back */
+	uint8_t state[2];	/* enum net_addr_state */
+};
+
+void net_nd_init(struct net_nd *nd, uint64_t ttl_ms);
+/* The state of a port's address i (0 global, 1 link-local). */
+enum net_addr_state net_nd_state(const struct net_nd *nd, unsigned int i);
 
 /* How the port spreads received flows over its queues (RSS): Toeplitz
  * over the IPv4 addresses and TCP ports with this key, the hash's low bits
@@ -59,6 +104,9 @@ struct net_rss {
  * (addresses network order, ports host order); 0 with one queue. */
 uint16_t net_rss_queue(const struct net_rss *rss, uint32_t raddr,
 		uint32_t laddr, uint16_t rport, uint16_t lport);
+/* The same over IPv6's 4-tuple (RFC 8200's addresses, 16 bytes each). */
+uint16_t net_rss_queue6(const struct net_rss *rss, const uint8_t raddr[16],
+		const uint8_t laddr[16], uint16_t rport, uint16_t lport);
 
 /* Congestion control of new connections. */
 enum tcp_cc_algo {
@@ -99,6 +147,11 @@ struct tcp_config {
 	 * Linux's tcp_invalid_ratelimit; 0 = no limit. */
 	uint32_t invalid_ack_interval_ms;
 	uint32_t arp_reply_limit;	/* ARP replies per second; 0 = no limit */
+	/* Neighbour advertisements answering solicitations, per second;
+	 * 0 = no limit. */
+	uint32_t nd_reply_limit;
+	/* ICMPv6 errors of our own (Parameter Problem) per second. */
+	uint32_t icmp6_error_limit;
 };
 
 void tcp_config_defaults(struct tcp_config *cfg);
@@ -116,7 +169,33 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
 	X(bad_options) X(sack_blocks_in) X(dsacks_in) \
 	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends) \
-	X(arp_requests) X(rss_port_misses) X(sndq_budget_waits)
+	X(arp_requests) X(rss_port_misses) X(sndq_budget_waits) \
+	X(ip6_passive_opens) X(ip6_active_opens) X(ip6_segs_in) X(ip6_segs_out) \
+	X(pmtu_lowered)
+
+/* Neighbour discovery and ICMPv6, in the same manner. */
+/* Neighbour discovery and ICMPv6, with the unit of each (a telemetry
+ * key's suffix): solicitations and advertisements in and out, solicitations
+ * for our addresses not answered (over nd_reply_limit), solicitations of
+ * other addresses (not answered, nothing learned), neighbours learned,
+ * DAD probes sent, our addresses found duplicate, other nodes claiming a
+ * preferred address of ours, MLD reports, echo requests answered, ICMPv6
+ * errors received (Packet Too Big apart), our own errors sent and not
+ * sent (over icmp6_error_limit). */
+#define ND_COUNTERS(X) \
+	X(nd_ns_in, pkts) X(nd_na_in, pkts) X(nd_na_out, pkts) \
+	X(nd_ns_out, pkts) X(nd_replies_limited, pkts) \
+	X(nd_other_targets, pkts) X(nd_learned, count) \
+	X(nd_dad_probes, pkts) X(nd_dad_duplicates, count) \
+	X(nd_addr_conflicts, count) X(mld_reports, pkts) X(icmp6_echo, pkts) \
+	X(icmp6_errors_in, pkts) X(icmp6_ptb_in, pkts) \
+	X(icmp6_errors_out, pkts) X(icmp6_errors_limited, pkts)
+
+struct nd_counters {
+#define ND_COUNTER_FIELD(n, unit) uint64_t n;
+	ND_COUNTERS(ND_COUNTER_FIELD)
+#undef ND_COUNTER_FIELD
+};
 
 struct tcp_counters {
 #define TCP_COUNTER_FIELD(n) uint64_t n;
@@ -146,12 +225,18 @@ struct net_stats {
 	uint64_t arp_other_targets;	/* requests for another address */
 	uint64_t arp_replies_limited;	/* requests for ours, over the limit */
 	uint64_t icmp_echo;
+	uint64_t rx_ip4_pkts;		/* by family, before any check */
+	uint64_t rx_ip6_pkts;
+	uint64_t tx_ip4_pkts;
+	uint64_t tx_ip6_pkts;
 	uint64_t tcp_conns_open;	/* gauge, all states */
+	uint64_t tcp_conns_open6;	/* gauge: of them, over IPv6 */
 	uint64_t tcp_sndq_mbufs;	/* gauge: mbufs the send queues hold */
 	uint64_t tcp_conns_closed;
 	uint64_t tcp_syn_recv;		/* gauge */
 	uint64_t tcp_time_wait;		/* gauge */
 	struct tcp_counters tcp;
+	struct nd_counters nd;
 	struct net_port_stats port[NET_MAX_PORTS];
 } __rte_cache_aligned;
 
@@ -167,6 +252,9 @@ struct net_stack *net_stack_create(const struct net_if *ifc,
  * Returns its index, or -1 when the stack has NET_MAX_PORTS already. */
 int net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
 		struct arp_cache *arp, net_tx_fn tx_fn, void *tx_ctx);
+/* A port's IPv6 state (start-up only, after net_stack_add_port): needed
+ * for IPv6 on a port whose ifc has a prefix6; shared by its shards. */
+void net_stack_set_nd(struct net_stack *ns, uint8_t port, struct net_nd *nd);
 /* Aborts every connection (RST to the peer) and frees the stack. */
 void net_stack_destroy(struct net_stack *ns);
 void net_stack_set_upcalls(struct net_stack *ns, const struct tcp_upcalls *up,
@@ -179,7 +267,8 @@ void net_stack_set_rss(struct net_stack *ns, uint8_t port,
 void net_stack_refuse_new(struct net_stack *ns, bool refuse);
 /* The link came back: connections whose retransmission timer backed off
  * while it was down retransmit at the next poll, their back-off undone,
- * instead of waiting out a timer grown to seconds. */
+ * instead of waiting out a timer grown to seconds; IPv6 ports detect
+ * duplicate addresses again (RFC 4862 5.4) and announce theirs. */
 void net_link_up(struct net_stack *ns);
 
 /* The poll entry point: each port's burst (the stack takes the mbufs)

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "net_addr.h"
+
 struct net_stack;
 /* A connection: opaque, valid until the closed upcall returns. */
 struct tcp_conn;
@@ -55,9 +57,16 @@ uint32_t tcp_write(struct net_stack *ns, struct tcp_conn *c, const void *data,
 /* Send FIN after the queued data. */
 void tcp_close(struct net_stack *ns, struct tcp_conn *c);
 /* Active open towards raddr:rport (network/host order) from lport; the
- * accepted upcall runs once established. NULL when no slot is free. */
+ * accepted upcall runs once established. NULL when no slot is free, or
+ * no port has raddr's family. */
 struct tcp_conn *tcp_connect(struct net_stack *ns, uint32_t raddr,
 		uint16_t rport, uint16_t lport, const uint8_t peer_mac[6]);
+/* The same towards an address of either family: out of the port whose
+ * subnet (IPv6: prefix) holds it, from its address of that family (a
+ * link-local peer: from the first IPv6 port's link-local address). */
+struct tcp_conn *tcp_connect_addr(struct net_stack *ns,
+		const struct net_addr *raddr, uint16_t rport, uint16_t lport,
+		const uint8_t peer_mac[6]);
 /*
  * Active open towards raddr:rport (network/host order) out of the port
  * whose subnet holds raddr, from that port's address, with its own
@@ -73,6 +82,14 @@ struct tcp_conn *tcp_connect(struct net_stack *ns, uint32_t raddr,
  */
 struct tcp_conn *tcp_open(struct net_stack *ns, uint32_t raddr,
 		uint16_t rport, const struct tcp_upcalls *up, void *ctx, int *err);
+/* tcp_open() towards an address of either family: over IPv6 the next hop
+ * is resolved by neighbour discovery (a solicitation, then -EAGAIN), the
+ * local port steered by RSS over IPv6's four-tuple. */
+struct tcp_conn *tcp_open_addr(struct net_stack *ns,
+		const struct net_addr *raddr, uint16_t rport,
+		const struct tcp_upcalls *up, void *ctx, int *err);
+/* The peer of a connection (for logs: inet_ntop() prints it). */
+void tcp_peer(const struct tcp_conn *c, struct net_addr *addr, uint16_t *port);
 /* Send RST and drop the connection now (closed upcall follows). */
 void tcp_abort(struct net_stack *ns, struct tcp_conn *c);
 /* Transmit what the windows allow; the stack calls it after input and

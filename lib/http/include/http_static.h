@@ -25,6 +25,6 @@ struct http_static {
 
 /* Adds the route, st->router being r. Returns 0 or the negative errno
  * of ewyk_route_add(). */
-int http_static_routes_add(struct ewyk_router *r, struct http_static *st);
+int http_static_route_add(struct ewyk_router *r, struct http_static *st);
 
 #endif /* EWYK_HTTP_STATIC_H */
