@@ -3,18 +3,22 @@
 """The mutation run: small deliberate breaks of the product, each of which
 some fast test must notice.
 
-    tests/mutation/run.py [--only NAME|GLOB ...] [--file PATH] [--list]
+    tests/mutation/run.py [--only NAME|GLOB ...] [--find [GLOB,...]]
+                          [--list] [-j N] [--file PATH]
 
 Every break lives in tests/mutation/breaks/*.toml (one file per area). The
-run copies the source tree into build-mutation/tree (only files that
-changed are rewritten, so its build stays incremental from one run to the
-next), configures and builds the tests there once, runs every test the
-breaks name on the unbroken tree (the control: each must pass and must have
-run at least one test), then for each break patches one file, rebuilds only
-the targets its tests need, runs them, and puts the file back. Exit status
-1 if a break survives, if its old text is no longer found exactly once (the
-list must follow the code: a break that no longer applies is an error, not
-a pass), if a broken tree does not build, or if the control fails.
+run copies the source tree into build-mutation/tree and tree-1 (one per
+job, -j, default 2; only files that changed are rewritten, so their
+builds stay incremental from one run to the next), builds there what the
+breaks' tests need (unoptimised, without debug information: a compile is
+what each break costs), runs every test the breaks name on the unbroken
+tree (the control: each must pass and run at least one test), then, two
+at a time, patches one file for a break, rebuilds only the targets its
+tests need, runs them, and puts the file back. Exit status 1 if a break
+survives, if its old text is no longer found exactly once (the list must
+follow the code: a break that no longer applies is an error, not a pass),
+if a broken tree does not build, or if the control fails. The last line:
+"mutation: N breaks: C caught, F failed" (tests/run.sh counts it).
 
 Adding a break
 --------------
@@ -23,14 +27,15 @@ Append to the area's file under tests/mutation/breaks/:
     [[break]]
     name = "http-status-uncounted"   # unique, short, kebab-case
     file = "lib/http/http_conn.c"    # one file of the product
-    what = "answers not counted by status"
+    what = "answers are not counted by status"
     old = 'st->by_status[http_status_slot(status)]++;'
-    new = ';'
-    tests = ["http_counters:answers_by_status*"]
+    new = 'st->by_status[HTTP_ST_OTHER]++;'
+    tests = ["http_counters:test_http1_requests_statuses_methods_bytes"]
 
-old must occur exactly once in file. Copy it with its tabs: TOML's literal
-strings ('...', and '''...''' over several lines, the newline right after
-the opening quotes dropped) take it as it is, backslashes included. For several edits of the same file give old and new as lists of
+old must occur exactly once in file. Copy it with its tabs: TOML's
+literal strings ('...', and '''...''' over several lines, the newline
+right after the opening quotes dropped) take it as it is, backslashes
+included. For several edits of the same file give old and new as lists of
 the same length. Choose a break a user would suffer from (a limit, a
 counter an operator alerts on, a validator, an order, a timer), make it
 small and plausible, and name the test that must fail on it:
@@ -44,11 +49,14 @@ small and plausible, and name the test that must fail on it:
                      only where it is cheap (a few seconds)
 
 Every test listed must fail on the break (a list is a claim, so it cannot
-rot): list the one that catches it. Then run
-`tests/mutation/run.py --only NAME` and see it caught; if it survives,
-the break has found a gap: write the test that closes it. A test is given
-max(10 s, 10 x its control time), capped by its meson timeout; a test that
-times out on a break counts as failing on it.
+rot): list the one that catches it. `run.py --only NAME --find` runs every
+unit test on the break and names the cmocka tests that fail (--find
+'tcp_*,http_cond' for some only); `run.py --only NAME` then shows it
+caught. If nothing fails, the break has found a gap: write the test that
+closes it, and see it fail on the break. A test is given max(10 s, 10 x
+its control time), capped by its meson timeout; a test that times out on
+a break counts as failing on it. A test of this round's work comes with a
+break of its own in the list.
 """
 
 import argparse
@@ -341,7 +349,8 @@ def ninja(build, targets):
 # The run -------------------------------------------------------------------
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap = argparse.ArgumentParser(description=' '.join(
+        __doc__.split('\n\n')[0].split()))
     ap.add_argument('--only', nargs='+', default=[],
                     help='breaks by name or glob')
     ap.add_argument('--file', action='append', default=[],
