@@ -300,6 +300,34 @@ set_store_conflate(struct ewykd_config *cfg, const char *val, char *err,
 	return 0;
 }
 
+static int
+set_access_log(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (val[0] == '\0' || strlen(val) >= sizeof(cfg->access_log)) {
+		snprintf(err, errlen, "'%s' is not a file name, nor - (standard "
+				"output)", val);
+		return -1;
+	}
+	snprintf(cfg->access_log, sizeof(cfg->access_log), "%s", val);
+	return 0;
+}
+
+static int
+set_access_log_format(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (strcmp(val, "combined") == 0)
+		cfg->access_log_json = false;
+	else if (strcmp(val, "json") == 0)
+		cfg->access_log_json = true;
+	else {
+		snprintf(err, errlen, "'%s' is neither combined nor json", val);
+		return -1;
+	}
+	return 0;
+}
+
 /* The token's file: its first line, of visible ASCII; readable by nobody
  * but its owner, as a secret should be. */
 static int
@@ -549,6 +577,8 @@ static const struct opt_def opts[] = {
 	{ "www", "DIR", set_www, "static files, loaded into memory at start (none)" },
 	{ "demo-routes", NULL, set_demo_routes, "serve the demonstration and test routes /echo, /kv/, /bytes, /spin, /delay, /blocking-delay, /either, /upload: unauthenticated, they store, reflect and burn CPU on request, never on a public address (off)" },
 	{ "state-api", NULL, set_state_api, "serve the journaled store at /v1/state/KEY (off)" },
+	{ "access-log", "FILE|-", set_access_log, "a line per exchange to FILE (appended; reopened on SIGUSR1) or standard output, written by a thread of its own; a shard never waits for it (none)" },
+	{ "access-log-format", "FORMAT", set_access_log_format, "combined (as nginx's) or json (combined)" },
 	{ "state-api-token", "FILE", set_state_api_token, "turns --state-api on, requiring 'Authorization: Bearer TOKEN' with the token on FILE's first line; FILE readable by its owner only (none)" },
 	{ "state-dir", "DIR", set_state_dir, "journal of /v1/state (none: memory only, no durable PUT)" },
 	{ "store-keys", "N", set_store_keys, "keys the store holds, 4 KiB each (4096)" },

@@ -93,6 +93,8 @@ struct ewykd_config {
 	bool demo_routes;	/* --demo-routes */
 	bool state_api;		/* --state-api */
 	char state_api_token[128];	/* --state-api-token's, or "" */
+	char access_log[PATH_MAX];	/* --access-log FILE, "-", or "" */
+	bool access_log_json;		/* --access-log-format json */
 	uint32_t kv_keys;	/* /kv: keys of the in-memory store */
 	uint16_t nb_plugins;
 	char plugins[EWYKD_PLUGINS_MAX][PATH_MAX];	/* FILE.so[:ARG] */

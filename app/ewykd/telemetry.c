@@ -692,6 +692,18 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "http2_reqs", h2);
 	rte_tel_data_add_dict_u64(d, "accepted_conns", SUM(s->http_stats.conns_accepted));
 	rte_tel_data_add_dict_u64(d, "http2_conns", SUM(s->http_stats.h2_conns));
+	if (ew->access_log != NULL) {
+		const struct serve_log_stats *ls = serve_log_stats(ew->access_log);
+
+		rte_tel_data_add_dict_u64(d, "access_log_lines_count",
+				LOAD(ls->lines));
+		rte_tel_data_add_dict_u64(d, "access_log_drops_count",
+				LOAD(ls->drops));
+		rte_tel_data_add_dict_u64(d, "access_log_write_errors_count",
+				LOAD(ls->write_errors));
+		rte_tel_data_add_dict_u64(d, "access_log_reopens_count",
+				LOAD(ls->reopens));
+	}
 	rte_tel_data_add_dict_u64(d, "refused_conns", SUM(s->http_stats.conns_refused));
 	rte_tel_data_add_dict_u64(d, "body_out_bytes", SUM(s->http_stats.body_bytes_out));
 	/* HTTP/2's memory: blocks handed out, of them new from the heap
