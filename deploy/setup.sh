@@ -15,6 +15,8 @@ PACKAGES=(
 	# TLS (docs/tls.md): the libraries tls-bench measures, the scanner and
 	# the second server of the side-by-side benchmark
 	openssl libssl-dev libgnutls28-dev libwolfssl-dev testssl.sh h2o
+	# the tests' certificate authority, certificates and OCSP responses
+	python3-cryptography
 )
 HUGEPAGES=${EWYK_HUGEPAGES:-512}   # 2 MiB pages: 1 GiB
 

@@ -95,8 +95,8 @@ one_test() {
 }
 
 # Each target one test: the TCP receive path, the HTTP/1.1 server, the
-# HTTP/2 server.
-for target in fuzz_net_input fuzz_http1 fuzz_h2; do
+# HTTP/2 server, the TLS layer.
+for target in fuzz_net_input fuzz_http1 fuzz_h2 fuzz_tls; do
 	echo "== fuzzing: $target (bounded: ${EWYK_FUZZ_SECONDS:-60} s)"
 	one_test "/tmp/ewyk-$target.log" tests/fuzz/run_fuzz.sh "${EWYK_FUZZ_SECONDS:-60}" "$target"
 done

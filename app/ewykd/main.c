@@ -33,6 +33,7 @@
 #include "ewykd.h"
 #include "options.h"
 #include "port.h"
+#include "reload.h"
 #include "services.h"
 #include "shard.h"
 #include "telemetry.h"
@@ -243,8 +244,8 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 	 * the queue with a hash of its own. Each upstream is reached by the
 	 * port whose subnet holds it (options.c made sure one does). */
 	for (i = 0; i < cfg->nb_upstreams && e->nb_shards > 1; i++) {
-		const struct ewykd_port *p = &e->ports[options_ip_holding(cfg,
-				cfg->upstreams[i].addr)];
+		const struct ewykd_port *p = &e->ports[options_addr_holding(cfg,
+				&cfg->upstreams[i].addr)];
 
 		if (p->rss.reta_size != 0)
 			continue;
@@ -402,6 +403,11 @@ announce(struct ewykd *e)
 			len += (size_t)snprintf(line + len, sizeof(line) - len,
 					", %s on %s", ip, e->ports[i].name);
 	}
+	if (e->tls != NULL && len < sizeof(line))
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+				", TLS port %u (%u certificate%s)",
+				e->cfg.tls_port, e->cfg.nb_tls_certs,
+				e->cfg.nb_tls_certs == 1 ? "" : "s");
 	printf("ewykd %s: serving %s, %u shard(s), %u static file(s)\n",
 			EWYK_VERSION, line, e->nb_shards,
 			e->www != NULL ? e->www->nfiles : 0);

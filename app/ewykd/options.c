@@ -113,6 +113,9 @@ NUM_SETTER(set_header_timeout_ms, header_timeout_ms, 0, 3600000)
 NUM_SETTER(set_keepalive_timeout_ms, keepalive_timeout_ms, 0, 86400000)
 NUM_SETTER(set_max_header_bytes, max_header_bytes, 1024, 1 << 20)
 NUM_SETTER(set_max_target, max_target, 64, 1 << 20)
+NUM_SETTER(set_tls_port, tls_port, 1, 65535)
+NUM_SETTER(set_tls_handshake_timeout_ms, tls_handshake_timeout_ms, 100, 600000)
+NUM_SETTER(set_tls_ticket_rotate_s, tls_ticket_rotate_s, 0, 604800)
 
 
 static int
@@ -128,28 +131,63 @@ set_reserved(struct ewykd_config *cfg, const char *val, char *err,
 	return 0;
 }
 
-/* Repeatable: NAME=ADDR:PORT, an upstream /proxy/NAME/ forwards to. */
+/* "ADDR:PORT" or "[ADDR6]:PORT" into a and port. */
+static int
+parse_endpoint(const char *val, struct net_addr *a, uint16_t *port,
+		char *err, size_t errlen)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *addr = val, *end, *colon;
+	bool v6 = val[0] == '[';
+	uint64_t p;
+
+	if (v6) {
+		addr++;
+		end = strchr(addr, ']');
+		colon = end != NULL && end[1] == ':' ? end + 1 : NULL;
+	} else {
+		colon = strrchr(val, ':');
+		end = colon;
+	}
+	if (colon == NULL || end == addr || (size_t)(end - addr) >= sizeof(buf)) {
+		snprintf(err, errlen, "'%s' is not ADDR:PORT or [ADDR6]:PORT", val);
+		return -1;
+	}
+	memcpy(buf, addr, (size_t)(end - addr));
+	buf[end - addr] = '\0';
+	memset(a, 0, sizeof(*a));
+	a->family = v6 ? NET_AF_INET6 : NET_AF_INET;
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, buf, &a->ip) != 1) {
+		snprintf(err, errlen, v6 ? "'%s' is not an IPv6 address" :
+				strchr(buf, ':') != NULL ? "'%s': an IPv6 address "
+				"goes in brackets, [ADDR6]:PORT" :
+				"'%s' is not an IPv4 address", buf);
+		return -1;
+	}
+	if (parse_u64(colon + 1, 1, 65535, &p, err, errlen) != 0)
+		return -1;
+	*port = (uint16_t)p;
+	return 0;
+}
+
+/* Repeatable: NAME=ADDR:PORT or NAME=[ADDR6]:PORT, an upstream
+ * /proxy/NAME/ forwards to. */
 static int
 set_upstream(struct ewykd_config *cfg, const char *val, char *err,
 		size_t errlen)
 {
 	struct upstream_target *t = &cfg->upstreams[cfg->nb_upstreams];
-	const char *eq = strchr(val, '='), *colon;
-	char addr[INET_ADDRSTRLEN];
-	struct in_addr a;
-	uint64_t port;
-	size_t n, i;
+	const char *eq = strchr(val, '=');
+	size_t n = eq != NULL ? (size_t)(eq - val) : 0, i;
 
 	if (cfg->nb_upstreams == UPSTREAM_MAX) {
 		snprintf(err, errlen, "at most %d upstreams", UPSTREAM_MAX);
 		return -1;
 	}
-	colon = eq != NULL ? strrchr(eq, ':') : NULL;
-	n = eq != NULL ? (size_t)(eq - val) : 0;
-	if (eq == NULL || colon == NULL || n == 0 || n >= UPSTREAM_NAME_MAX ||
-			(size_t)(colon - eq - 1) >= sizeof(addr)) {
-		snprintf(err, errlen, "'%s' is not NAME=ADDR:PORT (a name of 1 "
-				"to %d characters)", val, UPSTREAM_NAME_MAX - 1);
+	if (eq == NULL || n == 0 || n >= UPSTREAM_NAME_MAX) {
+		snprintf(err, errlen, "'%s' is not NAME=ADDR:PORT or "
+				"NAME=[ADDR6]:PORT (a name of 1 to %d characters)",
+				val, UPSTREAM_NAME_MAX - 1);
 		return -1;
 	}
 	for (i = 0; i < n; i++)
@@ -159,14 +197,6 @@ set_upstream(struct ewykd_config *cfg, const char *val, char *err,
 					"'-' and '_'", (int)n, val);
 			return -1;
 		}
-	memcpy(addr, eq + 1, (size_t)(colon - eq - 1));
-	addr[colon - eq - 1] = '\0';
-	if (inet_pton(AF_INET, addr, &a) != 1) {
-		snprintf(err, errlen, "'%s' is not an IPv4 address", addr);
-		return -1;
-	}
-	if (parse_u64(colon + 1, 1, 65535, &port, err, errlen) != 0)
-		return -1;
 	for (i = 0; i < cfg->nb_upstreams; i++)
 		if (strlen(cfg->upstreams[i].name) == n &&
 				memcmp(cfg->upstreams[i].name, val, n) == 0) {
@@ -174,10 +204,10 @@ set_upstream(struct ewykd_config *cfg, const char *val, char *err,
 					(int)n, val);
 			return -1;
 		}
+	if (parse_endpoint(eq + 1, &t->addr, &t->port, err, errlen) != 0)
+		return -1;
 	memcpy(t->name, val, n);
 	t->name[n] = '\0';
-	t->addr = a.s_addr;
-	t->port = (uint16_t)port;
 	cfg->nb_upstreams++;
 	return 0;
 }
@@ -262,6 +292,8 @@ set_plugin(struct ewykd_config *cfg, const char *val, char *err,
 	return 0;
 }
 
+static int set_path(char *dst, const char *val, char *err, size_t errlen);
+
 /* on or off; a flag given on the command line (no value) is on. */
 static int
 parse_on_off(const char *val, bool *out, char *err, size_t errlen)
@@ -287,6 +319,65 @@ fn(struct ewykd_config *cfg, const char *val, char *err, size_t errlen) \
 ON_OFF_SETTER(set_syncookies, syncookies)
 ON_OFF_SETTER(set_demo_routes, demo_routes)
 ON_OFF_SETTER(set_state_api, state_api)
+ON_OFF_SETTER(set_tls_offload, tls_offload)
+
+/* Repeatable: --tls-cert and --tls-key come in pairs, in order; the
+ * first pair is the default certificate. */
+static int
+add_tls_file(char (*list)[PATH_MAX], uint16_t *n, const char *val,
+		char *err, size_t errlen)
+{
+	if (*n == TLS_PAIRS_MAX) {
+		snprintf(err, errlen, "at most %d certificate and key pairs",
+				TLS_PAIRS_MAX);
+		return -1;
+	}
+	if (set_path(list[*n], val, err, errlen) != 0)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static int
+set_tls_cert(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_tls_file(cfg->tls_cert, &cfg->nb_tls_certs, val, err,
+			errlen);
+}
+
+static int
+set_tls_key(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_tls_file(cfg->tls_key, &cfg->nb_tls_keys, val, err,
+			errlen);
+}
+
+/* The OCSP response of the pair whose --tls-cert came last. */
+static int
+set_tls_ocsp(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (cfg->nb_tls_certs == 0) {
+		snprintf(err, errlen, "comes after the --tls-cert it staples");
+		return -1;
+	}
+	return set_path(cfg->tls_ocsp[cfg->nb_tls_certs - 1], val, err, errlen);
+}
+
+static int
+set_tls_priority(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (val[0] == '\0' || strlen(val) >= sizeof(cfg->tls_priority)) {
+		snprintf(err, errlen, "a GnuTLS priority string of 1 to %zu "
+				"characters", sizeof(cfg->tls_priority) - 1);
+		return -1;
+	}
+	strcpy(cfg->tls_priority, val);
+	return 0;
+}
 
 static int
 set_store_conflate(struct ewykd_config *cfg, const char *val, char *err,
@@ -586,7 +677,7 @@ static const struct opt_def opts[] = {
 	{ "store-conflate", "on|off", set_store_conflate, "off: every PUT writes its own record, a baseline (on)" },
 	{ "kv-keys", "N", set_kv_keys, "keys of the in-memory /kv store, 4 KiB each (4096)" },
 	{ "plugin", "FILE.so[:ARG]", set_plugin, "load handlers from a plugin, ARG to its init; repeatable (none)" },
-	{ "upstream", "NAME=ADDR:PORT", set_upstream, "an upstream on the link that /proxy/NAME/ forwards to; repeatable (none)" },
+	{ "upstream", "NAME=ADDR:PORT", set_upstream, "an upstream on the link that /proxy/NAME/ forwards to, IPv4 or [IPv6]; repeatable (none)" },
 	{ "upstream-conns", "N", set_upstream_conns, "upstream connections per shard, all upstreams, and as many ewyk_fetch() handles (64)" },
 	{ "upstream-connect-timeout-ms", "MS", set_upstream_connect_ms, "504 when an upstream's handshake takes longer (1000)" },
 	{ "upstream-timeout-ms", "MS", set_upstream_timeout_ms, "504 when an upstream's answer head takes longer; a body silent this long is cut (10000)" },
@@ -604,7 +695,15 @@ static const struct opt_def opts[] = {
 	{ "cache-control", "PREFIX=VALUE", set_cache_control, "Cache-Control of the static files whose path starts with PREFIX, the longest PREFIX first; repeatable (none)" },
 	{ "mime-type", "EXT=TYPE", set_mime_type, "media type of the static files ending in .EXT, before --mime-types' and the built-in ones; repeatable (none)" },
 	{ "mime-types", "FILE|none", set_mime_types_file, "media types by extension, mime.types format; none: only the built-in table (" MIME_DEFAULT_FILE " when it exists)" },
-	{ "listen-port", "N", set_listen_port, "TCP port served (80)" },
+	{ "listen-port", "N", set_listen_port, "TCP port served in cleartext (80)" },
+	{ "tls-cert", "FILE", set_tls_cert, "a PEM certificate (its chain after it) served over TLS on --tls-port; repeatable, each with the --tls-key that follows: the first pair is the default, the others are chosen by the name the client asks for (SNI) and the signature algorithms it offers, so an ECDSA and an RSA certificate may serve one name (none: no TLS)" },
+	{ "tls-key", "FILE", set_tls_key, "the PEM private key of the --tls-cert before it, unencrypted, owned by the user ewykd runs as and readable by it alone (chmod 600); never logged" },
+	{ "tls-ocsp", "FILE", set_tls_ocsp, "a DER OCSP response stapled with the --tls-cert before it; read again on reload (none)" },
+	{ "tls-port", "N", set_tls_port, "TCP port served over TLS (443 once a certificate is given)" },
+	{ "tls-priority", "STRING", set_tls_priority, "GnuTLS priority string, checked at start: no protocol older than TLS 1.2 (TLS 1.3 and 1.2, AES-GCM and ChaCha20-Poly1305, ECDHE on X25519 or P-256, the server's order: see docs/tls.md)" },
+	{ "tls-handshake-timeout-ms", "MS", set_tls_handshake_timeout_ms, "reset a connection whose TLS handshake takes longer, counted (10000)" },
+	{ "tls-ticket-rotate-s", "S", set_tls_ticket_rotate_s, "a new session ticket key, shared by every shard, this often; tickets under the old one then resume no more, 0 = never (43200)" },
+	{ "tls-offload", "on|off", set_tls_offload, "on: a full handshake is a task of the strategy, handed to a reserved lcore or the blocking pool so that polling goes on; off: every handshake runs inline where it arrives, a baseline (on)" },
 	{ "port-id", "N", set_port_id, "DPDK ethdev port of the first --ip (0)" },
 	{ "shards", "N", set_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
 	{ "mtu", "N", set_mtu, "MTU of the ports (1500); mbufs hold a whole frame" },
@@ -647,6 +746,9 @@ options_defaults(struct ewykd_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->www_max_mb = 1024;
 	cfg->listen_port = 80;
+	cfg->tls_handshake_timeout_ms = 10000;
+	cfg->tls_ticket_rotate_s = 43200;
+	cfg->tls_offload = true;
 	cfg->mtu = 1500;
 	cfg->rx_desc = 1024;
 	cfg->tx_desc = 1024;
@@ -696,8 +798,10 @@ options_usage(const char *prog)
 
 	printf("Usage: %s [EAL options] -- [ewykd options]\n"
 	       "       %s --config FILE\n\n"
-	       "ewyk: a kernel-bypass HTTP/1.1 and HTTP/2 (cleartext, by prior knowledge\n"
-	       "or Upgrade) appliance on DPDK.\n\n"
+	       "ewyk: a kernel-bypass HTTP/1.1 and HTTP/2 appliance on DPDK: cleartext\n"
+	       "(HTTP/2 by prior knowledge or Upgrade) on --listen-port, and TLS 1.3 and\n"
+	       "1.2 (HTTP/2 by ALPN) on --tls-port once --tls-cert and --tls-key are given.\n"
+	       "SIGHUP reloads the TLS certificates and keys.\n\n"
 	       "ewykd options:\n", prog, prog);
 	for (i = 0; i < NOPTS; i++) {
 		char left[40];
@@ -911,6 +1015,11 @@ options_print(const struct ewykd_config *cfg)
 	}
 	printf("  port-id %u, listen-port %u, mtu %u\n", cfg->port_id,
 			cfg->listen_port, cfg->mtu);
+	for (i = 0; i < cfg->nb_tls_certs; i++)
+		printf("  tls-port %u: tls-cert %s, tls-key %s%s%s\n",
+				cfg->tls_port, cfg->tls_cert[i], cfg->tls_key[i],
+				cfg->tls_ocsp[i][0] ? ", tls-ocsp " : "",
+				cfg->tls_ocsp[i]);
 	if (cfg->shards == 0)
 		printf("  shards: one per worker lcore");
 	else
@@ -928,12 +1037,12 @@ options_print(const struct ewykd_config *cfg)
 	if (cfg->mime_types_file[0] != '\0')
 		printf("  mime-types %s\n", cfg->mime_types_file);
 	for (i = 0; i < cfg->nb_upstreams; i++) {
-		char a[INET_ADDRSTRLEN];
+		const struct upstream_target *t = &cfg->upstreams[i];
+		char a[INET6_ADDRSTRLEN + 8];
 
-		inet_ntop(AF_INET, &cfg->upstreams[i].addr, a, sizeof(a));
-		printf("  upstream %s %s:%u (port %d)\n", cfg->upstreams[i].name,
-				a, cfg->upstreams[i].port,
-				options_ip_holding(cfg, cfg->upstreams[i].addr));
+		net_addr_format(&t->addr, t->port, a, sizeof(a));
+		printf("  upstream %s %s (port %d)\n", t->name, a,
+				options_addr_holding(cfg, &t->addr));
 	}
 }
 
@@ -942,25 +1051,60 @@ options_print(const struct ewykd_config *cfg)
 static int
 check_upstreams(const struct ewykd_config *cfg)
 {
-	char a[INET_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN + 8], ip[INET6_ADDRSTRLEN + 4];
 	uint16_t i, j;
 
 	for (i = 0; i < cfg->nb_upstreams; i++) {
 		const struct upstream_target *t = &cfg->upstreams[i];
-		int port = options_ip_holding(cfg, t->addr);
+		bool v6 = t->addr.family == NET_AF_INET6;
+		int port = options_addr_holding(cfg, &t->addr);
+		uint16_t n = v6 ? cfg->nb_ip6s : cfg->nb_ips;
 
-		if (port >= 0 && t->addr != cfg->ip[port])
+		if (port >= 0 && memcmp(&t->addr.ip, v6 ? (const void *)
+				cfg->ip6[port] : (const void *)&cfg->ip[port],
+				v6 ? 16 : 4) != 0)
 			continue;
-		inet_ntop(AF_INET, &t->addr, a, sizeof(a));
+		net_addr_format(&t->addr, 0, a, sizeof(a));
 		fprintf(stderr, "ewykd: --upstream %s: %s is not on the link of ",
 				t->name, a);
-		for (j = 0; j < cfg->nb_ips; j++) {
-			char ip[INET_ADDRSTRLEN + 4];
-
-			options_format_ip(cfg, j, ip, sizeof(ip));
-			fprintf(stderr, "%s--ip %s", j > 0 ? " or " : "", ip);
+		for (j = 0; j < n; j++) {
+			if (v6)
+				options_format_ip6(cfg, j, ip, sizeof(ip));
+			else
+				options_format_ip(cfg, j, ip, sizeof(ip));
+			fprintf(stderr, "%s--ip%s %s", j > 0 ? " or " : "",
+					v6 ? "6" : "", ip);
 		}
-		fprintf(stderr, " (no gateway is used)\n");
+		fprintf(stderr, "%s (no gateway is used)\n", n == 0 ?
+				(v6 ? "any --ip6" : "any --ip") : "");
+		return OPT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Certificates and keys in pairs; the TLS port defaults to 443 and is not
+ * the cleartext one. */
+static int
+check_tls(struct ewykd_config *cfg)
+{
+	if (cfg->nb_tls_certs != cfg->nb_tls_keys) {
+		fprintf(stderr, "ewykd: %u --tls-cert and %u --tls-key: they "
+				"come in pairs\n", cfg->nb_tls_certs,
+				cfg->nb_tls_keys);
+		return OPT_EXIT_USAGE;
+	}
+	if (cfg->nb_tls_certs == 0) {
+		if (cfg->tls_port == 0)
+			return 0;
+		fprintf(stderr, "ewykd: --tls-port %u without --tls-cert and "
+				"--tls-key\n", cfg->tls_port);
+		return OPT_EXIT_USAGE;
+	}
+	if (cfg->tls_port == 0)
+		cfg->tls_port = 443;
+	if (cfg->tls_port == cfg->listen_port) {
+		fprintf(stderr, "ewykd: --tls-port %u is --listen-port too\n",
+				cfg->tls_port);
 		return OPT_EXIT_USAGE;
 	}
 	return 0;
@@ -1040,7 +1184,7 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	if (cfg->nb_ips == 0 && cfg->nb_ip6s == 0)
 		add_ip(cfg, "198.18.0.2/24", sub, sizeof(sub));
 	cfg->nb_ports = RTE_MAX(cfg->nb_ips, cfg->nb_ip6s);
-	if (check_upstreams(cfg) != 0)
+	if (check_upstreams(cfg) != 0 || check_tls(cfg) != 0)
 		return OPT_EXIT_USAGE;
 	for (i = 1; i < (size_t)argc; i++) {
 		if (strcmp(argv[i], "--check-config") == 0) {
@@ -1065,6 +1209,29 @@ options_ip_holding(const struct ewykd_config *cfg, uint32_t addr)
 
 	for (i = 0; i < cfg->nb_ips; i++)
 		if (((addr ^ cfg->ip[i]) & options_netmask(cfg, i)) == 0)
+			return i;
+	return -1;
+}
+
+/* The first bits bits of a and b are the same. */
+static bool
+same_prefix6(const uint8_t *a, const uint8_t *b, unsigned int bits)
+{
+	unsigned int whole = bits / 8, rest = bits % 8;
+
+	return memcmp(a, b, whole) == 0 && (rest == 0 ||
+			((a[whole] ^ b[whole]) & (0xff00 >> rest) & 0xff) == 0);
+}
+
+int
+options_addr_holding(const struct ewykd_config *cfg, const struct net_addr *a)
+{
+	uint16_t i;
+
+	if (a->family == NET_AF_INET)
+		return options_ip_holding(cfg, a->ip.v4);
+	for (i = 0; i < cfg->nb_ip6s; i++)
+		if (same_prefix6(a->ip.v6, cfg->ip6[i], cfg->prefix6[i]))
 			return i;
 	return -1;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ewyk_exec.h"
+#include "ewyk_tls.h"
 #include "http_upstream.h"
 #include "www.h"
 
@@ -111,6 +112,18 @@ struct ewykd_config {
 	uint32_t max_target;	/* a request target (414) */
 	enum idle_mode idle;
 	uint32_t idle_sleep_us;
+	/* TLS: pairs of --tls-cert and --tls-key, the Nth --tls-ocsp for
+	 * the pair it follows. */
+	uint16_t nb_tls_certs;
+	uint16_t nb_tls_keys;
+	char tls_cert[TLS_PAIRS_MAX][PATH_MAX];
+	char tls_key[TLS_PAIRS_MAX][PATH_MAX];
+	char tls_ocsp[TLS_PAIRS_MAX][PATH_MAX];	/* "" : none */
+	uint16_t tls_port;	/* 0: 443 once a certificate is given */
+	char tls_priority[1024];	/* "": TLS_PRIORITY_DEFAULT */
+	uint32_t tls_handshake_timeout_ms;
+	uint32_t tls_ticket_rotate_s;	/* 0: never */
+	bool tls_offload;	/* off: every handshake inline (a baseline) */
 	char eal_args[1024];	/* [eal] args= of the config file */
 };
 
@@ -135,5 +148,7 @@ void options_format_ip6(const struct ewykd_config *cfg, uint16_t i, char *buf,
 uint32_t options_netmask(const struct ewykd_config *cfg, uint16_t i);
 /* The port whose --ip subnet holds addr (network order), or -1. */
 int options_ip_holding(const struct ewykd_config *cfg, uint32_t addr);
+/* The port whose --ip subnet or --ip6 prefix holds a, or -1. */
+int options_addr_holding(const struct ewykd_config *cfg, const struct net_addr *a);
 
 #endif /* EWYKD_OPTIONS_H */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ewyk_serve.h"
+#include "ewyk_tls.h"
 #include "http_static.h"
 #include "plugin.h"
 #include "reload.h"
@@ -82,6 +83,31 @@ services_www_free(struct www *w)
 	free(w);
 }
 
+/* The certificates and keys, checked, with every shard's credentials. */
+static enum ewykd_err
+tls_open(struct ewykd *e, char *err, size_t errlen)
+{
+	const struct ewykd_config *cfg = &e->cfg;
+	struct tls_conf tc = {
+		.n_pairs = cfg->nb_tls_certs,
+		.priority = cfg->tls_priority[0] ? cfg->tls_priority : NULL,
+		.handshake_timeout_ms = cfg->tls_handshake_timeout_ms,
+		.ticket_rotate_s = cfg->tls_ticket_rotate_s,
+		.shards = e->nb_shards,
+	};
+	uint16_t i;
+
+	if (cfg->nb_tls_certs == 0)
+		return EWYKD_OK;
+	for (i = 0; i < cfg->nb_tls_certs; i++) {
+		tc.pairs[i].cert = cfg->tls_cert[i];
+		tc.pairs[i].key = cfg->tls_key[i];
+		tc.pairs[i].ocsp = cfg->tls_ocsp[i][0] ? cfg->tls_ocsp[i] : NULL;
+	}
+	e->tls = tls_config_create(&tc, err, errlen);
+	return e->tls != NULL ? EWYKD_OK : EWYKD_ERR_TLS;
+}
+
 enum ewykd_err
 services_open(struct ewykd *e, char *err, size_t errlen)
 {
@@ -105,6 +131,9 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 		e->statics.www = e->www;
 	}
 	reload_note_tree(e);
+	rc = tls_open(e, err, errlen);
+	if (rc != EWYKD_OK)
+		return rc;
 	rc = stores_open(e, err, errlen);
 	if (rc != EWYKD_OK)
 		return rc;
@@ -151,4 +180,6 @@ services_close(struct ewykd *e)
 	e->www = NULL;
 	services_www_free(e->www_retiring);
 	e->www_retiring = NULL;
+	tls_config_destroy(e->tls);	/* after the shards' */
+	e->tls = NULL;
 }

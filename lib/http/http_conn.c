@@ -28,10 +28,8 @@ zalloc(size_t size)
 static void
 output(struct http_conn *c)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
 	if (c->t != NULL)
-		k->transport->output(k->transport_ctx, c->t);
+		c->tr->output(c->tr_ctx, c->t);
 }
 
 /* The connection's deadline: its protocol acts on what is overdue (408,
@@ -55,12 +53,10 @@ deadline_fire(struct net_timer *tm)
 static void
 cancel_deadline(struct http_conn *c)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
 	if (c->timer_at == 0)
 		return;
 	c->timer_at = 0;
-	k->transport->timer_cancel(k->transport_ctx, &c->timer);
+	c->tr->timer_cancel(c->tr_ctx, &c->timer);
 }
 
 struct http_server *
@@ -127,6 +123,14 @@ http_server_destroy(struct http_server *s)
 struct http_conn *
 http_conn_accept(struct http_server *s, void *t)
 {
+	return http_conn_accept_via(s, t, s->conf.transport,
+			s->conf.transport_ctx, false);
+}
+
+struct http_conn *
+http_conn_accept_via(struct http_server *s, void *t,
+		const struct http_transport *tr, void *tr_ctx, bool h2)
+{
 	struct http_conn *c = s->free_list;
 
 	if (c == NULL) {
@@ -135,11 +139,17 @@ http_conn_accept(struct http_server *s, void *t)
 	}
 	s->free_list = c->free_next;
 	c->t = t;
+	c->tr = tr;
+	c->tr_ctx = tr_ctx;
 	c->closing = false;
 	c->peer_closed = false;
 	c->proto = &http1_proto;
 	http1_open(c);
 	s->conf.stats->conns_accepted++;
+	/* The protocol was agreed beforehand (TLS's ALPN): HTTP/2 from the
+	 * client's first byte, its preface checked by the session. */
+	if (h2)
+		http_conn_start_h2(c, NULL, 0);
 	return c;
 }
 
@@ -185,22 +195,18 @@ http_conn_closed(struct http_conn *c)
 void
 http_conn_close(struct http_conn *c)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
 	if (c->closing)
 		return;
 	c->closing = true;
-	k->transport->rcv_space(k->transport_ctx, c->t, CLOSING_RCV_SPACE);
-	k->transport->close(k->transport_ctx, c->t);
+	c->tr->rcv_space(c->tr_ctx, c->t, CLOSING_RCV_SPACE);
+	c->tr->close(c->tr_ctx, c->t);
 }
 
 void
 http_conn_abort(struct http_conn *c)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
 	c->closing = true;
-	k->transport->abort(k->transport_ctx, c->t);
+	c->tr->abort(c->tr_ctx, c->t);
 }
 
 const struct http_route *
@@ -374,12 +380,11 @@ bool
 http_server_peer(struct http_server *s, struct http_origin o,
 		struct net_addr *addr, uint16_t *port)
 {
-	const struct http_server_conf *k = &s->conf;
 	struct http_conn *c = origin_conn(s, o);
 
-	if (c == NULL || k->transport->peer == NULL)
+	if (c == NULL || c->tr->peer == NULL)
 		return false;
-	k->transport->peer(k->transport_ctx, c->t, addr, port);
+	c->tr->peer(c->tr_ctx, c->t, addr, port);
 	return true;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The upstream client: connections opened with tcp_open() (their own
+ * The upstream client: connections opened with tcp_open_addr() (their own
  * upcalls, below), a LIFO keep-alive stack per upstream, and fetches that
  * write a request (head, then the body as the window takes it) and parse
  * the answer with the request parser's sibling (http1_parse_response()).
@@ -9,6 +9,7 @@
  * upstream is read no faster than the client drains.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@
 
 enum uc_state {
 	UC_FREE,
-	UC_RESOLVING,	/* waiting for ARP; tcp_open() is tried again (timer) */
+	UC_RESOLVING,	/* waiting for ARP or ND; tcp_open_addr() again (timer) */
 	UC_CONNECTING,
 	UC_BUSY,	/* a fetch's */
 	UC_IDLE,	/* in its upstream's pool */
@@ -44,7 +45,7 @@ struct up_conn {
 	uint8_t state;
 	uint8_t target;
 	bool peer_closed;		/* FIN, or the connection is gone */
-	/* UC_RESOLVING: the next try of tcp_open(); UC_IDLE: the close
+	/* UC_RESOLVING: the next try of tcp_open_addr(); UC_IDLE: the close
 	 * after idle_timeout_ms */
 	struct net_timer timer;
 	uint64_t idle_since_ms;
@@ -184,7 +185,7 @@ output(struct upstream_client *cl, struct up_conn *uc)
 		tcp_output(cl->ns, uc->tc);
 }
 
-/* tcp_open() towards the connection's upstream: 0 (connecting, or still
+/* tcp_open_addr() towards the connection's upstream: 0 (connecting, or still
  * resolving), or the error. */
 static int
 conn_open(struct up_conn *uc)
@@ -194,8 +195,8 @@ conn_open(struct up_conn *uc)
 	struct tcp_conn *tc;
 	int err;
 
-	tc = tcp_open(cl->ns, t->addr, t->port, &upcalls, cl, &err);
-	if (tc == NULL && err == -EAGAIN)	/* its ARP is on its way */
+	tc = tcp_open_addr(cl->ns, &t->addr, t->port, &upcalls, cl, &err);
+	if (tc == NULL && err == -EAGAIN)	/* ARP or ND on its way */
 		net_timer_arm(cl->ns, &uc->timer, now_ms(cl) +
 				UP_RESOLVE_RETRY_MS);
 	if (tc == NULL)
@@ -574,14 +575,12 @@ static bool
 build_head(struct upstream_fetch *f, const struct upstream_req *r)
 {
 	const struct upstream_target *t = &f->cl->targets[f->target];
-	const uint8_t *a = (const uint8_t *)&t->addr;
-	char host[32], len[24];
+	char host[INET6_ADDRSTRLEN + 8], len[24];
 	uint32_t i;
 	bool ok;
 
 	f->head_len = 0;
-	snprintf(host, sizeof(host), "%u.%u.%u.%u:%u", a[0], a[1], a[2], a[3],
-			t->port);
+	net_addr_format(&t->addr, t->port, host, sizeof(host));
 	ok = head_put(f, r->method.p, r->method.len) && head_put(f, " ", 1) &&
 		head_put(f, r->target.p, r->target.len) &&
 		head_put(f, " HTTP/1.1\r\n", 11) &&
@@ -770,7 +769,7 @@ fetch_timeout(struct net_timer *tm)
 			UPSTREAM_ERR_answer_timeout);
 }
 
-/* A connection's timer: tcp_open() again while the upstream's ARP is on
+/* A connection's timer: tcp_open_addr() again while the upstream's ARP is on
  * its way, or the close of one idle too long. */
 static void
 conn_timeout(struct net_timer *tm)

@@ -66,8 +66,13 @@ struct net_stack {
 	 * served: where replies go and drops are counted. */
 	uint8_t cur_port;
 	struct rte_mempool *pool;
-	const struct tcp_upcalls *up;
-	void *up_ctx;
+	/* The listening ports, each with the upcalls its connections get. */
+	struct net_listener {
+		uint16_t port;	/* host order */
+		const struct tcp_upcalls *up;
+		void *ctx;
+	} listeners[NET_MAX_LISTENERS];
+	uint8_t nb_listeners;
 	struct tcp_config cfg;
 	uint64_t now_ms;
 	uint64_t hash_seed;
@@ -100,6 +105,18 @@ struct net_stack {
 #define NET_TTL 64		/* TTL and hop limit of what we send */
 #define NET_EPHEMERAL_LO 32768	/* local ports of active opens */
 #define NET_EPHEMERAL_HI 60999
+
+/* The listener of a local port (host order), or NULL. */
+static inline const struct net_listener *
+net_listener(const struct net_stack *ns, uint16_t lport)
+{
+	uint8_t i;
+
+	for (i = 0; i < ns->nb_listeners; i++)
+		if (ns->listeners[i].port == lport)
+			return &ns->listeners[i];
+	return NULL;
+}
 
 /* The MAC of ip on port's link: true from the port's cache (ARP's or
  * ND's by the family); false after sending an ARP request or a neighbour

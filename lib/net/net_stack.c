@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -33,7 +34,6 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->max_retries = 8;
 	cfg->syn_retries = 5;
 	cfg->syncookies = true;
-	cfg->listen_port = 80;
 	cfg->rcv_space = 8192;	/* an HTTP/1.1 request head */
 	cfg->challenge_ack_limit = 1000;
 	cfg->invalid_ack_interval_ms = 500;
@@ -218,12 +218,21 @@ net_now_ms(const struct net_stack *ns)
 	return ns->now_ms;
 }
 
-void
-net_stack_set_upcalls(struct net_stack *ns, const struct tcp_upcalls *up,
-		void *ctx)
+int
+net_stack_listen(struct net_stack *ns, uint16_t port,
+		const struct tcp_upcalls *up, void *ctx)
 {
-	ns->up = up;
-	ns->up_ctx = ctx;
+	struct net_listener *l;
+
+	if (net_listener(ns, port) != NULL)
+		return -EEXIST;
+	if (ns->nb_listeners == NET_MAX_LISTENERS)
+		return -ENOSPC;
+	l = &ns->listeners[ns->nb_listeners++];
+	l->port = port;
+	l->up = up;
+	l->ctx = ctx;
+	return 0;
 }
 
 struct rte_mbuf *

@@ -187,7 +187,7 @@ cookie_ack_input(struct net_stack *ns, const struct ip_view *ip,
 	int mss;
 
 	if (!ns->cfg.syncookies || (t->flags & (TCP_SYN | TCP_RST | TCP_ACK)) !=
-			TCP_ACK || t->dport != ns->cfg.listen_port)
+			TCP_ACK || net_listener(ns, t->dport) == NULL)
 		return NULL;
 	mss = tcp_cookie_check(ns, &k, t->seq - 1, t->ack - 1);
 	if (mss < 0) {
@@ -783,7 +783,7 @@ tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ip_view *ip,
 	}
 	if (c == NULL) {
 		if ((t->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN &&
-				t->dport == ns->cfg.listen_port) {
+				net_listener(ns, t->dport) != NULL) {
 			syn_input(ns, ip, t, src_mac);
 			return false;
 		}

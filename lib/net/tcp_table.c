@@ -132,10 +132,13 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 		const uint8_t peer_mac[6])
 {
 	struct tcp_conn *c = ns->free_list;
+	const struct net_listener *l = net_listener(ns, lport);
 	uint32_t i;
 
 	if (c == NULL)
 		return NULL;
+	if (l == NULL && ns->nb_listeners > 0)
+		l = &ns->listeners[0];	/* tcp_connect()'s */
 	ns->free_list = c->free_next;
 	i = hash_key(ns, port, local, raddr, rport, lport) & ns->index_mask;
 	while (ns->index[i] != 0)
@@ -148,8 +151,8 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 			offsetof(struct tcp_conn, flags));
 	c->free_next = NULL;
 	c->app = NULL;
-	c->up = ns->up;
-	c->up_ctx = ns->up_ctx;
+	c->up = l != NULL ? l->up : NULL;
+	c->up_ctx = l != NULL ? l->ctx : NULL;
 	c->out_epoch = ns->out_epoch - 1;	/* not on the out list */
 	c->rcv_space = 8192;
 	c->ooo.n = 0;

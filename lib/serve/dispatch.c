@@ -19,6 +19,7 @@
 #include "body.h"
 #include "dispatch.h"
 #include "fetch.h"
+#include "tls_offload.h"
 #include "wait.h"
 
 /* What running a handler asks of its task's end. */
@@ -130,13 +131,16 @@ dispatch_released(void *ctx, struct http_answer *a)
 unsigned int
 dispatch_drain_completions(struct serve *sv)
 {
-	void *done[32];
+	struct ewyk_task *done[32];
 	unsigned int n, i, total = 0;
 
 	do {
-		n = rte_ring_sc_dequeue_burst(sv->done, done, 32, NULL);
+		n = rte_ring_sc_dequeue_burst(sv->done, (void **)done, 32, NULL);
 		for (i = 0; i < n; i++)
-			dispatch_complete(sv, done[i]);
+			if (done[i]->run == dispatch_run)
+				dispatch_complete(sv, (struct serve_task *)done[i]);
+			else
+				tls_offload_complete(sv, done[i]);
 		sv->st.completions += n;
 		total += n;
 	} while (n == 32);
@@ -214,7 +218,10 @@ dispatch_consumed(void *ctx, struct ewyk_task *task, int rc, bool owner)
 {
 	struct serve_task *t = (struct serve_task *)task;
 
-	RTE_SET_USED(ctx);
+	if (task->run != dispatch_run) {
+		tls_offload_consumed(ctx, task, owner);
+		return;
+	}
 	if (rc == TASK_ON_POOL)
 		return;		/* the pool has it now: do not touch it */
 	if (owner && rc == TASK_PARKED)
@@ -230,8 +237,11 @@ dispatch_rejected(void *ctx, struct ewyk_task *task, int err)
 {
 	struct serve_task *t = (struct serve_task *)task;
 
-	RTE_SET_USED(ctx);
 	RTE_SET_USED(err);
+	if (task->run != dispatch_run) {
+		tls_offload_rejected(ctx, task);
+		return;
+	}
 	/* The blocking pool is full: the RX lcore never waits for it. */
 	t->fallback = 503;
 	dispatch_complete(t->sv, t);

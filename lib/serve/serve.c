@@ -9,6 +9,7 @@
 #include "dispatch.h"
 #include "fetch.h"
 #include "state.h"
+#include "tls_offload.h"
 #include "wait.h"
 
 static int
@@ -87,8 +88,7 @@ http_create(struct serve *sv)
 	sv->http = http_server_create(&hc);
 	if (sv->http == NULL || body_watch_init(sv, c->max_conns) != 0)
 		return -1;
-	http_tcp_attach(sv->http, sv->ns);
-	return 0;
+	return http_tcp_attach(sv->http, sv->ns, c->listen_port);
 }
 
 static int
@@ -124,9 +124,12 @@ serve_create(const struct serve_conf *conf)
 		serve_destroy(sv);
 		return NULL;
 	}
-	if (tasks_init(sv, SERVE_TASKS + conf->fibers, dispatch_run) != 0 ||
+	if (tasks_init(sv, SERVE_TASKS + conf->fibers,
+			conf->tls != NULL ? SERVE_TLS_HANDSHAKES : 0,
+			dispatch_run) != 0 ||
 			waits_init(sv) != 0 || strategy_create(sv) != 0 ||
-			http_create(sv) != 0 || upstream_create(sv) != 0) {
+			http_create(sv) != 0 || tls_offload_create(sv) != 0 ||
+			upstream_create(sv) != 0) {
 		serve_destroy(sv);
 		return NULL;
 	}
@@ -151,6 +154,7 @@ serve_destroy(struct serve *sv)
 		return;
 	serve_close(sv);
 	fetch_pool_free(sv->fetches);
+	tls_offload_destroy(sv);
 	/* The server lets its answers go before the watch. */
 	http_server_destroy(sv->http);
 	body_watch_fini(sv);
@@ -193,14 +197,14 @@ serve_poll(struct serve *sv)
 struct ewyk_task *
 serve_next_task(struct serve *sv)
 {
-	struct serve_task *t;
+	struct ewyk_task *t;
 
 	if (sv->ready_n == 0)
 		return NULL;
 	t = sv->ready[sv->ready_head];
-	sv->ready_head = (sv->ready_head + 1) % sv->ntasks;
+	sv->ready_head = (sv->ready_head + 1) % sv->ready_cap;
 	sv->ready_n--;
-	return &t->base;
+	return t;
 }
 
 bool
@@ -248,6 +252,12 @@ serve_watchdog(struct serve *sv, struct ewyk_reserved *reserved,
 	if (!ewyk_reserved_try_execute(reserved, &sv->steal))
 		__atomic_store_n(&sv->steal_pending, false, __ATOMIC_RELEASE);
 	sv->watch_since_ms = now_ms;
+}
+
+const struct tls_shard *
+serve_tls(const struct serve *sv)
+{
+	return sv->tls;
 }
 
 unsigned int

@@ -3,14 +3,18 @@
 included: ewykd runs with an allocation counter preloaded
 (tests/alloc/malloc_count.c); after a warm-up, 100 000 requests over
 HTTP/2 and HTTP/1.1 keep-alive must not make its lcores call the
-allocator once."""
+allocator once. Over TLS too: GnuTLS takes its record buffers from malloc,
+which ewykd's own malloc serves from lib/tls's per-thread caches; what
+misses them goes on to the C library through the counter (docs/tls.md)."""
 import os
 import re
+import time
 
 import pytest
 
 from conftest import serve_module
-from ewyk_harness import ROOT, Appliance
+from ewyk_harness import APP_IP, ROOT, Appliance
+from tls_certs import CA
 
 COUNTER = os.path.join(ROOT, "build", "tests", "libewyk_malloc_count.so")
 
@@ -79,3 +83,55 @@ def test_the_counter_sees_allocations(counted, tmp_path):
     stacks = [st for v in worker_sites(counted).values() for st in v]
     print("\n  " + "\n  ".join(stacks))
     assert any("nghttp2" in st for st in stacks), stacks
+
+
+@pytest.fixture(scope="module")
+def counted_tls(www, tmp_path_factory):
+    if not os.path.exists(COUNTER):
+        pytest.fail(f"{COUNTER} is not built")
+    cert, key, _ = CA(tmp_path_factory.mktemp("pki")).issue("ec")
+    yield from serve_module(Appliance(
+        www=www["dir"], args=["--shards", "1", "--tls-cert", cert, "--tls-key", key],
+        env={"LD_PRELOAD": COUNTER}))
+
+
+def steady_window(a, h1, warm_s=3, window_s=3):
+    """Requests and the lcores' allocations over a window of an h2load
+    run over TLS that began before it: its connections' handshakes are
+    over by then, only requests on established connections remain."""
+    args = ["h2load", "-D", str(warm_s + window_s + 2), "-c", "4", "-m", "8"]
+    if h1:
+        args.insert(1, "--h1")
+    load = a.ns_popen(args + [f"https://{APP_IP}/hello.txt"])
+    try:
+        time.sleep(warm_s)
+        allocs0, _ = lcore_allocs(a)
+        t0 = a.telemetry("/ewyk/tls")
+        reqs0 = a.telemetry("/ewyk/http")["requests_reqs"]
+        a.telemetry("/ewyk_test/allocs_arm")
+        time.sleep(window_s)
+        allocs1, threads = lcore_allocs(a)
+        t1 = a.telemetry("/ewyk/tls")
+        reqs1 = a.telemetry("/ewyk/http")["requests_reqs"]
+    finally:
+        out, _ = load.communicate(timeout=60)
+    assert re.search(r"status codes: \d+ 2xx, 0 3xx, 0 4xx, 0 5xx", out), out
+    return reqs1 - reqs0, allocs1 - allocs0, threads, t0, t1
+
+
+def test_no_allocation_per_request_over_tls(counted_tls):
+    for h1 in (False, True):
+        steady_window(counted_tls, h1, warm_s=2, window_s=1)	# warm-up
+    for h1 in (False, True):
+        reqs, allocs, threads, t0, t1 = steady_window(counted_tls, h1)
+        assert reqs > 1000, reqs
+        # On failure: the lcores' allocations and where each came from.
+        assert allocs == 0, (h1, reqs, threads, worker_sites(counted_tls))
+        # The record buffers came from the caches (one at least per record
+        # each way), which did not grow.
+        records = (t1["records_in_count"] - t0["records_in_count"] +
+                   t1["records_out_count"] - t0["records_out_count"])
+        assert records > 0, (t0, t1)
+        assert t1["mem_cache_hits_count"] - t0["mem_cache_hits_count"] >= records, (t0, t1)
+        assert t1["mem_cache_grows_count"] == t0["mem_cache_grows_count"], (t0, t1)
+        assert t1["handshakes_full_count"] == t0["handshakes_full_count"], (t0, t1)

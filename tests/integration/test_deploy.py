@@ -53,6 +53,16 @@ def test_alert_rules():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_tls_alerts_fire_when_they_should():
+    """promtool's rule tests: a certificate 10 days from expiry is reported
+    (not one 30 days away), and so is a refused reload."""
+    r = subprocess.run(["promtool", "test", "rules",
+                        os.path.join(ROOT, "tests", "integration", "ewyk-alerts-test.yml")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "SUCCESS" in r.stdout, r.stdout
+
+
 def validate(d):
     return subprocess.run(["node", os.path.join(K8S_VALIDATOR, "validate.mjs"), d],
                           capture_output=True, text=True, timeout=120)

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""ewyk-exporter against a running ewykd under load: /metrics passes
-promtool, its counters move with the traffic, a restart of ewykd is
-survived (ewyk_up 0, then 1, the exporter's process never goes away), and
-the dashboard, loaded in headless Chromium while traffic runs, shows live
-numbers in every panel. The appliance runs both families: IPv6's counters
-(by family, neighbour discovery, TCP over IPv6) are exported and move.
+"""ewyk-exporter against a running ewykd under load (cleartext and TLS):
+/metrics passes promtool, its counters move with the traffic, a restart of
+ewykd is survived (ewyk_up 0, then 1, the exporter's process never goes
+away), and the dashboard, loaded in headless Chromium while traffic runs,
+shows live numbers in every panel. The appliance runs both families:
+IPv6's counters (by family, neighbour discovery, TCP over IPv6) are
+exported and move.
 
 The exporter runs in the host's namespace on 127.0.0.1 (the telemetry
 socket is a unix socket on the host's file system); the traffic stays in
@@ -24,6 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from browser import Browser
 from conftest import serve_module
 from ewyk_harness import APP_IP, PYTHON, ROOT, Appliance
+from tls_certs import CA
 
 EXPORTER = os.path.join(ROOT, "build", "app", "ewyk-exporter")
 LCORES = "0@0,1@1,2@1"	# one shard, one reserved lcore
@@ -94,11 +96,13 @@ def total(samples, name, **labels):
 
 
 @pytest.fixture(scope="module")
-def ewyk(www):
+def ewyk(www, tmp_path_factory):
     state = tempfile.mkdtemp(prefix="ewyk-exporter-state-")
+    cert, key, _ = CA(tmp_path_factory.mktemp("pki")).issue("ec", days=20)
     try:
         yield from serve_module(Appliance(www=www["dir"], lcores=LCORES, ip6=True, args=[
-            "--shards", "1", "--reserved", "1", "--state-dir", state]))
+            "--shards", "1", "--reserved", "1", "--state-dir", state,
+            "--tls-cert", cert, "--tls-key", key]))
     finally:
         shutil.rmtree(state, ignore_errors=True)
 
@@ -120,6 +124,10 @@ def traffic(a, n=400):
     a.ns(["h2load", "--h1", "-n", str(n), "-c", "4", *uris], timeout=60)
     a.ns(["h2load", "--h1", "-n", str(n // 4), "-c", "2", a.url6("/hello.txt")],
          timeout=60)
+    # TLS: a handshake per client, one of them refused (TLS 1.1)
+    a.ns(["h2load", "-n", str(n), "-c", "4", f"https://{APP_IP}/hello.txt"], timeout=60)
+    a.ns(["openssl", "s_client", "-connect", f"{APP_IP}:443", "-tls1_1", "-cipher",
+          "DEFAULT@SECLEVEL=0"], check=False, input="", timeout=30)
     a.ns_python(f"""
 import http.client
 c = http.client.HTTPConnection("{APP_IP}", 80, timeout=10)
@@ -159,7 +167,11 @@ def test_metrics_pass_promtool_and_cover_every_command(ewyk, exporter):
                  "ewyk_port_tx_bytes_total", "ewyk_net_family_packets_total",
                  "ewyk_net_nd_advertisements_out_packets_total",
                  "ewyk_tcp_ip6_passive_opens_total", "ewyk_tcp_open_ipv6_connections",
-                 "ewyk_port_ip6_duplicate"):
+                 "ewyk_port_ip6_duplicate", "ewyk_tls_handshakes_total",
+                 "ewyk_tls_handshake_failures_total", "ewyk_tls_connections_total",
+                 "ewyk_tls_alpn_total", "ewyk_tls_ciphers_total",
+                 "ewyk_tls_cert_expiry_timestamp_seconds", "ewyk_tls_open_connections",
+                 "ewyk_tls_info"):
         assert any(n == name for n, _ in s), f"{name} missing"
     info = [dict(ls) for n, ls in s if n == "ewyk_port_info"]
     assert info[0]["ip6"] == "2001:2::2/64" and info[0]["ip6_link_local"].startswith("fe80::")
@@ -167,6 +179,9 @@ def test_metrics_pass_promtool_and_cover_every_command(ewyk, exporter):
     assert value(s, "ewyk_http_responses_total", status="404") > 0
     assert value(s, "ewyk_port_link_up", port="0") == 1
     assert value(s, "ewyk_mbufs_pool_size") > value(s, "ewyk_mbufs_in_use") > 0
+    expiry = s.get(("ewyk_tls_cert_expiry_timestamp_seconds", frozenset(
+        {"cert": "0", "name": "ewyk.test", "key_type": "ECDSA"}.items())))
+    assert 19 * 86400 < expiry - time.time() <= 20 * 86400, expiry
 
 
 def test_openmetrics_when_asked(exporter):
@@ -204,6 +219,11 @@ def test_counters_move_with_traffic(ewyk, exporter):
     grew("ewyk_lcore_seconds_total", 1e-6, state="producing")
     grew("ewyk_store_offers_total", 100)
     grew("ewyk_store_fsyncs_total")
+    grew("ewyk_tls_handshakes_total", 4, kind="full")
+    grew("ewyk_tls_connections_total", 4, version="1.3")
+    grew("ewyk_tls_alpn_total", 4, protocol="h2")
+    grew("ewyk_tls_ciphers_total", 4, cipher="aes_128_gcm")
+    grew("ewyk_tls_handshake_failures_total", 1)
 
 
 # Samples and the telemetry values they are made of, named here and not
@@ -256,7 +276,7 @@ def test_samples_equal_their_telemetry_values(ewyk, exporter):
 
 
 PANELS = ("p-lcores", "p-modes", "p-requests", "p-latency", "p-drops", "p-family",
-          "p-conns", "p-mbufs", "p-conflate")
+          "p-conns", "p-mbufs", "p-conflate", "p-tls")
 
 
 def test_dashboard_live_in_chromium(ewyk, exporter, tmp_path):
@@ -283,6 +303,9 @@ print(i)
     h2 = ewyk.ns_popen(["h2load", "-D", "10", "-c", "2", "-m", "2",
                         ewyk.url("/hello.txt"), ewyk.url("/either?ms=1")])
     h2v6 = ewyk.ns_popen(["h2load", "-D", "10", "-c", "1", ewyk.url6("/hello.txt")])
+    # New TLS connections all along: a handshake each, for the TLS panel.
+    hs = ewyk.ns_popen(["sh", "-c", f"for i in $(seq 40); do h2load -n 4 -c 4 "
+                              f"https://{APP_IP}/hello.txt >/dev/null; sleep 0.2; done"])
     try:
         png = tmp_path / "dashboard.png"
         with Browser() as b:
@@ -292,7 +315,7 @@ print(i)
             b.screenshot(png)
         assert png.stat().st_size > 20000
     finally:
-        for p in (h2, h2v6, load):
+        for p in (h2, h2v6, load, hs):
             try:
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:

@@ -465,7 +465,7 @@ def test_two_shards_need_a_device_that_says_how_it_hashes():
     ("n g=198.18.0.1:80", "letters, digits"),
     ("ng=198.18.0.300:80", "not an IPv4 address"),
     ("ng=198.18.0.1:0", "from 1 to 65535"),
-    ("ng=198.18.0.1", "NAME=ADDR:PORT"),
+    ("ng=198.18.0.1", "is not ADDR:PORT or [ADDR6]:PORT"),
     ("ng=10.0.0.1:80", "not on the link of --ip 198.18.0.2/24"),
 ])
 def test_bad_upstream_is_one_line_and_status_2(value, words):

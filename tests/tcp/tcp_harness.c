@@ -33,8 +33,9 @@ eal_cleanup(void)
 	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
-	if (strncmp(dir, "/var/run/dpdk/tcpharness", 24) == 0 ||
-			strstr(dir, "/dpdk/tcpharness") != NULL) {
+	if (strstr(dir, "/dpdk/tcpharness") != NULL ||
+			(getenv("FUZZ_NET_PREFIX") != NULL &&
+			strstr(dir, getenv("FUZZ_NET_PREFIX")) != NULL)) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		if (system(cmd) != 0)
 			fprintf(stderr, "could not remove %s\n", dir);
@@ -51,7 +52,10 @@ eal_once(void)
 
 	if (pool != NULL)
 		return;
-	snprintf(prefix, sizeof(prefix), "tcpharness%d", getpid());
+	/* The fuzz runner names its processes' directories, and sweeps
+	 * them: libFuzzer may end without atexit(). */
+	snprintf(prefix, sizeof(prefix), "%s%d", getenv("FUZZ_NET_PREFIX") ?
+			getenv("FUZZ_NET_PREFIX") : "tcpharness", getpid());
 	if (rte_eal_init(10, argv) < 0) {
 		fprintf(stderr, "EAL init failed\n");
 		exit(1);
@@ -231,7 +235,7 @@ th_new(const struct tcp_config *cfg)
 	assert_non_null(h->ns);
 	if (h->family == NET_AF_INET6)
 		h->nd = th_nd(h, 0);
-	net_stack_set_upcalls(h->ns, &app_upcalls, h);
+	assert_int_equal(net_stack_listen(h->ns, TH_PORT, &app_upcalls, h), 0);
 	return h;
 }
 
@@ -443,8 +447,8 @@ th_inject_from(struct th *h, uint8_t port, const union net_ip *src,
 	memset(t, 0, 20);
 	t[0] = (uint8_t)(s->sport >> 8);
 	t[1] = (uint8_t)s->sport;
-	t[2] = 0;
-	t[3] = TH_PORT;
+	t[2] = (uint8_t)((s->dport ? s->dport : TH_PORT) >> 8);
+	t[3] = (uint8_t)(s->dport ? s->dport : TH_PORT);
 	t[4] = (uint8_t)(s->seq >> 24); t[5] = (uint8_t)(s->seq >> 16);
 	t[6] = (uint8_t)(s->seq >> 8); t[7] = (uint8_t)s->seq;
 	t[8] = (uint8_t)(s->ack >> 24); t[9] = (uint8_t)(s->ack >> 16);

@@ -29,6 +29,7 @@
 /* A segment as the test writes or reads it. */
 struct th_seg {
 	uint16_t sport;		/* peer's port when injecting */
+	uint16_t dport;		/* the stack's; 0: TH_PORT */
 	uint32_t seq;
 	uint32_t ack;
 	uint8_t flags;

@@ -67,6 +67,7 @@ function setupCharts() {
 	charts.mbufs = lineChart("c-mbufs", ["in use", "pool size"]);
 	charts.conflate = lineChart("c-conflate", ["offers/s", "superseded/s", "applied/s",
 		"fsyncs/s"]);
+	charts.tls = lineChart("c-tls", ["full", "resumed", "failed"], { stacked: true });
 }
 
 // Appends one point per dataset (by label), adding datasets that are new.
@@ -269,6 +270,22 @@ function update(snap) {
 		set("cf-lag", cf.lag_versions);
 		push(charts.conflate, v);
 		touch("p-conflate");
+	}
+
+	// TLS: handshakes by outcome, and the certificate that expires first.
+	const tls = r["/ewyk/tls"];
+	if (tls && tls.enabled) {
+		const pt = p["/ewyk/tls"] || {};
+		const v = { full: rate(tls.handshakes_full_count, pt.handshakes_full_count, dt),
+			resumed: rate(tls.handshakes_resumed_count, pt.handshakes_resumed_count, dt),
+			failed: rate(tls.handshakes_failed_count, pt.handshakes_failed_count, dt) };
+		set("t-full", v.full);
+		set("t-resumed", v.resumed);
+		set("t-failed", v.failed);
+		set("t-open", tls.open_conns);
+		set("t-expiry", tls.cert_expires_in_s / 86400, 1);
+		push(charts.tls, v);
+		touch("p-tls");
 	}
 
 	for (const c of Object.values(charts)) c.update("none");

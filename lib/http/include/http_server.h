@@ -171,8 +171,14 @@ long http_server_body_read(struct http_server *s, struct http_origin o,
 
 /* Upcalls of the transport. */
 
-/* A new connection; NULL to refuse it (no slot free: counted). */
+/* A new connection over the server's transport; NULL to refuse it (no
+ * slot free: counted). */
 struct http_conn *http_conn_accept(struct http_server *s, void *t);
+/* The same over a transport of its own (tr with tr_ctx: TLS over TCP),
+ * speaking HTTP/2 from the first byte when h2 (ALPN chose it), else
+ * HTTP/1.1 with HTTP/2's preface and Upgrade recognised as over TCP. */
+struct http_conn *http_conn_accept_via(struct http_server *s, void *t,
+		const struct http_transport *tr, void *tr_ctx, bool h2);
 /* In-order bytes; returns how many were taken (all, unless the receive
  * space given was ignored). */
 uint32_t http_conn_recv(struct http_conn *c, const uint8_t *data,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The HTTP/1.1 client of one shard, towards its upstreams (--upstream
- * NAME=ADDR:PORT), over the shard's own TCP (tcp_open()). Asynchronous:
+ * NAME=ADDR:PORT), over the shard's own TCP (tcp_open_addr()). Asynchronous:
  * a fetch is started with a request and tells its events as they happen,
  * on the shard's owner, never from inside upstream_fetch_start(). Each
  * upstream has a keep-alive pool of connections per shard (LIFO reuse).
@@ -22,6 +22,7 @@
 
 #include "http_head.h"
 #include "lat_hist.h"
+#include "net_addr.h"
 
 struct net_stack;
 struct upstream_client;
@@ -55,7 +56,7 @@ int upstream_err_status(enum upstream_err e);
 
 struct upstream_target {
 	char name[UPSTREAM_NAME_MAX];
-	uint32_t addr;		/* network order */
+	struct net_addr addr;	/* IPv4 or IPv6, on a port's link */
 	uint16_t port;		/* host order */
 };
 

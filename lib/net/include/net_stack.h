@@ -30,6 +30,7 @@ struct rte_mbuf;
 struct rte_mempool;
 
 #define NET_MAX_PORTS 4
+#define NET_MAX_LISTENERS 8	/* TCP ports listened on */
 
 /* Interface settings, shared read-only by the shards of a port. A port
  * runs IPv4 with an ip, IPv6 with a prefix6 (and then also the link-local
@@ -134,7 +135,6 @@ struct tcp_config {
 	uint8_t max_retries;	/* timeouts in a row before giving up */
 	uint8_t syn_retries;
 	bool syncookies;	/* false: a full backlog drops SYNs */
-	uint16_t listen_port;	/* host order */
 	/* Receive space of a new connection until the upper layer sets its
 	 * own with tcp_set_rcv_space(): what the SYN-ACK offers. */
 	uint32_t rcv_space;
@@ -257,8 +257,17 @@ int net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
 void net_stack_set_nd(struct net_stack *ns, uint8_t port, struct net_nd *nd);
 /* Aborts every connection (RST to the peer) and frees the stack. */
 void net_stack_destroy(struct net_stack *ns);
-void net_stack_set_upcalls(struct net_stack *ns, const struct tcp_upcalls *up,
-		void *ctx);
+/*
+ * Listens on a TCP port (host order) of every address of the stack (start-up
+ * only): its connections get up with ctx (the cleartext HTTP port goes to
+ * the HTTP server, the TLS port to the TLS layer). The SYN backlog, the SYN
+ * cookies and the other defences apply to each listener as to one. An
+ * active open by tcp_connect() gets the first listener's upcalls, one by
+ * tcp_open() its own. 0, or -EEXIST (the port is listened on already) or
+ * -ENOSPC (NET_MAX_LISTENERS).
+ */
+int net_stack_listen(struct net_stack *ns, uint16_t port,
+		const struct tcp_upcalls *up, void *ctx);
 /* A port's RSS (shared, read-only; NULL: one queue) and this stack's
  * queue on it: where active opens out of that port want their answers. */
 void net_stack_set_rss(struct net_stack *ns, uint8_t port,

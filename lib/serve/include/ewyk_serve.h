@@ -34,6 +34,9 @@ struct net_stack;
 struct serve;
 struct serve_log;
 struct store;
+struct tls_config;
+struct tls_shard;
+struct tls_stats;
 
 /* The access log's line format. */
 enum serve_log_format {
@@ -70,13 +73,22 @@ struct serve_conf {
 	uint64_t watch_ns;		/* watched hand-off; 0: EPC as Jetty */
 	uint32_t fibers;		/* 0: FIBER handlers run BLOCKING */
 	uint32_t fiber_stack_kb;
-	/* The HTTP server. */
+	/* The HTTP server, on TCP port listen_port (host order). */
+	uint16_t listen_port;
 	struct http_stats *http_stats;
 	uint32_t max_conns;
 	uint32_t header_timeout_ms;
 	uint32_t keepalive_timeout_ms;
 	uint32_t max_head_bytes;	/* an HTTP/1.1 request head; 0: 16 KiB */
 	uint32_t max_target;		/* a request target; 0: 8 KiB */
+	/* TLS on port tls_port (host order), into the same HTTP server, with
+	 * the process's configuration (NULL: no TLS port) and the shard's
+	 * counters. Handshake steps are tasks of the strategy, or with
+	 * tls_inline all run on the owner as they come (a baseline). */
+	struct tls_config *tls;
+	uint16_t tls_port;
+	struct tls_stats *tls_stats;
+	bool tls_inline;
 	/* Upstreams for ewyk_fetch() and the proxy; NULL: none. */
 	const struct upstream_conf *upstream;
 	struct serve_lcore_time *lcore_time;	/* NULL: not counted */
@@ -135,10 +147,12 @@ void serve_destroy(struct serve *sv);
 struct ewyk_strategy *serve_strategy(const struct serve *sv);
 const struct serve_stats *serve_stats(const struct serve *sv);
 struct ewyk_fiber_pool *serve_fibers(const struct serve *sv);	/* or NULL */
+const struct tls_shard *serve_tls(const struct serve *sv);	/* or NULL */
 
 /* On the owner, every turn of the poll loop after the ports: answers
- * that came back, durable writes, fetches waiting for a handle, the
- * server's and the upstreams' timeouts. Returns the work done. */
+ * that came back, durable writes, fetches waiting for a handle (the
+ * server's and the upstreams' timeouts are timers of the shard's wheel,
+ * run by net_timers()). Returns the work done. */
 unsigned int serve_poll(struct serve *sv);
 /* The next task to consume (a new request, or a woken fiber), or NULL. */
 struct ewyk_task *serve_next_task(struct serve *sv);
