@@ -10,8 +10,9 @@ Every break lives in tests/mutation/breaks/*.toml (one file per area). The
 run copies the source tree into build-mutation/tree and tree-1 (one per
 job, -j, default 2; only files that changed are rewritten, so their
 builds stay incremental from one run to the next), builds there what the
-breaks' tests need (unoptimised, without debug information: a compile is
-what each break costs), runs every test the breaks name on the unbroken
+breaks' tests need (unoptimised, without debug information, through
+ccache: a compile is what each break costs, and a file put back or a
+break of an earlier run is a hit), runs every test the breaks name on the unbroken
 tree (the control: each must pass and run at least one test), then, two
 at a time, patches one file for a break, rebuilds only the targets its
 tests need, runs them, and puts the file back. Exit status 1 if a break
@@ -318,11 +319,28 @@ def meson_tests(build):
 # The scratch build: neither optimised nor with debug information, which
 # together are more than half of what a compile costs (every break is one
 # compile, and the control run checks that the tests pass on this build
-# too); a break may leave a variable unused, so no -Werror.
+# too); a break may leave a variable unused, so no -Werror. Compiled
+# through ccache when there is one (meson takes it when it sets up): the
+# file a break put back compiles as a hit, and so does every broken file
+# of an earlier run, in either tree.
 BUILD_OPTIONS = {'optimization': '0', 'debug': False, 'werror': False}
+CCACHE = shutil.which('ccache')
+
+
+def compiles_through_ccache(build):
+    out = subprocess.run(['meson', 'introspect', build, '--compilers'],
+                         capture_output=True, text=True).stdout
+    try:
+        exe = json.loads(out)['host']['c']['exelist']
+    except (ValueError, KeyError):
+        return False
+    return any(os.path.basename(x) == 'ccache' for x in exe)
 
 
 def configure(tree, build):
+    if (os.path.exists(os.path.join(build, 'build.ninja')) and CCACHE and
+            'CC' not in os.environ and not compiles_through_ccache(build)):
+        shutil.rmtree(build)	# set up before ccache was installed
     if os.path.exists(os.path.join(build, 'build.ninja')):
         out = subprocess.run(['meson', 'introspect', build, '--buildoptions'],
                              capture_output=True, text=True).stdout
@@ -341,8 +359,10 @@ def configure(tree, build):
 
 
 def ninja(build, targets):
+    # Paths inside the tree hashed as relative ones: the trees share hits.
+    env = dict(os.environ, CCACHE_BASEDIR=os.path.dirname(build))
     p = subprocess.run(['ninja', '-C', build] + sorted(set(targets)),
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=env)
     return p.returncode == 0, p.stdout + p.stderr
 
 
