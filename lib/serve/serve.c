@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "http_tcp.h"
 #include "access_log.h"
 #include "body.h"
@@ -114,6 +116,7 @@ serve_create(const struct serve_conf *conf)
 	memset(sv, 0, sizeof(*sv));
 	sv->conf = *conf;
 	sv->ns = conf->ns;
+	sv->ns_mult = lat_ns_mult(rte_get_tsc_hz());
 	sv->handle = dispatch_handle;
 	sv->start.run = start_production;
 	sv->start.type = EWYK_NON_BLOCKING;
