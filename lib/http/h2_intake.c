@@ -359,7 +359,8 @@ body_to_slot(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
 			h2_refuse_body(h, st, 503);
 			return 0;
 		}
-		memcpy(s->data, st->body, st->body_len);
+		if (st->body_len > 0)	/* what came before, inline */
+			memcpy(s->data, st->body, st->body_len);
 		http_mem_free(http_conn_mem(h->c), st->body);
 		st->body = NULL;
 		st->body_cap = 0;
