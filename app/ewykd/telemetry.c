@@ -725,7 +725,7 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	 * (--max-body, --body-buffers), and those refused. */
 	rte_tel_data_add_dict_u64(d, "body_buffers_taken_count",
 			SUM(s->http_stats.body_slots_taken));
-	rte_tel_data_add_dict_int(d, "body_buffers_busy_count",
+	rte_tel_data_add_dict_int(d, "body_buffers_busy",
 			(int)SUM(s->http_stats.body_slots_in_use));
 	rte_tel_data_add_dict_u64(d, "body_buffers_short_count",
 			SUM(s->http_stats.body_slots_short));

@@ -248,6 +248,19 @@ FLAT = {
                               "Idle connections closed", 1),
         "pipeline_full_count": ("ewyk_http_pipeline_full_total", C,
                                 "Times a connection's pipeline was full", 1),
+        "body_buffers_taken_count": ("ewyk_http_body_buffers_taken_total", C,
+                                     "Request bodies over 4 KiB gathered whole in a "
+                                     "body buffer (--max-body)", 1),
+        "body_buffers_busy": ("ewyk_http_body_buffers_busy", G,
+                              "Body buffers holding a body now (of --body-buffers "
+                              "per shard)", 1),
+        "body_buffers_short_count": ("ewyk_http_body_buffers_short_total", C,
+                                     "Bodies refused (503) with every body buffer "
+                                     "busy", 1),
+        "bodies_too_large_count": ("ewyk_http_bodies_too_large_total", C,
+                                   "Bodies past --max-body refused (413)", 1),
+        "body_timeouts_count": ("ewyk_http_body_timeouts_total", C,
+                                "Bodies that stopped coming, cut (408)", 1),
         "http2_streams_count": ("ewyk_http2_streams_total", C, "HTTP/2 streams", 1),
         "http2_open_streams": ("ewyk_http2_open_streams", G, "HTTP/2 streams open", 1),
         "http2_resets_in_count": ("ewyk_http2_resets_in_total", C,

@@ -242,8 +242,10 @@ http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 		status = 405;
 	} else if (!(rt->flags & HTTP_ROUTE_BODY_STREAM) && r->body == NULL &&
 			(r->chunked || r->content_length > 0)) {
-		/* A body is handed whole, or read by the route's reader. */
+		/* A body is handed whole (up to max_body: the intake
+		 * gathers no larger one), or read by the route's reader. */
 		status = 413;
+		k->stats->bodies_too_large++;
 	} else {
 		return k->dispatch(k->dispatch_ctx, rt, r, http_version,
 				(struct http_origin){ c->index, c->gen, stream,
