@@ -18,6 +18,7 @@
 
 #include "h2_frame.h"
 #include "h2_proto.h"
+#include "http_body_pool.h"
 #include "http_conn.h"
 
 #define H2_MAX_STREAMS 100
@@ -99,7 +100,6 @@ struct h2_stream {
 	bool blocked;		/* its DATA waits for its window */
 	bool deferred;		/* its source said HTTP_SOURCE_AGAIN */
 	bool too_large;		/* headers past the limits: 431 */
-	bool body_too_large;	/* 413 */
 	bool malformed;		/* RFC 9113 8.1.1: RST_STREAM PROTOCOL_ERROR */
 	bool trailers;		/* the block being decoded is trailers */
 	bool regular_seen;	/* a field not a pseudo-header came */
@@ -291,6 +291,9 @@ void h2_request_head(struct h2_conn *h, struct h2_stream *st, bool end_stream);
 /* The request goes to its route, or is refused: once it is whole, or,
  * for a body-stream route, once its head is (more: its body follows). */
 void h2_handle(struct h2_conn *h, struct h2_stream *st, bool more);
+/* A request refused before its body is whole (413, 503): answered at
+ * once, the rest of its body dropped as it comes. */
+void h2_refuse_body(struct h2_conn *h, struct h2_stream *st, int status);
 /* DATA bytes of st, and the end of its body. */
 void h2_data(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
 		uint32_t n);

@@ -256,7 +256,8 @@ h2_stream_free(struct h2_conn *h, struct h2_stream *st)
 		http_conn_release(h->c, st->ans);
 	body_drop(h, st);
 	h2_stats(h)->h2_streams_open--;
-	http_mem_free(http_conn_mem(h->c), st->body);
+	http_body_slot_put(st->req.body_slot);	/* a body gathered past */
+	http_mem_free(http_conn_mem(h->c), st->body);	/* the request's own */
 	http_mem_free(http_conn_mem(h->c), st);
 }
 
@@ -705,6 +706,18 @@ pseudo_complete(const struct h2_stream *st)
 		r->method == HTTP_OPTIONS));
 }
 
+/* A request whose handler takes its body whole, said (content-length)
+ * to be past max_body: refused at its head, before its body comes. */
+static bool
+said_too_large(struct h2_conn *h, struct h2_stream *st)
+{
+	const struct http_route *rt = route_of(h, st);
+
+	return st->req.content_length > (int64_t)h->c->srv->conf.max_body &&
+		rt != NULL && !(rt->flags & HTTP_ROUTE_BODY_STREAM) &&
+		(rt->methods & http_method_bit(st->req.method));
+}
+
 void
 h2_request_head(struct h2_conn *h, struct h2_stream *st, bool end_stream)
 {
@@ -729,6 +742,10 @@ h2_request_head(struct h2_conn *h, struct h2_stream *st, bool end_stream)
 		 * head: its body follows, for its reader. */
 		h2_stats(h)->by_method[st->req.method]++;
 		h2_handle(h, st, true);
+	} else if (said_too_large(h, st)) {
+		/* Refused before its body comes (413), the body dropped. */
+		h2_stats(h)->bodies_too_large++;
+		h2_refuse_body(h, st, 413);
 	}
 }
 
@@ -741,9 +758,8 @@ h2_handle(struct h2_conn *h, struct h2_stream *st, bool more)
 	int taken;
 
 	st->handled = true;
-	if (st->too_large || st->body_too_large || st->req.path.len == 0) {
-		h2_refuse(h, st, st->too_large ? 431 : st->body_too_large ?
-				413 : 400, NULL);
+	if (st->too_large || st->req.path.len == 0) {
+		h2_refuse(h, st, st->too_large ? 431 : 400, NULL);
 		return;
 	}
 	if (st->req.target.len > h->c->srv->conf.max_target) {
@@ -756,17 +772,21 @@ h2_handle(struct h2_conn *h, struct h2_stream *st, bool more)
 		 * without. */
 		st->req.chunked = more && st->req.content_length < 0;
 		st->body_ended = !more;
+	} else if (st->body_len == 0) {
+		st->req.content_length = -1;
 	} else {
-		/* The body (at most EWYK_REQUEST_BODY_MAX: see h2_data())
-		 * goes with the request. */
-		st->req.body = st->body_len > 0 ? (const char *)st->body : NULL;
+		/* The body (at most max_body: see h2_data()) goes with the
+		 * request, its slot with it when it has one. */
+		st->req.body = st->req.body_slot != NULL ?
+			(const char *)st->req.body_slot->data :
+			(const char *)st->body;
 		st->req.body_len = st->body_len;
-		st->req.content_length = st->body_len > 0 ?
-			(int64_t)st->body_len : -1;
+		st->req.content_length = (int64_t)st->body_len;
 	}
 	taken = http_conn_dispatch(h->c, route_of(h, st), &st->req, 2,
 			(uint32_t)st->id, 0, allow, sizeof(allow), &ans);
 	if (taken == HTTP_DISPATCH_TAKEN) {
+		st->req.body_slot = NULL;	/* the request holds it now */
 		st->awaiting = true;
 		st->streaming = reads;
 	} else if (taken == HTTP_DISPATCH_ANSWERED) {
@@ -777,6 +797,42 @@ h2_handle(struct h2_conn *h, struct h2_stream *st, bool more)
 }
 
 /* Bodies ------------------------------------------------------------------------ */
+
+void
+h2_refuse_body(struct h2_conn *h, struct h2_stream *st, int status)
+{
+	st->handled = true;
+	h2_stats(h)->by_method[st->req.method]++;
+	http_conn_refused(h->c, &st->req, status, 2, (uint32_t)st->id, 0);
+	h2_refuse(h, st, status, NULL);
+	http_body_slot_put(st->req.body_slot);
+	st->req.body_slot = NULL;
+}
+
+/* A body past what a request's own buffer holds goes into one of the
+ * server's body slots, what came before it moved there; none free: 503. */
+static void
+body_to_slot(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
+		uint32_t n)
+{
+	struct http_body_slot *s = st->req.body_slot;
+
+	if (s == NULL) {
+		s = http_body_slot_get(&h->c->srv->bodies);
+		if (s == NULL) {
+			h2_refuse_body(h, st, 503);
+			return;
+		}
+		if (st->body_len > 0)
+			memcpy(s->data, st->body, st->body_len);
+		http_mem_free(http_conn_mem(h->c), st->body);
+		st->body = NULL;
+		st->body_cap = 0;
+		st->req.body_slot = s;
+	}
+	memcpy(s->data + st->body_len, p, n);
+	st->body_len += n;
+}
 
 void
 h2_data(struct h2_conn *h, struct h2_stream *st, const uint8_t *p, uint32_t n)
@@ -800,10 +856,20 @@ h2_data(struct h2_conn *h, struct h2_stream *st, const uint8_t *p, uint32_t n)
 	}
 	/* Any other stream's bytes are taken now. */
 	h2_consumed(h, st, n);
-	if (st->handled || st->body_too_large)
+	if (st->handled)
 		return;	/* refused: dropped */
-	if (n > EWYK_REQUEST_BODY_MAX - st->body_len) {
-		st->body_too_large = true;	/* answered 413 at its end */
+	if (n > h->c->srv->conf.max_body - st->body_len) {
+		/* Past max_body: refused as it crosses, the rest dropped. */
+		h2_stats(h)->bodies_too_large++;
+		h2_refuse_body(h, st, 413);
+		return;
+	}
+	/* Large (or said to be): straight to a slot, no step through the
+	 * shard's memory. */
+	if (st->req.body_slot != NULL ||
+			st->body_len + n > EWYK_REQUEST_BODY_MAX ||
+			st->req.content_length > EWYK_REQUEST_BODY_MAX) {
+		body_to_slot(h, st, p, n);
 		return;
 	}
 	if (st->body_len + n > st->body_cap) {

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "http_tcp.h"
 #include "access_log.h"
 #include "body.h"
@@ -83,6 +85,8 @@ http_create(struct serve *sv)
 		.keepalive_timeout_ms = c->keepalive_timeout_ms,
 		.max_head_bytes = c->max_head_bytes,
 		.max_target = c->max_target,
+		.max_body = c->max_body,
+		.body_buffers = c->body_buffers,
 	};
 
 	sv->http = http_server_create(&hc);
@@ -114,6 +118,7 @@ serve_create(const struct serve_conf *conf)
 	memset(sv, 0, sizeof(*sv));
 	sv->conf = *conf;
 	sv->ns = conf->ns;
+	sv->ns_mult = lat_ns_mult(rte_get_tsc_hz());
 	sv->handle = dispatch_handle;
 	sv->start.run = start_production;
 	sv->start.type = EWYK_NON_BLOCKING;
@@ -264,4 +269,10 @@ unsigned int
 serve_finish(struct serve *sv)
 {
 	return dispatch_drain_completions(sv) + waits_cancel_all(sv);
+}
+
+void
+serve_cut_sleeps(struct serve *sv)
+{
+	waits_cut_sleeps(sv);
 }

@@ -120,6 +120,7 @@ struct serve_task {
 struct serve {
 	struct serve_conf conf;
 	struct net_stack *ns;
+	uint64_t ns_mult;		/* TSC cycles to ns (lat_ns_mult) */
 	struct http_server *http;
 	struct upstream_client *upstream;	/* NULL: no upstreams */
 	struct ewyk_strategy *strategy;
@@ -139,6 +140,7 @@ struct serve {
 	struct ewyk_fiber_pool *fibers;	/* NULL: --fibers 0 */
 	struct ilink *waiting;		/* every armed wait's task */
 	struct net_timer gone_scan;	/* looks for clients gone */
+	uint32_t sleeps_cut;		/* futex: threads' sleeps end (stop) */
 	/* The body watch (body.c): per connection slot, the requests whose
 	 * body is read as it arrives. */
 	struct ilink **body_watch;
