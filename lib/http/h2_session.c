@@ -826,12 +826,9 @@ gathered(struct h2_conn *h, const uint8_t *p)
 static void
 read_frames(struct h2_conn *h, const uint8_t *data, uint32_t len)
 {
-	const uint8_t *p = data, *end;
+	const uint8_t *p = data, *end = data + len;
 	struct http_mem *m = http_conn_mem(h->c);
 
-	if (len == 0)
-		return;		/* data may be NULL: a session started by ALPN */
-	end = data + len;
 	while (p < end && !h->failed) {
 		uint32_t avail = (uint32_t)(end - p), n;
 
