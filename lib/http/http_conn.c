@@ -328,7 +328,9 @@ http_conn_start_h2(struct http_conn *c, const uint8_t *data, uint32_t len)
 		return;
 	}
 	switch_proto(c, &h2_proto, h);
-	c->proto->recv(c, data, len);
+	/* Started with no bytes (TLS's ALPN), it still gets a buffer: a
+	 * protocol may do arithmetic on it (NULL + 0 is undefined). */
+	c->proto->recv(c, data != NULL ? data : (const uint8_t *)"", len);
 }
 
 bool
