@@ -39,7 +39,9 @@ right after the opening quotes dropped) take it as it is, backslashes
 included. For several edits of the same file give old and new as lists of
 the same length. Choose a break a user would suffer from (a limit, a
 counter an operator alerts on, a validator, an order, a timer), make it
-small and plausible, and name the test that must fail on it:
+small and plausible, in a .c file where one will do (a header shared
+across a library recompiles all of it, broken and again put back), and
+name the test that must fail on it:
 
     NAME             the meson test NAME (meson test --list), whole
     NAME:GLOB        the same, only its cmocka tests matching GLOB (the
