@@ -298,6 +298,8 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
 		.max_head_bytes = cfg->max_header_bytes,
 		.max_target = cfg->max_target,
+		.max_body = cfg->max_body,
+		.body_buffers = cfg->body_buffers,
 		.tls = e->tls,
 		.tls_port = cfg->tls_port,
 		.tls_stats = &s->tls_stats,

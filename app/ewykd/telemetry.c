@@ -721,6 +721,18 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "idle_closes_count", SUM(s->http_stats.idle_closes));
 	rte_tel_data_add_dict_u64(d, "pipeline_full_count",
 			SUM(s->http_stats.pipeline_full));
+	/* Bodies gathered whole past 4 KiB, in the shards' body buffers
+	 * (--max-body, --body-buffers), and those refused. */
+	rte_tel_data_add_dict_u64(d, "body_buffers_taken_count",
+			SUM(s->http_stats.body_slots_taken));
+	rte_tel_data_add_dict_int(d, "body_buffers_busy_count",
+			(int)SUM(s->http_stats.body_slots_in_use));
+	rte_tel_data_add_dict_u64(d, "body_buffers_short_count",
+			SUM(s->http_stats.body_slots_short));
+	rte_tel_data_add_dict_u64(d, "bodies_too_large_count",
+			SUM(s->http_stats.bodies_too_large));
+	rte_tel_data_add_dict_u64(d, "body_timeouts_count",
+			SUM(s->http_stats.body_timeouts));
 	rte_tel_data_add_dict_u64(d, "http2_streams_count", SUM(s->http_stats.h2_streams));
 	rte_tel_data_add_dict_int(d, "http2_open_streams", (int)open);
 	rte_tel_data_add_dict_u64(d, "http2_resets_in_count",

@@ -18,6 +18,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->max_conns = 4096;
 	cfg->syn_backlog = 1024;
 	cfg->max_time_wait = 2048;
+	cfg->bufs_keep = 1024;
 	cfg->mbuf_reserve = 0;
 	cfg->sndq_mbufs_max = 0;
 	cfg->snd_buf = 256 * 1024;
@@ -99,6 +100,7 @@ net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
 		struct arp_cache *arp, net_tx_fn tx_fn, void *tx_ctx)
 {
 	struct net_port *p;
+	uint32_t i;
 
 	if (ns->nb_ports == NET_MAX_PORTS)
 		return -1;
@@ -107,7 +109,9 @@ net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
 	p->arp = arp;
 	p->tx_fn = tx_fn;
 	p->tx_ctx = tx_ctx;
-	p->addr[NET_LOCAL_V4] = net_ip4(ifc->ip);
+	for (i = 0; i < net_if_ip_count(ifc); i++)
+		p->addr[net_local_v4(i)] = net_ip4(rte_cpu_to_be_32(
+				rte_be_to_cpu_32(ifc->ip) + i));
 	return ns->nb_ports++;
 }
 
@@ -312,6 +316,18 @@ net_tx(struct net_stack *ns, uint8_t port, struct rte_mbuf *m)
 		port_flush(ns, port);
 }
 
+/* Which of the port's IPv4 addresses ip (network order) is, as the
+ * offset from its first; -1: none. */
+static inline int
+ip4_local(const struct net_if *ifc, uint32_t ip)
+{
+	uint32_t off = rte_be_to_cpu_32(ip) - rte_be_to_cpu_32(ifc->ip);
+
+	if (ifc->ip == 0)
+		return -1;
+	return off < net_if_ip_count(ifc) ? (int)off : -1;
+}
+
 static void
 arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 {
@@ -320,6 +336,7 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	struct arp_view a;
 	enum net_drop why;
 	uint8_t *p;
+	bool ours;
 
 	why = arp_parse(eth->payload, eth->len, &a);
 	if (why != NET_OK) {
@@ -329,10 +346,11 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	}
 	ns->stats->arp_in++;
 	/* RFC 826: learn the sender if it talks to us (or refresh it). */
-	if (a.spa != 0 && (a.tpa == ifc->ip ||
+	ours = ip4_local(ifc, a.tpa) >= 0;
+	if (a.spa != 0 && (ours ||
 			arp_cache_lookup(arp, a.spa, (uint8_t[6]){0}, ns->now_ms)))
 		arp_cache_update(arp, a.spa, a.sha, ns->now_ms);
-	if (a.op != 1 || a.tpa != ifc->ip) {
+	if (a.op != 1 || !ours) {
 		if (a.op == 1)
 			ns->stats->arp_other_targets++;
 		rte_pktmbuf_free(m);
@@ -352,7 +370,7 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	p[7] = 2;			/* op: reply */
 	memcpy(p + 18, p + 8, 10);	/* target = old sender (mac + ip) */
 	memcpy(p + 8, ifc->mac, 6);
-	memcpy(p + 14, &ifc->ip, 4);
+	memcpy(p + 14, &a.tpa, 4);	/* whichever of our addresses it asked */
 	ns->stats->arp_replies++;
 	net_tx(ns, ns->cur_port, m);
 }
@@ -430,7 +448,7 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 	memcpy(frame, eth->src, 6);
 	memcpy(frame + 6, ifc->mac, 6);
 	memcpy(iph + 16, iph + 12, 4);
-	memcpy(iph + 12, &ifc->ip, 4);
+	memcpy(iph + 12, &ip->dst.v4, 4);	/* the address it asked */
 	iph[8] = NET_TTL;
 	iph[10] = iph[11] = 0;
 	sum = cksum_buf(iph, ip->hdr_len);
@@ -446,6 +464,20 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 }
 
 
+/* A packet not for the port's first IPv4 address: for one of its
+ * further ones (ip->local set), or not ours. Out of line: a port with one
+ * address never gets here with a packet of its own. */
+static __rte_noinline enum net_drop
+ipv4_further_local(const struct net_if *ifc, struct ip_view *ip)
+{
+	int off = ip4_local(ifc, ip->dst.v4);
+
+	if (off < 0)
+		return NET_DROP_IP_NOT_OURS;
+	ip->local = net_local_v4((uint32_t)off);
+	return NET_OK;
+}
+
 static void
 ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 {
@@ -456,7 +488,9 @@ ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	why = ipv4_parse(eth->payload, eth->len, &ip);
 	if (why == NET_OK && ip.dst.v4 != net_ifc(ns, ns->cur_port)->ip)
 		why = NET_DROP_IP_NOT_OURS;
-	if (why != NET_OK)
+	if (why != NET_OK && (why != NET_DROP_IP_NOT_OURS || (why =
+			ipv4_further_local(net_ifc(ns, ns->cur_port), &ip)) !=
+			NET_OK))
 		goto drop;
 	switch (ip.proto) {
 	case IPPROTO_ICMP_:

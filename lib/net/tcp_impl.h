@@ -23,13 +23,23 @@ enum tcp_state {
 	TCP_STATE__COUNT
 };
 
+/*
+ * A connection's three rings (the send queue's chunks, the out-of-order
+ * segments, the scoreboard) live in a block of its own, struct tcp_bufs,
+ * taken from the shard's pool when the connection first has something to
+ * keep (data to send, a segment out of order) and given back once all
+ * three are empty again (tcp_bufs.c): an idle connection holds only its
+ * counts, a few hundred bytes. Where a ring's pointer is NULL its count
+ * is zero.
+ */
+
 /* Send queue: the byte stream from snd_una on, as a ring of mbufs holding
  * data. Segments are built from refcounted clones of these, so a
  * retransmission copies nothing. */
 #define TCP_SNDQ_SLOTS 64
 
 struct tcp_sndq {
-	struct rte_mbuf *chunk[TCP_SNDQ_SLOTS];
+	struct rte_mbuf **chunk;	/* TCP_SNDQ_SLOTS, or NULL */
 	uint16_t head;
 	uint16_t count;
 	uint32_t head_off;	/* bytes of chunk[head] already acknowledged */
@@ -40,11 +50,15 @@ struct tcp_sndq {
  * order without overlap, up to TCP_OOO_SEGS and the receive window. */
 #define TCP_OOO_SEGS 32
 
-struct tcp_ooo {
+struct tcp_ooo_ring {
 	struct rte_mbuf *m[TCP_OOO_SEGS];
 	uint32_t seq[TCP_OOO_SEGS];
 	uint16_t off[TCP_OOO_SEGS];	/* payload offset in the mbuf */
 	uint16_t len[TCP_OOO_SEGS];
+};
+
+struct tcp_ooo {
+	struct tcp_ooo_ring *a;	/* or NULL */
 	uint8_t n;
 	uint32_t last_seq;	/* most recent arrival: first SACK block */
 };
@@ -74,6 +88,13 @@ struct tcp_seg {
 struct tcp_block {
 	uint32_t start;
 	uint32_t end;
+};
+
+struct tcp_bufs {
+	struct rte_mbuf *chunk[TCP_SNDQ_SLOTS];
+	struct tcp_ooo_ring ooo;
+	struct tcp_seg segs[TCP_SEG_RING];
+	struct tcp_bufs *free_next;
 };
 
 #define TCP_F_FIN_QUEUED 0x0001	/* close requested: FIN follows the data */
@@ -187,7 +208,7 @@ struct tcp_conn {
 	uint64_t rtt_start;
 	struct tcp_sndq sndq;
 	struct tcp_ooo ooo;
-	struct tcp_seg segs[TCP_SEG_RING];	/* valid: seg_head, nsegs */
+	struct tcp_seg *segs;	/* TCP_SEG_RING; valid: seg_head, nsegs */
 };
 
 /* Congestion control behind a small interface: NewReno and CUBIC. Times
@@ -229,7 +250,7 @@ extern const struct tcp_cc_ops tcp_cc_cubic;
 static inline uint8_t
 tcp_family(const struct tcp_conn *c)
 {
-	return c->local == NET_LOCAL_V4 ? NET_AF_INET : NET_AF_INET6;
+	return net_local_is_v6(c->local) ? NET_AF_INET6 : NET_AF_INET;
 }
 
 /* The IP header before a segment of the family. */
@@ -237,6 +258,29 @@ static inline uint16_t
 tcp_ip_hdr_len(uint8_t family)
 {
 	return family == NET_AF_INET6 ? IPV6_HDR_LEN : IPV4_HDR_MIN;
+}
+
+/* The connection's rings (tcp_bufs.c): taken now if it has none (false:
+ * no memory for them); given back when the connection goes (they must be
+ * empty then: nsegs is cleared), or by tcp_bufs_put_idle(). */
+bool tcp_bufs_get(struct net_stack *ns, struct tcp_conn *c);
+void tcp_bufs_put(struct net_stack *ns, struct tcp_conn *c);
+void tcp_bufs_fini(struct net_stack *ns);
+
+static inline bool
+tcp_bufs_take(struct net_stack *ns, struct tcp_conn *c)
+{
+	return likely(c->segs != NULL) || tcp_bufs_get(ns, c);
+}
+
+/* After input: with all three rings empty, they go back, once more than
+ * cfg.bufs_keep connections hold some. */
+static inline void
+tcp_bufs_put_idle(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (c->segs != NULL && ns->stats->tcp_bufs_used > ns->cfg.bufs_keep &&
+			c->sndq.count == 0 && c->nsegs == 0 && c->ooo.n == 0)
+		tcp_bufs_put(ns, c);
 }
 
 /* table */
@@ -250,6 +294,10 @@ struct tcp_conn *tcp_lookup(struct net_stack *ns, uint8_t port, uint8_t local,
 /* A fresh connection towards the peer at raddr:rport by port, or NULL. */
 struct tcp_conn *tcp_conn_new(struct net_stack *ns, uint8_t port,
 		uint8_t local, const union net_ip *raddr, uint16_t rport,
+		uint16_t lport, const uint8_t peer_mac[6]);
+/* The active open of tcp_connect_addr() from the port's address local. */
+struct tcp_conn *tcp_connect_from(struct net_stack *ns, uint8_t port,
+		uint8_t local, const struct net_addr *raddr, uint16_t rport,
 		uint16_t lport, const uint8_t peer_mac[6]);
 /* Unhooks and recycles; calls the closed upcall if the app holds it. */
 void tcp_conn_free(struct net_stack *ns, struct tcp_conn *c);
@@ -368,7 +416,8 @@ bool tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
 /* The highest entry not SACKed: true with its range. */
 bool tcp_seg_last_unsacked(struct tcp_conn *c, uint32_t *start,
 		uint32_t *end);
-bool tcp_ooo_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t seq,
+bool tcp_ooo_insert(struct net_stack *ns, struct tcp_conn *c,
+		struct rte_mbuf *m, uint32_t seq,
 		uint16_t off, uint16_t len);
 void tcp_ooo_deliver(struct net_stack *ns, struct tcp_conn *c);
 void tcp_ooo_free(struct tcp_conn *c);

@@ -22,9 +22,13 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	 * the TIME-WAIT linger. */
 	tcp_release_app(ns, c);
 	if (ns->stats->tcp_time_wait >= ns->cfg.max_time_wait) {
-		/* The table is full: drop the oldest assurance, not a
-		 * live connection (like Linux's bucket overflow). */
+		/* The table is full: this one goes without its TIME-WAIT,
+		 * not a live connection (like Linux's bucket overflow); but
+		 * the peer's FIN is acknowledged first, or the peer would
+		 * retransmit it to a connection that is gone. */
 		ns->stats->tcp.time_wait_overflow++;
+		if (c->flags & TCP_F_ACK_NOW)
+			tcp_send_ack(ns, c);
 		tcp_conn_kill(ns, c);
 		return;
 	}
@@ -35,6 +39,7 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	tcp_sndq_free(ns, &c->sndq);
 	tcp_sndq_wait_end(ns, c);
 	tcp_ooo_free(c);
+	tcp_bufs_put(ns, c);	/* nothing will be sent but ACKs */
 	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
 }
 
@@ -661,7 +666,7 @@ data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 
 		ns->stats->tcp.ooo_segs++;
 		if (len > 0 && !mbufs_short(ns))
-			kept = tcp_ooo_insert(c, m, seq,
+			kept = tcp_ooo_insert(ns, c, m, seq,
 					(uint16_t)(data - rte_pktmbuf_mtod(m,
 					const uint8_t *)), (uint16_t)len);
 		if (!kept) {
@@ -805,12 +810,17 @@ tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ip_view *ip,
 	kept = conn_input(ns, c, m, ip, t);
 	/* The upper layer may have made room (while sending, say): hand it
 	 * queued data that now follows rcv_nxt. */
-	if (!tcp_is_dead(c) && c->ooo.n > 0 && SEQ_LEQ(c->ooo.seq[0], c->rcv_nxt))
+	if (!tcp_is_dead(c) && c->ooo.n > 0 &&
+			SEQ_LEQ(c->ooo.a->seq[0], c->rcv_nxt))
 		tcp_ooo_deliver(ns, c);
 	c->flags &= ~TCP_F_IN_INPUT;
-	if (tcp_is_dead(c))
+	if (tcp_is_dead(c)) {
 		tcp_conn_free(ns, c);
-	else
+	} else {
+		/* All sent acknowledged, nothing out of order, nothing new
+		 * written: the rings go back until there is. */
+		tcp_bufs_put_idle(ns, c);
 		tcp_output_later(ns, c);
+	}
 	return kept;
 }

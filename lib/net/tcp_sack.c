@@ -263,28 +263,34 @@ tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
 static void
 ooo_remove(struct tcp_ooo *q, unsigned int i, bool free_mbuf)
 {
+	struct tcp_ooo_ring *a = q->a;
+
 	if (free_mbuf)
-		rte_pktmbuf_free(q->m[i]);
-	memmove(&q->m[i], &q->m[i + 1], (q->n - i - 1) * sizeof(q->m[0]));
-	memmove(&q->seq[i], &q->seq[i + 1], (q->n - i - 1) * sizeof(q->seq[0]));
-	memmove(&q->off[i], &q->off[i + 1], (q->n - i - 1) * sizeof(q->off[0]));
-	memmove(&q->len[i], &q->len[i + 1], (q->n - i - 1) * sizeof(q->len[0]));
+		rte_pktmbuf_free(a->m[i]);
+	memmove(&a->m[i], &a->m[i + 1], (q->n - i - 1) * sizeof(a->m[0]));
+	memmove(&a->seq[i], &a->seq[i + 1], (q->n - i - 1) * sizeof(a->seq[0]));
+	memmove(&a->off[i], &a->off[i + 1], (q->n - i - 1) * sizeof(a->off[0]));
+	memmove(&a->len[i], &a->len[i + 1], (q->n - i - 1) * sizeof(a->len[0]));
 	q->n--;
 }
 
 bool
-tcp_ooo_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t seq,
-		uint16_t off, uint16_t len)
+tcp_ooo_insert(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
+		uint32_t seq, uint16_t off, uint16_t len)
 {
 	struct tcp_ooo *q = &c->ooo;
+	struct tcp_ooo_ring *a;
 	uint32_t end = seq + len;
 	unsigned int i = 0;
 
+	if (!tcp_bufs_take(ns, c))
+		return false;	/* dropped: the peer sends it again */
+	a = q->a;
 	/* Trim what a queued segment before it already holds. */
-	while (i < q->n && SEQ_LEQ(q->seq[i] + q->len[i], seq))
+	while (i < q->n && SEQ_LEQ(a->seq[i] + a->len[i], seq))
 		i++;
-	if (i < q->n && SEQ_LEQ(q->seq[i], seq)) {
-		uint32_t held = q->seq[i] + q->len[i];
+	if (i < q->n && SEQ_LEQ(a->seq[i], seq)) {
+		uint32_t held = a->seq[i] + a->len[i];
 
 		if (SEQ_GEQ(held, end))
 			return false;	/* a duplicate */
@@ -294,20 +300,20 @@ tcp_ooo_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t seq,
 	}
 	/* Drop queued segments it covers entirely; trim its tail against
 	 * the next one. */
-	while (i < q->n && SEQ_LEQ(q->seq[i] + q->len[i], end))
+	while (i < q->n && SEQ_LEQ(a->seq[i] + a->len[i], end))
 		ooo_remove(q, i, true);
-	if (i < q->n && SEQ_LT(q->seq[i], end))
-		end = q->seq[i];
+	if (i < q->n && SEQ_LT(a->seq[i], end))
+		end = a->seq[i];
 	if (!SEQ_LT(seq, end) || q->n == TCP_OOO_SEGS)
 		return false;
-	memmove(&q->m[i + 1], &q->m[i], (q->n - i) * sizeof(q->m[0]));
-	memmove(&q->seq[i + 1], &q->seq[i], (q->n - i) * sizeof(q->seq[0]));
-	memmove(&q->off[i + 1], &q->off[i], (q->n - i) * sizeof(q->off[0]));
-	memmove(&q->len[i + 1], &q->len[i], (q->n - i) * sizeof(q->len[0]));
-	q->m[i] = m;
-	q->seq[i] = seq;
-	q->off[i] = off;
-	q->len[i] = (uint16_t)(end - seq);
+	memmove(&a->m[i + 1], &a->m[i], (q->n - i) * sizeof(a->m[0]));
+	memmove(&a->seq[i + 1], &a->seq[i], (q->n - i) * sizeof(a->seq[0]));
+	memmove(&a->off[i + 1], &a->off[i], (q->n - i) * sizeof(a->off[0]));
+	memmove(&a->len[i + 1], &a->len[i], (q->n - i) * sizeof(a->len[0]));
+	a->m[i] = m;
+	a->seq[i] = seq;
+	a->off[i] = off;
+	a->len[i] = (uint16_t)(end - seq);
 	q->n++;
 	q->last_seq = seq;
 	return true;
@@ -318,22 +324,23 @@ void
 tcp_ooo_deliver(struct net_stack *ns, struct tcp_conn *c)
 {
 	struct tcp_ooo *q = &c->ooo;
+	struct tcp_ooo_ring *a = q->a;
 
 	(void)ns;	/* the upcalls are the connection's own */
-	while (q->n > 0 && SEQ_LEQ(q->seq[0], c->rcv_nxt) &&
+	while (q->n > 0 && SEQ_LEQ(a->seq[0], c->rcv_nxt) &&
 			!(c->flags & TCP_F_DEAD)) {
-		uint32_t skip = c->rcv_nxt - q->seq[0], taken;
+		uint32_t skip = c->rcv_nxt - a->seq[0], taken;
 
-		if (skip >= q->len[0]) {
+		if (skip >= a->len[0]) {
 			ooo_remove(q, 0, true);
 			continue;
 		}
 		taken = c->app != NULL ? c->up->recv(c->up_ctx, c,
-				rte_pktmbuf_mtod_offset(q->m[0], uint8_t *,
-				q->off[0] + skip), q->len[0] - skip) :
-			q->len[0] - skip;
+				rte_pktmbuf_mtod_offset(a->m[0], uint8_t *,
+				a->off[0] + skip), a->len[0] - skip) :
+			a->len[0] - skip;
 		c->rcv_nxt += taken;
-		if (taken < q->len[0] - skip)
+		if (taken < a->len[0] - skip)
 			break;		/* the application is full */
 		ooo_remove(q, 0, true);
 	}
@@ -351,15 +358,16 @@ int
 tcp_ooo_blocks(const struct tcp_conn *c, struct tcp_block *out, int max)
 {
 	const struct tcp_ooo *q = &c->ooo;
+	const struct tcp_ooo_ring *a = q->a;
 	struct tcp_block all[TCP_OOO_SEGS];
 	int n = 0, i, first = 0, k = 0;
 
 	for (i = 0; i < q->n; i++) {
-		if (n > 0 && all[n - 1].end == q->seq[i]) {
-			all[n - 1].end += q->len[i];
+		if (n > 0 && all[n - 1].end == a->seq[i]) {
+			all[n - 1].end += a->len[i];
 		} else {
-			all[n].start = q->seq[i];
-			all[n].end = q->seq[i] + q->len[i];
+			all[n].start = a->seq[i];
+			all[n].end = a->seq[i] + a->len[i];
 			n++;
 		}
 	}

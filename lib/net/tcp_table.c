@@ -30,7 +30,9 @@ fmix64(uint64_t k)
 
 /* An IPv6 peer's other 12 bytes, mixed with the secret first: a plain
  * fold of them would let one who holds many prefixes make keys that
- * collide whatever the secret. Out of line: IPv4's keys never come here. */
+ * collide whatever the secret. Out of line: the keys of a port's first
+ * IPv4 address never come here (its further ones do, their zeros mixed
+ * with local alone). */
 static __rte_noinline uint64_t
 hash6_rest(const struct net_stack *ns, uint8_t local, const union net_ip *raddr)
 {
@@ -100,6 +102,7 @@ tcp_table_fini(struct net_stack *ns)
 			tcp_send_rst(ns, c);
 		tcp_conn_free(ns, c);
 	}
+	tcp_bufs_fini(ns);
 	rte_free(ns->conns);
 	rte_free(ns->index);
 	ns->conns = NULL;
@@ -168,7 +171,7 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 	c->last_rx_ms = ns->now_ms;
 	memset(&c->sndq, 0, sizeof(c->sndq));
 	ns->stats->tcp_conns_open++;
-	ns->stats->tcp_conns_open6 += local != NET_LOCAL_V4;
+	ns->stats->tcp_conns_open6 += net_local_is_v6(local);
 	return c;
 }
 
@@ -220,6 +223,7 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	tw_cancel(&ns->wheel, &c->idle);
 	tcp_sndq_free(ns, &c->sndq);
 	tcp_ooo_free(c);
+	tcp_bufs_put(ns, c);
 	tcp_sndq_wait_end(ns, c);
 	index_remove(ns, c);
 	c->state = TCP_CLOSED;
@@ -227,7 +231,7 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	c->free_next = ns->free_list;
 	ns->free_list = c;
 	ns->stats->tcp_conns_open--;
-	ns->stats->tcp_conns_open6 -= c->local != NET_LOCAL_V4;
+	ns->stats->tcp_conns_open6 -= net_local_is_v6(c->local);
 	ns->stats->tcp_conns_closed++;
 }
 

@@ -85,6 +85,8 @@ http_create(struct serve *sv)
 		.keepalive_timeout_ms = c->keepalive_timeout_ms,
 		.max_head_bytes = c->max_head_bytes,
 		.max_target = c->max_target,
+		.max_body = c->max_body,
+		.body_buffers = c->body_buffers,
 	};
 
 	sv->http = http_server_create(&hc);

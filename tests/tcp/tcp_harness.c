@@ -326,11 +326,18 @@ th_seg_from(uint32_t seq, uint32_t ack, uint8_t flags)
 void
 th_add_port(struct th *h)
 {
+	th_add_port_ips(h, 1);
+}
+
+void
+th_add_port_ips(struct th *h, uint16_t ip_count)
+{
 	h->arp2 = calloc(1, sizeof(*h->arp2));
 	assert_non_null(h->arp2);
 	arp_cache_init(h->arp2, 60000);
 	h->ifc2 = h->ifc;
 	h->ifc2.ip = TH_LOCAL_IP2;
+	h->ifc2.ip_count = ip_count;
 	memcpy(h->ifc2.ip6, local6_2, 16);
 	h->ifc2.mac[5] = 3;
 	h->tx[1].h = h;

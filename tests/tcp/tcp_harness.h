@@ -105,6 +105,8 @@ struct th_seg th_seg_from(uint32_t seq, uint32_t ack, uint8_t flags);
 /* A second port, 198.18.1.2/24 (2001:2:0:1::2/64) with MAC
  * 02:00:00:00:00:03. */
 void th_add_port(struct th *h);
+/* The same with ip_count IPv4 addresses from 198.18.1.2 on. */
+void th_add_port_ips(struct th *h, uint16_t ip_count);
 
 /* The test's family, by TH_FAMILY. */
 uint8_t th_family(void);

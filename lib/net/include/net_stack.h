@@ -35,10 +35,17 @@ struct rte_mempool;
 /* Interface settings, shared read-only by the shards of a port. A port
  * runs IPv4 with an ip, IPv6 with a prefix6 (and then also the link-local
  * address its MAC gives, net_ip6_link_local()), or both. */
+#define NET_IP4_ADDRS_MAX 64
+
 struct net_if {
 	uint8_t mac[6];
 	uint32_t ip;		/* network order; 0: no IPv4 on the port */
 	uint32_t netmask;	/* network order */
+	/* The port also owns the addresses after ip, ip_count in all (0 or
+	 * 1: ip alone; at most NET_IP4_ADDRS_MAX), all in its subnet: a
+	 * client's active opens spread over them, for more connections to
+	 * one server address and port than one address has local ports. */
+	uint16_t ip_count;
 	uint8_t ip6[16];	/* the global IPv6 address */
 	uint8_t prefix6;	/* its prefix length; 0: no IPv6 on the port */
 	uint16_t mtu;
@@ -122,6 +129,11 @@ struct tcp_config {
 	uint32_t mbuf_reserve;	/* free mbufs below which new SYNs are refused */
 	uint32_t sndq_mbufs_max; /* mbufs all send queues may hold, 0 = no limit */
 	uint32_t snd_buf;	/* bytes queued per connection */
+	/* Connections that may keep their rings (3 KiB) while they are empty;
+	 * past this many taken, an empty one gives them back at once. Below
+	 * it, a busy connection does not give them back and take them again
+	 * between its answers. */
+	uint32_t bufs_keep;
 	uint32_t rcv_win_max;	/* largest window advertised (sets our shift) */
 	uint32_t rto_min_ms;
 	uint32_t rto_init_ms;
@@ -232,6 +244,11 @@ struct net_stats {
 	uint64_t tcp_conns_open;	/* gauge, all states */
 	uint64_t tcp_conns_open6;	/* gauge: of them, over IPv6 */
 	uint64_t tcp_sndq_mbufs;	/* gauge: mbufs the send queues hold */
+	/* gauges: blocks of connection rings (a send queue's chunks, an
+	 * out-of-order queue, a scoreboard) the shard has made, and of them
+	 * those connections hold; an idle connection holds none */
+	uint64_t tcp_bufs_made;
+	uint64_t tcp_bufs_used;
 	uint64_t tcp_conns_closed;
 	uint64_t tcp_syn_recv;		/* gauge */
 	uint64_t tcp_time_wait;		/* gauge */

@@ -84,6 +84,8 @@ struct serve_conf {
 	uint32_t keepalive_timeout_ms;
 	uint32_t max_head_bytes;	/* an HTTP/1.1 request head; 0: 16 KiB */
 	uint32_t max_target;		/* a request target; 0: 8 KiB */
+	uint32_t max_body;		/* a body gathered whole; 0: 1 MiB */
+	uint32_t body_buffers;		/* such bodies at once; 0: 16 */
 	/* TLS on port tls_port (host order), into the same HTTP server, with
 	 * the process's configuration (NULL: no TLS port) and the shard's
 	 * counters. Handshake steps are tasks of the strategy, or with
