@@ -48,7 +48,8 @@ name the test that must fail on it:
                      filter is preloaded: tests/mutation/cmocka_filter.c)
     NAME@PATH        the same with PATH (from the source root) as its only
                      argument: one fuzz input for a replay test
-    pytest:FILE::TEST   one integration test (root; builds app/ewykd);
+    pytest:FILE::TEST   one integration test (root; builds app/ewykd and
+                     app/ewyk-load);
                      only where it is cheap (a few seconds)
 
 Every test listed must fail on the break (a list is a claim, so it cannot
@@ -207,7 +208,7 @@ class Spec:
         self.pytest = None
         if text.startswith('pytest:'):
             self.pytest = text[len('pytest:'):]
-            self.targets = ['app/ewykd']
+            self.targets = ['app/ewykd', 'app/ewyk-load']
             self.timeout_cap = 120
             return
         name = text
