@@ -730,7 +730,7 @@ static const struct opt_def opts[] = {
 	{ "header-timeout-ms", "MS", set_header_timeout_ms, "408 when a request head takes longer, 0 = off (10000)" },
 	{ "keepalive-timeout-ms", "MS", set_keepalive_timeout_ms, "close keep-alive connections idle this long, 0 = off (60000)" },
 	{ "max-target", "BYTES", set_max_target, "longest request target (URL) of either protocol, 414 past it (8192)" },
-	{ "max-header-bytes", "BYTES", set_max_header_bytes, "longest HTTP/1.1 request head, 431 past it (414 when the request line is what does not fit); each connection's input buffer, so it costs this much per --max-conns (16384)" },
+	{ "max-header-bytes", "BYTES", set_max_header_bytes, "longest HTTP/1.1 request head, 431 past it (414 when the request line is what does not fit); each connection's input buffer, held while it reads or answers and given back after a second idle (16384)" },
 	{ "drain-ms", "MS", set_drain_ms, "on SIGTERM, finish in-flight requests this long (1000)" },
 	{ "idle", "MODE", set_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
 	{ "idle-sleep-us", "US", set_idle_sleep_us, "longest idle sleep (100)" },

@@ -83,6 +83,7 @@ http_create(struct serve *sv)
 		.keepalive_timeout_ms = c->keepalive_timeout_ms,
 		.max_head_bytes = c->max_head_bytes,
 		.max_target = c->max_target,
+		.idle_release_ms = HTTP_IDLE_RELEASE_MS,
 	};
 
 	sv->http = http_server_create(&hc);

@@ -65,6 +65,9 @@ struct http_transport {
 /* The default of max_head_bytes (http_server_conf); max_target's is
  * HTTP_MAX_TARGET. */
 #define HTTP_MAX_HEAD_BYTES 16384
+/* What ewyk's servers give idle_release_ms: long after a keep-alive
+ * client's next request usually comes, short beside its timeout. */
+#define HTTP_IDLE_RELEASE_MS 1000
 
 /* What the dispatch hook did with a request, when not a status. */
 #define HTTP_DISPATCH_TAKEN 1	/* a handler has it: the answer comes back
@@ -116,6 +119,10 @@ struct http_server_conf {
 					 * HTTP_MAX_HEAD_BYTES */
 	uint32_t max_target;	/* a request target, both protocols
 				 * (414); 0: HTTP_MAX_TARGET */
+	uint32_t idle_release_ms;	/* an HTTP/1.1 connection idle this
+					 * long (nothing asked, owed or read)
+					 * gives its state and input buffer
+					 * back until its next byte; 0: never */
 	/* A routed request the server answered itself, never offered to
 	 * the dispatch hook (404 no route, 405, 413): what the access log
 	 * hears of it. May be NULL. */
