@@ -49,6 +49,13 @@ def run_load(cmd, json_path, timeout=60):
         return json.load(f), r.stdout
 
 
+def load_result(proc, text, json_path):
+    """A background run's JSON summary, once it ended well."""
+    assert proc.returncode == 0, text
+    with open(json_path) as f:
+        return json.load(f)
+
+
 def http_counts(a):
     h = a.telemetry("/ewyk/http")
     return h["requests_reqs"], h["by_status_reqs"]
@@ -174,9 +181,7 @@ def test_open_loop_latency_includes_a_stall(served, json_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 0, text
-    with open(json_path) as f:
-        out = json.load(f)
+    out = load_result(proc, text, json_path)
     lat = out["latency_us"]
     assert out["loop"] == "open" and out["requests"]["succeeded"] == 3000, out
     # The first request due in the stall waited all of it; a hundredth of
@@ -215,9 +220,7 @@ def test_idle_connections_give_back_their_state(served, json_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 0, text
-    with open(json_path) as f:
-        out = json.load(f)
+    out = load_result(proc, text, json_path)
     # Answered: the first request of each, and every sampled one.
     assert out["requests"]["succeeded"] == out["requests"]["started"] > n, out
     assert out["requests"]["failed"] == out["requests"]["errored"] == 0, out
