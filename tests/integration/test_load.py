@@ -203,7 +203,7 @@ def test_idle_connections_give_back_their_state(served, json_path):
     and are answered."""
     a = served
     n = 2000
-    proc = subprocess.Popen(load_cmd(a, ["--h1", "-n", str(n), "-c", str(n), "--hold", "4",
+    proc = subprocess.Popen(load_cmd(a, ["--h1", "-n", str(n), "-c", str(n), "--hold", "8",
                                          "--sample", "40", "--timeout", "20",
                                          f"http://{APP_IP2}/hello.txt"], json_path,
                                      quiet=False),
@@ -215,12 +215,14 @@ def test_idle_connections_give_back_their_state(served, json_path):
                 break
         time.sleep(2.5)
         http, tcp = a.telemetry("/ewyk/http"), a.telemetry("/ewyk/tcp")
+        holding = proc.poll() is None
         text, _ = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     out = load_result(proc, text, json_path)
+    assert holding, text  # the figures are of the held connections
     # Answered: the first request of each, and every sampled one.
     assert out["requests"]["succeeded"] == out["requests"]["started"] > n, out
     assert out["requests"]["failed"] == out["requests"]["errored"] == 0, out
