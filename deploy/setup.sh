@@ -43,7 +43,7 @@ nr=/proc/sys/vm/nr_hugepages
 if [ -w "$nr" ] && [ "$(cat "$nr")" -lt "$HUGEPAGES" ]; then
 	echo "$HUGEPAGES" > "$nr" 2>/dev/null || true
 fi
-if ! mount -t hugetlbfs | grep -q ' /dev/hugepages '; then
+if ! grep -q ' /dev/hugepages ' <<<"$(mount -t hugetlbfs)"; then
 	mkdir -p /dev/hugepages
 	mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null || true
 fi
@@ -62,9 +62,11 @@ fi
 # --- operations: ewyk-exporter, its dashboard and the deployment checks ---
 # python3-prometheus-client (the exporter), libjs-chart.js (the dashboard's
 # charts), prometheus (promtool), chromium (the dashboard test), npm (the
-# Kubernetes schema validator of tests/k8s, schemas bundled in its packages).
+# Kubernetes schema validator of tests/k8s, schemas bundled in its packages),
+# node (the dashboard's figures computed in a test).
 OPS_PACKAGES=(python3-prometheus-client libjs-chart.js prometheus chromium)
 command -v npm >/dev/null || OPS_PACKAGES+=(npm)
+command -v node >/dev/null || OPS_PACKAGES+=(nodejs)
 ops_missing=()
 for p in "${OPS_PACKAGES[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -662,10 +662,10 @@ add_routes(struct rte_tel_data *d)
 				EWYK_MATCH_PREFIX ? "prefix" : "exact");
 		rte_tel_data_add_dict_u64(rd, "requests_reqs", h.count);
 		rte_tel_data_add_dict_u64(rd, "server_errors_reqs", errors);
-		rte_tel_data_add_dict_u64(rd, "p50_us", lat_percentile(&h, 0.50));
-		rte_tel_data_add_dict_u64(rd, "p90_us", lat_percentile(&h, 0.90));
-		rte_tel_data_add_dict_u64(rd, "p99_us", lat_percentile(&h, 0.99));
-		rte_tel_data_add_dict_u64(rd, "max_us", h.max_us);
+		rte_tel_data_add_dict_u64(rd, "p50_ns", lat_percentile(&h, 0.50));
+		rte_tel_data_add_dict_u64(rd, "p90_ns", lat_percentile(&h, 0.90));
+		rte_tel_data_add_dict_u64(rd, "p99_ns", lat_percentile(&h, 0.99));
+		rte_tel_data_add_dict_u64(rd, "max_ns", h.max_ns);
 		/* "/v1/state/" -> "route_v1_state": keys are [A-Za-z0-9_]. */
 		snprintf(key, sizeof(key), "route_%s", rt->path + 1);
 		for (j = 0; key[j] != '\0'; j++)
@@ -732,6 +732,18 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_int(d, "h1_released_conns", (int)released);
 	rte_tel_data_add_dict_u64(d, "pipeline_full_count",
 			SUM(s->http_stats.pipeline_full));
+	/* Bodies gathered whole past 4 KiB, in the shards' body buffers
+	 * (--max-body, --body-buffers), and those refused. */
+	rte_tel_data_add_dict_u64(d, "body_buffers_taken_count",
+			SUM(s->http_stats.body_slots_taken));
+	rte_tel_data_add_dict_int(d, "body_buffers_busy_count",
+			(int)SUM(s->http_stats.body_slots_in_use));
+	rte_tel_data_add_dict_u64(d, "body_buffers_short_count",
+			SUM(s->http_stats.body_slots_short));
+	rte_tel_data_add_dict_u64(d, "bodies_too_large_count",
+			SUM(s->http_stats.bodies_too_large));
+	rte_tel_data_add_dict_u64(d, "body_timeouts_count",
+			SUM(s->http_stats.body_timeouts));
 	rte_tel_data_add_dict_u64(d, "http2_streams_count", SUM(s->http_stats.h2_streams));
 	rte_tel_data_add_dict_int(d, "http2_open_streams", (int)open);
 	rte_tel_data_add_dict_u64(d, "http2_resets_in_count",
@@ -900,10 +912,10 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 			rte_tel_data_add_dict_u64(ud, key, UP_SUM(errors[e]));
 		}
 #undef UP_SUM
-		rte_tel_data_add_dict_u64(ud, "p50_us", lat_percentile(&h, 0.50));
-		rte_tel_data_add_dict_u64(ud, "p90_us", lat_percentile(&h, 0.90));
-		rte_tel_data_add_dict_u64(ud, "p99_us", lat_percentile(&h, 0.99));
-		rte_tel_data_add_dict_u64(ud, "max_us", h.max_us);
+		rte_tel_data_add_dict_u64(ud, "p50_ns", lat_percentile(&h, 0.50));
+		rte_tel_data_add_dict_u64(ud, "p90_ns", lat_percentile(&h, 0.90));
+		rte_tel_data_add_dict_u64(ud, "p99_ns", lat_percentile(&h, 0.99));
+		rte_tel_data_add_dict_u64(ud, "max_ns", h.max_ns);
 		snprintf(key, sizeof(key), "upstream_%s", t->name);
 		for (e = 0; key[e] != '\0'; e++)
 			if (key[e] == '-')
@@ -1095,7 +1107,7 @@ static const struct {
 	{ "/ewyk/reserved", tel_reserved, "Reserved lcores (spinning, parked, "
 		"claims) and the blocking pool. No parameters" },
 	{ "/ewyk/lcores", tel_lcores, "Per lcore: role, shard owned, time "
-		"producing, consuming and idle. No parameters" },
+		"producing, consuming and idle, tasks run. No parameters" },
 	{ "/ewyk/upstreams", tel_upstreams, "Per upstream: connections, "
 		"requests, reuse, errors by kind, latency. No parameters" },
 	{ "/ewyk/conflate", tel_conflate, "The store's write-behind: offers, "

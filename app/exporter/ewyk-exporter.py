@@ -9,7 +9,8 @@ serves, on a kernel TCP port:
                   xstats, in Prometheus text format (OpenMetrics when the
                   Accept header asks for it)
   /               the dashboard (one page, refreshed every second)
-  /api/snapshot   the telemetry replies the dashboard polls, as JSON
+  /api/snapshot   the telemetry replies the dashboard polls, as JSON, with
+                  the reading's start (time) and how long it took (duration)
 
 It never blocks the appliance: one connection, short timeouts, each command
 sent at most once per scrape (scrapes closer than --min-interval share one
@@ -144,7 +145,8 @@ class Reader:
 # ewyk_<command>_<key>: nothing the appliance counts is ever left out.
 
 C, G = "counter", "gauge"
-US = 1e6	# telemetry unit per second: values are divided by it
+NS = 1e9	# telemetry unit per second: values are divided by it
+US = 1e6
 MS = 1e3
 
 FLAT = {
@@ -262,9 +264,11 @@ FLAT = {
                                      "Connections closed for a rapid-reset flood", 1),
     },
     "/ewyk/reserved": {
-        "size_lcores": ("ewyk_reserved_lcores", G, "Reserved lcores in the pool", 1),
+        "size_lcores": ("ewyk_reserved_lcores", G,
+                        "Worker lcores in the reserved pool, shard owners included", 1),
         "spare_lcores": ("ewyk_reserved_configured_lcores", G,
-                         "Reserved lcores configured (--reserved)", 1),
+                         "Worker lcores beyond the shards' (--reserved): reserved "
+                         "lcores owning no shard", 1),
         "spinning_lcores": ("ewyk_reserved_spinning_lcores", G,
                             "Reserved lcores spinning, ready to take a shard", 1),
         "parked_lcores": ("ewyk_reserved_parked_lcores", G, "Reserved lcores parked", 1),
@@ -578,9 +582,9 @@ def collect_http(fams, r):
                 fams.add(f"ewyk_http_route_latency_p{q}_seconds", G,
                          f"{q}th percentile of the latency from the request parsed to "
                          "its answer back on its shard, by route (since start)",
-                         v.get(f"p{q}_us", 0), lab, US)
+                         v.get(f"p{q}_ns", 0), lab, NS)
             fams.add("ewyk_http_route_latency_max_seconds", G,
-                     "Longest latency, by route (since start)", v.get("max_us", 0), lab, US)
+                     "Longest latency, by route (since start)", v.get("max_ns", 0), lab, NS)
         else:
             rest[key] = v
     flat(fams, "/ewyk/http", rest)
@@ -645,7 +649,8 @@ def collect_lcores(fams, r):
             fams.add("ewyk_lcore_seconds_total", C,
                      "Time the lcore spent producing, consuming and idle",
                      ld.get(f"{state}_us", 0), {**lab, "state": state}, US)
-        fams.add("ewyk_lcore_inline_tasks_total", C, "Tasks the lcore consumed inline",
+        fams.add("ewyk_lcore_inline_tasks_total", C,
+                 "Tasks the lcore ran (modes pc, pic, epc, fiber; static files included)",
                  ld.get("inline_tasks", 0), lab)
         for key, v in ld.items():
             if key not in ("role", "owns_shard", "producing_us", "consuming_us", "idle_us",
@@ -869,7 +874,8 @@ def make_handler(registry, reader, dashboard, chartjs):
                 return self.send(200, ctype, encoder(registry))
             if path == "/api/snapshot":
                 snap = reader.read()
-                body = json.dumps({k: snap[k] for k in ("time", "up", "replies", "ethdev")})
+                body = json.dumps({k: snap[k] for k in ("time", "duration", "up", "replies",
+                                                         "ethdev")})
                 return self.send(200, "application/json", body.encode())
             if path == "/healthz":
                 return self.send(200, "text/plain", b"ok\n")

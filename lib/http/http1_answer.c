@@ -85,7 +85,9 @@ h1_refuse(struct h1 *h, int status, bool head_only, const char *allow)
 {
 	struct pipe_slot *ps;
 
-	if (h1_owed(h) == 0) {
+	/* Written now when it is its turn and the head fits (else queued,
+	 * written once the send queue has room). */
+	if (h1_owed(h) == 0 && http_conn_space(h->c) >= HEAD_RESERVE) {
 		h1_write_error(h, status, head_only, allow);
 		return;
 	}

@@ -83,6 +83,11 @@ http_server_create(const struct http_server_conf *conf)
 		s->conf.max_head_bytes = HTTP_MAX_HEAD_BYTES;
 	if (s->conf.max_target == 0)
 		s->conf.max_target = HTTP_MAX_TARGET;
+	if (s->conf.max_body == 0)
+		s->conf.max_body = HTTP_MAX_BODY;
+	s->conf.max_body = RTE_MAX(s->conf.max_body, (uint32_t)EWYK_REQUEST_BODY_MAX);
+	if (s->conf.body_buffers == 0)
+		s->conf.body_buffers = HTTP_BODY_BUFFERS;
 	/* Each slot's HTTP/1.1 state on pages of its own, reserved but
 	 * not touched: a slot costs memory once its connection writes
 	 * there, and gives the pages back when it idles (http_conn_h1_drop). */
@@ -95,7 +100,11 @@ http_server_create(const struct http_server_conf *conf)
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (s->h1_mem == MAP_FAILED)
 		s->h1_mem = NULL;
-	if (s->conns == NULL || s->h1_mem == NULL) {
+	/* A slot holds an HTTP/1.1 request's head beside its body. */
+	if (s->conns == NULL || s->h1_mem == NULL ||
+			http_body_pool_init(&s->bodies, s->conf.body_buffers,
+			s->conf.max_body + s->conf.max_head_bytes,
+			conf->stats) != 0) {
 		http_server_destroy(s);
 		return NULL;
 	}
@@ -123,6 +132,8 @@ http_server_destroy(struct http_server *s)
 	for (i = 0; s->conns != NULL && i < s->conf.max_conns; i++)
 		cancel_deadline(&s->conns[i]);
 	http_mem_fini(&s->mem);
+	/* Slots still with requests are let go with the rest. */
+	http_body_pool_fini(&s->bodies);
 	if (s->h1_mem != NULL)
 		munmap(s->h1_mem, s->h1_stride * s->conf.max_conns);
 	free(s->conns);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "http_body_pool.h"
 #include "http_mem.h"
 #include "http_priv.h"
 #include "http_server.h"
@@ -82,6 +83,7 @@ struct http_server {
 	char date[40];		/* IMF-fixdate of date_sec */
 	uint32_t date_len;
 	uint8_t scratch[16384];	/* streamed answer bodies pass through */
+	struct http_body_pool bodies;	/* large request bodies */
 };
 
 /* The transport, for the protocols. */

@@ -88,6 +88,7 @@ struct upstream_client {
 	struct upstream_conf conf;
 	struct upstream_target targets[UPSTREAM_MAX];
 	struct upstream_stats *stats;	/* one per target */
+	uint64_t ns_mult;		/* TSC cycles to ns (lat_ns_mult) */
 	struct up_conn *conns;
 	struct up_conn *free_conns;
 	struct up_conn *idle[UPSTREAM_MAX];
@@ -411,8 +412,8 @@ fetch_head(struct upstream_fetch *f, const struct http_head *h, int len)
 	uc->in_off += (uint32_t)len;
 	f->head_seen = true;
 	st->answers++;
-	lat_record(&st->lat, (rte_get_tsc_cycles() - f->t0_tsc) * 1000000 /
-			rte_get_tsc_hz());
+	lat_record(&st->lat, lat_cycles_ns(rte_get_tsc_cycles() - f->t0_tsc,
+			f->cl->ns_mult));
 	if (f->head_req || h->status == 204 || h->status == 304)
 		http1_body_start(&f->body, HTTP1_BODY_NONE, 0);
 	else if (h->chunked)
@@ -911,6 +912,7 @@ upstream_client_create(struct net_stack *ns, const struct upstream_conf *conf,
 	memcpy(cl->targets, conf->targets, sizeof(*conf->targets) * conf->n);
 	cl->conf.targets = cl->targets;
 	cl->stats = stats;
+	cl->ns_mult = lat_ns_mult(rte_get_tsc_hz());
 	cl->conns = calloc(conf->max_conns, sizeof(*cl->conns));
 	cl->fetches = calloc(conf->max_conns, sizeof(*cl->fetches));
 	if (cl->conns == NULL || cl->fetches == NULL) {

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "http_tcp.h"
 #include "access_log.h"
 #include "body.h"
@@ -84,6 +86,8 @@ http_create(struct serve *sv)
 		.max_head_bytes = c->max_head_bytes,
 		.max_target = c->max_target,
 		.idle_release_ms = HTTP_IDLE_RELEASE_MS,
+		.max_body = c->max_body,
+		.body_buffers = c->body_buffers,
 	};
 
 	sv->http = http_server_create(&hc);
@@ -115,6 +119,7 @@ serve_create(const struct serve_conf *conf)
 	memset(sv, 0, sizeof(*sv));
 	sv->conf = *conf;
 	sv->ns = conf->ns;
+	sv->ns_mult = lat_ns_mult(rte_get_tsc_hz());
 	sv->handle = dispatch_handle;
 	sv->start.run = start_production;
 	sv->start.type = EWYK_NON_BLOCKING;

@@ -64,6 +64,8 @@ task_alloc(struct serve *sv)
 void
 task_free(struct serve *sv, struct serve_task *t)
 {
+	/* A large body's buffer goes back to the HTTP server. */
+	http_req_release_body(&t->req);
 	t->free_next = sv->free_tasks;
 	sv->free_tasks = t;
 }

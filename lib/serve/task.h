@@ -120,6 +120,7 @@ struct serve_task {
 struct serve {
 	struct serve_conf conf;
 	struct net_stack *ns;
+	uint64_t ns_mult;		/* TSC cycles to ns (lat_ns_mult) */
 	struct http_server *http;
 	struct upstream_client *upstream;	/* NULL: no upstreams */
 	struct ewyk_strategy *strategy;

@@ -13,76 +13,19 @@ the appliance's namespace, bounded in count and time."""
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
-import urllib.request
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from browser import Browser
 from conftest import serve_module
-from ewyk_harness import APP_IP, PYTHON, ROOT, Appliance
+from exporter_client import EXPORTER, Exporter
+from ewyk_harness import APP_IP, Appliance
 from tls_certs import CA
 
-EXPORTER = os.path.join(ROOT, "build", "app", "ewyk-exporter")
 LCORES = "0@0,1@1,2@1"	# one shard, one reserved lcore
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-class Exporter:
-    def __init__(self, prefix):
-        self.port = free_port()
-        self.proc = subprocess.Popen([EXPORTER, "--file-prefix", prefix, "--listen",
-                                      f"127.0.0.1:{self.port}"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True)
-        self.base = f"http://127.0.0.1:{self.port}"
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            try:
-                self.get("/healthz")
-                return
-            except OSError:
-                assert self.proc.poll() is None, self.proc.stdout.read()
-                time.sleep(0.1)
-        raise AssertionError("ewyk-exporter does not answer")
-
-    def get(self, path, accept=None):
-        req = urllib.request.Request(self.base + path)
-        if accept:
-            req.add_header("Accept", accept)
-        with urllib.request.urlopen(req, timeout=5) as r:
-            return r.headers.get("Content-Type"), r.read().decode()
-
-    def metrics(self):
-        return self.get("/metrics")[1]
-
-    def samples(self):
-        """{(name, frozenset(labels)): value} of one scrape."""
-        out = {}
-        for fam in text_string_to_metric_families(self.metrics()):
-            for s in fam.samples:
-                out[(s.name, frozenset(s.labels.items()))] = s.value
-        return out
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 def value(samples, name, **labels):
@@ -261,8 +204,15 @@ print(i)
         png = tmp_path / "dashboard.png"
         with Browser() as b:
             b.navigate(exporter.base + "/")
-            time.sleep(6)		# the page refreshes every second: 5 readings
+            # The page refreshes every second: wait until every panel has
+            # been updated twice (a loaded host may take longer than 2 s).
+            deadline = time.time() + 20
+            time.sleep(3)
             dom = b.dom()
+            while time.time() < deadline and min(
+                    [int(n) for n in re.findall(r'data-updates="(\d+)"', dom)] or [0]) < 2:
+                time.sleep(1)
+                dom = b.dom()
             b.screenshot(png)
         assert png.stat().st_size > 20000
     finally:

@@ -68,6 +68,9 @@ struct http_transport {
 /* What ewyk's servers give idle_release_ms: long after a keep-alive
  * client's next request usually comes, short beside its timeout. */
 #define HTTP_IDLE_RELEASE_MS 1000
+/* The defaults of max_body and body_buffers. */
+#define HTTP_MAX_BODY (1u << 20)
+#define HTTP_BODY_BUFFERS 16
 
 /* What the dispatch hook did with a request, when not a status. */
 #define HTTP_DISPATCH_TAKEN 1	/* a handler has it: the answer comes back
@@ -78,10 +81,12 @@ struct http_transport {
 /*
  * Offered every routed request of either protocol, on the owner while it
  * parses, with r->body set when the route gathers bodies and the whole
- * body (up to EWYK_REQUEST_BODY_MAX) is at hand. Returns
- * HTTP_DISPATCH_TAKEN, HTTP_DISPATCH_ANSWERED with *ans set (released
- * like any other answer), or the status to answer at once (503: no room
- * for another task; 431: too large to copy).
+ * body (up to max_body) is at hand; r->body_slot too when it lies in one
+ * of the server's body buffers, which HTTP_DISPATCH_TAKEN takes with the
+ * request (http_req_fill()). Returns HTTP_DISPATCH_TAKEN,
+ * HTTP_DISPATCH_ANSWERED with *ans set (released like any other answer),
+ * or the status to answer at once (503: no room for another task; 431:
+ * too large to copy).
  */
 typedef int (*http_dispatch_fn)(void *ctx, const struct http_route *rt,
 		const struct http_head *r, int http_version,
@@ -123,6 +128,14 @@ struct http_server_conf {
 					 * long (nothing asked, owed or read)
 					 * gives its state and input buffer
 					 * back until its next byte; 0: never */
+	uint32_t max_body;	/* the largest body gathered for a handler
+				 * that takes it whole (413 past it), at
+				 * least EWYK_REQUEST_BODY_MAX; 0:
+				 * HTTP_MAX_BODY */
+	uint32_t body_buffers;	/* bodies past EWYK_REQUEST_BODY_MAX
+				 * gathered at once (503 past them), each
+				 * in a buffer of max_body (and a head);
+				 * 0: HTTP_BODY_BUFFERS */
 	/* A routed request the server answered itself, never offered to
 	 * the dispatch hook (404 no route, 405, 413): what the access log
 	 * hears of it. May be NULL. */

@@ -83,7 +83,7 @@ struct upstream_stats {
 	uint64_t errors[UPSTREAM_ERR__COUNT];
 	uint64_t cut;		/* let go before the answer's end: reset */
 	uint64_t evicted;	/* idle ones reset to make room for another's */
-	struct lat_hist lat;	/* fetch start to answer head, µs */
+	struct lat_hist lat;	/* fetch start to answer head, ns */
 };
 
 /* A request to send: fields and strings are copied at start. */

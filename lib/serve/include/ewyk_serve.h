@@ -52,13 +52,16 @@ struct serve_log_stats {
 };
 
 /* Time of an lcore, in TSC cycles, by what it did: the embedder counts
- * production, the runtime the handlers it runs. An array indexed by lcore
- * id, shared by the shards. */
+ * its polls, the runtime the handlers the lcore runs, those run inside a
+ * poll too (lib/http's inline routes: static files), which the embedder
+ * takes out of the poll's time. An array indexed by lcore id, shared by
+ * the shards. On lcores, tasks add up to the strategy's PC, PIC, EPC and
+ * FIBER counts; PEC tasks run on the blocking pool. */
 struct serve_lcore_time {
-	uint64_t producing;	/* polls that found work */
+	uint64_t producing;	/* polls that found work, handlers left out */
 	uint64_t idle;		/* polls that found none, and sleeps */
-	uint64_t consuming;	/* handlers run inline */
-	uint64_t tasks;		/* handlers run inline */
+	uint64_t consuming;	/* handlers run on the lcore */
+	uint64_t tasks;		/* handlers run on the lcore */
 } __attribute__((aligned(64)));
 
 struct serve_conf {
@@ -81,6 +84,8 @@ struct serve_conf {
 	uint32_t keepalive_timeout_ms;
 	uint32_t max_head_bytes;	/* an HTTP/1.1 request head; 0: 16 KiB */
 	uint32_t max_target;		/* a request target; 0: 8 KiB */
+	uint32_t max_body;		/* a body gathered whole; 0: 1 MiB */
+	uint32_t body_buffers;		/* such bodies at once; 0: 16 */
 	/* TLS on port tls_port (host order), into the same HTTP server, with
 	 * the process's configuration (NULL: no TLS port) and the shard's
 	 * counters. Handshake steps are tasks of the strategy, or with
