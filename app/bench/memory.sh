@@ -23,14 +23,17 @@
 #                minimal idle ewykd's (1024 slots), per connection: the
 #                figure to hold against a budget per connection.
 #
-# Usage: [HOLD=20] [SAMPLE=100] [PROTOS="h1 h2c"] app/bench/memory.sh [N]
-#        (as root, after a build; default 20000; 1000000 needs about 2 GiB
-#        of free hugepages, and the idle wait before the figures is
-#        RELEASE_WAIT=3 seconds after the last connection opened)
+# Usage: [HOLD=20] [SAMPLE=100] [PROTOS="h1 h2c"] [H2C_N=...]
+#        app/bench/memory.sh [N]
+#        (as root, after a build; N default 20000; 1000000 needs about
+#        3 GiB of free hugepages; h2c opens H2C_N connections, by default N
+#        up to 50000: an HTTP/2 session holds some 17 KB; the figures are
+#        read RELEASE_WAIT=3 seconds after the last connection opened)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
 N=${1:-20000}
+H2C_N=${H2C_N:-$((N < 50000 ? N : 50000))}
 HOLD=${HOLD:-20}
 SAMPLE=${SAMPLE:-100}
 PROTOS=${PROTOS:-h1 h2c}
@@ -52,8 +55,18 @@ cleanup() {
 	stop
 	rm -rf "$RUN" "/var/run/dpdk/$P" "/var/run/dpdk/${P}l"
 }
+# stop: ewykd ends; one whose many connections' client is gone (their
+# FINs retransmitted to nobody) is not waited for past 10 s.
 stop() {
-	[ -n "$SPID" ] && kill -TERM "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null || true
+	local i
+	[ -n "$SPID" ] || return 0
+	kill -TERM "$SPID" 2>/dev/null || true
+	for i in $(seq 100); do
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$SPID" 2>/dev/null || true
+	wait "$SPID" 2>/dev/null || true
 	SPID=""
 }
 trap cleanup EXIT
@@ -71,12 +84,18 @@ for line in sys.stdin:
         break'
 }
 
-# mem PID PREFIX: VmRSS plus DPDK's heap in use, bytes.
+# mem PID PREFIX: VmRSS plus DPDK's heap in use, bytes (the telemetry
+# socket asked again while it does not answer).
 mem() {
-	local rss heap
+	local rss heap="" i
+	for i in 1 2 3 4 5; do
+		heap=$(tel "$2" "/eal/heap_info,0" | /usr/bin/python3 -c \
+			'import json, sys; print(json.load(sys.stdin)["Alloc_size"])' \
+			2>/dev/null) && break
+		sleep 1
+	done
+	[ -n "$heap" ] || { echo "no heap figure from $2" >&2; return 1; }
 	rss=$(awk '$1 == "VmRSS:" {print $2 * 1024}' "/proc/$1/status")
-	heap=$(tel "$2" "/eal/heap_info,0" | /usr/bin/python3 -c \
-		'import json, sys; print(json.load(sys.stdin)["Alloc_size"])')
 	echo $((rss + heap))
 }
 
@@ -98,22 +117,23 @@ start() {
 # then held HOLD seconds with SAMPLE requests a second among them. Returns
 # once they are all open and idle ("holding"); the client goes on.
 hold() {
-	local mb=$(( N / 1024 + 512 ))
+	local n=$1 mb=$(( $1 / 1024 + 512 ))
+	shift
 	: >"$RUN/load.out"
 	# shellcheck disable=SC2046
 	taskset -c 0 "$LOAD" -l 0 --no-pci --file-prefix "${P}l" --log-level '*:warning' \
 		--vdev "net_memif0,role=client,socket=$RUN/memif.sock,socket-abstract=no" \
 		$(./deploy/eal-mem.sh "$mb") -- --ip 198.18.0.10/24 --ip-count "$IPS" \
-		"$@" -c "$N" -n "$N" --hold "$HOLD" --sample "$SAMPLE" --timeout 60 \
+		"$@" -c "$n" -n "$n" --hold "$HOLD" --sample "$SAMPLE" --timeout 60 \
 		http://198.18.0.2/index.html >"$RUN/load.out" 2>&1 &
 	CPID=$!
 	for _ in $(seq 6000); do
-		grep -q "^holding: .* $N connections open" "$RUN/load.out" && return 0
+		grep -q "^holding: .* $n connections open" "$RUN/load.out" && return 0
 		kill -0 "$CPID" 2>/dev/null || break
 		sleep 0.1
 	done
 	cat "$RUN/load.out" >&2
-	echo "ewyk-load did not get its $N connections" >&2
+	echo "ewyk-load did not get its $n connections" >&2
 	return 1
 }
 
@@ -124,7 +144,7 @@ settle() {
 	cp "$RUN/load.out" "${KEEP_LOG:-/dev/null}.$1" 2>/dev/null || true
 	awk '/^requests:/ {
 		printf "  sample: %d requests on the idle connections, %d succeeded, %d failed, %d errored\n",
-			$4 - '"$N"', $8 - '"$N"', $10, $12 }' "$RUN/load.out"
+			$4 - '"$2"', $8 - '"$2"', $10, $12 }' "$RUN/load.out"
 }
 
 per() {	# BYTES COUNT
@@ -132,23 +152,25 @@ per() {	# BYTES COUNT
 }
 
 slots_small=1024
-slots=$((N + 2048))
 start "$slots_small"
 small=$(mem "$SPID" "$P")
 stop
 echo "ewykd (1 shard, CPU 1) and ewyk-load (CPU 0, $IPS addresses) over net_memif;"
-echo "$N connections, each answered once, then held idle with $SAMPLE requests a"
-echo "second among them. Memory: VmRSS + DPDK heap in use."
+echo "$N HTTP/1.1 and $H2C_N h2c connections, each answered once, then held idle"
+echo "with $SAMPLE requests a second among them. Memory: VmRSS + DPDK heap in use."
 printf '%-44s %14s %14s\n' "" "ewykd" "ewyk-load"
 printf '%-44s %11s kB\n' "idle, --max-conns $slots_small" "$((small / 1024))"
 for proto in $PROTOS; do
+	n=$N
+	[ "$proto" = h2c ] && n=$H2C_N
+	slots=$((n + 2048))
 	start "$slots"
 	idle=$(mem "$SPID" "$P")
 	printf '%-44s %11s kB\n' "idle, --max-conns $slots ($proto)" "$((idle / 1024))"
-	if [ "$proto" = h1 ]; then hold --h1; else hold; fi
+	if [ "$proto" = h1 ]; then hold "$n" --h1; else hold "$n"; fi
 	sleep "$RELEASE_WAIT"
 	held=$(mem "$SPID" "$P")
-	printf '%-44s %11s kB %11s kB\n' "$N $proto connections open, idle" \
+	printf '%-44s %11s kB %11s kB\n' "$n $proto connections open, idle" \
 		"$((held / 1024))" "$(($(mem "$CPID" "${P}l") / 1024))"
 	tel "$P" /ewyk/http | /usr/bin/python3 -c 'import json, sys
 h = json.load(sys.stdin)
@@ -156,10 +178,10 @@ print("  HTTP/1.1 connections holding no state:", h.get("h1_released_conns", 0))
 	tel "$P" /ewyk/tcp | /usr/bin/python3 -c 'import json, sys
 t = json.load(sys.stdin)
 print("  TCP rings (3 KiB) made", t["conn_rings_made_count"], "held", t["conn_rings_used_count"])' || true
-	settle "$proto"
+	settle "$proto" "$n"
 	eval "slot_$proto=$(per $((idle - small)) $((slots - slots_small)))"
-	eval "conn_$proto=$(per $((held - idle)) "$N")"
-	eval "all_$proto=$(per $((held - small)) "$N")"
+	eval "conn_$proto=$(per $((held - idle)) "$n")"
+	eval "all_$proto=$(per $((held - small)) "$n")"
 	stop
 done
 echo
