@@ -167,6 +167,7 @@ profile() {	# PID LOAD_FN...: perf of PID while the load runs
 }
 
 : >"$RUN/results"
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 for round in $(seq "$ROUNDS"); do
 	if runs ewykd; then
 		ewykd_memif_start
@@ -260,6 +261,7 @@ CONF
 	veth_ns_del "$NS_B"
 done
 
+echo "load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "ewyk-load on CPU 0 (one lcore); servers on CPU 1, one core each; ${DUR} s a run,"
 echo "median of $ROUNDS rounds. ewykd: net_memif, ewyk-load its memif client."
 echo "h2o, nginx: kernel TCP on a veth pair, ewyk-load on net_af_xdp (veth, copy mode)."
@@ -317,10 +319,12 @@ for l, want in (("h2c", 2), ("h1", 3)):
     e, o = meds.get(("ewykd", l)), meds.get(("h2o", l))
     goal(f"ewykd over h2o, requests per core-second, {names[l]}",
          ratio(o and o[5], e and e[5]), want)
-    print(f"    (requests per second: {f(ratio(e and e[0], o and o[0]), '{:.2f}')}x)")
+    print(f"    (per CPU-second of the processes: {f(ratio(o and o[4], e and e[4]), '{:.2f}')}x;"
+          f" requests per second: {f(ratio(e and e[0], o and o[0]), '{:.2f}')}x)")
 e, n = meds.get(("ewykd", "cps")), meds.get(("nginx", "cps"))
 goal("ewykd over nginx, new connections per second", ratio(e and e[0], n and n[0]), 3)
-print(f"    (per core-second: {f(ratio(n and n[5], e and e[5]), '{:.2f}')}x)")
+print(f"    (per core-second: {f(ratio(n and n[5], e and e[5]), '{:.2f}')}x;"
+      f" per CPU-second of the processes: {f(ratio(n and n[4], e and e[4]), '{:.2f}')}x)")
 PY
 for p in ewykd load; do
 	[ -s "$RUN/perf.$p" ] || continue
