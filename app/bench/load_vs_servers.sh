@@ -85,7 +85,8 @@ load_run() {
 	local netns=$1 prefix=$2 load=$3 host=$4 port=$5 vdev=$6 path=small.txt
 	local wrap=() timing=(-D "$DUR")
 	[ -n "$netns" ] && wrap=(ip netns exec "$netns" ./deploy/with-bpffs.sh)
-	[ "$load" = dl ] && path=big.bin timing=(--expect-length $((BIG_MB << 20)))
+	[ "$load" = dl ] && path=big.bin timing=(--expect-length $((BIG_MB << 20)) \
+		--timeout 600)
 	# shellcheck disable=SC2086
 	"${wrap[@]}" "$LOAD" -l 0 --no-pci --vdev "$vdev" --file-prefix "$prefix" \
 		--log-level '*:warning' $(./deploy/eal-mem.sh 512) -- \
@@ -96,7 +97,9 @@ load_run() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = d["requests"]
-ok = r["succeeded"] > 0 and r["failed"] == 0 and r["errored"] == 0
+# every answer right; a few failed attempts allowed (--new-conn: a SYN that
+# met a TIME-WAIT of the last run's), not more than 1 %
+ok = r["succeeded"] > 0 and r["failed"] == 0 and r["errored"] <= r["done"] / 100
 print(f'{d["req_per_s"] if ok else 0} {d["latency_us"]["p99"]:.0f} '
       f'{100 * d["client_busy"]:.0f} {d["bytes"]["data"] / d["elapsed_s"] / 1e6:.0f}')
 PY
@@ -122,13 +125,17 @@ h2load_run() {
 measure() {
 	local s=$1 l=$2 r=$3 fn=$4 c0 c1 t0 t1 fig
 	shift 4
-	c0=$($fn)
+	c0=$($fn) || true
 	t0=$(date +%s%N)
-	fig=$("$@")
+	fig=$("$@") || true
 	t1=$(date +%s%N)
-	c1=$($fn)
+	c1=$($fn) || true
 	# shellcheck disable=SC2086
 	set -- $fig $c0 $c1
+	if [ $# -ne 8 ]; then
+		echo "$s $l round $r: no figures (a server or its counters did not answer)" >&2
+		return 0
+	fi
 	echo "$s $l $r $1 $2 $3 $4 $5 $6 $7 $8 $(( (t1 - t0) / 1000 ))" >>"$RUN/results"
 }
 
