@@ -17,6 +17,9 @@ PACKAGES=(
 	openssl libssl-dev libgnutls28-dev libwolfssl-dev testssl.sh h2o
 	# the tests' certificate authority, certificates and OCSP responses
 	python3-cryptography
+	# the mutation run's compiles (tests/mutation/run.py): a file put back
+	# after its break, and a break compiled in an earlier run, are hits
+	ccache
 )
 HUGEPAGES=${EWYK_HUGEPAGES:-512}   # 2 MiB pages: 1 GiB
 

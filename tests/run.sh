@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs what is missing, builds with warnings as errors, runs every test
-# (cmocka unit tests, ThreadSanitizer stress tests, bounded fuzzing, a
-# 2-minute soak, pytest integration tests against the Linux stack through
-# net_tap, net_af_xdp and net_memif in private namespaces) and ends with
-# one line: "N passed, N failed".
+# (cmocka unit tests, ThreadSanitizer stress tests, the mutation run,
+# bounded fuzzing, a 2-minute soak, pytest integration tests against the
+# Linux stack through net_tap, net_af_xdp and net_memif in private
+# namespaces) and ends with one line: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -13,7 +13,7 @@ ROOT=$PWD
 
 passed=0
 failed=0
-# add_counts and meson_counts
+# add_counts, meson_counts and mutation_counts
 . "$ROOT/tests/counts.sh"
 
 build() {	# build DIR [meson options...]
@@ -70,6 +70,18 @@ for t in json.load(sys.stdin):
 	fi
 	NINJA_TARGETS=()
 fi
+
+# The mutation run: each break of the product in tests/mutation/breaks/
+# must make the tests listed beside it fail (a scratch tree of its own,
+# build-mutation/, incremental). Each break counts as one test.
+echo "== mutation run (tests/mutation/run.py)"
+log=$(mktemp)
+/usr/bin/python3 tests/mutation/run.py 2>&1 | tee "$log" |
+	grep -E '^(SURVIVED|STALE|NO BUILD|CONTROL|mutation:) '
+read -r ok fail < <(mutation_counts "$log")
+[ "$fail" -eq 0 ] || tail -n 60 "$log"
+add_counts "$ok" "$fail"
+rm -f "$log"
 
 # one_test LOG COMMAND...: a command that is one test; the tail of its
 # log shown, longer when it fails.

@@ -540,8 +540,14 @@ drain(struct ewykd *e)
 		for (i = 0; i < e->nb_shards; i++)
 			drained = drained && __atomic_load_n(&e->shards[i].drained,
 					__ATOMIC_ACQUIRE);
-		if (drained || now_ms() >= deadline)
-			__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
+		if (drained)
+			break;
+		if (now_ms() >= deadline) {
+			/* What is left is cut: handlers asleep on threads too. */
+			for (i = 0; i < e->nb_shards; i++)
+				serve_cut_sleeps(e->shards[i].serve);
+			break;
+		}
 	}
 	left = open_conns(e);
 	printf("ewykd: drained in %llu ms: %llu connection(s) finished, %llu "
@@ -549,6 +555,7 @@ drain(struct ewykd *e)
 			(unsigned long long)(open > left ? open - left : 0),
 			(unsigned long long)left);
 	fflush(stdout);
+	__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
 }
 
 int

@@ -175,7 +175,10 @@ idle_backoff(struct shard *s, uint32_t *idle_polls)
 
 /* Graceful stop: refuse new connections, let HTTP finish what it was
  * asked (GOAWAY for HTTP/2), and keep producing until every connection
- * is gone or the main lcore says time is up. True when production stops. */
+ * is gone or the main lcore says time is up. Then what still waits is
+ * cut: a handler asleep on a thread (a pool thread, or an EPC lcore)
+ * returns now, its answer dropped, rather than when its wait would have
+ * ended, which --drain-ms would not bound. True when production stops. */
 static bool
 drain(struct shard *s)
 {
@@ -188,7 +191,10 @@ drain(struct shard *s)
 	if (s->net_stats.tcp_conns_open == s->net_stats.tcp_time_wait &&
 			serve_idle(s->serve))
 		__atomic_store_n(&s->drained, true, __ATOMIC_RELEASE);
-	return __atomic_load_n(&stop_now, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&stop_now, __ATOMIC_RELAXED))
+		return false;
+	serve_finish(s->serve);
+	return true;
 }
 
 /* The strategy's produce(): polls until a task is ready or ewykd stops. */

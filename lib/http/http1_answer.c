@@ -77,7 +77,8 @@ h1_write_error(struct h1 *h, int status, bool head_only, const char *allow)
 	http_answer_error(&a, status, allow);
 	write_head(h, &a, a.len);
 	if (!head_only)
-		http_conn_write(h->c, a.body, (uint32_t)a.len);
+		http_conn_stats(h->c)->body_bytes_out +=
+			http_conn_write(h->c, a.body, (uint32_t)a.len);
 }
 
 void

@@ -271,3 +271,9 @@ serve_finish(struct serve *sv)
 {
 	return dispatch_drain_completions(sv) + waits_cancel_all(sv);
 }
+
+void
+serve_cut_sleeps(struct serve *sv)
+{
+	waits_cut_sleeps(sv);
+}

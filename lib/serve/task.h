@@ -140,6 +140,7 @@ struct serve {
 	struct ewyk_fiber_pool *fibers;	/* NULL: --fibers 0 */
 	struct ilink *waiting;		/* every armed wait's task */
 	struct net_timer gone_scan;	/* looks for clients gone */
+	uint32_t sleeps_cut;		/* futex: threads' sleeps end (stop) */
 	/* The body watch (body.c): per connection slot, the requests whose
 	 * body is read as it arrives. */
 	struct ilink **body_watch;

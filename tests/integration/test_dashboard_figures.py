@@ -161,6 +161,10 @@ def counters(r):
         ("ewyk_http_requests_total", (("protocol", "http1"),)): h["http1_reqs"],
         ("ewyk_http_requests_total", (("protocol", "http2"),)): h["http2_reqs"],
         ("ewyk_http_responses_total", (("status", "200"),)): h["by_status_reqs"]["200"],
+        ("ewyk_http_body_out_bytes_total", ()): h["body_out_bytes"],
+        ("ewyk_http_accepted_connections_total", ()): h["accepted_conns"],
+        ("ewyk_http2_streams_total", ()): h["http2_streams_count"],
+        ("ewyk_tcp_closed_connections_total", ()): r["/ewyk/stats"]["closed_conns"],
         ("ewyk_net_rx_packets_total", ()): r["/ewyk/stats"]["rx_pkts"],
         ("ewyk_tcp_passive_opens_total", ()): r["/ewyk/tcp"]["passive_opens_count"],
         ("ewyk_blocking_executed_tasks_total", ()):

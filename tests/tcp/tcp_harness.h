@@ -61,6 +61,7 @@ struct th_app {
 	uint32_t got_len;
 	uint8_t *got;		/* TH_APP_BUF bytes */
 	bool close_on_fin;	/* tcp_close() when the peer closes */
+	unsigned int sent_calls;	/* the sent upcall: room to write */
 };
 
 /* A port's TX callback context. */
@@ -146,6 +147,10 @@ void th_advance(struct th *h, uint64_t ms);
 /* Next captured segment, or false if none. */
 bool th_next(struct th *h, struct th_out *o);
 unsigned int th_pending(const struct th *h);
+/* The next captured segment, which must have these flags, this sequence
+ * number and (with TCP_ACK) this ACK: the test fails otherwise. */
+void th_expect(struct th *h, struct th_out *o, uint8_t flags, uint32_t seq,
+		uint32_t ack);
 /* The room the application offers, pushed to the stack (a window that
  * opens enough is announced at once: the update is captured). */
 void th_set_rcv_space(struct th *h, uint32_t bytes);

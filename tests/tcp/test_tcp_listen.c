@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "tcp_harness.h"
+#include "tcp_impl.h"
 
 #define TLS_PORT 443
 #define IRS 7000000u
@@ -161,7 +162,11 @@ test_cookie_completes_on_its_listener(void **state)
 	struct th *h;
 	struct th_seg s;
 	struct th_out o;
+	struct tcp_tuple k;
+	struct net_addr peer;
+	union net_ip local;
 	uint32_t cookie;
+	uint16_t mss;
 
 	(void)state;
 	tcp_config_defaults(&cfg);
@@ -190,7 +195,13 @@ test_cookie_completes_on_its_listener(void **state)
 	assert_int_equal(other.got, 2);
 	assert_int_equal(h->app.accepted, 0);
 	th_drain(h);
-	/* The same cookie's ACK to a port nobody listens on: a RST. */
+	/* An ACK to a port nobody listens on, its cookie one the stack
+	 * would have made there (white-box): a RST, and no connection. */
+	local = th_local(h, 0);
+	peer = th_peer(h);
+	k = (struct tcp_tuple){ h->family, &local, &peer.ip, 8443, 40001 };
+	cookie = tcp_cookie_make(h->ns, &k, IRS, th_mss(h), &mss);
+	assert_true(tcp_cookie_check(h->ns, &k, IRS, cookie) > 0);
 	s = th_seg_from(IRS + 1, cookie + 1, TCP_ACK);
 	s.dport = 8443;
 	s.sport = 40001;
@@ -198,6 +209,8 @@ test_cookie_completes_on_its_listener(void **state)
 	assert_true(th_next(h, &o));
 	assert_true(o.t.flags & TCP_RST);
 	assert_int_equal(h->stats.tcp.syncookies_valid, 1);
+	assert_int_equal(h->app.accepted, 0);
+	assert_int_equal(other.accepted, 1);
 	th_drain(h);
 	th_free(h);
 }

@@ -3,13 +3,15 @@
  * steps run inline, queued and on another thread, HTTP/1.1 over the
  * records, small writes gathered into one record, a record HTTP takes in
  * parts, close_notify, the handshake timeout, reloads and their
- * generations, and no staging held by an idle connection. */
+ * generations, reloads refused, the ticket key's rotation, and no staging
+ * held by an idle connection. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "http_harness.h"
@@ -18,6 +20,7 @@
 #include "tls_harness.h"
 
 #define GET_A "GET /a.txt HTTP/1.1\r\nHost: ewyk.test\r\n\r\n"
+#define GET_Q "GET /q/x HTTP/1.1\r\nHost: e\r\n\r\n"
 
 static unsigned int
 free_staging(const struct tlsh *h)
@@ -170,33 +173,147 @@ test_alpn_h2_is_not_sniffed(void **state)
 	tlsh_free(h);
 }
 
+/* A session to resume: a handshake (prio NULL: TLS 1.3), a request
+ * (TLS 1.3's ticket comes after the handshake), its data in sess. */
+static void
+session_of(struct tlsh *h, uint16_t sport, const char *prio,
+		gnutls_datum_t *sess)
+{
+	struct tlsc c;
+
+	tlsc_open(h, &c, sport);
+	assert_int_equal(tlsc_handshake(&c, "http/1.1", prio, NULL), 0);
+	get_a(&c);
+	assert_int_equal(gnutls_session_get_data2(c.s, sess), 0);
+	tlsc_close(&c);
+	tlsc_free(&c);
+}
+
+/* Whether a handshake offering sess resumed it (else it was a full one). */
+static bool
+resumes(struct tlsh *h, uint16_t sport, const char *prio,
+		const gnutls_datum_t *sess)
+{
+	struct tlsc c;
+	bool resumed;
+
+	tlsc_open(h, &c, sport);
+	assert_int_equal(tlsc_handshake(&c, "http/1.1", prio, sess), 0);
+	resumed = gnutls_session_is_resumed(c.s);
+	get_a(&c);
+	tlsc_close(&c);
+	tlsc_free(&c);
+	return resumed;
+}
+
 static void
 test_resumption(void **state)
 {
 	struct tlsh *h = tlsh_new(TLSH_INLINE, 10000);
 	gnutls_datum_t sess;
-	struct tlsc c;
 	int v;
 
 	(void)state;
 	for (v = 0; v < 2; v++) {
 		const char *prio = v == 0 ? NULL : "NORMAL:-VERS-ALL:+VERS-TLS1.2";
 
-		tlsc_open(h, &c, (uint16_t)(40010 + v * 2));
-		assert_int_equal(tlsc_handshake(&c, "http/1.1", prio, NULL), 0);
-		get_a(&c);	/* TLS 1.3's ticket comes after the handshake */
-		assert_int_equal(gnutls_session_get_data2(c.s, &sess), 0);
-		tlsc_close(&c);
-		tlsc_free(&c);
-		tlsc_open(h, &c, (uint16_t)(40011 + v * 2));
-		assert_int_equal(tlsc_handshake(&c, "http/1.1", prio, &sess), 0);
-		assert_true(gnutls_session_is_resumed(c.s));
-		get_a(&c);
+		session_of(h, (uint16_t)(40010 + v * 2), prio, &sess);
+		assert_true(resumes(h, (uint16_t)(40011 + v * 2), prio, &sess));
 		gnutls_free(sess.data);
-		tlsc_close(&c);
-		tlsc_free(&c);
 	}
 	assert_int_equal(h->st.handshakes_resumed, 2);
+	tlsh_free(h);
+}
+
+/* The ticket key rotated when due: a ticket of the key before no longer
+ * resumes (a full handshake instead), one of the new key does, and the
+ * next rotation is due a whole period later. */
+static void
+test_ticket_key_rotation(void **state)
+{
+	struct tlsh *h = tlsh_new(TLSH_INLINE, 10000);
+	uint64_t now = (uint64_t)time(NULL);
+	struct tls_config_info info;
+	gnutls_datum_t old, fresh;
+
+	(void)state;
+	h->cfg->conf.ticket_rotate_s = 3600;	/* white-box: ewykd's option */
+	session_of(h, 40030, NULL, &old);
+	assert_false(tls_config_tick(h->cfg, now + 60));	/* not due */
+	assert_true(tls_config_tick(h->cfg, now + 3600));
+	assert_false(tls_config_tick(h->cfg, now + 3660));
+	tls_config_info(h->cfg, &info);
+	assert_int_equal(info.ticket_rotations, 1);
+	assert_false(resumes(h, 40031, NULL, &old));
+	session_of(h, 40032, NULL, &fresh);
+	assert_true(resumes(h, 40033, NULL, &fresh));
+	assert_int_equal(h->st.handshakes_resumed, 1);
+	gnutls_free(old.data);
+	gnutls_free(fresh.data);
+	tlsh_free(h);
+}
+
+/* The certificate a new connection is served, copied into cert. */
+static void
+served_certificate(struct tlsh *h, uint16_t sport, gnutls_datum_t *cert)
+{
+	const gnutls_datum_t *peer;
+	struct tlsc c;
+
+	tlsc_open(h, &c, sport);
+	assert_int_equal(tlsc_handshake(&c, "http/1.1", NULL, NULL), 0);
+	peer = gnutls_certificate_get_peers(c.s, NULL);
+	assert_non_null(peer);
+	cert->size = peer->size;
+	cert->data = malloc(peer->size);
+	assert_non_null(cert->data);
+	memcpy(cert->data, peer->data, peer->size);
+	tlsc_close(&c);
+	tlsc_free(&c);
+}
+
+/* A reload of files that make no usable pair changes nothing: each is
+ * refused with its reason and counted, and new connections are still
+ * served the certificate of before. */
+static void
+test_reload_refuses_what_cannot_serve(void **state)
+{
+	static const struct {
+		long from_s, to_s;	/* the certificate's, from now */
+		bool other_key;		/* the key file left as it was */
+		const char *says;
+	} bad[] = {
+		{ -3600, 86400, true, "does not match the certificate of" },
+		{ -7200, -60, false, "expired on" },
+		{ 3600, 86400, false, "not valid before" },
+	};
+	struct tlsh *h = tlsh_new(TLSH_INLINE, 10000);
+	char err[TLS_ERR_LEN], other[160];
+	struct tls_config_info info;
+	gnutls_datum_t before, now;
+	size_t i;
+
+	(void)state;
+	snprintf(other, sizeof(other), "%s/other-key.pem", h->dir);
+	served_certificate(h, 40040, &before);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tlsh_write_pair(h->cert, bad[i].other_key ? other : h->key,
+				bad[i].from_s, bad[i].to_s);
+		err[0] = '\0';
+		if (tls_config_reload(h->cfg, err, sizeof(err)) != -1 ||
+				strstr(err, bad[i].says) == NULL)
+			fail_msg("reload %zu taken or not said: '%s'", i, err);
+		served_certificate(h, (uint16_t)(40041 + i), &now);
+		assert_int_equal(now.size, before.size);
+		assert_memory_equal(now.data, before.data, before.size);
+		free(now.data);
+	}
+	tls_config_info(h->cfg, &info);
+	assert_int_equal(info.reload_failures, 3);
+	assert_int_equal(info.reloads, 0);
+	assert_int_equal(info.generation, 1);
+	assert_int_equal(h->st.gen_switches, 1);	/* the shard's first */
+	free(before.data);
 	tlsh_free(h);
 }
 
@@ -253,50 +370,125 @@ test_handshake_timeout(void **state)
 	tlsh_free(h);
 }
 
-/* 800 pipelined requests in two records, to a route whose handlers the
- * test runs a few at a time: HTTP's pipeline fills, then its buffer, a
- * record is taken in part and held, the window shut; the rest is taken
- * as answers go, and every request is answered. */
-static void
-test_record_taken_in_parts(void **state)
+/* White-box: how many connections hold a record, each of which must
+ * offer TCP no room (the advertised edge then stays where it is). */
+static unsigned int
+held_with_window_shut(const struct tlsh *h)
 {
-	struct tlsh *h = tlsh_new(TLSH_INLINE, 10000);
-	static const char get_q[] = "GET /q/x HTTP/1.1\r\nHost: e\r\n\r\n";
-	static char req[800 * sizeof(get_q)], out[800 * 400];
-	struct tlsc c;
+	unsigned int i, held = 0;
+
+	for (i = 0; i < h->sh->conf.max_conns; i++) {
+		const struct tls_conn *tc = &h->sh->conns[i];
+
+		if (tc->held == NULL || tc->tcp == NULL)
+			continue;
+		held++;
+		if (tc->tcp->rcv_space != 0)
+			fail_msg("a record held, and TCP's receive space %u",
+					tc->tcp->rcv_space);
+	}
+	return held;
+}
+
+/* Runs /q/'s queued handlers a few at a time and reads the answers until
+ * want have come, or the pumps run out: how many came. Counts in *held
+ * the times a connection was seen holding a record between pumps. */
+static int
+q_answers(struct tlsh *h, struct tlsc *c, char *out, size_t cap, int want,
+		unsigned int *held)
+{
 	size_t got = 0;
 	int i, pumps = 0, answers = 0;
 	const char *p;
 
-	(void)state;
-	for (i = 0; i < 800; i++)
-		strcat(req, get_q);
-	tlsc_open(h, &c, 40005);
-	assert_int_equal(tlsc_handshake(&c, "http/1.1", NULL, NULL), 0);
-	for (got = 0; got < strlen(req);) {
-		ssize_t n = gnutls_record_send(c.s, req + got, strlen(req) - got);
-
-		assert_true(n > 0);	/* a record at most each time */
-		got += (size_t)n;
-	}
-	got = 0;
-	while (answers < 800 && pumps++ < 4000) {
+	while (answers < want && pumps++ < 4000) {
 		ssize_t n;
 
 		tlsh_pump(h);
+		*held += held_with_window_shut(h);
 		for (i = 0; i < 8 && h->hh->nqueued > 0; i++)
 			hh_run(h->hh, 0);
 		tlsh_pump(h);
-		while ((n = gnutls_record_recv(c.s, out + got,
-				sizeof(out) - 1 - got)) > 0)
+		*held += held_with_window_shut(h);
+		while ((n = gnutls_record_recv(c->s, out + got,
+				cap - 1 - got)) > 0)
 			got += (size_t)n;
 		out[got] = '\0';
 		for (answers = 0, p = out; (p = strstr(p, "q /q/x\n")) != NULL;
 				p++)
 			answers++;
 	}
-	assert_int_equal(answers, 800);
+	return answers;
+}
+
+/* n requests to /q/ one after the other in reqs, and c connected and
+ * through its handshake. */
+static void
+open_with_q_requests(struct tlsh *h, struct tlsc *c, uint16_t sport,
+		char *reqs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		strcat(reqs, GET_Q);
+	tlsc_open(h, c, sport);
+	assert_int_equal(tlsc_handshake(c, "http/1.1", NULL, NULL), 0);
+}
+
+/* 800 pipelined requests in two records, to a route whose handlers the
+ * test runs a few at a time: HTTP's pipeline fills, then its buffer, a
+ * record is taken in part and held, and TCP asks for nothing more while
+ * it is; the rest is taken as answers go, and every request is answered. */
+static void
+test_record_taken_in_parts(void **state)
+{
+	struct tlsh *h = tlsh_new(TLSH_INLINE, 10000);
+	static char req[800 * sizeof(GET_Q)], out[800 * 400];
+	struct tlsc c;
+	size_t got;
+	unsigned int held = 0;
+
+	(void)state;
+	open_with_q_requests(h, &c, 40005, req, 800);
+	for (got = 0; got < strlen(req);) {
+		ssize_t n = gnutls_record_send(c.s, req + got, strlen(req) - got);
+
+		assert_true(n > 0);	/* a record at most each time */
+		got += (size_t)n;
+	}
+	assert_int_equal(q_answers(h, &c, out, sizeof(out), 800, &held), 800);
 	assert_true(h->st.records_held > 0);
+	assert_true(held > 0);
+	tlsc_close(&c);
+	tlsc_free(&c);
+	tlsh_free(h);
+}
+
+/* A record HTTP takes in part though it has room once it has parsed what
+ * it took (a request's first bytes came in the record before): the rest
+ * is held, and the window shut all the same. */
+static void
+test_held_record_shuts_the_window(void **state)
+{
+	struct tlsh *h = tlsh_new(TLSH_INLINE, 10000);
+	static char stream[600 * sizeof(GET_Q)], out[600 * 400];
+	const size_t q = sizeof(GET_Q) - 1, first = 20, big = 16384;
+	unsigned int held = 0;
+	struct tlsc c;
+	int i;
+
+	(void)state;
+	open_with_q_requests(h, &c, 40009, stream, 600);
+	assert_int_equal(gnutls_record_send(c.s, stream, first), first);
+	assert_int_equal(gnutls_record_send(c.s, stream + first, big), big);
+	/* Taken: the buffer's room, 20 bytes short of the record; then its
+	 * pipeline's 16 requests parsed, which HTTP says it has room for. */
+	for (i = 0; i < 100 && h->st.records_held == 0; i++)
+		tlsh_pump(h);
+	assert_int_equal(h->st.records_held, 1);
+	assert_int_equal(held_with_window_shut(h), 1);
+	assert_int_equal(q_answers(h, &c, out, sizeof(out),
+			(int)((first + big) / q), &held), (first + big) / q);
 	tlsc_close(&c);
 	tlsc_free(&c);
 	tlsh_free(h);
@@ -355,10 +547,13 @@ main(void)
 		cmocka_unit_test(test_alpn_h2_starts_http2),
 		cmocka_unit_test(test_alpn_h2_is_not_sniffed),
 		cmocka_unit_test(test_resumption),
+		cmocka_unit_test(test_ticket_key_rotation),
 		cmocka_unit_test(test_close_notify_both_ways),
 		cmocka_unit_test(test_handshake_timeout),
 		cmocka_unit_test(test_record_taken_in_parts),
+		cmocka_unit_test(test_held_record_shuts_the_window),
 		cmocka_unit_test(test_reload_generations),
+		cmocka_unit_test(test_reload_refuses_what_cannot_serve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,9 +35,11 @@ write_datum(const char *path, const gnutls_datum_t *d, mode_t mode)
 	close(fd);
 }
 
-/* A self-signed ECDSA P-256 certificate for ewyk.test, and its key. */
-static void
-make_certificate(const char *cert_path, const char *key_path)
+/* A self-signed ECDSA P-256 certificate for ewyk.test valid from
+ * from_s to to_s seconds from now, and its key. */
+void
+tlsh_write_pair(const char *cert_path, const char *key_path, long from_s,
+		long to_s)
 {
 	static const char cn[] = "ewyk.test";
 	gnutls_x509_privkey_t key;
@@ -55,9 +57,10 @@ make_certificate(const char *cert_path, const char *key_path)
 	serial[0] &= 0x7f;
 	assert_int_equal(gnutls_x509_crt_set_serial(crt, serial,
 			sizeof(serial)), 0);
-	assert_int_equal(gnutls_x509_crt_set_activation_time(crt, now - 3600), 0);
-	assert_int_equal(gnutls_x509_crt_set_expiration_time(crt,
-			now + 30 * 86400), 0);
+	assert_int_equal(gnutls_x509_crt_set_activation_time(crt, now + from_s),
+			0);
+	assert_int_equal(gnutls_x509_crt_set_expiration_time(crt, now + to_s),
+			0);
 	assert_int_equal(gnutls_x509_crt_set_dn_by_oid(crt,
 			GNUTLS_OID_X520_COMMON_NAME, 0, cn, sizeof(cn) - 1), 0);
 	assert_int_equal(gnutls_x509_crt_set_subject_alt_name(crt,
@@ -110,7 +113,7 @@ tlsh_new(enum tlsh_offload mode, uint32_t timeout_ms)
 	assert_non_null(mkdtemp(h->dir));
 	snprintf(h->cert, sizeof(h->cert), "%s/cert.pem", h->dir);
 	snprintf(h->key, sizeof(h->key), "%s/key.pem", h->dir);
-	make_certificate(h->cert, h->key);
+	tlsh_new_certificate(h);
 	conf.pairs[0].cert = h->cert;
 	conf.pairs[0].key = h->key;
 	conf.handshake_timeout_ms = timeout_ms;
@@ -137,7 +140,7 @@ tlsh_new(enum tlsh_offload mode, uint32_t timeout_ms)
 void
 tlsh_new_certificate(struct tlsh *h)
 {
-	make_certificate(h->cert, h->key);
+	tlsh_write_pair(h->cert, h->key, -3600, 30 * 86400);
 }
 
 void

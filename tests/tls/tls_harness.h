@@ -78,6 +78,10 @@ void tlsh_free(struct tlsh *h);
 void tlsh_pump(struct tlsh *h);
 /* Writes the certificate files again, with a fresh key and certificate. */
 void tlsh_new_certificate(struct tlsh *h);
+/* A fresh key and a self-signed certificate of it for ewyk.test, valid
+ * from from_s to to_s seconds from now, written to those paths. */
+void tlsh_write_pair(const char *cert_path, const char *key_path, long from_s,
+		long to_s);
 
 /* The client's TCP connection from sport (three-way handshake). */
 void tlsc_open(struct tlsh *h, struct tlsc *c, uint16_t sport);

@@ -200,8 +200,9 @@ int ewyk_respond_stream(struct ewyk_request *req, int status, const char *ctype,
 /*
  * Waits ms milliseconds. On a fiber it parks (a timer of the shard wakes
  * it; the lcore goes on polling); on a thread it sleeps. Returns 0, or
- * -ECANCELED when the client left meanwhile (on a fiber): the answer
- * would be dropped, the handler may give up at once.
+ * -ECANCELED when the client left meanwhile (on a fiber) or the drain's
+ * time ran out (--drain-ms): the answer is dropped, the handler may give
+ * up at once.
  */
 int ewyk_sleep(struct ewyk_request *req, uint32_t ms);
 

@@ -174,11 +174,15 @@ int serve_start(struct serve *sv, struct ewyk_reserved *reserved,
  * strategy's word; the old owner leaves when its task ends). */
 void serve_watchdog(struct serve *sv, struct ewyk_reserved *reserved,
 		uint64_t now_ms, uint32_t stuck_ms);
-/* Once production stopped for good, on the main lcore, until the pools
- * are idle, and once after they stopped: the answers they posted are
- * written, and handlers still waiting (a pool thread's wait, which only
- * the owner could end) are cancelled. Returns what it did. */
+/* On the owner as production stops for good, then on the main lcore
+ * until the pools are idle, and once after they stopped: the answers they
+ * posted are written, and handlers still waiting (a pool thread's wait,
+ * which only the owner could end) are cancelled. Returns what it did. */
 unsigned int serve_finish(struct serve *sv);
+/* Anywhere, once the drain's time is up: handlers sleeping on a thread
+ * (ewyk_sleep() on a pool thread, or on an lcore that handed the shard
+ * over) wake at once with -ECANCELED, and no thread sleeps from then on. */
+void serve_cut_sleeps(struct serve *sv);
 
 /*
  * The access log, for the process: a line per exchange (combined or
