@@ -184,9 +184,10 @@ def test_open_loop_latency_includes_a_stall(served, json_path):
     out = load_result(proc, text, json_path)
     lat = out["latency_us"]
     assert out["loop"] == "open" and out["requests"]["succeeded"] == 3000, out
-    # The first request due in the stall waited all of it; a hundredth of
+    # The first request due in the stall waited all of it, less the 1 ms
+    # between requests and the histogram's rounding (2 %); a hundredth of
     # the run (30 requests) fell in its first 30 ms and waited most of it.
-    assert lat["max"] >= PAUSE_S * 1e6, (lat, paused)
+    assert lat["max"] >= 0.98 * PAUSE_S * 1e6, (lat, paused)
     assert lat["p99"] >= (PAUSE_S - 0.05) * 1e6, (lat, paused)
     assert "latency: p50 " in text and "p99.9 " in text and " max " in text, text
     # A progress line each second of the 3-second run, the count rising.
