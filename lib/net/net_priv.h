@@ -69,7 +69,8 @@ struct net_stack {
 	const struct tcp_upcalls *up;
 	void *up_ctx;
 	struct tcp_config cfg;
-	uint64_t now_ms;
+	uint64_t now_ms;	/* now_us / 1000: the wheel's ticks, keepalive */
+	uint64_t now_us;	/* the clock (net_set_clock()) */
 	uint64_t hash_seed;
 	uint64_t secret[2];	/* SipHash key: ISNs (RFC 6528), SYN cookies */
 	bool refuse_new;	/* draining: new SYNs are answered with RST */
@@ -95,6 +96,16 @@ struct net_stack {
 	struct net_stats *stats;
 	uint16_t next_lport;	/* where active opens' port search resumes */
 };
+
+/* The stack's clock moves to now_us (never back). */
+static inline void
+net_set_clock(struct net_stack *ns, uint64_t now_us)
+{
+	if (now_us > ns->now_us) {
+		ns->now_us = now_us;
+		ns->now_ms = now_us / 1000;
+	}
+}
 
 #define NET_ARP_RETRY_MS 100
 #define NET_TTL 64		/* TTL and hop limit of what we send */

@@ -54,6 +54,7 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	ns->cfg = *cfg;
 	ns->stats = stats;
 	ns->now_ms = now_ms;
+	ns->now_us = now_ms * 1000;
 	ns->hash_seed = rte_rand();
 	ns->secret[0] = rte_rand();
 	ns->secret[1] = rte_rand();
@@ -216,6 +217,12 @@ uint64_t
 net_now_ms(const struct net_stack *ns)
 {
 	return ns->now_ms;
+}
+
+uint64_t
+net_now_us(const struct net_stack *ns)
+{
+	return ns->now_us;
 }
 
 void
@@ -545,10 +552,10 @@ drop:
 }
 
 void
-net_timers(struct net_stack *ns, uint64_t now_ms)
+net_timers_us(struct net_stack *ns, uint64_t now_us)
 {
-	ns->now_ms = now_ms;
-	tw_advance(&ns->wheel, now_ms, tcp_timer_fire, ns);
+	net_set_clock(ns, now_us);
+	tw_advance(&ns->wheel, ns->now_ms, tcp_timer_fire, ns);
 	nd_timers(ns);
 	/* Once per poll, after input freed what it could: connections the
 	 * send budget held back go on. */
@@ -563,12 +570,18 @@ net_input(struct net_stack *ns, struct rte_mbuf *m)
 }
 
 void
-net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
-		uint16_t n, uint64_t now_ms)
+net_timers(struct net_stack *ns, uint64_t now_ms)
+{
+	net_timers_us(ns, now_ms * 1000);
+}
+
+void
+net_rx_us(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
+		uint16_t n, uint64_t now_us)
 {
 	uint16_t i;
 
-	ns->now_ms = now_ms;
+	net_set_clock(ns, now_us);
 	for (i = 0; i < n; i++) {
 		/* Input may serve connections of other ports (an ACK that
 		 * frees room to send): each frame starts on its own port. */
@@ -577,3 +590,9 @@ net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
 	}
 }
 
+void
+net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
+		uint16_t n, uint64_t now_ms)
+{
+	net_rx_us(ns, port, pkts, n, now_ms * 1000);
+}

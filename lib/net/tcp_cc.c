@@ -117,7 +117,7 @@ cubic_acked(struct tcp_conn *c, uint32_t bytes, uint64_t now_ms)
 		}
 	}
 	/* the window one RTT ahead, bounded to [cwnd, 1.5 cwnd] (4.4) */
-	t = (double)(now_ms - c->cc_epoch_ms + c->srtt) / 1000.0;
+	t = (double)(now_ms - c->cc_epoch_ms) / 1000.0 + c->srtt_us / 1e6;
 	w_cubic = CUBIC_C * pow(t - c->cc_k_ms / 1000.0, 3) * mss + c->cc_origin;
 	target = RTE_MIN(RTE_MAX(w_cubic, (double)c->cwnd), 1.5 * c->cwnd);
 	/* 4.3: the Reno-friendly estimate */

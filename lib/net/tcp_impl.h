@@ -66,7 +66,7 @@ struct tcp_ooo {
 
 struct tcp_seg {
 	uint32_t end;
-	uint32_t xmit_ms;	/* last transmission, low bits of the clock */
+	uint32_t xmit_us;	/* last transmission, low bits of the clock */
 	uint32_t xmit_no;	/* per-connection transmission order */
 	uint8_t flags;
 };
@@ -79,7 +79,7 @@ struct tcp_block {
 #define TCP_F_FIN_QUEUED 0x0001	/* close requested: FIN follows the data */
 #define TCP_F_ACK_NOW 0x0002	/* an ACK is owed now */
 #define TCP_F_IN_INPUT 0x0004	/* inside segment processing: defer frees */
-#define TCP_F_RTT_TIMING 0x0008	/* rtt_seq is being timed (Karn) */
+#define TCP_F_RTT_TIMING 0x0008	/* our SYN is being timed (Karn) */
 #define TCP_F_RECOVERY 0x0010	/* fast recovery (RFC 6582 / RFC 6675) */
 #define TCP_F_DEAD 0x0020	/* freed when input unwinds */
 #define TCP_F_OPT_WS 0x0100	/* window scaling negotiated (RFC 7323) */
@@ -145,12 +145,12 @@ struct tcp_conn {
 	uint32_t prr_out;
 	uint32_t recover_fs;
 	/* RACK (RFC 8985) and TLP */
-	uint32_t rack_xmit_ms;	/* of the most recently sent segment delivered */
+	uint32_t rack_xmit_us;	/* of the most recently sent segment delivered */
 	uint32_t rack_xmit_no;
 	uint32_t rack_end;
-	uint32_t rack_rtt;	/* ms, of that segment */
+	uint32_t rack_rtt_us;	/* of that segment */
 	uint32_t rack_fack;	/* highest end SACKed or acknowledged */
-	uint32_t min_rtt;	/* ms; UINT32_MAX before a sample */
+	uint32_t min_rtt_us;	/* UINT32_MAX before a sample */
 	uint32_t dsack_round;	/* snd_max when the multiplier last grew */
 	uint32_t tlp_end;	/* snd_max after the outstanding probe */
 	uint32_t xmit_no;	/* transmissions so far */
@@ -179,12 +179,12 @@ struct tcp_conn {
 	uint64_t ts_recent_ms;
 	uint64_t last_rx_ms;	/* for keepalive and idle */
 	uint64_t invalid_ack_next_ms;	/* earliest answer to an unacceptable segment */
-	/* RFC 6298 estimator, milliseconds */
-	uint32_t srtt;
-	uint32_t rttvar;
-	uint32_t rto;
-	uint32_t rtt_seq;
-	uint64_t rtt_start;
+	/* RFC 6298 estimator, microseconds */
+	uint32_t srtt_us;	/* 0: no sample yet */
+	uint32_t rttvar_us;
+	uint32_t rto_us;
+	uint32_t rtt_seq;	/* the handshake's, timed (Karn) */
+	uint64_t rtt_start_us;
 	struct tcp_sndq sndq;
 	struct tcp_ooo ooo;
 	struct tcp_seg segs[TCP_SEG_RING];	/* valid: seg_head, nsegs */
@@ -225,6 +225,10 @@ extern const struct tcp_cc_ops tcp_cc_cubic;
  * the minimum RTO (hundreds of round trips on a sub-millisecond path). */
 #define TCP_TLP_MAX 2
 #define TCP_TS_LEN 12		/* NOP NOP kind len val ecr */
+/* Added to the probe timeout of a flight of more than one segment:
+ * Linux's TCP_TIMEOUT_MIN (two jiffies), against the timers' granularity
+ * and the peer's scheduling. */
+#define TCP_PTO_MIN_EXTRA_US 2000
 
 static inline uint8_t
 tcp_family(const struct tcp_conn *c)
@@ -327,20 +331,44 @@ tcp_pipe(const struct tcp_conn *c)
 	return (int32_t)out < 0 ? c->retrans_bytes : out + c->retrans_bytes;
 }
 
+/* What one ACK tells of round trips, gathered as it acknowledges and
+ * SACKs segments (Linux's tcp_clean_rtx_queue() and tcp_sacktag_one()):
+ * the RTT of the oldest segment it newly acknowledges, of the oldest it
+ * newly SACKs (both never sent twice), of the newest of them, and
+ * whether it acknowledged a resent one (Karn's rule then forbids the
+ * first). UINT32_MAX: no sample. */
+struct tcp_ack_info {
+	uint32_t seq_rtt_us;
+	uint32_t sack_rtt_us;
+	uint32_t ca_rtt_us;
+	bool retrans_acked;
+};
+
+static inline void
+tcp_ack_info_init(struct tcp_ack_info *ai)
+{
+	ai->seq_rtt_us = UINT32_MAX;
+	ai->sack_rtt_us = UINT32_MAX;
+	ai->ca_rtt_us = UINT32_MAX;
+	ai->retrans_acked = false;
+}
+
 /* Records a (re)transmission of [seq, end) at the stack's clock. */
 void tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 		uint32_t end);
 /* Forgets entries the cumulative ACK covers; counts what it delivered
  * to RACK. Call before snd_una moves. */
-void tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack);
+void tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
+		struct tcp_ack_info *ai);
 /* RACK (RFC 8985 6.2 steps 2 and 3): a segment was delivered (SACKed or
  * newly acknowledged). */
 void tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_seg *s);
+		const struct tcp_seg *s, struct tcp_ack_info *ai, bool by_sack);
 /* The peer's SACK blocks into the scoreboard. Returns the bytes newly
  * SACKed; *dsack is set if one reported a duplicate (RFC 2883). */
 uint32_t tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_options *o, uint32_t ack, bool *dsack);
+		const struct tcp_options *o, uint32_t ack, bool *dsack,
+		struct tcp_ack_info *ai);
 /* Marks every entry not SACKed lost (after a timeout). */
 void tcp_seg_mark_all_lost(struct tcp_conn *c);
 /* Marks lost the entries not SACKed whose payload is over max bytes (a
@@ -351,7 +379,7 @@ uint32_t tcp_seg_mark_lost_above(struct tcp_conn *c, uint32_t max);
  * marked and sets *timeout to when the next may be (0: none). */
 uint32_t tcp_rack_detect(struct net_stack *ns, struct tcp_conn *c,
 		uint32_t *timeout);
-/* RACK.reo_wnd (RFC 8985 6.2.4), ms. */
+/* RACK.reo_wnd (RFC 8985 6.2.4), microseconds. */
 uint32_t tcp_rack_reo_wnd(const struct tcp_conn *c);
 /* Per ACK of a SACK connection, once the scoreboard and snd_una are
  * up to date: RACK, the end of a probe's episode, entering, leaving and
@@ -453,6 +481,15 @@ void tcp_output_listed(struct net_stack *ns);
 /* timers */
 void tcp_timer_fire(struct tw_timer *t, void *ctx);
 void tcp_arm_idle(struct net_stack *ns, struct tcp_conn *c);
-void tcp_rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r);
+/* An RTT sample, microseconds, into SRTT, RTTVAR and the RTO. */
+void tcp_rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r_us);
+/* The wheel's tick (a millisecond) at or after delay_us from now: a
+ * deadline of the microsecond clock on the millisecond wheel, never
+ * early. */
+static inline uint64_t
+tcp_deadline_ms(const struct net_stack *ns, uint64_t delay_us)
+{
+	return (ns->now_us + delay_us + 999) / 1000;
+}
 
 #endif /* EWYK_TCP_IMPL_H */

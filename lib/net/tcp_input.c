@@ -81,7 +81,7 @@ negotiate(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	}
 	c->snd_wnd = t->win;	/* never scaled in a SYN */
 	c->max_sndwnd = c->snd_wnd;
-	c->min_rtt = UINT32_MAX;
+	c->min_rtt_us = UINT32_MAX;
 	c->reo_wnd_mult = 1;
 	ns->cc->init(c);
 }
@@ -146,7 +146,7 @@ syn_input(struct net_stack *ns, const struct ip_view *ip,
 	tcp_send_syn_ack(ns, c);
 	c->flags |= TCP_F_RTT_TIMING;
 	c->rtt_seq = c->iss;
-	c->rtt_start = ns->now_ms;
+	c->rtt_start_us = ns->now_us;
 	tcp_arm_rexmit(ns, c);
 }
 
@@ -300,7 +300,7 @@ syn_sent_input(struct net_stack *ns, struct tcp_conn *c,
 	c->snd_una = t->ack;
 	c->snd_wl2 = t->ack;
 	if (c->backoff == 0)
-		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
+		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_us - c->rtt_start_us));
 	c->flags &= ~TCP_F_RTT_TIMING;
 	become_established(ns, c);
 	c->flags |= TCP_F_ACK_NOW;
@@ -338,7 +338,7 @@ syn_received_input(struct net_stack *ns, struct tcp_conn *c,
 	c->snd_wl1 = t->seq - 1;	/* let this ACK set the window */
 	c->snd_wl2 = t->ack;
 	if (c->backoff == 0)
-		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
+		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_us - c->rtt_start_us));
 	c->flags &= ~TCP_F_RTT_TIMING;
 	become_established(ns, c);
 	return hand_over(ns, c);
@@ -357,7 +357,7 @@ fast_retransmit(struct net_stack *ns, struct tcp_conn *c)
 	ns->stats->tcp.newreno_recoveries++;
 	c->cwnd += TCP_DUPTHRESH * (uint32_t)c->mss;
 	tcp_send_range(ns, c, c->snd_una, c->mss);
-	c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_TLP_ARMED);
+	c->flags &= ~TCP_F_TLP_ARMED;
 	tcp_arm_rexmit(ns, c);
 }
 
@@ -485,20 +485,28 @@ drop_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
 		c->snd_nxt = c->snd_una;
 }
 
-/* RTT: from the echoed timestamp, else Karn's timed segment. */
+/* RTT: as Linux's tcp_ack_update_rtt(), from the scoreboard's times of
+ * the segments this ACK delivered (the oldest newly acknowledged, not if
+ * a resent one was among them: Karn; else the oldest newly SACKed), in
+ * microseconds; failing those, from the echoed timestamp, in whole
+ * milliseconds, when the ACK moved snd_una. */
 static void
-rtt_from_ack(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
+rtt_from_ack(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t,
+		const struct tcp_ack_info *ai, bool acked)
 {
-	if ((c->flags & TCP_F_OPT_TS) && t->opt.has_ts && t->opt.ts_ecr != 0) {
-		uint32_t r = (uint32_t)ns->now_ms + c->ts_offset - t->opt.ts_ecr;
+	uint32_t r = ai->retrans_acked ? UINT32_MAX : ai->seq_rtt_us;
 
-		if (r < 3600000)
-			tcp_rtt_sample(ns, c, r);
-	} else if ((c->flags & TCP_F_RTT_TIMING) && SEQ_GT(t->ack, c->rtt_seq)) {
-		if (c->backoff == 0)
-			tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
-		c->flags &= ~TCP_F_RTT_TIMING;
+	if (r == UINT32_MAX)
+		r = ai->sack_rtt_us;
+	if (r == UINT32_MAX && acked && (c->flags & TCP_F_OPT_TS) &&
+			t->opt.has_ts && t->opt.ts_ecr != 0) {
+		uint32_t ms = (uint32_t)ns->now_ms + c->ts_offset - t->opt.ts_ecr;
+
+		if (ms < 3600000)
+			r = RTE_MAX(ms, 1u) * 1000;
 	}
+	if (r != UINT32_MAX)
+		tcp_rtt_sample(ns, c, r);
 }
 
 /* New data acknowledged: grow cwnd; without SACK, end recovery or resend
@@ -553,9 +561,11 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	uint32_t win = (uint32_t)t->win << c->snd_wscale;
 	uint32_t acked = 0, data_acked = 0, delivered = 0;
 	bool fin = false, dup, dsack = false;
+	struct tcp_ack_info ai;
 
 	if (!ack_acceptable(ns, c, t))
 		return ACK_DROP;
+	tcp_ack_info_init(&ai);
 	dup = is_dupack(c, t, win);	/* before the window moves */
 	update_snd_wnd(c, t, win);
 	if (SEQ_GT(t->ack, c->snd_una)) {
@@ -563,14 +573,15 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 		fin = (c->flags & TCP_F_FIN_QUEUED) &&
 			t->ack == c->snd_una + c->sndq.bytes + 1;
 		data_acked = RTE_MIN(acked, c->sndq.bytes);
-		tcp_seg_acked(ns, c, t->ack);
+		tcp_seg_acked(ns, c, t->ack, &ai);
 		drop_acked(ns, c, t->ack, data_acked);
-		rtt_from_ack(ns, c, t);
 		c->backoff = 0;
 		delivered = acked;
 	}
 	if (c->flags & TCP_F_OPT_SACK)
-		delivered += tcp_sack_update(ns, c, &t->opt, c->snd_una, &dsack);
+		delivered += tcp_sack_update(ns, c, &t->opt, c->snd_una, &dsack,
+				&ai);
+	rtt_from_ack(ns, c, t, &ai, acked > 0);
 	if (dup) {
 		dupack_input(ns, c);
 	} else if (acked > 0) {

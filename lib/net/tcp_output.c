@@ -639,11 +639,11 @@ tcp_window_grew(const struct tcp_conn *c)
 void
 tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint64_t t = (uint64_t)c->rto << c->backoff;
+	uint64_t t = (uint64_t)c->rto_us << c->backoff;
 
-	if (t > ns->cfg.rto_max_ms)
-		t = ns->cfg.rto_max_ms;
-	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + t);
+	if (t > (uint64_t)ns->cfg.rto_max_ms * 1000)
+		t = (uint64_t)ns->cfg.rto_max_ms * 1000;
+	tw_arm(&ns->wheel, &c->rexmit, tcp_deadline_ms(ns, t));
 }
 
 /* TCP_TLP_MAX probes per episode; in recovery too once nothing waits to
@@ -652,7 +652,7 @@ tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c)
 bool
 tcp_tlp_allowed(const struct tcp_conn *c)
 {
-	return c->state == TCP_ESTABLISHED && c->srtt != 0 && c->backoff == 0 &&
+	return c->state == TCP_ESTABLISHED && c->srtt_us != 0 && c->backoff == 0 &&
 		c->lost_bytes <= c->retrans_bytes && !(c->flags & TCP_F_LOSS) &&
 		c->tlp_probes < TCP_TLP_MAX;
 }
@@ -678,16 +678,16 @@ tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
 	 * for the peer's delayed ACK, which a resent one must not be taken
 	 * for (RFC 8985 7.2, WCDelAckT); a probe of new data cannot be
 	 * spurious, and its second segment draws that ACK at once. */
-	pto = 2ull * c->srtt;
+	pto = 2ull * c->srtt_us;
 	pto += c->snd_max - c->snd_una <= c->mss && !tcp_tlp_new_data(c) ?
-		ns->cfg.delack_ms : 2;
+		(uint64_t)ns->cfg.delack_ms * 1000 : TCP_PTO_MIN_EXTRA_US;
 	pto <<= c->tlp_probes;
-	if (pto >= c->rto) {
+	if (pto >= c->rto_us) {
 		tcp_arm_rexmit(ns, c);
 		return;
 	}
 	c->flags |= TCP_F_TLP_ARMED;
-	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + pto);
+	tw_arm(&ns->wheel, &c->rexmit, tcp_deadline_ms(ns, pto));
 }
 
 /* The send loop ------------------------------------------------------- */
@@ -796,12 +796,6 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 		}
 		if (!send_data(ns, c, c->snd_nxt, len, fin))
 			return;		/* out of mbufs: the timer retries */
-		if (!SEQ_LT(c->snd_nxt, c->snd_max) &&
-				!(c->flags & (TCP_F_RTT_TIMING | TCP_F_OPT_TS))) {
-			c->flags |= TCP_F_RTT_TIMING;
-			c->rtt_seq = c->snd_nxt;
-			c->rtt_start = ns->now_ms;
-		}
 		c->snd_nxt += len + fin;
 		if (SEQ_GT(c->snd_nxt, c->snd_max))
 			c->snd_max = c->snd_nxt;

@@ -20,9 +20,9 @@ sent_after(uint32_t a_no, uint32_t b_no)
 
 void
 tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_seg *s)
+		const struct tcp_seg *s, struct tcp_ack_info *ai, bool by_sack)
 {
-	uint32_t rtt = (uint32_t)ns->now_ms - s->xmit_ms;
+	uint32_t rtt = (uint32_t)ns->now_us - s->xmit_us;
 
 	if (SEQ_LT(c->rack_fack, c->snd_una))
 		c->rack_fack = c->snd_una;	/* kept in the window */
@@ -33,16 +33,25 @@ tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
 	if (SEQ_GT(s->end, c->rack_fack))
 		c->rack_fack = s->end;
 	if (s->flags & TCP_SEG_EVER_RETRANS) {
+		if (!by_sack)
+			ai->retrans_acked = true;
 		/* Which transmission was delivered is ambiguous: one
 		 * faster than any path seen answers an earlier one. */
-		if (rtt < c->min_rtt)
+		if (rtt < c->min_rtt_us)
 			return;
-	} else if (rtt < c->min_rtt) {
-		c->min_rtt = rtt;
+	} else {
+		uint32_t *oldest = by_sack ? &ai->sack_rtt_us : &ai->seq_rtt_us;
+
+		if (*oldest == UINT32_MAX || rtt > *oldest)
+			*oldest = rtt;
+		if (rtt < ai->ca_rtt_us)
+			ai->ca_rtt_us = rtt;
+		if (rtt < c->min_rtt_us)
+			c->min_rtt_us = rtt;
 	}
 	if (sent_after(s->xmit_no, c->rack_xmit_no)) {
-		c->rack_rtt = rtt;
-		c->rack_xmit_ms = s->xmit_ms;
+		c->rack_rtt_us = rtt;
+		c->rack_xmit_us = s->xmit_us;
 		c->rack_xmit_no = s->xmit_no;
 		c->rack_end = s->end;
 	}
@@ -59,10 +68,10 @@ tcp_rack_reo_wnd(const struct tcp_conn *c)
 		if (c->sacked_bytes >= TCP_DUPTHRESH * (uint32_t)c->mss)
 			return 0;
 	}
-	if (c->min_rtt == UINT32_MAX)
+	if (c->min_rtt_us == UINT32_MAX)
 		return 0;
-	w = RTE_MAX(c->reo_wnd_mult, (uint8_t)1) * c->min_rtt / 4;
-	return RTE_MIN(w, c->srtt);
+	w = RTE_MAX(c->reo_wnd_mult, (uint8_t)1) * (c->min_rtt_us / 4);
+	return RTE_MIN(w, c->srtt_us);
 }
 
 uint32_t
@@ -83,8 +92,8 @@ tcp_rack_detect(struct net_stack *ns, struct tcp_conn *c, uint32_t *timeout)
 			continue;	/* delivered, or known lost */
 		if (!sent_after(c->rack_xmit_no, s->xmit_no))
 			continue;	/* sent after the newest delivered */
-		remaining = (int32_t)(s->xmit_ms + c->rack_rtt + reo -
-				(uint32_t)ns->now_ms);
+		remaining = (int32_t)(s->xmit_us + c->rack_rtt_us + reo -
+				(uint32_t)ns->now_us);
 		if (remaining > 0) {
 			*timeout = RTE_MAX(*timeout, (uint32_t)remaining);
 			continue;
@@ -131,7 +140,6 @@ static void
 enter_recovery(struct net_stack *ns, struct tcp_conn *c)
 {
 	c->flags |= TCP_F_RECOVERY;
-	c->flags &= ~TCP_F_RTT_TIMING;
 	if (c->flags & TCP_F_TLP_ARMED) {
 		/* The probe is not wanted now: the timer goes back to being
 		 * the RTO, or it would fire as one after PTO. */
@@ -200,7 +208,7 @@ arm_timer(struct net_stack *ns, struct tcp_conn *c, uint32_t timeout,
 		return;
 	}
 	c->flags = (uint16_t)((c->flags & ~TCP_F_TLP_ARMED) | TCP_F_REO_ARMED);
-	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + timeout);
+	tw_arm(&ns->wheel, &c->rexmit, tcp_deadline_ms(ns, timeout));
 }
 
 static void

@@ -86,7 +86,7 @@ tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 {
 	uint32_t ring_end = c->nsegs > 0 ?
 		tcp_seg_at(c, c->nsegs - 1)->end : c->snd_una;
-	uint32_t now = (uint32_t)ns->now_ms, i;
+	uint32_t now = (uint32_t)ns->now_us, i;
 
 	c->xmit_no++;
 	if (SEQ_LT(seq, c->snd_una))
@@ -104,7 +104,7 @@ tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 				continue;
 			seg_set_flags(c, i, s->flags | TCP_SEG_RETRANS |
 					TCP_SEG_EVER_RETRANS);
-			s->xmit_ms = now;
+			s->xmit_us = now;
 			s->xmit_no = c->xmit_no;
 		}
 	}
@@ -119,14 +119,15 @@ tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 		}
 		s = tcp_seg_at(c, c->nsegs++);
 		s->end = end;
-		s->xmit_ms = now;
+		s->xmit_us = now;
 		s->xmit_no = c->xmit_no;
 		s->flags = 0;
 	}
 }
 
 void
-tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack)
+tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
+		struct tcp_ack_info *ai)
 {
 	uint32_t start = c->snd_una;
 
@@ -140,7 +141,7 @@ tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack)
 			return;
 		}
 		if (!(s->flags & TCP_SEG_SACKED))
-			tcp_rack_delivered(ns, c, s);
+			tcp_rack_delivered(ns, c, s, ai, false);
 		seg_tally(c, s->flags, s->end - start, false);
 		start = s->end;
 		c->seg_head = (uint16_t)((c->seg_head + 1) & (TCP_SEG_RING - 1));
@@ -175,7 +176,8 @@ tcp_seg_mark_all_lost(struct tcp_conn *c)
 
 /* Marks the entries inside [s, e) SACKed; returns the bytes newly so. */
 static uint32_t
-sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e)
+sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e,
+		struct tcp_ack_info *ai)
 {
 	uint32_t i, n = 0;
 
@@ -189,7 +191,7 @@ sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e)
 			break;		/* beyond, or only partly covered */
 		if (SEQ_LT(start, s) || (g->flags & TCP_SEG_SACKED))
 			continue;
-		tcp_rack_delivered(ns, c, g);
+		tcp_rack_delivered(ns, c, g, ai, true);
 		seg_set_flags(c, i, TCP_SEG_SACKED |
 				(g->flags & TCP_SEG_EVER_RETRANS));
 		n += g->end - start;
@@ -199,7 +201,8 @@ sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e)
 
 uint32_t
 tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_options *o, uint32_t ack, bool *dsack)
+		const struct tcp_options *o, uint32_t ack, bool *dsack,
+		struct tcp_ack_info *ai)
 {
 	uint32_t newly = 0;
 	unsigned int i;
@@ -221,7 +224,7 @@ tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 		if (!SEQ_LT(s, e) || SEQ_GT(e, c->snd_max) ||
 				SEQ_LT(s, c->snd_una))
 			continue;
-		newly += sack_range(ns, c, SEQ_LT(s, ack) ? ack : s, e);
+		newly += sack_range(ns, c, SEQ_LT(s, ack) ? ack : s, e, ai);
 	}
 	return newly;
 }

@@ -158,7 +158,7 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 	c->lport = lport;
 	c->port = port;
 	c->local = local;
-	c->rto = ns->cfg.rto_init_ms;
+	c->rto_us = ns->cfg.rto_init_ms * 1000;
 	c->rcv_space = ns->cfg.rcv_space;
 	memcpy(c->peer_mac, peer_mac, 6);
 	c->ts_offset = (uint32_t)rte_rand();

@@ -7,26 +7,30 @@
  */
 #include "tcp_impl.h"
 
-/* The RTT estimator and the RTO it gives: RFC 6298 2.2-2.4 with the clock granularity G of one millisecond. */
+/* The RTT estimator and the RTO it gives: RFC 6298 2.2-2.4, in
+ * microseconds, with the clock granularity G of the timers' tick (one
+ * millisecond). */
+#define RTO_G_US 1000
+
 void
 tcp_rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r)
 {
-	if (c->srtt == 0) {
-		c->srtt = r ? r : 1;
-		c->rttvar = r / 2;
+	if (c->srtt_us == 0) {
+		c->srtt_us = r ? r : 1;
+		c->rttvar_us = r / 2;
 	} else {
-		uint32_t d = c->srtt > r ? c->srtt - r : r - c->srtt;
+		uint32_t d = c->srtt_us > r ? c->srtt_us - r : r - c->srtt_us;
 
-		c->rttvar = (3 * c->rttvar + d) / 4;
-		c->srtt = (7 * c->srtt + r) / 8;
-		if (c->srtt == 0)
-			c->srtt = 1;	/* 0 means "no sample yet" */
+		c->rttvar_us = (3 * c->rttvar_us + d) / 4;
+		c->srtt_us = (7 * c->srtt_us + r) / 8;
+		if (c->srtt_us == 0)
+			c->srtt_us = 1;	/* 0 means "no sample yet" */
 	}
-	c->rto = c->srtt + RTE_MAX(1u, 4 * c->rttvar);
-	if (c->rto < ns->cfg.rto_min_ms)
-		c->rto = ns->cfg.rto_min_ms;
-	if (c->rto > ns->cfg.rto_max_ms)
-		c->rto = ns->cfg.rto_max_ms;
+	c->rto_us = c->srtt_us + RTE_MAX((uint32_t)RTO_G_US, 4 * c->rttvar_us);
+	if (c->rto_us < ns->cfg.rto_min_ms * 1000)
+		c->rto_us = ns->cfg.rto_min_ms * 1000;
+	if (c->rto_us > ns->cfg.rto_max_ms * 1000)
+		c->rto_us = ns->cfg.rto_max_ms * 1000;
 }
 
 /* Keepalive and idle timeout share one timer, re-armed lazily: traffic
@@ -143,7 +147,7 @@ rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 		 * order as the window opens. No fast recovery before
 		 * recover. */
 		ns->cc->timeout(c, ns->now_ms);
-		c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_RECOVERY);
+		c->flags &= ~TCP_F_RECOVERY;
 		tcp_tlp_end(c);
 		c->flags |= TCP_F_LOSS;
 		c->recover = c->snd_max;

@@ -49,7 +49,7 @@ tcp_connect_addr(struct net_stack *ns, const struct net_addr *raddr,
 	tcp_send_syn(ns, c);
 	c->flags |= TCP_F_RTT_TIMING;
 	c->rtt_seq = c->iss;
-	c->rtt_start = ns->now_ms;
+	c->rtt_start_us = ns->now_us;
 	tcp_arm_rexmit(ns, c);
 	return c;
 }

@@ -45,7 +45,7 @@ test_cubic_growth_after_loss(void **state)
 	(void)state;
 	memset(&c, 0, sizeof(c));
 	c.mss = MSS;
-	c.srtt = RTT;
+	c.srtt_us = RTT * 1000;
 	tcp_cc_cubic.init(&c);
 	loss_at(&c, 100 * MSS, now);
 	assert_int_equal(c.cc_w_max, 100 * MSS);	/* W_max */
@@ -76,7 +76,7 @@ test_cubic_fast_convergence(void **state)
 	(void)state;
 	memset(&c, 0, sizeof(c));
 	c.mss = MSS;
-	c.srtt = RTT;
+	c.srtt_us = RTT * 1000;
 	tcp_cc_cubic.init(&c);
 	loss_at(&c, 100 * MSS, 1000);
 	/* another loss before the window got back to W_max: give up

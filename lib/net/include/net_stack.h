@@ -271,17 +271,30 @@ void net_stack_refuse_new(struct net_stack *ns, bool refuse);
  * duplicate addresses again (RFC 4862 5.4) and announce theirs. */
 void net_link_up(struct net_stack *ns);
 
-/* The poll entry point: each port's burst (the stack takes the mbufs)
- * through net_rx(), then net_timers() once. */
+/*
+ * The poll entry point: each port's burst (the stack takes the mbufs)
+ * through net_rx_us(), then net_timers_us() once. The clock is in
+ * microseconds (ewykd's TSC): TCP times its segments, its round trips,
+ * RACK's reordering window, its probes and its pacing with it; the
+ * timestamp option on the wire stays in milliseconds. It never goes
+ * back: an earlier time is taken as the last one.
+ */
+void net_rx_us(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
+		uint16_t n, uint64_t now_us);
+/* Advance the clock, run due timers (TCP's, the layers' above, pacing),
+ * and let connections the send budget held back go on. */
+void net_timers_us(struct net_stack *ns, uint64_t now_us);
+/* The same with a clock in milliseconds, for callers without a finer
+ * one: RTTs under a millisecond then read as 0 or 1 ms. */
 void net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
 		uint16_t n, uint64_t now_ms);
-/* Advance the clock, run due timers, and let connections the send
- * budget held back go on. */
 void net_timers(struct net_stack *ns, uint64_t now_ms);
 /* Hand the TX batches to the devices. */
 void net_flush(struct net_stack *ns);
-/* The stack's clock, milliseconds, as of the last poll. */
+/* The stack's clock as of the last poll, in milliseconds and in
+ * microseconds. */
 uint64_t net_now_ms(const struct net_stack *ns);
+uint64_t net_now_us(const struct net_stack *ns);
 
 /*
  * A timer of a layer above TCP (HTTP, the request runtime, the upstream
