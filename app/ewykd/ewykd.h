@@ -52,7 +52,9 @@ struct ewykd {
 	uint16_t nb_shards;
 
 	/* Services, opened before any thread starts (services.c). */
-	struct www www;			/* static files */
+	struct www *www;		/* static files: the tree served (NULL:
+					 * no --www); swapped by a reload */
+	struct www *www_retiring;	/* replaced, answers still lent */
 	struct http_static statics;	/* their route's context */
 	struct store *state;		/* /v1/state: journaled */
 	struct store *kv;		/* /kv: memory */
@@ -68,6 +70,17 @@ struct ewykd {
 	/* Executors (executors.c): the reserved lcores and the blocking pool. */
 	struct ewyk_reserved *reserved;
 	struct ewyk_bpool *bpool;
+
+	/* A reload (reload.c): the swap whose old tree still has answers
+	 * out, and what each shard had polled then; counts for telemetry. */
+	struct {
+		bool pending;
+		uint64_t polls_at_swap[RTE_MAX_LCORE];
+		uint64_t done;
+		uint64_t failed;
+		/* the tree served, for telemetry */
+		uint64_t files, skipped, bytes;
+	} reload;
 
 	/* Read by telemetry. */
 	struct serve_lcore_time lcore_time[RTE_MAX_LCORE];

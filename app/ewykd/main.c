@@ -29,6 +29,7 @@
 
 #include "eal.h"
 #include "executors.h"
+#include "reload.h"
 #include "ewykd.h"
 #include "options.h"
 #include "port.h"
@@ -45,8 +46,10 @@ volatile bool stop_now;
 static void
 on_signal(int sig)
 {
-	RTE_SET_USED(sig);
-	__atomic_store_n(&force_quit, true, __ATOMIC_RELAXED);
+	if (sig == SIGHUP)
+		reload_ask();
+	else
+		__atomic_store_n(&force_quit, true, __ATOMIC_RELAXED);
 }
 
 /* Without "--", the arguments are ewykd's own if they ask for help, the
@@ -125,6 +128,7 @@ eal_start(struct ewykd *e, int argc, char **argv, char *err, size_t errlen)
 	e->eal_ready = true;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	/* dpdk-dumpcap and dpdk-pdump attach as secondary processes; they
 	 * can only when the EAL keeps a shared configuration (no
 	 * --in-memory, --no-shconf or --no-huge). Harmless otherwise. */
@@ -394,7 +398,8 @@ announce(struct ewykd *e)
 					", %s on %s", ip, e->ports[i].name);
 	}
 	printf("ewykd %s: serving %s, %u shard(s), %u static file(s)\n",
-			EWYK_VERSION, line, e->nb_shards, e->www.nfiles);
+			EWYK_VERSION, line, e->nb_shards,
+			e->www != NULL ? e->www->nfiles : 0);
 	RTE_ETH_FOREACH_DEV(port) {
 		char name[RTE_ETH_NAME_MAX_LEN];
 
@@ -438,6 +443,7 @@ run(struct ewykd *e)
 	while (!__atomic_load_n(&force_quit, __ATOMIC_RELAXED)) {
 		usleep(watch_period_us(e));
 		executors_watch(e, now_ms());
+		reload_step(e);
 	}
 }
 

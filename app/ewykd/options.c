@@ -10,7 +10,7 @@
 
 #include <rte_cfgfile.h>
 
-#include "http1_proto.h"
+#include "http_server.h"
 #include "net_stack.h"
 #include "options.h"
 
@@ -652,8 +652,8 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->upstream_idle_ms = 30000;
 	cfg->header_timeout_ms = 10000;
 	cfg->keepalive_timeout_ms = 60000;
-	cfg->max_header_bytes = HTTP1_IN_MAX;
-	cfg->max_target = HTTP1_MAX_TARGET;
+	cfg->max_header_bytes = HTTP_MAX_HEAD_BYTES;
+	cfg->max_target = HTTP_MAX_TARGET;
 	cfg->journal_max_mb = 64;
 	cfg->idle = IDLE_SLEEP;
 	cfg->idle_sleep_us = 100;

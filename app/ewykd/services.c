@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ewyk_serve.h"
 #include "http_static.h"
 #include "plugin.h"
+#include "reload.h"
 #include "services.h"
 #include "store.h"
 
@@ -34,9 +37,8 @@ stores_open(struct ewykd *e, char *err, size_t errlen)
 	return EWYKD_OK;
 }
 
-/* The static files, with the rules of the configuration for them. */
-static int
-www_open(struct ewykd *e, char *err, size_t errlen)
+struct www *
+services_www_load(const struct ewykd *e, char *err, size_t errlen)
 {
 	const struct ewykd_config *cfg = &e->cfg;
 	const char *cache[EWYKD_CACHE_RULES_MAX], *types[EWYKD_MIME_TYPES_MAX];
@@ -51,16 +53,33 @@ www_open(struct ewykd *e, char *err, size_t errlen)
 		.cache_control = cache,
 		.n_cache_control = cfg->nb_cache_control,
 	};
+	struct www *w;
 	uint16_t i;
 
 	for (i = 0; i < cfg->nb_cache_control; i++)
 		cache[i] = cfg->cache_control[i];
 	for (i = 0; i < cfg->nb_mime_types; i++)
 		types[i] = cfg->mime_types[i];
-	if (www_load(&e->www, &wc, err, errlen) != 0)
-		return -1;
-	e->statics.www = &e->www;
-	return 0;
+	w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	if (www_load(w, &wc, err, errlen) != 0) {
+		www_free(w);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void
+services_www_free(struct www *w)
+{
+	if (w == NULL)
+		return;
+	www_free(w);
+	free(w);
 }
 
 enum ewykd_err
@@ -77,10 +96,15 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 				"--plugin, --upstream, --state-api, --demo-routes)");
 		return EWYKD_ERR_CONFIG;
 	}
-	if (cfg->www[0] != '\0' && www_open(e, sub, sizeof(sub)) != 0) {
-		snprintf(err, errlen, "--www: %s", sub);
-		return EWYKD_ERR_WWW;
+	if (cfg->www[0] != '\0') {
+		e->www = services_www_load(e, sub, sizeof(sub));
+		if (e->www == NULL) {
+			snprintf(err, errlen, "--www: %s", sub);
+			return EWYKD_ERR_WWW;
+		}
+		e->statics.www = e->www;
 	}
+	reload_note_tree(e);
 	rc = stores_open(e, err, errlen);
 	if (rc != EWYKD_OK)
 		return rc;
@@ -92,7 +116,7 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 		err_no = serve_state_routes_add(&e->router, e->state,
 				cfg->fibers > 0, cfg->state_api_token);
 	if (err_no == 0)
-		err_no = http_static_routes_add(&e->router, &e->statics);
+		err_no = http_static_route_add(&e->router, &e->statics);
 	if (err_no == 0 && cfg->nb_upstreams > 0)
 		err_no = serve_proxy_route_add(&e->router);
 	if (err_no != 0) {
@@ -112,5 +136,8 @@ services_close(struct ewykd *e)
 	e->state = NULL;
 	store_close(e->kv);
 	e->kv = NULL;
-	www_free(&e->www);
+	services_www_free(e->www);
+	e->www = NULL;
+	services_www_free(e->www_retiring);
+	e->www_retiring = NULL;
 }

@@ -16,5 +16,11 @@
 enum ewykd_err services_open(struct ewykd *e, char *err, size_t errlen);
 /* Once no thread runs a handler: what the stores hold goes to disk. */
 void services_close(struct ewykd *e);
+/* The static files of --www, with the configuration's rules for them,
+ * loaded anew (a reload's, off the data path); NULL with the reason in
+ * err. */
+struct www *services_www_load(const struct ewykd *e, char *err,
+		size_t errlen);
+void services_www_free(struct www *w);
 
 #endif /* EWYKD_SERVICES_H */

@@ -21,10 +21,11 @@
 
 #include "ewyk_fiber.h"
 #include "ewykd.h"
-#include "http1_parse.h"
+#include "http_token.h"
 #include "options.h"
 #include "shard.h"
 #include "store.h"
+#include "reload.h"
 #include "telemetry.h"
 #include "www.h"
 
@@ -125,12 +126,20 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 	www = rte_tel_data_alloc();
 	if (www != NULL) {
 		rte_tel_data_start_dict(www);
-		rte_tel_data_add_dict_string(www, "root", cfg->www[0] ?
-				ew->www.root : "");
-		rte_tel_data_add_dict_int(www, "files", (int)ew->www.nfiles);
+		rte_tel_data_add_dict_string(www, "root", cfg->www);
+		rte_tel_data_add_dict_int(www, "files",
+				(int)LOAD(ew->reload.files));
 		rte_tel_data_add_dict_int(www, "skipped_files",
-				(int)ew->www.skipped);
-		rte_tel_data_add_dict_u64(www, "size_bytes", ew->www.bytes);
+				(int)LOAD(ew->reload.skipped));
+		rte_tel_data_add_dict_u64(www, "size_bytes",
+				LOAD(ew->reload.bytes));
+		rte_tel_data_add_dict_u64(www, "reloads_count",
+				LOAD(ew->reload.done));
+		rte_tel_data_add_dict_u64(www, "reload_failures_count",
+				LOAD(ew->reload.failed));
+		/* A replaced tree kept for answers still going out of it. */
+		rte_tel_data_add_dict_int(www, "retiring",
+				LOAD(ew->reload.pending));
 		rte_tel_data_add_dict_container(d, "www", www, 0);
 	}
 	return 0;
@@ -510,6 +519,17 @@ fill_strategy(struct rte_tel_data *sd, struct shard *s)
 			st.state == 1 ? "producing" : "reproducing");
 }
 
+/* /ewyk/reload: as SIGHUP; done on the main lcore's next look. */
+static int
+tel_reload(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	reload_ask();
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "reload", "asked");
+	return 0;
+}
+
 /* /ewyk/strategy[,MODE]: with a mode, switch every shard to it first. */
 static int
 tel_strategy(const char *cmd __rte_unused, const char *params,
@@ -880,6 +900,8 @@ static const struct {
 } commands[] = {
 	{ "/ewyk/info", tel_info, "ewykd version, configuration, shards and "
 		"lcores. No parameters" },
+	{ "/ewyk/reload", tel_reload, "Reload the static tree, as SIGHUP does "
+		"(the log says how it went). No parameters" },
 	{ "/ewyk/stats", tel_stats, "Packets by family, drops by reason, ARP, "
 		"ND, ICMPv6, connections, requests by status, mbufs. No "
 		"parameters" },

@@ -3,74 +3,13 @@
 #include <strings.h>
 
 #include "http1_parse.h"
-
-/* A table: every field name of every request passes here. */
-const bool http_tchar[256] = {
-	['0' ... '9'] = true, ['A' ... 'Z'] = true, ['a' ... 'z'] = true,
-	['!'] = true, ['#'] = true, ['$'] = true, ['%'] = true, ['&'] = true,
-	['\''] = true, ['*'] = true, ['+'] = true, ['-'] = true, ['.'] = true,
-	['^'] = true, ['_'] = true, ['`'] = true, ['|'] = true, ['~'] = true,
-};
+#include "http_priv.h"
 
 /* field-value characters: VCHAR, SP, HTAB, obs-text */
 static bool
 is_field_char(unsigned char c)
 {
 	return c == '\t' || (c >= 0x20 && c != 0x7f);
-}
-
-static const struct {
-	const char *name;
-	enum http_method m;
-} methods[] = {
-	{ "GET", HTTP_GET }, { "HEAD", HTTP_HEAD }, { "POST", HTTP_POST },
-	{ "PUT", HTTP_PUT }, { "DELETE", HTTP_DELETE },
-	{ "OPTIONS", HTTP_OPTIONS }, { "PATCH", HTTP_PATCH },
-	{ "TRACE", HTTP_TRACE }, { "CONNECT", HTTP_CONNECT },
-};
-
-enum http_method
-http_method_parse(struct http_str s)
-{
-	size_t i;
-
-	if (s.len == 3 && memcmp(s.p, "GET", 3) == 0)
-		return HTTP_GET;	/* most requests: no search */
-	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (s.len == strlen(methods[i].name) &&
-				memcmp(s.p, methods[i].name, s.len) == 0)
-			return methods[i].m;
-	return HTTP_OTHER;
-}
-
-const char *
-http_method_name(enum http_method m)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (methods[i].m == m)
-			return methods[i].name;
-	return "OTHER";
-}
-
-bool
-http_method_idempotent(enum http_method m)
-{
-	return m == HTTP_GET || m == HTTP_HEAD || m == HTTP_PUT ||
-		m == HTTP_DELETE || m == HTTP_OPTIONS;
-}
-
-const struct http_str *
-http_head_find(const struct http_head *r, const char *name)
-{
-	size_t n = strlen(name);
-	uint32_t i;
-
-	for (i = 0; i < r->nheaders; i++)
-		if (http_str_eq_nocase_n(r->headers[i].name, name, n))
-			return &r->headers[i].value;
-	return NULL;
 }
 
 /* Finds the CRLF ending the line at p; -1 incomplete, -2 bare CR or LF
@@ -172,23 +111,6 @@ parse_request_line(const char *p, size_t n, struct http_head *r,
 		}
 	}
 	return 0;
-}
-
-bool
-http_parse_length(struct http_str v, int64_t *out)
-{
-	int64_t n = 0;
-	uint32_t i;
-
-	if (v.len == 0 || v.len > 18)
-		return false;
-	for (i = 0; i < v.len; i++) {
-		if (v.p[i] < '0' || v.p[i] > '9')
-			return false;
-		n = n * 10 + (v.p[i] - '0');
-	}
-	*out = n;
-	return true;
 }
 
 static int
@@ -332,7 +254,7 @@ parse_fields(const char *buf, const char *p, const char *end,
 int
 http1_parse_request(const char *buf, size_t len, struct http_head *r)
 {
-	return http1_parse_request_max(buf, len, r, HTTP1_MAX_TARGET);
+	return http1_parse_request_max(buf, len, r, HTTP_MAX_TARGET);
 }
 
 int

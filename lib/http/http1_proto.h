@@ -3,7 +3,7 @@
  * HTTP/1.1 on a connection: requests parsed from a bounded input buffer,
  * pipelined up to HTTP1_PIPELINE deep with answers in request order,
  * request bodies (Content-Length and chunked) gathered for a handler or
- * streamed through an echoing answer, keep-alive and its timeouts. Every
+ * read as they come by the route's reader, keep-alive and its timeouts. Every
  * connection starts here; the HTTP/2 preface or "Upgrade: h2c" hands it
  * to the connection layer for the switch.
  */
@@ -15,8 +15,6 @@
 
 struct http_conn;
 
-#define HTTP1_IN_MAX 16384	/* the default request head limit, and
-				 * receive buffer (http_server_conf) */
 #define HTTP1_PIPELINE 16	/* requests read ahead of their answers */
 
 extern const struct http_proto http1_proto;

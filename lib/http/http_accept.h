@@ -7,7 +7,7 @@
 #ifndef EWYK_HTTP_ACCEPT_H
 #define EWYK_HTTP_ACCEPT_H
 
-#include "http1_parse.h"
+#include "http_priv.h"
 #include "www.h"
 
 /*

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http1_parse.h"
+#include "http_priv.h"
 #include "www.h"
 
 enum http_cond_field {

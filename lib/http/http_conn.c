@@ -10,7 +10,6 @@
 #include "http1_proto.h"
 #include "http_conn.h"
 
-#define SWEEP_MS 100	/* timeouts are checked this often */
 #define CLOSING_RCV_SPACE 8192	/* input after our close is taken, dropped */
 
 /* Start-up memory, cache-line aligned and zeroed. Ordinary memory: the
@@ -26,6 +25,44 @@ zalloc(size_t size)
 	return p;
 }
 
+static void
+output(struct http_conn *c)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	if (c->t != NULL)
+		k->transport->output(k->transport_ctx, c->t);
+}
+
+/* The connection's deadline: its protocol acts on what is overdue (408,
+ * an idle close) and says when to look again. */
+static void
+deadline_fire(struct net_timer *tm)
+{
+	struct http_conn *c = container_of(tm, struct http_conn, timer);
+	uint64_t next;
+
+	c->timer_at = 0;
+	if (c->t == NULL || c->closing || c->proto->timeout == NULL)
+		return;
+	next = c->proto->timeout(c, http_conn_now(c));
+	if (c->closing)
+		output(c);	/* outside an upcall: the close goes now */
+	else if (next != 0)
+		http_conn_deadline(c, next);
+}
+
+static void
+cancel_deadline(struct http_conn *c)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	if (c->timer_at == 0)
+		return;
+	c->timer_at = 0;
+	k->transport->timer_cancel(k->transport_ctx, &c->timer);
+}
+
 struct http_server *
 http_server_create(const struct http_server_conf *conf)
 {
@@ -35,16 +72,19 @@ http_server_create(const struct http_server_conf *conf)
 
 	if (conf->transport == NULL || conf->router == NULL ||
 			conf->dispatch == NULL || conf->stats == NULL ||
-			conf->max_conns == 0)
+			conf->max_conns == 0 || conf->transport->timer_arm == NULL ||
+			conf->transport->timer_cancel == NULL)
 		return NULL;
 	s = zalloc(sizeof(*s));
 	if (s == NULL)
 		return NULL;
 	s->conf = *conf;
+	s->timeouts = conf->header_timeout_ms != 0 ||
+		conf->keepalive_timeout_ms != 0;
 	if (s->conf.max_head_bytes == 0)
-		s->conf.max_head_bytes = HTTP1_IN_MAX;
+		s->conf.max_head_bytes = HTTP_MAX_HEAD_BYTES;
 	if (s->conf.max_target == 0)
-		s->conf.max_target = HTTP1_MAX_TARGET;
+		s->conf.max_target = HTTP_MAX_TARGET;
 	h1 = http1_state_size(s->conf.max_head_bytes);
 	http_mem_init(&s->mem, conf->stats);
 	s->conns = zalloc(sizeof(*s->conns) * conf->max_conns);
@@ -58,6 +98,7 @@ http_server_create(const struct http_server_conf *conf)
 
 		c->srv = s;
 		c->index = i;
+		net_timer_init(&c->timer, deadline_fire);
 		c->h1_mem = (uint8_t *)s->h1_mem + h1 * i;
 		c->free_next = s->free_list;
 		s->free_list = c;
@@ -68,8 +109,13 @@ http_server_create(const struct http_server_conf *conf)
 void
 http_server_destroy(struct http_server *s)
 {
+	uint32_t i;
+
 	if (s == NULL)
 		return;
+	/* No timer of a slot may stay on the wheel past its memory. */
+	for (i = 0; s->conns != NULL && i < s->conf.max_conns; i++)
+		cancel_deadline(&s->conns[i]);
 	http_mem_fini(&s->mem);
 	free(s->h1_mem);
 	free(s->conns);
@@ -125,6 +171,7 @@ http_conn_closed(struct http_conn *c)
 {
 	struct http_server *s = c->srv;
 
+	cancel_deadline(c);
 	c->proto->free(c);
 	c->p = NULL;
 	c->t = NULL;
@@ -176,9 +223,8 @@ http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 		http_route_allow(rt, allow, allow_cap);
 		return 405;
 	}
-	/* A body is handed whole, streams through the answer, or is read
-	 * by the route's own reader. */
-	if (!(rt->flags & (HTTP_ROUTE_ECHO | HTTP_ROUTE_BODY_STREAM)) &&
+	/* A body is handed whole, or read by the route's own reader. */
+	if (!(rt->flags & HTTP_ROUTE_BODY_STREAM) &&
 			r->body == NULL && (r->chunked || r->content_length > 0))
 		return 413;
 	return k->dispatch(k->dispatch_ctx, rt, r, http_version,
@@ -228,6 +274,7 @@ http_conn_date(struct http_conn *c, uint32_t *len)
 static void
 switch_proto(struct http_conn *c, const struct http_proto *to, void *state)
 {
+	cancel_deadline(c);
 	c->proto->free(c);
 	c->proto = to;
 	c->p = state;
@@ -276,34 +323,6 @@ live(struct http_server *s, uint32_t i)
 	struct http_conn *c = &s->conns[i];
 
 	return c->t != NULL && !c->closing ? c : NULL;
-}
-
-static void
-output(struct http_conn *c)
-{
-	const struct http_server_conf *k = &c->srv->conf;
-
-	if (c->t != NULL)
-		k->transport->output(k->transport_ctx, c->t);
-}
-
-void
-http_server_tick(struct http_server *s, uint64_t now_ms)
-{
-	uint32_t i;
-
-	if (now_ms - s->last_sweep_ms < SWEEP_MS)
-		return;
-	s->last_sweep_ms = now_ms;
-	for (i = 0; i < s->conf.max_conns; i++) {
-		struct http_conn *c = live(s, i);
-
-		if (c == NULL || c->proto->tick == NULL)
-			continue;
-		c->proto->tick(c, now_ms);
-		if (c->closing)
-			output(c);
-	}
 }
 
 void

@@ -3,7 +3,7 @@
  * The protocol-neutral connection layer, as the protocols see it. It owns
  * the transport upcalls, the connection slots, timeouts, drain and the
  * origin-to-connection lookup; each connection speaks through a small
- * protocol table, HTTP/1.1 (http1_proto.c) or HTTP/2 (h2_proto.c). Seeing
+ * protocol table, HTTP/1.1 (http1_proto.c) or HTTP/2 (h2_session.c). Seeing
  * the HTTP/2 preface or "Upgrade: h2c" swaps the table (as h2o does): the
  * protocols never name each other, they ask this layer to switch.
  */
@@ -13,9 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http1_parse.h"
 #include "http_mem.h"
+#include "http_priv.h"
 #include "http_server.h"
+#include "net_stack.h"
 
 struct http_proto {
 	const char *name;
@@ -40,8 +41,10 @@ struct http_proto {
 			size_t cap);
 	/* Graceful drain: finish what was asked, refuse more, close. */
 	void (*drain)(struct http_conn *c);
-	/* Every 100 ms; may be NULL. */
-	void (*tick)(struct http_conn *c, uint64_t now_ms);
+	/* The connection's deadline came (http_conn_deadline()): acts on
+	 * what is overdue, and returns the next deadline (0: none). May be
+	 * NULL. */
+	uint64_t (*timeout)(struct http_conn *c, uint64_t now_ms);
 	/* The connection is gone: give back what the protocol holds. */
 	void (*free)(struct http_conn *c);
 };
@@ -53,6 +56,8 @@ struct http_conn {
 	void *p;		/* the protocol's state */
 	void *h1_mem;		/* this slot's HTTP/1.1 state */
 	struct http_conn *free_next;
+	struct net_timer timer;	/* the deadline's, on the transport's wheel */
+	uint64_t timer_at;	/* when it fires; 0: not armed */
 	uint32_t index;
 	uint32_t gen;		/* bumped when the slot is freed */
 	bool closing;		/* we closed or aborted: input is dropped */
@@ -66,7 +71,7 @@ struct http_server {
 	void *h1_mem;		/* HTTP/1.1 state of every slot */
 	struct http_mem mem;	/* HTTP/2's sessions and streams */
 	bool draining;		/* answer what is asked, then close */
-	uint64_t last_sweep_ms;
+	bool timeouts;		/* header or keep-alive timeout configured */
 	uint64_t date_sec;
 	char date[40];		/* IMF-fixdate of date_sec */
 	uint32_t date_len;
@@ -140,6 +145,20 @@ http_fmt_u64(char *buf, uint64_t v)
 	for (i = 0; i < n; i++)
 		buf[i] = tmp[n - 1 - i];
 	return n;
+}
+
+/* The protocol's timeout() is owed at at_ms. An earlier deadline moves
+ * the timer; a later one waits for the timer armed, whose timeout()
+ * returns it: a deadline that only moves on costs no timer call. */
+static inline void
+http_conn_deadline(struct http_conn *c, uint64_t at_ms)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	if (c->timer_at != 0 && c->timer_at <= at_ms)
+		return;
+	c->timer_at = at_ms;
+	k->transport->timer_arm(k->transport_ctx, &c->timer, at_ms);
 }
 
 /* Ends the connection after what is queued; input is dropped from now. */

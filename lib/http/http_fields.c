@@ -15,7 +15,7 @@ http_field_block_new(const char *const *fields)
 		len += strlen(fields[2 * n]) + strlen(fields[2 * n + 1]);
 	if (n > HTTP_ANSWER_HEADERS || len > EWYK_RESPONSE_HEADERS_MAX)
 		return NULL;
-	b = malloc(sizeof(*b) + len);
+	b = malloc(sizeof(*b) + len + HTTP_FIELD_FRAMING * n);
 	if (b == NULL)
 		return NULL;
 	b->n = (uint16_t)n;
@@ -23,11 +23,15 @@ http_field_block_new(const char *const *fields)
 	for (i = 0; i < n; i++) {
 		size_t nl = strlen(fields[2 * i]), vl = strlen(fields[2 * i + 1]);
 
-		memcpy(b->buf + b->len, fields[2 * i], nl);
-		memcpy(b->buf + b->len + nl, fields[2 * i + 1], vl);
+		char *p = b->buf + b->len;
+
+		memcpy(p, fields[2 * i], nl);
+		memcpy(p + nl, ": ", 2);
+		memcpy(p + nl + 2, fields[2 * i + 1], vl);
+		memcpy(p + nl + 2 + vl, "\r\n", 2);
 		b->h[i] = (struct http_answer_header){ b->len, (uint16_t)nl,
-			(uint16_t)(b->len + nl), (uint16_t)vl };
-		b->len = (uint16_t)(b->len + nl + vl);
+			(uint16_t)(b->len + nl + 2), (uint16_t)vl };
+		b->len = (uint16_t)(b->len + nl + vl + HTTP_FIELD_FRAMING);
 	}
 	return b;
 }
@@ -36,14 +40,17 @@ int
 http_answer_add_block(struct http_answer *a, const struct http_field_block *b,
 		unsigned int n)
 {
+	/* names and values so far, and the block's */
+	size_t used = a->hused - HTTP_FIELD_FRAMING * (size_t)a->nheaders;
 	uint16_t len;
 	unsigned int i;
 
 	if (n == 0)
 		return 0;
-	len = (uint16_t)(b->h[n - 1].value + b->h[n - 1].value_len);
+	len = (uint16_t)(b->h[n - 1].value + b->h[n - 1].value_len + 2);
 	if (a->nheaders + n > HTTP_ANSWER_HEADERS ||
-			len > sizeof(a->hbuf) - a->hused)
+			len - HTTP_FIELD_FRAMING * n >
+			EWYK_RESPONSE_HEADERS_MAX - used)
 		return -ENOSPC;
 	memcpy(a->hbuf + a->hused, b->buf, len);
 	if (a->hused == 0)	/* the first fields: the offsets hold */

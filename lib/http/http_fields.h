@@ -16,7 +16,8 @@ struct http_field_block {
 	uint16_t n;		/* fields */
 	uint16_t len;		/* bytes of buf */
 	struct http_answer_header h[HTTP_ANSWER_HEADERS];	/* in buf */
-	char buf[];		/* names and values back to back */
+	char buf[];		/* "name: value\r\n" each, as an answer's
+				 * hbuf holds them */
 };
 
 /* A block of the fields given as name, value, name, value, ..., NULL (at

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "http_mem.h"
-#include "http_stats.h"
+#include "http_priv.h"
 
 #define MIN_SHIFT 5		/* the smallest class: 32 bytes */
 #define HUGE_CLASS 0xffffu	/* past the largest class: libc's, each time */

@@ -5,10 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http_stats.h"
-
-#include "http_req.h"
-#include "http_route.h"
+#include "http_priv.h"
 
 static uint64_t heap_copies;
 
@@ -244,17 +241,23 @@ int
 http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
 		const char *value, size_t vl)
 {
+	/* names and values so far */
+	size_t used = a->hused - HTTP_FIELD_FRAMING * (size_t)a->nheaders;
 	char *p;
 
 	if (a->nheaders == HTTP_ANSWER_HEADERS ||
-			nl + vl > sizeof(a->hbuf) - a->hused)
+			nl + vl > EWYK_RESPONSE_HEADERS_MAX - used)
 		return -ENOSPC;
 	p = a->hbuf + a->hused;
 	memcpy(p, name, nl);	/* HTTP/2 lower-cases it when it sends */
-	memcpy(p + nl, value, vl);
-	a->h[a->nheaders++] = (struct http_answer_header){
-		a->hused, (uint16_t)nl, (uint16_t)(a->hused + nl), (uint16_t)vl };
-	a->hused = (uint16_t)(a->hused + nl + vl);
+	p[nl] = ':';
+	p[nl + 1] = ' ';
+	memcpy(p + nl + 2, value, vl);
+	p[nl + 2 + vl] = '\r';
+	p[nl + 3 + vl] = '\n';
+	a->h[a->nheaders++] = (struct http_answer_header){ a->hused,
+		(uint16_t)nl, (uint16_t)(a->hused + nl + 2), (uint16_t)vl };
+	a->hused = (uint16_t)(a->hused + nl + vl + HTTP_FIELD_FRAMING);
 	return 0;
 }
 
@@ -375,16 +378,6 @@ http_answer_text(struct http_answer *a, int status, const char *text)
 	a->body = a->inline_body;
 }
 
-int
-http_answer_echo(struct ewyk_request *q, const char *ctype)
-{
-	int rc = begin(q, 200, ctype);
-
-	if (rc == 0)
-		q->ans.kind = HTTP_BODY_ECHO;
-	return rc;
-}
-
 #define ERROR_BODY_MAX 48	/* "431 Request Header Fields Too Large\n" */
 static char error_bodies[600][ERROR_BODY_MAX];
 static pthread_once_t error_bodies_once = PTHREAD_ONCE_INIT;
@@ -422,14 +415,6 @@ http_answer_error(struct http_answer *a, int status, const char *allow)
 	a->body = (const uint8_t *)http_error_text(status);
 	a->len = strlen((const char *)a->body);
 	a->kind = HTTP_BODY_BYTES;
-}
-
-bool
-http_answer_detachable(const struct http_answer *a)
-{
-	return (a->kind == HTTP_BODY_ECHO || (a->kind == HTTP_BODY_BYTES &&
-			(a->len == 0 || a->body != a->inline_body))) &&
-		a->done == NULL && a->heap == NULL;
 }
 
 void

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "http_route.h"
+#include "http_priv.h"
 
 /* EWYK_METHOD_* follow enum http_method from GET to PATCH. */
 _Static_assert(EWYK_METHOD_GET == 1u << HTTP_GET &&
@@ -14,12 +14,6 @@ _Static_assert(EWYK_METHOD_GET == 1u << HTTP_GET &&
 		EWYK_METHOD_OPTIONS == 1u << HTTP_OPTIONS &&
 		EWYK_METHOD_PATCH == 1u << HTTP_PATCH,
 		"method bits and enum http_method disagree");
-
-uint32_t
-http_method_bit(enum http_method m)
-{
-	return m <= HTTP_PATCH ? 1u << m : 0;
-}
 
 void
 http_route_allow(const struct http_route *rt, char *buf, size_t cap)

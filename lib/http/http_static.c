@@ -1,18 +1,54 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_common.h>
+#include <rte_lcore.h>
+
 #include "http_accept.h"
 #include "http_cond.h"
 #include "http_fields.h"
-#include "http_req.h"
-#include "http_route.h"
+#include "http_priv.h"
 #include "http_static.h"
-#include "www.h"
 
 #define STATIC_METHODS (EWYK_METHOD_GET | EWYK_METHOD_OPTIONS)
 #define STATIC_ALLOW "GET, HEAD, OPTIONS"
+
+/* Answers lent from each tree (by its generation's parity), per lcore:
+ * each lcore adds what it lends and takes off what comes back to it, so
+ * only their sum means anything; threads that are not lcores (the unit
+ * tests') share the last slot, one at a time. */
+struct lent {
+	int64_t n[2];
+} __rte_cache_aligned;
+
+static struct lent lent[RTE_MAX_LCORE + 1];
+
+static struct lent *
+lent_here(void)
+{
+	unsigned int id = rte_lcore_id();
+
+	return &lent[id < RTE_MAX_LCORE ? id : RTE_MAX_LCORE];
+}
+
+static void
+given_back(void *arg)
+{
+	lent_here()->n[(uintptr_t)arg]--;
+}
+
+/* A body lent from the tree of generation gen, counted until it is back. */
+static int
+lend(struct ewyk_request *q, int status, const void *body, size_t len,
+		uint32_t gen)
+{
+	lent_here()->n[gen & 1]++;
+	return ewyk_respond_borrow(q, status, NULL, body, len, given_back,
+			(void *)(uintptr_t)(gen & 1));
+}
 
 /* Error answers of a handler are the same as the server's own. */
 static enum ewyk_result
@@ -42,6 +78,7 @@ options(struct ewyk_request *q, const struct http_static *st,
 		struct ewyk_str path)
 {
 	struct http_route all = { .methods = 0 };
+	const struct www *www;
 	char allow[64];
 	uint32_t i;
 
@@ -53,7 +90,8 @@ options(struct ewyk_request *q, const struct http_static *st,
 		return answered(ewyk_respond_borrow(q, 200, NULL, NULL, 0,
 				NULL, NULL), q);
 	}
-	if (st->www == NULL || www_find(st->www, path.p, path.len) == NULL)
+	www = __atomic_load_n(&st->www, __ATOMIC_ACQUIRE);
+	if (www == NULL || www_find(www, path.p, path.len) == NULL)
 		return error(q, 404);
 	add_field(q, "Allow", STATIC_ALLOW, sizeof(STATIC_ALLOW) - 1);
 	return answered(ewyk_respond_borrow(q, 204, NULL, NULL, 0, NULL, NULL),
@@ -90,6 +128,10 @@ static_file(struct ewyk_request *q, void *ctx)
 {
 	const struct http_static *st = ctx;
 	struct ewyk_str path = ewyk_request_path(q);
+	/* The generation before the tree: a swap between the two loads
+	 * counts this lend against the older tree, which waits for it. */
+	uint32_t gen = __atomic_load_n(&st->gen, __ATOMIC_ACQUIRE);
+	const struct www *www = __atomic_load_n(&st->www, __ATOMIC_ACQUIRE);
 	enum www_coding k = WWW_CODINGS;
 	const struct http_field_block *fields;
 	const struct www_file *f, *rep;
@@ -100,7 +142,7 @@ static_file(struct ewyk_request *q, void *ctx)
 
 	if (q->method == HTTP_OPTIONS)
 		return options(q, st, path);
-	f = st->www != NULL ? www_find(st->www, path.p, path.len) : NULL;
+	f = www != NULL ? www_find(www, path.p, path.len) : NULL;
 	if (f == NULL)
 		return error(q, 404);
 	if (f->dir)
@@ -129,8 +171,7 @@ static_file(struct ewyk_request *q, void *ctx)
 	if (status == 304) {
 		/* 304 carries no body, but may say the length of one. */
 		http_answer_add_block(&q->ans, fields, f->head_fields);
-		return answered(ewyk_respond_borrow(q, 304, NULL, rep->data,
-				rep->size, NULL, NULL), q);
+		return answered(lend(q, 304, rep->data, rep->size, gen), q);
 	}
 	to = rep->size > 0 ? rep->size - 1 : 0;
 	r = http_cond_range_applies(&c, rep) ? http_parse_range(
@@ -151,13 +192,12 @@ static_file(struct ewyk_request *q, void *ctx)
 				"/%" PRIu64, from, to, rep->size);
 		add_field(q, "Content-Range", value, (size_t)vl);
 	}
-	return answered(ewyk_respond_borrow(q, r > 0 ? 206 : 200,
-			NULL, rep->data + from, rep->size > 0 ?
-			to - from + 1 : 0, NULL, NULL), q);
+	return answered(lend(q, r > 0 ? 206 : 200, rep->data + from,
+			rep->size > 0 ? to - from + 1 : 0, gen), q);
 }
 
 int
-http_static_routes_add(struct ewyk_router *r, struct http_static *st)
+http_static_route_add(struct ewyk_router *r, struct http_static *st)
 {
 	static const struct ewyk_route files = {
 		.path = "/", .match = EWYK_MATCH_PREFIX,
@@ -169,4 +209,38 @@ http_static_routes_add(struct ewyk_router *r, struct http_static *st)
 	st->router = r;
 	f.ctx = st;
 	return http_route_add(r, &f, HTTP_ROUTE_INLINE);
+}
+
+int
+http_static_swap(struct http_static *st, const struct www *next)
+{
+	if (st->swapping)
+		return -EBUSY;
+	st->swapping = true;
+	st->retiring = st->www;
+	/* The tree first, then the generation: a request that sees the new
+	 * generation sees the new tree (the loads run the other way). A
+	 * request between the two counts its lend against the old
+	 * generation, which is still counted. */
+	__atomic_store_n(&st->www, next, __ATOMIC_RELEASE);
+	__atomic_store_n(&st->gen, st->gen + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+bool
+http_static_retired(struct http_static *st, const struct www **old)
+{
+	unsigned int parity = (st->gen - 1) & 1, i;
+	int64_t n = 0;
+
+	if (!st->swapping)
+		return false;
+	for (i = 0; i < RTE_DIM(lent); i++)
+		n += __atomic_load_n(&lent[i].n[parity], __ATOMIC_RELAXED);
+	if (n != 0)
+		return false;
+	*old = st->retiring;
+	st->retiring = NULL;
+	st->swapping = false;
+	return true;
 }

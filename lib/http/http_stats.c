@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "http_stats.h"
+#include "http_priv.h"
 
 static const int slot_status[HTTP_ST__COUNT] = {
 #define HTTP_STATUS_CODE(n) [HTTP_ST_##n] = n,

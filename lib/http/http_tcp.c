@@ -48,6 +48,19 @@ t_now_ms(void *ctx)
 	return net_now_ms(ctx);
 }
 
+/* Deadlines on the shard's one wheel, beside TCP's own timers. */
+static void
+t_timer_arm(void *ctx, struct net_timer *tm, uint64_t at_ms)
+{
+	net_timer_arm(ctx, tm, at_ms);
+}
+
+static void
+t_timer_cancel(void *ctx, struct net_timer *tm)
+{
+	net_timer_cancel(ctx, tm);
+}
+
 const struct http_transport http_tcp_transport = {
 	.write = t_write,
 	.space = t_space,
@@ -56,6 +69,8 @@ const struct http_transport http_tcp_transport = {
 	.output = t_output,
 	.rcv_space = t_rcv_space,
 	.now_ms = t_now_ms,
+	.timer_arm = t_timer_arm,
+	.timer_cancel = t_timer_cancel,
 };
 
 /* Upcalls: TCP's calls into the connection layer. */

@@ -16,31 +16,24 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 
-#include "http1_chunked.h"
-#include "http_req.h"
+#include "http1_body.h"
+#include "http1_parse.h"
+#include "http_priv.h"
 #include "http_upstream.h"
 #include "net_stack.h"
 #include "tcp.h"
 
 #define UP_IN_MAX (64 * 1024)	/* answer bytes buffered per connection */
-#define UP_FRAMING 32		/* chunk size line and CRLF */
 #define UP_PULL_MIN 512		/* send space worth pulling the body for */
-#define UP_TICK_MS 5
+#define UP_RESOLVE_RETRY_MS 5	/* a connection waiting for ARP tries again */
 
 enum uc_state {
 	UC_FREE,
-	UC_RESOLVING,	/* waiting for ARP; tcp_open() is tried again */
+	UC_RESOLVING,	/* waiting for ARP; tcp_open() is tried again (timer) */
 	UC_CONNECTING,
 	UC_BUSY,	/* a fetch's */
 	UC_IDLE,	/* in its upstream's pool */
 	UC_CLOSING,	/* FIN or RST sent, the closed upcall to come */
-};
-
-enum body_mode {
-	BODY_NONE,
-	BODY_LENGTH,
-	BODY_CHUNKED,
-	BODY_CLOSE,	/* until the upstream closes */
 };
 
 struct up_conn {
@@ -51,6 +44,9 @@ struct up_conn {
 	uint8_t state;
 	uint8_t target;
 	bool peer_closed;		/* FIN, or the connection is gone */
+	/* UC_RESOLVING: the next try of tcp_open(); UC_IDLE: the close
+	 * after idle_timeout_ms */
+	struct net_timer timer;
 	uint64_t idle_since_ms;
 	uint32_t in_off;		/* answer bytes taken */
 	uint32_t in_len;
@@ -60,6 +56,7 @@ struct up_conn {
 struct upstream_fetch {
 	struct upstream_client *cl;
 	struct upstream_fetch *next_free;
+	struct net_timer timer;	/* its deadline (fetch_deadline()) */
 	const struct upstream_events *ev;
 	void *arg;
 	struct up_conn *uc;
@@ -76,13 +73,10 @@ struct upstream_fetch {
 	bool keep;		/* the answer leaves the connection reusable */
 	bool body_done;
 	bool failed;		/* after the head: reads fail */
-	uint8_t body_mode;
 	int64_t req_len;
 	uint64_t req_pulled;
-	uint64_t body_left;
-	struct chunked ch;
+	struct http1_body body;	/* the answer's */
 	uint64_t t0_tsc;
-	uint64_t deadline_ms;	/* connect, or the answer's silence; 0: none */
 	uint32_t head_len;
 	uint32_t head_sent;
 	char head[UPSTREAM_HEAD_MAX];
@@ -100,7 +94,6 @@ struct upstream_client {
 	struct upstream_fetch *free_fetches;
 	uint32_t in_upcall;		/* TCP sends after input by itself */
 	bool draining;			/* nothing goes back to the pool */
-	uint64_t last_tick_ms;
 	uint8_t scratch[16384];
 };
 
@@ -156,6 +149,7 @@ conn_free(struct up_conn *uc)
 {
 	struct upstream_client *cl = uc->cl;
 
+	net_timer_cancel(cl->ns, &uc->timer);
 	stats_of(cl, uc->target)->conns_open--;
 	uc->state = UC_FREE;
 	uc->tc = NULL;
@@ -201,8 +195,12 @@ conn_open(struct up_conn *uc)
 	int err;
 
 	tc = tcp_open(cl->ns, t->addr, t->port, &upcalls, cl, &err);
+	if (tc == NULL && err == -EAGAIN)	/* its ARP is on its way */
+		net_timer_arm(cl->ns, &uc->timer, now_ms(cl) +
+				UP_RESOLVE_RETRY_MS);
 	if (tc == NULL)
 		return err == -EAGAIN ? 0 : err;
+	net_timer_cancel(cl->ns, &uc->timer);
 	tcp_set_app(tc, uc);
 	tcp_set_rcv_space(cl->ns, tc, UP_IN_MAX);
 	uc->tc = tc;
@@ -221,6 +219,7 @@ idle_remove(struct up_conn *uc)
 	if (*pp == uc)
 		*pp = uc->next;
 	uc->next = NULL;
+	net_timer_cancel(uc->cl->ns, &uc->timer);
 	stats_of(uc->cl, uc->target)->conns_idle--;
 }
 
@@ -260,6 +259,8 @@ conn_put(struct up_conn *uc, bool clean)
 	uc->in_off = uc->in_len = 0;
 	uc->state = UC_IDLE;
 	uc->idle_since_ms = now_ms(cl);
+	net_timer_arm(cl->ns, &uc->timer, uc->idle_since_ms +
+			cl->conf.idle_timeout_ms);
 	uc->next = cl->idle[uc->target];
 	cl->idle[uc->target] = uc;
 	stats_of(cl, uc->target)->conns_idle++;
@@ -269,6 +270,17 @@ conn_put(struct up_conn *uc, bool clean)
 /* Fetches ------------------------------------------------------------------ */
 
 static void fetch_send(struct upstream_fetch *f, bool pull);
+
+/* The fetch's deadline: the connection's (ARP and handshake), or the
+ * answer's silence; 0: none. */
+static void
+fetch_deadline(struct upstream_fetch *f, uint64_t at_ms)
+{
+	if (at_ms != 0)
+		net_timer_arm(f->cl->ns, &f->timer, at_ms);
+	else
+		net_timer_cancel(f->cl->ns, &f->timer);
+}
 
 static void
 fetch_detach(struct upstream_fetch *f, bool clean)
@@ -288,7 +300,7 @@ fetch_break(struct upstream_fetch *f, enum upstream_err why)
 
 	stats_of(f->cl, f->target)->errors[why]++;
 	fetch_detach(f, false);
-	f->deadline_ms = 0;
+	fetch_deadline(f, 0);
 	f->head_seen = true;	/* nothing more to hear */
 	f->failed = true;
 	return before_head;
@@ -344,7 +356,7 @@ fetch_connect(struct upstream_fetch *f)
 	uc->f = f;
 	f->reused = false;
 	f->head_sent = 0;
-	f->deadline_ms = now_ms(f->cl) + f->cl->conf.connect_timeout_ms;
+	fetch_deadline(f, now_ms(f->cl) + f->cl->conf.connect_timeout_ms);
 	err = conn_open(uc);
 	if (err == 0)
 		return 0;
@@ -382,7 +394,7 @@ static void
 answer_complete(struct upstream_fetch *f)
 {
 	f->body_done = true;
-	f->deadline_ms = 0;
+	fetch_deadline(f, 0);
 	/* An answer before the whole request: the rest cannot be sent on. */
 	fetch_detach(f, f->keep && f->req_done);
 }
@@ -401,21 +413,20 @@ fetch_head(struct upstream_fetch *f, const struct http_head *h, int len)
 	lat_record(&st->lat, (rte_get_tsc_cycles() - f->t0_tsc) * 1000000 /
 			rte_get_tsc_hz());
 	if (f->head_req || h->status == 204 || h->status == 304)
-		f->body_mode = BODY_NONE;
+		http1_body_start(&f->body, HTTP1_BODY_NONE, 0);
 	else if (h->chunked)
-		f->body_mode = BODY_CHUNKED;
+		http1_body_start(&f->body, HTTP1_BODY_CHUNKED, 0);
 	else if (h->content_length >= 0)
-		f->body_mode = h->content_length > 0 ? BODY_LENGTH : BODY_NONE;
+		http1_body_start(&f->body, HTTP1_BODY_LENGTH,
+				(uint64_t)h->content_length);
 	else
-		f->body_mode = BODY_CLOSE;
-	f->body_left = h->content_length > 0 ? (uint64_t)h->content_length : 0;
-	chunked_init(&f->ch);
-	f->keep = h->keep_alive && f->body_mode != BODY_CLOSE;
+		http1_body_start(&f->body, HTTP1_BODY_CLOSE, 0);
+	f->keep = h->keep_alive && f->body.framing != HTTP1_BODY_CLOSE;
 	/* In the body, the upstream is timed only while the client waits
 	 * for it (a read found nothing): a client that does not read holds
 	 * the upstream back, which is no fault of the upstream's. */
-	f->deadline_ms = 0;
-	body = f->body_mode != BODY_NONE;
+	fetch_deadline(f, 0);
+	body = http1_body_reading(&f->body);
 	if (!body)
 		answer_complete(f);
 	/* Last: the caller may read, or release f, inside. */
@@ -432,7 +443,7 @@ fetch_input(struct upstream_fetch *f)
 
 	if (f->head_seen) {
 		if (!f->body_done && !f->failed) {
-			f->deadline_ms = 0;
+			fetch_deadline(f, 0);
 			f->ev->readable(f->arg);
 		}
 		return;
@@ -481,22 +492,23 @@ fetch_send(struct upstream_fetch *f, bool pull)
 	}
 	while (pull && !f->req_done) {
 		uint32_t space = tcp_send_space(ns, uc->tc);
-		size_t cap;
-		char frame[24];
-		int fl;
+		/* A chunk is framed in place, around the bytes pulled. */
+		size_t framing = f->req_chunked ? HTTP1_CHUNK_FRAMING : 0, cap, len;
+		uint8_t *buf = cl->scratch + (f->req_chunked ?
+				HTTP1_CHUNK_HEAD_MAX : 0), *out;
 		long n;
 
 		if (!f->req_chunked && f->req_pulled == (uint64_t)f->req_len) {
 			f->req_done = true;
 			break;
 		}
-		if (space < UP_FRAMING + UP_PULL_MIN)
+		if (space < framing + UP_PULL_MIN)
 			break;
-		cap = RTE_MIN(sizeof(cl->scratch), (size_t)(space - UP_FRAMING));
+		cap = RTE_MIN(sizeof(cl->scratch), (size_t)space) - framing;
 		if (!f->req_chunked)
 			cap = (size_t)RTE_MIN((uint64_t)cap,
 					(uint64_t)f->req_len - f->req_pulled);
-		n = f->ev->req_body(f->arg, cl->scratch, cap);
+		n = f->ev->req_body(f->arg, buf, cap);
 		if (n == HTTP_SOURCE_AGAIN)
 			break;
 		if (n < 0 || (size_t)n > cap || (n == 0 && !f->req_chunked)) {
@@ -504,21 +516,20 @@ fetch_send(struct upstream_fetch *f, bool pull)
 			return;
 		}
 		if (n == 0) {
-			tcp_write(ns, uc->tc, "0\r\n\r\n", 5);
+			tcp_write(ns, uc->tc, HTTP1_LAST_CHUNK,
+					HTTP1_LAST_CHUNK_LEN);
 			f->req_done = true;
 			break;
 		}
-		if (f->req_chunked) {
-			fl = snprintf(frame, sizeof(frame), "%lx\r\n", n);
-			tcp_write(ns, uc->tc, frame, (uint32_t)fl);
-		}
-		tcp_write(ns, uc->tc, cl->scratch, (uint32_t)n);
+		out = buf;
+		len = (size_t)n;
 		if (f->req_chunked)
-			tcp_write(ns, uc->tc, "\r\n", 2);
+			out = http1_chunk_frame(buf, len, &len);
+		tcp_write(ns, uc->tc, out, (uint32_t)len);
 		f->req_pulled += (uint64_t)n;
 	}
 	if (!f->head_seen)
-		f->deadline_ms = now_ms(cl) + cl->conf.answer_timeout_ms;
+		fetch_deadline(f, now_ms(cl) + cl->conf.answer_timeout_ms);
 	if (f->req_done && f->body_done && f->uc != NULL)
 		fetch_detach(f, f->keep);	/* the answer came first */
 out:
@@ -638,7 +649,7 @@ upstream_fetch_start(struct upstream_client *cl, int idx,
 		f->reused = true;
 		stats_of(cl, idx)->reused++;
 		fetch_send(f, false);
-		f->deadline_ms = now_ms(cl) + cl->conf.answer_timeout_ms;
+		fetch_deadline(f, now_ms(cl) + cl->conf.answer_timeout_ms);
 		return f;
 	}
 	err = fetch_connect(f);
@@ -646,6 +657,7 @@ upstream_fetch_start(struct upstream_client *cl, int idx,
 		return f;
 	*why = (enum upstream_err)err;
 fail_free:
+	fetch_deadline(f, 0);
 	f->in_use = false;
 	f->next_free = cl->free_fetches;
 	cl->free_fetches = f;
@@ -659,8 +671,8 @@ long
 upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
 {
 	struct up_conn *uc = f->uc;
-	uint8_t *to = buf;
-	size_t got = 0;
+	size_t used;
+	long got;
 
 	if (f->failed)
 		return -1;
@@ -668,42 +680,13 @@ upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
 		return 0;
 	if (uc == NULL)
 		return -1;
-	while (got < cap && !f->body_done) {
-		const uint8_t *p = uc->in + uc->in_off;
-		size_t avail = uc->in_len - uc->in_off, n;
-
-		if (f->body_mode == BODY_CHUNKED) {
-			const char *d;
-			size_t dl;
-			long used = chunked_decode(&f->ch, (const char *)p,
-					RTE_MIN(avail, cap - got), &d, &dl);
-
-			if (used < 0) {
-				fetch_break(f, UPSTREAM_ERR_bad_answer);
-				return -1;
-			}
-			memmove(to + got, d, dl);
-			uc->in_off += (uint32_t)used;
-			got += dl;
-			if (f->ch.state == CHUNK_DONE)
-				f->body_done = true;
-			else if (used == 0)
-				break;
-			continue;
-		}
-		n = RTE_MIN(avail, cap - got);
-		if (f->body_mode == BODY_LENGTH)
-			n = (size_t)RTE_MIN((uint64_t)n, f->body_left);
-		if (n == 0)
-			break;
-		memcpy(to + got, p, n);
-		uc->in_off += (uint32_t)n;
-		got += n;
-		if (f->body_mode == BODY_LENGTH) {
-			f->body_left -= n;
-			f->body_done = f->body_left == 0;
-		}
+	got = http1_body_read(&f->body, uc->in + uc->in_off,
+			uc->in_len - uc->in_off, &used, buf, cap);
+	if (got < 0) {
+		fetch_break(f, UPSTREAM_ERR_bad_answer);
+		return -1;
 	}
+	uc->in_off += (uint32_t)used;
 	/* Room made: the upstream's window opens by it. */
 	if (uc->in_off > 0) {
 		memmove(uc->in, uc->in + uc->in_off, uc->in_len - uc->in_off);
@@ -713,21 +696,23 @@ upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
 			tcp_set_rcv_space(f->cl->ns, uc->tc,
 					UP_IN_MAX - uc->in_len);
 	}
-	if (!f->body_done && f->body_mode == BODY_CLOSE && uc->peer_closed &&
-			uc->in_len == 0)
-		f->body_done = true;	/* the close ends it */
-	if (f->body_done) {
+	/* The close ends a body read until it; one it cuts short fails once
+	 * what came before the close is read. */
+	if (uc->peer_closed && uc->in_len == 0)
+		http1_body_closed(&f->body);
+	if (!http1_body_reading(&f->body)) {
 		answer_complete(f);
-		return (long)got;
+		return got;
 	}
-	f->deadline_ms = 0;
+	fetch_deadline(f, 0);
 	if (got > 0)
-		return (long)got;
+		return got;
 	if (uc->peer_closed) {
 		fetch_break(f, UPSTREAM_ERR_reset);	/* died mid-answer */
 		return -1;
 	}
-	f->deadline_ms = now_ms(f->cl) + f->cl->conf.answer_timeout_ms;
+	fetch_deadline(f, now_ms(f->cl) +
+			f->cl->conf.answer_timeout_ms);
 	return HTTP_SOURCE_AGAIN;
 }
 
@@ -760,9 +745,45 @@ upstream_fetch_release(struct upstream_fetch *f)
 			fetch_detach(f, false);
 		}
 	}
+	fetch_deadline(f, 0);
 	f->in_use = false;
 	f->next_free = cl->free_fetches;
 	cl->free_fetches = f;
+}
+
+/* Deadlines ----------------------------------------------------------------- */
+
+/* A fetch's deadline passed: no handshake in time, or no answer (its head,
+ * or more of its body while the client waits). */
+static void
+fetch_timeout(struct net_timer *tm)
+{
+	struct upstream_fetch *f = container_of(tm, struct upstream_fetch,
+			timer);
+	struct up_conn *uc = f->uc;
+
+	if (!f->in_use || f->failed)
+		return;
+	fetch_fail(f, uc != NULL && (uc->state == UC_RESOLVING ||
+			uc->state == UC_CONNECTING) ?
+			UPSTREAM_ERR_connect_timeout :
+			UPSTREAM_ERR_answer_timeout);
+}
+
+/* A connection's timer: tcp_open() again while the upstream's ARP is on
+ * its way, or the close of one idle too long. */
+static void
+conn_timeout(struct net_timer *tm)
+{
+	struct up_conn *uc = container_of(tm, struct up_conn, timer);
+
+	if (uc->state == UC_IDLE) {
+		idle_remove(uc);
+		conn_end(uc, false);
+	} else if (uc->state == UC_RESOLVING && uc->f != NULL &&
+			conn_open(uc) != 0) {
+		fetch_fail(uc->f, UPSTREAM_ERR_no_conn);
+	}
 }
 
 /* TCP upcalls --------------------------------------------------------------- */
@@ -898,6 +919,8 @@ upstream_client_create(struct net_stack *ns, const struct upstream_conf *conf,
 		return NULL;
 	}
 	for (i = conf->max_conns; i-- > 0;) {
+		net_timer_init(&cl->conns[i].timer, conn_timeout);
+		net_timer_init(&cl->fetches[i].timer, fetch_timeout);
 		cl->conns[i].cl = cl;
 		cl->conns[i].next = cl->free_conns;
 		cl->free_conns = &cl->conns[i];
@@ -915,9 +938,13 @@ upstream_client_destroy(struct upstream_client *cl)
 
 	if (cl == NULL)
 		return;
-	for (i = 0; cl->conns != NULL && i < cl->conf.max_conns; i++) {
+	for (i = 0; cl->conns != NULL && cl->fetches != NULL &&
+			i < cl->conf.max_conns; i++) {
 		struct up_conn *uc = &cl->conns[i];
 
+		/* Nothing of the client may stay on the shard's wheel. */
+		net_timer_cancel(cl->ns, &uc->timer);
+		net_timer_cancel(cl->ns, &cl->fetches[i].timer);
 		if (uc->state != UC_FREE && uc->tc != NULL) {
 			tcp_set_app(uc->tc, NULL);	/* no upcall into freed memory */
 			tcp_abort(cl->ns, uc->tc);
@@ -926,51 +953,6 @@ upstream_client_destroy(struct upstream_client *cl)
 	free(cl->conns);
 	free(cl->fetches);
 	free(cl);
-}
-
-void
-upstream_client_tick(struct upstream_client *cl, uint64_t now)
-{
-	uint32_t i;
-
-	if (now - cl->last_tick_ms < UP_TICK_MS)
-		return;
-	cl->last_tick_ms = now;
-	for (i = 0; i < cl->conf.max_conns; i++) {
-		struct upstream_fetch *f = &cl->fetches[i];
-		struct up_conn *uc = f->uc;
-		int err;
-
-		if (!f->in_use)
-			continue;
-		if (uc != NULL && uc->state == UC_RESOLVING) {
-			err = conn_open(uc);
-			if (err != 0) {
-				fetch_fail(f, UPSTREAM_ERR_no_conn);
-				continue;
-			}
-		}
-		if (f->deadline_ms == 0 || now < f->deadline_ms || f->failed)
-			continue;
-		fetch_fail(f, uc != NULL && (uc->state == UC_RESOLVING ||
-				uc->state == UC_CONNECTING) ?
-				UPSTREAM_ERR_connect_timeout :
-				UPSTREAM_ERR_answer_timeout);
-	}
-	for (i = 0; i < cl->conf.n; i++) {
-		struct up_conn *uc = cl->idle[i];
-
-		/* LIFO: the oldest are at the bottom of the stack. */
-		while (uc != NULL) {
-			struct up_conn *next = uc->next;
-
-			if (now - uc->idle_since_ms >= cl->conf.idle_timeout_ms) {
-				idle_remove(uc);
-				conn_end(uc, false);
-			}
-			uc = next;
-		}
-	}
 }
 
 void

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "lat_hist.h"
+#include "http_priv.h"
 
 uint64_t
 lat_bucket_top(unsigned int i)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http1_parse.h"
+#include "http_priv.h"
 #include "mime.h"
 
 struct mime_entry {

@@ -11,8 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "http_date.h"
 #include "http_fields.h"
-#include "www.h"
+#include "http_priv.h"
+
+_Static_assert(sizeof(((struct www_file *)0)->last_modified) ==
+		HTTP_DATE_LEN + 1, "a file's Last-Modified is an IMF-fixdate");
 
 static uint64_t
 fnv1a(const void *p, size_t n, uint64_t h)
@@ -563,18 +567,6 @@ www_free(struct www *w)
 	memset(w, 0, sizeof(*w));
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Percent-decodes into out and refuses what could escape the root. */
 static long
 decode_path(const char *in, size_t len, char *out, size_t cap)
@@ -591,8 +583,8 @@ decode_path(const char *in, size_t len, char *out, size_t cap)
 
 			if (i + 2 >= len)
 				return -1;
-			hi = hexval(in[i + 1]);
-			lo = hexval(in[i + 2]);
+			hi = http_hex_digit((unsigned char)in[i + 1]);
+			lo = http_hex_digit((unsigned char)in[i + 2]);
 			if (hi < 0 || lo < 0)
 				return -1;
 			c = (char)(hi << 4 | lo);

@@ -492,7 +492,7 @@ fetch_task_end(struct serve_task *t)
 static bool
 is_origin_form(const char *s)
 {
-	if (s[0] != '/' || strlen(s) > HTTP1_MAX_TARGET)
+	if (s[0] != '/' || strlen(s) > HTTP_MAX_TARGET)
 		return false;
 	for (; *s != '\0'; s++)
 		if ((unsigned char)*s <= 0x20 || *s == 0x7f)

@@ -46,7 +46,7 @@ proxy_handler(struct ewyk_request *req, void *ctx)
 	struct ewyk_str q = ewyk_request_query(req);
 	const char *slash = memchr(rest.p, '/', rest.len);
 	size_t nl = slash != NULL ? (size_t)(slash - rest.p) : rest.len;
-	char name[UPSTREAM_NAME_MAX], target[HTTP1_MAX_TARGET + 2];
+	char name[UPSTREAM_NAME_MAX], target[HTTP_MAX_TARGET + 2];
 	struct ewyk_fetch_req fr = { .target = target,
 		.flags = EWYK_FETCH_FORWARD };
 	struct ewyk_fetch *f;

@@ -175,15 +175,11 @@ serve_fibers(const struct serve *sv)
 unsigned int
 serve_poll(struct serve *sv)
 {
-	uint64_t now = net_now_ms(sv->ns);
 	unsigned int done = dispatch_drain_completions(sv) +
 		state_durable_poll(sv);
 
-	http_server_tick(sv->http, now);
-	if (sv->upstream != NULL) {
-		upstream_client_tick(sv->upstream, now);
+	if (sv->upstream != NULL)
 		done += fetch_pool_poll(sv->fetches);
-	}
 	return done;
 }
 

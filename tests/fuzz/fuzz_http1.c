@@ -49,7 +49,6 @@ struct resp_check {
 	bool head_sent;		/* the client sent "HEAD" somewhere */
 	bool want_open;		/* look for a reading whose last answer is cut */
 	bool to_close;		/* the last body ends with the connection */
-	bool echo_cut;		/* the last answer, cut short, is an echo's */
 	char why[160];
 };
 
@@ -227,8 +226,10 @@ parse_one(struct resp_check *rc, size_t at, struct count n)
 	if (status != 204 && status != 304) {
 		size_t body = i;
 		struct count n0;
-		/* The echo of a body: no ETag of a file, no X-Seq of a test
-		 * handler. /echo takes no HEAD, so it is never a HEAD's. */
+		/* The echo of a body (the harness's /echo, a body-stream
+		 * route: the request's Content-Length, else chunked): no ETag
+		 * of a file, no X-Seq of a test handler. /echo takes no HEAD,
+		 * so it is never a HEAD's. */
 		bool echo = octets && !etag && !has_seq;
 
 		if (chunked) {
@@ -245,7 +246,6 @@ parse_one(struct resp_check *rc, size_t at, struct count n)
 		if (r == P_WHOLE) {
 			r = after(rc, at, body, close, n);
 		} else if (r == P_OPEN) {
-			rc->echo_cut = echo;	/* cut when the body is */
 			open_end(rc, n);
 		}
 		/* Or the answer of a HEAD: no body. The reading sought is
@@ -318,9 +318,10 @@ check_conn(const struct fh *f, unsigned int i, bool head_sent)
 	}
 	free(rc.failed);
 	fh_check(r != P_BAD, "connection %u: %s", i, rc.why);
-	/* Cut short only by a reset, ours or the peer's, or, for an echo,
-	 * by the peer's close amid the body it echoes. */
-	fh_check(r == P_WHOLE || ((rc.to_close || rc.echo_cut) && k->closed) ||
+	/* Cut short only by a reset, ours or the peer's (an echo whose
+	 * client leaves amid the body is cut so), or by the close that ends
+	 * a body without framing. */
+	fh_check(r == P_WHOLE || (rc.to_close && k->closed) ||
 			k->aborted || f->reset[i],
 			"connection %u: an answer cut short", i);
 	/* A reset of ours only cuts an answer under way (or follows a

@@ -505,13 +505,14 @@ class Appliance:
         """Runs a command in the appliance's namespace (tap, bridge)."""
         return run(["ip", "netns", "exec", self.name, *cmd], check=check, **kw)
 
-    def h2_upload(self, path, src, method="POST", out=None, headers=(), timeout=60):
+    def h2_upload(self, path, src, method="POST", out=None, headers=(), timeout=60,
+                  url=None):
         """An HTTP/2 upload of file src to path with python3-h2
         (h2_upload.py: curl 7.88's HTTP/2 uploads sometimes send a DATA
         frame too many). Returns the CompletedProcess: stdout the status,
         the body in out when given, returncode 1 on a reset."""
         return self.ns([PYTHON, os.path.join(ROOT, "tests", "integration", "h2_upload.py"),
-                        self.url(path), str(src), "--method", method,
+                        url or self.url(path), str(src), "--method", method,
                         *(["--out", str(out)] if out else []),
                         *sum((["--header", h] for h in headers), [])],
                        check=False, timeout=timeout)

@@ -90,9 +90,14 @@ def test_download_and_echo_1mb_byte_exact(app, www, tmp_path, proto):
     assert (status, version) == ("200", "2" if proto == "h2" else "1.1")
     assert sha256(out) == www["big_sha256"]
     echo = tmp_path / "echo.bin"
-    status, _ = curl(app, echo, *PROTOCOLS[proto], "--data-binary",
-                     f"@{os.path.join(www['dir'], 'big.bin')}", "-H",
-                     "Content-Type: application/octet-stream", app.url6("/echo"))
+    big = os.path.join(www["dir"], "big.bin")
+    if proto == "h2":	# h2_upload.py: curl 7.88's HTTP/2 uploads are flaky
+        r = app.h2_upload("/echo", big, out=echo, url=app.url6("/echo"))
+        assert r.returncode == 0, r.stderr
+        status = r.stdout.strip()
+    else:
+        status, _ = curl(app, echo, *PROTOCOLS[proto], "--data-binary", f"@{big}", "-H",
+                         "Content-Type: application/octet-stream", app.url6("/echo"))
     assert status == "200"
     assert sha256(echo) == www["big_sha256"]
 

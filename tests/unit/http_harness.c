@@ -91,6 +91,33 @@ t_now_ms(void *ctx)
 	return ((struct hh *)ctx)->now;
 }
 
+/* Deadlines on a wheel of the virtual clock, as lib/net's (hh_advance()):
+ * the server's, one server at a time. */
+static struct timer_wheel wheel;
+
+static void
+t_timer_arm(void *ctx, struct net_timer *tm, uint64_t at_ms)
+{
+	(void)ctx;
+	tw_arm(&wheel, &tm->tw, at_ms);
+}
+
+static void
+t_timer_cancel(void *ctx, struct net_timer *tm)
+{
+	(void)ctx;
+	tw_cancel(&wheel, &tm->tw);
+}
+
+static void
+timer_fire(struct tw_timer *t, void *ctx)
+{
+	struct net_timer *tm = container_of(t, struct net_timer, tw);
+
+	(void)ctx;
+	tm->fire(tm);
+}
+
 static const struct http_transport transport = {
 	.write = t_write,
 	.space = t_space,
@@ -99,6 +126,8 @@ static const struct http_transport transport = {
 	.output = t_output,
 	.rcv_space = t_rcv_space,
 	.now_ms = t_now_ms,
+	.timer_arm = t_timer_arm,
+	.timer_cancel = t_timer_cancel,
 };
 
 static void
@@ -123,6 +152,10 @@ run_handler(struct hh *h, struct hh_task *t)
 	t->state = HH_GIVEN;
 	h->dispatched++;
 }
+
+static enum ewyk_result echo_handler(struct ewyk_request *q, void *ctx);
+static int echo_dispatch(struct hh *h, struct hh_task *t,
+		const struct http_head *r, struct http_answer **ans);
 
 static int
 dispatch(void *ctx, const struct http_route *rt, const struct http_head *r,
@@ -149,6 +182,8 @@ dispatch(void *ctx, const struct http_route *rt, const struct http_head *r,
 		*ans = &t->req.ans;
 		return HTTP_DISPATCH_ANSWERED;
 	}
+	if (rt->handler == echo_handler)
+		return echo_dispatch(h, t, r, ans);
 	t->state = HH_QUEUED;
 	h->queue[h->nqueued++] = t;
 	for (i = 0; i < HH_CONNS; i++)
@@ -250,15 +285,6 @@ stream_handler(struct ewyk_request *q, void *ctx)
 /* /sink/read...: first reads (and drops) what is at hand of the body, so
  * that a fuzzer's conversations read bodies too. */
 static enum ewyk_result
-echo_handler(struct ewyk_request *q, void *ctx)
-{
-	(void)ctx;
-	if (http_answer_echo(q, "application/octet-stream") != 0)
-		http_answer_error(&q->ans, 500, NULL);
-	return EWYK_ANSWERED;
-}
-
-static enum ewyk_result
 sink_handler(struct ewyk_request *q, void *ctx)
 {
 	const struct hh_task *t = (const struct hh_task *)((char *)q -
@@ -275,13 +301,116 @@ sink_handler(struct ewyk_request *q, void *ctx)
 		EWYK_ANSWERED : EWYK_DEFER;
 }
 
+/* /echo ------------------------------------------------------------------ */
+
+/* Never run: echo_dispatch() and the body_ready hook answer for it. */
+static enum ewyk_result
+echo_handler(struct ewyk_request *q, void *ctx)
+{
+	(void)q;
+	(void)ctx;
+	return EWYK_DEFER;
+}
+
+/* The answer's body: the first read's bytes, then what the connection
+ * has of the request body, as it comes (HTTP_SOURCE_AGAIN: body_ready
+ * resumes it). */
+static ssize_t
+echo_read(void *arg, void *buf, size_t cap)
+{
+	struct hh_task *t = arg;
+	size_t n = t->held < cap ? t->held : cap;
+
+	if (n > 0) {
+		memcpy(buf, t->hold + t->held_off, n);
+		t->held_off += (uint32_t)n;
+		t->held -= (uint32_t)n;
+		return (ssize_t)n;
+	}
+	return http_server_body_read(((struct hh *)t->rt->ctx)->srv, t->o, buf,
+			cap);
+}
+
+/* 200 with the body streamed back, or 400 for one broken (n < 0). */
+static void
+echo_answer(struct hh *h, struct hh_task *t, long n)
+{
+	struct ewyk_source src = { .read = echo_read, .arg = t,
+		.length = t->echo_len };
+
+	t->held = n > 0 ? (uint32_t)n : 0;
+	t->held_off = 0;
+	if (n < 0)
+		http_answer_error(&t->req.ans, 400, NULL);
+	else
+		assert_int_equal(ewyk_respond_stream(&t->req, 200,
+				"application/octet-stream", &src), 0);
+	t->state = HH_GIVEN;
+	h->dispatched++;
+}
+
+static int
+echo_dispatch(struct hh *h, struct hh_task *t, const struct http_head *r,
+		struct http_answer **ans)
+{
+	t->echo_len = r->chunked ? -1 : r->content_length > 0 ?
+		r->content_length : 0;
+	if (!r->chunked && r->content_length <= 0) {
+		echo_answer(h, t, 0);	/* no body: nothing to wait for */
+		*ans = &t->req.ans;
+		return HTTP_DISPATCH_ANSWERED;
+	}
+	t->state = HH_BODY;
+	return HTTP_DISPATCH_TAKEN;
+}
+
+/* The answer of an /echo waiting for its body: once the body has begun
+ * (or ended, or broke), so that a body broken from its start is refused
+ * whole, never cut. */
+static void
+echo_begin(struct hh *h, struct hh_task *t)
+{
+	long n = http_server_body_read(h->srv, t->o, t->hold, sizeof(t->hold));
+
+	if (n == HTTP_SOURCE_AGAIN)
+		return;
+	echo_answer(h, t, n);
+	if (!http_server_answer(h->srv, t->o, &t->req.ans)) {
+		h->stale++;
+		http_answer_release(&t->req.ans);
+		released(h, &t->req.ans);
+	}
+}
+
+static bool
+same_origin(struct http_origin a, struct http_origin b)
+{
+	return a.index == b.index && a.gen == b.gen && a.stream == b.stream &&
+		a.seq == b.seq;
+}
+
+/* More of a body is at hand: an /echo waiting for it answers, or one
+ * streaming it reads on. */
 static void
 body_ready(void *ctx, struct http_origin o)
 {
 	struct hh *h = ctx;
+	unsigned int i;
 
 	h->body_ready++;
 	h->ready_o = o;
+	for (i = 0; i < HH_TASKS; i++) {
+		struct hh_task *t = &h->tasks[i];
+
+		if (t->state == HH_FREE || t->rt->handler != echo_handler ||
+				!same_origin(t->o, o))
+			continue;
+		if (t->state == HH_BODY)
+			echo_begin(h, t);
+		else if (t->state == HH_GIVEN)
+			http_server_resume(h->srv, o);
+		return;
+	}
 }
 
 /* Set-up ------------------------------------------------------------------ */
@@ -363,16 +492,16 @@ hh_new_limits(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms,
 		.handler = stream_handler,
 	};
 	struct hh *h = calloc(1, sizeof(*h));
-	/* /echo is the runtime's in ewykd: the server's own echo here. */
-	const struct ewyk_route echo = {
-		.path = "/echo", .match = EWYK_MATCH_EXACT,
-		.methods = EWYK_METHOD_POST | EWYK_METHOD_PUT,
-		.type = EWYK_HANDLER_NON_BLOCKING, .handler = echo_handler,
-	};
 	const struct ewyk_route sink = {
 		.path = "/sink/", .match = EWYK_MATCH_PREFIX,
 		.methods = EWYK_METHOD_ANY, .type = EWYK_HANDLER_NON_BLOCKING,
 		.handler = sink_handler, .ctx = h,
+	};
+	const struct ewyk_route echo = {
+		.path = "/echo", .match = EWYK_MATCH_EXACT,
+		.methods = EWYK_METHOD_POST | EWYK_METHOD_PUT,
+		.type = EWYK_HANDLER_NON_BLOCKING, .handler = echo_handler,
+		.ctx = h,
 	};
 	struct www_conf wc = {
 		.max_bytes = 1 << 24,
@@ -413,10 +542,11 @@ hh_new_limits(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms,
 	assert_int_equal(http_route_add(&h->router, &sink,
 			HTTP_ROUTE_BODY_STREAM), 0);
 	h->statics.www = &shared_www;
-	assert_int_equal(http_static_routes_add(&h->router, &h->statics), 0);
+	assert_int_equal(http_static_route_add(&h->router, &h->statics), 0);
 	assert_int_equal(http_route_add(&h->router, &echo,
-			HTTP_ROUTE_ECHO | HTTP_ROUTE_INLINE), 0);
+			HTTP_ROUTE_BODY_STREAM), 0);
 	h->now = 1000;
+	tw_init(&wheel, h->now);
 	conf = (struct http_server_conf){
 		.transport = &transport,
 		.transport_ctx = h,
@@ -449,6 +579,10 @@ hh_free(struct hh *h)
 	}
 	while (h->nqueued > 0)
 		assert_false(hh_run(h, 0));
+	/* An /echo whose connection went without a word (a reset). */
+	for (i = 0; i < HH_TASKS; i++)
+		if (h->tasks[i].state == HH_BODY)
+			echo_begin(h, &h->tasks[i]);
 	/* Every answer made went back, once. */
 	assert_int_equal(h->released, h->dispatched);
 	for (i = 0; i < HH_TASKS; i++)
@@ -558,7 +692,7 @@ void
 hh_advance(struct hh *h, uint64_t ms)
 {
 	h->now += ms;
-	http_server_tick(h->srv, h->now);
+	tw_advance(&wheel, h->now, timer_fire, h);
 	settle(h);
 }
 

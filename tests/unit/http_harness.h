@@ -2,10 +2,11 @@
 /*
  * HTTP conversations scripted in C, without a NIC: lib/http's server over
  * a scripted transport (what the server wrote, a send space the test sets,
- * the receive space it pushed, a virtual clock), with lib/http's own routes
- * on a www the harness writes to a temporary directory, test routes, and a
- * mini executor as the dispatch hook: HTTP_ROUTE_INLINE routes run at once,
- * others wait in a queue until the test runs them, in the order it likes.
+ * the receive space it pushed, a virtual clock), with lib/http's static
+ * files on a www the harness writes to a temporary directory, test routes,
+ * and a mini executor as the dispatch hook: HTTP_ROUTE_INLINE routes run at
+ * once, others wait in a queue until the test runs them, in the order it
+ * likes; /echo is run by the body_ready hook, as a runtime would.
  * Every answer must be released exactly once: hh_free() checks.
  *
  * The peer is the test: raw bytes for HTTP/1.1, an nghttp2 client session
@@ -22,6 +23,7 @@
 
 #include "http_req.h"
 #include "http_server.h"
+#include "net_stack.h"
 #include "http_static.h"
 #include "www.h"
 
@@ -58,7 +60,14 @@ struct hh_conn {
 	unsigned int queued;	/* requests queued for a handler */
 };
 
-enum hh_task_state { HH_FREE, HH_QUEUED, HH_GIVEN };
+enum hh_task_state {
+	HH_FREE,
+	HH_QUEUED,	/* for the test to run (hh_run()) */
+	HH_BODY,	/* /echo: waits for its body to begin */
+	HH_GIVEN,	/* answered: the server has it */
+};
+
+#define HH_ECHO_HOLD 4096	/* /echo: the body's first read */
 
 struct hh_task {
 	enum hh_task_state state;
@@ -66,6 +75,11 @@ struct hh_task {
 	struct http_origin o;
 	uint64_t src_off;	/* /stream/: bytes its source gave */
 	struct ewyk_request req;
+	/* /echo's, set only for it (the rest is cleared per request) */
+	int64_t echo_len;	/* the request's Content-Length, or -1 */
+	uint32_t held;		/* of the first read, not yet given */
+	uint32_t held_off;
+	uint8_t hold[HH_ECHO_HOLD];
 };
 
 struct hh {
@@ -92,7 +106,15 @@ struct hh {
  *                test reads the body (http_server_body_read()), or, for
  *                /sink/read..., the handler drops what is at hand first
  * Their answers carry "X-Seq: N", N the HTTP/2 stream or the HTTP/1.1
- * pipeline place (0 for a connection's first request). */
+ * pipeline place (0 for a connection's first request). And, not queued:
+ *   /echo        POST and PUT, HTTP_ROUTE_BODY_STREAM: 200, the request
+ *                body back as it comes, application/octet-stream, with
+ *                the request's Content-Length when it has one (else
+ *                chunked in HTTP/1.1); answered once the body has begun,
+ *                400 when it broke before. Built on the embedding API
+ *                alone: its source reads with http_server_body_read(),
+ *                says HTTP_SOURCE_AGAIN when nothing is at hand, and the
+ *                body_ready hook resumes it (http_server_resume()). */
 struct hh *hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms);
 /* The same with the server's limits (0: its defaults). */
 struct hh *hh_new_limits(uint32_t header_timeout_ms,
@@ -119,7 +141,7 @@ void hh_give_space(struct hh_conn *k, uint32_t n);
 void hh_finish(struct hh_conn *k);
 /* Unread output, NUL-terminated; marks it read. */
 const char *hh_take(struct hh_conn *k, uint32_t *len);
-/* Advances the virtual clock and ticks the server. */
+/* Advances the virtual clock: the deadlines due fire. */
 void hh_advance(struct hh *h, uint64_t ms);
 
 /* Runs the i-th queued handler (0: the oldest) and hands its answer back;

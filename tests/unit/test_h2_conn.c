@@ -75,22 +75,39 @@ test_queued_out_of_order(void **state)
 	hh_h2_free(c);
 }
 
+/* The harness's /echo, a body-stream route whose answer streams the body
+ * back as it is read: the content-length the request said, or none; and a
+ * body larger than the connection's window, which only flows as the
+ * answer takes it. */
 static void
 test_echo(void **state)
 {
 	struct hh *h = *state;
 	struct hh_h2 *c = hh_h2_new(hh_connect(h), NULL, 0, 0);
-	static uint8_t body[50000];	/* four DATA frames of at most 16384 */
-	int32_t id;
+	static uint8_t body[3 << 20];
+	static char big_len[24];
+	static const char *const known_fields[] = { "content-length", "50000",
+		NULL };
+	const char *const big_fields[] = { "content-length", big_len, NULL };
+	int32_t id, known, big;
 	size_t i;
 
 	for (i = 0; i < sizeof(body); i++)
-		body[i] = (uint8_t)(i * 7);
-	id = hh_h2_request(c, "POST", "/echo", body, sizeof(body));
+		body[i] = (uint8_t)(i * 7 + (i >> 12));
+	id = hh_h2_request(c, "POST", "/echo", body, 50000);
+	snprintf(big_len, sizeof(big_len), "%zu", sizeof(body));
+	known = hh_h2_request_with(c, "PUT", "/echo", known_fields, body,
+			50000);
+	big = hh_h2_request_with(c, "POST", "/echo", big_fields, body,
+			sizeof(body));
 	hh_h2_pump(c);
-	expect_stream(c, id, 200, body, sizeof(body));
-	assert_non_null(strstr(hh_h2_stream(c, id)->headers,
+	expect_stream(c, id, 200, body, 50000);
+	assert_null(strstr(hh_h2_stream(c, id)->headers, "content-length"));
+	expect_stream(c, known, 200, body, 50000);
+	assert_non_null(strstr(hh_h2_stream(c, known)->headers,
 			"content-length: 50000\n"));
+	expect_stream(c, big, 200, body, sizeof(body));
+	assert_int_equal(h->released, h->dispatched);
 	hh_h2_free(c);
 }
 

@@ -356,6 +356,48 @@ test_keepalive_timeout(void **state)
 	hh_free(h);
 }
 
+/* The deadline follows the connection: each request puts the idle close
+ * later (the timer armed for the first fires, finds it early, and waits
+ * again), and a request head begun puts the 408 earlier than the idle
+ * close armed. */
+static void
+test_deadline_moves(void **state)
+{
+	struct hh *h = hh_new(1000, 5000);
+	struct hh_conn *k = hh_connect(h);
+	struct hh_resp r;
+
+	(void)state;
+	hh_sends(k, GET("/a.txt"));
+	next(k, &r, false);
+	hh_advance(h, 3000);		/* 4000 */
+	hh_sends(k, GET("/a.txt"));	/* idle from 4000: closes after 9000 */
+	next(k, &r, false);
+	hh_advance(h, 2100);		/* 6100: the first deadline is past */
+	assert_false(k->closed);
+	hh_advance(h, 2800);		/* 8900 */
+	assert_false(k->closed);
+	hh_advance(h, 200);		/* 9100 */
+	assert_true(k->closed);
+	assert_int_equal(h->stats.idle_closes, 1);
+	assert_int_equal(h->stats.head_timeouts, 0);
+
+	/* Idle until 1000 + 5000, but a head begun at 2000 is overdue after
+	 * 3000. */
+	k = hh_connect(h);
+	hh_advance(h, 1000);		/* 10100: a new connection's idle close
+					 * armed for after 14100 */
+	hh_sends(k, "GET / HTTP/1.1\r\n");
+	hh_advance(h, 900);
+	assert_false(k->closed);
+	hh_advance(h, 200);		/* 11200 */
+	next(k, &r, false);
+	assert_int_equal(r.status, 408);
+	assert_true(k->closed);
+	assert_int_equal(h->stats.head_timeouts, 1);
+	hh_free(h);
+}
+
 /* Sends req on a new connection: its answer must be status, then the
  * close (never a reset). */
 static void
@@ -379,7 +421,7 @@ expect_refused(struct hh *h, const char *req, size_t len, int status,
 static void
 test_malformed_matrix(void **state)
 {
-	static char buf[HTTP1_IN_MAX + 1024];
+	static char buf[HTTP_MAX_HEAD_BYTES + 1024];
 	struct hh *h = *state;
 	size_t i, n;
 
@@ -388,8 +430,8 @@ test_malformed_matrix(void **state)
 				http1_bad[i].status, http1_bad[i].req);
 	/* Too long a target. */
 	n = (size_t)sprintf(buf, "GET /");
-	memset(buf + n, 'a', HTTP1_MAX_TARGET);
-	n += HTTP1_MAX_TARGET;
+	memset(buf + n, 'a', HTTP_MAX_TARGET);
+	n += HTTP_MAX_TARGET;
 	n += (size_t)sprintf(buf + n, " HTTP/1.1\r\nHost: h\r\n\r\n");
 	expect_refused(h, buf, n, 414, "long target");
 	/* Too many header lines. */
@@ -546,6 +588,7 @@ main(void)
 		HH_TEST(test_drain),
 		cmocka_unit_test(test_header_timeout),
 		cmocka_unit_test(test_keepalive_timeout),
+		cmocka_unit_test(test_deadline_moves),
 		HH_TEST(test_malformed_matrix),
 		HH_TEST(test_bad_chunk),
 		HH_TEST(test_refused_bodies),

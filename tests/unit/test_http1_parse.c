@@ -12,6 +12,7 @@
 
 #include "http1_bad_requests.h"
 #include "http1_parse.h"
+#include "http_priv.h"
 
 static int
 parse(const char *s, struct http_head *r)
@@ -104,15 +105,15 @@ test_malformed_matrix(void **state)
 static void
 test_limits(void **state)
 {
-	static char buf[HTTP1_MAX_TARGET + 256];
+	static char buf[HTTP_MAX_TARGET + 256];
 	struct http_head r;
 	size_t n;
 	int i;
 
 	(void)state;
 	memcpy(buf, "GET /", 5);
-	memset(buf + 5, 'a', HTTP1_MAX_TARGET);
-	strcpy(buf + 5 + HTTP1_MAX_TARGET, " HTTP/1.1\r\nHost: h\r\n\r\n");
+	memset(buf + 5, 'a', HTTP_MAX_TARGET);
+	strcpy(buf + 5 + HTTP_MAX_TARGET, " HTTP/1.1\r\nHost: h\r\n\r\n");
 	assert_int_equal(parse(buf, &r), -414);
 	/* too many header lines */
 	n = (size_t)sprintf(buf, "GET / HTTP/1.1\r\nHost: h\r\n");
@@ -120,18 +121,18 @@ test_limits(void **state)
 		n += (size_t)sprintf(buf + n, "X-%d: v\r\n", i);
 	strcpy(buf + n, "\r\n");
 	assert_int_equal(parse(buf, &r), -431);
-	/* the limit is exact: HTTP1_MAX_TARGET bytes pass, and another
+	/* the limit is exact: HTTP_MAX_TARGET bytes pass, and another
 	 * limit may be given */
 	n = (size_t)sprintf(buf, "GET /");
-	memset(buf + n, 'a', HTTP1_MAX_TARGET - 1);
-	strcpy(buf + n + HTTP1_MAX_TARGET - 1, " HTTP/1.1\r\nHost: h\r\n\r\n");
+	memset(buf + n, 'a', HTTP_MAX_TARGET - 1);
+	strcpy(buf + n + HTTP_MAX_TARGET - 1, " HTTP/1.1\r\nHost: h\r\n\r\n");
 	assert_int_equal(parse(buf, &r), (int)strlen(buf));
-	assert_int_equal(r.path.len, HTTP1_MAX_TARGET);
+	assert_int_equal(r.path.len, HTTP_MAX_TARGET);
 	assert_int_equal(http1_parse_request_max(buf, strlen(buf), &r,
-			HTTP1_MAX_TARGET - 1), -414);
+			HTTP_MAX_TARGET - 1), -414);
 	assert_int_equal(http1_parse_request_max(buf, strlen(buf), &r,
 			1 << 20), (int)strlen(buf));
-	assert_true(HTTP1_MAX_TARGET >= 8192);	/* nginx's, at least */
+	assert_true(HTTP_MAX_TARGET >= 8192);	/* nginx's, at least */
 	/* a full buffer with no line end is a huge target, else a huge head */
 	memset(buf, 'a', 100);
 	assert_int_equal(http1_overflow_status(buf, 100), 414);

@@ -12,8 +12,7 @@
 #include <cmocka.h>
 
 #include "http1_parse.h"
-#include "http_req.h"
-#include "http_route.h"
+#include "http_priv.h"
 #include "lat_hist.h"
 
 static enum ewyk_result

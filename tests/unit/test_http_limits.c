@@ -81,7 +81,7 @@ test_defaults(void **state)
 {
 	struct hh *h = *state;
 
-	assert_int_equal(HTTP1_MAX_TARGET, 8192);
+	assert_int_equal(HTTP_MAX_TARGET, 8192);
 	assert_int_equal(h1_status(h, request(8192, 0)), 404);
 	assert_int_equal(h1_status(h, request(8193, 0)), 414);
 	assert_int_equal(h1_status(h, request(100, 10 << 10)), 404);

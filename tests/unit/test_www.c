@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "www.h"
+#include "http_priv.h"
 
 static char root[256], outside[256];
 

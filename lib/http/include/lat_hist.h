@@ -40,8 +40,6 @@ lat_record(struct lat_hist *h, uint64_t us)
 		h->max_us = us;
 }
 
-/* The largest value that lands in bucket i. */
-uint64_t lat_bucket_top(unsigned int i);
 /* Adds src into dst (a reader's sum of several writers). */
 void lat_merge(struct lat_hist *dst, const struct lat_hist *src);
 /* The value at or under which a fraction q (0..1] of the samples lie, as

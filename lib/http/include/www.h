@@ -18,7 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "http_date.h"
 #include "mime.h"
 
 #define WWW_MAX_DEPTH 64	/* directory levels below the root */
@@ -59,7 +58,7 @@ struct www_file {
 	bool date_strong;	/* Last-Modified is a strong validator (RFC
 				 * 9110 8.8.2.2): a second older than the load */
 	char etag[24];		/* strong, quoted */
-	char last_modified[HTTP_DATE_LEN + 1];
+	char last_modified[30];	/* an IMF-fixdate (http_date.h) */
 };
 
 /* Told of each path the walk leaves out, and why. */
@@ -98,15 +97,6 @@ struct www {
 int www_load(struct www *w, const struct www_conf *conf, char *err,
 		size_t errlen);
 void www_free(struct www *w);
-
-/*
- * Maps a request path (still percent-encoded, without the query) to a file
- * or a directory. "/" and "/dir/" map to their index.html, "/dir" to the
- * directory itself. Returns NULL when there is no such file or the path
- * is unsafe ("..", encoded NUL or slash).
- */
-const struct www_file *www_find(const struct www *w, const char *path,
-		size_t len);
 
 /* Whether "PREFIX=VALUE" is a Cache-Control rule www_load() takes: a
  * prefix starting with '/', a value of visible characters and spaces.

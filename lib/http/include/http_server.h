@@ -22,6 +22,7 @@
 
 struct http_server;
 struct http_conn;
+struct net_timer;
 
 /* Where a dispatched request's answer goes: the connection (a stale
  * reference, its slot reused, is detected by the generation), and the
@@ -48,7 +49,18 @@ struct http_transport {
 	/* How many bytes the connection can take now (its receive window). */
 	void (*rcv_space)(void *ctx, void *t, uint32_t bytes);
 	uint64_t (*now_ms)(void *ctx);
+	/* A connection's deadline, on the shard's one timer wheel: tm (the
+	 * connection's, initialised with net_timer_init()) fires at the
+	 * first moment at or after at_ms of now_ms()'s clock, its fire
+	 * called on the owner; arming an armed timer moves it, cancelling
+	 * one not armed does nothing. */
+	void (*timer_arm)(void *ctx, struct net_timer *tm, uint64_t at_ms);
+	void (*timer_cancel)(void *ctx, struct net_timer *tm);
 };
+
+/* The default of max_head_bytes (http_server_conf); max_target's is
+ * HTTP_MAX_TARGET. */
+#define HTTP_MAX_HEAD_BYTES 16384
 
 /* What the dispatch hook did with a request, when not a status. */
 #define HTTP_DISPATCH_TAKEN 1	/* a handler has it: the answer comes back
@@ -86,17 +98,20 @@ struct http_server_conf {
 	void *dispatch_ctx;
 	struct http_stats *stats;
 	uint32_t max_conns;
-	uint32_t header_timeout_ms;	/* a request head must arrive within;
-					 * 0: no limit (slowloris defence) */
+	uint32_t header_timeout_ms;	/* a request head must arrive within,
+					 * or 408 (slowloris defence); 0: no
+					 * limit */
 	uint32_t keepalive_timeout_ms;	/* an idle HTTP/1.1 connection is
-					 * closed after; 0: never */
+					 * closed after; 0: never. Both are
+					 * deadlines on the transport's timer
+					 * calls. */
 	uint32_t max_head_bytes;	/* an HTTP/1.1 request head, the
 					 * size of each connection's input
 					 * buffer (431; 414 when the request
 					 * line is what does not fit); 0:
-					 * HTTP1_IN_MAX */
+					 * HTTP_MAX_HEAD_BYTES */
 	uint32_t max_target;	/* a request target, both protocols
-				 * (414); 0: HTTP1_MAX_TARGET */
+				 * (414); 0: HTTP_MAX_TARGET */
 };
 
 /* Allocates the connection slots (start-up only); NULL when out of
@@ -104,9 +119,6 @@ struct http_server_conf {
 struct http_server *http_server_create(const struct http_server_conf *conf);
 void http_server_destroy(struct http_server *s);
 
-/* Called on every poll: every 100 ms, answers 408 to connections whose
- * request head is overdue and closes those idle too long. */
-void http_server_tick(struct http_server *s, uint64_t now_ms);
 /* Graceful drain: idle connections close now, busy ones after their
  * current answer, HTTP/2 sessions get GOAWAY. */
 void http_server_drain(struct http_server *s);

@@ -51,12 +51,9 @@ struct http_stats {
 	uint64_t mem_huge;	/* past the largest class: heap each time */
 } __rte_cache_aligned;
 
-/* The reason phrase of a status ("Not Found"). */
-const char *http_reason(int status);
 /* Name of an RFC 9113 error code, as a telemetry key. */
 const char *h2_error_name(unsigned int code);
 
-enum http_status_slot http_status_slot(int status);
 /* Code of a slot, 0 for "other". */
 int http_slot_status(enum http_status_slot s);
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "ewyk_http.h"
-#include "http1_parse.h"
+#include "http_head.h"
 
 struct http_route;
 
@@ -33,8 +33,6 @@ enum http_body_kind {
 	HTTP_BODY_UNSET,	/* the handler has not answered */
 	HTTP_BODY_BYTES,	/* copied or borrowed: body, len */
 	HTTP_BODY_STREAM,	/* from src */
-	HTTP_BODY_ECHO,		/* the request's body, as the connection
-				 * receives it (HTTP_ROUTE_ECHO routes) */
 };
 
 struct http_answer_header {
@@ -42,13 +40,20 @@ struct http_answer_header {
 	uint16_t value, value_len;
 };
 
+/* The fields of an answer lie in its hbuf as HTTP/1.1 sends them, each
+ * "name: value\r\n": the head copies them in one piece, HTTP/2 points at
+ * the names and values. Their names and values may take
+ * EWYK_RESPONSE_HEADERS_MAX bytes. */
+#define HTTP_FIELD_FRAMING 4	/* ": " and CRLF */
+
 struct http_answer {
 	int status;
 	uint8_t kind;
 	uint8_t nheaders;
 	uint16_t hused;
 	struct http_answer_header h[HTTP_ANSWER_HEADERS];
-	char hbuf[EWYK_RESPONSE_HEADERS_MAX];
+	char hbuf[EWYK_RESPONSE_HEADERS_MAX +
+		HTTP_FIELD_FRAMING * HTTP_ANSWER_HEADERS];
 	const uint8_t *body;
 	uint64_t len;
 	void (*done)(void *arg);	/* borrowed bytes go back */
@@ -94,10 +99,6 @@ bool http_headers_find(const struct http_header *h, uint32_t n,
 bool http_headers_at(const struct http_header *h, uint32_t n, size_t i,
 		struct ewyk_str *name, struct ewyk_str *value);
 
-/* Adds a field lib/http itself knows to be valid and not the server's
- * own (no check: handlers' fields go through ewyk_respond_header). */
-int http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
-		const char *value, size_t vl);
 /* Clears the answer before a handler runs. */
 void http_answer_init(struct http_answer *a);
 /* Sets a plain answer: a short copied text body (Retry-After on 503). */
@@ -109,17 +110,7 @@ void http_answer_text(struct http_answer *a, int status, const char *text);
  * static, so the answer itself need not outlive its serialization.
  */
 void http_answer_error(struct http_answer *a, int status, const char *allow);
-/* The body of that answer: "404 Not Found\n"; static. */
-const char *http_error_text(int status);
-/* An HTTP_ROUTE_ECHO handler's answer: 200, the request body back. */
-int http_answer_echo(struct ewyk_request *q, const char *ctype);
-/* Nothing of the answer is needed once its head is serialized: its body
- * (if any) lives elsewhere and nobody waits to hear it was sent. */
-bool http_answer_detachable(const struct http_answer *a);
 /* Gives back what the answer borrowed; call once, on the owner. */
 void http_answer_release(struct http_answer *a);
-/* Copies too large to stay inline: counted growth, since the data path
- * allocates nothing in steady state. */
-uint64_t http_answer_heap_copies(void);
 
 #endif /* EWYK_HTTP_REQ_H */

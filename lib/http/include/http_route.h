@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "ewyk_http.h"
-#include "http1_parse.h"
+#include "http_token.h"
 
 #define HTTP_ROUTES_MAX 64
 #define HTTP_ROUTE_PATH_MAX 128
@@ -27,10 +27,6 @@ struct http_route {
 	uint16_t id;		/* index: per-route counters */
 };
 
-/* The route's answer is the request's body, streamed back as it arrives
- * (http_answer_echo()): the body is not gathered into the request first,
- * and may be as long as the protocol allows. */
-#define HTTP_ROUTE_ECHO 0x1
 /* The handler is short and bounded by construction (it answers from
  * memory): the producer runs it at once, inside parsing, and its answer
  * is written without a trip through the task queue. Never for plugins:
@@ -48,16 +44,9 @@ struct ewyk_router {
 	struct http_route routes[HTTP_ROUTES_MAX];
 };
 
-/* ewyk_route_add() with HTTP_ROUTE_* flags, for lib/http's own routes. */
-int http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
-		uint32_t flags);
 /* The longest route whose path matches; NULL when none does. "*" (the
  * target of OPTIONS *) is the root's: the route of "/", if any. */
 const struct http_route *http_route_find(const struct ewyk_router *r,
 		const char *path, uint32_t len);
-/* "GET, HEAD, ..." for an Allow header. */
-void http_route_allow(const struct http_route *rt, char *buf, size_t cap);
-/* The EWYK_METHOD_* bit of a method, 0 for one no route can take. */
-uint32_t http_method_bit(enum http_method m);
 
 #endif /* EWYK_HTTP_ROUTE_H */

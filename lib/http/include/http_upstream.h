@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "http1_parse.h"
+#include "http_head.h"
 #include "lat_hist.h"
 
 struct net_stack;
@@ -115,8 +115,6 @@ struct upstream_client *upstream_client_create(struct net_stack *ns,
 		const struct upstream_conf *conf, struct upstream_stats *stats);
 /* Aborts what is open, frees the client. */
 void upstream_client_destroy(struct upstream_client *cl);
-/* On every poll: name resolution retries, timeouts, idle closes. */
-void upstream_client_tick(struct upstream_client *cl, uint64_t now_ms);
 /* Graceful stop: pooled connections close now, and no more are pooled. */
 void upstream_client_drain(struct upstream_client *cl);
 /* The index of the upstream of that name, or -1. */
