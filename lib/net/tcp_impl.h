@@ -92,6 +92,9 @@ struct tcp_block {
 #define TCP_F_REO_ARMED 0x0040	/* the rexmit timer is RACK's reordering timer */
 #define TCP_F_TLP_RXT 0x0080	/* the outstanding probe was a retransmission */
 #define TCP_F_LOSS 0x8000	/* recovering from a timeout until recover */
+#define TCP_F_UNDO 0x10000	/* undo_marker is set: a reduction may be undone */
+#define TCP_F_FRTO 0x20000	/* F-RTO (RFC 5682) watches this timeout */
+#define TCP_F_FRTO_NEW 0x40000	/* F-RTO sends new data, not retransmissions */
 
 struct tcp_conn {
 	struct tw_timer rexmit;	/* retransmission and persist */
@@ -105,7 +108,7 @@ struct tcp_conn {
 	uint32_t index;		/* slot in the shard's table */
 	uint32_t gen;		/* bumped on free: stale references see it */
 	uint32_t out_epoch;	/* == the stack's: waits in its out list */
-	uint16_t flags;
+	uint32_t flags;
 	uint8_t state;
 	uint8_t backoff;	/* consecutive timeouts */
 	uint8_t dupacks;
@@ -165,9 +168,27 @@ struct tcp_conn {
 	/* congestion control's own state (CUBIC) */
 	uint64_t cc_epoch_ms;	/* start of the current epoch, 0 = none */
 	uint32_t cc_w_max;	/* bytes */
+	uint32_t cc_w_max_prior;	/* before the last loss: for an undo */
 	uint32_t cc_w_est;	/* bytes, the Reno-friendly estimate */
 	uint32_t cc_origin;	/* cwnd at the start of the epoch */
 	uint32_t cc_k_ms;	/* time to reach W_max */
+	/* HyStart++ (RFC 9406) in the initial slow start */
+	uint8_t hs_state;	/* enum tcp_hystart */
+	uint8_t hs_css_rounds;	/* rounds spent in CSS */
+	uint8_t hs_samples;	/* RTT samples this round */
+	uint32_t hs_round_end;	/* snd_max when the round began */
+	uint32_t hs_last_min_us;	/* the last round's least RTT */
+	uint32_t hs_cur_min_us;		/* this round's */
+	uint32_t hs_css_base_us;	/* the round's that began CSS */
+	/* Undo of a window reduction proven spurious (RFC 3708, RFC 3522,
+	 * RFC 5682), as Linux: what the window was, where the episode
+	 * began, how many of its retransmissions no D-SACK has shown
+	 * needless yet (-1: none sent), the TSval of its first. */
+	uint32_t prior_cwnd;
+	uint32_t prior_ssthresh;
+	uint32_t undo_marker;
+	int16_t undo_retrans;
+	uint32_t retrans_stamp;
 	/* receive sequence space */
 	uint32_t irs;
 	uint32_t rcv_nxt;
@@ -190,21 +211,68 @@ struct tcp_conn {
 	struct tcp_seg segs[TCP_SEG_RING];	/* valid: seg_head, nsegs */
 };
 
-/* Congestion control behind a small interface: NewReno and CUBIC. Times
- * are the stack's clock in milliseconds. */
+enum tcp_hystart {
+	TCP_HS_OFF,		/* not the initial slow start, or it ended */
+	TCP_HS_SS,		/* slow start, watching the rounds' RTTs */
+	TCP_HS_CSS,		/* Conservative Slow Start */
+};
+
+/* What one ACK did, gathered as it acknowledges and SACKs segments
+ * (Linux's tcp_clean_rtx_queue() and tcp_sacktag_one()): the RTT of the
+ * oldest segment it newly acknowledges, of the oldest it newly SACKs
+ * (both never sent twice), of the newest of them (UINT32_MAX: no
+ * sample), whether it acknowledged a resent segment (Karn's rule then
+ * forbids the first) or delivered one never resent and sent before the
+ * episode began (F-RTO's test, RFC 5682 3.1); then the bytes it
+ * acknowledged, SACKed, and whether it carried a D-SACK. */
+struct tcp_ack_info {
+	const struct tcp_view *t;	/* the segment */
+	uint64_t now_us;
+	uint32_t seq_rtt_us;
+	uint32_t sack_rtt_us;
+	uint32_t ca_rtt_us;
+	bool retrans_acked;
+	bool orig_delivered;
+	bool dsack;
+	bool dup;		/* a duplicate ACK (RFC 5681) */
+	uint32_t acked;		/* snd_una moved by this much */
+	uint32_t sacked;	/* newly SACKed bytes */
+};
+
+static inline void
+tcp_ack_info_init(struct tcp_ack_info *ai, const struct tcp_view *t,
+		uint64_t now_us)
+{
+	ai->t = t;
+	ai->now_us = now_us;
+	ai->seq_rtt_us = UINT32_MAX;
+	ai->sack_rtt_us = UINT32_MAX;
+	ai->ca_rtt_us = UINT32_MAX;
+	ai->retrans_acked = false;
+	ai->orig_delivered = false;
+	ai->dsack = false;
+	ai->dup = false;
+	ai->acked = 0;
+	ai->sacked = 0;
+}
+
+/* Congestion control behind a small interface: NewReno and CUBIC. */
 struct tcp_cc_ops {
 	const char *name;
 	void (*init)(struct tcp_conn *c);
 	/* New data acknowledged outside recovery. */
-	void (*acked)(struct tcp_conn *c, uint32_t bytes, uint64_t now_ms);
+	void (*acked)(struct tcp_conn *c, const struct tcp_ack_info *ai);
 	/* Loss detected (RACK, duplicate ACKs, a TLP that repaired one):
 	 * set ssthresh and cwnd. */
-	void (*enter_recovery)(struct tcp_conn *c, uint64_t now_ms);
+	void (*enter_recovery)(struct tcp_conn *c);
 	/* Recovery without SACK ended with a full acknowledgement (with
 	 * SACK, PRR's recovery ends at ssthresh, tcp_recovery.c). */
 	void (*exit_recovery)(struct tcp_conn *c);
 	/* Retransmission timeout. */
-	void (*timeout)(struct tcp_conn *c, uint64_t now_ms);
+	void (*timeout)(struct tcp_conn *c);
+	/* The reduction was spurious (tcp_undo.c restored cwnd and
+	 * ssthresh): put back the controller's own state. */
+	void (*undo)(struct tcp_conn *c);
 };
 
 extern const struct tcp_cc_ops tcp_cc_newreno;
@@ -331,28 +399,6 @@ tcp_pipe(const struct tcp_conn *c)
 	return (int32_t)out < 0 ? c->retrans_bytes : out + c->retrans_bytes;
 }
 
-/* What one ACK tells of round trips, gathered as it acknowledges and
- * SACKs segments (Linux's tcp_clean_rtx_queue() and tcp_sacktag_one()):
- * the RTT of the oldest segment it newly acknowledges, of the oldest it
- * newly SACKs (both never sent twice), of the newest of them, and
- * whether it acknowledged a resent one (Karn's rule then forbids the
- * first). UINT32_MAX: no sample. */
-struct tcp_ack_info {
-	uint32_t seq_rtt_us;
-	uint32_t sack_rtt_us;
-	uint32_t ca_rtt_us;
-	bool retrans_acked;
-};
-
-static inline void
-tcp_ack_info_init(struct tcp_ack_info *ai)
-{
-	ai->seq_rtt_us = UINT32_MAX;
-	ai->sack_rtt_us = UINT32_MAX;
-	ai->ca_rtt_us = UINT32_MAX;
-	ai->retrans_acked = false;
-}
-
 /* Records a (re)transmission of [seq, end) at the stack's clock. */
 void tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 		uint32_t end);
@@ -371,6 +417,8 @@ uint32_t tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 		struct tcp_ack_info *ai);
 /* Marks every entry not SACKed lost (after a timeout). */
 void tcp_seg_mark_all_lost(struct tcp_conn *c);
+/* Clears every lost mark (a timeout found spurious). */
+void tcp_seg_unmark_lost(struct tcp_conn *c);
 /* Marks lost the entries not SACKed whose payload is over max bytes (a
  * path MTU fell below them); returns the bytes marked. */
 uint32_t tcp_seg_mark_lost_above(struct tcp_conn *c, uint32_t max);
@@ -382,11 +430,26 @@ uint32_t tcp_rack_detect(struct net_stack *ns, struct tcp_conn *c,
 /* RACK.reo_wnd (RFC 8985 6.2.4), microseconds. */
 uint32_t tcp_rack_reo_wnd(const struct tcp_conn *c);
 /* Per ACK of a SACK connection, once the scoreboard and snd_una are
- * up to date: RACK, the end of a probe's episode, entering, leaving and
- * pacing (PRR) fast recovery. delivered: bytes newly acknowledged or
- * SACKed; advanced: snd_una moved (the send timer is re-armed). */
+ * up to date: undo, RACK, the end of a probe's episode, entering,
+ * leaving and pacing (PRR) fast recovery; the send timer re-armed when
+ * snd_una moved. */
 void tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c,
-		uint32_t delivered, bool dsack, bool advanced);
+		const struct tcp_ack_info *ai);
+
+/* Undo (tcp_undo.c): RFC 3708's D-SACK, RFC 3522's timestamps (Eifel)
+ * and RFC 5682's F-RTO, as Linux undoes. */
+/* A reduction begins (fast recovery, a timeout): remember the window. */
+void tcp_undo_init(struct tcp_conn *c);
+/* A segment was retransmitted; tsval is its TSval (timestamps). */
+void tcp_undo_retransmitted(struct tcp_conn *c, uint32_t tsval);
+/* A D-SACK block [start, end) arrived. */
+void tcp_undo_dsack(struct tcp_conn *c, uint32_t start, uint32_t end);
+/* Per ACK, before loss detection: undoes what this ACK proves spurious
+ * (and runs F-RTO after a timeout). Returns true when it undid. */
+bool tcp_undo_ack(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_ack_info *ai);
+/* A timeout: F-RTO will watch it when allowed. */
+void tcp_frto_start(struct tcp_conn *c, bool new_episode);
 /* RACK's reordering timer fired. */
 void tcp_rack_timeout(struct net_stack *ns, struct tcp_conn *c);
 /* The next entry to retransmit at or after index *i (lost, not yet

@@ -351,7 +351,8 @@ fast_retransmit(struct net_stack *ns, struct tcp_conn *c)
 {
 	c->flags |= TCP_F_RECOVERY;
 	c->recover = c->snd_max;
-	ns->cc->enter_recovery(c, ns->now_ms);
+	tcp_undo_init(c);
+	ns->cc->enter_recovery(c);
 	ns->stats->tcp.fast_retransmits++;
 	/* RFC 6582 3.2 (2): inflate by the segments that left. */
 	ns->stats->tcp.newreno_recoveries++;
@@ -512,16 +513,28 @@ rtt_from_ack(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t,
 /* New data acknowledged: grow cwnd; without SACK, end recovery or resend
  * after a partial ACK (with SACK, tcp_recovery_ack() does). */
 static void
-cc_on_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
-		uint32_t acked)
+cc_on_ack(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_ack_info *ai)
 {
+	uint32_t acked = ai->acked;
+
 	if (!(c->flags & TCP_F_RECOVERY)) {
-		ns->cc->acked(c, acked, ns->now_ms);
+		uint8_t hs = c->hs_state;
+
+		ns->cc->acked(c, ai);
+		if (hs != c->hs_state) {
+			/* HyStart++ moved: into CSS, or out of slow start
+			 * at CSS's end */
+			ns->stats->tcp.hystart_css_entries +=
+				c->hs_state == TCP_HS_CSS;
+			ns->stats->tcp.hystart_exits +=
+				c->hs_state == TCP_HS_OFF;
+		}
 		return;
 	}
 	if (c->flags & TCP_F_OPT_SACK)
 		return;
-	if (SEQ_GEQ(ack, c->recover)) {
+	if (SEQ_GEQ(c->snd_una, c->recover)) {
 		c->flags &= ~TCP_F_RECOVERY;
 		ns->cc->exit_recovery(c);
 	} else {
@@ -559,13 +572,13 @@ static int
 ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 {
 	uint32_t win = (uint32_t)t->win << c->snd_wscale;
-	uint32_t acked = 0, data_acked = 0, delivered = 0;
-	bool fin = false, dup, dsack = false;
+	uint32_t acked = 0, data_acked = 0;
+	bool fin = false, dup;
 	struct tcp_ack_info ai;
 
 	if (!ack_acceptable(ns, c, t))
 		return ACK_DROP;
-	tcp_ack_info_init(&ai);
+	tcp_ack_info_init(&ai, t, ns->now_us);
 	dup = is_dupack(c, t, win);	/* before the window moves */
 	update_snd_wnd(c, t, win);
 	if (SEQ_GT(t->ack, c->snd_una)) {
@@ -576,19 +589,24 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 		tcp_seg_acked(ns, c, t->ack, &ai);
 		drop_acked(ns, c, t->ack, data_acked);
 		c->backoff = 0;
-		delivered = acked;
 	}
 	if (c->flags & TCP_F_OPT_SACK)
-		delivered += tcp_sack_update(ns, c, &t->opt, c->snd_una, &dsack,
-				&ai);
+		ai.sacked = tcp_sack_update(ns, c, &t->opt, c->snd_una,
+				&ai.dsack, &ai);
+	ai.acked = acked;
+	ai.dup = dup;
 	rtt_from_ack(ns, c, t, &ai, acked > 0);
+	/* Without SACK, timestamps may undo a recovery before its end
+	 * (with SACK, tcp_recovery_ack() undoes). */
+	if (!(c->flags & TCP_F_OPT_SACK))
+		tcp_undo_ack(ns, c, &ai);
 	if (dup) {
 		dupack_input(ns, c);
 	} else if (acked > 0) {
-		cc_on_ack(ns, c, t->ack, acked);
+		cc_on_ack(ns, c, &ai);
 	}
 	if (c->flags & TCP_F_OPT_SACK) {
-		tcp_recovery_ack(ns, c, delivered, dsack, acked > 0);
+		tcp_recovery_ack(ns, c, &ai);
 	} else if (acked > 0) {
 		if ((c->flags & TCP_F_LOSS) && SEQ_GEQ(c->snd_una, c->recover))
 			c->flags &= ~TCP_F_LOSS;

@@ -524,8 +524,11 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 		return false;
 	}
 	finish_segment(ns, &s, m);
-	if (SEQ_LT(seq, c->snd_max))
+	if (SEQ_LT(seq, c->snd_max)) {
 		ns->stats->tcp.retransmits++;
+		tcp_undo_retransmitted(c, (c->flags & TCP_F_OPT_TS) ?
+				(uint32_t)ns->now_ms + c->ts_offset : 0);
+	}
 	if (c->flags & TCP_F_RECOVERY) {
 		c->prr_out += len + fin;
 		ns->stats->tcp.prr_sends++;
@@ -756,7 +759,8 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 	/* With SACK, and after a timeout, the scoreboard's pipe measures
 	 * what is out (RFC 6675); NewReno counts from snd_una. */
 	by_pipe = c->flags & (TCP_F_OPT_SACK | TCP_F_LOSS);
-	if (by_pipe)
+	/* F-RTO's new data goes in place of retransmissions. */
+	if (by_pipe && !(c->flags & TCP_F_FRTO_NEW))
 		retransmit_lost(ns, c);
 	for (;;) {
 		uint32_t off = c->snd_nxt - c->snd_una;

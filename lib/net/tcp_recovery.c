@@ -42,6 +42,8 @@ tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
 	} else {
 		uint32_t *oldest = by_sack ? &ai->sack_rtt_us : &ai->seq_rtt_us;
 
+		if (SEQ_LEQ(s->end, c->recover))
+			ai->orig_delivered = true;
 		if (*oldest == UINT32_MAX || rtt > *oldest)
 			*oldest = rtt;
 		if (rtt < ai->ca_rtt_us)
@@ -147,7 +149,8 @@ enter_recovery(struct net_stack *ns, struct tcp_conn *c)
 		tcp_arm_rexmit(ns, c);
 	}
 	c->recover = c->snd_max;
-	ns->cc->enter_recovery(c, ns->now_ms);
+	tcp_undo_init(c);
+	ns->cc->enter_recovery(c);
 	c->prr_delivered = 0;
 	c->prr_out = 0;
 	c->recover_fs = RTE_MAX(c->snd_max - c->snd_una, 1u);
@@ -188,7 +191,10 @@ tlp_episode(struct net_stack *ns, struct tcp_conn *c, uint32_t lost,
 			/* The retransmitted probe was the only copy to
 			 * arrive: a loss, repaired; the window answers it. */
 			ns->stats->tcp.tlp_recoveries++;
-			ns->cc->enter_recovery(c, ns->now_ms);
+			ns->cc->enter_recovery(c);
+			/* A reduction nothing will show spurious: an older
+			 * episode's undo must not take it back. */
+			c->flags &= ~TCP_F_UNDO;
 		}
 	} else {
 		return;
@@ -207,7 +213,7 @@ arm_timer(struct net_stack *ns, struct tcp_conn *c, uint32_t timeout,
 			tcp_arm_send_timer(ns, c);
 		return;
 	}
-	c->flags = (uint16_t)((c->flags & ~TCP_F_TLP_ARMED) | TCP_F_REO_ARMED);
+	c->flags = (c->flags & ~TCP_F_TLP_ARMED) | TCP_F_REO_ARMED;
 	tw_arm(&ns->wheel, &c->rexmit, tcp_deadline_ms(ns, timeout));
 }
 
@@ -226,14 +232,15 @@ detect_and_recover(struct net_stack *ns, struct tcp_conn *c,
 }
 
 void
-tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t delivered,
-		bool dsack, bool advanced)
+tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_ack_info *ai)
 {
-	reo_wnd_update(c, dsack);
-	if (dsack)
+	reo_wnd_update(c, ai->dsack);
+	if (ai->dsack)
 		ns->stats->tcp.spurious_retransmits++;
+	tcp_undo_ack(ns, c, ai);
 	if ((c->flags & TCP_F_LOSS) && SEQ_GEQ(c->snd_una, c->recover))
-		c->flags &= ~TCP_F_LOSS;
+		c->flags &= ~(TCP_F_LOSS | TCP_F_FRTO | TCP_F_FRTO_NEW);
 	if ((c->flags & TCP_F_RECOVERY) && SEQ_GEQ(c->snd_una, c->recover)) {
 		/* RFC 6937: recovery ends at ssthresh, which PRR has
 		 * brought the pipe down to. Not at the flight plus one
@@ -245,7 +252,8 @@ tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t delivered,
 		if (c->reo_wnd_persist > 0 && --c->reo_wnd_persist == 0)
 			c->reo_wnd_mult = 1;
 	}
-	detect_and_recover(ns, c, delivered, dsack, advanced);
+	detect_and_recover(ns, c, ai->acked + ai->sacked, ai->dsack,
+			ai->acked > 0);
 }
 
 void

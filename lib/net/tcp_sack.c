@@ -174,6 +174,19 @@ tcp_seg_mark_all_lost(struct tcp_conn *c)
 	tcp_seg_mark_lost_above(c, 0);
 }
 
+void
+tcp_seg_unmark_lost(struct tcp_conn *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nsegs && c->lost_bytes > 0; i++) {
+		uint8_t f = tcp_seg_at(c, i)->flags;
+
+		if (f & TCP_SEG_LOST)
+			seg_set_flags(c, i, f & (uint8_t)~TCP_SEG_LOST);
+	}
+}
+
 /* Marks the entries inside [s, e) SACKed; returns the bytes newly so. */
 static uint32_t
 sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e,
@@ -218,6 +231,7 @@ tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 				SEQ_LEQ(e, o->sack[1][1]))) {
 			ns->stats->tcp.dsacks_in++;
 			*dsack = true;
+			tcp_undo_dsack(c, s, e);
 			continue;
 		}
 		/* A block must lie in what we sent and above the ACK. */

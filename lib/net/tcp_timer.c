@@ -69,8 +69,8 @@ tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
 {
 	uint32_t last, start, end;
 
-	c->flags = (uint16_t)((c->flags & ~(TCP_F_TLP_ARMED | TCP_F_TLP_RXT)) |
-			TCP_F_TLP_SENT);
+	c->flags = (c->flags & ~(TCP_F_TLP_ARMED | TCP_F_TLP_RXT)) |
+		TCP_F_TLP_SENT;
 	c->tlp_probes++;
 	ns->stats->tcp.tail_loss_probes++;
 	if (tcp_tlp_new_data(c)) {
@@ -96,6 +96,32 @@ tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
 rearm:
 	c->tlp_end = c->snd_max;
 	tcp_arm_send_timer(ns, c);	/* the next probe, or the RTO */
+}
+
+/* RFC 5681 (4), RFC 6675 5.1 and RFC 8985 6.3: collapse the window and
+ * take everything not SACKed for lost (Linux receivers do not renege);
+ * the send loop resends it in order as the window opens. No fast
+ * recovery before recover. */
+static void
+enter_loss(struct net_stack *ns, struct tcp_conn *c)
+{
+	bool open = !(c->flags & (TCP_F_RECOVERY | TCP_F_LOSS));
+
+	/* As Linux's tcp_enter_loss(): a timeout out of the open state, or
+	 * after its recovery's end, begins an episode that an undo would
+	 * take back; one in the middle of an episode keeps its start. */
+	if (open || SEQ_GEQ(c->snd_una, c->recover))
+		tcp_undo_init(c);
+	tcp_frto_start(c, open);
+	ns->cc->timeout(c);
+	c->flags &= ~TCP_F_RECOVERY;
+	tcp_tlp_end(c);
+	c->flags |= TCP_F_LOSS;
+	c->recover = c->snd_max;
+	c->dupacks = 0;
+	tcp_seg_mark_all_lost(c);
+	tcp_arm_rexmit(ns, c);
+	tcp_transmit(ns, c);
 }
 
 static void
@@ -141,20 +167,7 @@ rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 			tcp_conn_reset(ns, c);
 			return;
 		}
-		/* RFC 5681 (4), RFC 6675 5.1 and RFC 8985 6.3: collapse the
-		 * window and take everything not SACKed for lost (Linux
-		 * receivers do not renege); the send loop resends it in
-		 * order as the window opens. No fast recovery before
-		 * recover. */
-		ns->cc->timeout(c, ns->now_ms);
-		c->flags &= ~TCP_F_RECOVERY;
-		tcp_tlp_end(c);
-		c->flags |= TCP_F_LOSS;
-		c->recover = c->snd_max;
-		c->dupacks = 0;
-		tcp_seg_mark_all_lost(c);
-		tcp_arm_rexmit(ns, c);
-		tcp_transmit(ns, c);
+		enter_loss(ns, c);
 	}
 }
 

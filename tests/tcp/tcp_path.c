@@ -32,7 +32,9 @@ tp_open(struct tp *p, const struct tcp_config *cfg, uint64_t rtt_us,
 	p->port = TP_PORT;
 	p->ts = ts;
 	p->ts_val = 1;
-	th_opt_mss(&s, TP_MSS);
+	/* With timestamps, room for the option: segments of TP_MSS all
+	 * the same. */
+	th_opt_mss(&s, ts ? TP_MSS + TCP_TS_LEN : TP_MSS);
 	th_opt_sack_ok(&s);
 	if (ts)
 		th_opt_ts(&s, p->ts_val++, 0);

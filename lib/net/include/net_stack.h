@@ -171,7 +171,8 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends) \
 	X(arp_requests) X(rss_port_misses) X(sndq_budget_waits) \
 	X(ip6_passive_opens) X(ip6_active_opens) X(ip6_segs_in) X(ip6_segs_out) \
-	X(pmtu_lowered)
+	X(pmtu_lowered) X(hystart_css_entries) X(hystart_exits) \
+	X(dsack_undos) X(eifel_undos) X(loss_undos) X(frto_undos)
 
 /* Neighbour discovery and ICMPv6, in the same manner. */
 /* Neighbour discovery and ICMPv6, with the unit of each (a telemetry
