@@ -58,6 +58,7 @@ struct ewykd {
 	struct http_static statics;	/* their route's context */
 	struct store *state;		/* /v1/state: journaled */
 	struct store *kv;		/* /kv: memory */
+	struct serve_log *access_log;	/* --access-log; NULL: none */
 	struct ewyk_router router;	/* read-only once shards run */
 
 	/* The ports (one per --ip or --ip6) and the mbufs their queues share. */
@@ -81,6 +82,9 @@ struct ewykd {
 		/* the tree served, for telemetry */
 		uint64_t files, skipped, bytes;
 	} reload;
+
+	/* The link changes the log has told of (main.c). */
+	uint64_t links_seen_down, links_seen_up;
 
 	/* Read by telemetry. */
 	struct serve_lcore_time lcore_time[RTE_MAX_LCORE];

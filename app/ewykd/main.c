@@ -43,11 +43,15 @@
 volatile bool force_quit;
 volatile bool stop_now;
 
+static struct serve_log *access_log;	/* for SIGUSR1 */
+
 static void
 on_signal(int sig)
 {
 	if (sig == SIGHUP)
 		reload_ask();
+	else if (sig == SIGUSR1)
+		serve_log_reopen(access_log);	/* sets a flag */
 	else
 		__atomic_store_n(&force_quit, true, __ATOMIC_RELAXED);
 }
@@ -129,6 +133,7 @@ eal_start(struct ewykd *e, int argc, char **argv, char *err, size_t errlen)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
+	signal(SIGUSR1, on_signal);
 	/* dpdk-dumpcap and dpdk-pdump attach as secondary processes; they
 	 * can only when the EAL keeps a shared configuration (no
 	 * --in-memory, --no-shconf or --no-huge). Harmless otherwise. */
@@ -238,8 +243,8 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 	 * the queue with a hash of its own. Each upstream is reached by the
 	 * port whose subnet holds it (options.c made sure one does). */
 	for (i = 0; i < cfg->nb_upstreams && e->nb_shards > 1; i++) {
-		const struct ewykd_port *p = &e->ports[options_ip_holding(cfg,
-				cfg->upstreams[i].addr)];
+		const struct ewykd_port *p = &e->ports[options_addr_holding(cfg,
+				&cfg->upstreams[i].addr)];
 
 		if (p->rss.reta_size != 0)
 			continue;
@@ -429,6 +434,44 @@ watch_period_us(const struct ewykd *e)
 	return e->cfg.stuck_ms == 0 ? 100000 : RTE_MAX(us, 1000u);
 }
 
+/* Connections still open, but those only lingering in TIME-WAIT. */
+static uint64_t
+open_conns(const struct ewykd *e)
+{
+	uint64_t n = 0;
+	uint16_t i;
+
+	for (i = 0; i < e->nb_shards; i++) {
+		const struct net_stats *st = &e->shards[i].net_stats;
+		uint64_t o = __atomic_load_n(&st->tcp_conns_open, __ATOMIC_RELAXED);
+		uint64_t tw = __atomic_load_n(&st->tcp_time_wait, __ATOMIC_RELAXED);
+
+		n += o > tw ? o - tw : 0;
+	}
+	return n;
+}
+
+/* A port's link that went down or came back: a line each time. */
+static void
+watch_links(struct ewykd *e)
+{
+	const struct shard *s0 = &e->shards[0];
+	uint64_t downs = __atomic_load_n(&s0->link_downs, __ATOMIC_RELAXED);
+	uint64_t ups = __atomic_load_n(&s0->link_ups, __ATOMIC_RELAXED);
+
+	if (downs != e->links_seen_down) {
+		printf("ewykd: link down (a port's link; /ewyk/ports says which): "
+				"connections wait, TCP retransmits into the outage\n");
+		e->links_seen_down = downs;
+	}
+	if (ups != e->links_seen_up) {
+		printf("ewykd: link up again: the outage's segments retransmitted "
+				"at once\n");
+		e->links_seen_up = ups;
+	}
+	fflush(stdout);
+}
+
 /* Until SIGINT or SIGTERM the main lcore relieves owners stuck in one
  * request. With no worker lcore it is the one shard's producer instead,
  * and stops at once: no other lcore is there to time a drain. */
@@ -444,6 +487,7 @@ run(struct ewykd *e)
 		usleep(watch_period_us(e));
 		executors_watch(e, now_ms());
 		reload_step(e);
+		watch_links(e);
 	}
 }
 
@@ -452,9 +496,13 @@ run(struct ewykd *e)
 static void
 drain(struct ewykd *e)
 {
-	uint64_t deadline = now_ms() + e->cfg.drain_ms;
+	uint64_t t0 = now_ms(), deadline = t0 + e->cfg.drain_ms;
+	uint64_t open = open_conns(e), left;
 	uint16_t i;
 
+	printf("ewykd: draining: %llu connection(s) open, new ones refused, "
+			"--drain-ms %u\n", (unsigned long long)open, e->cfg.drain_ms);
+	fflush(stdout);
 	while (!__atomic_load_n(&stop_now, __ATOMIC_RELAXED)) {
 		bool drained = true;
 
@@ -466,6 +514,12 @@ drain(struct ewykd *e)
 		if (drained || now_ms() >= deadline)
 			__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
 	}
+	left = open_conns(e);
+	printf("ewykd: drained in %llu ms: %llu connection(s) finished, %llu "
+			"cut at the deadline\n", (unsigned long long)(now_ms() - t0),
+			(unsigned long long)(open > left ? open - left : 0),
+			(unsigned long long)left);
+	fflush(stdout);
 }
 
 int
@@ -482,6 +536,7 @@ main(int argc, char **argv)
 	check(e, eal_start(e, eal_argc, eal_args, err, sizeof(err)), err);
 	check(e, lcores_plan(e, err, sizeof(err)), err);
 	check(e, services_open(e, err, sizeof(err)), err);
+	access_log = e->access_log;
 	check(e, port_find(e, err, sizeof(err)), err);
 	check(e, port_open(e, err, sizeof(err)), err);
 	check(e, shards_create(e, err, sizeof(err)), err);

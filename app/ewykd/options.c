@@ -128,28 +128,63 @@ set_reserved(struct ewykd_config *cfg, const char *val, char *err,
 	return 0;
 }
 
-/* Repeatable: NAME=ADDR:PORT, an upstream /proxy/NAME/ forwards to. */
+/* "ADDR:PORT" or "[ADDR6]:PORT" into a and port. */
+static int
+parse_endpoint(const char *val, struct net_addr *a, uint16_t *port,
+		char *err, size_t errlen)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *addr = val, *end, *colon;
+	bool v6 = val[0] == '[';
+	uint64_t p;
+
+	if (v6) {
+		addr++;
+		end = strchr(addr, ']');
+		colon = end != NULL && end[1] == ':' ? end + 1 : NULL;
+	} else {
+		colon = strrchr(val, ':');
+		end = colon;
+	}
+	if (colon == NULL || end == addr || (size_t)(end - addr) >= sizeof(buf)) {
+		snprintf(err, errlen, "'%s' is not ADDR:PORT or [ADDR6]:PORT", val);
+		return -1;
+	}
+	memcpy(buf, addr, (size_t)(end - addr));
+	buf[end - addr] = '\0';
+	memset(a, 0, sizeof(*a));
+	a->family = v6 ? NET_AF_INET6 : NET_AF_INET;
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, buf, &a->ip) != 1) {
+		snprintf(err, errlen, v6 ? "'%s' is not an IPv6 address" :
+				strchr(buf, ':') != NULL ? "'%s': an IPv6 address "
+				"goes in brackets, [ADDR6]:PORT" :
+				"'%s' is not an IPv4 address", buf);
+		return -1;
+	}
+	if (parse_u64(colon + 1, 1, 65535, &p, err, errlen) != 0)
+		return -1;
+	*port = (uint16_t)p;
+	return 0;
+}
+
+/* Repeatable: NAME=ADDR:PORT or NAME=[ADDR6]:PORT, an upstream
+ * /proxy/NAME/ forwards to. */
 static int
 set_upstream(struct ewykd_config *cfg, const char *val, char *err,
 		size_t errlen)
 {
 	struct upstream_target *t = &cfg->upstreams[cfg->nb_upstreams];
-	const char *eq = strchr(val, '='), *colon;
-	char addr[INET_ADDRSTRLEN];
-	struct in_addr a;
-	uint64_t port;
-	size_t n, i;
+	const char *eq = strchr(val, '=');
+	size_t n = eq != NULL ? (size_t)(eq - val) : 0, i;
 
 	if (cfg->nb_upstreams == UPSTREAM_MAX) {
 		snprintf(err, errlen, "at most %d upstreams", UPSTREAM_MAX);
 		return -1;
 	}
-	colon = eq != NULL ? strrchr(eq, ':') : NULL;
-	n = eq != NULL ? (size_t)(eq - val) : 0;
-	if (eq == NULL || colon == NULL || n == 0 || n >= UPSTREAM_NAME_MAX ||
-			(size_t)(colon - eq - 1) >= sizeof(addr)) {
-		snprintf(err, errlen, "'%s' is not NAME=ADDR:PORT (a name of 1 "
-				"to %d characters)", val, UPSTREAM_NAME_MAX - 1);
+	if (eq == NULL || n == 0 || n >= UPSTREAM_NAME_MAX) {
+		snprintf(err, errlen, "'%s' is not NAME=ADDR:PORT or "
+				"NAME=[ADDR6]:PORT (a name of 1 to %d characters)",
+				val, UPSTREAM_NAME_MAX - 1);
 		return -1;
 	}
 	for (i = 0; i < n; i++)
@@ -159,14 +194,6 @@ set_upstream(struct ewykd_config *cfg, const char *val, char *err,
 					"'-' and '_'", (int)n, val);
 			return -1;
 		}
-	memcpy(addr, eq + 1, (size_t)(colon - eq - 1));
-	addr[colon - eq - 1] = '\0';
-	if (inet_pton(AF_INET, addr, &a) != 1) {
-		snprintf(err, errlen, "'%s' is not an IPv4 address", addr);
-		return -1;
-	}
-	if (parse_u64(colon + 1, 1, 65535, &port, err, errlen) != 0)
-		return -1;
 	for (i = 0; i < cfg->nb_upstreams; i++)
 		if (strlen(cfg->upstreams[i].name) == n &&
 				memcmp(cfg->upstreams[i].name, val, n) == 0) {
@@ -174,10 +201,10 @@ set_upstream(struct ewykd_config *cfg, const char *val, char *err,
 					(int)n, val);
 			return -1;
 		}
+	if (parse_endpoint(eq + 1, &t->addr, &t->port, err, errlen) != 0)
+		return -1;
 	memcpy(t->name, val, n);
 	t->name[n] = '\0';
-	t->addr = a.s_addr;
-	t->port = (uint16_t)port;
 	cfg->nb_upstreams++;
 	return 0;
 }
@@ -297,6 +324,34 @@ set_store_conflate(struct ewykd_config *cfg, const char *val, char *err,
 	if (parse_on_off(val, &on, err, errlen) != 0)
 		return -1;
 	cfg->store_no_conflate = !on;
+	return 0;
+}
+
+static int
+set_access_log(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (val[0] == '\0' || strlen(val) >= sizeof(cfg->access_log)) {
+		snprintf(err, errlen, "'%s' is not a file name, nor - (standard "
+				"output)", val);
+		return -1;
+	}
+	snprintf(cfg->access_log, sizeof(cfg->access_log), "%s", val);
+	return 0;
+}
+
+static int
+set_access_log_format(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (strcmp(val, "combined") == 0)
+		cfg->access_log_json = false;
+	else if (strcmp(val, "json") == 0)
+		cfg->access_log_json = true;
+	else {
+		snprintf(err, errlen, "'%s' is neither combined nor json", val);
+		return -1;
+	}
 	return 0;
 }
 
@@ -549,6 +604,8 @@ static const struct opt_def opts[] = {
 	{ "www", "DIR", set_www, "static files, loaded into memory at start (none)" },
 	{ "demo-routes", NULL, set_demo_routes, "serve the demonstration and test routes /echo, /kv/, /bytes, /spin, /delay, /blocking-delay, /either, /upload: unauthenticated, they store, reflect and burn CPU on request, never on a public address (off)" },
 	{ "state-api", NULL, set_state_api, "serve the journaled store at /v1/state/KEY (off)" },
+	{ "access-log", "FILE|-", set_access_log, "a line per exchange to FILE (appended; reopened on SIGUSR1) or standard output, written by a thread of its own; a shard never waits for it (none)" },
+	{ "access-log-format", "FORMAT", set_access_log_format, "combined (as nginx's) or json (combined)" },
 	{ "state-api-token", "FILE", set_state_api_token, "turns --state-api on, requiring 'Authorization: Bearer TOKEN' with the token on FILE's first line; FILE readable by its owner only (none)" },
 	{ "state-dir", "DIR", set_state_dir, "journal of /v1/state (none: memory only, no durable PUT)" },
 	{ "store-keys", "N", set_store_keys, "keys the store holds, 4 KiB each (4096)" },
@@ -556,7 +613,7 @@ static const struct opt_def opts[] = {
 	{ "store-conflate", "on|off", set_store_conflate, "off: every PUT writes its own record, a baseline (on)" },
 	{ "kv-keys", "N", set_kv_keys, "keys of the in-memory /kv store, 4 KiB each (4096)" },
 	{ "plugin", "FILE.so[:ARG]", set_plugin, "load handlers from a plugin, ARG to its init; repeatable (none)" },
-	{ "upstream", "NAME=ADDR:PORT", set_upstream, "an upstream on the link that /proxy/NAME/ forwards to; repeatable (none)" },
+	{ "upstream", "NAME=ADDR:PORT", set_upstream, "an upstream on the link that /proxy/NAME/ forwards to, IPv4 or [IPv6]; repeatable (none)" },
 	{ "upstream-conns", "N", set_upstream_conns, "upstream connections per shard, all upstreams, and as many ewyk_fetch() handles (64)" },
 	{ "upstream-connect-timeout-ms", "MS", set_upstream_connect_ms, "504 when an upstream's handshake takes longer (1000)" },
 	{ "upstream-timeout-ms", "MS", set_upstream_timeout_ms, "504 when an upstream's answer head takes longer; a body silent this long is cut (10000)" },
@@ -898,12 +955,12 @@ options_print(const struct ewykd_config *cfg)
 	if (cfg->mime_types_file[0] != '\0')
 		printf("  mime-types %s\n", cfg->mime_types_file);
 	for (i = 0; i < cfg->nb_upstreams; i++) {
-		char a[INET_ADDRSTRLEN];
+		const struct upstream_target *t = &cfg->upstreams[i];
+		char a[INET6_ADDRSTRLEN + 8];
 
-		inet_ntop(AF_INET, &cfg->upstreams[i].addr, a, sizeof(a));
-		printf("  upstream %s %s:%u (port %d)\n", cfg->upstreams[i].name,
-				a, cfg->upstreams[i].port,
-				options_ip_holding(cfg, cfg->upstreams[i].addr));
+		net_addr_format(&t->addr, t->port, a, sizeof(a));
+		printf("  upstream %s %s (port %d)\n", t->name, a,
+				options_addr_holding(cfg, &t->addr));
 	}
 }
 
@@ -912,25 +969,32 @@ options_print(const struct ewykd_config *cfg)
 static int
 check_upstreams(const struct ewykd_config *cfg)
 {
-	char a[INET_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN + 8], ip[INET6_ADDRSTRLEN + 4];
 	uint16_t i, j;
 
 	for (i = 0; i < cfg->nb_upstreams; i++) {
 		const struct upstream_target *t = &cfg->upstreams[i];
-		int port = options_ip_holding(cfg, t->addr);
+		bool v6 = t->addr.family == NET_AF_INET6;
+		int port = options_addr_holding(cfg, &t->addr);
+		uint16_t n = v6 ? cfg->nb_ip6s : cfg->nb_ips;
 
-		if (port >= 0 && t->addr != cfg->ip[port])
+		if (port >= 0 && memcmp(&t->addr.ip, v6 ? (const void *)
+				cfg->ip6[port] : (const void *)&cfg->ip[port],
+				v6 ? 16 : 4) != 0)
 			continue;
-		inet_ntop(AF_INET, &t->addr, a, sizeof(a));
+		net_addr_format(&t->addr, 0, a, sizeof(a));
 		fprintf(stderr, "ewykd: --upstream %s: %s is not on the link of ",
 				t->name, a);
-		for (j = 0; j < cfg->nb_ips; j++) {
-			char ip[INET_ADDRSTRLEN + 4];
-
-			options_format_ip(cfg, j, ip, sizeof(ip));
-			fprintf(stderr, "%s--ip %s", j > 0 ? " or " : "", ip);
+		for (j = 0; j < n; j++) {
+			if (v6)
+				options_format_ip6(cfg, j, ip, sizeof(ip));
+			else
+				options_format_ip(cfg, j, ip, sizeof(ip));
+			fprintf(stderr, "%s--ip%s %s", j > 0 ? " or " : "",
+					v6 ? "6" : "", ip);
 		}
-		fprintf(stderr, " (no gateway is used)\n");
+		fprintf(stderr, "%s (no gateway is used)\n", n == 0 ?
+				(v6 ? "any --ip6" : "any --ip") : "");
 		return OPT_EXIT_USAGE;
 	}
 	return 0;
@@ -1035,6 +1099,29 @@ options_ip_holding(const struct ewykd_config *cfg, uint32_t addr)
 
 	for (i = 0; i < cfg->nb_ips; i++)
 		if (((addr ^ cfg->ip[i]) & options_netmask(cfg, i)) == 0)
+			return i;
+	return -1;
+}
+
+/* The first bits bits of a and b are the same. */
+static bool
+same_prefix6(const uint8_t *a, const uint8_t *b, unsigned int bits)
+{
+	unsigned int whole = bits / 8, rest = bits % 8;
+
+	return memcmp(a, b, whole) == 0 && (rest == 0 ||
+			((a[whole] ^ b[whole]) & (0xff00 >> rest) & 0xff) == 0);
+}
+
+int
+options_addr_holding(const struct ewykd_config *cfg, const struct net_addr *a)
+{
+	uint16_t i;
+
+	if (a->family == NET_AF_INET)
+		return options_ip_holding(cfg, a->ip.v4);
+	for (i = 0; i < cfg->nb_ip6s; i++)
+		if (same_prefix6(a->ip.v6, cfg->ip6[i], cfg->prefix6[i]))
 			return i;
 	return -1;
 }

@@ -93,6 +93,8 @@ struct ewykd_config {
 	bool demo_routes;	/* --demo-routes */
 	bool state_api;		/* --state-api */
 	char state_api_token[128];	/* --state-api-token's, or "" */
+	char access_log[PATH_MAX];	/* --access-log FILE, "-", or "" */
+	bool access_log_json;		/* --access-log-format json */
 	uint32_t kv_keys;	/* /kv: keys of the in-memory store */
 	uint16_t nb_plugins;
 	char plugins[EWYKD_PLUGINS_MAX][PATH_MAX];	/* FILE.so[:ARG] */
@@ -133,5 +135,7 @@ void options_format_ip6(const struct ewykd_config *cfg, uint16_t i, char *buf,
 uint32_t options_netmask(const struct ewykd_config *cfg, uint16_t i);
 /* The port whose --ip subnet holds addr (network order), or -1. */
 int options_ip_holding(const struct ewykd_config *cfg, uint32_t addr);
+/* The port whose --ip subnet or --ip6 prefix holds a, or -1. */
+int options_addr_holding(const struct ewykd_config *cfg, const struct net_addr *a);
 
 #endif /* EWYKD_OPTIONS_H */

@@ -108,6 +108,15 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	rc = stores_open(e, err, errlen);
 	if (rc != EWYKD_OK)
 		return rc;
+	if (cfg->access_log[0] != '\0') {
+		e->access_log = serve_log_open(cfg->access_log,
+				cfg->access_log_json ? SERVE_LOG_JSON :
+				SERVE_LOG_COMBINED, sub, sizeof(sub));
+		if (e->access_log == NULL) {
+			snprintf(err, errlen, "--access-log: %s", sub);
+			return EWYKD_ERR_CONFIG;
+		}
+	}
 	serve_state_attach(e->state);	/* before the plugins' init */
 	err_no = 0;
 	if (cfg->demo_routes)
@@ -131,6 +140,8 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 void
 services_close(struct ewykd *e)
 {
+	serve_log_close(e->access_log);	/* what the shards logged, written */
+	e->access_log = NULL;
 	serve_state_attach(NULL);
 	store_close(e->state);
 	e->state = NULL;

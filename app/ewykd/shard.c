@@ -293,6 +293,7 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.max_target = cfg->max_target,
 		.upstream = cfg->nb_upstreams > 0 ? &uc : NULL,
 		.lcore_time = e->lcore_time,
+		.log = e->access_log,
 	};
 
 	ewyk_executor_init(&sc.exec, e->bpool, e->reserved);

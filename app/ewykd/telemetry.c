@@ -692,6 +692,18 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "http2_reqs", h2);
 	rte_tel_data_add_dict_u64(d, "accepted_conns", SUM(s->http_stats.conns_accepted));
 	rte_tel_data_add_dict_u64(d, "http2_conns", SUM(s->http_stats.h2_conns));
+	if (ew->access_log != NULL) {
+		const struct serve_log_stats *ls = serve_log_stats(ew->access_log);
+
+		rte_tel_data_add_dict_u64(d, "access_log_lines_count",
+				LOAD(ls->lines));
+		rte_tel_data_add_dict_u64(d, "access_log_drops_count",
+				LOAD(ls->drops));
+		rte_tel_data_add_dict_u64(d, "access_log_write_errors_count",
+				LOAD(ls->write_errors));
+		rte_tel_data_add_dict_u64(d, "access_log_reopens_count",
+				LOAD(ls->reopens));
+	}
 	rte_tel_data_add_dict_u64(d, "refused_conns", SUM(s->http_stats.conns_refused));
 	rte_tel_data_add_dict_u64(d, "body_out_bytes", SUM(s->http_stats.body_bytes_out));
 	/* HTTP/2's memory: blocks handed out, of them new from the heap
@@ -845,7 +857,7 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		const struct upstream_target *t = &cfg->upstreams[i];
 		struct rte_tel_data *ud = rte_tel_data_alloc();
 		struct lat_hist h = { 0 };
-		char addr[INET_ADDRSTRLEN + 8], key[RTE_TEL_MAX_STRING_LEN];
+		char addr[INET6_ADDRSTRLEN + 8], key[RTE_TEL_MAX_STRING_LEN];
 		unsigned int e;
 
 		if (ud == NULL)
@@ -853,12 +865,11 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		for (k = 0; k < ew->nb_shards; k++)
 			lat_merge(&h, &serve_stats(ew->shards[k].serve)->upstream[i].lat);
 		rte_tel_data_start_dict(ud);
-		inet_ntop(AF_INET, &t->addr, addr, INET_ADDRSTRLEN);
-		snprintf(addr + strlen(addr), 8, ":%u", t->port);
+		net_addr_format(&t->addr, t->port, addr, sizeof(addr));
 		rte_tel_data_add_dict_string(ud, "addr", addr);
 		/* The way to it: the port whose subnet holds it. */
 		rte_tel_data_add_dict_u64(ud, "port_id", ew->ports[
-				options_ip_holding(cfg, t->addr)].id);
+				options_addr_holding(cfg, &t->addr)].id);
 #define UP_SUM(f) SUM(serve_stats(s->serve)->upstream[i].f)
 		rte_tel_data_add_dict_u64(ud, "open_conns", UP_SUM(conns_open));
 		rte_tel_data_add_dict_u64(ud, "idle_conns", UP_SUM(conns_idle));

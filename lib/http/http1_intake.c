@@ -118,6 +118,14 @@ take_request(struct h1 *h, const struct http_head *r,
 
 /* A small body for a handler (route rt) that takes it whole is gathered
  * in the buffer first. Returns false while it is still arriving. */
+/* A head that cannot be parsed: its answer, and the access log told. */
+static void
+refuse_unparsed(struct h1 *h, int status)
+{
+	http_conn_refused(h->c, NULL, status, 1, 0, h->pipe_tail);
+	h1_refuse(h, status, false, NULL);
+}
+
 static bool
 gather_body(struct h1 *h, struct http_head *r, const struct http_route *rt,
 		int head_len)
@@ -253,8 +261,8 @@ serve_in(struct h1 *h, struct http_conn *c)
 		if (rc == 0) {
 			if (h->in_len == h->in_max) {
 				h->close_after = true;
-				h1_refuse(h, http1_overflow_status(h->in, h->in_len),
-						false, NULL);
+				refuse_unparsed(h, http1_overflow_status(h->in,
+						h->in_len));
 				h->in_len = 0;
 				continue;
 			}
@@ -265,7 +273,7 @@ serve_in(struct h1 *h, struct http_conn *c)
 		if (rc < 0) {
 			/* The framing is lost: answer and close. */
 			h->close_after = true;
-			h1_refuse(h, -rc, false, NULL);
+			refuse_unparsed(h, -rc);
 			h->in_len = 0;
 			continue;
 		}

@@ -216,19 +216,36 @@ http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 		struct http_answer **ans)
 {
 	const struct http_server_conf *k = &c->srv->conf;
+	int status;
 
-	if (rt == NULL)
-		return 404;
-	if (!(rt->methods & http_method_bit(r->method))) {
+	if (rt == NULL) {
+		status = 404;
+	} else if (!(rt->methods & http_method_bit(r->method))) {
 		http_route_allow(rt, allow, allow_cap);
-		return 405;
+		status = 405;
+	} else if (!(rt->flags & HTTP_ROUTE_BODY_STREAM) && r->body == NULL &&
+			(r->chunked || r->content_length > 0)) {
+		/* A body is handed whole, or read by the route's reader. */
+		status = 413;
+	} else {
+		return k->dispatch(k->dispatch_ctx, rt, r, http_version,
+				(struct http_origin){ c->index, c->gen, stream,
+				seq }, ans);
 	}
-	/* A body is handed whole, or read by the route's own reader. */
-	if (!(rt->flags & HTTP_ROUTE_BODY_STREAM) &&
-			r->body == NULL && (r->chunked || r->content_length > 0))
-		return 413;
-	return k->dispatch(k->dispatch_ctx, rt, r, http_version,
-			(struct http_origin){ c->index, c->gen, stream, seq }, ans);
+	http_conn_refused(c, r, status, http_version, stream, seq);
+	return status;
+}
+
+void
+http_conn_refused(struct http_conn *c, const struct http_head *r, int status,
+		int http_version, uint32_t stream, uint32_t seq)
+{
+	const struct http_server_conf *k = &c->srv->conf;
+
+	if (k->refused != NULL)
+		k->refused(k->dispatch_ctx, r, status, http_version,
+				(struct http_origin){ c->index, c->gen, stream,
+				seq });
 }
 
 void
@@ -351,6 +368,19 @@ origin_conn(struct http_server *s, struct http_origin o)
 		return NULL;
 	c = live(s, o.index);
 	return c == NULL || c->gen != o.gen ? NULL : c;
+}
+
+bool
+http_server_peer(struct http_server *s, struct http_origin o,
+		struct net_addr *addr, uint16_t *port)
+{
+	const struct http_server_conf *k = &s->conf;
+	struct http_conn *c = origin_conn(s, o);
+
+	if (c == NULL || k->transport->peer == NULL)
+		return false;
+	k->transport->peer(k->transport_ctx, c->t, addr, port);
+	return true;
 }
 
 bool

@@ -179,6 +179,11 @@ int http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 		const struct http_head *r, int http_version,
 		uint32_t stream, uint32_t seq, char *allow, size_t allow_cap,
 		struct http_answer **ans);
+/* A request the server answers itself, before or instead of routing it
+ * (a head that cannot be parsed: r NULL): told to the refused hook, for
+ * the access log. */
+void http_conn_refused(struct http_conn *c, const struct http_head *r,
+		int status, int http_version, uint32_t stream, uint32_t seq);
 /* More of a HTTP_ROUTE_BODY_STREAM request's body is at hand (or it
  * ended, or broke): tells the embedder's body_ready hook. */
 void http_conn_body_ready(struct http_conn *c, struct http_origin o);

@@ -61,6 +61,13 @@ t_timer_cancel(void *ctx, struct net_timer *tm)
 	net_timer_cancel(ctx, tm);
 }
 
+static void
+t_peer(void *ctx, void *t, struct net_addr *addr, uint16_t *port)
+{
+	(void)ctx;
+	tcp_peer(t, addr, port);
+}
+
 const struct http_transport http_tcp_transport = {
 	.write = t_write,
 	.space = t_space,
@@ -71,6 +78,7 @@ const struct http_transport http_tcp_transport = {
 	.now_ms = t_now_ms,
 	.timer_arm = t_timer_arm,
 	.timer_cancel = t_timer_cancel,
+	.peer = t_peer,
 };
 
 /* Upcalls: TCP's calls into the connection layer. */

@@ -9,6 +9,7 @@
  * upstream is read no faster than the client drains.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,8 +195,8 @@ conn_open(struct up_conn *uc)
 	struct tcp_conn *tc;
 	int err;
 
-	tc = tcp_open(cl->ns, t->addr, t->port, &upcalls, cl, &err);
-	if (tc == NULL && err == -EAGAIN)	/* its ARP is on its way */
+	tc = tcp_open_addr(cl->ns, &t->addr, t->port, &upcalls, cl, &err);
+	if (tc == NULL && err == -EAGAIN)	/* ARP or ND on its way */
 		net_timer_arm(cl->ns, &uc->timer, now_ms(cl) +
 				UP_RESOLVE_RETRY_MS);
 	if (tc == NULL)
@@ -574,14 +575,12 @@ static bool
 build_head(struct upstream_fetch *f, const struct upstream_req *r)
 {
 	const struct upstream_target *t = &f->cl->targets[f->target];
-	const uint8_t *a = (const uint8_t *)&t->addr;
-	char host[32], len[24];
+	char host[INET6_ADDRSTRLEN + 8], len[24];
 	uint32_t i;
 	bool ok;
 
 	f->head_len = 0;
-	snprintf(host, sizeof(host), "%u.%u.%u.%u:%u", a[0], a[1], a[2], a[3],
-			t->port);
+	net_addr_format(&t->addr, t->port, host, sizeof(host));
 	ok = head_put(f, r->method.p, r->method.len) && head_put(f, " ", 1) &&
 		head_put(f, r->target.p, r->target.len) &&
 		head_put(f, " HTTP/1.1\r\n", 11) &&

@@ -14,6 +14,7 @@
 #include <rte_lcore.h>
 #include <rte_ring.h>
 
+#include "access_log.h"
 #include "ewyk_fiber.h"
 #include "body.h"
 #include "dispatch.h"
@@ -33,6 +34,39 @@ record(struct serve *sv, struct serve_task *t)
 			rte_get_tsc_hz());
 	if (t->req.ans.status >= 500)
 		rs->errors++;
+}
+
+/* What the access log says of the answer's body, as it is handed over:
+ * an answer begun early says it at its end. */
+static void
+log_answer(struct serve_task *t)
+{
+	const struct http_answer *a = &t->req.ans;
+
+	if (t->log == NULL)
+		return;
+	t->log->bytes_known = a->kind == HTTP_BODY_BYTES ||
+		(a->kind == HTTP_BODY_STREAM && a->src.length >= 0);
+	t->log->bytes = a->kind == HTTP_BODY_BYTES ? a->len :
+		a->kind == HTTP_BODY_STREAM && a->src.length >= 0 ?
+		(uint64_t)a->src.length : 0;
+	if (t->req.method == HTTP_HEAD || a->status == 304 || a->status == 204)
+		t->log->bytes = 0;
+}
+
+/* The exchange is over for the client: its log line goes out. A task
+ * whose client left before its answer is 499, as nginx says it. */
+static void
+log_done(struct serve *sv, struct serve_task *t, int status)
+{
+	if (t->log == NULL)
+		return;
+	if (t->early.begun) {
+		t->log->bytes = (uint64_t)t->early.written;
+		t->log->bytes_known = true;
+	}
+	access_rec_done(sv->log, t->log, status);
+	t->log = NULL;
 }
 
 /* A task whose handler could not answer gets the server's answer in its
@@ -61,17 +95,21 @@ dispatch_complete(struct serve *sv, struct serve_task *t)
 	if (t->early.begun) {
 		/* Its answer is out: the body ends now. */
 		record(sv, t);
-		if (early_answer_end(t))
+		if (early_answer_end(t)) {
+			log_done(sv, t, t->req.ans.status);
 			task_free(sv, t);
+		}
 		return;
 	}
 	answer_fallback(t);
 	record(sv, t);
+	log_answer(t);
 	if (t->abandoned)
 		http_server_abandon(sv->http, t->origin);
 	if (t->abandoned ||
 			!http_server_answer(sv->http, t->origin, &t->req.ans)) {
 		sv->st.stale++;
+		log_done(sv, t, 499);
 		http_answer_release(&t->req.ans);
 		task_free(sv, t);
 	}
@@ -85,6 +123,7 @@ dispatch_released(void *ctx, struct http_answer *a)
 	/* An answer begun early may be let go while its handler runs. */
 	if (t->early.begun && !early_answer_released(t))
 		return;
+	log_done(ctx, t, t->req.ans.status);
 	task_free(ctx, t);
 }
 
@@ -210,7 +249,34 @@ run_inline(struct serve *sv, struct serve_task *t)
 		t->req.ans.kind == HTTP_BODY_UNSET ? 500 : 0;
 	answer_fallback(t);
 	record(sv, t);
+	log_answer(t);
 	ewyk_strategy_consumed_in_produce(sv->strategy);
+}
+
+/* An exchange the server answers at once (no task free, too large, a
+ * refusal of lib/http's own): its log line, done. */
+static void
+log_now(struct serve *sv, const struct http_head *r, int version,
+		struct http_origin o, int status)
+{
+	struct net_addr peer = { .family = 0 };
+	struct access_rec *rec;
+	uint16_t port = 0;
+
+	http_server_peer(sv->http, o, &peer, &port);
+	rec = access_rec_take(sv->log, r, version, &peer, port);
+	if (rec != NULL)
+		access_rec_done(sv->log, rec, status);
+}
+
+void
+dispatch_refused(void *ctx, const struct http_head *r, int status,
+		int version, struct http_origin o)
+{
+	struct serve *sv = ctx;
+
+	if (sv->log != NULL)
+		log_now(sv, r, version, o, status);
 }
 
 static const uint8_t invocation_of[] = {
@@ -232,11 +298,21 @@ dispatch_hook(void *ctx, const struct http_route *rt,
 	t = task_alloc(sv);
 	if (t == NULL) {
 		sv->st.overloaded++;
+		dispatch_refused(sv, r, 503, version, o);
 		return 503;
 	}
 	if (http_req_fill(&t->req, r, rt, version) != 0) {
 		task_free(sv, t);
+		dispatch_refused(sv, r, 431, version, o);
 		return 431;
+	}
+	t->log = NULL;
+	if (sv->log != NULL) {
+		struct net_addr peer = { .family = 0 };
+		uint16_t port = 0;
+
+		http_server_peer(sv->http, o, &peer, &port);
+		t->log = access_rec_take(sv->log, r, version, &peer, port);
 	}
 	t->route = rt;
 	t->origin = o;

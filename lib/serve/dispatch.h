@@ -15,6 +15,9 @@ int dispatch_hook(void *ctx, const struct http_route *rt,
 		const struct http_head *r, int version, struct http_origin o,
 		struct http_answer **ans);
 void dispatch_released(void *ctx, struct http_answer *a);
+/* http_server_conf's refused hook: the access log's line. */
+void dispatch_refused(void *ctx, const struct http_head *r, int status,
+		int version, struct http_origin o);
 int dispatch_run(struct ewyk_task *bt);
 void dispatch_consumed(void *ctx, struct ewyk_task *task, int rc, bool owner);
 void dispatch_rejected(void *ctx, struct ewyk_task *task, int err);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "http_tcp.h"
+#include "access_log.h"
 #include "body.h"
 #include "dispatch.h"
 #include "fetch.h"
@@ -72,6 +73,7 @@ http_create(struct serve *sv)
 		.router = c->router,
 		.dispatch = dispatch_hook,
 		.released = dispatch_released,
+		.refused = dispatch_refused,
 		.body_ready = body_watch_ready,
 		.dispatch_ctx = sv,
 		.stats = c->http_stats,
@@ -117,6 +119,11 @@ serve_create(const struct serve_conf *conf)
 	sv->start.type = EWYK_NON_BLOCKING;
 	sv->steal.run = steal_production;
 	sv->steal.type = EWYK_NON_BLOCKING;
+	if (conf->log != NULL &&
+			(sv->log = access_ring_create(conf->log, conf->id)) == NULL) {
+		serve_destroy(sv);
+		return NULL;
+	}
 	if (tasks_init(sv, SERVE_TASKS + conf->fibers, dispatch_run) != 0 ||
 			waits_init(sv) != 0 || strategy_create(sv) != 0 ||
 			http_create(sv) != 0 || upstream_create(sv) != 0) {

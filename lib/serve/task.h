@@ -35,6 +35,8 @@
 
 struct ewyk_fiber;
 struct ewyk_fiber_pool;
+struct access_rec;
+struct access_ring;
 struct fetch_pool;
 struct rte_ring;
 struct serve_task;
@@ -109,6 +111,7 @@ struct serve_task {
 	struct ilink *fetches;	/* its handler's open ones (fetch.c) */
 	int fetch_failure;	/* the last failed fetch's enum
 				 * upstream_err, or -1 */
+	struct access_rec *log;	/* its access log line, or NULL */
 	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 
@@ -137,6 +140,7 @@ struct serve {
 	uint32_t body_watch_n;
 	struct fetch_pool *fetches;	/* fetch.c; NULL: no upstreams */
 	struct ilink *durable;		/* state.c: durable writes waited for */
+	struct access_ring *log;	/* the access log's rings; NULL: none */
 	/* The strategy's own tasks (dispatch.c). */
 	struct ewyk_task start;		/* starts production on a reserved lcore */
 	struct ewyk_task steal;		/* relieves a stuck owner */

@@ -148,6 +148,12 @@ def test_link_down_and_up_under_load_keeps_connections(www):
         assert after["link_up"] == 1
         assert after["link_downs_count"] - before["link_downs_count"] == 1, after
         assert after["link_ups_count"] - before["link_ups_count"] == 1, after
+        # The log said both, a line each (the main lcore looks every 100 ms).
+        deadline = time.time() + 2
+        while "ewykd: link up again" not in a.read_log() and time.time() < deadline:
+            time.sleep(0.1)
+        log = a.read_log()
+        assert log.count("ewykd: link down") == 1 and log.count("ewykd: link up again") == 1, log
         # The connections outlived the outage, and every transfer finished.
         assert kept == down["open_conns"] > 0
         assert "1000 succeeded, 0 failed, 0 errored, 0 timeout" in out, out

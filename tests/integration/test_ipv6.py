@@ -245,3 +245,73 @@ s.send(raw(Ether(dst="{p['mac']}", src=s.getsockname()[4]) /
         time.sleep(0.3)
         assert a.stats()["drop_by_reason_pkts"]["ip6_not_ours"] == before + 1
         assert a.proc.poll() is None
+
+
+# An upstream over IPv6: a kernel HTTP server on 2001:2::1 in the client's
+# namespace that echoes the Host it was given and serves random bytes.
+UPSTREAM6 = """
+import http.server, os, socket, sys
+BODY = os.urandom(300000)
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        body = BODY if self.path == "/blob" else self.headers["Host"].encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+class S(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+s = S(("2001:2::1", 8086), H)
+sys.stdout.write(__import__("hashlib").sha256(BODY).hexdigest() + "\\n")
+sys.stdout.flush()
+s.serve_forever()
+"""
+
+
+@pytest.mark.parametrize("medium", ["tap", "af_xdp"])
+def test_upstream_over_ipv6(www, tmp_path, medium):
+    """--upstream NAME=[ADDR6]:PORT: /proxy/NAME/ reaches an upstream over
+    IPv6 (neighbour discovery, then TCP), for clients of either family;
+    the Host it is sent is [ADDR6]:PORT; telemetry names it so."""
+    with Appliance(www=www["dir"], medium=medium, ip6=True,
+                   args=["--upstream", f"six=[{HOST_IP6}]:8086"]) as a:
+        server = a.ns_popen_python(UPSTREAM6)
+        try:
+            digest = server.stdout.readline().strip()
+            assert len(digest) == 64
+            for family, url in (("-4", a.url("/proxy/six/blob")),
+                                ("-6", a.url6("/proxy/six/blob"))):
+                out = tmp_path / f"blob{family}"
+                r = a.ns(["curl", "-sS", family, "--max-time", "20", "-o", str(out),
+                          "-w", "%{http_code}", url], check=False)
+                assert r.stdout == "200", r.stderr
+                assert sha256(out) == digest
+            r = a.ns(["curl", "-sS", "--max-time", "20", a.url("/proxy/six/host")])
+            assert r.stdout == f"[{HOST_IP6}]:8086"
+            up = a.telemetry("/ewyk/upstreams")["upstream_six"]
+            assert up["addr"] == f"[{HOST_IP6}]:8086" and up["requests_reqs"] == 3, up
+        finally:
+            server.kill()
+            server.wait()
+
+
+def test_upstream_ipv6_option_errors():
+    for bad, word in (("six=2001:2::1:80", "brackets"), ("six=[2001:2::1]", "[ADDR6]:PORT"),
+                      ("six=[2001:2::zz]:80", "not an IPv6 address"),
+                      ("six=[2001:2::1]:0", "")):
+        r = run([EWYKD, "--ip6", "2001:2::2/64", "--upstream", bad, "--check-config"],
+                check=False)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1, (bad, r.stderr)
+        assert lines[0].startswith("ewykd: --upstream: ") and word in lines[0], (bad, lines)
+    # Off every port's prefix: no gateway to reach it by.
+    r = run([EWYKD, "--ip6", "2001:2::2/64", "--upstream", "far=[2001:3::1]:80",
+             "--check-config"], check=False)
+    assert r.returncode == 2 and "2001:3::1 is not on the link of --ip6 2001:2::2/64" \
+        in r.stderr, r.stderr
+    r = run([EWYKD, "--ip", "198.18.0.2/24", "--ip6", "2001:2::2/64", "--upstream",
+             "six=[2001:2:0:0::1]:8086", "--check-config"])
+    assert "  upstream six [2001:2::1]:8086 (port 0)" in r.stdout, r.stdout

@@ -120,6 +120,11 @@ print(got.decode())
         assert "Connection: close" in out and "delayed 800 ms" in out
         status, _ = a.stop()
         assert status == 0, a.read_log()
+        # The log says what the drain did, in a line each.
+        log = a.read_log()
+        assert "ewykd: draining: 1 connection(s) open" in log, log
+        assert re.search(r"ewykd: drained in \d+ ms: 1 connection\(s\) finished, 0 cut",
+                         log), log
 
 
 def test_sigterm_lets_an_h2_stream_in_flight_finish(www):

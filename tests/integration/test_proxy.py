@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from ewyk_harness import APP_IP, EWYKD, HOST_IP, Appliance, run
+from ewyk_harness import APP_IP, EWYKD, HOST_IP, PYTHON, ROOT, Appliance, run
 from tcp_loss_util import clear_loss, loss_drops, set_loss
 from upstream_servers import MB, NGINX_PORT, sha256, upstream_args, upstreams_serving
 
@@ -393,10 +393,17 @@ def test_slow_upstream_holds_the_client_back(proxy_env, tmp_path, proto):
     data = os.urandom(4 * MB)
     src = tmp_path / "up4.bin"
     src.write_bytes(data)
-    client = subprocess.Popen(["ip", "netns", "exec", a.client, "curl", "-sS",
-                               *proto_args(proto), "--max-time", "30", "-T", str(src),
-                               a.url("/proxy/sink/x")], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    # HTTP/2 with python3-h2, as every HTTP/2 upload of the suite (curl 7.88
+    # sometimes sends a DATA frame past the Content-Length it announced).
+    answer = tmp_path / "answer"
+    if proto == "h2":
+        cmd = [PYTHON, os.path.join(ROOT, "tests", "integration", "h2_upload.py"),
+               a.url("/proxy/sink/x"), str(src), "--method", "PUT", "--out", str(answer)]
+    else:
+        cmd = ["curl", "-sS", *proto_args(proto), "--max-time", "30", "-T", str(src),
+               "-o", str(answer), a.url("/proxy/sink/x")]
+    client = subprocess.Popen(["ip", "netns", "exec", a.client, *cmd],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(0.7)
         ss = a.ns(["ss", "-tniH", "state", "established", "dport", "=", ":80"]).stdout
@@ -407,7 +414,7 @@ def test_slow_upstream_holds_the_client_back(proxy_env, tmp_path, proto):
             client.kill()
             client.wait()
     assert client.returncode == 0, err
-    assert out == sha256(data)
+    assert answer.read_text() == sha256(data)
     print(f"ewykd took {max(acked)} bytes of the client's 4 MiB ({proto}) while the "
           "upstream took none")
     assert len(acked) == 1 and 0 < acked[0] < MB, ss
@@ -458,7 +465,7 @@ def test_two_shards_need_a_device_that_says_how_it_hashes():
     ("n g=198.18.0.1:80", "letters, digits"),
     ("ng=198.18.0.300:80", "not an IPv4 address"),
     ("ng=198.18.0.1:0", "from 1 to 65535"),
-    ("ng=198.18.0.1", "NAME=ADDR:PORT"),
+    ("ng=198.18.0.1", "is not ADDR:PORT or [ADDR6]:PORT"),
     ("ng=10.0.0.1:80", "not on the link of --ip 198.18.0.2/24"),
 ])
 def test_bad_upstream_is_one_line_and_status_2(value, words):

@@ -21,6 +21,7 @@
 #include "http_stats.h"
 
 struct http_server;
+struct net_addr;
 struct http_conn;
 struct net_timer;
 
@@ -56,6 +57,9 @@ struct http_transport {
 	 * one not armed does nothing. */
 	void (*timer_arm)(void *ctx, struct net_timer *tm, uint64_t at_ms);
 	void (*timer_cancel)(void *ctx, struct net_timer *tm);
+	/* The peer's address and port (the access log's); may be NULL. */
+	void (*peer)(void *ctx, void *t, struct net_addr *addr,
+			uint16_t *port);
 };
 
 /* The default of max_head_bytes (http_server_conf); max_target's is
@@ -112,6 +116,11 @@ struct http_server_conf {
 					 * HTTP_MAX_HEAD_BYTES */
 	uint32_t max_target;	/* a request target, both protocols
 				 * (414); 0: HTTP_MAX_TARGET */
+	/* A routed request the server answered itself, never offered to
+	 * the dispatch hook (404 no route, 405, 413): what the access log
+	 * hears of it. May be NULL. */
+	void (*refused)(void *ctx, const struct http_head *r, int status,
+			int http_version, struct http_origin o);
 };
 
 /* Allocates the connection slots (start-up only); NULL when out of
@@ -130,6 +139,10 @@ void http_server_drain(struct http_server *s);
  */
 bool http_server_answer(struct http_server *s, struct http_origin o,
 		struct http_answer *a);
+/* The address and port of the client of o's connection: false when the
+ * connection is gone or the transport cannot say. */
+bool http_server_peer(struct http_server *s, struct http_origin o,
+		struct net_addr *addr, uint16_t *port);
 /* Whether the client still waits for that answer, on the owner: false
  * once the connection is gone or closing, the HTTP/2 stream reset, or an
  * HTTP/1.1 client has shut its side (it left: nginx's 499). */

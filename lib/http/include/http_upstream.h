@@ -22,6 +22,7 @@
 
 #include "http_head.h"
 #include "lat_hist.h"
+#include "net_addr.h"
 
 struct net_stack;
 struct upstream_client;
@@ -55,7 +56,7 @@ int upstream_err_status(enum upstream_err e);
 
 struct upstream_target {
 	char name[UPSTREAM_NAME_MAX];
-	uint32_t addr;		/* network order */
+	struct net_addr addr;	/* IPv4 or IPv6, on a port's link */
 	uint16_t port;		/* host order */
 };
 

@@ -9,6 +9,7 @@
 #define EWYK_NET_ADDR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -56,5 +57,11 @@ net_ip_is_zero(const union net_ip *a)
 {
 	return (a->w[0] | a->w[1] | a->w[2] | a->w[3]) == 0;
 }
+
+/* The address as text (RFC 5952 for IPv6; "-" without a family), with
+ * ":PORT" when port is not 0 ("[ADDR]:PORT" for IPv6, as in a URL's
+ * authority). Returns the length it needed, as snprintf(). */
+size_t net_addr_format(const struct net_addr *a, uint16_t port, char *buf,
+		size_t len);
 
 #endif /* EWYK_NET_ADDR_H */

@@ -32,7 +32,21 @@
 
 struct net_stack;
 struct serve;
+struct serve_log;
 struct store;
+
+/* The access log's line format. */
+enum serve_log_format {
+	SERVE_LOG_COMBINED,	/* as Apache's and nginx's "combined" */
+	SERVE_LOG_JSON,		/* one JSON object per line */
+};
+
+struct serve_log_stats {
+	uint64_t lines;		/* written */
+	uint64_t drops;		/* exchanges unlogged: a shard's ring full */
+	uint64_t write_errors;	/* writes or reopens that failed */
+	uint64_t reopens;
+};
 
 /* Time of an lcore, in TSC cycles, by what it did: the embedder counts
  * production, the runtime the handlers it runs. An array indexed by lcore
@@ -66,6 +80,7 @@ struct serve_conf {
 	/* Upstreams for ewyk_fetch() and the proxy; NULL: none. */
 	const struct upstream_conf *upstream;
 	struct serve_lcore_time *lcore_time;	/* NULL: not counted */
+	struct serve_log *log;		/* the access log; NULL: none */
 };
 
 /* Per route, per shard: requests and their latency from production to
@@ -145,6 +160,21 @@ void serve_watchdog(struct serve *sv, struct ewyk_reserved *reserved,
  * written, and handlers still waiting (a pool thread's wait, which only
  * the owner could end) are cancelled. Returns what it did. */
 unsigned int serve_finish(struct serve *sv);
+
+/*
+ * The access log, for the process: a line per exchange (combined or
+ * JSON) written by a thread of its own from per-shard rings, so that no
+ * shard ever waits for it; an exchange that finds its shard's ring full
+ * goes unlogged, counted as a drop. path "-" is standard output. NULL
+ * with the reason in err when the file cannot be opened.
+ */
+struct serve_log *serve_log_open(const char *path,
+		enum serve_log_format format, char *err, size_t errlen);
+/* The file opened again (after logrotate moved it), by the writer. */
+void serve_log_reopen(struct serve_log *l);
+const struct serve_log_stats *serve_log_stats(const struct serve_log *l);
+/* Once every shard has stopped: what is queued is written, then closed. */
+void serve_log_close(struct serve_log *l);
 
 /* The journaled store behind ewyk_state_*(): before any handler runs,
  * plugins' init included; NULL at the end. */

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# What the access log costs: two ewykd side by side in one run, one with
+# --access-log (a file on tmpfs) and one without, each driven in turn by
+# the same h2load (h2c -c16 -m100, N requests of a small static file),
+# ROUNDS rounds. Prints each one's requests/s and ewykd's CPU per request,
+# the medians, the ratio, and whether the log holds a line for every
+# request (lines against requests, drops). ewykd on CPU 1, h2load and the
+# log's writer thread as the kernel schedules them; the medium is named.
+#
+# Usage: [EWYK_MEDIUM=tap|af_xdp|memif] [ROUNDS=3] app/bench/access_log_cost.sh [N]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v h2load >/dev/null || { echo "needs h2load (nghttp2-client)" >&2; exit 1; }
+export N=${1:-1000000} ROUNDS=${ROUNDS:-3} EWYK_MEDIUM=${EWYK_MEDIUM:-af_xdp}
+exec /usr/bin/python3 - <<'PY'
+import os, re, statistics, sys, tempfile
+sys.path.insert(0, "tests/integration")
+from ewyk_harness import Appliance
+
+N, ROUNDS, MEDIUM = int(os.environ["N"]), int(os.environ["ROUNDS"]), os.environ["EWYK_MEDIUM"]
+HZ = os.sysconf("SC_CLK_TCK")
+www = tempfile.mkdtemp(prefix="ewyk-logcost-")
+open(os.path.join(www, "small.txt"), "w").write("x" * 100)
+log = os.path.join("/dev/shm", f"ewyk-access-{os.getpid()}.log")
+
+
+def cpu_s(pid):
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / HZ
+
+
+def run(a):
+    c0 = cpu_s(a.proc.pid)
+    r = a.ns(["h2load", "-n", str(N), "-c", "16", "-m", "100", a.url("/small.txt")],
+             timeout=600)
+    cpu = cpu_s(a.proc.pid) - c0
+    rate = float(re.search(r"finished in [\d.]+m?s, ([\d.]+) req/s", r.stdout).group(1))
+    ok = int(re.search(r"(\d+) succeeded", r.stdout).group(1))
+    return rate, cpu * 1e6 / max(ok, 1), ok
+
+
+res = {"off": [], "on": []}
+lost = []
+for rnd in range(ROUNDS):
+    for mode in ("off", "on"):
+        args = ["--idle", "poll"] + (["--access-log", log] if mode == "on" else [])
+        if os.path.exists(log):
+            os.unlink(log)
+        with Appliance(www=www, args=args, medium=MEDIUM, lcores="0@0,1@1") as a:
+            rate, us, ok = run(a)
+            if mode == "on":
+                http = a.telemetry("/ewyk/http")
+                a.close()	# the writer drains what is queued at the stop
+                lines = sum(1 for _ in open(log))
+                lost.append((ok, lines, http["access_log_drops_count"]))
+        res[mode].append((rate, us))
+        print(f"round {rnd + 1} {mode:>3}: {rate:>10,.0f} req/s  {us:6.2f} us/req CPU",
+              flush=True)
+os.unlink(log)
+med = {m: (statistics.median(r for r, _ in v), statistics.median(u for _, u in v))
+       for m, v in res.items()}
+print(f"# medium {MEDIUM}, h2c -c16 -m100, {N} requests per run, {ROUNDS} rounds")
+print(f"log off: {med['off'][0]:,.0f} req/s, {med['off'][1]:.2f} us/req")
+print(f"log on:  {med['on'][0]:,.0f} req/s, {med['on'][1]:.2f} us/req")
+print(f"on/off rate {med['on'][0] / med['off'][0]:.3f}, CPU {med['on'][1] / med['off'][1]:.3f}")
+for ok, lines, drops in lost:
+    print(f"requests {ok}, lines {lines}, drops {drops}" + ("" if ok == lines else "  LOST"))
+PY
