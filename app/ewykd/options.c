@@ -80,6 +80,7 @@ NUM_SETTER(set_arp_reply_limit, arp_reply_limit, 0, 100000000)
 NUM_SETTER(set_nd_reply_limit, nd_reply_limit, 0, 100000000)
 NUM_SETTER(set_max_time_wait, max_time_wait, 0, 4194304)
 NUM_SETTER(set_rcv_win, rcv_win, 1024, 1 << 30)
+NUM_SETTER(set_rcv_buf, rcv_buf, 0, 1 << 30)
 NUM_SETTER(set_delack_ms, delack_ms, 0, 500)
 NUM_SETTER(set_keepalive_ms, keepalive_ms, 0, 86400000)
 NUM_SETTER(set_idle_timeout_ms, idle_timeout_ms, 0, 86400000)
@@ -581,7 +582,7 @@ set_tcp_cc(struct ewykd_config *cfg, const char *val, char *err,
 		size_t errlen)
 {
 	if (strcmp(val, "newreno") == 0)
-		cfg->tcp_cc = TCP_CC_CUBIC;
+		cfg->tcp_cc = TCP_CC_NEWRENO;
 	else if (strcmp(val, "cubic") == 0)
 		cfg->tcp_cc = TCP_CC_CUBIC;
 	else {
@@ -650,6 +651,7 @@ static const struct opt_def opts[] = {
 	{ "arp-reply-limit", "N", set_arp_reply_limit, "ARP replies per second per shard, 0 = no limit (1000)" },
 	{ "nd-reply-limit", "N", set_nd_reply_limit, "IPv6 neighbour advertisements answering solicitations, per second per shard, 0 = no limit (1000)" },
 	{ "rcv-win", "BYTES", set_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
+	{ "rcv-buf", "BYTES", set_rcv_buf, "largest TCP receive buffer of a connection, beyond what the application takes: from 64 KB it follows twice what the application takes per round trip (autotuning), at most 128 segments, the shard's buffers within half its mbufs; 0 = the window is the application's room alone (1048576)" },
 	{ "delack-ms", "MS", set_delack_ms, "longest delay of an ACK, 0 = none (40)" },
 	{ "tcp-cc", "ALGO", set_tcp_cc, "congestion control: newreno or cubic (cubic)" },
 	{ "keepalive-ms", "MS", set_keepalive_ms, "idle time before keepalive probes, 0 = off (0)" },
@@ -689,6 +691,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->nd_reply_limit = 1000;
 	cfg->max_time_wait = 2048;
 	cfg->rcv_win = 1 << 20;
+	cfg->rcv_buf = 1 << 20;
 	cfg->delack_ms = 40;
 	cfg->tcp_cc = TCP_CC_CUBIC;
 	cfg->syncookies = true;

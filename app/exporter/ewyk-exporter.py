@@ -223,6 +223,15 @@ FLAT = {
                             "TCP connections in TIME-WAIT", 1),
         "send_queue_mbufs": ("ewyk_tcp_send_queue_mbufs", G,
                              "mbufs the TCP send queues hold (within their budget)", 1),
+        "receive_queue_mbufs": ("ewyk_tcp_receive_queue_mbufs", G,
+                                "mbufs the TCP receive queues hold (in order, waiting for "
+                                "the application, and out of order)", 1),
+        "receive_buffer_bytes": ("ewyk_tcp_receive_buffer_bytes", G,
+                                 "The TCP receive buffers' sizes (autotuned)", 1),
+        "rwnd_limited_us": ("ewyk_tcp_rwnd_limited_seconds_total", C,
+                            "Time sending waited for the peer's receive window", US),
+        "zero_window_us": ("ewyk_tcp_zero_window_seconds_total", C,
+                           "Time the receive window advertised was closed", US),
     },
     "/ewyk/http": {
         "accepted_conns": ("ewyk_http_accepted_connections_total", C,

@@ -80,6 +80,9 @@ struct net_stack {
 	struct rate_limit icmp6_errors;
 	struct net_pmtu pmtu[NET_PMTU_CACHE];
 	uint32_t sndq_waiters;	/* connections with sndq_wait set */
+	/* the receive buffers grown past tcp_config.rcv_buf_init, bytes: within
+	 * rcv_buf_budget */
+	uint64_t rcv_buf_grown;
 	const struct tcp_cc_ops *cc;
 	uint16_t ip_id;
 	/* Connections that took input since the last flush and send then,

@@ -35,6 +35,10 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->syncookies = true;
 	cfg->listen_port = 80;
 	cfg->rcv_space = 8192;	/* an HTTP/1.1 request head */
+	cfg->rcv_buf_init = 0;	/* the window is the upper layer's room */
+	cfg->rcv_buf_max = 0;
+	cfg->rcv_buf_budget = 0;
+	cfg->cc = TCP_CC_NEWRENO;
 	cfg->challenge_ack_limit = 1000;
 	cfg->invalid_ack_interval_ms = 500;
 	cfg->arp_reply_limit = 1000;

@@ -36,17 +36,27 @@ struct tcp_sndq {
 	uint32_t bytes;		/* bytes queued from snd_una */
 };
 
-/* Received out-of-order segments, kept (as received mbufs) in sequence
- * order without overlap, up to TCP_OOO_SEGS and the receive window. */
-#define TCP_OOO_SEGS 32
+/* The receive queue: received segments the upper layer has not taken,
+ * kept as the mbufs they came in, in sequence order without overlap, in a
+ * ring. The first `held` entries are in order, [rcv_read, rcv_nxt)
+ * without gaps (acknowledged, waiting for the upper layer's room); the
+ * others are out of order, after a hole (SACKed). At most TCP_RCVQ_SEGS
+ * segments, and what the window allows. */
+#define TCP_RCVQ_SEGS 256	/* a power of two */
 
-struct tcp_ooo {
-	struct rte_mbuf *m[TCP_OOO_SEGS];
-	uint32_t seq[TCP_OOO_SEGS];
-	uint16_t off[TCP_OOO_SEGS];	/* payload offset in the mbuf */
-	uint16_t len[TCP_OOO_SEGS];
-	uint8_t n;
-	uint32_t last_seq;	/* most recent arrival: first SACK block */
+struct tcp_rcvq_ent {
+	struct rte_mbuf *m;
+	uint32_t seq;
+	uint16_t off;		/* payload offset in the mbuf */
+	uint16_t len;
+};
+
+struct tcp_rcvq {
+	uint16_t head;
+	uint16_t n;
+	uint16_t held;		/* of them, in order */
+	uint32_t last_seq;	/* most recent out-of-order arrival: first SACK block */
+	struct tcp_rcvq_ent e[TCP_RCVQ_SEGS];
 };
 
 /* The scoreboard (RFC 6675) and RACK's transmit record (RFC 8985): one
@@ -95,6 +105,8 @@ struct tcp_block {
 #define TCP_F_UNDO 0x10000	/* undo_marker is set: a reduction may be undone */
 #define TCP_F_FRTO 0x20000	/* F-RTO (RFC 5682) watches this timeout */
 #define TCP_F_FRTO_NEW 0x40000	/* F-RTO sends new data, not retransmissions */
+#define TCP_F_FIN_OWED 0x80000	/* the peer's FIN, told once held data is taken */
+#define TCP_F_DELIVER 0x100000	/* room was pushed: offer held data at the flush */
 
 struct tcp_conn {
 	struct tw_timer rexmit;	/* retransmission and persist */
@@ -194,7 +206,24 @@ struct tcp_conn {
 	uint32_t rcv_nxt;
 	uint32_t rcv_adv;	/* right edge of the last advertised window */
 	uint32_t rcv_space;	/* what the upper layer can take now */
+	uint32_t rcv_read;	/* what the upper layer took: held data starts */
 	uint32_t last_ack_sent;
+	/* the receive buffer (tcp_rcvbuf.c): its size, what the upper layer
+	 * took in the round trip measured from rcvq_seq at rcvq_time_us, and
+	 * the most it took in one; the receiver's RTT, measured by the time
+	 * a window takes to arrive (from rcv_rtt_seq at rcv_rtt_time_us) */
+	uint32_t rcvbuf;
+	uint32_t rcvq_space;
+	uint32_t rcvq_seq;
+	uint32_t rcv_rtt_us;
+	uint32_t rcv_rtt_seq;
+	uint64_t rcvq_time_us;
+	uint64_t rcv_rtt_time_us;
+	uint64_t rcvbuf_used_ms;	/* data came or was taken: not idle */
+	/* the starts of a time of sending held back by the peer's window,
+	 * and of a window advertised closed (0: not in one) */
+	uint64_t rwnd_limited_since_us;
+	uint64_t zero_window_since_us;
 	/* timestamps (RFC 7323) */
 	uint32_t ts_recent;
 	uint64_t ts_recent_ms;
@@ -207,7 +236,7 @@ struct tcp_conn {
 	uint32_t rtt_seq;	/* the handshake's, timed (Karn) */
 	uint64_t rtt_start_us;
 	struct tcp_sndq sndq;
-	struct tcp_ooo ooo;
+	struct tcp_rcvq rcvq;
 	struct tcp_seg segs[TCP_SEG_RING];	/* valid: seg_head, nsegs */
 };
 
@@ -338,7 +367,10 @@ tcp_is_dead(const struct tcp_conn *c)
 	return c->flags & TCP_F_DEAD;
 }
 
-/* input: returns true if it kept m (queued out of order) */
+/* Offers held data to the upper layer outside input (it pushed room);
+ * false: the connection is gone. */
+bool tcp_deliver_held(struct net_stack *ns, struct tcp_conn *c);
+/* input: returns true if it kept m (in the receive queue) */
 bool tcp_input(struct net_stack *ns, struct rte_mbuf *m,
 		const struct ip_view *ip, const struct tcp_view *t,
 		const uint8_t *src_mac);
@@ -459,11 +491,54 @@ bool tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
 /* The highest entry not SACKed: true with its range. */
 bool tcp_seg_last_unsacked(struct tcp_conn *c, uint32_t *start,
 		uint32_t *end);
-bool tcp_ooo_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t seq,
-		uint16_t off, uint16_t len);
-void tcp_ooo_deliver(struct net_stack *ns, struct tcp_conn *c);
-void tcp_ooo_free(struct tcp_conn *c);
-int tcp_ooo_blocks(const struct tcp_conn *c, struct tcp_block *out, int max);
+
+/* The receive queue (tcp_rcvq.c) */
+/* Keeps [seq, seq + len) of m (payload at off), seq at or after rcv_nxt:
+ * in order, or after a hole. false: not kept (full, a duplicate, or the
+ * pool short), the caller frees m. */
+bool tcp_rcvq_insert(struct net_stack *ns, struct tcp_conn *c,
+		struct rte_mbuf *m, uint32_t seq, uint16_t off, uint16_t len);
+/* rcv_nxt past the out-of-order entries that now follow it, which are
+ * then held. */
+void tcp_rcvq_advance(struct net_stack *ns, struct tcp_conn *c);
+/* Offers held data to the upper layer while it takes some; the peer's
+ * FIN is told once none is left. */
+void tcp_rcvq_deliver(struct net_stack *ns, struct tcp_conn *c);
+void tcp_rcvq_free(struct net_stack *ns, struct tcp_conn *c);
+/* SACK blocks of the out-of-order entries, the most recent arrival's
+ * first. */
+int tcp_rcvq_blocks(const struct tcp_conn *c, struct tcp_block *out, int max);
+/* Whether data after a hole is queued (SACK blocks to send). */
+static inline bool
+tcp_rcvq_has_holes(const struct tcp_conn *c)
+{
+	return c->rcvq.n > c->rcvq.held;
+}
+/* Bytes held in order for the upper layer. */
+static inline uint32_t
+tcp_rcvq_held_bytes(const struct tcp_conn *c)
+{
+	return c->rcv_nxt - c->rcv_read;
+}
+
+/* The receive buffer (tcp_rcvbuf.c) */
+void tcp_rcvbuf_init(struct net_stack *ns, struct tcp_conn *c);
+/* Gives the buffer back (the connection receives no more). */
+void tcp_rcvbuf_release(struct net_stack *ns, struct tcp_conn *c);
+/* In-order data arrived: the receiver's RTT. */
+void tcp_rcvbuf_data_in(struct net_stack *ns, struct tcp_conn *c);
+/* The upper layer took data: once a round trip, the buffer follows twice
+ * what it took in one. */
+void tcp_rcvbuf_taken(struct net_stack *ns, struct tcp_conn *c);
+/* The idle timer: a grown buffer idle for TCP_RCVBUF_IDLE_MS shrinks. */
+#define TCP_RCVBUF_IDLE_MS 1000
+bool tcp_rcvbuf_idle_due(const struct net_stack *ns, const struct tcp_conn *c,
+		uint64_t *deadline);
+void tcp_rcvbuf_idle(struct net_stack *ns, struct tcp_conn *c);
+/* Times of limits (telemetry): sending held by the peer's window, our
+ * window closed. */
+void tcp_rwnd_limited(struct net_stack *ns, struct tcp_conn *c, bool limited);
+void tcp_zero_window(struct net_stack *ns, struct tcp_conn *c, bool closed);
 
 /* output */
 void tcp_send_syn(struct net_stack *ns, struct tcp_conn *c);

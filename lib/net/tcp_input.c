@@ -34,7 +34,8 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	tw_cancel(&ns->wheel, &c->idle);
 	tcp_sndq_free(ns, &c->sndq);
 	tcp_sndq_wait_end(ns, c);
-	tcp_ooo_free(c);
+	tcp_rcvq_free(ns, c);
+	tcp_rcvbuf_release(ns, c);
 	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
 }
 
@@ -134,6 +135,7 @@ syn_input(struct net_stack *ns, const struct ip_view *ip,
 	ns->stats->tcp_syn_recv++;
 	c->irs = t->seq;
 	c->rcv_nxt = t->seq + 1;
+	c->rcv_read = c->rcv_nxt;
 	c->rcv_adv = c->rcv_nxt;
 	c->iss = tcp_isn(ns, &k);
 	c->snd_una = c->iss;
@@ -159,6 +161,7 @@ become_established(struct net_stack *ns, struct tcp_conn *c)
 	c->backoff = 0;
 	c->recover = c->iss;	/* RFC 6582 3.2 (1) */
 	c->rack_fack = c->snd_una;
+	tcp_rcvbuf_init(ns, c);
 	tw_cancel(&ns->wheel, &c->rexmit);
 	tcp_arm_idle(ns, c);
 }
@@ -210,6 +213,7 @@ cookie_ack_input(struct net_stack *ns, const struct ip_view *ip,
 	c->flags |= TCP_F_COOKIE;
 	c->irs = t->seq - 1;
 	c->rcv_nxt = t->seq;
+	c->rcv_read = c->rcv_nxt;
 	c->rcv_adv = c->rcv_nxt;
 	c->iss = t->ack - 1;
 	c->snd_una = t->ack;
@@ -287,6 +291,7 @@ syn_sent_input(struct net_stack *ns, struct tcp_conn *c,
 		return false;
 	c->irs = t->seq;
 	c->rcv_nxt = t->seq + 1;
+	c->rcv_read = c->rcv_nxt;
 	c->rcv_adv = c->rcv_nxt;
 	negotiate(ns, c, t);
 	c->snd_wl1 = t->seq;
@@ -625,10 +630,16 @@ fin_input(struct net_stack *ns, struct tcp_conn *c)
 {
 	c->rcv_nxt++;
 	c->flags |= TCP_F_ACK_NOW;
+	/* The FIN reaches the upper layer after the data held for it
+	 * (tcp_rcvq_deliver() tells it then). */
+	if (c->rcvq.held > 0)
+		c->flags |= TCP_F_FIN_OWED;
+	else
+		c->rcv_read++;
 	switch (c->state) {
 	case TCP_ESTABLISHED:
 		c->state = TCP_CLOSE_WAIT;
-		if (c->app != NULL)
+		if (c->rcvq.held == 0 && c->app != NULL)
 			c->up->peer_closed(c->up_ctx, c);
 		break;
 	case TCP_FIN_WAIT_1:
@@ -661,15 +672,17 @@ schedule_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t len,
 	}
 }
 
-/* Data of a segment. Returns true if it kept the mbuf in the
- * out-of-order queue. */
+/* Data of a segment: to the upper layer when nothing waits before it,
+ * and what it does not take into the receive queue, as what comes after
+ * a hole. Returns true if the queue kept the mbuf. */
 static bool
 data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 		const struct tcp_view *t, uint32_t win)
 {
 	const uint8_t *data = t->payload;
-	uint32_t seq = t->seq, len = t->len, taken;
-	bool had_holes = c->ooo.n > 0;
+	uint32_t seq = t->seq, len = t->len, taken = 0;
+	bool had_holes = tcp_rcvq_has_holes(c), kept = false;
+	uint16_t off;
 
 	if (SEQ_LT(seq, c->rcv_nxt)) {		/* partly old */
 		uint32_t skip = c->rcv_nxt - seq;
@@ -684,15 +697,16 @@ data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	}
 	if (SEQ_GT(seq + len, c->rcv_nxt + win))	/* beyond the window */
 		len = c->rcv_nxt + win - seq;
+	if (len == 0) {
+		c->flags |= TCP_F_ACK_NOW;
+		return false;
+	}
+	off = (uint16_t)(data - rte_pktmbuf_mtod(m, const uint8_t *));
 	if (seq != c->rcv_nxt) {
 		/* A hole before it: keep it for later, ask for the hole. */
-		bool kept = false;
-
 		ns->stats->tcp.ooo_segs++;
-		if (len > 0 && !mbufs_short(ns))
-			kept = tcp_ooo_insert(c, m, seq,
-					(uint16_t)(data - rte_pktmbuf_mtod(m,
-					const uint8_t *)), (uint16_t)len);
+		if (!mbufs_short(ns))
+			kept = tcp_rcvq_insert(ns, c, m, seq, off, (uint16_t)len);
 		if (!kept) {
 			ns->stats->tcp.ooo_dropped++;
 			net_count_drop(ns, NET_DROP_TCP_OUT_OF_ORDER);
@@ -700,13 +714,45 @@ data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 		c->flags |= TCP_F_ACK_NOW;
 		return kept;
 	}
-	taken = c->app != NULL ? c->up->recv(c->up_ctx, c, data, len) : len;
-	c->rcv_nxt += taken;
+	if (c->rcvq.held == 0) {
+		taken = c->app != NULL ? c->up->recv(c->up_ctx, c, data, len) :
+			len;
+		c->rcv_read += taken;
+		c->rcv_nxt += taken;
+		if (tcp_is_dead(c))
+			return false;
+	}
+	if (taken < len) {
+		if (!mbufs_short(ns))
+			kept = tcp_rcvq_insert(ns, c, m, seq + taken,
+					(uint16_t)(off + taken),
+					(uint16_t)(len - taken));
+		if (!kept)	/* unacknowledged: the peer sends it again */
+			ns->stats->tcp.rcvq_dropped++;
+	}
+	tcp_rcvq_advance(ns, c);
+	tcp_rcvbuf_data_in(ns, c);
+	if (taken > 0)
+		tcp_rcvbuf_taken(ns, c);
+	if (c->rcvq.held > 0 && (had_holes || taken == 0))
+		tcp_rcvq_deliver(ns, c);
 	if (tcp_is_dead(c))
-		return false;
-	if (had_holes)
-		tcp_ooo_deliver(ns, c);
+		return kept;
 	schedule_ack(ns, c, t->len, had_holes);
+	return kept;
+}
+
+/* The upper layer pushed room while held data waits (outside input):
+ * offer it now. false: the connection is gone. */
+bool
+tcp_deliver_held(struct net_stack *ns, struct tcp_conn *c)
+{
+	c->flags |= TCP_F_IN_INPUT;
+	tcp_rcvq_deliver(ns, c);
+	c->flags &= ~TCP_F_IN_INPUT;
+	if (!tcp_is_dead(c))
+		return true;
+	tcp_conn_free(ns, c);
 	return false;
 }
 
@@ -833,9 +879,9 @@ tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ip_view *ip,
 	c->flags |= TCP_F_IN_INPUT;
 	kept = conn_input(ns, c, m, ip, t);
 	/* The upper layer may have made room (while sending, say): hand it
-	 * queued data that now follows rcv_nxt. */
-	if (!tcp_is_dead(c) && c->ooo.n > 0 && SEQ_LEQ(c->ooo.seq[0], c->rcv_nxt))
-		tcp_ooo_deliver(ns, c);
+	 * held data. */
+	if (!tcp_is_dead(c) && c->rcvq.held > 0 && c->rcv_space > 0)
+		tcp_rcvq_deliver(ns, c);
 	c->flags &= ~TCP_F_IN_INPUT;
 	if (tcp_is_dead(c))
 		tcp_conn_free(ns, c);

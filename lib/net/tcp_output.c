@@ -158,9 +158,9 @@ data_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 		pkt_wr32(o + 8, c->ts_recent);
 		n = TCP_TS_LEN;
 	}
-	if ((c->flags & TCP_F_OPT_SACK) && c->ooo.n > 0) {
+	if ((c->flags & TCP_F_OPT_SACK) && tcp_rcvq_has_holes(c)) {
 		struct tcp_block b[4];
-		int k, nb = tcp_ooo_blocks(c, b, (TCP_HDR_OPT_MAX - n - 4) / 8);
+		int k, nb = tcp_rcvq_blocks(c, b, (TCP_HDR_OPT_MAX - n - 4) / 8);
 
 		o[n] = 1;
 		o[n + 1] = 1;
@@ -175,11 +175,16 @@ data_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 	return n;
 }
 
+/* The room the upper layer pushed and the receive buffer, less what the
+ * buffer holds for it. */
 uint32_t
 tcp_rcv_window(const struct tcp_conn *c)
 {
-	uint32_t space = c->rcv_space;
+	uint64_t room = (uint64_t)c->rcv_space + c->rcvbuf;
+	uint32_t held = tcp_rcvq_held_bytes(c);
 	uint32_t max = TCP_WIN_FIELD_MAX << c->rcv_wscale;
+	uint32_t space = room > held ? (uint32_t)RTE_MIN(room - held,
+			(uint64_t)UINT32_MAX) : 0;
 
 	if (space > max)
 		space = max;
@@ -225,6 +230,8 @@ conn_spec(struct net_stack *ns, struct tcp_conn *c, struct seg_spec *s,
 	s->ack = c->rcv_nxt;
 	s->flags = flags;
 	s->win = (flags & TCP_RST) ? 0 : advertise(c, flags & TCP_SYN);
+	if (!(flags & TCP_RST))
+		tcp_zero_window(ns, c, s->win == 0);
 	if (opts != NULL && !(flags & (TCP_SYN | TCP_RST))) {
 		s->opts = opts;
 		s->optlen = data_options(ns, c, opts);
@@ -543,8 +550,8 @@ data_optlen(const struct tcp_conn *c)
 {
 	uint32_t n = (c->flags & TCP_F_OPT_TS) ? TCP_TS_LEN : 0;
 
-	if ((c->flags & TCP_F_OPT_SACK) && c->ooo.n > 0)
-		n += 4 + 8 * RTE_MIN((uint32_t)c->ooo.n,
+	if ((c->flags & TCP_F_OPT_SACK) && tcp_rcvq_has_holes(c))
+		n += 4 + 8 * RTE_MIN((uint32_t)(c->rcvq.n - c->rcvq.held),
 				(TCP_HDR_OPT_MAX - n - 4) / 8);
 	return n;
 }
@@ -708,7 +715,8 @@ tcp_output_later(struct net_stack *ns, struct tcp_conn *c)
 	if (c->out_epoch == ns->out_epoch)
 		return;		/* listed already */
 	if (ns->out_n == NET_OUT_LATER) {
-		tcp_transmit(ns, c);
+		if (!(c->flags & TCP_F_DELIVER) || tcp_deliver_held(ns, c))
+			tcp_transmit(ns, c);
 		return;
 	}
 	c->out_epoch = ns->out_epoch;
@@ -728,7 +736,11 @@ tcp_output_listed(struct net_stack *ns)
 		struct tcp_conn *c = tcp_conn_get(ns, ns->out[i].index,
 				ns->out[i].gen);
 
-		if (c != NULL && !tcp_is_dead(c))
+		if (c == NULL || tcp_is_dead(c))
+			continue;
+		/* Room pushed outside input: held data first, so that the
+		 * window its taking opens goes out with what follows. */
+		if (!(c->flags & TCP_F_DELIVER) || tcp_deliver_held(ns, c))
 			tcp_transmit(ns, c);
 	}
 }
@@ -790,6 +802,11 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 				len < c->max_sndwnd / 2)
 			len = 0, fin = false;
 		if (len == 0 && !fin) {
+			/* Data waits and the peer's window, not cwnd, holds
+			 * it (Linux's rwnd_limited). */
+			tcp_rwnd_limited(ns, c, avail > 0 && by_rwnd < (int32_t)
+					RTE_MIN(avail, seg_max) &&
+					by_rwnd <= by_cwnd);
 			if (c->flags & TCP_F_ACK_NOW)
 				tcp_send_ack(ns, c);
 			/* Zero window with data waiting: probe on the timer. */

@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Both sides of SACK (RFC 2018): the scoreboard, one entry per segment in
- * flight with what the peer holds (SACK), what is lost and when each was
- * last sent, which drives loss recovery (RFC 6675, RFC 8985); and our queue
- * of out-of-order segments, which the SACK blocks we send describe.
+ * The sender's side of SACK (RFC 2018): the scoreboard, one entry per
+ * segment in flight with what the peer holds (SACK), what is lost and when
+ * each was last sent, which drives loss recovery (RFC 6675, RFC 8985). The
+ * receiver's side, the queue the SACK blocks we send describe, is
+ * tcp_rcvq.c.
  */
-#include <string.h>
-
-#include <rte_mbuf.h>
-
 #include "tcp_impl.h"
 
 /* Scoreboard ------------------------------------------------------------ */
@@ -273,121 +270,4 @@ tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
 		}
 	}
 	return false;
-}
-
-/* Out-of-order queue ---------------------------------------------------- */
-
-static void
-ooo_remove(struct tcp_ooo *q, unsigned int i, bool free_mbuf)
-{
-	if (free_mbuf)
-		rte_pktmbuf_free(q->m[i]);
-	memmove(&q->m[i], &q->m[i + 1], (q->n - i - 1) * sizeof(q->m[0]));
-	memmove(&q->seq[i], &q->seq[i + 1], (q->n - i - 1) * sizeof(q->seq[0]));
-	memmove(&q->off[i], &q->off[i + 1], (q->n - i - 1) * sizeof(q->off[0]));
-	memmove(&q->len[i], &q->len[i + 1], (q->n - i - 1) * sizeof(q->len[0]));
-	q->n--;
-}
-
-bool
-tcp_ooo_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t seq,
-		uint16_t off, uint16_t len)
-{
-	struct tcp_ooo *q = &c->ooo;
-	uint32_t end = seq + len;
-	unsigned int i = 0;
-
-	/* Trim what a queued segment before it already holds. */
-	while (i < q->n && SEQ_LEQ(q->seq[i] + q->len[i], seq))
-		i++;
-	if (i < q->n && SEQ_LEQ(q->seq[i], seq)) {
-		uint32_t held = q->seq[i] + q->len[i];
-
-		if (SEQ_GEQ(held, end))
-			return false;	/* a duplicate */
-		off = (uint16_t)(off + (held - seq));
-		seq = held;
-		i++;
-	}
-	/* Drop queued segments it covers entirely; trim its tail against
-	 * the next one. */
-	while (i < q->n && SEQ_LEQ(q->seq[i] + q->len[i], end))
-		ooo_remove(q, i, true);
-	if (i < q->n && SEQ_LT(q->seq[i], end))
-		end = q->seq[i];
-	if (!SEQ_LT(seq, end) || q->n == TCP_OOO_SEGS)
-		return false;
-	memmove(&q->m[i + 1], &q->m[i], (q->n - i) * sizeof(q->m[0]));
-	memmove(&q->seq[i + 1], &q->seq[i], (q->n - i) * sizeof(q->seq[0]));
-	memmove(&q->off[i + 1], &q->off[i], (q->n - i) * sizeof(q->off[0]));
-	memmove(&q->len[i + 1], &q->len[i], (q->n - i) * sizeof(q->len[0]));
-	q->m[i] = m;
-	q->seq[i] = seq;
-	q->off[i] = off;
-	q->len[i] = (uint16_t)(end - seq);
-	q->n++;
-	q->last_seq = seq;
-	return true;
-}
-
-/* Hands the queued segments that now follow rcv_nxt to the upper layer. */
-void
-tcp_ooo_deliver(struct net_stack *ns, struct tcp_conn *c)
-{
-	struct tcp_ooo *q = &c->ooo;
-
-	(void)ns;	/* the upcalls are the connection's own */
-	while (q->n > 0 && SEQ_LEQ(q->seq[0], c->rcv_nxt) &&
-			!(c->flags & TCP_F_DEAD)) {
-		uint32_t skip = c->rcv_nxt - q->seq[0], taken;
-
-		if (skip >= q->len[0]) {
-			ooo_remove(q, 0, true);
-			continue;
-		}
-		taken = c->app != NULL ? c->up->recv(c->up_ctx, c,
-				rte_pktmbuf_mtod_offset(q->m[0], uint8_t *,
-				q->off[0] + skip), q->len[0] - skip) :
-			q->len[0] - skip;
-		c->rcv_nxt += taken;
-		if (taken < q->len[0] - skip)
-			break;		/* the application is full */
-		ooo_remove(q, 0, true);
-	}
-}
-
-void
-tcp_ooo_free(struct tcp_conn *c)
-{
-	while (c->ooo.n > 0)
-		ooo_remove(&c->ooo, (unsigned int)(c->ooo.n - 1), true);
-}
-
-/* SACK blocks describing the queue: the most recent arrival first. */
-int
-tcp_ooo_blocks(const struct tcp_conn *c, struct tcp_block *out, int max)
-{
-	const struct tcp_ooo *q = &c->ooo;
-	struct tcp_block all[TCP_OOO_SEGS];
-	int n = 0, i, first = 0, k = 0;
-
-	for (i = 0; i < q->n; i++) {
-		if (n > 0 && all[n - 1].end == q->seq[i]) {
-			all[n - 1].end += q->len[i];
-		} else {
-			all[n].start = q->seq[i];
-			all[n].end = q->seq[i] + q->len[i];
-			n++;
-		}
-	}
-	for (i = 0; i < n; i++)
-		if (SEQ_LEQ(all[i].start, q->last_seq) &&
-				SEQ_LT(q->last_seq, all[i].end))
-			first = i;
-	if (n > 0 && max > 0)
-		out[k++] = all[first];
-	for (i = n - 1; i >= 0 && k < max; i--)
-		if (i != first)
-			out[k++] = all[i];
-	return k;
 }

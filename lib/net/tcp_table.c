@@ -151,8 +151,9 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 	c->up = ns->up;
 	c->up_ctx = ns->up_ctx;
 	c->out_epoch = ns->out_epoch - 1;	/* not on the out list */
-	c->rcv_space = 8192;
-	c->ooo.n = 0;
+	c->rcvq.head = 0;
+	c->rcvq.n = 0;
+	c->rcvq.held = 0;
 	c->raddr = *raddr;
 	c->rport = rport;
 	c->lport = lport;
@@ -216,7 +217,8 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	tw_cancel(&ns->wheel, &c->delack);
 	tw_cancel(&ns->wheel, &c->idle);
 	tcp_sndq_free(ns, &c->sndq);
-	tcp_ooo_free(c);
+	tcp_rcvq_free(ns, c);
+	tcp_rcvbuf_release(ns, c);
 	tcp_sndq_wait_end(ns, c);
 	index_remove(ns, c);
 	c->state = TCP_CLOSED;

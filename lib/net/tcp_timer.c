@@ -33,19 +33,26 @@ tcp_rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r)
 		c->rto_us = ns->cfg.rto_max_ms * 1000;
 }
 
-/* Keepalive and idle timeout share one timer, re-armed lazily: traffic
- * only stamps last_rx_ms; the timer, when it fires, works out the next
- * deadline from it. */
+/* Keepalive, the idle timeout and the shrinking of an idle receive
+ * buffer share one timer, re-armed lazily: traffic only stamps
+ * last_rx_ms (and the buffer's use); the timer, when it fires, works out
+ * the next deadline from them. */
+static uint64_t
+keepalive_deadline(const struct net_stack *ns, const struct tcp_conn *c)
+{
+	return ns->cfg.keepalive_ms ? c->last_rx_ms + ns->cfg.keepalive_ms +
+		(uint64_t)c->ka_probes * ns->cfg.keepalive_intvl_ms : UINT64_MAX;
+}
+
 static uint64_t
 idle_deadline(const struct net_stack *ns, const struct tcp_conn *c)
 {
-	uint64_t d = UINT64_MAX;
+	uint64_t d = keepalive_deadline(ns, c), b;
 
-	if (ns->cfg.keepalive_ms)
-		d = c->last_rx_ms + ns->cfg.keepalive_ms +
-			(uint64_t)c->ka_probes * ns->cfg.keepalive_intvl_ms;
 	if (ns->cfg.idle_timeout_ms)
 		d = RTE_MIN(d, c->last_rx_ms + ns->cfg.idle_timeout_ms);
+	if (tcp_rcvbuf_idle_due(ns, c, &b))
+		d = RTE_MIN(d, b);
 	return d;
 }
 
@@ -198,7 +205,8 @@ idle_fire(struct net_stack *ns, struct tcp_conn *c)
 		tcp_conn_reset(ns, c);
 		return;
 	}
-	if (ns->cfg.keepalive_ms && ns->now_ms >= idle_deadline(ns, c)) {
+	tcp_rcvbuf_idle(ns, c);
+	if (ns->now_ms >= keepalive_deadline(ns, c)) {
 		if (c->ka_probes >= ns->cfg.keepalive_probes) {
 			ns->stats->tcp.keepalive_timeouts++;
 			tcp_conn_reset(ns, c);

@@ -248,6 +248,13 @@ tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c, uint32_t bytes)
 	/* Input ends with tcp_output(), which announces it. */
 	if (c->flags & TCP_F_IN_INPUT)
 		return;
+	if (c->rcvq.held > 0 && bytes > 0) {
+		/* Held data goes at the flush, not from inside the upper
+		 * layer's own call. */
+		c->flags |= TCP_F_DELIVER;
+		tcp_output_later(ns, c);
+		return;
+	}
 	switch (c->state) {
 	case TCP_ESTABLISHED:
 	case TCP_CLOSE_WAIT:

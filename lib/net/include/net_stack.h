@@ -138,6 +138,16 @@ struct tcp_config {
 	/* Receive space of a new connection until the upper layer sets its
 	 * own with tcp_set_rcv_space(): what the SYN-ACK offers. */
 	uint32_t rcv_space;
+	/* The receive buffer: what TCP holds that the upper layer has not
+	 * taken yet, beyond the room it pushes. Each connection's starts at
+	 * rcv_buf_init and grows with what the upper layer takes per round
+	 * trip (Linux's receive buffer autotuning) up to rcv_buf_max, while
+	 * the shard's buffers together stay within rcv_buf_budget; an idle
+	 * connection's falls back to rcv_buf_init. 0, 0: the window is the
+	 * upper layer's room alone. */
+	uint32_t rcv_buf_init;
+	uint32_t rcv_buf_max;
+	uint64_t rcv_buf_budget;
 	uint8_t cc;		/* enum tcp_cc_algo */
 	/* Answers to unacceptable segments (RFC 5961 challenge ACKs, ACKs of
 	 * out-of-window segments without data) per second; 0 = no limit. */
@@ -172,7 +182,9 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(arp_requests) X(rss_port_misses) X(sndq_budget_waits) \
 	X(ip6_passive_opens) X(ip6_active_opens) X(ip6_segs_in) X(ip6_segs_out) \
 	X(pmtu_lowered) X(hystart_css_entries) X(hystart_exits) \
-	X(dsack_undos) X(eifel_undos) X(loss_undos) X(frto_undos)
+	X(dsack_undos) X(eifel_undos) X(loss_undos) X(frto_undos) \
+	X(rcv_buf_grows) X(rcv_buf_shrinks) X(rcv_buf_budget_limited) \
+	X(rcvq_dropped)
 
 /* Neighbour discovery and ICMPv6, in the same manner. */
 /* Neighbour discovery and ICMPv6, with the unit of each (a telemetry
@@ -233,6 +245,12 @@ struct net_stats {
 	uint64_t tcp_conns_open;	/* gauge, all states */
 	uint64_t tcp_conns_open6;	/* gauge: of them, over IPv6 */
 	uint64_t tcp_sndq_mbufs;	/* gauge: mbufs the send queues hold */
+	uint64_t tcp_rcvq_mbufs;	/* gauge: mbufs the receive queues hold */
+	uint64_t tcp_rcv_buf_bytes;	/* gauge: the receive buffers' sizes */
+	/* Time, microseconds: our sending held back by the peer's window
+	 * with data waiting; our window advertised closed. */
+	uint64_t tcp_rwnd_limited_us;
+	uint64_t tcp_zero_window_us;
 	uint64_t tcp_conns_closed;
 	uint64_t tcp_syn_recv;		/* gauge */
 	uint64_t tcp_time_wait;		/* gauge */
