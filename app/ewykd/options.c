@@ -313,6 +313,7 @@ fn(struct ewykd_config *cfg, const char *val, char *err, size_t errlen) \
 }
 
 ON_OFF_SETTER(set_syncookies, syncookies)
+ON_OFF_SETTER(set_tcp_pacing, tcp_pacing)
 ON_OFF_SETTER(set_demo_routes, demo_routes)
 ON_OFF_SETTER(set_state_api, state_api)
 
@@ -585,9 +586,11 @@ set_tcp_cc(struct ewykd_config *cfg, const char *val, char *err,
 		cfg->tcp_cc = TCP_CC_NEWRENO;
 	else if (strcmp(val, "cubic") == 0)
 		cfg->tcp_cc = TCP_CC_CUBIC;
+	else if (strcmp(val, "bbr") == 0)
+		cfg->tcp_cc = TCP_CC_BBR;
 	else {
 		snprintf(err, errlen, "'%s' is not a congestion control "
-				"(newreno or cubic)", val);
+				"(newreno, cubic or bbr)", val);
 		return -1;
 	}
 	return 0;
@@ -653,7 +656,8 @@ static const struct opt_def opts[] = {
 	{ "rcv-win", "BYTES", set_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
 	{ "rcv-buf", "BYTES", set_rcv_buf, "largest TCP receive buffer of a connection, beyond what the application takes: from 64 KB it follows twice what the application takes per round trip (autotuning), at most 128 segments, the shard's buffers within half its mbufs; 0 = the window is the application's room alone (1048576)" },
 	{ "delack-ms", "MS", set_delack_ms, "longest delay of an ACK, 0 = none (40)" },
-	{ "tcp-cc", "ALGO", set_tcp_cc, "congestion control: newreno or cubic (cubic)" },
+	{ "tcp-cc", "ALGO", set_tcp_cc, "congestion control: newreno, cubic or bbr (BBR v1, as Linux's; paced) (cubic)" },
+	{ "tcp-pacing", "on|off", set_tcp_pacing, "pace NewReno's and CUBIC's sending: twice cwnd per round trip in slow start, 1.2 times after, as Linux (off)" },
 	{ "keepalive-ms", "MS", set_keepalive_ms, "idle time before keepalive probes, 0 = off (0)" },
 	{ "idle-timeout-ms", "MS", set_idle_timeout_ms, "reset connections idle this long, 0 = off (0)" },
 	{ "tx-cksum", "MODE", set_tx_cksum, "offload (when the NIC offers it) or software (offload)" },

@@ -84,6 +84,7 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	tcfg.rcv_win_max = cfg->rcv_win;
 	tcfg.delack_ms = cfg->delack_ms;
 	tcfg.cc = cfg->tcp_cc;
+	tcfg.pacing = cfg->tcp_pacing;
 	tcfg.keepalive_ms = cfg->keepalive_ms;
 	tcfg.idle_timeout_ms = cfg->idle_timeout_ms;
 	/* New connections stop before the RX rings could starve: keep what
@@ -174,7 +175,9 @@ idle_backoff(struct shard *s, uint32_t *idle_polls)
 {
 	uint32_t us;
 
-	if (s->cfg->idle == IDLE_POLL || ++*idle_polls < IDLE_POLLS_BEFORE_SLEEP) {
+	/* Paced connections want the next poll within microseconds. */
+	if (s->cfg->idle == IDLE_POLL || net_pacing_pending(s->ns) ||
+			++*idle_polls < IDLE_POLLS_BEFORE_SLEEP) {
 		rte_pause();
 		return;
 	}

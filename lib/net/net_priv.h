@@ -83,6 +83,16 @@ struct net_stack {
 	/* the receive buffers grown past tcp_config.rcv_buf_init, bytes: within
 	 * rcv_buf_budget */
 	uint64_t rcv_buf_grown;
+	/* The receive queues' rings, cfg.rcvq_max of them; the free ones. */
+	union tcp_rcvq_blk *rcvq_blks;
+	union tcp_rcvq_blk *rcvq_free;
+	/* Connections waiting for their pacing time: a binary heap by it
+	 * (tcp_pace.c), max_conns slots. */
+	struct net_pace_ent {
+		uint64_t at_us;
+		uint32_t index;
+	} *pace;
+	uint32_t pace_n;
 	const struct tcp_cc_ops *cc;
 	uint16_t ip_id;
 	/* Connections that took input since the last flush and send then,

@@ -38,7 +38,9 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->rcv_buf_init = 0;	/* the window is the upper layer's room */
 	cfg->rcv_buf_max = 0;
 	cfg->rcv_buf_budget = 0;
+	cfg->rcvq_max = 0;
 	cfg->cc = TCP_CC_NEWRENO;
+	cfg->pacing = false;
 	cfg->challenge_ack_limit = 1000;
 	cfg->invalid_ack_interval_ms = 500;
 	cfg->arp_reply_limit = 1000;
@@ -62,7 +64,8 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	ns->hash_seed = rte_rand();
 	ns->secret[0] = rte_rand();
 	ns->secret[1] = rte_rand();
-	ns->cc = cfg->cc == TCP_CC_CUBIC ? &tcp_cc_cubic : &tcp_cc_newreno;
+	ns->cc = cfg->cc == TCP_CC_BBR ? &tcp_cc_bbr : cfg->cc == TCP_CC_CUBIC ?
+		&tcp_cc_cubic : &tcp_cc_newreno;
 	ns->ip_id = (uint16_t)rte_rand();
 	rate_limit_init(&ns->challenge_acks, cfg->challenge_ack_limit);
 	rate_limit_init(&ns->arp_replies, cfg->arp_reply_limit);
@@ -560,6 +563,7 @@ net_timers_us(struct net_stack *ns, uint64_t now_us)
 {
 	net_set_clock(ns, now_us);
 	tw_advance(&ns->wheel, ns->now_ms, tcp_timer_fire, ns);
+	tcp_pace_run(ns);
 	nd_timers(ns);
 	/* Once per poll, after input freed what it could: connections the
 	 * send budget held back go on. */

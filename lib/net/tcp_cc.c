@@ -89,7 +89,9 @@ hystart_sample(struct tcp_conn *c, uint32_t rtt_us)
 static void
 slow_start(struct tcp_conn *c, const struct tcp_ack_info *ai)
 {
-	uint32_t inc = RTE_MIN(ai->acked, (uint32_t)HS_L * c->mss);
+	/* L is unbounded when the sending is paced (RFC 9406 4.3). */
+	uint32_t inc = (c->flags & TCP_F_PACING) ? ai->acked :
+		RTE_MIN(ai->acked, (uint32_t)HS_L * c->mss);
 
 	if (c->hs_state != TCP_HS_OFF) {
 		hystart_sample(c, ai->ca_rtt_us);
@@ -148,11 +150,13 @@ newreno_timeout(struct tcp_conn *c)
 	c->cwnd = c->mss;	/* the loss window (RFC 5681 3.1) */
 }
 
-/* tcp_undo.c put back cwnd and ssthresh; nothing else is NewReno's. */
-static void
+/* tcp_undo.c put back ssthresh: cwnd as it was before (Linux's
+ * tcp_reno_undo_cwnd()). */
+static uint32_t
 newreno_undo(struct tcp_conn *c)
 {
 	hystart_end(c);
+	return RTE_MAX(c->cwnd, c->prior_cwnd);
 }
 
 const struct tcp_cc_ops tcp_cc_newreno = {
@@ -260,13 +264,13 @@ cubic_timeout(struct tcp_conn *c)
 
 /* 4.9: a spurious reduction takes back its W_max; the next ACK starts a
  * new epoch from the window restored. */
-static void
+static uint32_t
 cubic_undo(struct tcp_conn *c)
 {
-	hystart_end(c);
 	if (c->cc_w_max_prior > c->cc_w_max)
 		c->cc_w_max = c->cc_w_max_prior;
 	c->cc_epoch_ms = 0;
+	return newreno_undo(c);
 }
 
 const struct tcp_cc_ops tcp_cc_cubic = {

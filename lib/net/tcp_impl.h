@@ -41,7 +41,9 @@ struct tcp_sndq {
  * ring. The first `held` entries are in order, [rcv_read, rcv_nxt)
  * without gaps (acknowledged, waiting for the upper layer's room); the
  * others are out of order, after a hole (SACKed). At most TCP_RCVQ_SEGS
- * segments, and what the window allows. */
+ * segments, and what the window allows. The ring is a block of the
+ * shard's (tcp_config.rcvq_max of them), taken while the queue is not
+ * empty: most connections never hold anything. */
 #define TCP_RCVQ_SEGS 256	/* a power of two */
 
 struct tcp_rcvq_ent {
@@ -51,12 +53,17 @@ struct tcp_rcvq_ent {
 	uint16_t len;
 };
 
+union tcp_rcvq_blk {
+	struct tcp_rcvq_ent e[TCP_RCVQ_SEGS];
+	union tcp_rcvq_blk *next_free;
+};
+
 struct tcp_rcvq {
+	union tcp_rcvq_blk *blk;	/* NULL while empty */
 	uint16_t head;
 	uint16_t n;
 	uint16_t held;		/* of them, in order */
 	uint32_t last_seq;	/* most recent out-of-order arrival: first SACK block */
-	struct tcp_rcvq_ent e[TCP_RCVQ_SEGS];
 };
 
 /* The scoreboard (RFC 6675) and RACK's transmit record (RFC 8985): one
@@ -73,17 +80,63 @@ struct tcp_rcvq {
 #define TCP_SEG_LOST 0x02	/* marked lost: to be retransmitted */
 #define TCP_SEG_RETRANS 0x04	/* retransmitted, not since found lost */
 #define TCP_SEG_EVER_RETRANS 0x08	/* sent more than once (RTT ambiguity) */
+#define TCP_SEG_APP_LIMITED 0x10	/* sent while the sender was app-limited */
 
 struct tcp_seg {
 	uint32_t end;
 	uint32_t xmit_us;	/* last transmission, low bits of the clock */
 	uint32_t xmit_no;	/* per-connection transmission order */
+	/* The delivery rate's state when it was last sent (tcp_rate.c):
+	 * bytes delivered then and when, and the start of that send
+	 * phase. */
+	uint32_t tx_delivered;
+	uint32_t tx_delivered_us;
+	uint32_t tx_first_us;
 	uint8_t flags;
 };
 
 struct tcp_block {
 	uint32_t start;
 	uint32_t end;
+};
+
+/* BBR v1's model of the path, as Linux's tcp_bbr.c keeps it, in bytes:
+ * the windowed max of the delivery rate over 10 round trips (three
+ * samples: Linux's minmax), the min RTT of 10 s, the round trips counted
+ * by delivered data, the mode and its gains, the pipe-full test, PROBE_RTT
+ * and the ACK aggregation estimate. */
+struct tcp_bbr_sample {
+	uint32_t t;		/* round trip count */
+	uint64_t v;		/* bytes per second */
+};
+
+struct tcp_bbr {
+	struct tcp_bbr_sample bw[3];
+	uint64_t full_bw;	/* bw at the last growth of a quarter */
+	uint64_t min_rtt_stamp_ms;
+	uint64_t probe_rtt_done_ms;	/* 0: not yet timed */
+	uint32_t cycle_us;	/* start of the gain cycle's phase */
+	uint32_t ack_epoch_us;
+	uint32_t min_rtt_us;	/* UINT32_MAX: none */
+	uint32_t rtt_cnt;
+	uint32_t next_rtt_delivered;
+	uint32_t prior_cwnd;
+	uint32_t ack_epoch_acked;
+	uint32_t extra_acked[2];
+	uint16_t pacing_gain;	/* in 1/256 */
+	uint16_t cwnd_gain;
+	uint8_t mode;		/* enum tcp_bbr_mode */
+	uint8_t prev_ca_state;	/* enum tcp_ca_state */
+	uint8_t cycle_idx;
+	uint8_t full_bw_cnt;
+	uint8_t extra_acked_win_rtts;
+	uint8_t extra_acked_win_idx;
+	bool round_start;
+	bool full_bw_reached;
+	bool packet_conservation;
+	bool idle_restart;
+	bool probe_rtt_round_done;
+	bool has_seen_rtt;
 };
 
 #define TCP_F_FIN_QUEUED 0x0001	/* close requested: FIN follows the data */
@@ -107,6 +160,7 @@ struct tcp_block {
 #define TCP_F_FRTO_NEW 0x40000	/* F-RTO sends new data, not retransmissions */
 #define TCP_F_FIN_OWED 0x80000	/* the peer's FIN, told once held data is taken */
 #define TCP_F_DELIVER 0x100000	/* room was pushed: offer held data at the flush */
+#define TCP_F_PACING 0x200000	/* congestion control paces: pacing_rate holds */
 
 struct tcp_conn {
 	struct tw_timer rexmit;	/* retransmission and persist */
@@ -177,6 +231,19 @@ struct tcp_conn {
 	uint16_t nsegs;
 	uint32_t ts_offset;	/* random per connection (RFC 7323): here, it
 				 * fills what would be padding */
+	/* the delivery rate (tcp_rate.c, Linux's tcp_rate.c): bytes
+	 * delivered (acknowledged or SACKed), when the last were, the send
+	 * time of the most recently delivered segment, and the delivered
+	 * mark past which samples are no longer app-limited (0: none) */
+	uint32_t delivered;
+	uint32_t delivered_us;
+	uint32_t first_tx_us;
+	uint32_t app_limited;
+	/* pacing (tcp_pace.c): bytes per second, the earliest time the next
+	 * segment may leave, the slot in the shard's pacing heap (+1) */
+	uint64_t pacing_rate;
+	uint64_t pace_next_us;
+	uint32_t pace_slot;
 	/* congestion control's own state (CUBIC) */
 	uint64_t cc_epoch_ms;	/* start of the current epoch, 0 = none */
 	uint32_t cc_w_max;	/* bytes */
@@ -201,6 +268,7 @@ struct tcp_conn {
 	uint32_t undo_marker;
 	int16_t undo_retrans;
 	uint32_t retrans_stamp;
+	struct tcp_bbr bbr;	/* BBR's model (tcp_bbr.c) */
 	/* receive sequence space */
 	uint32_t irs;
 	uint32_t rcv_nxt;
@@ -266,6 +334,24 @@ struct tcp_ack_info {
 	bool dup;		/* a duplicate ACK (RFC 5681) */
 	uint32_t acked;		/* snd_una moved by this much */
 	uint32_t sacked;	/* newly SACKed bytes */
+	/* for controllers that model the path (tcp_rate.c): bytes newly
+	 * delivered, newly marked lost, the pipe before the ACK; the rate
+	 * sample from the most recently sent segment delivered (its
+	 * transmission order, the delivered count and time when it was
+	 * sent, its send phase), then the sample itself: bytes delivered
+	 * over interval_us (valid only when rs_valid) */
+	uint32_t delivered;
+	uint32_t losses;
+	uint32_t prior_in_flight;
+	bool rs_has_prior;
+	bool rs_app_limited;
+	bool rs_valid;
+	uint32_t rs_xmit_no;
+	uint32_t rs_prior_delivered;
+	uint32_t rs_prior_us;
+	uint32_t rs_send_us;
+	uint32_t rs_delivered;
+	uint32_t rs_interval_us;
 };
 
 static inline void
@@ -283,13 +369,40 @@ tcp_ack_info_init(struct tcp_ack_info *ai, const struct tcp_view *t,
 	ai->dup = false;
 	ai->acked = 0;
 	ai->sacked = 0;
+	ai->delivered = 0;
+	ai->losses = 0;
+	ai->prior_in_flight = 0;
+	ai->rs_has_prior = false;
+	ai->rs_app_limited = false;
+	ai->rs_valid = false;
 }
 
-/* Congestion control behind a small interface: NewReno and CUBIC. */
+enum tcp_bbr_mode {
+	TCP_BBR_STARTUP,
+	TCP_BBR_DRAIN,
+	TCP_BBR_PROBE_BW,
+	TCP_BBR_PROBE_RTT,
+};
+
+/* Linux's congestion states, as BBR tells them apart. */
+enum tcp_ca_state {
+	TCP_CA_OPEN,
+	TCP_CA_RECOVERY,
+	TCP_CA_LOSS,
+};
+
+static inline enum tcp_ca_state
+tcp_ca_state(const struct tcp_conn *c)
+{
+	return (c->flags & TCP_F_LOSS) ? TCP_CA_LOSS :
+		(c->flags & TCP_F_RECOVERY) ? TCP_CA_RECOVERY : TCP_CA_OPEN;
+}
+
+/* Congestion control behind a small interface: NewReno, CUBIC, BBR. */
 struct tcp_cc_ops {
 	const char *name;
 	void (*init)(struct tcp_conn *c);
-	/* New data acknowledged outside recovery. */
+	/* New data acknowledged outside recovery (not for cong_control's). */
 	void (*acked)(struct tcp_conn *c, const struct tcp_ack_info *ai);
 	/* Loss detected (RACK, duplicate ACKs, a TLP that repaired one):
 	 * set ssthresh and cwnd. */
@@ -299,13 +412,23 @@ struct tcp_cc_ops {
 	void (*exit_recovery)(struct tcp_conn *c);
 	/* Retransmission timeout. */
 	void (*timeout)(struct tcp_conn *c);
-	/* The reduction was spurious (tcp_undo.c restored cwnd and
-	 * ssthresh): put back the controller's own state. */
-	void (*undo)(struct tcp_conn *c);
+	/* The reduction was spurious (tcp_undo.c restored ssthresh): put
+	 * back the controller's own state; returns cwnd (Linux's
+	 * undo_cwnd). */
+	uint32_t (*undo)(struct tcp_conn *c);
+	/* A controller that models the path (BBR) sets cwnd and the pacing
+	 * rate itself, on every ACK once losses are marked, from the
+	 * delivery rate sample (Linux's cong_control): then neither PRR
+	 * nor acked() sets cwnd. NULL for the others. */
+	void (*cong_control)(struct net_stack *ns, struct tcp_conn *c,
+			const struct tcp_ack_info *ai);
+	/* Sending starts with nothing in flight (CA_EVENT_TX_START). */
+	void (*tx_start)(struct net_stack *ns, struct tcp_conn *c);
 };
 
 extern const struct tcp_cc_ops tcp_cc_newreno;
 extern const struct tcp_cc_ops tcp_cc_cubic;
+extern const struct tcp_cc_ops tcp_cc_bbr;
 
 
 /* Sequence-space comparisons (RFC 9293 3.4), wrap-safe. */
@@ -431,6 +554,37 @@ tcp_pipe(const struct tcp_conn *c)
 	return (int32_t)out < 0 ? c->retrans_bytes : out + c->retrans_bytes;
 }
 
+/* The delivery rate (tcp_rate.c) */
+/* A segment (entry s) goes out. */
+void tcp_rate_sent(struct net_stack *ns, struct tcp_conn *c,
+		struct tcp_seg *s, bool nothing_out);
+/* Entry s, len bytes, was newly delivered (acknowledged or SACKed). */
+void tcp_rate_delivered(struct tcp_conn *c, const struct tcp_seg *s,
+		uint32_t len, struct tcp_ack_info *ai);
+/* The ACK's sample, once its segments were counted. */
+void tcp_rate_gen(struct net_stack *ns, struct tcp_conn *c,
+		struct tcp_ack_info *ai);
+/* Nothing more to send, though cwnd allows: samples from here are
+ * app-limited until what is out now is delivered. */
+void tcp_rate_check_app_limited(struct tcp_conn *c);
+
+/* Pacing (tcp_pace.c) */
+int tcp_pace_init(struct net_stack *ns);
+void tcp_pace_fini(struct net_stack *ns);
+/* Whether a segment may leave now; if not, the connection is sent to at
+ * its time (pacing_waits). */
+bool tcp_pace_allows(struct net_stack *ns, struct tcp_conn *c);
+/* len bytes left: the next may follow len / pacing_rate later. */
+void tcp_pace_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t len);
+/* Forgets a connection's turn (it is freed). */
+void tcp_pace_cancel(struct net_stack *ns, struct tcp_conn *c);
+/* Sends for the connections whose time came (net_timers_us). */
+void tcp_pace_run(struct net_stack *ns);
+/* Pacing for NewReno and CUBIC when tcp_config.pacing says so (Linux's
+ * tcp_update_pacing_rate()): twice cwnd per SRTT in slow start, 1.2
+ * times after. */
+void tcp_pace_update(struct net_stack *ns, struct tcp_conn *c);
+
 /* Records a (re)transmission of [seq, end) at the stack's clock. */
 void tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 		uint32_t end);
@@ -464,8 +618,8 @@ uint32_t tcp_rack_reo_wnd(const struct tcp_conn *c);
 /* Per ACK of a SACK connection, once the scoreboard and snd_una are
  * up to date: undo, RACK, the end of a probe's episode, entering,
  * leaving and pacing (PRR) fast recovery; the send timer re-armed when
- * snd_una moved. */
-void tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c,
+ * snd_una moved. Returns the bytes newly marked lost. */
+uint32_t tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c,
 		const struct tcp_ack_info *ai);
 
 /* Undo (tcp_undo.c): RFC 3708's D-SACK, RFC 3522's timestamps (Eifel)
@@ -493,6 +647,8 @@ bool tcp_seg_last_unsacked(struct tcp_conn *c, uint32_t *start,
 		uint32_t *end);
 
 /* The receive queue (tcp_rcvq.c) */
+int tcp_rcvq_init(struct net_stack *ns);
+void tcp_rcvq_fini(struct net_stack *ns);
 /* Keeps [seq, seq + len) of m (payload at off), seq at or after rcv_nxt:
  * in order, or after a hole. false: not kept (full, a duplicate, or the
  * pool short), the caller frees m. */

@@ -526,6 +526,8 @@ cc_on_ack(struct net_stack *ns, struct tcp_conn *c,
 	if (!(c->flags & TCP_F_RECOVERY)) {
 		uint8_t hs = c->hs_state;
 
+		if (ns->cc->acked == NULL)
+			return;		/* cong_control's, after recovery */
 		ns->cc->acked(c, ai);
 		if (hs != c->hs_state) {
 			/* HyStart++ moved: into CSS, or out of slow start
@@ -584,6 +586,7 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	if (!ack_acceptable(ns, c, t))
 		return ACK_DROP;
 	tcp_ack_info_init(&ai, t, ns->now_us);
+	ai.prior_in_flight = tcp_pipe(c);
 	dup = is_dupack(c, t, win);	/* before the window moves */
 	update_snd_wnd(c, t, win);
 	if (SEQ_GT(t->ack, c->snd_una)) {
@@ -611,12 +614,18 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 		cc_on_ack(ns, c, &ai);
 	}
 	if (c->flags & TCP_F_OPT_SACK) {
-		tcp_recovery_ack(ns, c, &ai);
+		ai.losses = tcp_recovery_ack(ns, c, &ai);
 	} else if (acked > 0) {
 		if ((c->flags & TCP_F_LOSS) && SEQ_GEQ(c->snd_una, c->recover))
 			c->flags &= ~TCP_F_LOSS;
 		tcp_tlp_end(c);
 		tcp_arm_send_timer(ns, c);
+	}
+	if (ns->cc->cong_control != NULL) {
+		tcp_rate_gen(ns, c, &ai);
+		ns->cc->cong_control(ns, c, &ai);
+	} else {
+		tcp_pace_update(ns, c);
 	}
 	if (acked == 0)
 		return ACK_OK;

@@ -541,6 +541,7 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 		ns->stats->tcp.prr_sends++;
 	}
 	tcp_seg_sent(ns, c, seq, seq + len + fin);
+	tcp_pace_sent(ns, c, len + fin);
 	return true;
 }
 
@@ -607,7 +608,8 @@ retransmit_lost(struct net_stack *ns, struct tcp_conn *c)
 	bool sent = false;
 
 	while (c->lost_bytes > 0 && c->cwnd > tcp_pipe(c) &&
-			tcp_seg_next_lost(c, &i, &start, &end)) {
+			tcp_seg_next_lost(c, &i, &start, &end) &&
+			tcp_pace_allows(ns, c)) {
 		if (tcp_send_range(ns, c, start, end - start) == 0)
 			break;
 		sent = true;
@@ -807,6 +809,7 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 			tcp_rwnd_limited(ns, c, avail > 0 && by_rwnd < (int32_t)
 					RTE_MIN(avail, seg_max) &&
 					by_rwnd <= by_cwnd);
+			tcp_rate_check_app_limited(c);
 			if (c->flags & TCP_F_ACK_NOW)
 				tcp_send_ack(ns, c);
 			/* Zero window with data waiting: probe on the timer. */
@@ -815,6 +818,14 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 				tcp_arm_rexmit(ns, c);
 			return;
 		}
+		if (!tcp_pace_allows(ns, c)) {
+			/* Its turn comes from the pacing queue. */
+			if (c->flags & TCP_F_ACK_NOW)
+				tcp_send_ack(ns, c);
+			return;
+		}
+		if (c->snd_una == c->snd_max && ns->cc->tx_start != NULL)
+			ns->cc->tx_start(ns, c);
 		if (!send_data(ns, c, c->snd_nxt, len, fin))
 			return;		/* out of mbufs: the timer retries */
 		c->snd_nxt += len + fin;

@@ -8,20 +8,59 @@
  * upper layer is offered held data as it makes room; the peer's FIN
  * reaches it after the last byte. Input and the flush call in.
  */
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "tcp_impl.h"
 
+int
+tcp_rcvq_init(struct net_stack *ns)
+{
+	uint32_t n = ns->cfg.rcvq_max, i;
+
+	if (n == 0)
+		n = RTE_MAX(ns->cfg.max_conns / 4, 1u);
+	ns->rcvq_blks = rte_malloc("tcp_rcvq", sizeof(*ns->rcvq_blks) * n, 0);
+	if (ns->rcvq_blks == NULL)
+		return -1;
+	ns->rcvq_free = NULL;
+	for (i = n; i-- > 0;) {
+		ns->rcvq_blks[i].next_free = ns->rcvq_free;
+		ns->rcvq_free = &ns->rcvq_blks[i];
+	}
+	return 0;
+}
+
+void
+tcp_rcvq_fini(struct net_stack *ns)
+{
+	rte_free(ns->rcvq_blks);
+	ns->rcvq_blks = NULL;
+	ns->rcvq_free = NULL;
+}
+
 static struct tcp_rcvq_ent *
 ent(struct tcp_rcvq *q, uint32_t i)
 {
-	return &q->e[(q->head + i) & (TCP_RCVQ_SEGS - 1)];
+	return &q->blk->e[(q->head + i) & (TCP_RCVQ_SEGS - 1)];
 }
 
 static const struct tcp_rcvq_ent *
 ent_c(const struct tcp_rcvq *q, uint32_t i)
 {
-	return &q->e[(q->head + i) & (TCP_RCVQ_SEGS - 1)];
+	return &q->blk->e[(q->head + i) & (TCP_RCVQ_SEGS - 1)];
+}
+
+/* The ring goes back to the shard once the queue is empty. */
+static void
+put_if_empty(struct net_stack *ns, struct tcp_rcvq *q)
+{
+	if (q->n > 0 || q->blk == NULL)
+		return;
+	q->blk->next_free = ns->rcvq_free;
+	ns->rcvq_free = q->blk;
+	q->blk = NULL;
+	q->head = 0;
 }
 
 static uint32_t
@@ -53,6 +92,16 @@ tcp_rcvq_insert(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	uint32_t end = seq + len, i = q->held, j;
 	struct tcp_rcvq_ent *e;
 
+	if (q->blk == NULL) {
+		if (ns->rcvq_free == NULL) {
+			ns->stats->tcp.rcvq_exhausted++;
+			return false;
+		}
+		q->blk = ns->rcvq_free;
+		ns->rcvq_free = q->blk->next_free;
+		q->head = 0;
+	}
+
 	/* Trim what a queued segment before it already holds. */
 	while (i < q->n && SEQ_LEQ(ent_end(ent(q, i)), seq))
 		i++;
@@ -60,7 +109,7 @@ tcp_rcvq_insert(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 		uint32_t held = ent_end(ent(q, i));
 
 		if (SEQ_GEQ(held, end))
-			return false;	/* a duplicate */
+			goto refused;	/* a duplicate */
 		off = (uint16_t)(off + (held - seq));
 		seq = held;
 		i++;
@@ -72,7 +121,7 @@ tcp_rcvq_insert(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	if (i < q->n && SEQ_LT(ent(q, i)->seq, end))
 		end = ent(q, i)->seq;
 	if (!SEQ_LT(seq, end) || q->n == TCP_RCVQ_SEGS)
-		return false;
+		goto refused;
 	for (j = q->n; j > i; j--)
 		*ent(q, j) = *ent(q, j - 1);
 	e = ent(q, i);
@@ -85,6 +134,9 @@ tcp_rcvq_insert(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	if (seq != c->rcv_nxt)
 		q->last_seq = seq;
 	return true;
+refused:
+	put_if_empty(ns, q);
+	return false;
 }
 
 void
@@ -107,6 +159,7 @@ tcp_rcvq_advance(struct net_stack *ns, struct tcp_conn *c)
 		c->rcv_nxt = ent_end(e);
 		q->held++;
 	}
+	put_if_empty(ns, q);
 }
 
 void
@@ -134,6 +187,7 @@ tcp_rcvq_deliver(struct net_stack *ns, struct tcp_conn *c)
 		q->held--;
 		remove_at(ns, q, 0);
 	}
+	put_if_empty(ns, q);
 	if (c->rcv_read != before)
 		tcp_rcvbuf_taken(ns, c);
 	if (q->held == 0 && (c->flags & TCP_F_FIN_OWED) && !tcp_is_dead(c)) {
@@ -153,6 +207,7 @@ tcp_rcvq_free(struct net_stack *ns, struct tcp_conn *c)
 
 	while (q->n > 0)
 		remove_at(ns, q, q->n - 1);
+	put_if_empty(ns, q);
 	q->held = 0;
 	c->rcv_read = c->rcv_nxt;
 }

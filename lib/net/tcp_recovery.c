@@ -217,7 +217,8 @@ arm_timer(struct net_stack *ns, struct tcp_conn *c, uint32_t timeout,
 	tw_arm(&ns->wheel, &c->rexmit, tcp_deadline_ms(ns, timeout));
 }
 
-static void
+/* Returns the bytes newly marked lost. */
+static uint32_t
 detect_and_recover(struct net_stack *ns, struct tcp_conn *c,
 		uint32_t delivered, bool dsack, bool advanced)
 {
@@ -226,12 +227,14 @@ detect_and_recover(struct net_stack *ns, struct tcp_conn *c,
 	tlp_episode(ns, c, lost, dsack);
 	if (lost > 0 && !(c->flags & (TCP_F_RECOVERY | TCP_F_LOSS)))
 		enter_recovery(ns, c);
-	if (c->flags & TCP_F_RECOVERY)
+	/* A controller of its own (BBR) sets cwnd in recovery too. */
+	if ((c->flags & TCP_F_RECOVERY) && ns->cc->cong_control == NULL)
 		prr_update(c, delivered);
 	arm_timer(ns, c, timeout, advanced);
+	return lost;
 }
 
-void
+uint32_t
 tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c,
 		const struct tcp_ack_info *ai)
 {
@@ -248,11 +251,12 @@ tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c,
 		 * the flight is small when the last hole fills, and each
 		 * recovery would restart from two segments. */
 		c->flags &= ~TCP_F_RECOVERY;
-		c->cwnd = c->ssthresh;
+		if (ns->cc->cong_control == NULL)
+			c->cwnd = c->ssthresh;
 		if (c->reo_wnd_persist > 0 && --c->reo_wnd_persist == 0)
 			c->reo_wnd_mult = 1;
 	}
-	detect_and_recover(ns, c, ai->acked + ai->sacked, ai->dsack,
+	return detect_and_recover(ns, c, ai->acked + ai->sacked, ai->dsack,
 			ai->acked > 0);
 }
 

@@ -103,6 +103,7 @@ tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 					TCP_SEG_EVER_RETRANS);
 			s->xmit_us = now;
 			s->xmit_no = c->xmit_no;
+			tcp_rate_sent(ns, c, s, false);
 		}
 	}
 	if (SEQ_GT(end, ring_end)) {	/* new data */
@@ -119,6 +120,7 @@ tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 		s->xmit_us = now;
 		s->xmit_no = c->xmit_no;
 		s->flags = 0;
+		tcp_rate_sent(ns, c, s, c->nsegs == 1);
 	}
 }
 
@@ -137,8 +139,10 @@ tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
 				seg_tally(c, s->flags, ack - start, false);
 			return;
 		}
-		if (!(s->flags & TCP_SEG_SACKED))
+		if (!(s->flags & TCP_SEG_SACKED)) {
 			tcp_rack_delivered(ns, c, s, ai, false);
+			tcp_rate_delivered(c, s, s->end - start, ai);
+		}
 		seg_tally(c, s->flags, s->end - start, false);
 		start = s->end;
 		c->seg_head = (uint16_t)((c->seg_head + 1) & (TCP_SEG_RING - 1));
@@ -202,6 +206,7 @@ sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e,
 		if (SEQ_LT(start, s) || (g->flags & TCP_SEG_SACKED))
 			continue;
 		tcp_rack_delivered(ns, c, g, ai, true);
+		tcp_rate_delivered(c, g, g->end - start, ai);
 		seg_set_flags(c, i, TCP_SEG_SACKED |
 				(g->flags & TCP_SEG_EVER_RETRANS));
 		n += g->end - start;

@@ -62,9 +62,12 @@ tcp_table_init(struct net_stack *ns)
 			RTE_CACHE_LINE_SIZE);
 	ns->index = rte_zmalloc("tcp_index", sizeof(*ns->index) * size,
 			RTE_CACHE_LINE_SIZE);
-	if (ns->conns == NULL || ns->index == NULL) {
+	if (ns->conns == NULL || ns->index == NULL || tcp_pace_init(ns) < 0 ||
+			tcp_rcvq_init(ns) < 0) {
 		rte_free(ns->conns);
 		rte_free(ns->index);
+		tcp_pace_fini(ns);
+		tcp_rcvq_fini(ns);
 		return -1;
 	}
 	ns->index_mask = size - 1;
@@ -102,6 +105,8 @@ tcp_table_fini(struct net_stack *ns)
 	}
 	rte_free(ns->conns);
 	rte_free(ns->index);
+	tcp_pace_fini(ns);
+	tcp_rcvq_fini(ns);
 	ns->conns = NULL;
 	ns->index = NULL;
 }
@@ -151,6 +156,7 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 	c->up = ns->up;
 	c->up_ctx = ns->up_ctx;
 	c->out_epoch = ns->out_epoch - 1;	/* not on the out list */
+	c->rcvq.blk = NULL;
 	c->rcvq.head = 0;
 	c->rcvq.n = 0;
 	c->rcvq.held = 0;
@@ -219,6 +225,7 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	tcp_sndq_free(ns, &c->sndq);
 	tcp_rcvq_free(ns, c);
 	tcp_rcvbuf_release(ns, c);
+	tcp_pace_cancel(ns, c);
 	tcp_sndq_wait_end(ns, c);
 	index_remove(ns, c);
 	c->state = TCP_CLOSED;

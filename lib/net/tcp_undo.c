@@ -89,10 +89,11 @@ undo(struct net_stack *ns, struct tcp_conn *c, bool unmark_loss)
 		TCP_F_RECOVERY;
 	bool recovery = c->flags & TCP_F_RECOVERY;
 
-	c->cwnd = RTE_MAX(inflated ? 0 : c->cwnd, c->prior_cwnd);
+	if (inflated)
+		c->cwnd = c->prior_cwnd;
 	if (c->prior_ssthresh > c->ssthresh)
 		c->ssthresh = c->prior_ssthresh;
-	ns->cc->undo(c);
+	c->cwnd = ns->cc->undo(c);
 	if (unmark_loss)
 		tcp_seg_unmark_lost(c);
 	c->flags &= ~(TCP_F_UNDO | TCP_F_RECOVERY | TCP_F_LOSS | TCP_F_FRTO |

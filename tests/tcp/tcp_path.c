@@ -129,3 +129,152 @@ tp_quiet_for_us(struct tp *p)
 		th_advance_us(p->h, 1);
 	return p->h->now_us - t0;
 }
+
+/* The path simulator ------------------------------------------------- */
+
+void
+tp_sim_init(struct tp_sim *s, struct tp *p, uint64_t rate, uint32_t rtt_us,
+		uint32_t first)
+{
+	memset(s, 0, sizeof(*s));
+	s->p = p;
+	s->rate = rate;
+	s->rtt_us = rtt_us;
+	s->rcv_next = first;
+	s->rcv_hi = first;
+}
+
+uint64_t
+tp_sim_delivered(const struct tp_sim *s)
+{
+	return (uint64_t)s->rcv_next * TP_MSS;
+}
+
+/* The receiver takes segment seg; its ACK leaves (and arrives at_us). */
+static void
+sim_receive(struct tp_sim *s, uint32_t seg, uint64_t at_us)
+{
+	struct tp_sim_ack *a;
+	bool dup = seg < s->rcv_next || s->got[seg];
+	uint32_t i;
+
+	assert_true(s->ack_n < TP_SIM_ACKS);
+	a = &s->acks[(s->ack_head + s->ack_n++) % TP_SIM_ACKS];
+	a->at_us = at_us;
+	a->n = 0;
+	if (dup) {		/* RFC 2883 */
+		a->blocks[0][0] = seg;
+		a->blocks[0][1] = seg + 1;
+		a->n = 1;
+	} else {
+		s->got[seg] = 1;
+		if (seg + 1 > s->rcv_hi)
+			s->rcv_hi = seg + 1;
+		while (s->rcv_next < s->rcv_hi && s->got[s->rcv_next])
+			s->rcv_next++;
+	}
+	a->ack = s->rcv_next;
+	/* SACK blocks (RFC 2018 4): the D-SACK, else the block holding the
+	 * segment that came, first; then the others from the highest. */
+	for (i = s->rcv_hi; i > s->rcv_next && a->n < 4;) {
+		uint32_t start, end;
+
+		while (i > s->rcv_next && !s->got[i - 1])
+			i--;
+		end = i;
+		while (i > s->rcv_next && s->got[i - 1])
+			i--;
+		start = i;
+		if (start == end)
+			break;
+		if (!dup && seg >= start && seg < end) {
+			/* the newest arrival's block goes first */
+			memmove(a->blocks[1], a->blocks[0], a->n * sizeof(a->blocks[0]));
+			a->blocks[0][0] = start;
+			a->blocks[0][1] = end;
+		} else {
+			a->blocks[a->n][0] = start;
+			a->blocks[a->n][1] = end;
+		}
+		a->n++;
+	}
+}
+
+/* The segments the stack sent: through the bottleneck, or dropped. */
+static void
+sim_capture(struct tp_sim *s)
+{
+	struct th *h = s->p->h;
+	struct th_out o;
+
+	while (th_next(h, &o)) {
+		uint32_t seg, tx;
+		uint64_t depart;
+
+		if (o.t.len == 0)
+			continue;
+		seg = (o.t.seq - s->p->iss - 1) / TP_MSS;
+		assert_true(seg + 1 < TP_SIM_SEGS);
+		tx = s->sent[seg] < UINT8_MAX ? s->sent[seg]++ : s->sent[seg];
+		if (s->last_send_us != 0 && o.at_us > s->last_send_us)
+			s->gaps++;
+		s->last_send_us = o.at_us;
+		if (s->drop != NULL && s->drop(s, seg, tx)) {
+			s->dropped++;
+			continue;
+		}
+		depart = RTE_MAX(o.at_us, s->link_free_us) +
+			(uint64_t)o.t.len * 1000000 / s->rate;
+		s->link_free_us = depart;
+		if ((depart - o.at_us) * s->rate / 1000000 > s->max_queue)
+			s->max_queue = (depart - o.at_us) * s->rate / 1000000;
+		sim_receive(s, seg, depart + s->rtt_us);
+	}
+	th_drain(h);
+}
+
+/* Keeps a few hundred KB queued at the sender. */
+static void
+sim_supply(struct tp_sim *s)
+{
+	static char buf[64 * 1024];
+	struct tcp_conn *c = s->p->h->app.conn;
+	uint32_t room = tcp_send_space(s->p->h->ns, c);
+
+	if (room < sizeof(buf))
+		return;
+	tcp_write(s->p->h->ns, c, buf, sizeof(buf));
+	tcp_output(s->p->h->ns, c);
+}
+
+void
+tp_sim_run(struct tp_sim *s, uint64_t us)
+{
+	struct th *h = s->p->h;
+	uint64_t end = h->now_us + us;
+
+	while (h->now_us < end) {
+		uint64_t next = (h->now_us / 1000 + 1) * 1000;
+
+		if (s->ack_n > 0)
+			next = RTE_MIN(next, s->acks[s->ack_head].at_us);
+		if (h->ns->pace_n > 0)
+			next = RTE_MIN(next, h->ns->pace[0].at_us);
+		next = RTE_MAX(RTE_MIN(next, end), h->now_us + 1);
+		h->now_us = next;
+		h->now = next / 1000;
+		net_timers_us(h->ns, next);
+		net_flush(h->ns);
+		while (s->ack_n > 0 && s->acks[s->ack_head].at_us <= h->now_us) {
+			struct tp_sim_ack *a = &s->acks[s->ack_head];
+
+			tp_ack_blocks(s->p, tp_seq(s->p, a->ack),
+					(const uint32_t (*)[2])a->blocks, a->n);
+			s->ack_head = (s->ack_head + 1) % TP_SIM_ACKS;
+			s->ack_n--;
+		}
+		sim_supply(s);
+		net_flush(h->ns);
+		sim_capture(s);
+	}
+}

@@ -112,6 +112,7 @@ uint16_t net_rss_queue6(const struct net_rss *rss, const uint8_t raddr[16],
 enum tcp_cc_algo {
 	TCP_CC_NEWRENO,		/* RFC 5681, RFC 6582 */
 	TCP_CC_CUBIC,		/* RFC 9438 */
+	TCP_CC_BBR,		/* BBR v1, as Linux's tcp_bbr.c */
 };
 
 struct tcp_config {
@@ -148,7 +149,13 @@ struct tcp_config {
 	uint32_t rcv_buf_init;
 	uint32_t rcv_buf_max;
 	uint64_t rcv_buf_budget;
+	/* Connections that may hold received segments at once (out of
+	 * order, or waiting for the upper layer), a ring of 256 each (4 KB);
+	 * 0: a quarter of max_conns. */
+	uint32_t rcvq_max;
 	uint8_t cc;		/* enum tcp_cc_algo */
+	/* NewReno and CUBIC pace their sending too (BBR always does). */
+	bool pacing;
 	/* Answers to unacceptable segments (RFC 5961 challenge ACKs, ACKs of
 	 * out-of-window segments without data) per second; 0 = no limit. */
 	uint32_t challenge_ack_limit;
@@ -184,7 +191,8 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(pmtu_lowered) X(hystart_css_entries) X(hystart_exits) \
 	X(dsack_undos) X(eifel_undos) X(loss_undos) X(frto_undos) \
 	X(rcv_buf_grows) X(rcv_buf_shrinks) X(rcv_buf_budget_limited) \
-	X(rcvq_dropped)
+	X(rcvq_dropped) X(rcvq_exhausted) X(pacing_waits) X(bbr_full_bw) X(bbr_probe_rtts) \
+	X(bbr_cycles)
 
 /* Neighbour discovery and ICMPv6, in the same manner. */
 /* Neighbour discovery and ICMPv6, with the unit of each (a telemetry
@@ -310,6 +318,9 @@ void net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
 void net_timers(struct net_stack *ns, uint64_t now_ms);
 /* Hand the TX batches to the devices. */
 void net_flush(struct net_stack *ns);
+/* Connections wait for their pacing time: net_timers_us() is wanted
+ * again within microseconds, the shard should not sleep. */
+bool net_pacing_pending(const struct net_stack *ns);
 /* The stack's clock as of the last poll, in milliseconds and in
  * microseconds. */
 uint64_t net_now_ms(const struct net_stack *ns);
