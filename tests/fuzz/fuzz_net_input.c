@@ -66,7 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 				 * too, 4K growing to 64K, a budget of 96K */
 #define CFG_TX_MULTISEG 0x04	/* clones instead of copies on TX */
 #define CFG_TX_PARTIAL 0x08	/* the device takes half of each burst */
-#define CFG_CONNS_SHIFT 4	/* max_conns: 2, 4, 8, 16 */
+#define CFG_CONNS_SHIFT 4	/* max_conns: 2, 4, 8, 16; with 8, CUBIC
+				 * paced, with 16, BBR (else NewReno) */
 #define CFG_SMALL_POOL 0x40	/* run out of mbufs */
 #define CFG_SMALL_SNDBUF 0x80	/* 2 KB send queue */
 
@@ -992,6 +993,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	tcp_config_defaults(&cfg);
 	cfg.max_conns = 2u << ((c0 >> CFG_CONNS_SHIFT) & 3);
+	if (cfg.max_conns == 8) {
+		cfg.cc = TCP_CC_CUBIC;
+		cfg.pacing = true;
+	} else if (cfg.max_conns == 16) {
+		cfg.cc = TCP_CC_BBR;
+	}
 	if (c0 & CFG_SMALL_SNDBUF)
 		cfg.snd_buf = 2048;
 	cfg.syncookies = !(c1 & CFG1_NO_SYNCOOKIES);
