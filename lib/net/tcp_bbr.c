@@ -34,7 +34,6 @@
 #define BBR_FULL_BW_CNT 3
 #define BBR_PACING_MARGIN_PCT 1
 #define BBR_INIT_CWND_SEGS 10
-#define BBR_TSO_SEGS_GOAL 2	/* Linux's above 1.2 Mbit/s: no TSO here */
 #define BBR_EXTRA_ACKED_WIN_RTTS 5
 #define BBR_EXTRA_ACKED_MAX_US 100000
 #define BBR_ACK_EPOCH_RESET_SEGS (1u << 20)
@@ -103,13 +102,15 @@ bdp(const struct tcp_conn *c, uint64_t bw, uint32_t gain)
 			(uint64_t)UINT32_MAX / 2);
 }
 
-/* Linux's bbr_quantization_budget(): room for the sender's and the
- * receiver's batching, and in the gain cycle's probing phase more. */
+/* Linux's bbr_quantization_budget(): room for three bursts of the
+ * pacing (bbr_tso_segs_goal(), about a millisecond of data each), the
+ * sender's and the receiver's batching, and in the gain cycle's probing
+ * phase more. */
 static uint32_t
 quantization_budget(const struct tcp_conn *c, uint32_t cwnd)
 {
 	uint32_t segs = (cwnd + c->mss - 1) / c->mss +
-		3 * BBR_TSO_SEGS_GOAL;
+		3 * tcp_pace_burst_segs(c);
 
 	segs = (segs + 1) & ~1u;	/* even, for delayed ACKs */
 	if (c->bbr.mode == TCP_BBR_PROBE_BW && c->bbr.cycle_idx == 0)

@@ -574,6 +574,9 @@ void tcp_pace_fini(struct net_stack *ns);
 /* Whether a segment may leave now; if not, the connection is sent to at
  * its time (pacing_waits). */
 bool tcp_pace_allows(struct net_stack *ns, struct tcp_conn *c);
+/* Segments a burst may have: Linux's TSO autosizing, about a millisecond
+ * of data at the pacing rate, 2 to 44. */
+uint32_t tcp_pace_burst_segs(const struct tcp_conn *c);
 /* len bytes left: the next may follow len / pacing_rate later. */
 void tcp_pace_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t len);
 /* Forgets a connection's turn (it is freed). */

@@ -2,7 +2,9 @@
 /*
  * Pacing: a connection with a pacing rate sends a segment only once the
  * previous ones' time at that rate has passed (Linux's earliest departure
- * time), a burst of two segments at most after a pause. A connection that
+ * time), in bursts of about a millisecond of data as Linux's TSO autosizing
+ * makes them (tcp_tso_autosize(): rate / 1024, 2 to 44 segments). A
+ * connection that
  * must wait goes on the shard's pacing queue, a binary heap by departure
  * time in microseconds, which net_timers_us() runs at every poll, finer
  * than the timer wheel's millisecond; a shard that paces does not sleep
@@ -14,7 +16,6 @@
 
 #include "tcp_impl.h"
 
-#define PACE_BURST_SEGS 2	/* after a pause, as Linux's smallest TSO burst */
 #define PACE_SS_RATIO 200	/* percent of cwnd per SRTT, slow start */
 #define PACE_CA_RATIO 120	/* and after */
 
@@ -91,11 +92,11 @@ remove_slot(struct net_stack *ns, uint32_t i)
 	sift_up(ns, ns->conns[ns->pace[i].index].pace_slot - 1);
 }
 
-/* The connection's turn at pace_next_us, queued or moved. */
+/* The connection's turn at at_us, queued or moved. */
 static void
-queue(struct net_stack *ns, struct tcp_conn *c)
+queue(struct net_stack *ns, struct tcp_conn *c, uint64_t at_us)
 {
-	struct net_pace_ent e = { c->pace_next_us, c->index };
+	struct net_pace_ent e = { at_us, c->index };
 	uint32_t i;
 
 	if (c->pace_slot != 0) {
@@ -110,27 +111,40 @@ queue(struct net_stack *ns, struct tcp_conn *c)
 	sift_up(ns, i);
 }
 
+uint32_t
+tcp_pace_burst_segs(const struct tcp_conn *c)
+{
+	/* 64 KB less headers, Linux's GSO_LEGACY_MAX_SIZE's limit */
+	uint64_t bytes = RTE_MIN(c->pacing_rate >> 10, (uint64_t)65536 - 1 - 320);
+
+	return (uint32_t)RTE_MAX(bytes / c->mss, (uint64_t)2);
+}
+
+/* Departures may run this far ahead of the clock: a burst. */
+static uint64_t
+burst_us(const struct tcp_conn *c)
+{
+	return (uint64_t)(tcp_pace_burst_segs(c) - 1) * c->mss * 1000000 /
+		c->pacing_rate;
+}
+
 bool
 tcp_pace_allows(struct net_stack *ns, struct tcp_conn *c)
 {
 	if (!(c->flags & TCP_F_PACING) || c->pacing_rate == 0 ||
-			c->pace_next_us <= ns->now_us)
+			c->pace_next_us <= ns->now_us + burst_us(c))
 		return true;
 	ns->stats->tcp.pacing_waits++;
-	queue(ns, c);
+	queue(ns, c, c->pace_next_us - burst_us(c));
 	return false;
 }
 
 void
 tcp_pace_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t len)
 {
-	uint64_t burst, t;
-
 	if (!(c->flags & TCP_F_PACING) || c->pacing_rate == 0)
 		return;
-	burst = (uint64_t)PACE_BURST_SEGS * c->mss * 1000000 / c->pacing_rate;
-	t = ns->now_us > burst ? ns->now_us - burst : 0;
-	c->pace_next_us = RTE_MAX(c->pace_next_us, t) +
+	c->pace_next_us = RTE_MAX(c->pace_next_us, ns->now_us) +
 		(uint64_t)len * 1000000 / c->pacing_rate;
 }
 
