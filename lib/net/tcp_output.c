@@ -5,7 +5,9 @@
  * wire as refcounted clones of the send-queue mbufs, chained behind a header
  * mbuf, so sending and resending copy nothing; tiny payloads, and devices
  * without chained-mbuf TX, get a copy instead. Nothing here calls input, the
- * timers' handlers or the user calls.
+ * timers' handlers or the user calls, but at the flush: a connection whose
+ * upper layer pushed room is offered its held data first (input's
+ * tcp_deliver_held()).
  */
 #include <string.h>
 
