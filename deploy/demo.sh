@@ -5,9 +5,10 @@
 # (net_af_xdp on a veth pair where the kernel supports it, else net_tap;
 # EWYK_MEDIUM=tap|af_xdp|memif chooses) in a private network namespace
 # with the example plugin loaded, fetches pages over IPv4 and IPv6 and
-# calls /kv and the plugin with curl (HTTP/1.1 and HTTP/2), drives it with
-# h2load --h1, prints the results and the telemetry, and stops everything
-# cleanly.
+# calls /kv and the plugin with curl (HTTP/1.1 and HTTP/2), serves HTTPS
+# with a certificate it makes (curl --http2 over TLS, verified against it),
+# drives it with h2load --h1, prints the results and the telemetry, and
+# stops everything cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . deploy/ewyk-ns.sh
@@ -41,6 +42,13 @@ step "build"
 ninja -C build >/dev/null
 echo "built build/app/ewykd"
 
+step "a certificate for HTTPS (ECDSA P-256, self-signed, for ewyk.demo and 198.18.0.2)"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=ewyk.demo \
+	-addext subjectAltName=DNS:ewyk.demo,IP:198.18.0.2 -days 7 \
+	-keyout "$WWW/.key.pem" -out "$WWW/.cert.pem" 2>/dev/null
+chmod 600 "$WWW/.key.pem"	# ewykd refuses a key others may read
+openssl x509 -in "$WWW/.cert.pem" -noout -subject -enddate
+
 step "static files"
 cat > "$WWW/index.html" <<'HTML'
 <!doctype html><title>ewyk</title><h1>Hello from ewyk</h1>
@@ -64,7 +72,8 @@ MEDIUM_NAME=$(ewyk_medium_name "$EWYK_MEDIUM")
 
 step "start ewykd in namespace $NS on $MEDIUM_NAME (appliance 198.18.0.2 and 2001:2::2, kernel 198.18.0.1 and 2001:2::1)"
 ewyk_ns_start "$NS" "$LOG" -l 0-1 -- --ip 198.18.0.2/24 --ip6 2001:2::2/64 \
-	--www "$WWW" --demo-routes --plugin build/app/plugins/ewyk-hello.so:Hello
+	--www "$WWW" --demo-routes --plugin build/app/plugins/ewyk-hello.so:Hello \
+	--tls-cert "$WWW/.cert.pem" --tls-key "$WWW/.key.pem"
 grep serving "$LOG"
 echo "client namespace: $EWYK_CLIENT_NS"
 in_ns ping -c 3 -i 0.2 198.18.0.2
@@ -86,6 +95,22 @@ in_ns curl -sS -m 10 -X PUT --data-binary 'blue' http://198.18.0.2/kv/colour
 in_ns curl -sS -m 10 --http2-prior-knowledge -w '  <- GET /kv/colour over HTTP/%{http_version}\n' \
 	http://198.18.0.2/kv/colour
 in_ns curl -sS -m 10 --http2-prior-knowledge 'http://198.18.0.2/hello?name=demo'
+
+step "HTTPS: curl --http2 over TLS, the certificate verified"
+in_ns curl -sS -m 10 --http2 --cacert "$WWW/.cert.pem" \
+	-w '  <- HTTP/%{http_version} %{http_code}, TLS verified (%{ssl_verify_result} = ok)\n' \
+	-o /dev/null https://198.18.0.2/
+in_ns curl -sS -m 10 -v --http2 --cacert "$WWW/.cert.pem" -o /dev/null https://198.18.0.2/ 2>&1 |
+	grep -E '^\* (SSL connection using|ALPN: server accepted|using HTTP/2)'
+in_ns h2load -n 2000 -c 4 -m 16 https://198.18.0.2/ |
+	grep -E '^(TLS Protocol|Cipher|Server Temp Key|Application protocol|finished in|status codes)'
+printf '/ewyk/tls\n' | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$NS" |
+	/usr/bin/python3 -c 'import json, sys
+for line in sys.stdin:
+    if line.strip().startswith("{"):
+        t = json.loads(line)["/ewyk/tls"]
+        print(" ", {k: t[k] for k in ("handshakes_full_count", "tls13_conns",
+              "alpn_h2_conns", "cipher_conns", "cert_expires_in_s")})'
 
 step "h2load --h1 for ${DURATION}s, 16 connections, on $MEDIUM_NAME"
 in_ns h2load --h1 -D "$DURATION" -c 16 -t 1 http://198.18.0.2/ | grep -vE '^(starting|spawning|progress|Application protocol)'

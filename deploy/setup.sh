@@ -15,6 +15,11 @@ PACKAGES=(
 	# TLS (docs/tls.md): the libraries tls-bench measures, the scanner and
 	# the second server of the side-by-side benchmark
 	openssl libssl-dev libgnutls28-dev libwolfssl-dev testssl.sh h2o
+	# the tests' certificate authority, certificates and OCSP responses
+	python3-cryptography
+	# the mutation run's compiles (tests/mutation/run.py): a file put back
+	# after its break, and a break compiled in an earlier run, are hits
+	ccache
 )
 HUGEPAGES=${EWYK_HUGEPAGES:-512}   # 2 MiB pages: 1 GiB
 
@@ -41,7 +46,7 @@ nr=/proc/sys/vm/nr_hugepages
 if [ -w "$nr" ] && [ "$(cat "$nr")" -lt "$HUGEPAGES" ]; then
 	echo "$HUGEPAGES" > "$nr" 2>/dev/null || true
 fi
-if ! mount -t hugetlbfs | grep -q ' /dev/hugepages '; then
+if ! grep -q ' /dev/hugepages ' <<<"$(mount -t hugetlbfs)"; then
 	mkdir -p /dev/hugepages
 	mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null || true
 fi
@@ -60,9 +65,11 @@ fi
 # --- operations: ewyk-exporter, its dashboard and the deployment checks ---
 # python3-prometheus-client (the exporter), libjs-chart.js (the dashboard's
 # charts), prometheus (promtool), chromium (the dashboard test), npm (the
-# Kubernetes schema validator of tests/k8s, schemas bundled in its packages).
+# Kubernetes schema validator of tests/k8s, schemas bundled in its packages),
+# node (the dashboard's figures computed in a test).
 OPS_PACKAGES=(python3-prometheus-client libjs-chart.js prometheus chromium)
 command -v npm >/dev/null || OPS_PACKAGES+=(npm)
+command -v node >/dev/null || OPS_PACKAGES+=(nodejs)
 ops_missing=()
 for p in "${OPS_PACKAGES[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -19,3 +19,20 @@ meson_counts() {
 	fi
 	echo "${ok:-0} ${fail:-0}"
 }
+
+# The mutation run's last line: "mutation: N breaks: C caught, F failed".
+# Each break is a test: caught passes, anything else (survived, stale, did
+# not build) fails. A run that did not get to its summary, or ran no
+# break, is a failure.
+mutation_counts() {
+	local log=$1 caught fail
+	read -r caught fail < <(sed -nE \
+		's/^mutation: [0-9]+ breaks: ([0-9]+) caught, ([0-9]+) failed$/\1 \2/p' \
+		"$log" | tail -n 1)
+	if [ -z "${caught:-}" ] || [ $((caught + fail)) -eq 0 ]; then
+		echo "mutation run gave no summary or ran no break: counted as a failure" >&2
+		caught=0
+		fail=$((${fail:-0} + 1))
+	fi
+	echo "$caught $fail"
+}

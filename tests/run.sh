@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs what is missing, builds with warnings as errors, runs every test
-# (cmocka unit tests, ThreadSanitizer stress tests, bounded fuzzing, a
-# 2-minute soak, pytest integration tests against the Linux stack through
-# net_tap, net_af_xdp and net_memif in private namespaces) and ends with
-# one line: "N passed, N failed".
+# (cmocka unit tests, ThreadSanitizer stress tests, the mutation run,
+# bounded fuzzing, a 2-minute soak, pytest integration tests against the
+# Linux stack through net_tap, net_af_xdp and net_memif in private
+# namespaces) and ends with one line: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -13,7 +13,7 @@ ROOT=$PWD
 
 passed=0
 failed=0
-# add_counts and meson_counts
+# add_counts, meson_counts and mutation_counts
 . "$ROOT/tests/counts.sh"
 
 build() {	# build DIR [meson options...]
@@ -44,7 +44,10 @@ rm -f "$log"
 
 # Stress tests that registered in the 'tsan' suite run again under
 # ThreadSanitizer, in a tree of their own. Finding none is a failure, said.
-if ! meson test -C build --list --suite tsan --no-rebuild 2>/dev/null | grep -q tsan; then
+# (The list is read whole first: with pipefail, grep -q leaving early
+# would make meson's exit on SIGPIPE look like an empty list.)
+tsan_list=$(meson test -C build --list --suite tsan --no-rebuild 2>/dev/null)
+if ! grep -q tsan <<<"$tsan_list"; then
 	echo "== ThreadSanitizer stress tests: SKIPPED, none listed in the 'tsan' suite"
 	add_counts 0 1
 else
@@ -68,6 +71,18 @@ for t in json.load(sys.stdin):
 	NINJA_TARGETS=()
 fi
 
+# The mutation run: each break of the product in tests/mutation/breaks/
+# must make the tests listed beside it fail (a scratch tree of its own,
+# build-mutation/, incremental). Each break counts as one test.
+echo "== mutation run (tests/mutation/run.py)"
+log=$(mktemp)
+/usr/bin/python3 tests/mutation/run.py 2>&1 | tee "$log" |
+	grep -E '^(SURVIVED|STALE|NO BUILD|CONTROL|mutation:) '
+read -r ok fail < <(mutation_counts "$log")
+[ "$fail" -eq 0 ] || tail -n 60 "$log"
+add_counts "$ok" "$fail"
+rm -f "$log"
+
 # one_test LOG COMMAND...: a command that is one test; the tail of its
 # log shown, longer when it fails.
 one_test() {
@@ -83,8 +98,8 @@ one_test() {
 }
 
 # Each target one test: the TCP receive path, the HTTP/1.1 server, the
-# HTTP/2 server.
-for target in fuzz_net_input fuzz_http1 fuzz_h2; do
+# HTTP/2 server, the TLS layer.
+for target in fuzz_net_input fuzz_http1 fuzz_h2 fuzz_tls; do
 	echo "== fuzzing: $target (bounded: ${EWYK_FUZZ_SECONDS:-60} s)"
 	one_test "/tmp/ewyk-$target.log" tests/fuzz/run_fuzz.sh "${EWYK_FUZZ_SECONDS:-60}" "$target"
 done

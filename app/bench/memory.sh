@@ -1,126 +1,133 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# ewykd's memory: resident memory and hugepages at idle, then with N open
-# HTTP/1.1 keep-alive connections, then with N open HTTP/2 (h2c)
-# connections, each having answered one request; and what one connection
-# costs: the slot every connection has from the start (the difference
-# between two idle ewykd with different --max-conns, per slot), and what an
-# open HTTP/1.1 or HTTP/2 connection adds to it. Figures, not a test.
+# ewykd's memory per connection: what a connection slot costs from the
+# start (two idle ewykd with different --max-conns, the difference per
+# slot), and what N open, idle keep-alive connections add to it, over
+# HTTP/1.1 and over h2c, each having answered one request, while a sample
+# of them keeps asking (ewyk-load --hold --sample): the sample's answers
+# show the idle connections still serve. Figures, not a test.
 #
-# ewykd runs on $EWYK_MEDIUM (tap, af_xdp or memif; default af_xdp where
-# the kernel supports it) in its own namespace (deploy/ewyk-ns.sh), one
-# shard; the clients are Python in its client namespace (python3-h2 for
-# HTTP/2). Resident memory is VmRSS; hugepages are HugetlbPages, both from
+# ewykd (one shard, CPU 1) and ewyk-load (CPU 0) face each other over
+# net_memif, ewyk-load the memif client: no kernel TCP, so its connections
+# are ewyk's own on both sides. Memory is VmRSS plus HugetlbPages from
 # /proc/PID/status (DPDK's memory with --in-memory and hugepages is not in
-# VmRSS).
+# VmRSS): both sides' figures are printed.
 #
-# Usage: app/bench/memory.sh [CONNECTIONS]     (as root, after a build;
-#        default 10000)
+# One client address reaches one server address and port from at most
+# 28,232 local ports (lib/net's ephemeral range), so N is at most that.
+#
+# Usage: [HOLD=10] [SAMPLE=100] app/bench/memory.sh [CONNECTIONS]
+#        (as root, after a build; default 20000)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
-N=${1:-10000}
-NS="ewyk-mem-$$"
-WWW=$(mktemp -d /tmp/ewyk-mem-www.XXXXXX)
-LOG=$(mktemp /tmp/ewyk-mem-log.XXXXXX)
-CLIENT=""
-EWYKD_PID=""
+N=${1:-20000}
+HOLD=${HOLD:-10}
+SAMPLE=${SAMPLE:-100}
+EWYKD=${EWYKD:-./build/app/ewykd}
+LOAD=${EWYK_LOAD:-./build/app/ewyk-load}
+if [ "$N" -gt 28232 ]; then
+	echo "$N connections: one client address has 28232 local ports" >&2
+	exit 2
+fi
+RUN=$(mktemp -d /tmp/ewyk-mem.XXXXXX)
+P="ewyk-mem-$$"
+SPID=""
+CPID=""
 cleanup() {
-	[ -n "$CLIENT" ] && kill "$CLIENT" 2>/dev/null && wait "$CLIENT" 2>/dev/null
-	ewyk_ns_stop "$NS" || true
-	rm -rf "$WWW" "$LOG" "$WWW.client"
+	[ -n "$CPID" ] && kill "$CPID" 2>/dev/null && wait "$CPID" 2>/dev/null
+	stop
+	rm -rf "$RUN" "/var/run/dpdk/$P" "/var/run/dpdk/${P}l"
+}
+stop() {
+	[ -n "$SPID" ] && kill -TERM "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null || true
+	SPID=""
 }
 trap cleanup EXIT
-printf 'hello\n' >"$WWW/index.html"
-chmod -R a+rX "$WWW"
+mkdir -p "$RUN/www"
+printf 'hello\n' >"$RUN/www/index.html"
+chmod -R a+rX "$RUN"
 
-# status_kb PID FIELD -> kB
-status_kb() {
-	awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"
+kb() {	# PID: VmRSS + HugetlbPages, kB
+	awk '$1 == "VmRSS:" || $1 == "HugetlbPages:" {s += $2} END {print s}' \
+		"/proc/$1/status"
 }
 
-# start MAX_CONNS: ewykd with that many connection slots, idle.
+# start MAX_CONNS: ewykd with that many slots, idle; the same hugepage
+# memory whatever the slots (HugetlbPages counts what the EAL reserved).
 start() {
-	ewyk_ns_start "$NS" "$LOG" -l 0-1 -- --www "$WWW" --shards 1 \
-		--max-conns "$1" >/dev/null
+	local mb=$(( (N + 2048) * 40 / 1024 + 512 ))
+	# shellcheck disable=SC2046
+	taskset -c 1 "$EWYKD" -l 1 --no-pci --file-prefix "$P" --log-level '*:warning' \
+		--vdev "net_memif0,role=server,socket=$RUN/memif.sock,socket-abstract=no" \
+		$(./deploy/eal-mem.sh "$mb") -- --ip 198.18.0.2/24 --www "$RUN/www" \
+		--shards 1 --max-conns "$1" --keepalive-timeout-ms 600000 \
+		>"$RUN/ewykd.log" 2>&1 &
+	SPID=$!
+	ewyk_wait_for serving "$RUN/ewykd.log" "$SPID" ewykd
 	sleep 1
 }
 
-# hold PROTO: N connections that each asked for / once and stay open,
-# until the client is killed. Prints "ready" once they are all answered.
+# hold PROTO...: N connections, each answers one request, then held
+# HOLD seconds with SAMPLE requests a second among them. Returns once
+# they are all open and idle ("holding"); the client goes on.
 hold() {
-	cat >"$WWW.client" <<EOF
-import resource, socket, sys, time
-resource.setrlimit(resource.RLIMIT_NOFILE, ($N + 1000, $N + 1000))
-proto = "$1"
-socks = []
-if proto == "h2":
-    import h2.config, h2.connection
-for i in range($N):
-    s = socket.create_connection(("198.18.0.2", 80), timeout=10)
-    if proto == "h1":
-        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-        got = b""
-        while not got.endswith(b"hello\n"):
-            got += s.recv(4096)
-    else:
-        c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
-        c.initiate_connection()
-        c.send_headers(1, [(":method", "GET"), (":path", "/"), (":scheme", "http"),
-                           (":authority", "x")], end_stream=True)
-        s.sendall(c.data_to_send())
-        done = False
-        while not done:
-            for ev in c.receive_data(s.recv(65536)):
-                done = done or type(ev).__name__ == "StreamEnded"
-            s.sendall(c.data_to_send())
-    socks.append(s)
-print("ready", flush=True)
-time.sleep(600)
-EOF
-	ip netns exec "$EWYK_CLIENT_NS" /usr/bin/python3 "$WWW.client" >"$WWW.ready" 2>&1 &
-	CLIENT=$!
+	local mb=$(( N * 24 / 1024 + 512 ))
+	: >"$RUN/load.out"
+	# shellcheck disable=SC2046
+	taskset -c 0 "$LOAD" -l 0 --no-pci --file-prefix "${P}l" --log-level '*:warning' \
+		--vdev "net_memif0,role=client,socket=$RUN/memif.sock,socket-abstract=no" \
+		$(./deploy/eal-mem.sh "$mb") -- --ip 198.18.0.1/24 "$@" -c "$N" -n "$N" \
+		--hold "$HOLD" --sample "$SAMPLE" --timeout 30 \
+		http://198.18.0.2/index.html >"$RUN/load.out" 2>&1 &
+	CPID=$!
 	for _ in $(seq 1200); do
-		grep -q ready "$WWW.ready" 2>/dev/null && return 0
-		kill -0 "$CLIENT" 2>/dev/null || break
+		grep -q "^holding: .* $N connections open" "$RUN/load.out" && return 0
+		kill -0 "$CPID" 2>/dev/null || break
 		sleep 0.1
 	done
-	cat "$WWW.ready" >&2
-	echo "the client did not get its $N connections" >&2
+	cat "$RUN/load.out" >&2
+	echo "ewyk-load did not get its $N connections" >&2
 	return 1
 }
 
-release() {
-	kill "$CLIENT" 2>/dev/null && wait "$CLIENT" 2>/dev/null || true
-	CLIENT=""
+# settle: the client's run ends; prints its sample's line.
+settle() {
+	wait "$CPID" || true
+	CPID=""
+	cp "$RUN/load.out" "${KEEP_LOG:-/dev/null}.$1" 2>/dev/null || true
+	awk '/^requests:/ {
+		printf "  sample: %d requests on the idle connections, %d succeeded, %d failed, %d errored\n",
+			$4 - '"$N"', $8 - '"$N"', $10, $12 }' "$RUN/load.out"
 	sleep 2
 }
 
-row() {	# row LABEL
-	printf '%-34s %10s kB %10s kB\n' "$1" "$(status_kb "$EWYKD_PID" VmRSS)" \
-		"$(status_kb "$EWYKD_PID" HugetlbPages)"
-}
-
-slots_small=64
+slots_small=1024
 slots=$((N + 2048))
 start "$slots_small"
-rss_small=$(status_kb "$EWYKD_PID" VmRSS)
-ewyk_ns_stop "$NS"
+small=$(kb "$SPID")
+stop
 start "$slots"
-echo "ewykd on $(ewyk_medium_name "$EWYK_MEDIUM"), 1 shard, --max-conns $slots; $N client connections"
-printf '%-34s %13s %13s\n' "" "VmRSS" "HugetlbPages"
-row "idle"
-rss_idle=$(status_kb "$EWYKD_PID" VmRSS)
-hold h1
-row "$N HTTP/1.1 connections open"
-rss_h1=$(status_kb "$EWYKD_PID" VmRSS)
-release
-hold h2
-row "$N HTTP/2 connections open"
-rss_h2=$(status_kb "$EWYKD_PID" VmRSS)
-release
-row "idle again"
+idle=$(kb "$SPID")
+echo "ewykd (1 shard, --max-conns $slots) and ewyk-load over net_memif; $N connections;"
+echo "memory: VmRSS + HugetlbPages"
+printf '%-40s %12s %12s\n' "" "ewykd" "ewyk-load"
+printf '%-40s %9s kB %12s\n' "idle" "$idle" "-"
+hold --h1
+h1=$(kb "$SPID")
+printf '%-40s %9s kB %9s kB\n' "$N HTTP/1.1 connections open, idle" "$h1" "$(kb "$CPID")"
+settle h1
+printf '%-40s %9s kB\n' "after them" "$(kb "$SPID")"
+# A fresh ewykd for h2c: memory once touched stays resident.
+stop
+start "$slots"
+idle2=$(kb "$SPID")
+hold
+h2=$(kb "$SPID")
+printf '%-40s %9s kB %9s kB\n' "$N h2c connections open, idle" "$h2" "$(kb "$CPID")"
+settle h2c
+printf '%-40s %9s kB\n' "after them" "$(kb "$SPID")"
 echo
-echo "per connection slot (TCP + HTTP, held from the start): $(( (rss_idle - rss_small) * 1024 / (slots - slots_small) )) bytes"
-echo "added by an open HTTP/1.1 connection: $(( (rss_h1 - rss_idle) * 1024 / N )) bytes"
-echo "added by an open HTTP/2 connection: $(( (rss_h2 - rss_idle) * 1024 / N )) bytes"
+echo "slots never used (--max-conns $slots_small against $slots): $(( (idle - small) * 1024 / (slots - slots_small) )) bytes each"
+echo "an open idle HTTP/1.1 connection: $(( (h1 - idle) * 1024 / N )) bytes"
+echo "an open idle h2c connection: $(( (h2 - idle2) * 1024 / N )) bytes"

@@ -7,6 +7,8 @@
 #   h2c           h2load, 4 connections, 16 streams each
 #   HTTP/1.1      h2load --h1, 4 keep-alive connections
 #   pipelined     h2load --h1, 2 connections, 8 requests in flight each
+#   HTTPS         h2load over TLS 1.3 (ALPN h2), 4 connections, 8 streams
+#                 each, on a certificate made for the run
 #   new conns     app/bench/soak.py client: a new connection per request,
 #                 a third each GETs, /echo uploads (checked byte for byte)
 #                 and durable PUTs to /v1/state/ (read back and checked)
@@ -44,13 +46,15 @@ WORK=$(mktemp -d /tmp/ewyk-soak.XXXXXX)
 LOG=$WORK/ewykd.log
 SOAK_PY=app/bench/soak.py
 NFT_TABLE=ewyk_soak_loss
-GENERATORS=(h2c h1 h1pipe)
+GENERATORS=(h2c h1 h1pipe h2tls)
 declare -A GEN_ARGS=(
 	[h2c]="-c 4 -m 16"
 	[h1]="--h1 -c 4 -m 1"
 	[h1pipe]="--h1 -c 2 -m 8"
+	[h2tls]="-c 4 -m 8"
 )
-declare -A GEN_CONNS=([h2c]=4 [h1]=4 [h1pipe]=2)
+declare -A GEN_CONNS=([h2c]=4 [h1]=4 [h1pipe]=2 [h2tls]=4)
+declare -A GEN_SCHEME=([h2c]=http [h1]=http [h1pipe]=http [h2tls]=https)
 LOAD_PIDS=()
 EWYKD_PID=""
 
@@ -68,6 +72,10 @@ mkdir "$WORK/www" "$WORK/state"
 head -c 16384 /dev/urandom >"$WORK/www/soak.bin"
 head -c 1024 /dev/urandom >"$WORK/www/small.bin"
 chmod -R a+rX "$WORK"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=ewyk.test \
+	-addext subjectAltName=DNS:ewyk.test,IP:198.18.0.2 -days 2 \
+	-keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
+chmod 600 "$WORK/key.pem"
 : "${EWYK_MEDIUM:=$(ewyk_medium_default)}"
 if [ "$EWYK_MEDIUM" = af_xdp ] && ./deploy/eal-mem.sh 512 | grep -q -- --no-huge; then
 	# Seen with this DPDK (22.11): net_af_xdp on ordinary memory serves
@@ -79,7 +87,8 @@ if [ "$EWYK_MEDIUM" = af_xdp ] && ./deploy/eal-mem.sh 512 | grep -q -- --no-huge
 fi
 export EWYK_MEDIUM
 EWYK_CPU=1 ewyk_ns_start "$NS" "$LOG" -l 1 -- --www "$WORK/www" \
-	--demo-routes --state-api --state-dir "$WORK/state"
+	--demo-routes --state-api --state-dir "$WORK/state" \
+	--tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem"
 ewyk_bridged_client "$NS" "${NS}l"
 CLIENT=${NS}l
 LOSS_PORTS=("$EWYK_BRIDGE_NS vb" "$CLIENT vc")
@@ -108,7 +117,7 @@ set_loss() {	# set_loss P: P % dropped on the ingress of each end of the pair
 	done
 }
 
-# start_mix SECONDS RATE_OF_h2c RATE_OF_h1 RATE_OF_h1pipe RATE_OF_client:
+# start_mix SECONDS RATE_OF_h2c RATE_OF_h1 RATE_OF_h1pipe RATE_OF_h2tls RATE_OF_client:
 # the whole mix in the background, h2load per connection rates (0: as
 # fast as it goes); outputs in $WORK/NAME.out.
 start_mix() {
@@ -120,7 +129,8 @@ start_mix() {
 		# shellcheck disable=SC2086
 		"${CLIENT_RUN[@]}" h2load ${GEN_ARGS[$g]} -D "$secs" \
 			$([ "$rps" -gt 0 ] && echo "--rps $rps") \
-			http://198.18.0.2/soak.bin http://198.18.0.2/small.bin \
+			"${GEN_SCHEME[$g]}://198.18.0.2/soak.bin" \
+			"${GEN_SCHEME[$g]}://198.18.0.2/small.bin" \
 			>"$WORK/$g.out" 2>&1 &
 		LOAD_PIDS+=($!)
 	done
@@ -157,7 +167,7 @@ h2load_errors() {
 set_loss "$LOSS"
 MEDIUM_NAME=$(ewyk_medium_name "$EWYK_MEDIUM")
 echo "soak: ewykd on $MEDIUM_NAME, $LOSS % loss each way; measuring capacity for $PROBE_S s"
-start_mix "$PROBE_S" 0 0 0 0
+start_mix "$PROBE_S" 0 0 0 0 0
 wait_mix
 rates=()
 for g in "${GENERATORS[@]}"; do

@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -207,12 +209,50 @@ eal_init_captured(int argc, char **argv, char *out, size_t cap)
 	return rc;
 }
 
+/* What a refused start (out: what the EAL printed) says of the cause:
+ * the line in err, its kind returned. */
+static enum ewykd_err
+explain_failure(const char *out, int argc, char **argv, const char *failed,
+		char *err, size_t errlen)
+{
+	const char *prefix = file_prefix(argc, argv), *bad;
+	char line[512];
+
+	if (strstr(out, "Usage:") != NULL &&
+			(bad = unknown_option(argc, argv, out)) != NULL) {
+		snprintf(err, errlen, "EAL option '%s': unknown to the EAL "
+				"(ewykd's own options go after --)", bad);
+		return EWYKD_ERR_EAL;
+	}
+	if (strstr(out, "Is another primary process running") != NULL) {
+		snprintf(err, errlen, "another process uses file prefix '%s': "
+				"stop it, or give this one another --file-prefix",
+				prefix);
+		return EWYKD_ERR_EAL_BUSY;
+	}
+	if (strstr(out, "Not enough memory available") != NULL ||
+			strstr(out, "Cannot get hugepage information") != NULL ||
+			strstr(out, "Cannot init memory") != NULL) {
+		eal_cause(out, line, sizeof(line));
+		snprintf(err, errlen, "not enough hugepage memory for the EAL "
+				"(%s): reserve more (deploy/setup.sh, "
+				"EWYK_HUGEPAGES), ask less with -m, or run "
+				"with --no-huge", line);
+		return EWYKD_ERR_NOMEM;
+	}
+	if (!eal_cause(out, line, sizeof(line)))
+		snprintf(line, sizeof(line), "%s", rte_strerror(rte_errno));
+	snprintf(err, errlen, "%s: %s (check the EAL options before --)",
+			failed, line);
+	return EWYKD_ERR_EAL;
+}
+
 enum ewykd_err
 eal_init(int argc, char **argv, char *err, size_t errlen)
 {
-	char *out = calloc(1, CAPTURE_MAX), path[256], line[512];
-	const char *prefix = file_prefix(argc, argv), *bad;
-	enum ewykd_err rc = EWYKD_OK;
+	char *out = calloc(1, CAPTURE_MAX), path[256];
+	const char *prefix = file_prefix(argc, argv);
+	enum ewykd_err rc;
 	char *l, *save = NULL;
 
 	/* Under systemd's RuntimeDirectory= the EAL would put its files (the
@@ -237,33 +277,92 @@ eal_init(int argc, char **argv, char *err, size_t errlen)
 		free(out);
 		return EWYKD_OK;
 	}
-	if (strstr(out, "Usage:") != NULL &&
-			(bad = unknown_option(argc, argv, out)) != NULL) {
-		snprintf(err, errlen, "EAL option '%s': unknown to the EAL "
-				"(ewykd's own options go after --)", bad);
-		rc = EWYKD_ERR_EAL;
-	} else if (strstr(out, "Is another primary process running") != NULL) {
-		snprintf(err, errlen, "another process uses file prefix '%s': "
-				"stop it, or give this one another --file-prefix",
-				prefix);
-		rc = EWYKD_ERR_EAL_BUSY;
-	} else if (strstr(out, "Not enough memory available") != NULL ||
-			strstr(out, "Cannot get hugepage information") != NULL ||
-			strstr(out, "Cannot init memory") != NULL) {
-		eal_cause(out, line, sizeof(line));
-		snprintf(err, errlen, "not enough hugepage memory for the EAL "
-				"(%s): reserve more (deploy/setup.sh, "
-				"EWYK_HUGEPAGES), ask less with -m, or run "
-				"with --no-huge", line);
+	rc = explain_failure(out, argc, argv, "EAL initialisation failed", err,
+			errlen);
+	free(out);
+	return rc;
+}
+
+/* --check-config ------------------------------------------------------- */
+
+#define LCORES_MARK "ewykd-check lcores "
+
+/* In the checking child, as it exits: the lcores its options gave. */
+static void
+report_lcores(void)
+{
+	printf("\n" LCORES_MARK "%u\n", rte_lcore_count());
+	fflush(stdout);
+}
+
+/* The child: the EAL parses the options, then --help ends it (exit 0)
+ * before anything is set up; a refused option returns here instead. */
+static void __rte_noreturn
+check_child(int fd, int argc, char **argv)
+{
+	char **args = calloc((size_t)argc + 2, sizeof(*args));
+
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	/* Unbuffered: the usage and the log lines in the order written,
+	 * none left in a buffer by _exit(). */
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (args == NULL)
+		_exit(3);
+	memcpy(args, argv, sizeof(*args) * (size_t)argc);
+	args[argc] = (char *)(uintptr_t)"--help";
+	atexit(report_lcores);
+	rte_eal_init(argc + 1, args);
+	_exit(3);	/* refused: no atexit, its output read as a failure */
+}
+
+enum ewykd_err
+eal_check(int argc, char **argv, unsigned int *lcores, char *err,
+		size_t errlen)
+{
+	int fd = memfd_create("ewykd-eal-check", 0), status = 0;
+	char *out = calloc(1, CAPTURE_MAX), *mark;
+	enum ewykd_err rc = EWYKD_OK;
+	ssize_t n;
+	pid_t pid;
+
+	if (fd < 0 || out == NULL) {
+		snprintf(err, errlen, "cannot check the EAL options: %s",
+				strerror(errno));
 		rc = EWYKD_ERR_NOMEM;
-	} else {
-		if (!eal_cause(out, line, sizeof(line)))
-			snprintf(line, sizeof(line), "%s",
-					rte_strerror(rte_errno));
-		snprintf(err, errlen, "EAL initialisation failed: %s (check the "
-				"EAL options before --)", line);
-		rc = EWYKD_ERR_EAL;
+		goto out;
 	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0)
+		check_child(fd, argc, argv);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		snprintf(err, errlen, "cannot check the EAL options: %s",
+				strerror(errno));
+		rc = EWYKD_ERR_THREADS;
+		goto out;
+	}
+	n = pread(fd, out, CAPTURE_MAX - 1, 0);
+	out[n > 0 ? n : 0] = '\0';
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		rc = explain_failure(out, argc, argv, "EAL option refused", err,
+				errlen);
+		goto out;
+	}
+	mark = strstr(out, LCORES_MARK);
+	*lcores = mark != NULL ? (unsigned int)atoi(mark + strlen(LCORES_MARK)) : 0;
+	if (*lcores == 0) {
+		/* No -l, -c or --lcores: the EAL takes every CPU it may
+		 * run on. */
+		cpu_set_t set;
+
+		*lcores = sched_getaffinity(0, sizeof(set), &set) == 0 ?
+			(unsigned int)CPU_COUNT(&set) : 1;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
 	free(out);
 	return rc;
 }

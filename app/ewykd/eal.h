@@ -13,6 +13,12 @@
  * EWYKD_ERR_EAL_BUSY when another process uses the file prefix,
  * EWYKD_ERR_NOMEM when its memory cannot be had. */
 enum ewykd_err eal_init(int argc, char **argv, char *err, size_t errlen);
+/* --check-config: the EAL's own parser reads the options, in a child
+ * process that ends before anything is set up (no memory, device, file
+ * or thread); a refused option gives the line rte_eal_init() would.
+ * *lcores: the lcores they give. */
+enum ewykd_err eal_check(int argc, char **argv, unsigned int *lcores,
+		char *err, size_t errlen);
 /* DPDK's log from now on, without the lines known to be harmless. */
 void eal_log_filter(void);
 

@@ -29,6 +29,7 @@ struct ewyk_reserved;
 struct rte_mempool;
 struct shard;
 struct store;
+struct tls_config;
 
 /* A port served: an ethdev with an address of its own. */
 struct ewykd_port {
@@ -60,6 +61,7 @@ struct ewykd {
 	struct store *kv;		/* /kv: memory */
 	struct serve_log *access_log;	/* --access-log; NULL: none */
 	struct ewyk_router router;	/* read-only once shards run */
+	struct tls_config *tls;		/* NULL: no TLS port */
 
 	/* The ports (one per --ip or --ip6) and the mbufs their queues share. */
 	struct rte_mempool *pool;
@@ -109,6 +111,9 @@ enum ewykd_err {
 	EWYKD_ERR_WWW,		/* --www missing, not a directory, unreadable */
 	EWYKD_ERR_STATE_DIR,	/* --state-dir unusable, journal unreadable */
 	EWYKD_ERR_PLUGIN,	/* --plugin missing, without init, refused */
+	EWYKD_ERR_TLS,		/* a certificate or key missing, unreadable,
+				 * readable by others, mismatched, expired;
+				 * a priority string refused */
 	EWYKD_ERR_NOMEM,	/* out of memory (hugepages, -m) */
 	EWYKD_ERR_DEVICE,	/* the port would not configure or start */
 	EWYKD_ERR_THREADS,	/* an lcore or a pool thread would not start */

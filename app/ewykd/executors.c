@@ -29,9 +29,35 @@ lcore_join(void *ctx, unsigned int idx)
 	return rte_eal_wait_lcore(e->workers[idx]);
 }
 
+/* The blocking pool's CPUs: every online one but those of the worker
+ * lcores, which poll (shards) or may take the polling over (reserved);
+ * all of them when that leaves none. Without this a pool thread started
+ * by a shard's lcore would share that lcore's one core. */
+static void
+pool_cpus(const struct ewykd *e, cpu_set_t *set)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN), c;
+	unsigned int i;
+
+	CPU_ZERO(set);
+	for (c = 0; c < n && c < CPU_SETSIZE; c++)
+		CPU_SET((int)c, set);
+	for (i = 0; i < e->nb_workers; i++) {
+		rte_cpuset_t w = rte_lcore_cpuset(e->workers[i]);
+
+		for (c = 0; c < n && c < CPU_SETSIZE; c++)
+			if (CPU_ISSET((int)c, &w))
+				CPU_CLR((int)c, set);
+	}
+	if (CPU_COUNT(set) == 0)
+		for (c = 0; c < n && c < CPU_SETSIZE; c++)
+			CPU_SET((int)c, set);
+}
+
 int
 executors_create(struct ewykd *e)
 {
+	cpu_set_t cpus;
 	const struct ewykd_config *cfg = &e->cfg;
 	const struct ewyk_reserved_ops ops = {
 		.start = lcore_start,
@@ -48,8 +74,10 @@ executors_create(struct ewykd *e)
 		.min_threads = 1,
 		.queue_size = cfg->blocking_queue,
 		.idle_timeout_ns = 5ull * 1000 * 1000 * 1000,
+		.cpus = &cpus,
 	};
 
+	pool_cpus(e, &cpus);
 	e->bpool = ewyk_bpool_create(&bc);
 	if (e->bpool == NULL)
 		return -1;

@@ -27,12 +27,15 @@
 #include <rte_mbuf.h>
 #include <rte_pdump.h>
 
+#include "check.h"
 #include "eal.h"
 #include "executors.h"
+#include "lcores.h"
 #include "reload.h"
 #include "ewykd.h"
 #include "options.h"
 #include "port.h"
+#include "reload.h"
 #include "services.h"
 #include "shard.h"
 #include "telemetry.h"
@@ -77,16 +80,55 @@ find_split(int argc, char **argv)
 	return argc;
 }
 
+/* How many arguments at argv[i] are ewykd's although they stand before
+ * "--": --config FILE (--config=FILE) and --check-config, which the EAL
+ * does not have; 0 for the EAL's. */
+static int
+own_before_split(int argc, char **argv, int i)
+{
+	if (strcmp(argv[i], "--config") == 0)
+		return i + 1 < argc ? 2 : 1;
+	return strncmp(argv[i], "--config=", 9) == 0 ||
+		strcmp(argv[i], "--check-config") == 0;
+}
+
+/* Splits the command line: the EAL's arguments before "--" into eal[]
+ * (argv[0] first), ewykd's after it into app[], and --config and
+ * --check-config moved to ewykd's (last) from wherever they stand. */
+static void
+split_args(int argc, char **argv, int split, char **eal, int *neal,
+		char **app, int *napp)
+{
+	int i, k, own;
+
+	*neal = *napp = 1;
+	eal[0] = app[0] = argv[0];
+	if (split == 0) {	/* no "--": all are ewykd's */
+		for (i = 1; i < argc; i++)
+			app[(*napp)++] = argv[i];
+	}
+	for (i = split + 1; split > 0 && i < argc; i++)
+		app[(*napp)++] = argv[i];
+	for (i = 1; i < split; i += own > 0 ? own : 1) {
+		own = own_before_split(split, argv, i);
+		if (own == 0 && *neal < MAX_EAL_ARGS - 1)
+			eal[(*neal)++] = argv[i];
+		for (k = 0; k < own; k++)
+			app[(*napp)++] = argv[i + k];
+	}
+	eal[*neal] = NULL;
+	app[*napp] = NULL;
+}
+
 /* EAL arguments: the command line's, else the config file's [eal] args. */
 static int
-eal_argv(char **argv, int split, char *args, char **out)
+eal_argv(char **cli, int ncli, char *args, char **out)
 {
 	int n = 0, i;
 	char *tok, *save = NULL;
 
-	out[n++] = argv[0];
-	for (i = 1; i < split && n < MAX_EAL_ARGS - 1; i++)
-		out[n++] = argv[i];
+	for (i = 0; i < ncli; i++)
+		out[n++] = cli[i];
 	if (n == 1)
 		for (tok = strtok_r(args, " \t", &save); tok != NULL &&
 				n < MAX_EAL_ARGS - 1; tok = strtok_r(NULL, " \t", &save))
@@ -101,15 +143,18 @@ static int
 parse_args(struct ewykd *e, int argc, char **argv, char **eal_args,
 		int *eal_argc)
 {
-	int split = find_split(argc, argv), app_argc, rc;
-	char **app_argv;
+	int split = find_split(argc, argv), app_argc, cli_argc, rc;
+	char **app_argv = calloc((size_t)argc + 1, sizeof(*app_argv));
+	char *cli[MAX_EAL_ARGS];
 
-	app_argc = split < argc ? argc - split : 1;
-	app_argv = split < argc ? argv + split : argv;
-	if (split < argc)
-		app_argv[0] = argv[0];
+	if (app_argv == NULL) {
+		fprintf(stderr, "ewykd: out of memory\n");
+		return OPT_EXIT_USAGE;
+	}
+	split_args(argc, argv, split, cli, &cli_argc, app_argv, &app_argc);
 	options_defaults(&e->cfg);
 	rc = options_parse(&e->cfg, app_argc, app_argv);
+	free(app_argv);
 	if (rc == OPT_EXIT_HELP) {
 		options_usage("ewykd");
 		printf("\nTelemetry commands, read with dpdk-telemetry.py -f PREFIX:\n");
@@ -118,7 +163,7 @@ parse_args(struct ewykd *e, int argc, char **argv, char **eal_args,
 	}
 	if (rc != 0)
 		return rc;
-	*eal_argc = eal_argv(argv, split, e->cfg.eal_args, eal_args);
+	*eal_argc = eal_argv(cli, cli_argc, e->cfg.eal_args, eal_args);
 	return 0;
 }
 
@@ -143,44 +188,23 @@ eal_start(struct ewykd *e, int argc, char **argv, char *err, size_t errlen)
 	return EWYKD_OK;
 }
 
-/* Shards and reserved lcores out of the EAL's worker lcores, and mbufs
- * enough for the shards' rings. */
+/* Shards and reserved lcores out of the EAL's worker lcores (lcores.c),
+ * and the worker lcores they start on. */
 static enum ewykd_err
-lcores_plan(struct ewykd *e, char *err, size_t errlen)
+lcores_assign(struct ewykd *e, char *err, size_t errlen)
 {
 	struct ewykd_config *cfg = &e->cfg;
 	unsigned int workers = rte_lcore_count() - 1, lcore;
+	enum ewykd_err rc = lcores_plan(cfg, workers, &e->nb_shards, err,
+			errlen);
 
-	if (cfg->reserved_set && cfg->reserved > 0 && cfg->reserved >= workers) {
-		snprintf(err, errlen, "--reserved %u leaves no worker lcore for "
-				"a shard (the EAL has %u worker lcore%s; use -l)",
-				cfg->reserved, workers, workers == 1 ? "" : "s");
-		return EWYKD_ERR_LCORES;
-	}
-	e->nb_shards = cfg->shards ? cfg->shards :
-		(uint16_t)RTE_MAX(workers - cfg->reserved, 1u);
-	if (e->nb_shards > RTE_MAX(workers, 1u) ||
-			(workers > 0 && e->nb_shards + cfg->reserved > workers)) {
-		snprintf(err, errlen, "--shards %u with --reserved %u needs %u "
-				"worker lcores, the EAL has %u (use -l)",
-				e->nb_shards, cfg->reserved,
-				e->nb_shards + cfg->reserved, workers);
-		return EWYKD_ERR_LCORES;
-	}
+	if (rc != EWYKD_OK)
+		return rc;
 	cfg->shards = e->nb_shards;
 	cfg->reserved = (uint16_t)(workers > e->nb_shards ?
 			workers - e->nb_shards : 0);
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		e->workers[e->nb_workers++] = lcore;
-	if (cfg->mbufs < (uint32_t)e->nb_shards * cfg->nb_ports *
-			(cfg->rx_desc + cfg->tx_desc) + 1024) {
-		snprintf(err, errlen, "--mbufs %u is too few for %u shards of "
-				"%u RX + %u TX descriptors on %u port%s",
-				cfg->mbufs, e->nb_shards, cfg->rx_desc,
-				cfg->tx_desc, cfg->nb_ports,
-				cfg->nb_ports == 1 ? "" : "s");
-		return EWYKD_ERR_CONFIG;
-	}
 	return EWYKD_OK;
 }
 
@@ -402,6 +426,11 @@ announce(struct ewykd *e)
 			len += (size_t)snprintf(line + len, sizeof(line) - len,
 					", %s on %s", ip, e->ports[i].name);
 	}
+	if (e->tls != NULL && len < sizeof(line))
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+				", TLS port %u (%u certificate%s)",
+				e->cfg.tls_port, e->cfg.nb_tls_certs,
+				e->cfg.nb_tls_certs == 1 ? "" : "s");
 	printf("ewykd %s: serving %s, %u shard(s), %u static file(s)\n",
 			EWYK_VERSION, line, e->nb_shards,
 			e->www != NULL ? e->www->nfiles : 0);
@@ -511,8 +540,14 @@ drain(struct ewykd *e)
 		for (i = 0; i < e->nb_shards; i++)
 			drained = drained && __atomic_load_n(&e->shards[i].drained,
 					__ATOMIC_ACQUIRE);
-		if (drained || now_ms() >= deadline)
-			__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
+		if (drained)
+			break;
+		if (now_ms() >= deadline) {
+			/* What is left is cut: handlers asleep on threads too. */
+			for (i = 0; i < e->nb_shards; i++)
+				serve_cut_sleeps(e->shards[i].serve);
+			break;
+		}
 	}
 	left = open_conns(e);
 	printf("ewykd: drained in %llu ms: %llu connection(s) finished, %llu "
@@ -520,6 +555,7 @@ drain(struct ewykd *e)
 			(unsigned long long)(open > left ? open - left : 0),
 			(unsigned long long)left);
 	fflush(stdout);
+	__atomic_store_n(&stop_now, true, __ATOMIC_RELAXED);
 }
 
 int
@@ -533,8 +569,10 @@ main(int argc, char **argv)
 	rc = parse_args(e, argc, argv, eal_args, &eal_argc);
 	if (rc != 0)
 		return rc == OPT_EXIT_OK ? 0 : EWYKD_EXIT_CONFIG;
+	if (e->cfg.check_only)
+		return check_config(e, eal_argc, eal_args);
 	check(e, eal_start(e, eal_argc, eal_args, err, sizeof(err)), err);
-	check(e, lcores_plan(e, err, sizeof(err)), err);
+	check(e, lcores_assign(e, err, sizeof(err)), err);
 	check(e, services_open(e, err, sizeof(err)), err);
 	access_log = e->access_log;
 	check(e, port_find(e, err, sizeof(err)), err);

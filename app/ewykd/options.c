@@ -8,25 +8,47 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <rte_cfgfile.h>
+#include <rte_common.h>
 
 #include "http_server.h"
+#include "ini.h"
 #include "net_stack.h"
 #include "options.h"
 
 #define SECTION "ewykd"
 #define EAL_SECTION "eal"
-#define MAX_SECTIONS 16
 
 typedef int (*opt_set_fn)(struct ewykd_config *cfg, const char *val,
 		char *err, size_t errlen);
+/* Writes the option's value as configuration-file lines "key = value"
+ * (one per item of a repeatable option), or a comment saying what its
+ * absence means, so that what --check-config prints can be read back. */
+typedef void (*opt_show_fn)(const struct ewykd_config *cfg, const char *key,
+		FILE *f);
 
 struct opt_def {
 	const char *name;
 	const char *arg;	/* metavariable; NULL for a flag */
 	opt_set_fn set;
+	opt_show_fn show;	/* NULL: an action, not a setting */
 	const char *help;
 };
+
+/* An option without a value: what that means, as a comment. */
+static void
+show_unset(const char *key, const char *meaning, FILE *f)
+{
+	fprintf(f, "; %s = (%s)\n", key, meaning);
+}
+
+static void
+show_str(const char *key, const char *val, const char *unset, FILE *f)
+{
+	if (val[0] == '\0')
+		show_unset(key, unset, f);
+	else
+		fprintf(f, "%s = %s\n", key, val);
+}
 
 static int
 parse_u64(const char *val, uint64_t min, uint64_t max, uint64_t *out,
@@ -48,10 +70,12 @@ parse_u64(const char *val, uint64_t min, uint64_t max, uint64_t *out,
 	return 0;
 }
 
-/* One setter per numeric field, generated: name, field, min, max. */
-#define NUM_SETTER(fn, field, min, max) \
+/* A setter and a show per numeric field, generated: set_NAME and
+ * show_NAME of field, from min to max. */
+#define NUM_SET(name, field, min, max) \
 static int \
-fn(struct ewykd_config *cfg, const char *val, char *err, size_t errlen) \
+set_##name(struct ewykd_config *cfg, const char *val, char *err, \
+		size_t errlen) \
 { \
 	uint64_t v; \
 	if (parse_u64(val, min, max, &v, err, errlen) != 0) \
@@ -59,41 +83,50 @@ fn(struct ewykd_config *cfg, const char *val, char *err, size_t errlen) \
 	cfg->field = (__typeof__(cfg->field))v; \
 	return 0; \
 }
+#define NUM_SHOW(name, field) \
+static void \
+show_##name(const struct ewykd_config *cfg, const char *key, FILE *f) \
+{ \
+	fprintf(f, "%s = %llu\n", key, (unsigned long long)cfg->field); \
+}
+#define NUM_OPTION(name, field, min, max) \
+	NUM_SET(name, field, min, max) \
+	NUM_SHOW(name, field)
 
-NUM_SETTER(set_www_max_mb, www_max_mb, 1, 65536)
-NUM_SETTER(set_port_id, port_id, 0, 1023)
-NUM_SETTER(set_shards, shards, 1, 128)
-NUM_SETTER(set_listen_port, listen_port, 1, 65535)
-NUM_SETTER(set_mtu, mtu, 576, 9000)
-NUM_SETTER(set_rx_desc, rx_desc, 64, 16384)
-NUM_SETTER(set_tx_desc, tx_desc, 64, 16384)
-NUM_SETTER(set_mbufs, mbufs, 1024, 16777216)
-NUM_SETTER(set_max_conns, max_conns, 16, 4194304)
-NUM_SETTER(set_snd_buf, snd_buf, 32768, 16777216)
-NUM_SETTER(set_rto_min_ms, rto_min_ms, 1, 60000)
-NUM_SETTER(set_time_wait_ms, time_wait_ms, 0, 240000)
-NUM_SETTER(set_idle_sleep_us, idle_sleep_us, 1, 100000)
-NUM_SETTER(set_syn_backlog, syn_backlog, 1, 4194304)
-NUM_SETTER(set_challenge_ack_limit, challenge_ack_limit, 0, 100000000)
-NUM_SETTER(set_invalid_ack_ms, invalid_ack_ms, 0, 60000)
-NUM_SETTER(set_arp_reply_limit, arp_reply_limit, 0, 100000000)
-NUM_SETTER(set_nd_reply_limit, nd_reply_limit, 0, 100000000)
-NUM_SETTER(set_max_time_wait, max_time_wait, 0, 4194304)
-NUM_SETTER(set_rcv_win, rcv_win, 1024, 1 << 30)
-NUM_SETTER(set_rcv_buf, rcv_buf, 0, 1 << 30)
-NUM_SETTER(set_delack_ms, delack_ms, 0, 500)
-NUM_SETTER(set_keepalive_ms, keepalive_ms, 0, 86400000)
-NUM_SETTER(set_idle_timeout_ms, idle_timeout_ms, 0, 86400000)
-NUM_SETTER(set_reserved_spin_us, reserved_spin_us, 0, 10000000)
-NUM_SETTER(set_blocking_threads, blocking_threads, 1, 4096)
-NUM_SETTER(set_blocking_queue, blocking_queue, 1, 1 << 20)
-NUM_SETTER(set_stuck_ms, stuck_ms, 0, 60000)
-NUM_SETTER(set_fibers, fibers, 0, 65536)
-NUM_SETTER(set_fiber_stack_kb, fiber_stack_kb, 16, 8192)
-NUM_SETTER(set_upstream_conns, upstream_conns, 1, 65536)
-NUM_SETTER(set_upstream_connect_ms, upstream_connect_ms, 1, 600000)
-NUM_SETTER(set_upstream_timeout_ms, upstream_timeout_ms, 1, 3600000)
-NUM_SETTER(set_upstream_idle_ms, upstream_idle_ms, 1, 3600000)
+NUM_OPTION(www_max_mb, www_max_mb, 1, 65536)
+NUM_OPTION(port_id, port_id, 0, 1023)
+NUM_SET(shards, shards, 1, 128)
+NUM_OPTION(listen_port, listen_port, 1, 65535)
+NUM_OPTION(mtu, mtu, 576, 9000)
+NUM_OPTION(rx_desc, rx_desc, 64, 16384)
+NUM_OPTION(tx_desc, tx_desc, 64, 16384)
+NUM_OPTION(mbufs, mbufs, 1024, 16777216)
+NUM_OPTION(max_conns, max_conns, 16, 4194304)
+NUM_OPTION(snd_buf, snd_buf, 32768, 16777216)
+NUM_OPTION(rto_min_ms, rto_min_ms, 1, 60000)
+NUM_OPTION(time_wait_ms, time_wait_ms, 0, 240000)
+NUM_OPTION(idle_sleep_us, idle_sleep_us, 1, 100000)
+NUM_OPTION(syn_backlog, syn_backlog, 1, 4194304)
+NUM_OPTION(challenge_ack_limit, challenge_ack_limit, 0, 100000000)
+NUM_OPTION(invalid_ack_ms, invalid_ack_ms, 0, 60000)
+NUM_OPTION(arp_reply_limit, arp_reply_limit, 0, 100000000)
+NUM_OPTION(nd_reply_limit, nd_reply_limit, 0, 100000000)
+NUM_OPTION(max_time_wait, max_time_wait, 0, 4194304)
+NUM_OPTION(rcv_win, rcv_win, 1024, 1 << 30)
+NUM_OPTION(rcv_buf, rcv_buf, 0, 1 << 30)
+NUM_OPTION(delack_ms, delack_ms, 0, 500)
+NUM_OPTION(keepalive_ms, keepalive_ms, 0, 86400000)
+NUM_OPTION(idle_timeout_ms, idle_timeout_ms, 0, 86400000)
+NUM_OPTION(reserved_spin_us, reserved_spin_us, 0, 10000000)
+NUM_OPTION(blocking_threads, blocking_threads, 1, 4096)
+NUM_OPTION(blocking_queue, blocking_queue, 1, 1 << 20)
+NUM_OPTION(stuck_ms, stuck_ms, 0, 60000)
+NUM_OPTION(fibers, fibers, 0, 65536)
+NUM_OPTION(fiber_stack_kb, fiber_stack_kb, 16, 8192)
+NUM_OPTION(upstream_conns, upstream_conns, 1, 65536)
+NUM_OPTION(upstream_connect_ms, upstream_connect_ms, 1, 600000)
+NUM_OPTION(upstream_timeout_ms, upstream_timeout_ms, 1, 3600000)
+NUM_OPTION(upstream_idle_ms, upstream_idle_ms, 1, 3600000)
 static int
 set_handoff_us(struct ewykd_config *cfg, const char *val, char *err,
 		size_t errlen)
@@ -106,14 +139,19 @@ set_handoff_us(struct ewykd_config *cfg, const char *val, char *err,
 	cfg->handoff_us_set = true;
 	return 0;
 }
-NUM_SETTER(set_store_keys, store_keys, 16, 1 << 20)
-NUM_SETTER(set_kv_keys, kv_keys, 16, 1 << 20)
-NUM_SETTER(set_journal_max_mb, journal_max_mb, 1, 1 << 20)
-NUM_SETTER(set_drain_ms, drain_ms, 0, 600000)
-NUM_SETTER(set_header_timeout_ms, header_timeout_ms, 0, 3600000)
-NUM_SETTER(set_keepalive_timeout_ms, keepalive_timeout_ms, 0, 86400000)
-NUM_SETTER(set_max_header_bytes, max_header_bytes, 1024, 1 << 20)
-NUM_SETTER(set_max_target, max_target, 64, 1 << 20)
+NUM_OPTION(store_keys, store_keys, 16, 1 << 20)
+NUM_OPTION(kv_keys, kv_keys, 16, 1 << 20)
+NUM_OPTION(journal_max_mb, journal_max_mb, 1, 1 << 20)
+NUM_OPTION(drain_ms, drain_ms, 0, 600000)
+NUM_OPTION(header_timeout_ms, header_timeout_ms, 0, 3600000)
+NUM_OPTION(keepalive_timeout_ms, keepalive_timeout_ms, 0, 86400000)
+NUM_OPTION(max_header_bytes, max_header_bytes, 1024, 1 << 20)
+NUM_OPTION(max_target, max_target, 64, 1 << 20)
+NUM_OPTION(max_body, max_body, EWYK_REQUEST_BODY_MAX, 1 << 30)
+NUM_OPTION(body_buffers, body_buffers, 1, 65536)
+NUM_OPTION(tls_handshake_timeout_ms, tls_handshake_timeout_ms, 100, 600000)
+NUM_OPTION(tls_ticket_rotate_s, tls_ticket_rotate_s, 0, 604800)
+NUM_SET(tls_port, tls_port, 1, 65535)
 
 
 static int
@@ -290,6 +328,8 @@ set_plugin(struct ewykd_config *cfg, const char *val, char *err,
 	return 0;
 }
 
+static int set_path(char *dst, const char *val, char *err, size_t errlen);
+
 /* on or off; a flag given on the command line (no value) is on. */
 static int
 parse_on_off(const char *val, bool *out, char *err, size_t errlen)
@@ -305,17 +345,88 @@ parse_on_off(const char *val, bool *out, char *err, size_t errlen)
 	return 0;
 }
 
-#define ON_OFF_SETTER(fn, field) \
-static int \
-fn(struct ewykd_config *cfg, const char *val, char *err, size_t errlen) \
-{ \
-	return parse_on_off(val, &cfg->field, err, errlen); \
+static void
+show_on_off(const char *key, bool on, FILE *f)
+{
+	fprintf(f, "%s = %s\n", key, on ? "on" : "off");
 }
 
-ON_OFF_SETTER(set_syncookies, syncookies)
-ON_OFF_SETTER(set_tcp_pacing, tcp_pacing)
-ON_OFF_SETTER(set_demo_routes, demo_routes)
-ON_OFF_SETTER(set_state_api, state_api)
+#define ON_OFF_OPTION(name, field) \
+static int \
+set_##name(struct ewykd_config *cfg, const char *val, char *err, \
+		size_t errlen) \
+{ \
+	return parse_on_off(val, &cfg->field, err, errlen); \
+} \
+static void \
+show_##name(const struct ewykd_config *cfg, const char *key, FILE *f) \
+{ \
+	show_on_off(key, cfg->field, f); \
+}
+
+ON_OFF_OPTION(syncookies, syncookies)
+ON_OFF_OPTION(tcp_pacing, tcp_pacing)
+ON_OFF_OPTION(demo_routes, demo_routes)
+ON_OFF_OPTION(state_api, state_api)
+ON_OFF_OPTION(tls_offload, tls_offload)
+
+/* Repeatable: --tls-cert and --tls-key come in pairs, in order; the
+ * first pair is the default certificate. */
+static int
+add_tls_file(char (*list)[PATH_MAX], uint16_t *n, const char *val,
+		char *err, size_t errlen)
+{
+	if (*n == TLS_PAIRS_MAX) {
+		snprintf(err, errlen, "at most %d certificate and key pairs",
+				TLS_PAIRS_MAX);
+		return -1;
+	}
+	if (set_path(list[*n], val, err, errlen) != 0)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static int
+set_tls_cert(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_tls_file(cfg->tls_cert, &cfg->nb_tls_certs, val, err,
+			errlen);
+}
+
+static int
+set_tls_key(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_tls_file(cfg->tls_key, &cfg->nb_tls_keys, val, err,
+			errlen);
+}
+
+/* The OCSP response of the pair whose --tls-cert came last. */
+static int
+set_tls_ocsp(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (cfg->nb_tls_certs == 0) {
+		snprintf(err, errlen, "comes after the --tls-cert it staples");
+		return -1;
+	}
+	return set_path(cfg->tls_ocsp[cfg->nb_tls_certs - 1], val, err, errlen);
+}
+
+static int
+set_tls_priority(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (val[0] == '\0' || strlen(val) >= sizeof(cfg->tls_priority)) {
+		snprintf(err, errlen, "a GnuTLS priority string of 1 to %zu "
+				"characters", sizeof(cfg->tls_priority) - 1);
+		return -1;
+	}
+	strcpy(cfg->tls_priority, val);
+	return 0;
+}
 
 static int
 set_store_conflate(struct ewykd_config *cfg, const char *val, char *err,
@@ -390,6 +501,8 @@ set_state_api_token(struct ewykd_config *cfg, const char *val, char *err,
 	}
 	memcpy(cfg->state_api_token, buf, n);
 	cfg->state_api_token[n] = '\0';
+	snprintf(cfg->state_api_token_file, sizeof(cfg->state_api_token_file),
+			"%s", val);
 	cfg->state_api = true;
 	return 0;
 }
@@ -596,81 +709,310 @@ set_tcp_cc(struct ewykd_config *cfg, const char *val, char *err,
 	return 0;
 }
 
+/* The shows of the options whose value is not a plain number. */
+
+static void
+show_list(const char *key, const char *rows, size_t width, uint16_t n,
+		const char *unset, FILE *f)
+{
+	uint16_t i;
+
+	if (n == 0)
+		show_unset(key, unset, f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s = %s\n", key, rows + i * width);
+}
+
+/* Each port's address of a family, formatted by fmt. */
+static void
+show_addrs(const struct ewykd_config *cfg, const char *key, uint16_t n,
+		void (*fmt)(const struct ewykd_config *, uint16_t, char *,
+		size_t), const char *unset, FILE *f)
+{
+	char a[INET6_ADDRSTRLEN + 8];
+	uint16_t i;
+
+	if (n == 0)
+		show_unset(key, unset, f);
+	for (i = 0; i < n; i++) {
+		fmt(cfg, i, a, sizeof(a));
+		fprintf(f, "%s = %s\n", key, a);
+	}
+}
+
+static void
+show_ip(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_addrs(cfg, key, cfg->nb_ips, options_format_ip, "none: IPv6 only", f);
+}
+
+static void
+show_ip6(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_addrs(cfg, key, cfg->nb_ip6s, options_format_ip6, "none", f);
+}
+
+static void
+show_www(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_str(key, cfg->www, "none: no static files", f);
+}
+
+static void
+show_access_log(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_str(key, cfg->access_log, "none", f);
+}
+
+static void
+show_access_log_format(const struct ewykd_config *cfg, const char *key,
+		FILE *f)
+{
+	fprintf(f, "%s = %s\n", key, cfg->access_log_json ? "json" : "combined");
+}
+
+static void
+show_state_api_token(const struct ewykd_config *cfg, const char *key,
+		FILE *f)
+{
+	/* The file, never the token: this output may be saved or shown. */
+	show_str(key, cfg->state_api_token_file, "none: no token asked", f);
+}
+
+static void
+show_state_dir(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_str(key, cfg->state_dir, "none: memory only, no durable PUT", f);
+}
+
+static void
+show_store_conflate(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_on_off(key, !cfg->store_no_conflate, f);
+}
+
+static void
+show_plugin(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_list(key, cfg->plugins[0], sizeof(cfg->plugins[0]),
+			cfg->nb_plugins, "none", f);
+}
+
+static void
+show_upstream(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	char a[INET6_ADDRSTRLEN + 8];
+	uint16_t i;
+
+	if (cfg->nb_upstreams == 0)
+		show_unset(key, "none", f);
+	for (i = 0; i < cfg->nb_upstreams; i++) {
+		const struct upstream_target *t = &cfg->upstreams[i];
+
+		net_addr_format(&t->addr, t->port, a, sizeof(a));
+		fprintf(f, "%s = %s=%s\n", key, t->name, a);
+	}
+}
+
+static void
+show_strategy(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	fprintf(f, "%s = %s\n", key, ewyk_mode_name(cfg->strategy));
+}
+
+NUM_SHOW(reserved, reserved)
+
+static void
+show_handoff_us(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	if (cfg->handoff_us_set)
+		fprintf(f, "%s = %u\n", key, cfg->handoff_us);
+	else
+		show_unset(key, "chosen by the lcore layout", f);
+}
+
+static void
+show_cache_control(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_list(key, cfg->cache_control[0], sizeof(cfg->cache_control[0]),
+			cfg->nb_cache_control, "none", f);
+}
+
+static void
+show_mime_type(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_list(key, cfg->mime_types[0], sizeof(cfg->mime_types[0]),
+			cfg->nb_mime_types, "none", f);
+}
+
+static void
+show_mime_types_file(const struct ewykd_config *cfg, const char *key,
+		FILE *f)
+{
+	show_str(key, cfg->mime_types_file, MIME_DEFAULT_FILE
+			" if it exists, else the built-in table", f);
+}
+
+static void
+show_shards(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	if (cfg->shards == 0)
+		show_unset(key, "one per worker lcore not --reserved", f);
+	else
+		fprintf(f, "%s = %u\n", key, cfg->shards);
+}
+
+static void
+show_tcp_cc(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	fprintf(f, "%s = %s\n", key, cfg->tcp_cc == TCP_CC_NEWRENO ? "newreno" :
+			cfg->tcp_cc == TCP_CC_BBR ? "bbr" : "cubic");
+}
+
+static void
+show_tx_cksum(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	fprintf(f, "%s = %s\n", key, cfg->sw_cksum ? "software" : "offload");
+}
+
+static void
+show_idle(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	fprintf(f, "%s = %s\n", key, cfg->idle == IDLE_POLL ? "poll" : "sleep");
+}
+
+/* The pairs in order, each certificate with its key and OCSP response
+ * (--tls-ocsp staples the --tls-cert before it): --tls-key's and
+ * --tls-ocsp's own shows say something only when there is no pair. */
+static void
+show_tls_cert(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	uint16_t i;
+
+	if (cfg->nb_tls_certs == 0)
+		show_unset(key, "none: no TLS", f);
+	for (i = 0; i < cfg->nb_tls_certs; i++) {
+		fprintf(f, "%s = %s\ntls-key = %s\n", key, cfg->tls_cert[i],
+				cfg->tls_key[i]);
+		if (cfg->tls_ocsp[i][0] != '\0')
+			fprintf(f, "tls-ocsp = %s\n", cfg->tls_ocsp[i]);
+	}
+}
+
+static void
+show_tls_key(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	if (cfg->nb_tls_certs == 0)
+		show_unset(key, "none", f);
+}
+
+static void
+show_tls_ocsp(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	if (cfg->nb_tls_certs == 0)
+		show_unset(key, "none", f);
+}
+
+static void
+show_tls_port(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	if (cfg->tls_port == 0)
+		show_unset(key, "none: no TLS", f);
+	else
+		fprintf(f, "%s = %u\n", key, cfg->tls_port);
+}
+
+static void
+show_tls_priority(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_str(key, cfg->tls_priority, "the default of docs/tls.md", f);
+}
+
 static const struct opt_def opts[] = {
-	{ "config", "FILE", set_config,
-	  "INI file: [ewykd] takes these options as keys, [eal] args= the EAL options" },
-	{ "ip", "ADDR/PREFIX", set_ip, "IPv4 address of a port (198.18.0.2/24 "
+	{ "config", "FILE", set_config, NULL,
+	  "INI file: [ewykd] takes these options as keys, each once but the repeatable ones, [eal] args= the EAL options (used when none stand before --); on either side of --" },
+	{ "ip", "ADDR/PREFIX", set_ip, show_ip, "IPv4 address of a port (198.18.0.2/24 "
 		"when neither --ip nor --ip6 is given); repeat it for the next "
 		"ports (see below)" },
-	{ "ip6", "ADDR/PREFIX", set_ip6, "IPv6 address of a port "
+	{ "ip6", "ADDR/PREFIX", set_ip6, show_ip6, "IPv6 address of a port "
 		"(2001:2::2/64), beside the link-local one its MAC gives; repeat "
 		"it for the next ports (none)" },
-	{ "www", "DIR", set_www, "static files, loaded into memory at start (none)" },
-	{ "demo-routes", NULL, set_demo_routes, "serve the demonstration and test routes /echo, /kv/, /bytes, /spin, /delay, /blocking-delay, /either, /upload: unauthenticated, they store, reflect and burn CPU on request, never on a public address (off)" },
-	{ "state-api", NULL, set_state_api, "serve the journaled store at /v1/state/KEY (off)" },
-	{ "access-log", "FILE|-", set_access_log, "a line per exchange to FILE (appended; reopened on SIGUSR1) or standard output, written by a thread of its own; a shard never waits for it (none)" },
-	{ "access-log-format", "FORMAT", set_access_log_format, "combined (as nginx's) or json (combined)" },
-	{ "state-api-token", "FILE", set_state_api_token, "turns --state-api on, requiring 'Authorization: Bearer TOKEN' with the token on FILE's first line; FILE readable by its owner only (none)" },
-	{ "state-dir", "DIR", set_state_dir, "journal of /v1/state (none: memory only, no durable PUT)" },
-	{ "store-keys", "N", set_store_keys, "keys the store holds, 4 KiB each (4096)" },
-	{ "journal-max-mb", "MB", set_journal_max_mb, "compact the journal past this size (64)" },
-	{ "store-conflate", "on|off", set_store_conflate, "off: every PUT writes its own record, a baseline (on)" },
-	{ "kv-keys", "N", set_kv_keys, "keys of the in-memory /kv store, 4 KiB each (4096)" },
-	{ "plugin", "FILE.so[:ARG]", set_plugin, "load handlers from a plugin, ARG to its init; repeatable (none)" },
-	{ "upstream", "NAME=ADDR:PORT", set_upstream, "an upstream on the link that /proxy/NAME/ forwards to, IPv4 or [IPv6]; repeatable (none)" },
-	{ "upstream-conns", "N", set_upstream_conns, "upstream connections per shard, all upstreams, and as many ewyk_fetch() handles (64)" },
-	{ "upstream-connect-timeout-ms", "MS", set_upstream_connect_ms, "504 when an upstream's handshake takes longer (1000)" },
-	{ "upstream-timeout-ms", "MS", set_upstream_timeout_ms, "504 when an upstream's answer head takes longer; a body silent this long is cut (10000)" },
-	{ "upstream-idle-ms", "MS", set_upstream_idle_ms, "close pooled upstream connections idle this long (30000)" },
-	{ "strategy", "MODE", set_strategy, "adaptive, or force pc, pec or epc (adaptive)" },
-	{ "reserved", "N", set_reserved, "worker lcores kept for hand-offs, beyond the shards' (0)" },
-	{ "reserved-spin-us", "US", set_reserved_spin_us, "an idle reserved lcore spins this long, then parks (50)" },
-	{ "blocking-threads", "N", set_blocking_threads, "blocking pool threads at most (16)" },
-	{ "blocking-queue", "N", set_blocking_queue, "blocking pool queue; full answers 503 (256)" },
-	{ "fibers", "N", set_fibers, "fibers per shard for fiber handlers; 0 = none, they run as BLOCKING (4096)" },
-	{ "fiber-stack", "KB", set_fiber_stack_kb, "usable stack of each fiber, with a guard page below (64)" },
-	{ "stuck-ms", "MS", set_stuck_ms, "hand a shard off when one inline request runs longer, 0 = off (10)" },
-	{ "handoff-us", "US", set_handoff_us, "adaptive: run a BLOCKING request on the shard while a reserved lcore watches, and hand the shard over only once it has run this long; 0 = hand over before every one, as Jetty (20 where every worker lcore has a CPU of its own and one is spare, else 0)" },
-	{ "www-max-mb", "N", set_www_max_mb, "refuse to start if --www holds more (1024); a file larger alone is left out, and said" },
-	{ "cache-control", "PREFIX=VALUE", set_cache_control, "Cache-Control of the static files whose path starts with PREFIX, the longest PREFIX first; repeatable (none)" },
-	{ "mime-type", "EXT=TYPE", set_mime_type, "media type of the static files ending in .EXT, before --mime-types' and the built-in ones; repeatable (none)" },
-	{ "mime-types", "FILE|none", set_mime_types_file, "media types by extension, mime.types format; none: only the built-in table (" MIME_DEFAULT_FILE " when it exists)" },
-	{ "listen-port", "N", set_listen_port, "TCP port served (80)" },
-	{ "port-id", "N", set_port_id, "DPDK ethdev port of the first --ip (0)" },
-	{ "shards", "N", set_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
-	{ "mtu", "N", set_mtu, "MTU of the ports (1500); mbufs hold a whole frame" },
-	{ "rx-desc", "N", set_rx_desc, "RX descriptors per queue (1024)" },
-	{ "tx-desc", "N", set_tx_desc, "TX descriptors per queue (1024)" },
-	{ "mbufs", "N", set_mbufs, "mbufs in the pool (32767)" },
-	{ "max-conns", "N", set_max_conns, "TCP connections per shard (4096)" },
-	{ "snd-buf", "BYTES", set_snd_buf, "send queue per connection, 32 KiB at least: an HTTP/2 DATA frame goes whole (262144)" },
-	{ "rto-min-ms", "MS", set_rto_min_ms, "lower bound of the retransmission timeout (200)" },
-	{ "time-wait-ms", "MS", set_time_wait_ms, "TIME-WAIT and FIN-WAIT-2 linger (4000)" },
-	{ "max-time-wait", "N", set_max_time_wait, "TIME-WAIT connections kept per shard (2048)" },
-	{ "syn-backlog", "N", set_syn_backlog, "half-open connections per shard before SYN cookies (1024)" },
-	{ "syncookies", "on|off", set_syncookies, "answer SYNs past the backlog with cookies (on)" },
-	{ "challenge-ack-limit", "N", set_challenge_ack_limit, "challenge ACKs and ACKs of out-of-window segments without data, per second per shard, 0 = no limit (1000)" },
-	{ "invalid-ack-ms", "MS", set_invalid_ack_ms, "one ACK per MS per connection at most for out-of-window segments, data or not, and challenges (Linux's tcp_invalid_ratelimit), 0 = no limit (500)" },
-	{ "arp-reply-limit", "N", set_arp_reply_limit, "ARP replies per second per shard, 0 = no limit (1000)" },
-	{ "nd-reply-limit", "N", set_nd_reply_limit, "IPv6 neighbour advertisements answering solicitations, per second per shard, 0 = no limit (1000)" },
-	{ "rcv-win", "BYTES", set_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
-	{ "rcv-buf", "BYTES", set_rcv_buf, "largest TCP receive buffer of a connection, beyond what the application takes: from 64 KB it follows twice what the application takes per round trip (autotuning), at most 128 segments, the shard's buffers within half its mbufs; 0 = the window is the application's room alone (1048576)" },
-	{ "delack-ms", "MS", set_delack_ms, "longest delay of an ACK, 0 = none (40)" },
-	{ "tcp-cc", "ALGO", set_tcp_cc, "congestion control: newreno, cubic or bbr (BBR v1, as Linux's; paced) (cubic)" },
-	{ "tcp-pacing", "on|off", set_tcp_pacing, "pace NewReno's and CUBIC's sending: twice cwnd per round trip in slow start, 1.2 times after, as Linux (off)" },
-	{ "keepalive-ms", "MS", set_keepalive_ms, "idle time before keepalive probes, 0 = off (0)" },
-	{ "idle-timeout-ms", "MS", set_idle_timeout_ms, "reset connections idle this long, 0 = off (0)" },
-	{ "tx-cksum", "MODE", set_tx_cksum, "offload (when the NIC offers it) or software (offload)" },
-	{ "header-timeout-ms", "MS", set_header_timeout_ms, "408 when a request head takes longer, 0 = off (10000)" },
-	{ "keepalive-timeout-ms", "MS", set_keepalive_timeout_ms, "close keep-alive connections idle this long, 0 = off (60000)" },
-	{ "max-target", "BYTES", set_max_target, "longest request target (URL) of either protocol, 414 past it (8192)" },
-	{ "max-header-bytes", "BYTES", set_max_header_bytes, "longest HTTP/1.1 request head, 431 past it (414 when the request line is what does not fit); each connection's input buffer, so it costs this much per --max-conns (16384)" },
-	{ "drain-ms", "MS", set_drain_ms, "on SIGTERM, finish in-flight requests this long (1000)" },
-	{ "idle", "MODE", set_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
-	{ "idle-sleep-us", "US", set_idle_sleep_us, "longest idle sleep (100)" },
-	{ "check-config", NULL, NULL, "check the options and the --config file, print what they say, start nothing: exit 0 if good, 2 if not" },
-	{ "help", NULL, NULL, "this text" },
-	{ "version", NULL, NULL, "print the version" },
+	{ "www", "DIR", set_www, show_www, "static files, loaded into memory at start (none)" },
+	{ "demo-routes", NULL, set_demo_routes, show_demo_routes, "serve the demonstration and test routes /echo, /kv/, /bytes, /spin, /delay, /blocking-delay, /either, /upload: unauthenticated, they store, reflect and burn CPU on request, never on a public address (off)" },
+	{ "state-api", NULL, set_state_api, show_state_api, "serve the journaled store at /v1/state/KEY (off)" },
+	{ "access-log", "FILE|-", set_access_log, show_access_log, "a line per exchange to FILE (appended; reopened on SIGUSR1) or standard output, written by a thread of its own; a shard never waits for it (none)" },
+	{ "access-log-format", "FORMAT", set_access_log_format, show_access_log_format, "combined (as nginx's) or json (combined)" },
+	{ "state-api-token", "FILE", set_state_api_token, show_state_api_token, "turns --state-api on, requiring 'Authorization: Bearer TOKEN' with the token on FILE's first line; FILE readable by its owner only (none)" },
+	{ "state-dir", "DIR", set_state_dir, show_state_dir, "journal of /v1/state (none: memory only, no durable PUT)" },
+	{ "store-keys", "N", set_store_keys, show_store_keys, "keys the store holds, 4 KiB each (4096)" },
+	{ "journal-max-mb", "MB", set_journal_max_mb, show_journal_max_mb, "compact the journal past this size (64)" },
+	{ "store-conflate", "on|off", set_store_conflate, show_store_conflate, "off: every PUT writes its own record, a baseline (on)" },
+	{ "kv-keys", "N", set_kv_keys, show_kv_keys, "keys of the in-memory /kv store, 4 KiB each (4096)" },
+	{ "plugin", "FILE.so[:ARG]", set_plugin, show_plugin, "load handlers from a plugin, ARG to its init; repeatable (none)" },
+	{ "upstream", "NAME=ADDR:PORT", set_upstream, show_upstream, "an upstream on the link that /proxy/NAME/ forwards to, IPv4 or [IPv6]; repeatable (none)" },
+	{ "upstream-conns", "N", set_upstream_conns, show_upstream_conns, "upstream connections per shard, all upstreams, and as many ewyk_fetch() handles (64)" },
+	{ "upstream-connect-timeout-ms", "MS", set_upstream_connect_ms, show_upstream_connect_ms, "504 when an upstream's handshake takes longer (1000)" },
+	{ "upstream-timeout-ms", "MS", set_upstream_timeout_ms, show_upstream_timeout_ms, "504 when an upstream's answer head takes longer; a body silent this long is cut (10000)" },
+	{ "upstream-idle-ms", "MS", set_upstream_idle_ms, show_upstream_idle_ms, "close pooled upstream connections idle this long (30000)" },
+	{ "strategy", "MODE", set_strategy, show_strategy, "adaptive, or force pc, pec or epc (adaptive)" },
+	{ "reserved", "N", set_reserved, show_reserved, "worker lcores kept for hand-offs, beyond the shards' (0)" },
+	{ "reserved-spin-us", "US", set_reserved_spin_us, show_reserved_spin_us, "an idle reserved lcore spins this long, then parks (50)" },
+	{ "blocking-threads", "N", set_blocking_threads, show_blocking_threads, "blocking pool threads at most (16)" },
+	{ "blocking-queue", "N", set_blocking_queue, show_blocking_queue, "blocking pool queue; full answers 503 (256)" },
+	{ "fibers", "N", set_fibers, show_fibers, "fibers per shard for fiber handlers; 0 = none, they run as BLOCKING (4096)" },
+	{ "fiber-stack", "KB", set_fiber_stack_kb, show_fiber_stack_kb, "usable stack of each fiber, with a guard page below (64)" },
+	{ "stuck-ms", "MS", set_stuck_ms, show_stuck_ms, "hand a shard off when one inline request runs longer, 0 = off (10)" },
+	{ "handoff-us", "US", set_handoff_us, show_handoff_us, "adaptive: run a BLOCKING request on the shard while a reserved lcore watches, and hand the shard over only once it has run this long; 0 = hand over before every one, as Jetty (20 where every worker lcore has a CPU of its own and one is spare, else 0)" },
+	{ "www-max-mb", "N", set_www_max_mb, show_www_max_mb, "refuse to start if --www holds more (1024); a file larger alone is left out, and said" },
+	{ "cache-control", "PREFIX=VALUE", set_cache_control, show_cache_control, "Cache-Control of the static files whose path starts with PREFIX, the longest PREFIX first; repeatable (none)" },
+	{ "mime-type", "EXT=TYPE", set_mime_type, show_mime_type, "media type of the static files ending in .EXT, before --mime-types' and the built-in ones; repeatable (none)" },
+	{ "mime-types", "FILE|none", set_mime_types_file, show_mime_types_file, "media types by extension, mime.types format; none: only the built-in table (" MIME_DEFAULT_FILE " when it exists)" },
+	{ "listen-port", "N", set_listen_port, show_listen_port, "TCP port served in cleartext (80)" },
+	{ "tls-cert", "FILE", set_tls_cert, show_tls_cert, "a PEM certificate (its chain after it) served over TLS on --tls-port; repeatable, each with the --tls-key that follows: the first pair is the default, the others are chosen by the name the client asks for (SNI) and the signature algorithms it offers, so an ECDSA and an RSA certificate may serve one name (none: no TLS)" },
+	{ "tls-key", "FILE", set_tls_key, show_tls_key, "the PEM private key of the --tls-cert before it, unencrypted, owned by the user ewykd runs as and readable by it alone (chmod 600); never logged" },
+	{ "tls-ocsp", "FILE", set_tls_ocsp, show_tls_ocsp, "a DER OCSP response stapled with the --tls-cert before it; read again on reload (none)" },
+	{ "tls-port", "N", set_tls_port, show_tls_port, "TCP port served over TLS (443 once a certificate is given)" },
+	{ "tls-priority", "STRING", set_tls_priority, show_tls_priority, "GnuTLS priority string, checked at start: no protocol older than TLS 1.2 (TLS 1.3 and 1.2, AES-GCM and ChaCha20-Poly1305, ECDHE on X25519 or P-256, the server's order: see docs/tls.md)" },
+	{ "tls-handshake-timeout-ms", "MS", set_tls_handshake_timeout_ms, show_tls_handshake_timeout_ms, "reset a connection whose TLS handshake takes longer, counted (10000)" },
+	{ "tls-ticket-rotate-s", "S", set_tls_ticket_rotate_s, show_tls_ticket_rotate_s, "a new session ticket key, shared by every shard, this often; tickets under the old one then resume no more, 0 = never (43200)" },
+	{ "tls-offload", "on|off", set_tls_offload, show_tls_offload, "on: a full handshake is a task of the strategy, handed to a reserved lcore or the blocking pool so that polling goes on; off: every handshake runs inline where it arrives, a baseline (on)" },
+	{ "port-id", "N", set_port_id, show_port_id, "DPDK ethdev port of the first --ip (0)" },
+	{ "shards", "N", set_shards, show_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
+	{ "mtu", "N", set_mtu, show_mtu, "MTU of the ports (1500); mbufs hold a whole frame" },
+	{ "rx-desc", "N", set_rx_desc, show_rx_desc, "RX descriptors per queue (1024)" },
+	{ "tx-desc", "N", set_tx_desc, show_tx_desc, "TX descriptors per queue (1024)" },
+	{ "mbufs", "N", set_mbufs, show_mbufs, "mbufs in the pool (32767)" },
+	{ "max-conns", "N", set_max_conns, show_max_conns, "TCP connections per shard (4096)" },
+	{ "snd-buf", "BYTES", set_snd_buf, show_snd_buf, "send queue per connection, 32 KiB at least: an HTTP/2 DATA frame goes whole (262144)" },
+	{ "rto-min-ms", "MS", set_rto_min_ms, show_rto_min_ms, "lower bound of the retransmission timeout (200)" },
+	{ "time-wait-ms", "MS", set_time_wait_ms, show_time_wait_ms, "TIME-WAIT and FIN-WAIT-2 linger (4000)" },
+	{ "max-time-wait", "N", set_max_time_wait, show_max_time_wait, "TIME-WAIT connections kept per shard (2048)" },
+	{ "syn-backlog", "N", set_syn_backlog, show_syn_backlog, "half-open connections per shard before SYN cookies (1024)" },
+	{ "syncookies", "on|off", set_syncookies, show_syncookies, "answer SYNs past the backlog with cookies (on)" },
+	{ "challenge-ack-limit", "N", set_challenge_ack_limit, show_challenge_ack_limit, "challenge ACKs and ACKs of out-of-window segments without data, per second per shard, 0 = no limit (1000)" },
+	{ "invalid-ack-ms", "MS", set_invalid_ack_ms, show_invalid_ack_ms, "one ACK per MS per connection at most for out-of-window segments, data or not, and challenges (Linux's tcp_invalid_ratelimit), 0 = no limit (500)" },
+	{ "arp-reply-limit", "N", set_arp_reply_limit, show_arp_reply_limit, "ARP replies per second per shard, 0 = no limit (1000)" },
+	{ "nd-reply-limit", "N", set_nd_reply_limit, show_nd_reply_limit, "IPv6 neighbour advertisements answering solicitations, per second per shard, 0 = no limit (1000)" },
+	{ "rcv-win", "BYTES", set_rcv_win, show_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
+	{ "rcv-buf", "BYTES", set_rcv_buf, show_rcv_buf, "largest TCP receive buffer of a connection, beyond what the application takes: from 64 KB it follows twice what the application takes per round trip (autotuning), at most 128 segments, the shard's buffers within half its mbufs; 0 = the window is the application's room alone (1048576)" },
+	{ "delack-ms", "MS", set_delack_ms, show_delack_ms, "longest delay of an ACK, 0 = none (40)" },
+	{ "tcp-cc", "ALGO", set_tcp_cc, show_tcp_cc, "congestion control: newreno, cubic or bbr (BBR v1, as Linux's; paced) (cubic)" },
+	{ "tcp-pacing", "on|off", set_tcp_pacing, show_tcp_pacing, "pace NewReno's and CUBIC's sending: twice cwnd per round trip in slow start, 1.2 times after, as Linux (off)" },
+	{ "keepalive-ms", "MS", set_keepalive_ms, show_keepalive_ms, "idle time before keepalive probes, 0 = off (0)" },
+	{ "idle-timeout-ms", "MS", set_idle_timeout_ms, show_idle_timeout_ms, "reset connections idle this long, 0 = off (0)" },
+	{ "tx-cksum", "MODE", set_tx_cksum, show_tx_cksum, "offload (when the NIC offers it) or software (offload)" },
+	{ "header-timeout-ms", "MS", set_header_timeout_ms, show_header_timeout_ms, "408 when a request head takes longer, 0 = off (10000)" },
+	{ "keepalive-timeout-ms", "MS", set_keepalive_timeout_ms, show_keepalive_timeout_ms, "close keep-alive connections idle this long, 0 = off (60000)" },
+	{ "max-target", "BYTES", set_max_target, show_max_target, "longest request target (URL) of either protocol, 414 past it (8192)" },
+	{ "max-header-bytes", "BYTES", set_max_header_bytes, show_max_header_bytes, "longest HTTP/1.1 request head and HTTP/2 header list, 431 past it (414 when the request line is what does not fit); each connection's HTTP/1.1 input buffer, so it costs this much per --max-conns (16384)" },
+	{ "max-body", "BYTES", set_max_body, show_max_body, "largest request body a plain handler (not one that reads its body as it comes) is given whole, HTTP/1.1 and HTTP/2; 413 past it, on the Content-Length before the body is read, or as a body without one crosses it; at least 4096 (1048576)" },
+	{ "body-buffers", "N", set_body_buffers, show_body_buffers, "request bodies over 4 KiB a shard gathers at once for plain handlers, each in a buffer of --max-body (with --max-header-bytes), reserved at start but in memory only once used; 503 when all are busy (16)" },
+	{ "drain-ms", "MS", set_drain_ms, show_drain_ms, "on SIGTERM, finish in-flight requests this long (1000)" },
+	{ "idle", "MODE", set_idle, show_idle, "poll (busy) or sleep (back off when idle) (sleep)" },
+	{ "idle-sleep-us", "US", set_idle_sleep_us, show_idle_sleep_us, "longest idle sleep (100)" },
+	{ "check-config", NULL, NULL, NULL, "check what a start would but the ports, memory and the file prefix (the EAL options by the EAL's parser, the lcores, --www loaded, the TLS certificates and keys, plugins opened, --state-dir and --access-log writable), start nothing, and print the configuration resolved as a --config file; exit 0 if good, 2 for the configuration, 1 for resources; on either side of --" },
+	{ "help", NULL, NULL, NULL, "this text" },
+	{ "version", NULL, NULL, NULL, "print the version" },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -680,6 +1022,9 @@ options_defaults(struct ewykd_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->www_max_mb = 1024;
 	cfg->listen_port = 80;
+	cfg->tls_handshake_timeout_ms = 10000;
+	cfg->tls_ticket_rotate_s = 43200;
+	cfg->tls_offload = true;
 	cfg->mtu = 1500;
 	cfg->rx_desc = 1024;
 	cfg->tx_desc = 1024;
@@ -718,6 +1063,8 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->keepalive_timeout_ms = 60000;
 	cfg->max_header_bytes = HTTP_MAX_HEAD_BYTES;
 	cfg->max_target = HTTP_MAX_TARGET;
+	cfg->max_body = HTTP_MAX_BODY;
+	cfg->body_buffers = HTTP_BODY_BUFFERS;
 	cfg->journal_max_mb = 64;
 	cfg->idle = IDLE_SLEEP;
 	cfg->idle_sleep_us = 100;
@@ -729,9 +1076,11 @@ options_usage(const char *prog)
 	size_t i;
 
 	printf("Usage: %s [EAL options] -- [ewykd options]\n"
-	       "       %s --config FILE\n\n"
-	       "ewyk: a kernel-bypass HTTP/1.1 and HTTP/2 (cleartext, by prior knowledge\n"
-	       "or Upgrade) appliance on DPDK.\n\n"
+	       "       %s --config FILE [ewykd options]\n\n"
+	       "ewyk: a kernel-bypass HTTP/1.1 and HTTP/2 appliance on DPDK: cleartext\n"
+	       "(HTTP/2 by prior knowledge or Upgrade) on --listen-port, and TLS 1.3 and\n"
+	       "1.2 (HTTP/2 by ALPN) on --tls-port once --tls-cert and --tls-key are given.\n"
+	       "SIGHUP reloads the TLS certificates and keys.\n\n"
 	       "ewykd options:\n", prog, prog);
 	for (i = 0; i < NOPTS; i++) {
 		char left[40];
@@ -767,208 +1116,115 @@ find_opt(const char *name)
 	return NULL;
 }
 
-/* Line of the nth (from 0) "key" inside [section] of an INI file (of the
- * section header when key is NULL), for error messages; 0 if not found. */
-static int
-ini_line_of(const char *file, const char *section, const char *key, int nth)
+/* A key the file may give more than once: each adds an item. */
+static bool
+repeatable(const struct opt_def *o)
 {
-	char line[4096], cur[128] = "";
-	int no = 0;
-	FILE *f = fopen(file, "r");
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *p = line, *e;
-
-		no++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '[') {
-			e = strchr(p, ']');
-			if (e != NULL) {
-				*e = '\0';
-				snprintf(cur, sizeof(cur), "%s", p + 1);
-				if (key == NULL && strcmp(cur, section) == 0) {
-					fclose(f);
-					return no;
-				}
-			}
-			continue;
-		}
-		e = p + strcspn(p, "= \t");
-		if (key != NULL && strcmp(cur, section) == 0 && (size_t)(e - p) == strlen(key) &&
-				strncmp(p, key, strlen(key)) == 0 && nth-- == 0) {
-			fclose(f);
-			return no;
-		}
-	}
-	fclose(f);
-	return 0;
+	return o != NULL && (o->set == set_ip || o->set == set_ip6 ||
+			o->set == set_plugin || o->set == set_upstream ||
+			o->set == set_cache_control || o->set == set_mime_type ||
+			o->set == set_tls_cert || o->set == set_tls_key ||
+			o->set == set_tls_ocsp);
 }
 
-/* rte_cfgfile says only "failed"; find the first line it cannot read. */
+/* The first entry of the same key before entries[i], or -1. */
 static int
-ini_check_syntax(const char *file, char *err, size_t errlen)
+earlier_entry(const struct ini *ini, int i)
 {
-	char line[4096];
-	int no = 0;
-	FILE *f = fopen(file, "r");
+	int j;
 
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", file, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *p = line;
+	for (j = 0; j < i; j++)
+		if (strcmp(ini->entries[j].section, ini->entries[i].section) == 0 &&
+				strcmp(ini->entries[j].key, ini->entries[i].key) == 0)
+			return j;
+	return -1;
+}
 
-		no++;
-		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-			p++;
-		if (*p == '\0' || *p == ';' || *p == '#')
-			continue;
-		if (*p == '[' ? strchr(p, ']') == NULL : strchr(p, '=') == NULL ||
-				*p == '=') {
-			snprintf(err, errlen, "%s:%d: expected [section] or "
-					"key = value", file, no);
-			fclose(f);
+/* One entry of the file into cfg: each key known, given once unless it
+ * is repeatable (a second value would silently replace the first). */
+static int
+load_entry(struct ewykd_config *cfg, const struct ini *ini, int i,
+		const char *file, char *err, size_t errlen)
+{
+	const struct ini_entry *en = &ini->entries[i];
+	const struct opt_def *o = strcmp(en->section, SECTION) == 0 ?
+		find_opt(en->key) : NULL;
+	int first = earlier_entry(ini, i);
+	char sub[256];
+
+	if (strcmp(en->section, EAL_SECTION) == 0) {
+		if (strcmp(en->key, "args") != 0) {
+			snprintf(err, errlen, "%s:%d: unknown key '%s' ([" EAL_SECTION
+					"] takes one key, args = EAL options)",
+					file, en->line, en->key);
 			return -1;
 		}
+		o = NULL;
+	} else if (o == NULL || o->set == NULL || o->set == set_config) {
+		snprintf(err, errlen, "%s:%d: unknown key '%s'", file, en->line,
+				en->key);
+		return -1;
 	}
-	fclose(f);
+	if (first >= 0 && !repeatable(o)) {
+		snprintf(err, errlen, "%s:%d: %s given twice (first on line %d)",
+				file, en->line, en->key, ini->entries[first].line);
+		return -1;
+	}
+	if (o == NULL) {
+		if (strlen(en->value) >= sizeof(cfg->eal_args)) {
+			snprintf(err, errlen, "%s:%d: args: longer than %zu bytes",
+					file, en->line, sizeof(cfg->eal_args) - 1);
+			return -1;
+		}
+		snprintf(cfg->eal_args, sizeof(cfg->eal_args), "%s", en->value);
+		return 0;
+	}
+	if (o->set(cfg, en->value, sub, sizeof(sub)) != 0) {
+		snprintf(err, errlen, "%s:%d: %s: %s", file, en->line, en->key, sub);
+		return -1;
+	}
 	return 0;
 }
 
 static int
 load_config(struct ewykd_config *cfg, char *err, size_t errlen)
 {
-	const char *file = cfg->config_file;
-	char store[MAX_SECTIONS][CFG_NAME_LEN];
-	char *names[MAX_SECTIONS];
-	struct rte_cfgfile *ini;
-	int i, n, rc = -1;
-	char sub[256];
+	struct ini ini;
+	int i, rc = 0;
 
-	if (ini_check_syntax(file, err, errlen) != 0)
+	if (ini_load(&ini, cfg->config_file, err, errlen) != 0)
 		return -1;
-	ini = rte_cfgfile_load(file, 0);
-	if (ini == NULL) {
-		snprintf(err, errlen, "%s: cannot be read as an INI file", file);
-		return -1;
-	}
-	n = rte_cfgfile_num_sections(ini, NULL, 0);
-	if (n > MAX_SECTIONS) {
-		snprintf(err, errlen, "%s: more than %d sections", file, MAX_SECTIONS);
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		names[i] = store[i];
-	rte_cfgfile_sections(ini, names, n);
-	for (i = 0; i < n; i++) {
-		if (strcmp(names[i], SECTION) != 0 &&
-				strcmp(names[i], EAL_SECTION) != 0) {
-			snprintf(err, errlen, "%s:%d: unknown section [%s] (expected "
-					"[" SECTION "] or [" EAL_SECTION "])", file,
-					ini_line_of(file, names[i], NULL, 0), names[i]);
-			goto out;
-		}
-	}
-	if (rte_cfgfile_has_section(ini, EAL_SECTION)) {
-		const char *v = rte_cfgfile_get_entry(ini, EAL_SECTION, "args");
+	for (i = 0; i < ini.nsections && rc == 0; i++) {
+		const struct ini_section *sec = &ini.sections[i];
 
-		if (v == NULL || rte_cfgfile_section_num_entries(ini, EAL_SECTION) != 1) {
-			snprintf(err, errlen, "%s: [" EAL_SECTION "] takes one key, "
-					"args = EAL options", file);
-			goto out;
-		}
-		snprintf(cfg->eal_args, sizeof(cfg->eal_args), "%s", v);
+		if (strcmp(sec->name, SECTION) == 0 ||
+				strcmp(sec->name, EAL_SECTION) == 0)
+			continue;
+		snprintf(err, errlen, "%s:%d: unknown section [%s] (expected ["
+				SECTION "] or [" EAL_SECTION "])",
+				cfg->config_file, sec->line, sec->name);
+		rc = -1;
 	}
-	if (rte_cfgfile_has_section(ini, SECTION)) {
-		int ne = rte_cfgfile_section_num_entries(ini, SECTION);
-		struct rte_cfgfile_entry *entries = calloc((size_t)ne + 1,
-				sizeof(*entries));
-
-		if (entries == NULL)
-			goto out;
-		rte_cfgfile_section_entries(ini, SECTION, entries, ne);
-		for (i = 0; i < ne; i++) {
-			const struct opt_def *o = find_opt(entries[i].name);
-			int line, nth = 0, j;
-
-			/* A repeated key (upstream, plugin): its own line. */
-			for (j = 0; j < i; j++)
-				nth += strcmp(entries[j].name, entries[i].name) == 0;
-			line = ini_line_of(file, SECTION, entries[i].name, nth);
-
-			if (o == NULL || o->set == NULL || o->set == set_config) {
-				snprintf(err, errlen, "%s:%d: unknown key '%s'",
-						file, line, entries[i].name);
-				free(entries);
-				goto out;
-			}
-			if (o->set(cfg, entries[i].value, sub, sizeof(sub)) != 0) {
-				snprintf(err, errlen, "%s:%d: %s: %s", file, line,
-						entries[i].name, sub);
-				free(entries);
-				goto out;
-			}
-		}
-		free(entries);
-	}
-	rc = 0;
-out:
-	rte_cfgfile_close(ini);
+	for (i = 0; i < ini.n && rc == 0; i++)
+		rc = load_entry(cfg, &ini, i, cfg->config_file, err, errlen);
+	ini_free(&ini);
 	return rc;
 }
 
-/* --check-config: what the configuration resolves to. Devices, --www and
- * --state-dir are only checked when ewykd starts. */
-static void
-options_print(const struct ewykd_config *cfg)
+void
+options_write(const struct ewykd_config *cfg, const char *eal_args, FILE *f)
 {
-	char ip[INET_ADDRSTRLEN + 4];
-	uint16_t i;
+	size_t i;
 
-	printf("ewykd: configuration good%s%s\n", cfg->config_file[0] ? ": " : "",
-			cfg->config_file);
-	printf("  eal args: %s\n", cfg->eal_args[0] ? cfg->eal_args :
-			"(none in the file: the command line's, before --)");
-	for (i = 0; i < cfg->nb_ips; i++) {
-		options_format_ip(cfg, i, ip, sizeof(ip));
-		printf("  ip %s (port %u)\n", ip, (unsigned int)i);
-	}
-	for (i = 0; i < cfg->nb_ip6s; i++) {
-		char ip6[INET6_ADDRSTRLEN + 8];
-
-		options_format_ip6(cfg, i, ip6, sizeof(ip6));
-		printf("  ip6 %s (port %u)\n", ip6, (unsigned int)i);
-	}
-	printf("  port-id %u, listen-port %u, mtu %u\n", cfg->port_id,
-			cfg->listen_port, cfg->mtu);
-	if (cfg->shards == 0)
-		printf("  shards: one per worker lcore");
+	fprintf(f, "[" EAL_SECTION "]\n");
+	if (eal_args[0] != '\0')
+		fprintf(f, "args = %s\n", eal_args);
 	else
-		printf("  shards: %u", cfg->shards);
-	printf(", rx-desc %u, tx-desc %u, mbufs %u, max-conns %u\n", cfg->rx_desc,
-			cfg->tx_desc, cfg->mbufs, cfg->max_conns);
-	printf("  tx-cksum %s, idle %s, strategy %s\n",
-			cfg->sw_cksum ? "software" : "offload",
-			cfg->idle == IDLE_POLL ? "poll" : "sleep",
-			ewyk_mode_name(cfg->strategy));
-	for (i = 0; i < cfg->nb_cache_control; i++)
-		printf("  cache-control %s\n", cfg->cache_control[i]);
-	for (i = 0; i < cfg->nb_mime_types; i++)
-		printf("  mime-type %s\n", cfg->mime_types[i]);
-	if (cfg->mime_types_file[0] != '\0')
-		printf("  mime-types %s\n", cfg->mime_types_file);
-	for (i = 0; i < cfg->nb_upstreams; i++) {
-		const struct upstream_target *t = &cfg->upstreams[i];
-		char a[INET6_ADDRSTRLEN + 8];
-
-		net_addr_format(&t->addr, t->port, a, sizeof(a));
-		printf("  upstream %s %s (port %d)\n", t->name, a,
-				options_addr_holding(cfg, &t->addr));
-	}
+		show_unset("args", "none: the EAL's defaults", f);
+	fprintf(f, "\n[" SECTION "]\n");
+	for (i = 0; i < NOPTS; i++)
+		if (opts[i].show != NULL)
+			opts[i].show(cfg, opts[i].name, f);
 }
 
 /* Upstreams are reached on the link of one of the ports: there is no
@@ -1007,6 +1263,34 @@ check_upstreams(const struct ewykd_config *cfg)
 	return 0;
 }
 
+/* Certificates and keys in pairs; the TLS port defaults to 443 and is not
+ * the cleartext one. */
+static int
+check_tls(struct ewykd_config *cfg)
+{
+	if (cfg->nb_tls_certs != cfg->nb_tls_keys) {
+		fprintf(stderr, "ewykd: %u --tls-cert and %u --tls-key: they "
+				"come in pairs\n", cfg->nb_tls_certs,
+				cfg->nb_tls_keys);
+		return OPT_EXIT_USAGE;
+	}
+	if (cfg->nb_tls_certs == 0) {
+		if (cfg->tls_port == 0)
+			return 0;
+		fprintf(stderr, "ewykd: --tls-port %u without --tls-cert and "
+				"--tls-key\n", cfg->tls_port);
+		return OPT_EXIT_USAGE;
+	}
+	if (cfg->tls_port == 0)
+		cfg->tls_port = 443;
+	if (cfg->tls_port == cfg->listen_port) {
+		fprintf(stderr, "ewykd: --tls-port %u is --listen-port too\n",
+				cfg->tls_port);
+		return OPT_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int
 options_parse(struct ewykd_config *cfg, int argc, char **argv)
 {
@@ -1033,8 +1317,15 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", lopts, &idx)) != -1) {
-		if (c == 0 && opts[idx].set == set_config &&
-				set_config(cfg, optarg, sub, sizeof(sub)) != 0) {
+		if (c != 0 || opts[idx].set != set_config)
+			continue;
+		if (cfg->config_file[0] != '\0') {
+			fprintf(stderr, "ewykd: --config given twice (%s and %s): "
+					"one file holds the configuration\n",
+					cfg->config_file, optarg);
+			return OPT_EXIT_USAGE;
+		}
+		if (set_config(cfg, optarg, sub, sizeof(sub)) != 0) {
 			fprintf(stderr, "ewykd: --config: %s\n", sub);
 			return OPT_EXIT_USAGE;
 		}
@@ -1081,14 +1372,11 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	if (cfg->nb_ips == 0 && cfg->nb_ip6s == 0)
 		add_ip(cfg, "198.18.0.2/24", sub, sizeof(sub));
 	cfg->nb_ports = RTE_MAX(cfg->nb_ips, cfg->nb_ip6s);
-	if (check_upstreams(cfg) != 0)
+	if (check_upstreams(cfg) != 0 || check_tls(cfg) != 0)
 		return OPT_EXIT_USAGE;
-	for (i = 1; i < (size_t)argc; i++) {
-		if (strcmp(argv[i], "--check-config") == 0) {
-			options_print(cfg);
-			return OPT_EXIT_OK;
-		}
-	}
+	for (i = 1; i < (size_t)argc; i++)
+		if (strcmp(argv[i], "--check-config") == 0)
+			cfg->check_only = true;
 	return 0;
 }
 

@@ -9,8 +9,10 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ewyk_exec.h"
+#include "ewyk_tls.h"
 #include "http_upstream.h"
 #include "www.h"
 
@@ -95,6 +97,7 @@ struct ewykd_config {
 	bool demo_routes;	/* --demo-routes */
 	bool state_api;		/* --state-api */
 	char state_api_token[128];	/* --state-api-token's, or "" */
+	char state_api_token_file[PATH_MAX];	/* where it was read */
 	char access_log[PATH_MAX];	/* --access-log FILE, "-", or "" */
 	bool access_log_json;		/* --access-log-format json */
 	uint32_t kv_keys;	/* /kv: keys of the in-memory store */
@@ -111,12 +114,27 @@ struct ewykd_config {
 	uint32_t keepalive_timeout_ms;
 	uint32_t max_header_bytes;	/* an HTTP/1.1 request head (431) */
 	uint32_t max_target;	/* a request target (414) */
+	uint32_t max_body;	/* a body a plain handler takes whole (413) */
+	uint32_t body_buffers;	/* per shard: such bodies past 4 KiB at once */
 	enum idle_mode idle;
 	uint32_t idle_sleep_us;
+	/* TLS: pairs of --tls-cert and --tls-key, the Nth --tls-ocsp for
+	 * the pair it follows. */
+	uint16_t nb_tls_certs;
+	uint16_t nb_tls_keys;
+	char tls_cert[TLS_PAIRS_MAX][PATH_MAX];
+	char tls_key[TLS_PAIRS_MAX][PATH_MAX];
+	char tls_ocsp[TLS_PAIRS_MAX][PATH_MAX];	/* "" : none */
+	uint16_t tls_port;	/* 0: 443 once a certificate is given */
+	char tls_priority[1024];	/* "": TLS_PRIORITY_DEFAULT */
+	uint32_t tls_handshake_timeout_ms;
+	uint32_t tls_ticket_rotate_s;	/* 0: never */
+	bool tls_offload;	/* off: every handshake inline (a baseline) */
 	char eal_args[1024];	/* [eal] args= of the config file */
+	bool check_only;	/* --check-config: check, print, start nothing */
 };
 
-#define OPT_EXIT_OK 1		/* --version or --check-config was served */
+#define OPT_EXIT_OK 1		/* --version was served */
 #define OPT_EXIT_USAGE 2	/* bad option: exit status 2 */
 #define OPT_EXIT_HELP 3		/* --help: print options_usage() */
 
@@ -124,9 +142,15 @@ void options_defaults(struct ewykd_config *cfg);
 /* --help's list of ewykd's options. */
 void options_usage(const char *prog);
 /* Parses ewykd's own arguments (after "--"), loading --config first so the
- * command line overrides the file. Returns 0, OPT_EXIT_OK or OPT_EXIT_USAGE
- * (the error line is printed). */
+ * command line overrides the file. Returns 0 (cfg->check_only with
+ * --check-config), OPT_EXIT_OK, OPT_EXIT_HELP or OPT_EXIT_USAGE (the error
+ * line is printed). */
 int options_parse(struct ewykd_config *cfg, int argc, char **argv);
+/* The configuration as a file ewykd reads back: [eal] args = eal_args,
+ * then every option of [ewykd] with its value, those without one as
+ * comments saying what that means. */
+void options_write(const struct ewykd_config *cfg, const char *eal_args,
+		FILE *f);
 /* "A.B.C.D/N" of port i, for the log and telemetry ("" without IPv4). */
 void options_format_ip(const struct ewykd_config *cfg, uint16_t i, char *buf,
 		size_t len);

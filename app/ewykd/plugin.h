@@ -13,4 +13,9 @@ struct ewykd_config;
 int plugins_load(const struct ewykd_config *cfg, struct ewyk_router *r,
 		char *err, size_t errlen);
 
+/* --check-config: each plugin opened as a start would (its symbols
+ * resolved against ewykd's), its init found, and closed again; the init
+ * is not called (it may start what the plugin serves with). */
+int plugins_check(const struct ewykd_config *cfg, char *err, size_t errlen);
+
 #endif /* EWYKD_PLUGIN_H */

@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 
+#include "ewyk_tls.h"
 #include "ewykd.h"
 #include "reload.h"
 #include "services.h"
 #include "shard.h"
 
-static volatile bool asked;
+/* Requests and completions are counted: a waiter knows its own. */
+static _Atomic unsigned long asked;
+static _Atomic unsigned long done;
+static _Atomic int last_rc;
+static char last_msg[TLS_ERR_LEN];	/* written before done moves */
 
 void
 reload_note_tree(struct ewykd *e)
@@ -27,7 +35,7 @@ reload_note_tree(struct ewykd *e)
 void
 reload_ask(void)
 {
-	__atomic_store_n(&asked, true, __ATOMIC_RELAXED);
+	atomic_fetch_add_explicit(&asked, 1, memory_order_relaxed);
 }
 
 static uint64_t
@@ -80,12 +88,6 @@ reload_www(struct ewykd *e)
 
 	if (e->cfg.www[0] == '\0')
 		return;
-	if (e->reload.pending) {
-		/* The previous tree still has answers in flight: one swap at a
-		 * time, this one is done once it is freed. */
-		reload_ask();
-		return;
-	}
 	next = services_www_load(e, err, sizeof(err));
 	if (next == NULL) {
 		__atomic_fetch_add(&e->reload.failed, 1, __ATOMIC_RELAXED);
@@ -97,9 +99,33 @@ reload_www(struct ewykd *e)
 	swap_in(e, next, t0);
 }
 
+static int
+reload_tls(struct ewykd *e)
+{
+	char err[TLS_ERR_LEN] = "";
+	int rc;
+
+	if (e->tls == NULL) {
+		snprintf(last_msg, sizeof(last_msg), "no TLS port");
+		return 0;
+	}
+	rc = tls_config_reload(e->tls, err, sizeof(err));
+	if (rc == 0) {
+		snprintf(last_msg, sizeof(last_msg), "certificates reloaded");
+		printf("ewykd: TLS certificates and keys reloaded\n");
+		fflush(stdout);
+	} else {
+		snprintf(last_msg, sizeof(last_msg), "%s", err);
+		fprintf(stderr, "ewykd: TLS reload refused, the previous "
+				"certificates stay: %s\n", err);
+	}
+	return rc;
+}
+
 void
 reload_step(struct ewykd *e)
 {
+	unsigned long a = atomic_load_explicit(&asked, memory_order_acquire);
 	const struct www *old;
 
 	if (e->reload.pending && shards_moved_on(e) &&
@@ -108,9 +134,34 @@ reload_step(struct ewykd *e)
 		e->www_retiring = NULL;
 		e->reload.pending = false;
 	}
-	if (!__atomic_exchange_n(&asked, false, __ATOMIC_RELAXED))
+	if (e->tls != NULL)
+		tls_config_tick(e->tls, (uint64_t)time(NULL));
+	/* One swap at a time: while the previous tree still has answers in
+	 * flight, the reload waits for it to be freed. */
+	if (a == atomic_load_explicit(&done, memory_order_relaxed) ||
+			e->reload.pending)
 		return;
 	printf("ewykd: reload asked\n");
 	fflush(stdout);
 	reload_www(e);
+	atomic_store_explicit(&last_rc, reload_tls(e), memory_order_relaxed);
+	atomic_store_explicit(&done, a, memory_order_release);
+}
+
+int
+reload_request_wait(char *msg, size_t len, unsigned int timeout_ms)
+{
+	unsigned long mine = atomic_fetch_add(&asked, 1) + 1;
+	unsigned int waited = 0;
+
+	while (atomic_load_explicit(&done, memory_order_acquire) < mine) {
+		if (waited >= timeout_ms) {
+			snprintf(msg, len, "no reload within %u ms", timeout_ms);
+			return -2;
+		}
+		usleep(1000);
+		waited++;
+	}
+	snprintf(msg, len, "%s", last_msg);
+	return atomic_load_explicit(&last_rc, memory_order_relaxed);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ewyk_serve.h"
+#include "ewyk_tls.h"
 #include "http_static.h"
 #include "plugin.h"
 #include "reload.h"
@@ -82,6 +83,49 @@ services_www_free(struct www *w)
 	free(w);
 }
 
+struct tls_config *
+services_tls_load(const struct ewykd_config *cfg, uint16_t shards, char *err,
+		size_t errlen)
+{
+	struct tls_conf tc = {
+		.n_pairs = cfg->nb_tls_certs,
+		.priority = cfg->tls_priority[0] ? cfg->tls_priority : NULL,
+		.handshake_timeout_ms = cfg->tls_handshake_timeout_ms,
+		.ticket_rotate_s = cfg->tls_ticket_rotate_s,
+		.shards = shards,
+	};
+	uint16_t i;
+
+	for (i = 0; i < cfg->nb_tls_certs; i++) {
+		tc.pairs[i].cert = cfg->tls_cert[i];
+		tc.pairs[i].key = cfg->tls_key[i];
+		tc.pairs[i].ocsp = cfg->tls_ocsp[i][0] ? cfg->tls_ocsp[i] : NULL;
+	}
+	return tls_config_create(&tc, err, errlen);
+}
+
+/* The certificates and keys, checked, with every shard's credentials. */
+static enum ewykd_err
+tls_open(struct ewykd *e, char *err, size_t errlen)
+{
+	if (e->cfg.nb_tls_certs == 0)
+		return EWYKD_OK;
+	e->tls = services_tls_load(&e->cfg, e->nb_shards, err, errlen);
+	return e->tls != NULL ? EWYKD_OK : EWYKD_ERR_TLS;
+}
+
+enum ewykd_err
+services_check_served(const struct ewykd_config *cfg, char *err, size_t errlen)
+{
+	if (cfg->www[0] == '\0' && !cfg->demo_routes && !cfg->state_api &&
+			cfg->nb_plugins == 0 && cfg->nb_upstreams == 0) {
+		snprintf(err, errlen, "nothing to serve: give --www DIR (or "
+				"--plugin, --upstream, --state-api, --demo-routes)");
+		return EWYKD_ERR_CONFIG;
+	}
+	return EWYKD_OK;
+}
+
 enum ewykd_err
 services_open(struct ewykd *e, char *err, size_t errlen)
 {
@@ -90,12 +134,9 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	enum ewykd_err rc;
 	int err_no;
 
-	if (cfg->www[0] == '\0' && !cfg->demo_routes && !cfg->state_api &&
-			cfg->nb_plugins == 0 && cfg->nb_upstreams == 0) {
-		snprintf(err, errlen, "nothing to serve: give --www DIR (or "
-				"--plugin, --upstream, --state-api, --demo-routes)");
-		return EWYKD_ERR_CONFIG;
-	}
+	rc = services_check_served(cfg, err, errlen);
+	if (rc != EWYKD_OK)
+		return rc;
 	if (cfg->www[0] != '\0') {
 		e->www = services_www_load(e, sub, sizeof(sub));
 		if (e->www == NULL) {
@@ -105,6 +146,9 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 		e->statics.www = e->www;
 	}
 	reload_note_tree(e);
+	rc = tls_open(e, err, errlen);
+	if (rc != EWYKD_OK)
+		return rc;
 	rc = stores_open(e, err, errlen);
 	if (rc != EWYKD_OK)
 		return rc;
@@ -151,4 +195,6 @@ services_close(struct ewykd *e)
 	e->www = NULL;
 	services_www_free(e->www_retiring);
 	e->www_retiring = NULL;
+	tls_config_destroy(e->tls);	/* after the shards' */
+	e->tls = NULL;
 }

@@ -190,7 +190,10 @@ idle_backoff(struct shard *s, uint32_t *idle_polls)
 
 /* Graceful stop: refuse new connections, let HTTP finish what it was
  * asked (GOAWAY for HTTP/2), and keep producing until every connection
- * is gone or the main lcore says time is up. True when production stops. */
+ * is gone or the main lcore says time is up. Then what still waits is
+ * cut: a handler asleep on a thread (a pool thread, or an EPC lcore)
+ * returns now, its answer dropped, rather than when its wait would have
+ * ended, which --drain-ms would not bound. True when production stops. */
 static bool
 drain(struct shard *s)
 {
@@ -203,7 +206,10 @@ drain(struct shard *s)
 	if (s->net_stats.tcp_conns_open == s->net_stats.tcp_time_wait &&
 			serve_idle(s->serve))
 		__atomic_store_n(&s->drained, true, __ATOMIC_RELEASE);
-	return __atomic_load_n(&stop_now, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&stop_now, __ATOMIC_RELAXED))
+		return false;
+	serve_finish(s->serve);
+	return true;
 }
 
 /* The strategy's produce(): polls until a task is ready or ewykd stops. */
@@ -222,6 +228,7 @@ shard_produce(void *ctx)
 	/* One clock read per turn: its end is the next turn's start. */
 	t0 = rte_get_tsc_cycles();
 	for (;;) {
+		uint64_t consumed = lt != NULL ? lt->consuming : 0, spent;
 		unsigned int work;
 
 		t = serve_next_task(s->serve);
@@ -236,10 +243,14 @@ shard_produce(void *ctx)
 			idle_backoff(s, &idle_polls);
 		t1 = rte_get_tsc_cycles();
 		if (lt != NULL) {
+			/* Handlers the poll ran inline are the runtime's
+			 * consuming time already. */
+			consumed = lt->consuming - consumed;
+			spent = t1 - t0 > consumed ? t1 - t0 - consumed : 0;
 			if (work > 0)
-				lt->producing += t1 - t0;
+				lt->producing += spent;
 			else
-				lt->idle += t1 - t0;
+				lt->idle += spent;
 		}
 		t0 = t1;
 	}
@@ -295,12 +306,19 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.watch_ns = handoff_ns(e),
 		.fibers = cfg->fibers,
 		.fiber_stack_kb = cfg->fiber_stack_kb,
+		.listen_port = cfg->listen_port,
 		.http_stats = &s->http_stats,
 		.max_conns = cfg->max_conns,
 		.header_timeout_ms = cfg->header_timeout_ms,
 		.keepalive_timeout_ms = cfg->keepalive_timeout_ms,
 		.max_head_bytes = cfg->max_header_bytes,
 		.max_target = cfg->max_target,
+		.max_body = cfg->max_body,
+		.body_buffers = cfg->body_buffers,
+		.tls = e->tls,
+		.tls_port = cfg->tls_port,
+		.tls_stats = &s->tls_stats,
+		.tls_inline = !cfg->tls_offload,
 		.upstream = cfg->nb_upstreams > 0 ? &uc : NULL,
 		.lcore_time = e->lcore_time,
 		.log = e->access_log,

@@ -17,6 +17,7 @@
 #include <rte_lcore.h>
 
 #include "ewyk_serve.h"
+#include "ewyk_tls.h"
 #include "net_stack.h"
 #include "options.h"
 
@@ -50,6 +51,7 @@ struct shard {
 	struct serve_lcore_time *lcore_time;	/* the process's, by lcore */
 	struct net_stats net_stats;
 	struct http_stats http_stats;
+	struct tls_stats tls_stats;
 	struct shard_stats stats;
 	bool draining;		/* owner: drain started */
 	bool drained;		/* owner: no connection left but TIME-WAIT */

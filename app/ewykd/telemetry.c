@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -23,6 +24,7 @@
 #include "ewykd.h"
 #include "http_token.h"
 #include "options.h"
+#include "reload.h"
 #include "shard.h"
 #include "store.h"
 #include "reload.h"
@@ -663,10 +665,10 @@ add_routes(struct rte_tel_data *d)
 				EWYK_MATCH_PREFIX ? "prefix" : "exact");
 		rte_tel_data_add_dict_u64(rd, "requests_reqs", h.count);
 		rte_tel_data_add_dict_u64(rd, "server_errors_reqs", errors);
-		rte_tel_data_add_dict_u64(rd, "p50_us", lat_percentile(&h, 0.50));
-		rte_tel_data_add_dict_u64(rd, "p90_us", lat_percentile(&h, 0.90));
-		rte_tel_data_add_dict_u64(rd, "p99_us", lat_percentile(&h, 0.99));
-		rte_tel_data_add_dict_u64(rd, "max_us", h.max_us);
+		rte_tel_data_add_dict_u64(rd, "p50_ns", lat_percentile(&h, 0.50));
+		rte_tel_data_add_dict_u64(rd, "p90_ns", lat_percentile(&h, 0.90));
+		rte_tel_data_add_dict_u64(rd, "p99_ns", lat_percentile(&h, 0.99));
+		rte_tel_data_add_dict_u64(rd, "max_ns", h.max_ns);
 		/* "/v1/state/" -> "route_v1_state": keys are [A-Za-z0-9_]. */
 		snprintf(key, sizeof(key), "route_%s", rt->path + 1);
 		for (j = 0; key[j] != '\0'; j++)
@@ -727,6 +729,18 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "idle_closes_count", SUM(s->http_stats.idle_closes));
 	rte_tel_data_add_dict_u64(d, "pipeline_full_count",
 			SUM(s->http_stats.pipeline_full));
+	/* Bodies gathered whole past 4 KiB, in the shards' body buffers
+	 * (--max-body, --body-buffers), and those refused. */
+	rte_tel_data_add_dict_u64(d, "body_buffers_taken_count",
+			SUM(s->http_stats.body_slots_taken));
+	rte_tel_data_add_dict_int(d, "body_buffers_busy_count",
+			(int)SUM(s->http_stats.body_slots_in_use));
+	rte_tel_data_add_dict_u64(d, "body_buffers_short_count",
+			SUM(s->http_stats.body_slots_short));
+	rte_tel_data_add_dict_u64(d, "bodies_too_large_count",
+			SUM(s->http_stats.bodies_too_large));
+	rte_tel_data_add_dict_u64(d, "body_timeouts_count",
+			SUM(s->http_stats.body_timeouts));
 	rte_tel_data_add_dict_u64(d, "http2_streams_count", SUM(s->http_stats.h2_streams));
 	rte_tel_data_add_dict_int(d, "http2_open_streams", (int)open);
 	rte_tel_data_add_dict_u64(d, "http2_resets_in_count",
@@ -895,10 +909,10 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 			rte_tel_data_add_dict_u64(ud, key, UP_SUM(errors[e]));
 		}
 #undef UP_SUM
-		rte_tel_data_add_dict_u64(ud, "p50_us", lat_percentile(&h, 0.50));
-		rte_tel_data_add_dict_u64(ud, "p90_us", lat_percentile(&h, 0.90));
-		rte_tel_data_add_dict_u64(ud, "p99_us", lat_percentile(&h, 0.99));
-		rte_tel_data_add_dict_u64(ud, "max_us", h.max_us);
+		rte_tel_data_add_dict_u64(ud, "p50_ns", lat_percentile(&h, 0.50));
+		rte_tel_data_add_dict_u64(ud, "p90_ns", lat_percentile(&h, 0.90));
+		rte_tel_data_add_dict_u64(ud, "p99_ns", lat_percentile(&h, 0.99));
+		rte_tel_data_add_dict_u64(ud, "max_ns", h.max_ns);
 		snprintf(key, sizeof(key), "upstream_%s", t->name);
 		for (e = 0; key[e] != '\0'; e++)
 			if (key[e] == '-')
@@ -907,6 +921,157 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 	}
 	if (cfg->nb_upstreams > 0)
 		return tel_fetch_handles(d);
+	return 0;
+}
+
+/* A dict of per-shard TLS counters summed, n of them from offset. */
+static void
+add_tls_counters(struct rte_tel_data *d, const char *key, size_t offset,
+		unsigned int n, const char *const *names)
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	unsigned int i;
+	uint16_t k;
+
+	if (c == NULL)
+		return;
+	rte_tel_data_start_dict(c);
+	for (i = 0; i < n; i++) {
+		uint64_t t = 0;
+
+		for (k = 0; k < ew->nb_shards; k++)
+			t += LOAD(((const uint64_t *)((const char *)
+					&ew->shards[k].tls_stats + offset))[i]);
+		rte_tel_data_add_dict_u64(c, names[i], t);
+	}
+	rte_tel_data_add_dict_container(d, key, c, 0);
+}
+
+/* The certificates served, by their pair's index ("0" the default):
+ * name, key type, expiry (seconds since the epoch, and left), stapling. */
+static void
+add_tls_certs(struct rte_tel_data *d, const struct tls_config_info *info)
+{
+	struct rte_tel_data *list = rte_tel_data_alloc();
+	int64_t now = (int64_t)time(NULL), soonest = INT64_MAX;
+	unsigned int i;
+
+	if (list == NULL)
+		return;
+	rte_tel_data_start_dict(list);
+	for (i = 0; i < info->n_certs; i++) {
+		const struct tls_cert_info *c = &info->certs[i];
+		struct rte_tel_data *one = rte_tel_data_alloc();
+		char key[8];
+
+		if (one == NULL)
+			break;
+		snprintf(key, sizeof(key), "%u", i);
+		rte_tel_data_start_dict(one);
+		rte_tel_data_add_dict_string(one, "name", c->name);
+		rte_tel_data_add_dict_string(one, "key_type", c->key_type);
+		rte_tel_data_add_dict_u64(one, "not_after_s", (uint64_t)c->not_after);
+		rte_tel_data_add_dict_int(one, "expires_in_s",
+				(int)RTE_MIN(c->not_after - now, (int64_t)INT_MAX));
+		rte_tel_data_add_dict_int(one, "ocsp_stapled", c->ocsp);
+		rte_tel_data_add_dict_container(list, key, one, 0);
+		soonest = RTE_MIN(soonest, c->not_after);
+	}
+	rte_tel_data_add_dict_container(d, "certs", list, 0);
+	rte_tel_data_add_dict_int(d, "cert_expires_in_s",
+			(int)RTE_MIN(soonest - now, (int64_t)INT_MAX));
+}
+
+static int
+tel_tls(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	struct tls_config_info info;
+	struct tls_mem_stats mem;
+	uint64_t full = SUM(s->tls_stats.handshakes_full);
+	uint64_t cpu_ns = SUM(s->tls_stats.hs_cpu_ns), failed = 0;
+	int k;
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "enabled", ew->tls != NULL);
+	if (ew->tls == NULL)
+		return 0;
+	tls_config_info(ew->tls, &info);
+	rte_tel_data_add_dict_int(d, "port", ew->cfg.tls_port);
+	/* A telemetry string holds 128 bytes: the default is named. */
+	rte_tel_data_add_dict_string(d, "priority", ew->cfg.tls_priority[0] ?
+			info.priority : "default");
+	add_tls_certs(d, &info);
+	rte_tel_data_add_dict_u64(d, "generation", info.generation);
+	rte_tel_data_add_dict_u64(d, "reloads_count", info.reloads);
+	rte_tel_data_add_dict_u64(d, "reload_failures_count", info.reload_failures);
+	rte_tel_data_add_dict_u64(d, "ticket_rotations_count", info.ticket_rotations);
+	rte_tel_data_add_dict_u64(d, "ticket_key_age_s", info.ticket_key_age_s);
+	rte_tel_data_add_dict_u64(d, "accepted_conns", SUM(s->tls_stats.accepted));
+	rte_tel_data_add_dict_u64(d, "refused_conns", SUM(s->tls_stats.refused));
+	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->tls_stats.conns));
+	rte_tel_data_add_dict_u64(d, "handshaking_conns", SUM(s->tls_stats.handshaking));
+	rte_tel_data_add_dict_u64(d, "handshakes_full_count", full);
+	rte_tel_data_add_dict_u64(d, "handshakes_resumed_count",
+			SUM(s->tls_stats.handshakes_resumed));
+	for (k = 0; k < TLS_FAIL__COUNT; k++)
+		failed += SUM(s->tls_stats.failed[k]);
+	rte_tel_data_add_dict_u64(d, "handshakes_failed_count", failed);
+	add_tls_counters(d, "handshakes_failed_by_reason",
+			offsetof(struct tls_stats, failed), TLS_FAIL__COUNT,
+			tls_fail_names);
+	rte_tel_data_add_dict_u64(d, "tls12_conns", SUM(s->tls_stats.tls12));
+	rte_tel_data_add_dict_u64(d, "tls13_conns", SUM(s->tls_stats.tls13));
+	rte_tel_data_add_dict_u64(d, "alpn_h2_conns", SUM(s->tls_stats.alpn_h2));
+	rte_tel_data_add_dict_u64(d, "alpn_http11_conns", SUM(s->tls_stats.alpn_http11));
+	rte_tel_data_add_dict_u64(d, "alpn_none_conns", SUM(s->tls_stats.alpn_none));
+	add_tls_counters(d, "cipher_conns", offsetof(struct tls_stats, cipher),
+			TLS_CIPHER__COUNT, tls_cipher_names);
+	rte_tel_data_add_dict_u64(d, "hs_steps_offloaded_count",
+			SUM(s->tls_stats.hs_steps_offloaded));
+	rte_tel_data_add_dict_u64(d, "hs_steps_inline_count",
+			SUM(s->tls_stats.hs_steps_inline));
+	rte_tel_data_add_dict_u64(d, "hs_staging_waits_count", SUM(s->tls_stats.hs_waits));
+	rte_tel_data_add_dict_u64(d, "hs_cpu_us", cpu_ns / 1000);
+	rte_tel_data_add_dict_u64(d, "renegotiations_refused_count",
+			SUM(s->tls_stats.renegotiations_refused));
+	rte_tel_data_add_dict_u64(d, "close_notify_sent_count",
+			SUM(s->tls_stats.close_notify_sent));
+	rte_tel_data_add_dict_u64(d, "close_notify_received_count",
+			SUM(s->tls_stats.close_notify_received));
+	rte_tel_data_add_dict_u64(d, "records_in_count", SUM(s->tls_stats.records_in));
+	rte_tel_data_add_dict_u64(d, "records_out_count", SUM(s->tls_stats.records_out));
+	rte_tel_data_add_dict_u64(d, "records_held_count", SUM(s->tls_stats.records_held));
+	rte_tel_data_add_dict_u64(d, "plaintext_in_bytes", SUM(s->tls_stats.bytes_in));
+	rte_tel_data_add_dict_u64(d, "plaintext_out_bytes", SUM(s->tls_stats.bytes_out));
+	rte_tel_data_add_dict_u64(d, "record_errors_count", SUM(s->tls_stats.errors));
+	rte_tel_data_add_dict_u64(d, "credential_switches_count",
+			SUM(s->tls_stats.gen_switches));
+	tls_mem_stats(&mem);
+	rte_tel_data_add_dict_u64(d, "mem_cache_hits_count", mem.hits);
+	rte_tel_data_add_dict_u64(d, "mem_cache_grows_count", mem.grows);
+	rte_tel_data_add_dict_u64(d, "mem_cache_too_large_count", mem.too_large);
+	rte_tel_data_add_dict_u64(d, "mem_cache_remote_frees_count", mem.remote_frees);
+	rte_tel_data_add_dict_u64(d, "mem_cache_bytes", mem.bytes);
+	return 0;
+}
+
+static int
+tel_tls_reload(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	char msg[TLS_ERR_LEN];
+	int rc;
+
+	rte_tel_data_start_dict(d);
+	if (ew->tls == NULL) {
+		rte_tel_data_add_dict_string(d, "result", "no TLS port");
+		return 0;
+	}
+	rc = reload_request_wait(msg, sizeof(msg), 10000);
+	rte_tel_data_add_dict_string(d, "result", rc == 0 ? "reloaded" :
+			rc == -1 ? "refused" : "timeout");
+	rte_tel_data_add_dict_string(d, "message", msg);
 	return 0;
 }
 
@@ -939,11 +1104,16 @@ static const struct {
 	{ "/ewyk/reserved", tel_reserved, "Reserved lcores (spinning, parked, "
 		"claims) and the blocking pool. No parameters" },
 	{ "/ewyk/lcores", tel_lcores, "Per lcore: role, shard owned, time "
-		"producing, consuming and idle. No parameters" },
+		"producing, consuming and idle, tasks run. No parameters" },
 	{ "/ewyk/upstreams", tel_upstreams, "Per upstream: connections, "
 		"requests, reuse, errors by kind, latency. No parameters" },
 	{ "/ewyk/conflate", tel_conflate, "The store's write-behind: offers, "
 		"superseded, applied, batches, fsyncs, lag. No parameters" },
+	{ "/ewyk/tls", tel_tls, "TLS: certificates, expiry, handshakes, "
+		"failures by reason, versions, ALPN, ciphers, reloads. No "
+		"parameters" },
+	{ "/ewyk/tls_reload", tel_tls_reload, "Reads the TLS certificates and "
+		"keys again, as SIGHUP does. No parameters" },
 };
 
 int

@@ -9,7 +9,8 @@ serves, on a kernel TCP port:
                   xstats, in Prometheus text format (OpenMetrics when the
                   Accept header asks for it)
   /               the dashboard (one page, refreshed every second)
-  /api/snapshot   the telemetry replies the dashboard polls, as JSON
+  /api/snapshot   the telemetry replies the dashboard polls, as JSON, with
+                  the reading's start (time) and how long it took (duration)
 
 It never blocks the appliance: one connection, short timeouts, each command
 sent at most once per scrape (scrapes closer than --min-interval share one
@@ -38,7 +39,7 @@ CHARTJS_DIR = "/usr/share/javascript/chart.js"
 
 EWYK_COMMANDS = ("/ewyk/info", "/ewyk/stats", "/ewyk/tcp", "/ewyk/http",
                  "/ewyk/shards", "/ewyk/strategy", "/ewyk/reserved",
-                 "/ewyk/lcores", "/ewyk/conflate")
+                 "/ewyk/lcores", "/ewyk/conflate", "/ewyk/tls")
 # Only these commands are ever sent: /ewyk/strategy,MODE would switch the
 # appliance's mode, so no command ever carries a parameter but a port id.
 
@@ -144,7 +145,8 @@ class Reader:
 # ewyk_<command>_<key>: nothing the appliance counts is ever left out.
 
 C, G = "counter", "gauge"
-US = 1e6	# telemetry unit per second: values are divided by it
+NS = 1e9	# telemetry unit per second: values are divided by it
+US = 1e6
 MS = 1e3
 
 FLAT = {
@@ -263,9 +265,11 @@ FLAT = {
                                      "Connections closed for a rapid-reset flood", 1),
     },
     "/ewyk/reserved": {
-        "size_lcores": ("ewyk_reserved_lcores", G, "Reserved lcores in the pool", 1),
+        "size_lcores": ("ewyk_reserved_lcores", G,
+                        "Worker lcores in the reserved pool, shard owners included", 1),
         "spare_lcores": ("ewyk_reserved_configured_lcores", G,
-                         "Reserved lcores configured (--reserved)", 1),
+                         "Worker lcores beyond the shards' (--reserved): reserved "
+                         "lcores owning no shard", 1),
         "spinning_lcores": ("ewyk_reserved_spinning_lcores", G,
                             "Reserved lcores spinning, ready to take a shard", 1),
         "parked_lcores": ("ewyk_reserved_parked_lcores", G, "Reserved lcores parked", 1),
@@ -313,6 +317,65 @@ FLAT = {
     },
 }
 
+FLAT["/ewyk/tls"] = {
+    "enabled": ("ewyk_tls_enabled", G, "1 when a TLS port is served", 1),
+    "port": ("ewyk_tls_port", G, "The TLS port (--tls-port)", 1),
+    "generation": ("ewyk_tls_credentials_generation", G,
+                   "Generation of the certificates served: 1 at start, one more per reload", 1),
+    "reloads_count": ("ewyk_tls_reloads_total", C, "Certificate reloads done", 1),
+    "reload_failures_count": ("ewyk_tls_reload_failures_total", C,
+                              "Certificate reloads refused (the old ones stayed)", 1),
+    "ticket_rotations_count": ("ewyk_tls_ticket_key_rotations_total", C,
+                               "Session ticket keys replaced on schedule", 1),
+    "ticket_key_age_s": ("ewyk_tls_ticket_key_age_seconds", G,
+                         "Age of the session ticket key", 1),
+    "accepted_conns": ("ewyk_tls_accepted_connections_total", C,
+                       "TCP connections to the TLS port", 1),
+    "refused_conns": ("ewyk_tls_refused_connections_total", C,
+                      "TCP connections to the TLS port refused: no TLS slot free", 1),
+    "open_conns": ("ewyk_tls_open_connections", G, "TLS connections open", 1),
+    "handshaking_conns": ("ewyk_tls_handshaking_connections", G,
+                          "TLS connections in their handshake", 1),
+    "hs_steps_offloaded_count": ("ewyk_tls_handshake_steps_offloaded_total", C,
+                                 "Handshake steps run as tasks of the strategy", 1),
+    "hs_steps_inline_count": ("ewyk_tls_handshake_steps_inline_total", C,
+                              "Handshake steps run on the shard's lcore as they came", 1),
+    "hs_staging_waits_count": ("ewyk_tls_handshake_staging_waits_total", C,
+                               "ClientHellos left for the client to send again: every "
+                               "staging buffer busy (a flood)", 1),
+    "hs_cpu_us": ("ewyk_tls_handshake_cpu_seconds_total", C,
+                  "CPU time of handshake steps, wherever they ran", US),
+    "renegotiations_refused_count": ("ewyk_tls_renegotiations_refused_total", C,
+                                     "TLS 1.2 renegotiations refused", 1),
+    "close_notify_sent_count": ("ewyk_tls_close_notify_sent_total", C,
+                                "close_notify alerts sent", 1),
+    "close_notify_received_count": ("ewyk_tls_close_notify_received_total", C,
+                                    "close_notify alerts received", 1),
+    "records_in_count": ("ewyk_tls_records_in_total", C, "Application data records received", 1),
+    "records_out_count": ("ewyk_tls_records_out_total", C, "Application data records sent", 1),
+    "records_held_count": ("ewyk_tls_records_held_total", C,
+                           "Records HTTP took in parts (its receive space was smaller)", 1),
+    "plaintext_in_bytes": ("ewyk_tls_plaintext_in_bytes_total", C,
+                           "Bytes decrypted from application data records", 1),
+    "plaintext_out_bytes": ("ewyk_tls_plaintext_out_bytes_total", C,
+                            "Bytes encrypted into application data records", 1),
+    "record_errors_count": ("ewyk_tls_record_errors_total", C,
+                            "Established connections ended by a fatal record error", 1),
+    "credential_switches_count": ("ewyk_tls_credential_switches_total", C,
+                                  "Shards taking up a new generation of certificates", 1),
+    "mem_cache_hits_count": ("ewyk_tls_mem_cache_hits_total", C,
+                             "GnuTLS record buffers served by the per-thread caches", 1),
+    "mem_cache_grows_count": ("ewyk_tls_mem_cache_grows_total", C,
+                              "Blocks the caches carved anew (flat once warm)", 1),
+    "mem_cache_too_large_count": ("ewyk_tls_mem_cache_too_large_total", C,
+                                  "Allocations in a record call too large for the caches", 1),
+    "mem_cache_remote_frees_count": ("ewyk_tls_mem_cache_remote_frees_total", C,
+                                     "Cache blocks freed by another thread than their own", 1),
+    "mem_cache_bytes": ("ewyk_tls_mem_cache_bytes", G, "Bytes the caches carved", 1),
+    "cert_expires_in_s": ("ewyk_tls_cert_expires_in_seconds", G,
+                          "Time until the soonest certificate served expires", 1),
+}
+
 SKIP = {
     # Sums or copies of what is exported labelled elsewhere.
     "/ewyk/info": {"version", "dpdk", "ip", "listen_port", "port_id", "port_name",
@@ -329,6 +392,10 @@ SKIP = {
                    "http2_goaways_out_by_error"},
     "/ewyk/reserved": {"claims_won_count", "claims_missed_count"},
     "/ewyk/conflate": {"state_dir"},
+    "/ewyk/tls": {"priority", "certs", "handshakes_full_count", "handshakes_resumed_count",
+                  "handshakes_failed_count", "handshakes_failed_by_reason", "tls12_conns",
+                  "tls13_conns", "alpn_h2_conns", "alpn_http11_conns", "alpn_none_conns",
+                  "cipher_conns"},
 }
 
 PER_SHARD = {
@@ -384,6 +451,7 @@ PER_SHARD = {
                                  "Fiber requests answered 503: no stack could be made", 1),
     },
 }
+
 SHARD_SKIP = {"/ewyk/shards": set(),
               "/ewyk/strategy": {"mode", "state", "pc_tasks", "pic_tasks", "pec_tasks",
                                  "epc_tasks", "fiber_tasks", "delay_reqs", "blocking_delay_reqs", "spin_reqs", "either_reqs",
@@ -515,9 +583,9 @@ def collect_http(fams, r):
                 fams.add(f"ewyk_http_route_latency_p{q}_seconds", G,
                          f"{q}th percentile of the latency from the request parsed to "
                          "its answer back on its shard, by route (since start)",
-                         v.get(f"p{q}_us", 0), lab, US)
+                         v.get(f"p{q}_ns", 0), lab, NS)
             fams.add("ewyk_http_route_latency_max_seconds", G,
-                     "Longest latency, by route (since start)", v.get("max_us", 0), lab, US)
+                     "Longest latency, by route (since start)", v.get("max_ns", 0), lab, NS)
         else:
             rest[key] = v
     flat(fams, "/ewyk/http", rest)
@@ -582,7 +650,8 @@ def collect_lcores(fams, r):
             fams.add("ewyk_lcore_seconds_total", C,
                      "Time the lcore spent producing, consuming and idle",
                      ld.get(f"{state}_us", 0), {**lab, "state": state}, US)
-        fams.add("ewyk_lcore_inline_tasks_total", C, "Tasks the lcore consumed inline",
+        fams.add("ewyk_lcore_inline_tasks_total", C,
+                 "Tasks the lcore ran (modes pc, pic, epc, fiber; static files included)",
                  ld.get("inline_tasks", 0), lab)
         for key, v in ld.items():
             if key not in ("role", "owns_shard", "producing_us", "consuming_us", "idle_us",
@@ -682,6 +751,44 @@ def collect_ethdev(fams, ports):
                          v, {**lab, "xstat": key})
 
 
+def collect_tls(fams, r):
+    if not r.get("enabled"):
+        fams.add("ewyk_tls_enabled", G, "1 when a TLS port is served", 0)
+        return
+    for kind in ("full", "resumed"):
+        fams.add("ewyk_tls_handshakes_total", C, "TLS handshakes completed, by kind",
+                 r.get(f"handshakes_{kind}_count", 0), {"kind": kind})
+    for reason, v in (r.get("handshakes_failed_by_reason") or {}).items():
+        fams.add("ewyk_tls_handshake_failures_total", C, "TLS handshakes failed, by reason",
+                 v, {"reason": reason})
+    for version, key in (("1.2", "tls12_conns"), ("1.3", "tls13_conns")):
+        fams.add("ewyk_tls_connections_total", C,
+                 "TLS connections established, by protocol version", r.get(key, 0),
+                 {"version": version})
+    for proto, key in (("h2", "alpn_h2_conns"), ("http/1.1", "alpn_http11_conns"),
+                       ("none", "alpn_none_conns")):
+        fams.add("ewyk_tls_alpn_total", C, "TLS connections established, by ALPN result",
+                 r.get(key, 0), {"protocol": proto})
+    for cipher, v in (r.get("cipher_conns") or {}).items():
+        fams.add("ewyk_tls_ciphers_total", C, "TLS connections established, by cipher",
+                 v, {"cipher": cipher})
+    for idx, c in (r.get("certs") or {}).items():
+        if not isinstance(c, dict):
+            continue
+        lab = {"cert": idx, "name": str(c.get("name", "")),
+               "key_type": str(c.get("key_type", ""))}
+        fams.add("ewyk_tls_cert_expiry_timestamp_seconds", G,
+                 "When each certificate served expires (seconds since the epoch)",
+                 c.get("not_after_s", 0), lab)
+        fams.add("ewyk_tls_cert_ocsp_stapled", G,
+                 "1 when an OCSP response is stapled with the certificate",
+                 c.get("ocsp_stapled", 0), lab)
+    info = InfoMetricFamily("ewyk_tls", "The TLS priority string (default: ewyk's own)")
+    info.add_metric([], {"priority": str(r.get("priority", ""))})
+    fams.fams["ewyk_tls"] = info
+    flat(fams, "/ewyk/tls", r)
+
+
 COLLECT = {
     "/ewyk/info": collect_info,
     "/ewyk/stats": collect_stats,
@@ -693,6 +800,7 @@ COLLECT = {
     "/ewyk/lcores": collect_lcores,
     "/ewyk/conflate": lambda f, r: flat(f, "/ewyk/conflate", r),
     "/ewyk/ports": collect_ports,
+    "/ewyk/tls": collect_tls,
 }
 
 
@@ -767,7 +875,8 @@ def make_handler(registry, reader, dashboard, chartjs):
                 return self.send(200, ctype, encoder(registry))
             if path == "/api/snapshot":
                 snap = reader.read()
-                body = json.dumps({k: snap[k] for k in ("time", "up", "replies", "ethdev")})
+                body = json.dumps({k: snap[k] for k in ("time", "duration", "up", "replies",
+                                                         "ethdev")})
                 return self.send(200, "application/json", body.encode())
             if path == "/healthz":
                 return self.send(200, "text/plain", b"ok\n")

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * An example plugin: every way of answering that the handler API offers.
- * Build it against ewyk_http.h alone, and load it with
+ * Build it against ewyk_http.h alone, in the tree or out of it once ewyk
+ * is installed:
+ *   cc -shared -fPIC $(pkg-config --cflags --libs ewyk) hello.c -o hello.so
+ * and load it with
  *   ewykd ... -- --plugin build/app/plugins/ewyk-hello.so:GREETING
  *
  *   GET  /hello?name=N      a copied body: "GREETING, N"
@@ -23,9 +26,14 @@
  *   GET  /hello/note/KEY    the value kept
  *   POST /hello/shout       FIBER, API 2: the body read as it arrives and
  *                           written back in capitals as the client takes it
- *   POST /hello/inspect     the request as the handler sees it
+ *   POST /hello/inspect     the request as the handler sees it, with
+ *                           its body's length and FNV-1a 64 (a plain
+ *                           handler: the body gathered whole first)
  *   GET  /hello/stats       borrowed buffers and sources given and returned
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* strerrorname_np(), when built out of the tree */
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,10 +340,12 @@ inspect(struct ewyk_request *req, void *ctx)
 
 	(void)ctx;
 	n = snprintf(out, sizeof(out), "method %s\npath %.*s\nrest %.*s\n"
-			"query %.*s\nversion %d\nbody %zu\n",
+			"query %.*s\nversion %d\nbody %zu\nbody fnv1a64 %016llx\n",
 			ewyk_request_method(req), (int)path.len, path.p,
 			(int)rest.len, rest.p, (int)query.len, query.p,
-			ewyk_request_http_version(req), body.len);
+			ewyk_request_http_version(req), body.len,
+			(unsigned long long)fnv1a64(0xcbf29ce484222325ull,
+			(const unsigned char *)body.p, body.len));
 	if (ewyk_request_header(req, "x-test", &value))
 		n += snprintf(out + n, sizeof(out) - (size_t)n, "x-test %.*s\n",
 				(int)value.len, value.p);

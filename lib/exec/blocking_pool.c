@@ -34,6 +34,8 @@ struct ewyk_bpool {
 	unsigned int threads, idle, peak;
 	uint64_t executed, rejected, started, reaped;
 	bool stopping, joined;
+	bool pinned;
+	cpu_set_t cpus;
 	struct bthread *th;
 };
 
@@ -55,6 +57,9 @@ worker(void *arg)
 	struct timespec dl;
 	int rc;
 
+	/* Its own name, not the creator's (an lcore's): tools and the tests
+	 * tell pool threads from lcores by it. */
+	pthread_setname_np(pthread_self(), "ewyk-pool");
 	pthread_mutex_lock(&bp->lock);
 	for (;;) {
 		if (bp->count == 0) {
@@ -114,7 +119,16 @@ spawn(struct ewyk_bpool *bp)
 	if (th->state == TH_EXITED)
 		pthread_join(th->tid, NULL);	/* gone, or nearly */
 	th->state = TH_FREE;
-	rc = pthread_create(&th->tid, NULL, worker, th);
+	if (bp->pinned) {
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setaffinity_np(&attr, sizeof(bp->cpus), &bp->cpus);
+		rc = pthread_create(&th->tid, &attr, worker, th);
+		pthread_attr_destroy(&attr);
+	} else {
+		rc = pthread_create(&th->tid, NULL, worker, th);
+	}
 	if (rc != 0)
 		return -rc;
 	th->state = TH_RUNNING;
@@ -181,6 +195,10 @@ ewyk_bpool_create(const struct ewyk_bpool_conf *conf)
 	bp->max_threads = conf->max_threads;
 	bp->min_threads = conf->min_threads;
 	bp->idle_ns = conf->idle_timeout_ns;
+	if (conf->cpus != NULL && CPU_COUNT(conf->cpus) > 0) {
+		bp->pinned = true;
+		bp->cpus = *conf->cpus;
+	}
 	for (i = 0; i < bp->max_threads; i++)
 		bp->th[i].pool = bp;
 	pthread_mutex_init(&bp->lock, NULL);

@@ -77,7 +77,8 @@ h1_write_error(struct h1 *h, int status, bool head_only, const char *allow)
 	http_answer_error(&a, status, allow);
 	write_head(h, &a, a.len);
 	if (!head_only)
-		http_conn_write(h->c, a.body, (uint32_t)a.len);
+		http_conn_stats(h->c)->body_bytes_out +=
+			http_conn_write(h->c, a.body, (uint32_t)a.len);
 }
 
 void
@@ -85,7 +86,9 @@ h1_refuse(struct h1 *h, int status, bool head_only, const char *allow)
 {
 	struct pipe_slot *ps;
 
-	if (h1_owed(h) == 0) {
+	/* Written now when it is its turn and the head fits (else queued,
+	 * written once the send queue has room). */
+	if (h1_owed(h) == 0 && http_conn_space(h->c) >= HEAD_RESERVE) {
 		h1_write_error(h, status, head_only, allow);
 		return;
 	}

@@ -63,6 +63,12 @@ struct h1 {
 	bool stream_raw;	/* HTTP/1.0: no chunks, the close ends it */
 	bool continue_sent;	/* "100 Continue" went for the current request */
 	bool fresh;		/* nothing parsed yet: may still become HTTP/2 */
+	/* A body gathered whole for its handler past what the input buffer
+	 * holds: the request's head copied first, then its body, in one of
+	 * the server's body slots. */
+	struct http_body_slot *gather;
+	uint32_t gather_head;	/* the head's length in it */
+	uint64_t gather_ms;	/* when bytes of it came last */
 	uint64_t head_start_ms;	/* first byte of a request head not yet whole */
 	uint64_t idle_since_ms;	/* nothing asked, nothing owed, since */
 	uint32_t in_len;
@@ -139,6 +145,9 @@ bool h1_serve(struct h1 *h);
  * its reader told, or its bytes skipped. True when that moved something
  * and the answers should be looked at again. */
 bool h1_body_intake(struct h1 *h);
+/* The body being gathered for its handler is refused (status) or cut
+ * (408): answered, its slot given back, the connection closed after. */
+void h1_gather_refuse(struct h1 *h, int status);
 /* The reader of a body-stream request hears of what there is for it
  * (bytes, or the client's close); false when there is nothing. */
 bool h1_tell_reader(struct h1 *h);

@@ -11,6 +11,7 @@
 #include <rte_common.h>
 
 #include "http1_conn.h"
+#include "http_body_pool.h"
 #include "http1_parse.h"
 
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -53,7 +54,7 @@ start_req_body(struct h1 *h, const struct http_head *r)
  * while answers are owed, a request whose body a reader takes waits for
  * its turn (the reader may answer as it reads, which must not start amid
  * earlier answers). */
-static enum took
+static __rte_always_inline enum took
 take_request(struct h1 *h, const struct http_head *r,
 		const struct http_route *rt, int head_len)
 {
@@ -109,15 +110,17 @@ take_request(struct h1 *h, const struct http_head *r,
 		h->sink_seq = h->pipe_tail - 1;
 		return TOOK_HEAD;
 	}
-	if (r->body != NULL)
+	if (r->body != NULL) {
+		if (ans == NULL)
+			h->gather = NULL;	/* a gathered body's slot is
+						 * the request's now */
 		return TOOK_HEAD_AND_BODY;
+	}
 	if (has_body)
 		h->close_after = true;	/* not reading a body it left */
 	return TOOK_HEAD;
 }
 
-/* A small body for a handler (route rt) that takes it whole is gathered
- * in the buffer first. Returns false while it is still arriving. */
 /* A head that cannot be parsed: its answer, and the access log told. */
 static void
 refuse_unparsed(struct h1 *h, int status)
@@ -126,20 +129,77 @@ refuse_unparsed(struct h1 *h, int status)
 	h1_refuse(h, status, false, NULL);
 }
 
-static bool
+/* A request refused before its body is read: its answer, and the access
+ * log told. The connection ends after it (the body is not read). */
+static void
+refuse_unread(struct h1 *h, const struct http_head *r, int status)
+{
+	h->close_after = true;
+	http_conn_refused(h->c, r, status, 1, 0, h->pipe_tail);
+	h1_refuse(h, status, r->method == HTTP_HEAD, NULL);
+}
+
+/* What gather_body() did with a request's body. */
+enum gather {
+	GATHER_NONE,	/* not gathered: none, a reader's, or to be refused */
+	GATHER_WHOLE,	/* in the input buffer: r->body is set */
+	GATHER_WAIT,	/* more input first, or the answers owed */
+	GATHER_SLOT,	/* the head went into a body slot, the body follows
+			 * it there (gather_more()) */
+	GATHER_REFUSED,	/* answered unread (503: no slot free) */
+};
+
+/* A body larger than the input buffer keeps (chunked, or past
+ * EWYK_REQUEST_BODY_MAX) goes into one of the server's body slots, with
+ * its head copied in front so that the input buffer is free for it. */
+static enum gather
+gather_start(struct h1 *h, const struct http_head *r, int head_len)
+{
+	struct http_body_slot *g;
+
+	/* Its "100 Continue" and its slot wait for the answers owed: an
+	 * interim answer amid them would be taken for theirs. */
+	if (h1_owed(h) > 0)
+		return GATHER_WAIT;
+	g = http_body_slot_get(&h->c->srv->bodies);
+	if (g == NULL) {
+		refuse_unread(h, r, 503);
+		return GATHER_REFUSED;
+	}
+	memcpy(g->data, h->in, (size_t)head_len);
+	g->len = (uint32_t)head_len;
+	h->gather = g;
+	h->gather_head = (uint32_t)head_len;
+	h->gather_ms = http_conn_now(h->c);
+	start_req_body(h, r);
+	if (r->expect_continue && !h->continue_sent) {
+		http_conn_write(h->c, continue_100, sizeof(continue_100) - 1);
+		h->continue_sent = true;
+	}
+	return GATHER_SLOT;
+}
+
+/* The body of a request whose handler (route rt) takes it whole: small
+ * ones are gathered in the input buffer, larger ones in a body slot, and
+ * one said to be past max_body is left to the dispatch to refuse (413),
+ * unread. */
+static enum gather
 gather_body(struct h1 *h, struct http_head *r, const struct http_route *rt,
 		int head_len)
 {
-	if (r->chunked || r->content_length <= 0 ||
-			r->content_length > EWYK_REQUEST_BODY_MAX ||
-			head_len + r->content_length > h->in_max)
-		return true;
+	if (!r->chunked && r->content_length <= 0)
+		return GATHER_NONE;
 	/* A request that will be refused (404, 405) is refused now: its
-	 * body is not waited for, and not invited by "100 Continue". */
-	if (rt == NULL || !(rt->methods & http_method_bit(r->method)))
-		return true;
-	if (rt->flags & HTTP_ROUTE_BODY_STREAM)
-		return true;	/* its reader takes it as it comes */
+	 * body is not waited for, and not invited by "100 Continue". A
+	 * body-stream route's reader takes its body as it comes. */
+	if (rt == NULL || !(rt->methods & http_method_bit(r->method)) ||
+			(rt->flags & HTTP_ROUTE_BODY_STREAM) ||
+			(!r->chunked && r->content_length >
+			h->c->srv->conf.max_body))
+		return GATHER_NONE;
+	if (r->chunked || r->content_length > EWYK_REQUEST_BODY_MAX ||
+			head_len + r->content_length > h->in_max)
+		return gather_start(h, r, head_len);
 	if (h->in_len < head_len + r->content_length) {
 		/* An interim answer amid owed ones would be taken for
 		 * theirs: "100 Continue" waits for its turn. */
@@ -149,11 +209,111 @@ gather_body(struct h1 *h, struct http_head *r, const struct http_route *rt,
 					sizeof(continue_100) - 1);
 			h->continue_sent = true;
 		}
-		return false;
+		return GATHER_WAIT;
 	}
 	r->body = h->in + head_len;
 	r->body_len = (uint32_t)r->content_length;
-	return true;
+	return GATHER_WHOLE;
+}
+
+/* The gathered request's head, parsed again from its slot. */
+static void
+gathered_head(const struct h1 *h, struct http_head *r)
+{
+	http1_parse_request_max((const char *)h->gather->data, h->gather_head,
+			r, h->c->srv->conf.max_target);
+}
+
+static void
+gather_drop(struct h1 *h)
+{
+	http_body_slot_put(h->gather);
+	h->gather = NULL;
+}
+
+void
+h1_gather_refuse(struct h1 *h, int status)
+{
+	struct http_head r;
+
+	gathered_head(h, &r);
+	http1_body_stop(&h->req);
+	refuse_unread(h, &r, status);
+	gather_drop(h);
+	h->in_len = 0;
+}
+
+/* The gathered body is whole: its request goes to its handler, which
+ * takes the slot with it (or the slot goes back). */
+static void
+gather_dispatch(struct h1 *h)
+{
+	struct http_body_slot *g = h->gather;
+	struct http_head req;
+
+	gathered_head(h, &req);
+	req.body = (const char *)g->data + h->gather_head;
+	req.body_len = g->len - h->gather_head;
+	req.body_slot = g;
+	if (!req.keep_alive || http_conn_draining(h->c))
+		h->close_after = true;
+	take_request(h, &req, http_conn_route(h->c, &req.path),
+			(int)h->gather_head);
+	gather_drop(h);		/* refused, or answered already */
+	http_conn_stats(h->c)->by_method[req.method]++;
+	h->continue_sent = false;
+	h->head_start_ms = h->in_len > 0 ? http_conn_now(h->c) : 0;
+}
+
+/* Moves body bytes from the input into the slot, up to max_body. False
+ * while it waits for more input. */
+static bool
+gather_more(struct h1 *h)
+{
+	struct http_body_slot *g = h->gather;
+	uint32_t max = h->gather_head + h->c->srv->conf.max_body;
+	size_t off = 0;
+
+	while (http1_body_reading(&h->req)) {
+		const uint8_t *d;
+		size_t dl;
+		long used = http1_body_decode(&h->req, (const uint8_t *)h->in +
+				off, h->in_len - off, &d, &dl);
+
+		if (used < 0) {
+			http_conn_stats(h->c)->body_errors++;
+			h1_gather_refuse(h, 400);
+			return true;
+		}
+		if (dl > max - g->len) {
+			/* Chunked past max_body: refused as it crosses. */
+			http_conn_stats(h->c)->bodies_too_large++;
+			h1_gather_refuse(h, 413);
+			return true;
+		}
+		memcpy(g->data + g->len, d, dl);
+		g->len += (uint32_t)dl;
+		off += (size_t)used;
+		if (used == 0)
+			break;
+	}
+	if (off > 0) {
+		h1_consume(h, (uint32_t)off);
+		h->gather_ms = http_conn_now(h->c);
+	}
+	if (!http1_body_reading(&h->req)) {
+		gather_dispatch(h);
+		return true;
+	}
+	if (h->c->peer_closed) {
+		/* The client left amid its body: nobody to answer. */
+		http1_body_stop(&h->req);
+		gather_drop(h);
+		h->in_len = 0;
+		h->close_after = true;
+		return true;
+	}
+	return false;
 }
 
 /* Skips the body of a request no reader takes (a refused one, or one its
@@ -192,6 +352,8 @@ h1_body_intake(struct h1 *h)
 		return h1_tell_reader(h) && !h->c->closing &&
 			!(h->sink && h1_ready_slot(h) == NULL);
 	}
+	if (h->gather != NULL)
+		return gather_more(h);
 	if (!skip_body(h)) {
 		if (!h->c->peer_closed || h->c->closing)
 			return false;
@@ -222,6 +384,7 @@ serve_in(struct h1 *h, struct http_conn *c)
 	const struct http_route *rt;
 	struct http_head req;
 	bool close_before;
+	enum gather g;
 	enum took took;
 	int rc;
 
@@ -279,10 +442,20 @@ serve_in(struct h1 *h, struct http_conn *c)
 		}
 		/* One lookup serves the body's gathering and the dispatch. */
 		rt = http_conn_route(c, &req.path);
-		if (!gather_body(h, &req, rt, rc)) {
+		g = gather_body(h, &req, rt, rc);
+		if (g == GATHER_WAIT) {
 			if (c->peer_closed && h1_owed(h) == 0)
 				h1_start_close(h);	/* the body never came */
 			break;
+		}
+		if (g == GATHER_SLOT || g == GATHER_REFUSED) {
+			/* The head is taken (with its body to come, or
+			 * answered): what follows it is the body. */
+			if (g == GATHER_REFUSED)
+				http_conn_stats(c)->by_method[req.method]++;
+			h->head_start_ms = 0;
+			h1_consume(h, (uint32_t)rc);
+			continue;
 		}
 		close_before = h->close_after;
 		if (!req.keep_alive || http_conn_draining(c))

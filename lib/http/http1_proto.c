@@ -9,6 +9,7 @@
 #include <rte_common.h>
 
 #include "http1_conn.h"
+#include "http_body_pool.h"
 
 size_t
 http1_state_size(uint32_t in_max)
@@ -114,6 +115,13 @@ deadline(const struct h1 *h)
 {
 	const struct http_server_conf *k = &h->c->srv->conf;
 
+	/* A body gathered for its handler that stops coming holds one of
+	 * the shard's few body slots: it has header_timeout_ms between its
+	 * bytes (once no answer is going out before it). */
+	if (h->gather != NULL)
+		return k->header_timeout_ms != 0 && h->writing == NULL &&
+			h->body_left == 0 ? h->gather_ms +
+			k->header_timeout_ms + 1 : 0;
 	if (!quiet(h))
 		return 0;
 	if (k->header_timeout_ms != 0 && h->in_len > 0 && h->head_start_ms != 0)
@@ -140,6 +148,13 @@ h1_timeout(struct http_conn *c, uint64_t now_ms)
 
 	if (at == 0 || now_ms < at)
 		return at;	/* none now, or not yet */
+	if (h->gather != NULL) {
+		http_conn_stats(c)->body_timeouts++;
+		h1_gather_refuse(h, 408);	/* queued: owed was 0 */
+		h1_write_owed(h);
+		h1_start_close(h);
+		return 0;
+	}
 	if (h->in_len > 0) {
 		/* Slowloris: a head trickling in holds a connection and its
 		 * buffer; answer 408 and close. */
@@ -165,6 +180,8 @@ h1_free(struct http_conn *c)
 	 * handlers come back stale and are released then. */
 	if (h->writing != NULL)
 		h1_done_writing(h);
+	http_body_slot_put(h->gather);	/* a body half gathered */
+	h->gather = NULL;
 	for (seq = h->pipe_head; seq != h->pipe_tail; seq++) {
 		struct pipe_slot *ps = &h->pipe[seq % HTTP1_PIPELINE];
 

@@ -28,10 +28,8 @@ zalloc(size_t size)
 static void
 output(struct http_conn *c)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
 	if (c->t != NULL)
-		k->transport->output(k->transport_ctx, c->t);
+		c->tr->output(c->tr_ctx, c->t);
 }
 
 /* The connection's deadline: its protocol acts on what is overdue (408,
@@ -55,12 +53,10 @@ deadline_fire(struct net_timer *tm)
 static void
 cancel_deadline(struct http_conn *c)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
 	if (c->timer_at == 0)
 		return;
 	c->timer_at = 0;
-	k->transport->timer_cancel(k->transport_ctx, &c->timer);
+	c->tr->timer_cancel(c->tr_ctx, &c->timer);
 }
 
 struct http_server *
@@ -85,11 +81,20 @@ http_server_create(const struct http_server_conf *conf)
 		s->conf.max_head_bytes = HTTP_MAX_HEAD_BYTES;
 	if (s->conf.max_target == 0)
 		s->conf.max_target = HTTP_MAX_TARGET;
+	if (s->conf.max_body == 0)
+		s->conf.max_body = HTTP_MAX_BODY;
+	s->conf.max_body = RTE_MAX(s->conf.max_body, (uint32_t)EWYK_REQUEST_BODY_MAX);
+	if (s->conf.body_buffers == 0)
+		s->conf.body_buffers = HTTP_BODY_BUFFERS;
 	h1 = http1_state_size(s->conf.max_head_bytes);
 	http_mem_init(&s->mem, conf->stats);
 	s->conns = zalloc(sizeof(*s->conns) * conf->max_conns);
 	s->h1_mem = zalloc(h1 * conf->max_conns);
-	if (s->conns == NULL || s->h1_mem == NULL) {
+	/* A slot holds an HTTP/1.1 request's head beside its body. */
+	if (s->conns == NULL || s->h1_mem == NULL ||
+			http_body_pool_init(&s->bodies, s->conf.body_buffers,
+			s->conf.max_body + s->conf.max_head_bytes,
+			conf->stats) != 0) {
 		http_server_destroy(s);
 		return NULL;
 	}
@@ -117,6 +122,8 @@ http_server_destroy(struct http_server *s)
 	for (i = 0; s->conns != NULL && i < s->conf.max_conns; i++)
 		cancel_deadline(&s->conns[i]);
 	http_mem_fini(&s->mem);
+	/* Slots still with requests are let go with the rest. */
+	http_body_pool_fini(&s->bodies);
 	free(s->h1_mem);
 	free(s->conns);
 	free(s);
@@ -127,6 +134,14 @@ http_server_destroy(struct http_server *s)
 struct http_conn *
 http_conn_accept(struct http_server *s, void *t)
 {
+	return http_conn_accept_via(s, t, s->conf.transport,
+			s->conf.transport_ctx, false);
+}
+
+struct http_conn *
+http_conn_accept_via(struct http_server *s, void *t,
+		const struct http_transport *tr, void *tr_ctx, bool h2)
+{
 	struct http_conn *c = s->free_list;
 
 	if (c == NULL) {
@@ -135,11 +150,17 @@ http_conn_accept(struct http_server *s, void *t)
 	}
 	s->free_list = c->free_next;
 	c->t = t;
+	c->tr = tr;
+	c->tr_ctx = tr_ctx;
 	c->closing = false;
 	c->peer_closed = false;
 	c->proto = &http1_proto;
 	http1_open(c);
 	s->conf.stats->conns_accepted++;
+	/* The protocol was agreed beforehand (TLS's ALPN): HTTP/2 from the
+	 * client's first byte, its preface checked by the session. */
+	if (h2)
+		http_conn_start_h2(c, NULL, 0);
 	return c;
 }
 
@@ -185,22 +206,18 @@ http_conn_closed(struct http_conn *c)
 void
 http_conn_close(struct http_conn *c)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
 	if (c->closing)
 		return;
 	c->closing = true;
-	k->transport->rcv_space(k->transport_ctx, c->t, CLOSING_RCV_SPACE);
-	k->transport->close(k->transport_ctx, c->t);
+	c->tr->rcv_space(c->tr_ctx, c->t, CLOSING_RCV_SPACE);
+	c->tr->close(c->tr_ctx, c->t);
 }
 
 void
 http_conn_abort(struct http_conn *c)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
 	c->closing = true;
-	k->transport->abort(k->transport_ctx, c->t);
+	c->tr->abort(c->tr_ctx, c->t);
 }
 
 const struct http_route *
@@ -374,12 +391,11 @@ bool
 http_server_peer(struct http_server *s, struct http_origin o,
 		struct net_addr *addr, uint16_t *port)
 {
-	const struct http_server_conf *k = &s->conf;
 	struct http_conn *c = origin_conn(s, o);
 
-	if (c == NULL || k->transport->peer == NULL)
+	if (c == NULL || c->tr->peer == NULL)
 		return false;
-	k->transport->peer(k->transport_ctx, c->t, addr, port);
+	c->tr->peer(c->tr_ctx, c->t, addr, port);
 	return true;
 }
 

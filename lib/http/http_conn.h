@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "http_body_pool.h"
 #include "http_mem.h"
 #include "http_priv.h"
 #include "http_server.h"
@@ -52,6 +53,9 @@ struct http_proto {
 struct http_conn {
 	struct http_server *srv;
 	void *t;		/* the transport's handle; NULL: slot free */
+	/* Its transport: the server's, or its own (TLS's). */
+	const struct http_transport *tr;
+	void *tr_ctx;
 	const struct http_proto *proto;
 	void *p;		/* the protocol's state */
 	void *h1_mem;		/* this slot's HTTP/1.1 state */
@@ -76,40 +80,32 @@ struct http_server {
 	char date[40];		/* IMF-fixdate of date_sec */
 	uint32_t date_len;
 	uint8_t scratch[16384];	/* streamed answer bodies pass through */
+	struct http_body_pool bodies;	/* large request bodies */
 };
 
 /* The transport, for the protocols. */
 static inline uint32_t
 http_conn_write(struct http_conn *c, const void *data, uint32_t len)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
-	return len == 0 ? 0 : k->transport->write(k->transport_ctx, c->t, data,
-			len);
+	return len == 0 ? 0 : c->tr->write(c->tr_ctx, c->t, data, len);
 }
 
 static inline uint32_t
 http_conn_space(const struct http_conn *c)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
-	return k->transport->space(k->transport_ctx, c->t);
+	return c->tr->space(c->tr_ctx, c->t);
 }
 
 static inline void
 http_conn_set_rcv_space(struct http_conn *c, uint32_t bytes)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
-	k->transport->rcv_space(k->transport_ctx, c->t, bytes);
+	c->tr->rcv_space(c->tr_ctx, c->t, bytes);
 }
 
 static inline uint64_t
 http_conn_now(const struct http_conn *c)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
-	return k->transport->now_ms(k->transport_ctx);
+	return c->tr->now_ms(c->tr_ctx);
 }
 
 static inline struct http_stats *
@@ -153,12 +149,10 @@ http_fmt_u64(char *buf, uint64_t v)
 static inline void
 http_conn_deadline(struct http_conn *c, uint64_t at_ms)
 {
-	const struct http_server_conf *k = &c->srv->conf;
-
 	if (c->timer_at != 0 && c->timer_at <= at_ms)
 		return;
 	c->timer_at = at_ms;
-	k->transport->timer_arm(k->transport_ctx, &c->timer, at_ms);
+	c->tr->timer_arm(c->tr_ctx, &c->timer, at_ms);
 }
 
 /* Ends the connection after what is queued; input is dropped from now. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http_body_pool.h"
 #include "http_priv.h"
 
 static uint64_t heap_copies;
@@ -67,10 +68,23 @@ http_req_fill(struct ewyk_request *q, const struct http_head *r,
 		q->nheaders++;
 	}
 	q->body = (struct http_str){ NULL, 0 };
-	if (r->body != NULL && !copy_str(q, &q->body,
-			(struct http_str){ r->body, r->body_len }))
-		return -ENOSPC;
-	return 0;
+	if (r->body == NULL)
+		return 0;
+	if (r->body_slot != NULL) {
+		/* Large: the request takes the buffer, not a copy. */
+		q->body = (struct http_str){ r->body, r->body_len };
+		q->body_slot = r->body_slot;
+		return 0;
+	}
+	return copy_str(q, &q->body, (struct http_str){ r->body,
+			r->body_len }) ? 0 : -ENOSPC;
+}
+
+void
+http_req_release_body_slot(struct ewyk_request *q)
+{
+	http_body_slot_free(q->body_slot);
+	q->body_slot = NULL;
 }
 
 /* Request accessors ------------------------------------------------------ */

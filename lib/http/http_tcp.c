@@ -131,8 +131,8 @@ static const struct tcp_upcalls upcalls = {
 	.closed = on_closed,
 };
 
-void
-http_tcp_attach(struct http_server *s, struct net_stack *ns)
+int
+http_tcp_attach(struct http_server *s, struct net_stack *ns, uint16_t port)
 {
-	net_stack_set_upcalls(ns, &upcalls, s);
+	return net_stack_listen(ns, port, &upcalls, s);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The upstream client: connections opened with tcp_open() (their own
+ * The upstream client: connections opened with tcp_open_addr() (their own
  * upcalls, below), a LIFO keep-alive stack per upstream, and fetches that
  * write a request (head, then the body as the window takes it) and parse
  * the answer with the request parser's sibling (http1_parse_response()).
@@ -30,7 +30,7 @@
 
 enum uc_state {
 	UC_FREE,
-	UC_RESOLVING,	/* waiting for ARP; tcp_open() is tried again (timer) */
+	UC_RESOLVING,	/* waiting for ARP or ND; tcp_open_addr() again (timer) */
 	UC_CONNECTING,
 	UC_BUSY,	/* a fetch's */
 	UC_IDLE,	/* in its upstream's pool */
@@ -45,7 +45,7 @@ struct up_conn {
 	uint8_t state;
 	uint8_t target;
 	bool peer_closed;		/* FIN, or the connection is gone */
-	/* UC_RESOLVING: the next try of tcp_open(); UC_IDLE: the close
+	/* UC_RESOLVING: the next try of tcp_open_addr(); UC_IDLE: the close
 	 * after idle_timeout_ms */
 	struct net_timer timer;
 	uint64_t idle_since_ms;
@@ -88,6 +88,7 @@ struct upstream_client {
 	struct upstream_conf conf;
 	struct upstream_target targets[UPSTREAM_MAX];
 	struct upstream_stats *stats;	/* one per target */
+	uint64_t ns_mult;		/* TSC cycles to ns (lat_ns_mult) */
 	struct up_conn *conns;
 	struct up_conn *free_conns;
 	struct up_conn *idle[UPSTREAM_MAX];
@@ -185,7 +186,7 @@ output(struct upstream_client *cl, struct up_conn *uc)
 		tcp_output(cl->ns, uc->tc);
 }
 
-/* tcp_open() towards the connection's upstream: 0 (connecting, or still
+/* tcp_open_addr() towards the connection's upstream: 0 (connecting, or still
  * resolving), or the error. */
 static int
 conn_open(struct up_conn *uc)
@@ -411,8 +412,8 @@ fetch_head(struct upstream_fetch *f, const struct http_head *h, int len)
 	uc->in_off += (uint32_t)len;
 	f->head_seen = true;
 	st->answers++;
-	lat_record(&st->lat, (rte_get_tsc_cycles() - f->t0_tsc) * 1000000 /
-			rte_get_tsc_hz());
+	lat_record(&st->lat, lat_cycles_ns(rte_get_tsc_cycles() - f->t0_tsc,
+			f->cl->ns_mult));
 	if (f->head_req || h->status == 204 || h->status == 304)
 		http1_body_start(&f->body, HTTP1_BODY_NONE, 0);
 	else if (h->chunked)
@@ -769,7 +770,7 @@ fetch_timeout(struct net_timer *tm)
 			UPSTREAM_ERR_answer_timeout);
 }
 
-/* A connection's timer: tcp_open() again while the upstream's ARP is on
+/* A connection's timer: tcp_open_addr() again while the upstream's ARP is on
  * its way, or the close of one idle too long. */
 static void
 conn_timeout(struct net_timer *tm)
@@ -911,6 +912,7 @@ upstream_client_create(struct net_stack *ns, const struct upstream_conf *conf,
 	memcpy(cl->targets, conf->targets, sizeof(*conf->targets) * conf->n);
 	cl->conf.targets = cl->targets;
 	cl->stats = stats;
+	cl->ns_mult = lat_ns_mult(rte_get_tsc_hz());
 	cl->conns = calloc(conf->max_conns, sizeof(*cl->conns));
 	cl->fetches = calloc(conf->max_conns, sizeof(*cl->fetches));
 	if (cl->conns == NULL || cl->fetches == NULL) {

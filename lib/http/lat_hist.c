@@ -19,8 +19,8 @@ lat_merge(struct lat_hist *dst, const struct lat_hist *src)
 	unsigned int i;
 
 	dst->count += __atomic_load_n(&src->count, __ATOMIC_RELAXED);
-	if (src->max_us > dst->max_us)
-		dst->max_us = src->max_us;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
 	for (i = 0; i < LAT_BUCKETS; i++)
 		dst->bucket[i] += __atomic_load_n(&src->bucket[i], __ATOMIC_RELAXED);
 }
@@ -44,5 +44,5 @@ lat_percentile(const struct lat_hist *h, double q)
 			break;
 	}
 	top = lat_bucket_top(i < LAT_BUCKETS ? i : LAT_BUCKETS - 1);
-	return top < h->max_us ? top : h->max_us;
+	return top < h->max_ns ? top : h->max_ns;
 }

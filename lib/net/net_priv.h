@@ -19,6 +19,32 @@
 
 struct tcp_cc_ops;
 
+/* A port's further IPv4 addresses (net_if's ip_count) follow its enum
+ * net_local ones: the address off places after its ip is
+ * NET_LOCAL__COUNT + off - 1. */
+#define NET_LOCAL_MAX (NET_LOCAL__COUNT + NET_IP4_ADDRS_MAX - 1)
+
+static inline uint8_t
+net_local_v4(uint32_t off)
+{
+	return off == 0 ? NET_LOCAL_V4 : (uint8_t)(NET_LOCAL__COUNT + off - 1);
+}
+
+static inline bool
+net_local_is_v6(uint8_t local)
+{
+	_Static_assert(NET_LOCAL_V6_LL == NET_LOCAL_V6 + 1, "one compare");
+	return (uint8_t)(local - NET_LOCAL_V6) <= 1;
+}
+
+/* How many IPv4 addresses the port has from its ip on. */
+static inline uint32_t
+net_if_ip_count(const struct net_if *ifc)
+{
+	return ifc->ip_count <= 1 ? 1 : RTE_MIN(ifc->ip_count,
+			(uint32_t)NET_IP4_ADDRS_MAX);
+}
+
 /* One port of the stack: its interface, neighbours and TX batch. */
 struct net_port {
 	const struct net_if *ifc;
@@ -30,7 +56,7 @@ struct net_port {
 	struct rte_mbuf *tx[NET_TX_BATCH];
 	/* Its addresses by enum net_local (zero where it has none), and the
 	 * multicast MACs it takes (IPv6's groups). */
-	union net_ip addr[NET_LOCAL__COUNT];
+	union net_ip addr[NET_LOCAL_MAX];
 	uint8_t mc[NET_MC_MACS][6];
 	uint8_t nb_mc;
 	/* Active opens out of this port: how it steers answers over its
@@ -66,8 +92,13 @@ struct net_stack {
 	 * served: where replies go and drops are counted. */
 	uint8_t cur_port;
 	struct rte_mempool *pool;
-	const struct tcp_upcalls *up;
-	void *up_ctx;
+	/* The listening ports, each with the upcalls its connections get. */
+	struct net_listener {
+		uint16_t port;	/* host order */
+		const struct tcp_upcalls *up;
+		void *ctx;
+	} listeners[NET_MAX_LISTENERS];
+	uint8_t nb_listeners;
 	struct tcp_config cfg;
 	uint64_t now_ms;	/* now_us / 1000: the wheel's ticks, keepalive */
 	uint64_t now_us;	/* the clock (net_set_clock()) */
@@ -106,8 +137,15 @@ struct net_stack {
 	struct tcp_conn *free_list;
 	uint32_t *index;	/* slot + 1, 0 = empty */
 	uint32_t index_mask;
+	/* The connections' rings (tcp_bufs.c): blocks free to take, and the
+	 * chunks they were carved from. */
+	struct tcp_bufs *bufs_free;
+	void *bufs_chunks;
 	struct net_stats *stats;
-	uint16_t next_lport;	/* where active opens' port search resumes */
+	/* Where active opens' port search resumes, by local address; the
+	 * IPv4 address the next one tries first (an offset). */
+	uint16_t next_lport[NET_LOCAL_MAX];
+	uint16_t next_local4;
 };
 
 /* The stack's clock moves to now_us (never back). */
@@ -124,6 +162,18 @@ net_set_clock(struct net_stack *ns, uint64_t now_us)
 #define NET_TTL 64		/* TTL and hop limit of what we send */
 #define NET_EPHEMERAL_LO 32768	/* local ports of active opens */
 #define NET_EPHEMERAL_HI 60999
+
+/* The listener of a local port (host order), or NULL. */
+static inline const struct net_listener *
+net_listener(const struct net_stack *ns, uint16_t lport)
+{
+	uint8_t i;
+
+	for (i = 0; i < ns->nb_listeners; i++)
+		if (ns->listeners[i].port == lport)
+			return &ns->listeners[i];
+	return NULL;
+}
 
 /* The MAC of ip on port's link: true from the port's cache (ARP's or
  * ND's by the family); false after sending an ARP request or a neighbour

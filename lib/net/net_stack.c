@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -17,6 +18,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->max_conns = 4096;
 	cfg->syn_backlog = 1024;
 	cfg->max_time_wait = 2048;
+	cfg->bufs_keep = 1024;
 	cfg->mbuf_reserve = 0;
 	cfg->sndq_mbufs_max = 0;
 	cfg->snd_buf = 256 * 1024;
@@ -33,7 +35,6 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->max_retries = 8;
 	cfg->syn_retries = 5;
 	cfg->syncookies = true;
-	cfg->listen_port = 80;
 	cfg->rcv_space = 8192;	/* an HTTP/1.1 request head */
 	cfg->rcv_buf_init = 0;	/* the window is the upper layer's room */
 	cfg->rcv_buf_max = 0;
@@ -107,6 +108,7 @@ net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
 		struct arp_cache *arp, net_tx_fn tx_fn, void *tx_ctx)
 {
 	struct net_port *p;
+	uint32_t i;
 
 	if (ns->nb_ports == NET_MAX_PORTS)
 		return -1;
@@ -115,7 +117,9 @@ net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
 	p->arp = arp;
 	p->tx_fn = tx_fn;
 	p->tx_ctx = tx_ctx;
-	p->addr[NET_LOCAL_V4] = net_ip4(ifc->ip);
+	for (i = 0; i < net_if_ip_count(ifc); i++)
+		p->addr[net_local_v4(i)] = net_ip4(rte_cpu_to_be_32(
+				rte_be_to_cpu_32(ifc->ip) + i));
 	return ns->nb_ports++;
 }
 
@@ -232,12 +236,21 @@ net_now_us(const struct net_stack *ns)
 	return ns->now_us;
 }
 
-void
-net_stack_set_upcalls(struct net_stack *ns, const struct tcp_upcalls *up,
-		void *ctx)
+int
+net_stack_listen(struct net_stack *ns, uint16_t port,
+		const struct tcp_upcalls *up, void *ctx)
 {
-	ns->up = up;
-	ns->up_ctx = ctx;
+	struct net_listener *l;
+
+	if (net_listener(ns, port) != NULL)
+		return -EEXIST;
+	if (ns->nb_listeners == NET_MAX_LISTENERS)
+		return -ENOSPC;
+	l = &ns->listeners[ns->nb_listeners++];
+	l->port = port;
+	l->up = up;
+	l->ctx = ctx;
+	return 0;
 }
 
 struct rte_mbuf *
@@ -317,6 +330,18 @@ net_tx(struct net_stack *ns, uint8_t port, struct rte_mbuf *m)
 		port_flush(ns, port);
 }
 
+/* Which of the port's IPv4 addresses ip (network order) is, as the
+ * offset from its first; -1: none. */
+static inline int
+ip4_local(const struct net_if *ifc, uint32_t ip)
+{
+	uint32_t off = rte_be_to_cpu_32(ip) - rte_be_to_cpu_32(ifc->ip);
+
+	if (ifc->ip == 0)
+		return -1;
+	return off < net_if_ip_count(ifc) ? (int)off : -1;
+}
+
 static void
 arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 {
@@ -325,6 +350,7 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	struct arp_view a;
 	enum net_drop why;
 	uint8_t *p;
+	bool ours;
 
 	why = arp_parse(eth->payload, eth->len, &a);
 	if (why != NET_OK) {
@@ -334,10 +360,11 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	}
 	ns->stats->arp_in++;
 	/* RFC 826: learn the sender if it talks to us (or refresh it). */
-	if (a.spa != 0 && (a.tpa == ifc->ip ||
+	ours = ip4_local(ifc, a.tpa) >= 0;
+	if (a.spa != 0 && (ours ||
 			arp_cache_lookup(arp, a.spa, (uint8_t[6]){0}, ns->now_ms)))
 		arp_cache_update(arp, a.spa, a.sha, ns->now_ms);
-	if (a.op != 1 || a.tpa != ifc->ip) {
+	if (a.op != 1 || !ours) {
 		if (a.op == 1)
 			ns->stats->arp_other_targets++;
 		rte_pktmbuf_free(m);
@@ -357,7 +384,7 @@ arp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	p[7] = 2;			/* op: reply */
 	memcpy(p + 18, p + 8, 10);	/* target = old sender (mac + ip) */
 	memcpy(p + 8, ifc->mac, 6);
-	memcpy(p + 14, &ifc->ip, 4);
+	memcpy(p + 14, &a.tpa, 4);	/* whichever of our addresses it asked */
 	ns->stats->arp_replies++;
 	net_tx(ns, ns->cur_port, m);
 }
@@ -435,7 +462,7 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 	memcpy(frame, eth->src, 6);
 	memcpy(frame + 6, ifc->mac, 6);
 	memcpy(iph + 16, iph + 12, 4);
-	memcpy(iph + 12, &ifc->ip, 4);
+	memcpy(iph + 12, &ip->dst.v4, 4);	/* the address it asked */
 	iph[8] = NET_TTL;
 	iph[10] = iph[11] = 0;
 	sum = cksum_buf(iph, ip->hdr_len);
@@ -451,6 +478,20 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 }
 
 
+/* A packet not for the port's first IPv4 address: for one of its
+ * further ones (ip->local set), or not ours. Out of line: a port with one
+ * address never gets here with a packet of its own. */
+static __rte_noinline enum net_drop
+ipv4_further_local(const struct net_if *ifc, struct ip_view *ip)
+{
+	int off = ip4_local(ifc, ip->dst.v4);
+
+	if (off < 0)
+		return NET_DROP_IP_NOT_OURS;
+	ip->local = net_local_v4((uint32_t)off);
+	return NET_OK;
+}
+
 static void
 ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 {
@@ -461,7 +502,9 @@ ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	why = ipv4_parse(eth->payload, eth->len, &ip);
 	if (why == NET_OK && ip.dst.v4 != net_ifc(ns, ns->cur_port)->ip)
 		why = NET_DROP_IP_NOT_OURS;
-	if (why != NET_OK)
+	if (why != NET_OK && (why != NET_DROP_IP_NOT_OURS || (why =
+			ipv4_further_local(net_ifc(ns, ns->cur_port), &ip)) !=
+			NET_OK))
 		goto drop;
 	switch (ip.proto) {
 	case IPPROTO_ICMP_:

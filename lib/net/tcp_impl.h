@@ -23,13 +23,23 @@ enum tcp_state {
 	TCP_STATE__COUNT
 };
 
+/*
+ * A connection's send-side rings (the send queue's chunks, the
+ * scoreboard) live in a block of its own, struct tcp_bufs, taken from the
+ * shard's pool when the connection first has something to send and given
+ * back once both are empty again (tcp_bufs.c); the receive queue's ring
+ * is a block of another pool, taken while it holds something
+ * (tcp_rcvq.c): an idle connection holds only its counts. Where a ring's
+ * pointer is NULL its count is zero.
+ */
+
 /* Send queue: the byte stream from snd_una on, as a ring of mbufs holding
  * data. Segments are built from refcounted clones of these, so a
  * retransmission copies nothing. */
 #define TCP_SNDQ_SLOTS 64
 
 struct tcp_sndq {
-	struct rte_mbuf *chunk[TCP_SNDQ_SLOTS];
+	struct rte_mbuf **chunk;	/* TCP_SNDQ_SLOTS, or NULL */
 	uint16_t head;
 	uint16_t count;
 	uint32_t head_off;	/* bytes of chunk[head] already acknowledged */
@@ -137,6 +147,12 @@ struct tcp_bbr {
 	bool idle_restart;
 	bool probe_rtt_round_done;
 	bool has_seen_rtt;
+};
+
+struct tcp_bufs {
+	struct rte_mbuf *chunk[TCP_SNDQ_SLOTS];
+	struct tcp_seg segs[TCP_SEG_RING];
+	struct tcp_bufs *free_next;
 };
 
 #define TCP_F_FIN_QUEUED 0x0001	/* close requested: FIN follows the data */
@@ -305,7 +321,7 @@ struct tcp_conn {
 	uint64_t rtt_start_us;
 	struct tcp_sndq sndq;
 	struct tcp_rcvq rcvq;
-	struct tcp_seg segs[TCP_SEG_RING];	/* valid: seg_head, nsegs */
+	struct tcp_seg *segs;	/* TCP_SEG_RING; valid: seg_head, nsegs */
 };
 
 enum tcp_hystart {
@@ -453,7 +469,7 @@ extern const struct tcp_cc_ops tcp_cc_bbr;
 static inline uint8_t
 tcp_family(const struct tcp_conn *c)
 {
-	return c->local == NET_LOCAL_V4 ? NET_AF_INET : NET_AF_INET6;
+	return net_local_is_v6(c->local) ? NET_AF_INET6 : NET_AF_INET;
 }
 
 /* The IP header before a segment of the family. */
@@ -461,6 +477,29 @@ static inline uint16_t
 tcp_ip_hdr_len(uint8_t family)
 {
 	return family == NET_AF_INET6 ? IPV6_HDR_LEN : IPV4_HDR_MIN;
+}
+
+/* The connection's rings (tcp_bufs.c): taken now if it has none (false:
+ * no memory for them); given back when the connection goes (they must be
+ * empty then: nsegs is cleared), or by tcp_bufs_put_idle(). */
+bool tcp_bufs_get(struct net_stack *ns, struct tcp_conn *c);
+void tcp_bufs_put(struct net_stack *ns, struct tcp_conn *c);
+void tcp_bufs_fini(struct net_stack *ns);
+
+static inline bool
+tcp_bufs_take(struct net_stack *ns, struct tcp_conn *c)
+{
+	return likely(c->segs != NULL) || tcp_bufs_get(ns, c);
+}
+
+/* After input: with both rings empty, they go back, once more than
+ * cfg.bufs_keep connections hold some. */
+static inline void
+tcp_bufs_put_idle(struct net_stack *ns, struct tcp_conn *c)
+{
+	if (c->segs != NULL && ns->stats->tcp_bufs_used > ns->cfg.bufs_keep &&
+			c->sndq.count == 0 && c->nsegs == 0)
+		tcp_bufs_put(ns, c);
 }
 
 /* table */
@@ -474,6 +513,10 @@ struct tcp_conn *tcp_lookup(struct net_stack *ns, uint8_t port, uint8_t local,
 /* A fresh connection towards the peer at raddr:rport by port, or NULL. */
 struct tcp_conn *tcp_conn_new(struct net_stack *ns, uint8_t port,
 		uint8_t local, const union net_ip *raddr, uint16_t rport,
+		uint16_t lport, const uint8_t peer_mac[6]);
+/* The active open of tcp_connect_addr() from the port's address local. */
+struct tcp_conn *tcp_connect_from(struct net_stack *ns, uint8_t port,
+		uint8_t local, const struct net_addr *raddr, uint16_t rport,
 		uint16_t lport, const uint8_t peer_mac[6]);
 /* Unhooks and recycles; calls the closed upcall if the app holds it. */
 void tcp_conn_free(struct net_stack *ns, struct tcp_conn *c);

@@ -22,9 +22,13 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	 * the TIME-WAIT linger. */
 	tcp_release_app(ns, c);
 	if (ns->stats->tcp_time_wait >= ns->cfg.max_time_wait) {
-		/* The table is full: drop the oldest assurance, not a
-		 * live connection (like Linux's bucket overflow). */
+		/* The table is full: this one goes without its TIME-WAIT,
+		 * not a live connection (like Linux's bucket overflow); but
+		 * the peer's FIN is acknowledged first, or the peer would
+		 * retransmit it to a connection that is gone. */
 		ns->stats->tcp.time_wait_overflow++;
+		if (c->flags & TCP_F_ACK_NOW)
+			tcp_send_ack(ns, c);
 		tcp_conn_kill(ns, c);
 		return;
 	}
@@ -36,6 +40,7 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	tcp_sndq_wait_end(ns, c);
 	tcp_rcvq_free(ns, c);
 	tcp_rcvbuf_release(ns, c);
+	tcp_bufs_put(ns, c);	/* nothing will be sent but ACKs */
 	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
 }
 
@@ -190,7 +195,7 @@ cookie_ack_input(struct net_stack *ns, const struct ip_view *ip,
 	int mss;
 
 	if (!ns->cfg.syncookies || (t->flags & (TCP_SYN | TCP_RST | TCP_ACK)) !=
-			TCP_ACK || t->dport != ns->cfg.listen_port)
+			TCP_ACK || net_listener(ns, t->dport) == NULL)
 		return NULL;
 	mss = tcp_cookie_check(ns, &k, t->seq - 1, t->ack - 1);
 	if (mss < 0) {
@@ -867,7 +872,7 @@ tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ip_view *ip,
 	}
 	if (c == NULL) {
 		if ((t->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN &&
-				t->dport == ns->cfg.listen_port) {
+				net_listener(ns, t->dport) != NULL) {
 			syn_input(ns, ip, t, src_mac);
 			return false;
 		}
@@ -892,9 +897,13 @@ tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ip_view *ip,
 	if (!tcp_is_dead(c) && c->rcvq.held > 0 && c->rcv_space > 0)
 		tcp_rcvq_deliver(ns, c);
 	c->flags &= ~TCP_F_IN_INPUT;
-	if (tcp_is_dead(c))
+	if (tcp_is_dead(c)) {
 		tcp_conn_free(ns, c);
-	else
+	} else {
+		/* All sent acknowledged, nothing out of order, nothing new
+		 * written: the rings go back until there is. */
+		tcp_bufs_put_idle(ns, c);
 		tcp_output_later(ns, c);
+	}
 	return kept;
 }

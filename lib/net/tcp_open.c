@@ -63,10 +63,10 @@ rss_queue_of(const struct net_port *np, const struct net_addr *raddr,
 	return net_rss_queue(np->rss, raddr->ip.v4, local->v4, rport, lport);
 }
 
-/* A free local port towards raddr:rport out of port whose answers RSS
- * steers to this stack's queue; 0 when none is. The search resumes after
- * the last port given, from a random start, over the ephemeral range
- * once. */
+/* A free local port of address local towards raddr:rport out of port
+ * whose answers RSS steers to this stack's queue; 0 when none is. The
+ * search resumes after the last port given from that address, from a
+ * random start, over the ephemeral range once. */
 static uint16_t
 pick_lport(struct net_stack *ns, uint8_t port, uint8_t local,
 		const struct net_addr *raddr, uint16_t rport)
@@ -78,10 +78,11 @@ pick_lport(struct net_stack *ns, uint8_t port, uint8_t local,
 	bool rss_known = np->rss != NULL && np->rss->reta_size != 0;
 	uint32_t i, p;
 
-	if (ns->next_lport < NET_EPHEMERAL_LO || ns->next_lport > NET_EPHEMERAL_HI)
-		ns->next_lport = (uint16_t)(NET_EPHEMERAL_LO +
-				rte_rand_max(span));
-	p = ns->next_lport;
+	uint16_t *next = &ns->next_lport[local];
+
+	if (*next < NET_EPHEMERAL_LO || *next > NET_EPHEMERAL_HI)
+		*next = (uint16_t)(NET_EPHEMERAL_LO + rte_rand_max(span));
+	p = *next;
 	for (i = 0; i < span; i++, p = p == NET_EPHEMERAL_HI ?
 			NET_EPHEMERAL_LO : p + 1) {
 		if (rss_known && rss_queue_of(np, raddr, &np->addr[local],
@@ -92,9 +93,35 @@ pick_lport(struct net_stack *ns, uint8_t port, uint8_t local,
 		if (tcp_lookup(ns, port, local, &raddr->ip, rport,
 				(uint16_t)p) != NULL)
 			continue;
-		ns->next_lport = (uint16_t)(p == NET_EPHEMERAL_HI ?
-				NET_EPHEMERAL_LO : p + 1);
+		*next = (uint16_t)(p == NET_EPHEMERAL_HI ? NET_EPHEMERAL_LO :
+				p + 1);
 		return (uint16_t)p;
+	}
+	return 0;
+}
+
+/* A local address and port: over IPv4, the port's addresses in turn (the
+ * next open tries the next address first), each until its ports run out;
+ * *local is set to the address taken. 0 when none is free. */
+static uint16_t
+pick_local(struct net_stack *ns, uint8_t port, uint8_t *local,
+		const struct net_addr *raddr, uint16_t rport)
+{
+	uint32_t n = raddr->family == NET_AF_INET ?
+		net_if_ip_count(ns->port[port].ifc) : 1;
+	uint32_t i, off;
+	uint16_t lport;
+
+	if (n == 1)
+		return pick_lport(ns, port, *local, raddr, rport);
+	for (i = 0; i < n; i++) {
+		off = (ns->next_local4 + i) % n;
+		lport = pick_lport(ns, port, net_local_v4(off), raddr, rport);
+		if (lport != 0) {
+			*local = net_local_v4(off);
+			ns->next_local4 = (uint16_t)((off + 1) % n);
+			return lport;
+		}
 	}
 	return 0;
 }
@@ -117,15 +144,15 @@ tcp_open_addr(struct net_stack *ns, const struct net_addr *raddr,
 		*err = -EAGAIN;
 		return NULL;
 	}
-	lport = pick_lport(ns, (uint8_t)route, local, raddr, rport);
+	lport = pick_local(ns, (uint8_t)route, &local, raddr, rport);
 	if (lport == 0) {
 		*err = -EADDRNOTAVAIL;
 		return NULL;
 	}
 	/* The SYN waits in the port's TX batch: the upcalls are in place
-	 * before any answer can come. tcp_connect_addr() routes raddr to the
-	 * same port, which the connection records. */
-	c = tcp_connect_addr(ns, raddr, rport, lport, mac);
+	 * before any answer can come. */
+	c = tcp_connect_from(ns, (uint8_t)route, local, raddr, rport, lport,
+			mac);
 	if (c == NULL) {
 		*err = -ENOMEM;
 		return NULL;

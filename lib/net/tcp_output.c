@@ -519,6 +519,10 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 	struct seg_spec s;
 	struct rte_mbuf *m;
 
+	/* A FIN alone may find the rings given back: its scoreboard
+	 * entry needs them. */
+	if (!tcp_bufs_take(ns, c))
+		return false;
 	if (fin)
 		flags |= TCP_FIN;
 	if (len > 0 && seq + len == c->snd_una + c->sndq.bytes)

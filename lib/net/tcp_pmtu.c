@@ -98,7 +98,7 @@ tcp_ptb_input(struct net_stack *ns, const struct ip_view *ip)
 		struct tcp_conn *o = &ns->conns[i];
 
 		if (o->state != TCP_CLOSED && o->state != TCP_TIME_WAIT &&
-				o->local != NET_LOCAL_V4 && o->port == c->port &&
+				net_local_is_v6(o->local) && o->port == c->port &&
 				net_ip_eq(&o->raddr, &peer))
 			mss_lower(ns, o, mss);
 	}

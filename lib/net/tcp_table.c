@@ -30,7 +30,9 @@ fmix64(uint64_t k)
 
 /* An IPv6 peer's other 12 bytes, mixed with the secret first: a plain
  * fold of them would let one who holds many prefixes make keys that
- * collide whatever the secret. Out of line: IPv4's keys never come here. */
+ * collide whatever the secret. Out of line: the keys of a port's first
+ * IPv4 address never come here (its further ones do, their zeros mixed
+ * with local alone). */
 static __rte_noinline uint64_t
 hash6_rest(const struct net_stack *ns, uint8_t local, const union net_ip *raddr)
 {
@@ -103,6 +105,7 @@ tcp_table_fini(struct net_stack *ns)
 			tcp_send_rst(ns, c);
 		tcp_conn_free(ns, c);
 	}
+	tcp_bufs_fini(ns);
 	rte_free(ns->conns);
 	rte_free(ns->index);
 	tcp_pace_fini(ns);
@@ -137,10 +140,13 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 		const uint8_t peer_mac[6])
 {
 	struct tcp_conn *c = ns->free_list;
+	const struct net_listener *l = net_listener(ns, lport);
 	uint32_t i;
 
 	if (c == NULL)
 		return NULL;
+	if (l == NULL && ns->nb_listeners > 0)
+		l = &ns->listeners[0];	/* tcp_connect()'s */
 	ns->free_list = c->free_next;
 	i = hash_key(ns, port, local, raddr, rport, lport) & ns->index_mask;
 	while (ns->index[i] != 0)
@@ -153,8 +159,8 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 			offsetof(struct tcp_conn, flags));
 	c->free_next = NULL;
 	c->app = NULL;
-	c->up = ns->up;
-	c->up_ctx = ns->up_ctx;
+	c->up = l != NULL ? l->up : NULL;
+	c->up_ctx = l != NULL ? l->ctx : NULL;
 	c->out_epoch = ns->out_epoch - 1;	/* not on the out list */
 	c->rcvq.blk = NULL;
 	c->rcvq.head = 0;
@@ -172,7 +178,7 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 	c->last_rx_ms = ns->now_ms;
 	memset(&c->sndq, 0, sizeof(c->sndq));
 	ns->stats->tcp_conns_open++;
-	ns->stats->tcp_conns_open6 += local != NET_LOCAL_V4;
+	ns->stats->tcp_conns_open6 += net_local_is_v6(local);
 	return c;
 }
 
@@ -226,6 +232,7 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	tcp_rcvq_free(ns, c);
 	tcp_rcvbuf_release(ns, c);
 	tcp_pace_cancel(ns, c);
+	tcp_bufs_put(ns, c);
 	tcp_sndq_wait_end(ns, c);
 	index_remove(ns, c);
 	c->state = TCP_CLOSED;
@@ -233,7 +240,7 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	c->free_next = ns->free_list;
 	ns->free_list = c;
 	ns->stats->tcp_conns_open--;
-	ns->stats->tcp_conns_open6 -= c->local != NET_LOCAL_V4;
+	ns->stats->tcp_conns_open6 -= net_local_is_v6(c->local);
 	ns->stats->tcp_conns_closed++;
 }
 

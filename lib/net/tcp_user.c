@@ -19,8 +19,6 @@ tcp_connect_addr(struct net_stack *ns, const struct net_addr *raddr,
 	/* Off every link: the first port with the family (tcp_open()
 	 * refuses such peers before). */
 	uint8_t port = 0;
-	struct tcp_tuple k;
-	struct tcp_conn *c;
 
 	while (route < 0 && port < ns->nb_ports &&
 			!net_port_has(ns, port, raddr->family))
@@ -29,6 +27,17 @@ tcp_connect_addr(struct net_stack *ns, const struct net_addr *raddr,
 		port = (uint8_t)route;
 	else if (port == ns->nb_ports)
 		return NULL;
+	return tcp_connect_from(ns, port, local, raddr, rport, lport, peer_mac);
+}
+
+struct tcp_conn *
+tcp_connect_from(struct net_stack *ns, uint8_t port, uint8_t local,
+		const struct net_addr *raddr, uint16_t rport, uint16_t lport,
+		const uint8_t peer_mac[6])
+{
+	struct tcp_tuple k;
+	struct tcp_conn *c;
+
 	if (tcp_lookup(ns, port, local, &raddr->ip, rport, lport) != NULL)
 		return NULL;
 	c = tcp_conn_new(ns, port, local, &raddr->ip, rport, lport, peer_mac);
@@ -220,7 +229,8 @@ tcp_write(struct net_stack *ns, struct tcp_conn *c, const void *data,
 		char *dst;
 
 		if (room == 0) {
-			if (q->count == TCP_SNDQ_SLOTS)
+			if (q->count == TCP_SNDQ_SLOTS ||
+					!tcp_bufs_take(ns, c))
 				break;
 			t = net_alloc(ns);
 			if (t == NULL)

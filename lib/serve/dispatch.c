@@ -19,21 +19,39 @@
 #include "body.h"
 #include "dispatch.h"
 #include "fetch.h"
+#include "tls_offload.h"
 #include "wait.h"
 
 /* What running a handler asks of its task's end. */
 #define HANDLER_TO_POOL 3	/* run it again on the blocking pool */
 #define TASK_ON_POOL 1		/* the blocking pool has it now */
 
-static void
+/* The route's latency, from the request produced to now; returns it in
+ * TSC cycles. */
+static uint64_t
 record(struct serve *sv, struct serve_task *t)
 {
 	struct serve_route_stats *rs = &sv->st.routes[t->route->id];
+	uint64_t cycles = rte_get_tsc_cycles() - t->t0;
 
-	lat_record(&rs->lat, (rte_get_tsc_cycles() - t->t0) * 1000000 /
-			rte_get_tsc_hz());
+	lat_record(&rs->lat, lat_cycles_ns(cycles, sv->ns_mult));
 	if (t->req.ans.status >= 500)
 		rs->errors++;
+	return cycles;
+}
+
+/* A task this lcore ran, and for how long: a shard's owner, a reserved
+ * lcore; not a blocking-pool thread, which is no lcore. */
+static inline void
+lcore_count(struct serve *sv, uint64_t cycles)
+{
+	struct serve_lcore_time *lt = sv->conf.lcore_time;
+	unsigned int lcore = rte_lcore_id();
+
+	if (lt != NULL && lcore < RTE_MAX_LCORE) {
+		lt[lcore].consuming += cycles;
+		lt[lcore].tasks++;
+	}
 }
 
 /* What the access log says of the answer's body, as it is handed over:
@@ -130,13 +148,16 @@ dispatch_released(void *ctx, struct http_answer *a)
 unsigned int
 dispatch_drain_completions(struct serve *sv)
 {
-	void *done[32];
+	struct ewyk_task *done[32];
 	unsigned int n, i, total = 0;
 
 	do {
-		n = rte_ring_sc_dequeue_burst(sv->done, done, 32, NULL);
+		n = rte_ring_sc_dequeue_burst(sv->done, (void **)done, 32, NULL);
 		for (i = 0; i < n; i++)
-			dispatch_complete(sv, done[i]);
+			if (done[i]->run == dispatch_run)
+				dispatch_complete(sv, (struct serve_task *)done[i]);
+			else
+				tls_offload_complete(sv, done[i]);
 		sv->st.completions += n;
 		total += n;
 	} while (n == 32);
@@ -192,16 +213,11 @@ int
 dispatch_run(struct ewyk_task *bt)
 {
 	struct serve_task *t = (struct serve_task *)bt;
-	struct serve_lcore_time *lt = t->sv->conf.lcore_time;
-	unsigned int lcore = rte_lcore_id();
 	uint64_t t0 = rte_get_tsc_cycles();
 	int rc = bt->mode == EWYK_FIBER ? wait_fiber_run(t) :
 		dispatch_handle(t);
 
-	if (lt != NULL && lcore < RTE_MAX_LCORE) {
-		lt[lcore].consuming += rte_get_tsc_cycles() - t0;
-		lt[lcore].tasks++;
-	}
+	lcore_count(t->sv, rte_get_tsc_cycles() - t0);
 	if (rc == HANDLER_TO_POOL)
 		rc = to_pool(t);
 	if (rc == 0 && bt->mode == EWYK_PEC)
@@ -214,7 +230,10 @@ dispatch_consumed(void *ctx, struct ewyk_task *task, int rc, bool owner)
 {
 	struct serve_task *t = (struct serve_task *)task;
 
-	RTE_SET_USED(ctx);
+	if (task->run != dispatch_run) {
+		tls_offload_consumed(ctx, task, owner);
+		return;
+	}
 	if (rc == TASK_ON_POOL)
 		return;		/* the pool has it now: do not touch it */
 	if (owner && rc == TASK_PARKED)
@@ -230,8 +249,11 @@ dispatch_rejected(void *ctx, struct ewyk_task *task, int err)
 {
 	struct serve_task *t = (struct serve_task *)task;
 
-	RTE_SET_USED(ctx);
 	RTE_SET_USED(err);
+	if (task->run != dispatch_run) {
+		tls_offload_rejected(ctx, task);
+		return;
+	}
 	/* The blocking pool is full: the RX lcore never waits for it. */
 	t->fallback = 503;
 	dispatch_complete(t->sv, t);
@@ -248,7 +270,10 @@ run_inline(struct serve *sv, struct serve_task *t)
 	t->fallback = rt->handler(&t->req, rt->ctx) != EWYK_ANSWERED ||
 		t->req.ans.kind == HTTP_BODY_UNSET ? 500 : 0;
 	answer_fallback(t);
-	record(sv, t);
+	/* Consumed on the producer, inside its poll: the lcore's task
+	 * count and its time consuming include it (the embedder takes the
+	 * time out of its production), as the mode mix counts it PC. */
+	lcore_count(sv, record(sv, t));
 	log_answer(t);
 	ewyk_strategy_consumed_in_produce(sv->strategy);
 }

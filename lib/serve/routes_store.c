@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "ewyk_serve.h"
 #include "routes.h"
 #include "store.h"
@@ -100,6 +102,11 @@ store_handler(struct ewyk_request *req, void *ctx)
 	} else {
 		struct ewyk_str b = ewyk_request_body(req);
 
+		/* The server gives bodies up to --max-body; a value is
+		 * smaller. */
+		if (b.len > STORE_VAL_MAX)
+			return text(req, 413, "a value is at most "
+					RTE_STR(STORE_VAL_MAX) " bytes\n");
 		v = store_put(sr->store, key.p, key.len, b.p, b.len);
 		if (v == 0)
 			return text(req, 507, "the store is full\n");

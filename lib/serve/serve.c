@@ -3,12 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "http_tcp.h"
 #include "access_log.h"
 #include "body.h"
 #include "dispatch.h"
 #include "fetch.h"
 #include "state.h"
+#include "tls_offload.h"
 #include "wait.h"
 
 static int
@@ -82,13 +85,14 @@ http_create(struct serve *sv)
 		.keepalive_timeout_ms = c->keepalive_timeout_ms,
 		.max_head_bytes = c->max_head_bytes,
 		.max_target = c->max_target,
+		.max_body = c->max_body,
+		.body_buffers = c->body_buffers,
 	};
 
 	sv->http = http_server_create(&hc);
 	if (sv->http == NULL || body_watch_init(sv, c->max_conns) != 0)
 		return -1;
-	http_tcp_attach(sv->http, sv->ns);
-	return 0;
+	return http_tcp_attach(sv->http, sv->ns, c->listen_port);
 }
 
 static int
@@ -114,6 +118,7 @@ serve_create(const struct serve_conf *conf)
 	memset(sv, 0, sizeof(*sv));
 	sv->conf = *conf;
 	sv->ns = conf->ns;
+	sv->ns_mult = lat_ns_mult(rte_get_tsc_hz());
 	sv->handle = dispatch_handle;
 	sv->start.run = start_production;
 	sv->start.type = EWYK_NON_BLOCKING;
@@ -124,9 +129,12 @@ serve_create(const struct serve_conf *conf)
 		serve_destroy(sv);
 		return NULL;
 	}
-	if (tasks_init(sv, SERVE_TASKS + conf->fibers, dispatch_run) != 0 ||
+	if (tasks_init(sv, SERVE_TASKS + conf->fibers,
+			conf->tls != NULL ? SERVE_TLS_HANDSHAKES : 0,
+			dispatch_run) != 0 ||
 			waits_init(sv) != 0 || strategy_create(sv) != 0 ||
-			http_create(sv) != 0 || upstream_create(sv) != 0) {
+			http_create(sv) != 0 || tls_offload_create(sv) != 0 ||
+			upstream_create(sv) != 0) {
 		serve_destroy(sv);
 		return NULL;
 	}
@@ -151,6 +159,7 @@ serve_destroy(struct serve *sv)
 		return;
 	serve_close(sv);
 	fetch_pool_free(sv->fetches);
+	tls_offload_destroy(sv);
 	/* The server lets its answers go before the watch. */
 	http_server_destroy(sv->http);
 	body_watch_fini(sv);
@@ -193,14 +202,14 @@ serve_poll(struct serve *sv)
 struct ewyk_task *
 serve_next_task(struct serve *sv)
 {
-	struct serve_task *t;
+	struct ewyk_task *t;
 
 	if (sv->ready_n == 0)
 		return NULL;
 	t = sv->ready[sv->ready_head];
-	sv->ready_head = (sv->ready_head + 1) % sv->ntasks;
+	sv->ready_head = (sv->ready_head + 1) % sv->ready_cap;
 	sv->ready_n--;
-	return &t->base;
+	return t;
 }
 
 bool
@@ -250,8 +259,20 @@ serve_watchdog(struct serve *sv, struct ewyk_reserved *reserved,
 	sv->watch_since_ms = now_ms;
 }
 
+const struct tls_shard *
+serve_tls(const struct serve *sv)
+{
+	return sv->tls;
+}
+
 unsigned int
 serve_finish(struct serve *sv)
 {
 	return dispatch_drain_completions(sv) + waits_cancel_all(sv);
+}
+
+void
+serve_cut_sleeps(struct serve *sv)
+{
+	waits_cut_sleeps(sv);
 }

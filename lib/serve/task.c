@@ -14,22 +14,24 @@
 #include "task.h"
 
 int
-tasks_init(struct serve *sv, uint32_t n, int (*run)(struct ewyk_task *))
+tasks_init(struct serve *sv, uint32_t n, uint32_t extra,
+		int (*run)(struct ewyk_task *))
 {
 	char name[RTE_RING_NAMESIZE];
 	uint32_t i;
 
 	snprintf(name, sizeof(name), "ewyk_done_%u", sv->conf.id);
 	/* RTS enqueue: producers may be preempted pool threads. */
-	sv->done = rte_ring_create(name, n, rte_socket_id(),
+	sv->done = rte_ring_create(name, n + extra, rte_socket_id(),
 			RING_F_MP_RTS_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	/* Ordinary memory: a task is large (a whole request) and, with
 	 * thousands of fibers, mostly untouched; pages come when used. */
 	sv->tasks = calloc(n, sizeof(*sv->tasks));
-	sv->ready = calloc(n, sizeof(*sv->ready));
+	sv->ready = calloc(n + extra, sizeof(*sv->ready));
 	if (sv->done == NULL || sv->tasks == NULL || sv->ready == NULL)
 		return -1;
 	sv->ntasks = n;
+	sv->ready_cap = n + extra;
 	for (i = n; i-- > 0;) {
 		sv->tasks[i].base.run = run;
 		sv->tasks[i].sv = sv;
@@ -62,23 +64,37 @@ task_alloc(struct serve *sv)
 void
 task_free(struct serve *sv, struct serve_task *t)
 {
+	/* A large body's buffer goes back to the HTTP server. */
+	http_req_release_body(&t->req);
 	t->free_next = sv->free_tasks;
 	sv->free_tasks = t;
 }
 
 void
-task_ready(struct serve *sv, struct serve_task *t)
+task_queue(struct serve *sv, struct ewyk_task *bt)
 {
 	/* Each task is in it once at most: it cannot overflow. */
-	sv->ready[(sv->ready_head + sv->ready_n++) % sv->ntasks] = t;
+	sv->ready[(sv->ready_head + sv->ready_n++) % sv->ready_cap] = bt;
+}
+
+void
+task_ready(struct serve *sv, struct serve_task *t)
+{
+	task_queue(sv, &t->base);
+}
+
+void
+task_post_any(struct serve *sv, struct ewyk_task *bt)
+{
+	/* The ring holds every task of the shard: it cannot be full. */
+	while (rte_ring_enqueue(sv->done, bt) != 0)
+		ewyk_cpu_pause();
 }
 
 void
 task_post(struct serve_task *t)
 {
-	/* The ring holds every task of the shard: it cannot be full. */
-	while (rte_ring_enqueue(t->sv->done, t) != 0)
-		ewyk_cpu_pause();
+	task_post_any(t->sv, &t->base);
 }
 
 bool

@@ -40,6 +40,8 @@ struct access_ring;
 struct fetch_pool;
 struct rte_ring;
 struct serve_task;
+struct tls_shard;
+struct tls_task;
 
 /* dispatched requests in flight per shard, besides those on fibers */
 #define SERVE_TASKS 512
@@ -118,6 +120,7 @@ struct serve_task {
 struct serve {
 	struct serve_conf conf;
 	struct net_stack *ns;
+	uint64_t ns_mult;		/* TSC cycles to ns (lat_ns_mult) */
 	struct http_server *http;
 	struct upstream_client *upstream;	/* NULL: no upstreams */
 	struct ewyk_strategy *strategy;
@@ -127,18 +130,25 @@ struct serve {
 	struct serve_task *tasks;
 	struct serve_task *free_tasks;	/* owner only */
 	uint32_t ntasks;
-	struct serve_task **ready;	/* produced or woken, not consumed */
+	/* Produced or woken, not consumed: requests, and TLS handshake
+	 * steps (tls_offload.c); room for every task of the shard. */
+	struct ewyk_task **ready;
+	uint32_t ready_cap;
 	uint32_t ready_head;
 	uint32_t ready_n;
 	/* Waits (wait.c). */
 	struct ewyk_fiber_pool *fibers;	/* NULL: --fibers 0 */
 	struct ilink *waiting;		/* every armed wait's task */
 	struct net_timer gone_scan;	/* looks for clients gone */
+	uint32_t sleeps_cut;		/* futex: threads' sleeps end (stop) */
 	/* The body watch (body.c): per connection slot, the requests whose
 	 * body is read as it arrives. */
 	struct ilink **body_watch;
 	uint32_t body_watch_n;
 	struct fetch_pool *fetches;	/* fetch.c; NULL: no upstreams */
+	struct tls_shard *tls;		/* NULL: no TLS port */
+	struct tls_task *tls_tasks;	/* tls_offload.c */
+	struct tls_task *free_tls_tasks;
 	struct ilink *durable;		/* state.c: durable writes waited for */
 	struct access_ring *log;	/* the access log's rings; NULL: none */
 	/* The strategy's own tasks (dispatch.c). */
@@ -159,17 +169,22 @@ task_of(const struct ewyk_request *req)
 	return container_of(req, struct serve_task, req);
 }
 
-/* The task pool, the ready queue and the ring for n tasks; run is what
- * the strategy calls to consume one. */
-int tasks_init(struct serve *sv, uint32_t n, int (*run)(struct ewyk_task *));
+/* The task pool, the ready queue and the ring for n tasks, and room in
+ * both for extra tasks of other kinds; run is what the strategy calls to
+ * consume one of the n. */
+int tasks_init(struct serve *sv, uint32_t n, uint32_t extra,
+		int (*run)(struct ewyk_task *));
 void tasks_fini(struct serve *sv);
 struct serve_task *task_alloc(struct serve *sv);
 void task_free(struct serve *sv, struct serve_task *t);
 /* On the owner: queued to be consumed (a new request, a woken fiber). */
 void task_ready(struct serve *sv, struct serve_task *t);
+/* The same for a task of any kind (a TLS handshake step). */
+void task_queue(struct serve *sv, struct ewyk_task *bt);
 /* Anywhere but the owner: to the completion ring, which the owner
  * drains on its next turn (dispatch.c). */
 void task_post(struct serve_task *t);
+void task_post_any(struct serve *sv, struct ewyk_task *bt);
 /* An answer begun early that the client has whole, or never gets (HEAD,
  * 204, 304): its release is no client gone. */
 bool early_answer_whole(const struct early_answer *e);

@@ -13,6 +13,7 @@
  * armed.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -288,6 +289,37 @@ ewyk_request_on_fiber(const struct ewyk_request *req)
 	return task_of(req)->wait.on_fiber;
 }
 
+/* A thread sleeps by itself (nothing of the owner's to wait for), on a
+ * word that the end of a drain sets: 0, or -ECANCELED when cut short. */
+static int
+thread_sleep(struct serve *sv, uint32_t ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += (time_t)(ms / 1000);
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	while (__atomic_load_n(&sv->sleeps_cut, __ATOMIC_ACQUIRE) == 0) {
+		if (syscall(SYS_futex, &sv->sleeps_cut, FUTEX_WAIT_BITSET_PRIVATE,
+				0, &until, NULL, FUTEX_BITSET_MATCH_ANY) != 0 &&
+				errno == ETIMEDOUT)
+			return 0;
+	}
+	return -ECANCELED;
+}
+
+void
+waits_cut_sleeps(struct serve *sv)
+{
+	__atomic_store_n(&sv->sleeps_cut, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &sv->sleeps_cut, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+			NULL, 0);
+}
+
 int
 ewyk_sleep(struct ewyk_request *req, uint32_t ms)
 {
@@ -295,14 +327,12 @@ ewyk_sleep(struct ewyk_request *req, uint32_t ms)
 	int rc;
 
 	if (!ewyk_request_on_fiber(req)) {
-		/* A thread sleeps by itself: nothing of the owner's to wait
-		 * for. */
-		struct timespec ts = { (time_t)(ms / 1000),
-			(long)(ms % 1000) * 1000000 };
+		struct serve_task *t = task_of(req);
 
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-			;
-		return 0;
+		rc = thread_sleep(t->sv, ms);
+		if (rc == -ECANCELED)
+			t->abandoned = true;	/* cut: the answer is dropped */
+		return rc;
 	}
 	rc = ewyk_wait_park(req, &w, ms);
 	return rc == -ETIMEDOUT ? 0 : rc;

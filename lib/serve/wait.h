@@ -24,6 +24,9 @@ void wait_end(struct ewyk_wait *w, int result);
 void wait_renew(struct ewyk_wait *w);
 /* Once production stopped: every armed wait ends, cancelled. */
 unsigned int waits_cancel_all(struct serve *sv);
+/* Anywhere: threads sleeping in ewyk_sleep() wake with -ECANCELED, and
+ * sleep no more. */
+void waits_cut_sleeps(struct serve *sv);
 /* In an arm or disarm callback: the task whose handler waits. */
 static inline struct serve_task *
 wait_task(const struct ewyk_wait *w)

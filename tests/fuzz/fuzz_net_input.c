@@ -1030,7 +1030,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st.ns == NULL)
 		fail("net_stack_create");
 	net_stack_set_nd(st.ns, 0, &st.nd);
-	net_stack_set_upcalls(st.ns, &app_upcalls, NULL);
+	/* Two listeners with the same upcalls: the port a segment names
+	 * picks one, as the cleartext and TLS ports do in ewykd. */
+	if (net_stack_listen(st.ns, 80, &app_upcalls, NULL) != 0 ||
+			net_stack_listen(st.ns, 443, &app_upcalls, NULL) != 0)
+		fail("net_stack_listen");
 	if ((c1 & CFG1_ACTIVE_OPEN) && tcp_connect(st.ns, RTE_BE32(0xc6120001),
 			8080, 50000, peer_mac) == NULL)
 		fail("tcp_connect on an empty table");

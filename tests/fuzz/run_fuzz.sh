@@ -4,12 +4,12 @@
 # one, fuzz_net_input unless TARGET says otherwise, for SECONDS (default 60).
 # Exits non-zero when the fuzzer finds a crash, a leak or a broken
 # invariant; the input that did it is left in build-fuzz/fuzz-artifacts/
-# (build-fuzz/TARGET-artifacts/ for the HTTP targets) and belongs in the
+# (build-fuzz/TARGET-artifacts/ for the HTTP and TLS targets) and belongs in the
 # target's regressions/ once the bug is understood (the unit suite replays
 # that directory).
 #
 #   tests/fuzz/run_fuzz.sh 60
-#   tests/fuzz/run_fuzz.sh 600 fuzz_http1      # or fuzz_h2
+#   tests/fuzz/run_fuzz.sh 600 fuzz_http1      # or fuzz_h2, fuzz_tls
 #   FUZZ_JOBS=2 tests/fuzz/run_fuzz.sh 300     # -fork=2: two worker processes
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,7 +21,7 @@ JOBS=${FUZZ_JOBS:-1}
 
 case "$SECONDS_BUDGET" in
 '' | *[!0-9]*)
-	echo "usage: $0 SECONDS [fuzz_net_input|fuzz_http1|fuzz_h2]" >&2
+	echo "usage: $0 SECONDS [fuzz_net_input|fuzz_http1|fuzz_h2|fuzz_tls]" >&2
 	exit 2
 	;;
 esac
@@ -37,6 +37,11 @@ fuzz_http1 | fuzz_h2)
 	inputs=("$d/corpus" "$d/regressions")
 	name=$TARGET
 	dict=(-dict="tests/fuzz/${TARGET#fuzz_}.dict")
+	;;
+fuzz_tls)
+	inputs=(tests/fuzz/tls/corpus tests/fuzz/tls/regressions)
+	name=$TARGET
+	dict=()
 	;;
 *)
 	echo "run_fuzz.sh: no target $TARGET" >&2

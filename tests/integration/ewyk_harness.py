@@ -143,7 +143,7 @@ class Appliance:
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
                  client_ns=False, env=None, shared_config=False, medium="tap",
                  wire_lcores="0@0,1@0", profile=False, second_port=None,
-                 demo=True, wrap=(), ip6=False):
+                 demo=True, wrap=(), ip6=False, binary=None):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -161,7 +161,8 @@ class Appliance:
         wrap: a command ewykd runs under (setpriv, to drop capabilities).
         ip6: the port gets --ip6 2001:2::2/64 too, and the client side
         2001:2::1/64; the appliance is ready once it answers ping -6.
-        ip6="only": the port has no IPv4 (--ip6 alone)."""
+        ip6="only": the port has no IPv4 (--ip6 alone).
+        binary: another ewykd than the build tree's (an installed one)."""
         if medium not in MEDIA:
             raise ValueError(f"medium {medium!r}: one of {MEDIA}")
         if ip6 and second_port:
@@ -201,6 +202,7 @@ class Appliance:
         self.env = env		# added to ewykd's environment
         self.ip6 = ip6
         self.wrap = list(wrap)
+        self.binary = binary or EWYKD
         self.shared_config = shared_config	# dpdk-dumpcap can attach
         self.proc = None
         self.log_path = None
@@ -223,7 +225,7 @@ class Appliance:
         if self.medium == "memif" or self.second_port:
             os.makedirs(self.run_dir, exist_ok=True)
         lc = "--lcores" if "@" in self.lcores else "-l"
-        cmd = ["ip", "netns", "exec", self.name, *launcher, *self.wrap, EWYKD]
+        cmd = ["ip", "netns", "exec", self.name, *launcher, *self.wrap, self.binary]
         if self.profile:
             cmd += ["--", "--config", self.profile_config()]
         else:

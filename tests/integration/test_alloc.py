@@ -3,23 +3,31 @@
 included: ewykd runs with an allocation counter preloaded
 (tests/alloc/malloc_count.c); after a warm-up, 100 000 requests over
 HTTP/2 and HTTP/1.1 keep-alive must not make its lcores call the
-allocator once."""
+allocator once. Over TLS too: GnuTLS takes its record buffers from malloc,
+which ewykd's own malloc serves from lib/tls's per-thread caches; what
+misses them goes on to the C library through the counter (docs/tls.md)."""
 import os
 import re
+import time
 
 import pytest
 
 from conftest import serve_module
-from ewyk_harness import ROOT, Appliance
+from ewyk_harness import APP_IP, ROOT, Appliance
+from tls_certs import CA
 
 COUNTER = os.path.join(ROOT, "build", "tests", "libewyk_malloc_count.so")
+HELLO = os.path.join(ROOT, "build", "app", "plugins", "ewyk-hello.so")
 
 
 @pytest.fixture(scope="module")
 def counted(www):
     if not os.path.exists(COUNTER):
         pytest.fail(f"{COUNTER} is not built")
-    yield from serve_module(Appliance(www=www["dir"], args=["--shards", "1"],
+    # Body buffers for every stream h2load -c 4 -m 8 has in flight.
+    yield from serve_module(Appliance(www=www["dir"], args=["--shards", "1",
+                                                             "--plugin", HELLO,
+                                                             "--body-buffers", "40"],
                                       env={"LD_PRELOAD": COUNTER}))
 
 
@@ -37,11 +45,13 @@ def worker_sites(a):
             if k.startswith("rte_worker")}
 
 
-def load(a, n, h1):
+def load(a, n, h1, path="/hello.txt", data=None):
     args = ["h2load", "-n", str(n), "-c", "4", "-m", "8"]
     if h1:
         args.insert(1, "--h1")
-    r = a.ns(args + [a.url("/hello.txt")], timeout=120)
+    if data is not None:
+        args += ["-d", str(data)]
+    r = a.ns(args + [a.url(path)], timeout=120)
     assert re.search(rf"status codes: {n} 2xx", r.stdout), r.stdout
 
 
@@ -61,6 +71,26 @@ def test_no_allocation_per_request_after_warm_up(counted):
     assert http["h2_mem_grows_count"] == grows0
 
 
+def test_no_allocation_per_large_body_after_warm_up(counted, tmp_path):
+    """Bodies past 4 KiB given whole to a plain handler are gathered in
+    the shard's body buffers, made at start: no allocation for them
+    either, HTTP/1.1 or HTTP/2 (h2load -d posts the file each time)."""
+    body = tmp_path / "body.bin"
+    body.write_bytes(os.urandom(64 * 1024))
+    for h1 in (False, True):
+        load(counted, 2000, h1, "/hello/inspect", body)	# warm-up
+    before, threads0 = lcore_allocs(counted)
+    counted.telemetry("/ewyk_test/allocs_arm")
+    taken0 = counted.telemetry("/ewyk/http")["body_buffers_taken_count"]
+    for h1 in (False, True):
+        load(counted, 5000, h1, "/hello/inspect", body)
+    after, threads1 = lcore_allocs(counted)
+    http = counted.telemetry("/ewyk/http")
+    assert http["body_buffers_taken_count"] - taken0 == 10000, http
+    assert http["body_buffers_busy_count"] == 0
+    assert after - before == 0, (threads0, threads1, worker_sites(counted))
+
+
 def test_the_counter_sees_allocations(counted, tmp_path):
     """The counter is live: a worker lcore that allocates is seen. The
     first HTTP/2 /echo of a 200 KB body needs a block of a size class no
@@ -75,7 +105,59 @@ def test_the_counter_sees_allocations(counted, tmp_path):
     after, threads = lcore_allocs(counted)
     assert after > before, threads
     assert counted.telemetry("/ewyk/http")["h2_mem_grows_count"] > grows
-    # And it says where: the shard's memory growing, under nghttp2.
+    # And it says where: the shard's memory growing, for HTTP/2's DATA.
     stacks = [st for v in worker_sites(counted).values() for st in v]
     print("\n  " + "\n  ".join(stacks))
-    assert any("nghttp2" in st for st in stacks), stacks
+    assert any("http_mem_alloc" in st and "h2_data" in st for st in stacks), stacks
+
+
+@pytest.fixture(scope="module")
+def counted_tls(www, tmp_path_factory):
+    if not os.path.exists(COUNTER):
+        pytest.fail(f"{COUNTER} is not built")
+    cert, key, _ = CA(tmp_path_factory.mktemp("pki")).issue("ec")
+    yield from serve_module(Appliance(
+        www=www["dir"], args=["--shards", "1", "--tls-cert", cert, "--tls-key", key],
+        env={"LD_PRELOAD": COUNTER}))
+
+
+def steady_window(a, h1, warm_s=3, window_s=3):
+    """Requests and the lcores' allocations over a window of an h2load
+    run over TLS that began before it: its connections' handshakes are
+    over by then, only requests on established connections remain."""
+    args = ["h2load", "-D", str(warm_s + window_s + 2), "-c", "4", "-m", "8"]
+    if h1:
+        args.insert(1, "--h1")
+    load = a.ns_popen(args + [f"https://{APP_IP}/hello.txt"])
+    try:
+        time.sleep(warm_s)
+        allocs0, _ = lcore_allocs(a)
+        t0 = a.telemetry("/ewyk/tls")
+        reqs0 = a.telemetry("/ewyk/http")["requests_reqs"]
+        a.telemetry("/ewyk_test/allocs_arm")
+        time.sleep(window_s)
+        allocs1, threads = lcore_allocs(a)
+        t1 = a.telemetry("/ewyk/tls")
+        reqs1 = a.telemetry("/ewyk/http")["requests_reqs"]
+    finally:
+        out, _ = load.communicate(timeout=60)
+    assert re.search(r"status codes: \d+ 2xx, 0 3xx, 0 4xx, 0 5xx", out), out
+    return reqs1 - reqs0, allocs1 - allocs0, threads, t0, t1
+
+
+def test_no_allocation_per_request_over_tls(counted_tls):
+    for h1 in (False, True):
+        steady_window(counted_tls, h1, warm_s=2, window_s=1)	# warm-up
+    for h1 in (False, True):
+        reqs, allocs, threads, t0, t1 = steady_window(counted_tls, h1)
+        assert reqs > 1000, reqs
+        # On failure: the lcores' allocations and where each came from.
+        assert allocs == 0, (h1, reqs, threads, worker_sites(counted_tls))
+        # The record buffers came from the caches (one at least per record
+        # each way), which did not grow.
+        records = (t1["records_in_count"] - t0["records_in_count"] +
+                   t1["records_out_count"] - t0["records_out_count"])
+        assert records > 0, (t0, t1)
+        assert t1["mem_cache_hits_count"] - t0["mem_cache_hits_count"] >= records, (t0, t1)
+        assert t1["mem_cache_grows_count"] == t0["mem_cache_grows_count"], (t0, t1)
+        assert t1["handshakes_full_count"] == t0["handshakes_full_count"], (t0, t1)

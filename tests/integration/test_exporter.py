@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""ewyk-exporter against a running ewykd under load: /metrics passes
-promtool, its counters move with the traffic, a restart of ewykd is
-survived (ewyk_up 0, then 1, the exporter's process never goes away), and
-the dashboard, loaded in headless Chromium while traffic runs, shows live
-numbers in every panel. The appliance runs both families: IPv6's counters
-(by family, neighbour discovery, TCP over IPv6) are exported and move.
+"""ewyk-exporter against a running ewykd under load (cleartext and TLS):
+/metrics passes promtool, its counters move with the traffic, a restart of
+ewykd is survived (ewyk_up 0, then 1, the exporter's process never goes
+away), and the dashboard, loaded in headless Chromium while traffic runs,
+shows live numbers in every panel. The appliance runs both families:
+IPv6's counters (by family, neighbour discovery, TCP over IPv6) are
+exported and move.
 
 The exporter runs in the host's namespace on 127.0.0.1 (the telemetry
 socket is a unix socket on the host's file system); the traffic stays in
@@ -12,75 +13,19 @@ the appliance's namespace, bounded in count and time."""
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
-import urllib.request
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from browser import Browser
 from conftest import serve_module
-from ewyk_harness import APP_IP, PYTHON, ROOT, Appliance
+from exporter_client import EXPORTER, Exporter
+from ewyk_harness import APP_IP, Appliance
+from tls_certs import CA
 
-EXPORTER = os.path.join(ROOT, "build", "app", "ewyk-exporter")
 LCORES = "0@0,1@1,2@1"	# one shard, one reserved lcore
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-class Exporter:
-    def __init__(self, prefix):
-        self.port = free_port()
-        self.proc = subprocess.Popen([EXPORTER, "--file-prefix", prefix, "--listen",
-                                      f"127.0.0.1:{self.port}"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True)
-        self.base = f"http://127.0.0.1:{self.port}"
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            try:
-                self.get("/healthz")
-                return
-            except OSError:
-                assert self.proc.poll() is None, self.proc.stdout.read()
-                time.sleep(0.1)
-        raise AssertionError("ewyk-exporter does not answer")
-
-    def get(self, path, accept=None):
-        req = urllib.request.Request(self.base + path)
-        if accept:
-            req.add_header("Accept", accept)
-        with urllib.request.urlopen(req, timeout=5) as r:
-            return r.headers.get("Content-Type"), r.read().decode()
-
-    def metrics(self):
-        return self.get("/metrics")[1]
-
-    def samples(self):
-        """{(name, frozenset(labels)): value} of one scrape."""
-        out = {}
-        for fam in text_string_to_metric_families(self.metrics()):
-            for s in fam.samples:
-                out[(s.name, frozenset(s.labels.items()))] = s.value
-        return out
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 def value(samples, name, **labels):
@@ -94,11 +39,13 @@ def total(samples, name, **labels):
 
 
 @pytest.fixture(scope="module")
-def ewyk(www):
+def ewyk(www, tmp_path_factory):
     state = tempfile.mkdtemp(prefix="ewyk-exporter-state-")
+    cert, key, _ = CA(tmp_path_factory.mktemp("pki")).issue("ec", days=20)
     try:
         yield from serve_module(Appliance(www=www["dir"], lcores=LCORES, ip6=True, args=[
-            "--shards", "1", "--reserved", "1", "--state-dir", state]))
+            "--shards", "1", "--reserved", "1", "--state-dir", state,
+            "--tls-cert", cert, "--tls-key", key]))
     finally:
         shutil.rmtree(state, ignore_errors=True)
 
@@ -120,6 +67,10 @@ def traffic(a, n=400):
     a.ns(["h2load", "--h1", "-n", str(n), "-c", "4", *uris], timeout=60)
     a.ns(["h2load", "--h1", "-n", str(n // 4), "-c", "2", a.url6("/hello.txt")],
          timeout=60)
+    # TLS: a handshake per client, one of them refused (TLS 1.1)
+    a.ns(["h2load", "-n", str(n), "-c", "4", f"https://{APP_IP}/hello.txt"], timeout=60)
+    a.ns(["openssl", "s_client", "-connect", f"{APP_IP}:443", "-tls1_1", "-cipher",
+          "DEFAULT@SECLEVEL=0"], check=False, input="", timeout=30)
     a.ns_python(f"""
 import http.client
 c = http.client.HTTPConnection("{APP_IP}", 80, timeout=10)
@@ -159,7 +110,11 @@ def test_metrics_pass_promtool_and_cover_every_command(ewyk, exporter):
                  "ewyk_port_tx_bytes_total", "ewyk_net_family_packets_total",
                  "ewyk_net_nd_advertisements_out_packets_total",
                  "ewyk_tcp_ip6_passive_opens_total", "ewyk_tcp_open_ipv6_connections",
-                 "ewyk_port_ip6_duplicate"):
+                 "ewyk_port_ip6_duplicate", "ewyk_tls_handshakes_total",
+                 "ewyk_tls_handshake_failures_total", "ewyk_tls_connections_total",
+                 "ewyk_tls_alpn_total", "ewyk_tls_ciphers_total",
+                 "ewyk_tls_cert_expiry_timestamp_seconds", "ewyk_tls_open_connections",
+                 "ewyk_tls_info"):
         assert any(n == name for n, _ in s), f"{name} missing"
     info = [dict(ls) for n, ls in s if n == "ewyk_port_info"]
     assert info[0]["ip6"] == "2001:2::2/64" and info[0]["ip6_link_local"].startswith("fe80::")
@@ -167,6 +122,9 @@ def test_metrics_pass_promtool_and_cover_every_command(ewyk, exporter):
     assert value(s, "ewyk_http_responses_total", status="404") > 0
     assert value(s, "ewyk_port_link_up", port="0") == 1
     assert value(s, "ewyk_mbufs_pool_size") > value(s, "ewyk_mbufs_in_use") > 0
+    expiry = s.get(("ewyk_tls_cert_expiry_timestamp_seconds", frozenset(
+        {"cert": "0", "name": "ewyk.test", "key_type": "ECDSA"}.items())))
+    assert 19 * 86400 < expiry - time.time() <= 20 * 86400, expiry
 
 
 def test_openmetrics_when_asked(exporter):
@@ -204,10 +162,15 @@ def test_counters_move_with_traffic(ewyk, exporter):
     grew("ewyk_lcore_seconds_total", 1e-6, state="producing")
     grew("ewyk_store_offers_total", 100)
     grew("ewyk_store_fsyncs_total")
+    grew("ewyk_tls_handshakes_total", 4, kind="full")
+    grew("ewyk_tls_connections_total", 4, version="1.3")
+    grew("ewyk_tls_alpn_total", 4, protocol="h2")
+    grew("ewyk_tls_ciphers_total", 4, cipher="aes_128_gcm")
+    grew("ewyk_tls_handshake_failures_total", 1)
 
 
 PANELS = ("p-lcores", "p-modes", "p-requests", "p-latency", "p-drops", "p-family",
-          "p-conns", "p-mbufs", "p-conflate")
+          "p-conns", "p-mbufs", "p-conflate", "p-tls")
 
 
 def test_dashboard_live_in_chromium(ewyk, exporter, tmp_path):
@@ -234,16 +197,26 @@ print(i)
     h2 = ewyk.ns_popen(["h2load", "-D", "10", "-c", "2", "-m", "2",
                         ewyk.url("/hello.txt"), ewyk.url("/either?ms=1")])
     h2v6 = ewyk.ns_popen(["h2load", "-D", "10", "-c", "1", ewyk.url6("/hello.txt")])
+    # New TLS connections all along: a handshake each, for the TLS panel.
+    hs = ewyk.ns_popen(["sh", "-c", f"for i in $(seq 40); do h2load -n 4 -c 4 "
+                              f"https://{APP_IP}/hello.txt >/dev/null; sleep 0.2; done"])
     try:
         png = tmp_path / "dashboard.png"
         with Browser() as b:
             b.navigate(exporter.base + "/")
-            time.sleep(6)		# the page refreshes every second: 5 readings
+            # The page refreshes every second: wait until every panel has
+            # been updated twice (a loaded host may take longer than 2 s).
+            deadline = time.time() + 20
+            time.sleep(3)
             dom = b.dom()
+            while time.time() < deadline and min(
+                    [int(n) for n in re.findall(r'data-updates="(\d+)"', dom)] or [0]) < 2:
+                time.sleep(1)
+                dom = b.dom()
             b.screenshot(png)
         assert png.stat().st_size > 20000
     finally:
-        for p in (h2, h2v6, load):
+        for p in (h2, h2v6, load, hs):
             try:
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:

@@ -32,7 +32,12 @@ def h2load(a, args, path, timeout=120):
     """Runs h2load on the client side; returns (requests done, 2xx, 5xx,
     errored + timed out, its output). (h2load's "failed" counts 5xx.)"""
     r = a.ns(["h2load", *args, a.url(path)], check=False, timeout=timeout)
-    out = r.stdout
+    return h2load_counts(r.stdout)
+
+
+def h2load_counts(out):
+    """(requests done, 2xx, 5xx, errored + timed out, out) from h2load's
+    summary."""
     done = ok = n5xx = bad = 0
     for line in out.splitlines():
         f = line.replace(",", "").split()
@@ -81,23 +86,36 @@ def test_mbuf_pool_nearly_exhausted_under_load_holds_back_and_recovers(www):
         idle = idle_baseline(a)
         h2 = a.ns_popen(["h2load", "-c", "8", "-m", "4", "-n", "64", "-T", "30",
                          a.url("/big.bin")])
+        h1 = a.ns_popen(["h2load", "--h1", "-c", "24", "-n", "96", "-T", "30",
+                         "-N", "30", a.url("/big.bin")])
         try:
-            done, ok, n5xx, bad, out = h2load(
-                a, ["--h1", "-c", "24", "-n", "96", "-T", "30", "-N", "30"], "/big.bin",
-                timeout=120)
-            held = max(a.telemetry("/ewyk/tcp")["send_queue_mbufs"] for _ in range(3))
-            h2_out, _ = h2.communicate(timeout=120)
+            # The budget is a promise about the load: sampled while it runs.
+            samples = []
+            deadline = time.monotonic() + 120
+            while (h1.poll() is None or h2.poll() is None) and \
+                    time.monotonic() < deadline:
+                samples.append(a.telemetry("/ewyk/tcp")["send_queue_mbufs"])
+                time.sleep(0.02)
+            out, _ = h1.communicate(timeout=10)
+            h2_out, _ = h2.communicate(timeout=10)
         finally:
-            if h2.poll() is None:
-                h2.kill()
-                h2.wait()
+            for p in (h1, h2):
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        done, ok, n5xx, bad, out = h2load_counts(out)
+        held = max(samples)
         tcp, s = a.telemetry("/ewyk/tcp", "/ewyk/stats").values()
         print(f"\n  HTTP/1.1: {done} done, {ok} 2xx, {bad} errored; send queues held "
-              f"{held} mbufs (budget {budget}); waits for the budget "
+              f"at most {held} mbufs in {len(samples)} samples during the load "
+              f"(budget {budget}); waits for the budget "
               f"{tcp['sndq_budget_waits_count']}; no mbuf: "
               f"{s['drop_by_reason_pkts']['no_mbuf']} dropped")
-        # The pressure was there, and counted ...
+        # The pressure was there, and counted, and the queues filled their
+        # budget but never went past it ...
         assert tcp["sndq_budget_waits_count"] > 0, tcp
+        assert len(samples) >= 3, samples
+        assert held >= budget // 2, (held, samples)
         assert held <= budget + 32, held       # an empty queue may take one
         # ... and every transfer finished.
         assert ok == 96 and bad == 0, out
@@ -111,6 +129,26 @@ def test_mbuf_pool_nearly_exhausted_under_load_holds_back_and_recovers(www):
 
 # -- (b) the link down and up ----------------------------------------------
 
+# One long download that notes when data stops and starts again (on the
+# host's monotonic clock, which the namespaces share).
+WATCHED_DOWNLOAD = """
+import json, socket, time
+s = socket.create_connection(("{ip}", 80), timeout=30)
+s.sendall(b"GET /bytes?n=1073741824 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+end = time.monotonic() + {seconds}
+last, gaps = time.monotonic(), []
+while time.monotonic() < end:
+    if not s.recv(1 << 16):
+        break
+    now = time.monotonic()
+    if now - last > 0.3:
+        gaps.append([last, now])
+    last = now
+print(json.dumps(gaps))
+"""
+OUTAGE_S = 4.5  # between two backed-off RTOs (200 ms doubling: 3.0 s, 6.2 s)
+
+
 def test_link_down_and_up_under_load_keeps_connections(www):
     with Appliance(www=www["dir"]) as a:
         idle = idle_baseline(a)
@@ -120,6 +158,8 @@ def test_link_down_and_up_under_load_keeps_connections(www):
         # the outage falls in the middle of them.
         load = a.ns_popen(["h2load", "--h1", "-c", "8", "-n", "1000", "-T", "60",
                            a.url("/big.bin")])
+        watched = a.ns_popen_python(WATCHED_DOWNLOAD.format(ip=APP_IP,
+                                                            seconds=OUTAGE_S + 6))
         try:
             time.sleep(0.5)
             a.ip("link", "set", "dev", IFACE, "down")
@@ -127,7 +167,7 @@ def test_link_down_and_up_under_load_keeps_connections(www):
             while a.stats()["link_up"] and time.time() < deadline:
                 time.sleep(0.1)
             down = a.stats()
-            time.sleep(3.0)
+            time.sleep(OUTAGE_S)
             kept = a.stats()["open_conns"]
             a.ip("link", "set", "dev", IFACE, "up")
             t_up = time.monotonic()
@@ -136,14 +176,23 @@ def test_link_down_and_up_under_load_keeps_connections(www):
             deadline = time.time() + 10
             while not a.stats()["link_up"] and time.time() < deadline:
                 time.sleep(0.1)
+            gaps = json.loads(watched.communicate(timeout=60)[0])
         finally:
-            if load.poll() is None:
-                load.kill()
-                load.wait()
+            for p in (load, watched):
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
         after = a.stats()
+        # The outage is the gap the link's return ends.
+        outage = [g for g in gaps if g[0] < t_up < g[1]]
+        resumed = outage[0][1] - t_up if outage else None
         print(f"\n  link down: {down['link_up']=} open_conns={down['open_conns']}, "
-              f"after 3 s {kept}; the load finished {took:.1f} s after the link came "
-              f"back\n{out[-700:]}")
+              f"after {OUTAGE_S} s {kept}; data again {resumed} s after the link "
+              f"came back; the load finished {took:.1f} s after it\n{out[-700:]}")
+        # Retransmission at once on link up (ewykd looks every 100 ms), not
+        # at the next backed-off RTO, seconds later.
+        assert len(outage) == 1, (gaps, t_up)
+        assert resumed < 1.0, (resumed, gaps)
         assert down["link_up"] == 0, down
         assert after["link_up"] == 1
         assert after["link_downs_count"] - before["link_downs_count"] == 1, after

@@ -183,13 +183,14 @@ def test_ipv6_only_port(www, tmp_path):
 
 def test_check_config_and_the_file(tmp_path):
     conf = tmp_path / "ewykd.conf"
-    conf.write_text("[ewykd]\nip = 198.18.0.2/24\nip6 = 2001:2::2/64, 2001:2:0:1::2/64\n")
+    conf.write_text(f"[ewykd]\nwww = {tmp_path}\nip = 198.18.0.2/24\n"
+                    "ip6 = 2001:2::2/64, 2001:2:0:1::2/64\n")
     r = run([EWYKD, "--config", str(conf), "--check-config"])
-    assert "  ip6 2001:2::2/64 (port 0)" in r.stdout
-    assert "  ip6 2001:2:0:1::2/64 (port 1)" in r.stdout
+    # The Nth for the Nth port, in the order of the ports.
+    assert "\nip6 = 2001:2::2/64\nip6 = 2001:2:0:1::2/64\n" in r.stdout
     # The command line's replace the file's.
     r = run([EWYKD, "--config", str(conf), "--ip6", "2001:2::0:0:0:5/64", "--check-config"])
-    assert "  ip6 2001:2::5/64 (port 0)" in r.stdout and "port 1" not in r.stdout
+    assert "\nip6 = 2001:2::5/64\n" in r.stdout and "2001:2:0:1::2" not in r.stdout
     for bad, word in (("fe80::1/64", "link-local"), ("2001:2::2", "ADDR/N"),
                       ("2001:2::2/129", "ADDR/N"), ("ff02::1/64", "unicast"),
                       ("::ffff:198.18.0.2/64", "unicast"), ("198.18.0.2/24", "ADDR/N")):
@@ -197,9 +198,9 @@ def test_check_config_and_the_file(tmp_path):
         lines = r.stderr.strip().splitlines()
         assert r.returncode == 2 and len(lines) == 1, (bad, r.stderr)
         assert lines[0].startswith("ewykd: --ip6: ") and word in lines[0], (bad, lines)
-    conf.write_text("[ewykd]\nip6 = 2001:2::2/64\nip6 = 2001:2::2/64\n")
+    conf.write_text(f"[ewykd]\nwww = {tmp_path}\nip6 = 2001:2::2/64\nip6 = 2001:2::2/64\n")
     r = run([EWYKD, "--config", str(conf), "--check-config"], check=False)
-    assert r.returncode == 2 and ":3: ip6: 2001:2::2 is already" in r.stderr, r.stderr
+    assert r.returncode == 2 and ":4: ip6: 2001:2::2 is already" in r.stderr, r.stderr
 
 
 def test_help_says_what_ip6_does():
@@ -220,6 +221,9 @@ def test_duplicate_address_is_taken_out_of_use(www):
         a.ip("link", "set", IFACE, "down")
         time.sleep(0.5)			# ewykd looks at the link every 100 ms
         a.ip("link", "set", IFACE, "up")
+        # A tap's link may come up more than once as its bridge takes it
+        # back, and each time ewykd probes again: how many probes the
+        # kernel defended depends on the bridge, not on ewykd.
         deadline = time.time() + 10
         p = port0(a)
         while (p["ip6_state"], p["ip6_link_local_state"]) != ("duplicate", "preferred") \
@@ -229,7 +233,8 @@ def test_duplicate_address_is_taken_out_of_use(www):
         assert p["ip6_state"] == "duplicate", p
         assert p["ip6_link_local_state"] == "preferred"
         s = a.stats()
-        assert s["nd_dad_duplicates_count"] == 1 and s["nd_dad_probes_pkts"] >= 4
+        assert s["link_ups_count"] >= 1 and s["nd_dad_duplicates_count"] >= 1, s
+        assert s["nd_dad_probes_pkts"] >= 4
         # What comes for it is not ewykd's any more.
         before = s["drop_by_reason_pkts"]["ip6_not_ours"]
         a.ns_python(f"""
@@ -314,4 +319,4 @@ def test_upstream_ipv6_option_errors():
         in r.stderr, r.stderr
     r = run([EWYKD, "--ip", "198.18.0.2/24", "--ip6", "2001:2::2/64", "--upstream",
              "six=[2001:2:0:0::1]:8086", "--check-config"])
-    assert "  upstream six [2001:2::1]:8086 (port 0)" in r.stdout, r.stdout
+    assert "\nupstream = six=[2001:2::1]:8086\n" in r.stdout, r.stdout

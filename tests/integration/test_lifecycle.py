@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Start-up errors, the configuration file, and stopping under load."""
+import json
 import re
 import signal
 import time
+
+import pytest
 
 from ewyk_harness import APP_IP, EWYKD, Appliance, run
 
@@ -151,3 +154,41 @@ def test_sigterm_during_h2_load_exits_0(www):
         assert status == 0 and took < 2.0, (status, took)
         # answers that were given are all good ones
         assert re.search(r"status codes: \d+ 2xx, 0 3xx, 0 4xx, 0 5xx", out), out
+
+
+SLOW_CLIENT = """
+import json, socket, time
+s = socket.create_connection(("{ip}", 80), timeout=30)
+s.sendall(b"GET {path} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+got, err, t0 = b"", None, time.monotonic()
+try:
+    while True:
+        c = s.recv(4096)
+        if not c:
+            break
+        got += c
+except OSError as e:
+    err = repr(e)
+print(json.dumps({{"got": got.decode(errors="replace"), "error": err,
+                  "took": time.monotonic() - t0}}))
+"""
+
+
+@pytest.mark.parametrize("path", ["/delay?ms=4000", "/blocking-delay?ms=4000"])
+def test_drain_cuts_an_answer_outlasting_drain_ms(www, path):
+    """--drain-ms bounds the drain: an answer still owed when it is up
+    is cut (its connection ends without it), and ewykd exits 0 on time,
+    a handler asleep on a fiber or a pool thread notwithstanding."""
+    with Appliance(www=www["dir"], lcores="0@0,1@1,2@1",
+                   args=["--shards", "1", "--reserved", "1", "--drain-ms", "500"]) as a:
+        slow = a.ns_popen_python(SLOW_CLIENT.format(ip=APP_IP, path=path))
+        time.sleep(0.5)
+        status, took = a.stop(timeout=20)
+        out, _ = slow.communicate(timeout=20)
+        client = json.loads(out)
+        print(f"\n  stopped in {took:.2f} s; the client: {client}")
+        assert status == 0, a.read_log()
+        assert took < 0.5 + 1.5, f"ewykd took {took:.2f} s to stop"
+        assert client["got"] == "", client
+        assert client["took"] < 0.5 + 0.5 + 1.5, client
+        assert "ewykd: stopped" in a.read_log()

@@ -211,7 +211,7 @@ def test_keepalive_reuse_counted(proxy_env):
     assert after["reused_reqs"] - before["reused_reqs"] >= 7
     assert after["opened_conns"] - before["opened_conns"] <= 1
     assert after["idle_conns"] >= 1
-    assert after["p50_us"] > 0
+    assert after["p50_ns"] > 0
 
 
 def test_stale_keepalive_retried_when_idempotent(proxy_env):

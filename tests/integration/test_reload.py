@@ -73,7 +73,7 @@ def test_answer_in_flight_keeps_the_old_file(tmp_path):
         # waits in ewykd (borrowed from the tree) rather than in its
         # socket buffer.
         a.ns(["sysctl", "-qw", "net.ipv4.tcp_rmem=4096 16384 16384"])
-        slow = a.ns_popen(["curl", "-sS", "-m", "60", "--limit-rate", "2M", "-o", str(out),
+        slow = a.ns_popen(["curl", "-sS", "-m", "60", "--limit-rate", "1M", "-o", str(out),
                            a.url("/big.bin")])
         time.sleep(0.5)
         new = os.urandom(8 * MB)

@@ -23,3 +23,25 @@ def test_a_stage_that_ran_nothing_fails(tmp_path):
     out, err = counts(tmp_path, "Ok: 0\nFail: 0\n")
     assert out == "0 1" and "ran no test" in err
     assert counts(tmp_path, "meson: no tests defined\n")[0] == "0 1"
+
+
+def mutation(tmp_path, log):
+    f = tmp_path / "log"
+    f.write_text(log)
+    r = subprocess.run(["bash", "-c", f'. "{ROOT}/tests/counts.sh"; mutation_counts "{f}"'],
+                       capture_output=True, text=True, timeout=10)
+    return r.stdout.strip(), r.stderr
+
+
+def test_the_mutation_run_counts_each_break(tmp_path):
+    log = ("caught    a\nSURVIVED  b\n"
+           "mutation: 60 breaks: 58 caught, 1 survived, 1 stale, 0 did not build; 200 s\n"
+           "mutation: 60 breaks: 58 caught, 2 failed\n")
+    assert mutation(tmp_path, log)[0] == "58 2"
+
+
+def test_a_mutation_run_without_summary_or_breaks_fails(tmp_path):
+    out, err = mutation(tmp_path, "Traceback (most recent call last):\n")
+    assert out == "0 1" and "no summary" in err
+    assert mutation(tmp_path, "mutation: 0 breaks: 0 caught, 0 failed\n")[0] == "0 1"
+    assert mutation(tmp_path, "mutation: 0 breaks: 0 caught, 1 failed\n")[0] == "0 1"

@@ -51,6 +51,8 @@ def test_state_api_token(www, tmp_path):
         assert status(a, "/v1/state/k", *put, "-H", "Authorization: Bearer wrong") == "401"
         assert status(a, "/v1/state/k", *put, "-H",
                       f"Authorization: Bearer {TOKEN}x") == "401"
+        assert status(a, "/v1/state/k", *put, "-H",
+                      f"Authorization: Bearer {TOKEN[:-1]}") == "401"	# its start only
         assert status(a, "/v1/state/k", *put, "-H", f"Authorization: Bearer {TOKEN}") == "200"
         r = a.ns(["curl", "-sS", "-m", "10", "-D", "-", "-o", "/dev/null", a.url("/v1/state/k")])
         assert "www-authenticate: bearer" in r.stdout.lower(), r.stdout

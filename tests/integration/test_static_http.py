@@ -350,17 +350,18 @@ def test_options_and_their_config_keys(tmp_path):
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and word in lines[0], (args, r.stderr)
     conf = tmp_path / "ewykd.conf"
-    conf.write_text("[ewykd]\ncache-control = /=no-cache\n"
+    conf.write_text(f"[ewykd]\nwww = {tmp_path}\ncache-control = /=no-cache\n"
                     "cache-control = /assets/=public, max-age=60\n"
                     "mime-type = dat=application/x-dat\nmime-types = none\n"
                     "max-target = 4096\n")
     r = subprocess.run([EWYKD, "--config", str(conf), "--check-config"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    for line in ["cache-control /=no-cache", "cache-control /assets/=public, max-age=60",
-                 "mime-type dat=application/x-dat", "mime-types none"]:
+    for line in ["cache-control = /=no-cache", "cache-control = /assets/=public, max-age=60",
+                 "mime-type = dat=application/x-dat", "mime-types = none",
+                 "max-target = 4096"]:
         assert line in r.stdout, r.stdout
-    conf.write_text("[ewykd]\ncache-control = /=a\ncache-control = /=b\n")
+    conf.write_text(f"[ewykd]\nwww = {tmp_path}\ncache-control = /=a\ncache-control = /=b\n")
     r = subprocess.run([EWYKD, "--config", str(conf), "--check-config"],
                        capture_output=True, text=True)
-    assert r.returncode == 2 and ":3: cache-control:" in r.stderr, r.stderr
+    assert r.returncode == 2 and ":4: cache-control:" in r.stderr, r.stderr

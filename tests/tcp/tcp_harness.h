@@ -29,6 +29,7 @@
 /* A segment as the test writes or reads it. */
 struct th_seg {
 	uint16_t sport;		/* peer's port when injecting */
+	uint16_t dport;		/* the stack's; 0: TH_PORT */
 	uint32_t seq;
 	uint32_t ack;
 	uint8_t flags;
@@ -61,6 +62,10 @@ struct th_app {
 	uint32_t got_len;
 	uint8_t *got;		/* TH_APP_BUF bytes */
 	bool close_on_fin;	/* tcp_close() when the peer closes */
+	/* takes no more than rcv_space, as HTTP/1.1 into its buffer: TCP
+	 * keeps the rest (its receive buffer) */
+	bool room_only;
+	unsigned int sent_calls;	/* the sent upcall: room to write */
 };
 
 /* A port's TX callback context. */
@@ -105,6 +110,8 @@ struct th_seg th_seg_from(uint32_t seq, uint32_t ack, uint8_t flags);
 /* A second port, 198.18.1.2/24 (2001:2:0:1::2/64) with MAC
  * 02:00:00:00:00:03. */
 void th_add_port(struct th *h);
+/* The same with ip_count IPv4 addresses from 198.18.1.2 on. */
+void th_add_port_ips(struct th *h, uint16_t ip_count);
 
 /* The test's family, by TH_FAMILY. */
 uint8_t th_family(void);
@@ -148,6 +155,10 @@ void th_advance_us(struct th *h, uint64_t us);
 /* Next captured segment, or false if none. */
 bool th_next(struct th *h, struct th_out *o);
 unsigned int th_pending(const struct th *h);
+/* The next captured segment, which must have these flags, this sequence
+ * number and (with TCP_ACK) this ACK: the test fails otherwise. */
+void th_expect(struct th *h, struct th_out *o, uint8_t flags, uint32_t seq,
+		uint32_t ack);
 /* The room the application offers, pushed to the stack (a window that
  * opens enough is announced at once: the update is captured). */
 void th_set_rcv_space(struct th *h, uint32_t bytes);

@@ -14,18 +14,6 @@
 #define IRS 1000000u
 
 static void
-expect(struct th *h, struct th_out *o, uint8_t flags, uint32_t seq,
-		uint32_t ack)
-{
-	if (!th_next(h, o))
-		fail_msg("expected a segment with flags %#x", flags);
-	if (o->t.flags != flags || o->t.seq != seq ||
-			((flags & TCP_ACK) && o->t.ack != ack))
-		fail_msg("got flags %#x seq %u ack %u, want %#x %u %u",
-				o->t.flags, o->t.seq, o->t.ack, flags, seq, ack);
-}
-
-static void
 test_handshake_options(void **state)
 {
 	struct th *h = th_new(NULL);
@@ -63,7 +51,7 @@ test_closed_port_and_stray_ack_get_rst(void **state)
 	s.flags = TCP_ACK;
 	s.ack = 777;
 	th_inject(h, &s);
-	expect(h, &o, TCP_RST, 777, 0);
+	th_expect(h, &o, TCP_RST, 777, 0);
 	/* a RST is never answered */
 	s.flags = TCP_RST;
 	th_inject(h, &s);
@@ -87,12 +75,12 @@ test_data_is_delivered_and_acked(void **state)
 	assert_int_equal(h->app.got_len, 18);
 	assert_memory_equal(h->app.got, s.data, 18);
 	th_advance(h, 50);	/* a delayed ACK goes within 40 ms at most */
-	expect(h, &o, TCP_ACK, iss + 1, IRS + 19);
+	th_expect(h, &o, TCP_ACK, iss + 1, IRS + 19);
 	assert_true(o.at - 1000 <= 40 + 1);
 	/* duplicate: no second delivery, an immediate ACK */
 	th_inject(h, &s);
 	assert_int_equal(h->app.got_len, 18);
-	expect(h, &o, TCP_ACK, iss + 1, IRS + 19);
+	th_expect(h, &o, TCP_ACK, iss + 1, IRS + 19);
 	th_free(h);
 }
 
@@ -109,7 +97,7 @@ test_response_and_retransmission_backoff(void **state)
 	assert_int_equal(tcp_write(h->ns, h->app.conn, "hello", 5), 5);
 	tcp_output(h->ns, h->app.conn);
 	net_flush(h->ns);
-	expect(h, &o, TCP_ACK | TCP_PSH, iss + 1, IRS + 1);
+	th_expect(h, &o, TCP_ACK | TCP_PSH, iss + 1, IRS + 1);
 	assert_int_equal(o.t.len, 5);
 	t0 = o.at;
 	/* first a tail loss probe, 2 SRTT (+ the delayed-ACK allowance for a
@@ -224,7 +212,7 @@ test_passive_close(void **state)
 	(void)state;
 	th_inject(h, &s);		/* FIN: the app closes too */
 	assert_int_equal(h->app.peer_closed, 1);
-	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 2);
+	th_expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 2);
 	s = th_seg_from(IRS + 2, iss + 2, TCP_ACK);
 	th_inject(h, &s);		/* LAST-ACK -> CLOSED */
 	assert_int_equal(h->app.closed, 1);
@@ -248,16 +236,16 @@ test_active_close_and_time_wait(void **state)
 	iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
 	tcp_close(h->ns, h->app.conn);
 	net_flush(h->ns);
-	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
+	th_expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
 	s = th_seg_from(IRS + 1, iss + 2, TCP_ACK);
 	th_inject(h, &s);		/* FIN-WAIT-2 */
 	s = th_seg_from(IRS + 1, iss + 2, TCP_ACK | TCP_FIN);
 	th_inject(h, &s);		/* TIME-WAIT */
-	expect(h, &o, TCP_ACK, iss + 2, IRS + 2);
+	th_expect(h, &o, TCP_ACK, iss + 2, IRS + 2);
 	assert_int_equal(h->app.closed, 1);	/* released at TIME-WAIT */
 	assert_int_equal(h->stats.tcp_conns_open, 1);
 	th_inject(h, &s);		/* retransmitted FIN: re-ACKed */
-	expect(h, &o, TCP_ACK, iss + 2, IRS + 2);
+	th_expect(h, &o, TCP_ACK, iss + 2, IRS + 2);
 	th_advance(h, 3100);
 	assert_int_equal(h->stats.tcp_conns_open, 0);
 	th_free(h);
@@ -275,10 +263,10 @@ test_simultaneous_close(void **state)
 	h->app.close_on_fin = false;
 	tcp_close(h->ns, h->app.conn);
 	net_flush(h->ns);
-	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
+	th_expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
 	s = th_seg_from(IRS + 1, iss + 1, TCP_ACK | TCP_FIN);	/* crossing FIN */
 	th_inject(h, &s);
-	expect(h, &o, TCP_ACK, iss + 2, IRS + 2);		/* CLOSING */
+	th_expect(h, &o, TCP_ACK, iss + 2, IRS + 2);		/* CLOSING */
 	assert_int_equal(h->app.conn->state, TCP_CLOSING);
 	s = th_seg_from(IRS + 2, iss + 2, TCP_ACK);
 	th_inject(h, &s);
@@ -299,7 +287,7 @@ test_rst_exact_resets_in_window_challenges(void **state)
 	(void)state;
 	s = th_seg_from(IRS + 100, 0, TCP_RST);		/* in window, not exact */
 	th_inject(h, &s);
-	expect(h, &o, TCP_ACK, iss + 1, IRS + 1);	/* challenge ACK */
+	th_expect(h, &o, TCP_ACK, iss + 1, IRS + 1);	/* challenge ACK */
 	assert_int_equal(h->app.closed, 0);
 	s = th_seg_from(IRS + 1 + 200000, 0, TCP_RST);	/* out of window: ignored */
 	th_inject(h, &s);
@@ -349,7 +337,7 @@ test_challenge_acks_are_rate_limited(void **state)
 	th_advance(h, 1000);
 	s = th_seg_from(IRS + 100, 0, TCP_RST);
 	th_inject(h, &s);
-	expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
+	th_expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
 	/* The shard's budget is for segments without data: data out of the
 	 * window is acknowledged each time (here, with no interval). */
 	for (i = 0; i < 50; i++) {
@@ -357,7 +345,7 @@ test_challenge_acks_are_rate_limited(void **state)
 		s.data = "x";
 		s.len = 1;
 		th_inject(h, &s);
-		expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
+		th_expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
 	}
 	th_free(h);
 }
@@ -502,7 +490,7 @@ test_zero_window_probes_are_always_answered(void **state)
 		s.data = "x";
 		s.len = 1;
 		th_inject(h, &s);
-		expect(h, &o, TCP_ACK, iss + 1, IRS + 1 + sent);
+		th_expect(h, &o, TCP_ACK, iss + 1, IRS + 1 + sent);
 		assert_int_equal(o.t.win, 0);
 		th_advance(h, 10);
 	}
@@ -520,7 +508,7 @@ test_syn_on_established_gets_challenge_ack(void **state)
 
 	(void)state;
 	th_inject(h, &s);
-	expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
+	th_expect(h, &o, TCP_ACK, iss + 1, IRS + 1);
 	assert_int_equal(h->app.conn->state, TCP_ESTABLISHED);
 	th_free(h);
 }
@@ -572,7 +560,7 @@ test_fin_wait_2_times_out(void **state)
 	iss = th_handshake(h, 40000, IRS, NULL, 0, 65535);
 	tcp_close(h->ns, h->app.conn);
 	net_flush(h->ns);
-	expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
+	th_expect(h, &o, TCP_ACK | TCP_FIN, iss + 1, IRS + 1);
 	s = th_seg_from(IRS + 1, iss + 2, TCP_ACK);
 	th_inject(h, &s);		/* FIN-WAIT-2; the peer never closes */
 	assert_int_equal(h->app.conn->state, TCP_FIN_WAIT_2);

@@ -200,6 +200,81 @@ test_out_of_order_queued_and_sacked(void **state)
 	th_free(h);		/* the queued segment's mbuf is freed too */
 }
 
+/* A connection's rings are held only while it has something in them:
+ * none once established; the send side's taken by a write and given back
+ * once the peer acknowledged everything; the receive queue's taken by a
+ * segment out of order and given back once the hole filled. With
+ * bufs_keep 1, the first connection to empty its send rings keeps them
+ * while it is alone in holding some, a second gives its back. */
+static void
+test_rings_held_while_in_use(void **state)
+{
+	struct tcp_config cfg;
+	struct tcp_conn *first;
+	struct th_seg s;
+	struct th *h;
+	uint32_t iss, iss2;
+
+	(void)state;
+	tcp_config_defaults(&cfg);
+	cfg.bufs_keep = 0;
+	h = th_new(&cfg);
+	iss = th_handshake(h, PORT, IRS, NULL, 0, 65535);
+	assert_null(h->app.conn->segs);
+	assert_int_equal(h->stats.tcp_bufs_used, 0);
+	assert_int_equal(tcp_write(h->ns, h->app.conn, "hello", 5), 5);
+	assert_non_null(h->app.conn->segs);
+	assert_int_equal(h->stats.tcp_bufs_used, 1);
+	tcp_output(h->ns, h->app.conn);
+	net_flush(h->ns);
+	th_drain(h);
+	/* data out of order, and the ACK of ours: the receive queue's
+	 * ring is taken, the send rings go back */
+	s = seg(IRS + 1 + 10, iss + 6, TCP_ACK, 65535);
+	s.data = "world";
+	s.len = 5;
+	th_inject(h, &s);
+	assert_int_equal(h->app.conn->rcvq.n, 1);
+	assert_non_null(h->app.conn->rcvq.blk);
+	assert_null(h->app.conn->segs);
+	/* the hole fills: all delivered, all acknowledged, none held */
+	s = seg(IRS + 1, iss + 6, TCP_ACK, 65535);
+	s.data = "0123456789";
+	s.len = 10;
+	th_inject(h, &s);
+	assert_int_equal(h->app.got_len, 15);
+	assert_null(h->app.conn->segs);
+	assert_null(h->app.conn->rcvq.blk);
+	assert_int_equal(h->stats.tcp_bufs_used, 0);
+	assert_true(h->stats.tcp_bufs_made >= 1);
+	th_drain(h);
+	th_free(h);
+
+	cfg.bufs_keep = 1;
+	h = th_new(&cfg);
+	iss = th_handshake(h, PORT, IRS, NULL, 0, 65535);
+	first = h->app.conn;
+	assert_int_equal(tcp_write(h->ns, first, "a", 1), 1);
+	tcp_output(h->ns, first);
+	s = seg(IRS + 1, iss + 2, TCP_ACK, 65535);
+	th_inject(h, &s);
+	assert_non_null(first->segs);	/* kept: one holder */
+	net_flush(h->ns);
+	th_drain(h);
+	h->app.accepted = 0;
+	iss2 = th_handshake(h, PORT + 1, IRS, NULL, 0, 65535);
+	assert_int_equal(tcp_write(h->ns, h->app.conn, "b", 1), 1);
+	tcp_output(h->ns, h->app.conn);
+	assert_int_equal(h->stats.tcp_bufs_used, 2);
+	s = seg(IRS + 1, iss2 + 2, TCP_ACK, 65535);
+	s.sport = PORT + 1;
+	th_inject(h, &s);
+	assert_null(h->app.conn->segs);	/* past bufs_keep: given back */
+	assert_int_equal(h->stats.tcp_bufs_used, 1);
+	th_drain(h);
+	th_free(h);
+}
+
 static void
 test_ooo_overlaps_and_duplicates(void **state)
 {
@@ -479,6 +554,7 @@ static void
 test_time_wait_is_bounded(void **state)
 {
 	struct tcp_config cfg;
+	struct th_out o;
 	struct th *h;
 	int i;
 
@@ -495,9 +571,17 @@ test_time_wait_is_bounded(void **state)
 		h->app.accepted = 0;
 		iss = th_handshake(h, port, IRS, NULL, 0, 65535);
 		tcp_close(h->ns, h->app.conn);
+		net_flush(h->ns);
+		th_drain(h);	/* our FIN */
 		s = seg(IRS + 1, iss + 2, TCP_ACK | TCP_FIN, 65535);
 		s.sport = port;
 		th_inject(h, &s);
+		/* The peer's FIN is acknowledged, TIME-WAIT kept or not. */
+		net_flush(h->ns);
+		assert_true(th_next(h, &o));
+		assert_int_equal(o.t.flags, TCP_ACK);
+		assert_int_equal(o.t.ack, IRS + 2);
+		assert_int_equal(o.t.dport, port);
 		th_drain(h);
 	}
 	assert_int_equal(h->stats.tcp_time_wait, 3);
@@ -730,6 +814,7 @@ main(void)
 		cmocka_unit_test(test_window_scaling_both_ways),
 		cmocka_unit_test(test_paws_drops_old_timestamp),
 		cmocka_unit_test(test_out_of_order_queued_and_sacked),
+		cmocka_unit_test(test_rings_held_while_in_use),
 		cmocka_unit_test(test_ooo_overlaps_and_duplicates),
 		cmocka_unit_test(test_newreno_fast_retransmit),
 		cmocka_unit_test(test_sack_recovery_resends_only_holes),

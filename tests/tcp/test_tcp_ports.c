@@ -3,7 +3,8 @@
  * from that port's MAC and address, its timers too; the same peer may
  * reach both ports at once; a frame for the other port's address is not
  * ours; counters split by port; an active open goes out of the port whose
- * subnet holds the peer, by that port's ARP cache and RSS. */
+ * subnet holds the peer, by that port's ARP cache and RSS; a port with
+ * several IPv4 addresses takes them all in and opens from each in turn. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -194,6 +195,110 @@ test_open_goes_out_of_the_peers_port(void **state)
 	th_free(h);
 }
 
+/* 198.18.1.2 + off, network order. */
+static union net_ip
+ip4_plus(uint32_t off)
+{
+	return net_ip4(rte_cpu_to_be_32(rte_be_to_cpu_32(TH_LOCAL_IP2) + off));
+}
+
+/* Port 1 with three IPv4 addresses (198.18.1.2-4): active opens take them
+ * in turn, each SYN from its own; the same peer port reaching two of them
+ * is two connections, each answered from the address it reached; ARP is
+ * answered for each; the address after them is not ours. IPv4's alone:
+ * an IPv6 port has one global address. */
+static void
+test_port_with_several_ipv4_addresses(void **state)
+{
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 1, 1 };
+	struct th *h;
+	struct net_addr peer2;
+	struct tcp_conn *c[4], *a, *b;
+	union net_ip third = ip4_plus(2), past = ip4_plus(3), second = ip4_plus(1);
+	union net_ip want;
+	struct th_seg s = th_seg_from(IRS, 0, TCP_SYN);
+	struct th_out o;
+	uint8_t f[128], port;
+	uint16_t len;
+	int err, i;
+
+	(void)state;
+	if (th_family() != NET_AF_INET)
+		return;
+	h = th_new(NULL);
+	th_add_port_ips(h, 3);
+	peer2 = th_peer2(h);
+	th_learn(h, 1, &peer2, mac);
+	for (i = 0; i < 4; i++) {
+		c[i] = tcp_open_addr(h->ns, &peer2, 80, NULL, NULL, &err);
+		assert_non_null(c[i]);
+		want = ip4_plus((uint32_t)i % 3);
+		assert_true(net_ip_eq(net_local_addr(h->ns, 1, c[i]->local),
+				&want));
+	}
+	net_flush(h->ns);
+	for (i = 0; i < 4; i++) {
+		assert_true(th_next(h, &o));
+		assert_int_equal(o.t.flags, TCP_SYN);
+		assert_int_equal(o.t.sport, c[i]->lport);
+		want = ip4_plus((uint32_t)i % 3);
+		assert_true(net_ip_eq(&o.saddr, &want));
+		tcp_abort(h->ns, c[i]);
+	}
+	th_drain(h);
+
+	/* Passive: one peer port to the second and third addresses. */
+	th_inject_from(h, 1, &peer2.ip, &third, &s);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.flags, TCP_SYN | TCP_ACK);
+	assert_true(net_ip_eq(&o.saddr, &third));
+	th_inject_from(h, 1, &peer2.ip, &second, &s);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.flags, TCP_SYN | TCP_ACK);
+	assert_true(net_ip_eq(&o.saddr, &second));
+	a = tcp_lookup(h->ns, 1, net_local_v4(2), &peer2.ip, 40000, TH_PORT);
+	b = tcp_lookup(h->ns, 1, net_local_v4(1), &peer2.ip, 40000, TH_PORT);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_ptr_not_equal(a, b);
+	assert_null(tcp_lookup(h->ns, 1, NET_LOCAL_V4, &peer2.ip, 40000,
+			TH_PORT));
+	assert_int_equal(h->stats.tcp_conns_open6, 0);
+	th_inject_from(h, 1, &peer2.ip, &past, &s);
+	assert_int_equal(th_pending(h), 0);
+	assert_int_equal(h->stats.port[1].drop[th_not_ours(h)], 1);
+
+	/* ARP: a request for the third address is answered, from it. */
+	memset(f, 0, sizeof(f));
+	memset(f, 0xff, 6);
+	memcpy(f + 6, mac, 6);
+	f[12] = 0x08;
+	f[13] = 0x06;
+	f[15] = 1;		/* Ethernet */
+	f[16] = 0x08;		/* IPv4 */
+	f[18] = 6;
+	f[19] = 4;
+	f[21] = 1;		/* request */
+	memcpy(f + 22, mac, 6);
+	memcpy(f + 28, &peer2.ip.v4, 4);
+	memcpy(f + 38, &third.v4, 4);
+	th_rx_frame(h, 1, f, 60);
+	len = th_next_frame(h, f, sizeof(f), &port);
+	assert_true(len >= 42);
+	assert_int_equal(port, 1);
+	assert_int_equal(f[21], 2);	/* reply */
+	assert_memory_equal(f + 22, h->ifc2.mac, 6);
+	assert_memory_equal(f + 28, &third.v4, 4);
+	memcpy(f + 38, &past.v4, 4);	/* not ours: no answer */
+	f[21] = 1;
+	memcpy(f + 22, mac, 6);
+	memcpy(f + 28, &peer2.ip.v4, 4);
+	memset(f + 32, 0, 6);
+	th_rx_frame(h, 1, f, 60);
+	assert_int_equal(th_next_frame(h, f, sizeof(f), &port), 0);
+	th_free(h);
+}
+
 int
 main(void)
 {
@@ -203,6 +308,7 @@ main(void)
 		cmocka_unit_test(test_other_ports_address_is_not_ours),
 		cmocka_unit_test(test_no_more_ports_than_the_stack_holds),
 		cmocka_unit_test(test_open_goes_out_of_the_peers_port),
+		cmocka_unit_test(test_port_with_several_ipv4_addresses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

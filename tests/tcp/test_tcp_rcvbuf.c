@@ -40,6 +40,7 @@ open_with(uint32_t init, uint32_t max, uint64_t budget, uint32_t room)
 	cfg.rcv_win_max = room + max <= 65535 ? 65535 : 1 << 20;
 	h = th_new(&cfg);
 	h->app.rcv_space = room;
+	h->app.room_only = true;
 	h->ns->cfg.rcv_space = room;	/* the SYN-ACK's window too */
 	th_opt_mss(&s, SEG);
 	th_opt_wscale(&s, 7);

@@ -199,6 +199,7 @@ released(void *ctx, struct http_answer *a)
 			offsetof(struct hh_task, req.ans));
 
 	assert_int_equal(t->state, HH_GIVEN);	/* released once */
+	http_req_release_body(&t->req);	/* as ewykd's task_free() */
 	t->state = HH_FREE;
 	((struct hh *)ctx)->released++;
 }
@@ -583,8 +584,9 @@ hh_free(struct hh *h)
 	for (i = 0; i < HH_TASKS; i++)
 		if (h->tasks[i].state == HH_BODY)
 			echo_begin(h, &h->tasks[i]);
-	/* Every answer made went back, once. */
+	/* Every answer made went back, once, and every body buffer. */
 	assert_int_equal(h->released, h->dispatched);
+	assert_int_equal(h->stats.body_slots_in_use, 0);
 	for (i = 0; i < HH_TASKS; i++)
 		assert_int_equal(h->tasks[i].state, HH_FREE);
 	http_server_destroy(h->srv);

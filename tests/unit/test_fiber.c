@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -210,6 +211,69 @@ guard_page_stops_an_overflow(void **state)
 	assert_int_equal(WTERMSIG(status), SIGSEGV);
 }
 
+/* The mappings of this process around addr: the one holding it, and the
+ * one right below it; false if none holds it. */
+struct mapping {
+	uintptr_t lo, hi;
+	char perms[5];
+};
+
+static bool
+mappings_at(uintptr_t addr, struct mapping *at, struct mapping *below)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	struct mapping m, prev = { 0 };
+	char line[512];
+	bool found = false;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%lx-%lx %4s", &m.lo, &m.hi, m.perms) != 3)
+			continue;
+		if (addr >= m.lo && addr < m.hi) {
+			*at = m;
+			*below = prev;
+			found = true;
+			break;
+		}
+		prev = m;
+	}
+	fclose(f);
+	return found;
+}
+
+static void
+where_am_i(struct ewyk_fiber *f, void *arg)
+{
+	volatile int local = 0;
+
+	(void)f;
+	*(uintptr_t *)arg = (uintptr_t)&local;
+}
+
+/* The page right below a fiber's stack is mapped with no access: the
+ * stack's own guard, not whatever else the kernel put there. */
+static void
+guard_page_lies_below_the_stack(void **state)
+{
+	struct ewyk_fiber_pool *p = pool(1);
+	long page = sysconf(_SC_PAGESIZE);
+	struct mapping at, below;
+	uintptr_t local = 0;
+
+	(void)state;
+	assert_null(ewyk_fiber_start(p, where_am_i, &local));
+	assert_true(mappings_at(local, &at, &below));
+	assert_string_equal(at.perms, "rw-p");
+	/* the stack begins where the guard ends (a neighbour above may
+	 * share the mapping: only its lower end is the stack's) */
+	assert_true(local - at.lo < 64 * 1024);
+	assert_int_equal(below.hi, at.lo);
+	assert_int_equal(below.hi - below.lo, page);
+	assert_string_equal(below.perms, "---p");
+	ewyk_fiber_pool_free(p);
+}
+
 /* The kernel's thread id, asked each time: pthread_self() is declared
  * const, so a compiler may reuse its first answer across a park. */
 static long
@@ -314,6 +378,7 @@ main(void)
 		cmocka_unit_test(stacks_are_reused),
 		cmocka_unit_test(pool_runs_out),
 		cmocka_unit_test(guard_page_stops_an_overflow),
+		cmocka_unit_test(guard_page_lies_below_the_stack),
 		cmocka_unit_test(resumed_on_another_thread),
 		cmocka_unit_test(switch_cost),
 		cmocka_unit_test(bad_conf),

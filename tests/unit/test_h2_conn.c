@@ -46,6 +46,29 @@ test_static(void **state)
 	hh_h2_free(c);
 }
 
+/* A body past 4 KiB is gathered in a body buffer, given whole to its
+ * handler, and the buffer comes back when the handler is done. */
+static void
+test_gathered_body(void **state)
+{
+	struct hh *h = *state;
+	struct hh_h2 *c = hh_h2_new(hh_connect(h), NULL, 0, 0);
+	int32_t id = hh_h2_request(c, "POST", "/q/big", hh_big(), 30000);
+	struct ewyk_str body;
+
+	hh_h2_pump(c);
+	assert_int_equal(h->nqueued, 1);
+	assert_int_equal(h->stats.body_slots_in_use, 1);
+	body = ewyk_request_body(&h->queue[0]->req);
+	assert_int_equal(body.len, 30000);
+	assert_memory_equal(body.p, hh_big(), 30000);
+	assert_true(hh_run(h, 0));
+	hh_h2_pump(c);
+	expect_stream(c, id, 200, "q /q/big\n", 9);
+	assert_int_equal(h->stats.body_slots_in_use, 0);
+	hh_h2_free(c);
+}
+
 /* Queued handlers answered in reverse: each stream ends when its own
  * answer comes, whatever the order. */
 static void
@@ -746,6 +769,7 @@ main(void)
 		HH_TEST(test_body_stream_reset),
 		HH_TEST(test_body_stream_answered_early),
 		HH_TEST(test_body_stream_length_mismatch),
+		HH_TEST(test_gathered_body),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

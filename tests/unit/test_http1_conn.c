@@ -97,6 +97,8 @@ test_pipeline_order(void **state)
 	assert_true(hh_run(h, 2));
 	assert_true(hh_run(h, 1));
 	assert_int_equal(k->out_len, 0);	/* /q/1 is owed first */
+	hh_give_space(k, 0);	/* room to write (an ACK): still its turn */
+	assert_int_equal(k->out_len, 0);
 	assert_true(hh_run(h, 0));
 	next(k, &r, false);
 	expect_body(&r, 200, "q /q/1\n", 7);
@@ -453,6 +455,60 @@ test_malformed_matrix(void **state)
 /* A chunked body to /echo whose framing is broken before its answer
  * began is answered 400 and closed; broken after the answer began (its
  * 200 and some of the body are out), only a reset is left. */
+/* A body past what the input buffer gathers (chunked, or over 4 KiB) is
+ * gathered in a body buffer and given whole to its handler, which keeps
+ * the buffer until it is done; a request pipelined behind it is served. */
+static void
+test_gathered_bodies(void **state)
+{
+	struct hh *h = *state;
+	struct hh_conn *k = hh_connect(h);
+	const uint8_t *big = hh_big();
+	struct ewyk_str body;
+	struct hh_resp r;
+	char line[32];
+	size_t off;
+	int n;
+
+	hh_sends(k, "POST /q/chunked HTTP/1.1\r\nHost: h\r\n"
+			"Transfer-Encoding: chunked\r\n\r\n");
+	for (off = 0; off < 10000; off += 2500) {
+		n = snprintf(line, sizeof(line), "%x\r\n", 2500);
+		hh_send(k, line, (size_t)n);
+		hh_send(k, big + off, 2500);
+		hh_sends(k, "\r\n");
+		assert_int_equal(h->nqueued, 0);	/* not whole yet */
+	}
+	hh_sends(k, "0\r\n\r\n" GET("/q/after"));
+	assert_int_equal(h->nqueued, 2);
+	assert_int_equal(h->stats.body_slots_in_use, 1);
+	body = ewyk_request_body(&h->queue[0]->req);
+	assert_int_equal(body.len, 10000);
+	assert_memory_equal(body.p, big, 10000);
+	assert_true(hh_run(h, 0));
+	assert_int_equal(h->stats.body_slots_in_use, 0);	/* handed back */
+	assert_true(hh_run(h, 0));
+	next(k, &r, false);
+	expect_body(&r, 200, "q /q/chunked\n", 13);
+	next(k, &r, false);
+	expect_body(&r, 200, "q /q/after\n", 11);
+	/* A length past the input buffer, arriving in pieces. */
+	hh_sends(k, "PUT /q/length HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 40000\r\n\r\n");
+	for (off = 0; off < 40000; off += 8000) {
+		assert_int_equal(h->nqueued, 0);
+		hh_send(k, big + off, 8000);
+	}
+	assert_int_equal(h->nqueued, 1);
+	body = ewyk_request_body(&h->queue[0]->req);
+	assert_int_equal(body.len, 40000);
+	assert_memory_equal(body.p, big, 40000);
+	assert_true(hh_run(h, 0));
+	next(k, &r, false);
+	expect_body(&r, 200, "q /q/length\n", 12);
+	assert_int_equal(h->stats.body_slots_taken, 2);
+}
+
 static void
 test_bad_chunk(void **state)
 {
@@ -484,10 +540,11 @@ test_bad_chunk(void **state)
 	assert_true(k->aborted);
 	assert_null(k->c);
 	assert_int_equal(h->stats.body_errors, i + 1);
-	/* A chunked body for a route that takes bodies whole: 413. */
+	/* A chunked body for a route that takes bodies whole is gathered:
+	 * its broken framing is a 400 too. */
 	n = snprintf(req, sizeof(req), "POST /q/x HTTP/1.1\r\nHost: h\r\n"
 			"Transfer-Encoding: chunked\r\n\r\nzz\r\n");
-	expect_refused(h, req, (size_t)n, 413, "chunked to /q/");
+	expect_refused(h, req, (size_t)n, 400, "chunked to /q/");
 }
 
 /* Bodies of requests that are refused (405: the static routes take only
@@ -506,11 +563,12 @@ test_refused_bodies(void **state)
 			"\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nab\r\n", 405 },
 		{ "DELETE /a.txt HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
 			"chunked\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nab\r\n", 405 },
+		/* To a route that gathers it: the framing is what is bad. */
 		{ "POST /q/x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked"
-			"\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nab\r\n", 413 },
+			"\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nab\r\n", 400 },
 		{ "POST /q/x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked"
-			"\r\n\r\nzz\r\n", 413 },
-		/* A body too large to gather or to skip. */
+			"\r\n\r\nzz\r\n", 400 },
+		/* A body past max_body (1 MiB), or too large to skip. */
 		{ "POST /q/x HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999"
 			"\r\n\r\nabc", 413 },
 		{ "POST /nothing HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999"
@@ -592,6 +650,7 @@ main(void)
 		HH_TEST(test_malformed_matrix),
 		HH_TEST(test_bad_chunk),
 		HH_TEST(test_refused_bodies),
+		HH_TEST(test_gathered_bodies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -246,16 +246,17 @@ test_answer_rules(void **state)
 static void
 test_latency_buckets_bound_the_error(void **state)
 {
-	uint64_t us;
+	uint64_t ns;
 
 	(void)state;
-	for (us = 0; us < (1ull << 30); us = us * 5 / 4 + 1) {
-		unsigned int b = lat_bucket(us);
+	for (ns = 0; ns < (1ull << 42); ns = ns * 5 / 4 + 1) {
+		unsigned int b = lat_bucket(ns);
 		uint64_t top = lat_bucket_top(b);
 
-		assert_true(top >= us);
-		assert_true(b == 0 || lat_bucket_top(b - 1) < us);
-		assert_true(top - us <= us / 4 + 1);	/* within 25 % */
+		assert_true(b < LAT_BUCKETS - 1);	/* two hours fit */
+		assert_true(top >= ns);
+		assert_true(b == 0 || lat_bucket_top(b - 1) < ns);
+		assert_true(top - ns <= ns / 4 + 1);	/* within 25 % */
 	}
 }
 
@@ -268,14 +269,36 @@ test_latency_percentiles(void **state)
 	(void)state;
 	assert_int_equal(lat_percentile(&h, 0.5), 0);
 	for (i = 1; i <= 1000; i++)
-		lat_record(&h, i);		/* 1 .. 1000 us */
-	assert_true(lat_percentile(&h, 0.50) >= 500 && lat_percentile(&h, 0.50) <= 625);
-	assert_true(lat_percentile(&h, 0.99) >= 990 && lat_percentile(&h, 0.99) <= 1000);
-	assert_int_equal(lat_percentile(&h, 1.0), 1000);	/* never above max */
+		lat_record(&h, i * 1000);	/* 1 .. 1000 us, in ns */
+	assert_true(lat_percentile(&h, 0.50) >= 500000 &&
+			lat_percentile(&h, 0.50) <= 625000);
+	assert_true(lat_percentile(&h, 0.99) >= 990000 &&
+			lat_percentile(&h, 0.99) <= 1000000);
+	assert_int_equal(lat_percentile(&h, 1.0), 1000000);	/* never above max */
 	lat_merge(&sum, &h);
 	lat_merge(&sum, &h);
 	assert_int_equal(sum.count, 2000);
 	assert_int_equal(lat_percentile(&sum, 0.5), lat_percentile(&h, 0.5));
+}
+
+/* Below a microsecond and far above: a fast static file must not read 0,
+ * and a day of TSC cycles converts without overflow. */
+static void
+test_latency_in_nanoseconds(void **state)
+{
+	static struct lat_hist h;
+	uint64_t hz = 2500000000ull, mult = lat_ns_mult(hz);
+
+	(void)state;
+	assert_int_equal(lat_cycles_ns(2500, mult), 1000);
+	assert_int_equal(lat_cycles_ns(3750, mult), 1500);
+	assert_int_equal(lat_cycles_ns(hz * 86400, mult) / 1000000000, 86400);
+	assert_int_equal(lat_cycles_ns(123, lat_ns_mult(0)), 0);
+	lat_record(&h, lat_cycles_ns(1500, mult));	/* 600 ns */
+	lat_record(&h, lat_cycles_ns(3750, mult));	/* 1.5 us */
+	assert_true(lat_percentile(&h, 0.5) >= 600 && lat_percentile(&h, 0.5) < 750);
+	assert_int_equal(lat_percentile(&h, 1.0), 1500);
+	assert_int_equal(h.max_ns, 1500);
 }
 
 int
@@ -290,6 +313,7 @@ main(void)
 		cmocka_unit_test(test_answer_rules),
 		cmocka_unit_test(test_latency_buckets_bound_the_error),
 		cmocka_unit_test(test_latency_percentiles),
+		cmocka_unit_test(test_latency_in_nanoseconds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The pieces of a static file's answer, alone: HTTP-dates, entity-tag
- * lists, the precondition order of RFC 9110 13.2.2, If-Range, and the
- * choice of a precompressed sibling by Accept-Encoding. */
+ * lists, the precondition order of RFC 9110 13.2.2, If-Range, byte
+ * ranges, and the choice of a precompressed sibling by Accept-Encoding. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -276,6 +276,51 @@ test_accept_encoding(void **state)
 	assert_int_equal(coding("gzip", 0), NONE);
 }
 
+/* Range: one byte range (RFC 9110 14.1.2), clamped to the file; past its
+ * end unsatisfiable (-1: 416); anything else ignored (0: the whole file). */
+static void
+test_byte_ranges(void **state)
+{
+	static const struct {
+		const char *h;
+		uint64_t size;
+		int r;
+		uint64_t from, to;
+	} cases[] = {
+		{ "bytes=2-5", 27, 1, 2, 5 },
+		{ "bytes=26-", 27, 1, 26, 26 },
+		{ "bytes=27-", 27, -1, 0, 0 },
+		{ "bytes=27-30", 27, -1, 0, 0 },
+		{ "bytes=0-100", 27, 1, 0, 26 },
+		{ "bytes=-5", 27, 1, 22, 26 },
+		{ "bytes=-100", 27, 1, 0, 26 },
+		{ "bytes=-0", 27, -1, 0, 0 },
+		{ "bytes=0-", 0, -1, 0, 0 },
+		{ "bytes=5-2", 27, 0, 0, 0 },
+		{ "bytes=1-2,4-5", 27, 0, 0, 0 },
+		{ "items=1-2", 27, 0, 0, 0 },
+		{ "bytes=1-2x", 27, 0, 0, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct http_str h = { cases[i].h, (uint32_t)strlen(cases[i].h) };
+		uint64_t from = 0, to = 0;
+		int r = http_parse_range(&h, cases[i].size, &from, &to);
+
+		if (r != cases[i].r || (r > 0 && (from != cases[i].from ||
+				to != cases[i].to)))
+			fail_msg("%s of %llu: %d %llu-%llu, want %d %llu-%llu",
+					cases[i].h,
+					(unsigned long long)cases[i].size, r,
+					(unsigned long long)from,
+					(unsigned long long)to, cases[i].r,
+					(unsigned long long)cases[i].from,
+					(unsigned long long)cases[i].to);
+	}
+}
+
 int
 main(void)
 {
@@ -284,6 +329,7 @@ main(void)
 		cmocka_unit_test(test_entity_tag_lists),
 		cmocka_unit_test(test_preconditions),
 		cmocka_unit_test(test_if_range),
+		cmocka_unit_test(test_byte_ranges),
 		cmocka_unit_test(test_accept_encoding),
 	};
 

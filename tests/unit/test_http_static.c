@@ -4,12 +4,14 @@
  * HTTP/2 alike (http_harness.h): validators, the preconditions and their
  * order (RFC 9110 13), If-Range, precompressed siblings, Cache-Control,
  * the directory redirect and OPTIONS. One table of exchanges runs over
- * both protocols.
+ * both protocols. And a reload's swap of the tree while an answer from
+ * the old one is still going out.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,8 +146,12 @@ static const struct exchange table[] = {
 	{ "If-Range, the file's date (strong: years old)", "GET", "/a.txt",
 	  { "Range", "bytes=2-5", "If-Range", LM_A, NULL }, 206, "cdef",
 	  .has = { NULL } },
-	{ "If-Range, another date", "GET", "/a.txt",
+	{ "If-Range, an earlier date", "GET", "/a.txt",
 	  { "Range", "bytes=2-5", "If-Range", LM_A_BEFORE, NULL }, 200,
+	  HH_A_TXT,
+	  .has = { NULL } },
+	{ "If-Range, a later date: exact or nothing", "GET", "/a.txt",
+	  { "Range", "bytes=2-5", "If-Range", LM_A_AFTER, NULL }, 200,
 	  HH_A_TXT,
 	  .has = { NULL } },
 	{ "If-Range, a stale tag and a Range past the end: no 416", "GET",
@@ -397,12 +403,51 @@ test_over_http2(void **state)
 	hh_h2_free(c);
 }
 
+/* A reload's swap: the tree replaced waits while an answer lent from it
+ * is still going out, and is let go once it is back; new requests are
+ * answered from the new tree at once; a second swap waits its turn. */
+static void
+test_swap_waits_for_answers_lent(void **state)
+{
+	struct hh *h = *state;
+	struct hh_conn *k = hh_connect(h), *fresh = hh_connect(h);
+	const struct www *tree = h->statics.www, *old = NULL;
+	struct hh_resp r;
+	int rounds = 0;
+
+	k->space = 4096;
+	hh_sends(k, "GET /big.bin HTTP/1.1\r\nHost: e\r\n\r\n");
+	assert_false(http_static_retired(&h->statics, &old));	/* none */
+	assert_int_equal(http_static_swap(&h->statics, NULL), 0);
+	assert_int_equal(http_static_swap(&h->statics, tree), -EBUSY);
+	hh_sends(fresh, "GET /a.txt HTTP/1.1\r\nHost: e\r\n\r\n");
+	assert_true(hh_resp_next(fresh, &r, false));
+	assert_int_equal(r.status, 404);	/* the new tree: none */
+	while (!hh_resp_next(k, &r, false)) {
+		assert_false(http_static_retired(&h->statics, &old));
+		hh_give_space(k, 4096);
+		assert_true(++rounds < 100);
+	}
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.body_len, HH_BIG_SIZE);
+	assert_memory_equal(r.body, hh_big(), HH_BIG_SIZE);
+	assert_true(http_static_retired(&h->statics, &old));
+	assert_ptr_equal(old, tree);
+	assert_false(http_static_retired(&h->statics, &old));
+	/* Back to the tree for the tear-down: nothing lent from the empty
+	 * one, let go at once. */
+	assert_int_equal(http_static_swap(&h->statics, tree), 0);
+	assert_true(http_static_retired(&h->statics, &old));
+	assert_null(old);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		HH_TEST(test_over_http1),
 		HH_TEST(test_over_http2),
+		HH_TEST(test_swap_waits_for_answers_lent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Checksums and the receive-path parsers, on hand-built frames. */
+/* Checksums and the receive-path parsers, on hand-built frames; addresses
+ * as text. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,6 +9,7 @@
 #include <cmocka.h>
 
 #include "cksum.h"
+#include "net_addr.h"
 #include "net_stack.h"
 #include "pkt.h"
 
@@ -513,6 +515,37 @@ test_drop_names_are_telemetry_keys(void **state)
 	}
 }
 
+/* An address as text: an upstream's Host field and the access log's
+ * client. IPv6 in RFC 5952's form, bracketed when a port follows (RFC
+ * 3986 3.2.2); no family: "-". */
+static void
+test_addr_format(void **state)
+{
+	static const uint8_t six[16] = { 0x20, 0x01, 0, 2, [15] = 1 };
+	static const uint8_t mapped[16] = { [10] = 0xff, [11] = 0xff, 198, 18,
+		0, 1 };
+	struct net_addr a = { .ip = net_ip4(htonl(0xc6120001)),
+		.family = NET_AF_INET };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(net_addr_format(&a, 8080, buf, sizeof(buf)), 15);
+	assert_string_equal(buf, "198.18.0.1:8080");
+	net_addr_format(&a, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "198.18.0.1");
+	a = (struct net_addr){ .ip = net_ip6(six), .family = NET_AF_INET6 };
+	assert_int_equal(net_addr_format(&a, 8086, buf, sizeof(buf)), 16);
+	assert_string_equal(buf, "[2001:2::1]:8086");
+	net_addr_format(&a, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "2001:2::1");
+	a.ip = net_ip6(mapped);
+	net_addr_format(&a, 80, buf, sizeof(buf));
+	assert_string_equal(buf, "[::ffff:198.18.0.1]:80");
+	a.family = 0;
+	net_addr_format(&a, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "-");
+}
+
 int
 main(void)
 {
@@ -533,6 +566,7 @@ main(void)
 		cmocka_unit_test(test_icmp6_and_nd),
 		cmocka_unit_test(test_link_local_from_mac),
 		cmocka_unit_test(test_drop_names_are_telemetry_keys),
+		cmocka_unit_test(test_addr_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

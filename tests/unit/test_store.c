@@ -109,6 +109,43 @@ test_memory_only(void **state)
 	store_close(s);
 }
 
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A journal that cannot be written (a full disk: /dev/full): a durable
+ * wait learns of the failure when it happens, not at its timeout, and
+ * the failure is counted and kept. */
+static void
+test_durable_wait_told_of_a_full_disk(void **state)
+{
+	struct store *s;
+	struct store_stats st;
+	uint64_t v, t0;
+	int err;
+
+	(void)state;
+	assert_int_equal(symlink("/dev/full", journal), 0);
+	s = open_store(0);
+	put_str(s, "k", "v", &v);
+	t0 = now_ms();
+	assert_int_equal(store_wait_durable(s, "k", 1, v, 3000), -ENOSPC);
+	assert_true(now_ms() - t0 < 1500);
+	store_stats(s, &st);
+	assert_true(st.journal_errors >= 1);
+	assert_int_equal(st.journal_errno, ENOSPC);
+	assert_true(store_journal_failures(s, &err) >= 1);
+	assert_int_equal(err, ENOSPC);
+	assert_int_equal(store_durable_state(s, "k", 1, v), 0);
+	check_value(s, "k", "v");	/* the value itself stands */
+	store_close(s);
+}
+
 static void
 test_durable_and_recovered(void **state)
 {
@@ -735,6 +772,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_memory_only),
+		cmocka_unit_test_setup_teardown(test_durable_wait_told_of_a_full_disk,
+				setup, teardown),
 		cmocka_unit_test_setup_teardown(test_durable_and_recovered, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(test_torn_and_corrupt_tails, setup,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // ewyk's dashboard: polls /api/snapshot every second (the raw telemetry
-// replies), turns counters into rates between two readings, and draws
-// them with Chart.js (served by the exporter: the page loads nothing from
-// elsewhere).
+// replies), has model.js turn two readings into the figures (rates,
+// shares, sums), and draws them with Chart.js (served by the exporter: the
+// page loads nothing from elsewhere).
 "use strict";
 
 const HISTORY = 60;
@@ -39,14 +39,19 @@ function lineChart(id, series, opts) {
 
 function barChart(id, series, opts) {
 	opts = opts || {};
+	const value = { stacked: !!opts.stacked, beginAtZero: true, max: opts.max };
+	if (opts.log) {
+		Object.assign(value, { type: "logarithmic", beginAtZero: false,
+			title: { display: true, text: opts.log } });
+	}
+	const index = { stacked: !!opts.stacked, beginAtZero: true };
 	return new Chart($(id), {
 		type: "bar",
 		data: { labels: [], datasets: series.map((s, i) => ({ label: s, data: [],
 			backgroundColor: COLORS[(i + (opts.shift || 0)) % COLORS.length] })) },
 		options: { animation: false, maintainAspectRatio: false, responsive: true,
 			indexAxis: opts.horizontal ? "y" : "x",
-			scales: { x: { stacked: !!opts.stacked, beginAtZero: true,
-				max: opts.max }, y: { stacked: !!opts.stacked, beginAtZero: true } },
+			scales: opts.horizontal ? { x: value, y: index } : { x: index, y: value },
 			plugins: { legend: { display: series.length > 1, position: "right",
 				labels: { boxWidth: 10 } } } },
 	});
@@ -57,9 +62,9 @@ const charts = {};
 function setupCharts() {
 	charts.lcores = barChart("c-lcores", ["producing", "consuming", "idle"],
 		{ stacked: true, horizontal: true, max: 100 });
-	charts.modes = lineChart("c-modes", ["pc", "pic", "pec", "epc"], { stacked: true });
+	charts.modes = lineChart("c-modes", EwykFigures.MODES, { stacked: true });
 	charts.requests = lineChart("c-requests", ["HTTP/1.1", "HTTP/2"]);
-	charts.latency = barChart("c-latency", ["p50", "p99"]);
+	charts.latency = barChart("c-latency", ["p50", "p99"], { log: "µs" });
 	charts.drops = barChart("c-drops", ["packets"], { horizontal: true, shift: 3 });
 	charts.family = lineChart("c-family", ["IPv4 in", "IPv4 out", "IPv6 in",
 		"IPv6 out"]);
@@ -67,6 +72,7 @@ function setupCharts() {
 	charts.mbufs = lineChart("c-mbufs", ["in use", "pool size"]);
 	charts.conflate = lineChart("c-conflate", ["offers/s", "superseded/s", "applied/s",
 		"fsyncs/s"]);
+	charts.tls = lineChart("c-tls", ["full", "resumed", "failed"], { stacked: true });
 }
 
 // Appends one point per dataset (by label), adding datasets that are new.
@@ -88,187 +94,143 @@ function push(chart, values) {
 	}
 }
 
-function rate(cur, old, dt) {
-	if (old === undefined || old === null || cur === undefined || dt <= 0) return null;
-	return Math.max(0, (cur - old) / dt);
-}
-
-function sumShards(reply, key) {
-	let t = 0;
-	for (const s of Object.values(reply || {})) t += s[key] || 0;
-	return t;
-}
-
 function touch(id) {
 	const p = $(id);
 	p.dataset.updates = String(Number(p.dataset.updates) + 1);
 }
 
+// Draws the figures of model.js: no figure is computed here.
 function update(snap) {
-	const r = snap.replies || {};
-	const up = snap.up === 1;
 	const st = $("status");
-	st.textContent = up ? "up" : "ewykd down";
-	st.className = "badge " + (up ? "up" : "down");
-	if (!up) { prev = null; return; }
-	const p = prev ? prev.replies : {};
-	const dt = prev ? snap.time - prev.time : 0;
-	const info = r["/ewyk/info"] || {}, stats = r["/ewyk/stats"] || {};
-	const http = r["/ewyk/http"] || {}, strat = r["/ewyk/strategy"] || {};
-	const res = r["/ewyk/reserved"] || {}, lc = r["/ewyk/lcores"] || {};
-	const cf = r["/ewyk/conflate"];
-	const ph = p["/ewyk/http"] || {}, ps = p["/ewyk/stats"] || {};
+	const f = EwykFigures.figures(prev, snap);
+	st.textContent = f.up ? "up" : "ewykd down";
+	st.className = "badge " + (f.up ? "up" : "down");
+	if (!f.up) { prev = null; return; }
 
-	$("version").textContent = info.version || "–";
-	$("dpdk").textContent = (info.dpdk || "–").replace(/^DPDK /, "");
-	$("address").textContent = `${info.ip || "?"} port ${info.listen_port || "?"} on ` +
-		`${info.port_name || "?"}`;
-	set("uptime", (info.uptime_ms || 0) / 1000, 0);
-	set("rps", rate(http.requests_reqs, ph.requests_reqs, dt));
+	$("version").textContent = f.header.version || "–";
+	$("dpdk").textContent = f.header.dpdk || "–";
+	$("address").textContent = f.header.address;
+	set("uptime", f.header.uptime_s, 0);
+	set("rps", f.header.rps);
 	if (!prev) { prev = snap; return; }	// rates need two readings
 
 	labels.push(new Date(snap.time * 1000).toLocaleTimeString());
 	while (labels.length > HISTORY) labels.shift();
 
-	// lcores: share of the last second producing, consuming and idle.
-	const tbody = $("lcore-table").querySelector("tbody");
-	const rows = [], bars = { producing: [], consuming: [], idle: [] }, names = [];
-	const pl = p["/ewyk/lcores"] || {};
-	const spare = Object.values(lc).filter((l) => l.role === "reserved" &&
-		l.owns_shard < 0).length;
-	for (const [key, l] of Object.entries(lc)) {
-		const o = pl[key] || l;
-		const d = { producing: l.producing_us - o.producing_us,
-			consuming: l.consuming_us - o.consuming_us, idle: l.idle_us - o.idle_us };
-		const total = d.producing + d.consuming + d.idle;
-		const pct = (x) => (total > 0 ? (100 * x) / total : 0);
-		let doing;
-		if (total > 0) {
-			// Busy a tenth of the second or more: the larger of the two.
-			doing = d.producing + d.consuming < total / 10 ? "idle" :
-				d.consuming >= d.producing ? "consuming" : "producing";
-		} else if (l.role === "main") {
-			doing = "monitoring";
-		} else if (l.role === "reserved") {
-			doing = res.parked_lcores >= spare && spare > 0 ? "parked" :
-				res.spinning_lcores >= spare && spare > 0 ? "spinning" : "reserved";
-		} else {
-			doing = "idle";
-		}
-		const id = key.replace("lcore_", "");
-		names.push("lcore " + id);
-		for (const k of Object.keys(bars)) bars[k].push(pct(d[k]));
-		rows.push(`<tr><td class="num">${id}</td><td>${l.role}</td>` +
-			`<td class="shard">${l.owns_shard >= 0 ? l.owns_shard : "–"}</td>` +
-			`<td class="doing-${doing}">${doing}</td>` +
-			`<td class="num">${fmt(pct(d.producing), 0)} %</td>` +
-			`<td class="num">${fmt(pct(d.consuming), 0)} %</td>` +
-			`<td class="num">${fmt(pct(d.idle), 0)} %</td>` +
-			`<td class="num">${fmt(rate(l.inline_tasks, o.inline_tasks, dt))}</td></tr>`);
-	}
-	tbody.innerHTML = rows.join("");
-	charts.lcores.data.labels = names;
-	charts.lcores.data.datasets.forEach((ds) => { ds.data = bars[ds.label]; });
-	set("res-size", res.size_lcores);
-	set("res-spin", res.spinning_lcores);
-	set("res-park", res.parked_lcores);
-	set("bp-threads", res.blocking_threads);
-	set("bp-queued", res.blocking_queued_tasks);
+	// lcores: share of the interval producing, consuming and idle.
+	const lc = f.lcores;
+	$("lcore-table").querySelector("tbody").innerHTML = lc.rows.map((l) =>
+		`<tr><td class="num">${l.id}</td><td>${l.role}</td>` +
+		`<td class="shard">${l.shard === null ? "–" : l.shard}</td>` +
+		`<td class="doing-${l.doing}">${l.doing}</td>` +
+		`<td class="num">${fmt(l.producing, 0)} %</td>` +
+		`<td class="num">${fmt(l.consuming, 0)} %</td>` +
+		`<td class="num">${fmt(l.idle, 0)} %</td>` +
+		`<td class="num">${fmt(l.tasks_per_s)}</td></tr>`).join("");
+	set("lc-tasks", lc.tasks_per_s);
+	charts.lcores.data.labels = lc.rows.map((l) => "lcore " + l.id);
+	charts.lcores.data.datasets.forEach((ds) => {
+		ds.data = lc.rows.map((l) => l[ds.label]);
+	});
+	set("res-size", lc.reserved);
+	set("res-pool", lc.pool);
+	set("res-spin", lc.spinning);
+	set("res-park", lc.parked);
+	set("bp-threads", lc.blocking_threads);
+	set("bp-queued", lc.blocking_queued);
+	set("bp-tasks", lc.blocking_tasks_per_s);
 	touch("p-lcores");
 
 	// The mode mix.
-	const pstrat = p["/ewyk/strategy"] || {};
-	const modes = {};
-	for (const m of ["pc", "pic", "pec", "epc"]) {
-		modes[m] = rate(sumShards(strat, m + "_tasks"), sumShards(pstrat, m + "_tasks"), dt);
-		set("m-" + m, modes[m]);
-	}
-	set("m-steals", sumShards(strat, "steals_count"));
-	push(charts.modes, modes);
+	const m = f.modes;
+	for (const k of EwykFigures.MODES) set("m-" + k, m[k]);
+	set("m-lcores", m.on_lcores);
+	set("m-steals", m.steals);
+	push(charts.modes, Object.fromEntries(EwykFigures.MODES.map((k) => [k, m[k]])));
 	touch("p-modes");
 
 	// Requests by protocol and status.
-	const req = { "HTTP/1.1": rate(http.http1_reqs, ph.http1_reqs, dt),
-		"HTTP/2": rate(http.http2_reqs, ph.http2_reqs, dt) };
-	set("r-http1", req["HTTP/1.1"]);
-	set("r-http2", req["HTTP/2"]);
-	const bs = http.by_status_reqs || {}, pbs = ph.by_status_reqs || {};
-	let s5 = 0;
-	for (const [code, v] of Object.entries(bs)) {
-		const rt = rate(v, pbs[code], dt);
-		if (code.startsWith("5")) s5 += rt || 0;
-		if (v > 0) req[code] = rt;
-	}
-	set("r-5xx", s5);
-	set("r-503", rate(bs["503"], pbs["503"], dt));
-	push(charts.requests, req);
+	const rq = f.requests;
+	set("r-http1", rq.http1);
+	set("r-http2", rq.http2);
+	set("r-5xx", rq.s5xx);
+	set("r-503", rq.s503);
+	push(charts.requests, rq.series);
 	touch("p-requests");
 
-	// Latency per route, from ewykd's histograms (since start).
-	const routes = Object.values(http).filter((v) => v && typeof v === "object" &&
-		"p99_us" in v && v.requests_reqs > 0);
-	charts.latency.data.labels = routes.map((v) => v.path);
-	charts.latency.data.datasets[0].data = routes.map((v) => v.p50_us / 1000);
-	charts.latency.data.datasets[1].data = routes.map((v) => v.p99_us / 1000);
-	set("l-routes", routes.length);
-	set("l-worst", routes.reduce((m, v) => Math.max(m, v.p99_us / 1000), 0), 3);
+	// Latency per route (since start), in microseconds on a log scale: a
+	// static file's 2 us beside a handler's 50 ms.
+	const lat = f.latency;
+	charts.latency.data.labels = lat.routes.map((v) => v.path);
+	charts.latency.data.datasets[0].data = lat.routes.map((v) => v.p50_us);
+	charts.latency.data.datasets[1].data = lat.routes.map((v) => v.p99_us);
+	// The axis starts a decade under the shortest bar, so that it shows.
+	const least = Math.min(...lat.routes.map((v) => v.p50_us).filter((v) => v > 0));
+	charts.latency.options.scales.y.min = Number.isFinite(least) ?
+		Math.pow(10, Math.floor(Math.log10(least)) - 1) : 0.1;
+	set("l-routes", lat.routes.length);
+	set("l-worst", lat.worst_p99_us, 1);
 	touch("p-latency");
 
 	// Drops by reason: every reason seen since start.
-	const drops = stats.drop_by_reason_pkts || {};
-	const seen = Object.entries(drops).filter(([, v]) => v > 0);
-	charts.drops.data.labels = seen.length ? seen.map(([k]) => k) : ["(none)"];
-	charts.drops.data.datasets[0].data = seen.length ? seen.map(([, v]) => v) : [0];
-	set("d-total", stats.drop_pkts);
-	set("d-rate", rate(stats.drop_pkts, ps.drop_pkts, dt));
+	const dr = f.drops;
+	charts.drops.data.labels = dr.reasons.length ? dr.reasons.map(([k]) => k) : ["(none)"];
+	charts.drops.data.datasets[0].data = dr.reasons.length ?
+		dr.reasons.map(([, v]) => v) : [0];
+	set("d-total", dr.total);
+	set("d-rate", dr.per_s);
 	touch("p-drops");
 
 	// Packets by family, and IPv6's neighbour discovery.
-	const fam = { "IPv4 in": rate(stats.rx_ip4_pkts, ps.rx_ip4_pkts, dt),
-		"IPv4 out": rate(stats.tx_ip4_pkts, ps.tx_ip4_pkts, dt),
-		"IPv6 in": rate(stats.rx_ip6_pkts, ps.rx_ip6_pkts, dt),
-		"IPv6 out": rate(stats.tx_ip6_pkts, ps.tx_ip6_pkts, dt) };
-	set("f-rx4", fam["IPv4 in"]);
-	set("f-tx4", fam["IPv4 out"]);
-	set("f-rx6", fam["IPv6 in"]);
-	set("f-tx6", fam["IPv6 out"]);
-	set("f-conns6", stats.open_conns_ip6);
-	set("f-nd-in", rate(stats.nd_ns_in_pkts + stats.nd_na_in_pkts,
-		ps.nd_ns_in_pkts + ps.nd_na_in_pkts, dt));
-	set("f-nd-out", rate(stats.nd_ns_out_pkts + stats.nd_na_out_pkts,
-		ps.nd_ns_out_pkts + ps.nd_na_out_pkts, dt));
-	push(charts.family, fam);
+	const fam = f.family;
+	set("f-rx4", fam.series["IPv4 in"]);
+	set("f-tx4", fam.series["IPv4 out"]);
+	set("f-rx6", fam.series["IPv6 in"]);
+	set("f-tx6", fam.series["IPv6 out"]);
+	set("f-conns6", fam.conns6);
+	set("f-nd-in", fam.nd_in);
+	set("f-nd-out", fam.nd_out);
+	push(charts.family, fam.series);
 	touch("p-family");
 
 	// Connections.
-	const acc = rate(http.accepted_conns, ph.accepted_conns, dt);
-	set("c-open", stats.open_conns);
-	set("c-rate", acc);
-	set("c-refused", stats.refused_conns);
-	push(charts.conns, { open: stats.open_conns, "accepted/s": acc });
+	set("c-open", f.conns.open);
+	set("c-rate", f.conns.accepted_per_s);
+	set("c-refused", f.conns.refused);
+	push(charts.conns, { open: f.conns.open, "accepted/s": f.conns.accepted_per_s });
 	touch("p-conns");
 
 	// mbufs.
-	set("mb-use", stats.mbufs_in_use_mbufs);
-	set("mb-size", stats.mbufs_total_mbufs);
-	set("mb-pct", 100 * stats.mbufs_in_use_mbufs / (stats.mbufs_total_mbufs || 1), 1);
-	push(charts.mbufs, { "in use": stats.mbufs_in_use_mbufs,
-		"pool size": stats.mbufs_total_mbufs });
+	set("mb-use", f.mbufs.in_use);
+	set("mb-size", f.mbufs.size);
+	set("mb-pct", f.mbufs.pct, 1);
+	push(charts.mbufs, { "in use": f.mbufs.in_use, "pool size": f.mbufs.size });
 	touch("p-mbufs");
 
 	// The store's conflating write-behind.
+	const cf = f.conflate;
 	if (cf) {
-		const pc = p["/ewyk/conflate"] || {};
-		const v = { "offers/s": rate(cf.offers_count, pc.offers_count, dt),
-			"superseded/s": rate(cf.superseded_count, pc.superseded_count, dt),
-			"applied/s": rate(cf.applied_count, pc.applied_count, dt),
-			"fsyncs/s": rate(cf.fsyncs_count, pc.fsyncs_count, dt) };
-		set("cf-offers", v["offers/s"]);
-		set("cf-ratio", cf.offers_count ? 100 * cf.superseded_count / cf.offers_count : 0, 1);
-		set("cf-fsyncs", v["fsyncs/s"]);
-		set("cf-lag", cf.lag_versions);
+		const v = { "offers/s": cf.offers_per_s, "superseded/s": cf.superseded_per_s,
+			"applied/s": cf.applied_per_s, "fsyncs/s": cf.fsyncs_per_s };
+		set("cf-offers", cf.offers_per_s);
+		set("cf-ratio", cf.superseded_pct, 1);
+		set("cf-fsyncs", cf.fsyncs_per_s);
+		set("cf-lag", cf.lag);
 		push(charts.conflate, v);
 		touch("p-conflate");
+	}
+
+	// TLS: handshakes by outcome, and the certificate that expires first.
+	const tls = f.tls;
+	if (tls) {
+		set("t-full", tls.full_per_s);
+		set("t-resumed", tls.resumed_per_s);
+		set("t-failed", tls.failed_per_s);
+		set("t-open", tls.open);
+		set("t-expiry", tls.expiry_days, 1);
+		push(charts.tls, { full: tls.full_per_s, resumed: tls.resumed_per_s,
+			failed: tls.failed_per_s });
+		touch("p-tls");
 	}
 
 	for (const c of Object.values(charts)) c.update("none");

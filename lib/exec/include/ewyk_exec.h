@@ -19,6 +19,7 @@
 #define EWYK_EXEC_H
 
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -291,6 +292,10 @@ struct ewyk_bpool_conf {
 	unsigned int min_threads;	/* never reaped */
 	unsigned int queue_size;	/* bounded queue, >= 1 */
 	uint64_t idle_timeout_ns;	/* reap idle threads above min */
+	/* The CPUs its threads run on (copied); NULL: those of the thread
+	 * that starts each, which for one started by a pinned polling thread
+	 * is that thread's core. */
+	const cpu_set_t *cpus;
 };
 
 struct ewyk_bpool_stats {

@@ -109,7 +109,7 @@ int ewyk_route_add(struct ewyk_router *router, const struct ewyk_route *route);
 
 /* Route flags, for ewyk_route_add_flags(). */
 /* The request body is not gathered before the handler (nor limited to
- * EWYK_REQUEST_BODY_MAX): the handler reads it as it arrives with
+ * the server's largest): the handler reads it as it arrives with
  * ewyk_body_read(), and the client's window opens as it reads. FIBER
  * handlers only. */
 #define EWYK_ROUTE_BODY_STREAM 0x1u
@@ -145,10 +145,13 @@ size_t ewyk_request_header_count(const struct ewyk_request *req);
 /* The i-th header as received (HTTP/2 names are lower case). */
 bool ewyk_request_header_at(const struct ewyk_request *req, size_t i,
 		struct ewyk_str *name, struct ewyk_str *value);
-/* The whole request body (ewyk gathers it first, up to
- * EWYK_REQUEST_BODY_MAX; larger bodies are answered 413 for you). Empty
- * on an EWYK_ROUTE_BODY_STREAM route: see ewyk_body_read(). */
+/* The whole request body: ewyk gathers it first, up to the server's
+ * largest (ewykd's --max-body, 1 MiB by default, never less than
+ * EWYK_REQUEST_BODY_MAX); larger bodies are answered 413 for you. Valid
+ * until the handler returns. Empty on an EWYK_ROUTE_BODY_STREAM route:
+ * see ewyk_body_read(). */
 struct ewyk_str ewyk_request_body(const struct ewyk_request *req);
+/* A body this small is always given (and kept in the request itself). */
 #define EWYK_REQUEST_BODY_MAX 4096
 /* 1 for HTTP/1.1, 2 for HTTP/2. */
 int ewyk_request_http_version(const struct ewyk_request *req);
@@ -197,8 +200,9 @@ int ewyk_respond_stream(struct ewyk_request *req, int status, const char *ctype,
 /*
  * Waits ms milliseconds. On a fiber it parks (a timer of the shard wakes
  * it; the lcore goes on polling); on a thread it sleeps. Returns 0, or
- * -ECANCELED when the client left meanwhile (on a fiber): the answer
- * would be dropped, the handler may give up at once.
+ * -ECANCELED when the client left meanwhile (on a fiber) or the drain's
+ * time ran out (--drain-ms): the answer is dropped, the handler may give
+ * up at once.
  */
 int ewyk_sleep(struct ewyk_request *req, uint32_t ms);
 

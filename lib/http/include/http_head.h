@@ -13,6 +13,8 @@
 
 #include "http_token.h"
 
+struct http_body_slot;
+
 #define HTTP_MAX_HEADERS 64
 /* The longest request target taken by default (http_server_conf's
  * max_target), and an upstream request's. */
@@ -39,8 +41,11 @@ struct http_head {
 	bool expect_continue;
 	bool upgrade;		/* a request has an Upgrade field */
 	int64_t content_length;	/* -1 when absent */
+	/* The body's buffer when it is one of the server's body slots: a
+	 * dispatch that takes the request takes it (http_req_fill()). */
+	struct http_body_slot *body_slot;
 	const char *body;	/* set by the server when it holds the whole */
-	uint32_t body_len;	/* (small) body for a dispatched handler */
+	uint32_t body_len;	/* body for a dispatched handler */
 	uint32_t nheaders;
 	struct http_header headers[HTTP_MAX_HEADERS];
 };

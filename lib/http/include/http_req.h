@@ -77,6 +77,8 @@ struct ewyk_request {
 	const struct http_header *hdr;	/* headers, or the head's (inline) */
 	struct http_header headers[HTTP_MAX_HEADERS];
 	struct http_str body;
+	struct http_body_slot *body_slot;	/* body's buffer, when a slot;
+						 * NULL between requests */
 	struct http_answer ans;
 	uint32_t used;
 	char buf[HTTP_REQ_BUF];
@@ -84,9 +86,22 @@ struct ewyk_request {
 
 /* Copies a parsed request (HTTP/1.1, or HTTP/2 headers gathered into the
  * same shape) for route rt; for an HTTP_ROUTE_INLINE route, points at it
- * (r must outlive the handler's run). -ENOSPC when it does not fit. */
+ * (r must outlive the handler's run). A body in one of the server's body
+ * slots (r->body_slot) is not copied: the request takes the slot, and
+ * gives it back with http_req_release_body(). -ENOSPC when it does not
+ * fit (and nothing is taken). */
 int http_req_fill(struct ewyk_request *q, const struct http_head *r,
 		const struct http_route *rt, int http_version);
+void http_req_release_body_slot(struct ewyk_request *q);
+
+/* Gives the body's slot (if any) back to its server, once the handler is
+ * done with the request; on the owner. */
+static inline void
+http_req_release_body(struct ewyk_request *q)
+{
+	if (q->body_slot != NULL)
+		http_req_release_body_slot(q);
+}
 #define HTTP_TEXT_PLAIN "text/plain; charset=utf-8"
 
 /* A field a handler gives (NUL-terminated): a token for a name, a value

@@ -65,6 +65,9 @@ struct http_transport {
 /* The default of max_head_bytes (http_server_conf); max_target's is
  * HTTP_MAX_TARGET. */
 #define HTTP_MAX_HEAD_BYTES 16384
+/* The defaults of max_body and body_buffers. */
+#define HTTP_MAX_BODY (1u << 20)
+#define HTTP_BODY_BUFFERS 16
 
 /* What the dispatch hook did with a request, when not a status. */
 #define HTTP_DISPATCH_TAKEN 1	/* a handler has it: the answer comes back
@@ -75,10 +78,12 @@ struct http_transport {
 /*
  * Offered every routed request of either protocol, on the owner while it
  * parses, with r->body set when the route gathers bodies and the whole
- * body (up to EWYK_REQUEST_BODY_MAX) is at hand. Returns
- * HTTP_DISPATCH_TAKEN, HTTP_DISPATCH_ANSWERED with *ans set (released
- * like any other answer), or the status to answer at once (503: no room
- * for another task; 431: too large to copy).
+ * body (up to max_body) is at hand; r->body_slot too when it lies in one
+ * of the server's body buffers, which HTTP_DISPATCH_TAKEN takes with the
+ * request (http_req_fill()). Returns HTTP_DISPATCH_TAKEN,
+ * HTTP_DISPATCH_ANSWERED with *ans set (released like any other answer),
+ * or the status to answer at once (503: no room for another task; 431:
+ * too large to copy).
  */
 typedef int (*http_dispatch_fn)(void *ctx, const struct http_route *rt,
 		const struct http_head *r, int http_version,
@@ -116,6 +121,14 @@ struct http_server_conf {
 					 * HTTP_MAX_HEAD_BYTES */
 	uint32_t max_target;	/* a request target, both protocols
 				 * (414); 0: HTTP_MAX_TARGET */
+	uint32_t max_body;	/* the largest body gathered for a handler
+				 * that takes it whole (413 past it), at
+				 * least EWYK_REQUEST_BODY_MAX; 0:
+				 * HTTP_MAX_BODY */
+	uint32_t body_buffers;	/* bodies past EWYK_REQUEST_BODY_MAX
+				 * gathered at once (503 past them), each
+				 * in a buffer of max_body (and a head);
+				 * 0: HTTP_BODY_BUFFERS */
 	/* A routed request the server answered itself, never offered to
 	 * the dispatch hook (404 no route, 405, 413): what the access log
 	 * hears of it. May be NULL. */
@@ -171,8 +184,14 @@ long http_server_body_read(struct http_server *s, struct http_origin o,
 
 /* Upcalls of the transport. */
 
-/* A new connection; NULL to refuse it (no slot free: counted). */
+/* A new connection over the server's transport; NULL to refuse it (no
+ * slot free: counted). */
 struct http_conn *http_conn_accept(struct http_server *s, void *t);
+/* The same over a transport of its own (tr with tr_ctx: TLS over TCP),
+ * speaking HTTP/2 from the first byte when h2 (ALPN chose it), else
+ * HTTP/1.1 with HTTP/2's preface and Upgrade recognised as over TCP. */
+struct http_conn *http_conn_accept_via(struct http_server *s, void *t,
+		const struct http_transport *tr, void *tr_ctx, bool h2);
 /* In-order bytes; returns how many were taken (all, unless the receive
  * space given was ignored). */
 uint32_t http_conn_recv(struct http_conn *c, const uint8_t *data,

@@ -49,6 +49,13 @@ struct http_stats {
 	uint64_t mem_grows;	/* of them, new blocks from the heap */
 	uint64_t mem_bytes;	/* held in blocks, in use or free */
 	uint64_t mem_huge;	/* past the largest class: heap each time */
+	/* Request bodies gathered past a request's own buffer
+	 * (http_body_pool.c), and those refused. */
+	uint64_t body_slots_taken;	/* bodies gathered in a slot */
+	int64_t body_slots_in_use;	/* now, on this shard */
+	uint64_t body_slots_short;	/* none free: 503 */
+	uint64_t bodies_too_large;	/* past max_body: 413 */
+	uint64_t body_timeouts;		/* 408: a gathered body stopped */
 } __rte_cache_aligned;
 
 /* Name of an RFC 9113 error code, as a telemetry key. */

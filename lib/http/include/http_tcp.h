@@ -7,13 +7,17 @@
 #ifndef EWYK_HTTP_TCP_H
 #define EWYK_HTTP_TCP_H
 
+#include <stdint.h>
+
 struct http_server;
 struct net_stack;
 
 /* The transport of http_server_conf; its context is the net_stack. */
 extern const struct http_transport http_tcp_transport;
 
-/* Makes s the upper layer of every connection of ns. */
-void http_tcp_attach(struct http_server *s, struct net_stack *ns);
+/* Makes s the upper layer of the connections to TCP port (host order) of
+ * ns: 0, or net_stack_listen()'s error. */
+int http_tcp_attach(struct http_server *s, struct net_stack *ns,
+		uint16_t port);
 
 #endif /* EWYK_HTTP_TCP_H */

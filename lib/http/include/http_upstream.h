@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The HTTP/1.1 client of one shard, towards its upstreams (--upstream
- * NAME=ADDR:PORT), over the shard's own TCP (tcp_open()). Asynchronous:
+ * NAME=ADDR:PORT), over the shard's own TCP (tcp_open_addr()). Asynchronous:
  * a fetch is started with a request and tells its events as they happen,
  * on the shard's owner, never from inside upstream_fetch_start(). Each
  * upstream has a keep-alive pool of connections per shard (LIFO reuse).
@@ -83,7 +83,7 @@ struct upstream_stats {
 	uint64_t errors[UPSTREAM_ERR__COUNT];
 	uint64_t cut;		/* let go before the answer's end: reset */
 	uint64_t evicted;	/* idle ones reset to make room for another's */
-	struct lat_hist lat;	/* fetch start to answer head, µs */
+	struct lat_hist lat;	/* fetch start to answer head, ns */
 };
 
 /* A request to send: fields and strings are copied at start. */

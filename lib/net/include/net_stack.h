@@ -30,14 +30,22 @@ struct rte_mbuf;
 struct rte_mempool;
 
 #define NET_MAX_PORTS 4
+#define NET_MAX_LISTENERS 8	/* TCP ports listened on */
 
 /* Interface settings, shared read-only by the shards of a port. A port
  * runs IPv4 with an ip, IPv6 with a prefix6 (and then also the link-local
  * address its MAC gives, net_ip6_link_local()), or both. */
+#define NET_IP4_ADDRS_MAX 64
+
 struct net_if {
 	uint8_t mac[6];
 	uint32_t ip;		/* network order; 0: no IPv4 on the port */
 	uint32_t netmask;	/* network order */
+	/* The port also owns the addresses after ip, ip_count in all (0 or
+	 * 1: ip alone; at most NET_IP4_ADDRS_MAX), all in its subnet: a
+	 * client's active opens spread over them, for more connections to
+	 * one server address and port than one address has local ports. */
+	uint16_t ip_count;
 	uint8_t ip6[16];	/* the global IPv6 address */
 	uint8_t prefix6;	/* its prefix length; 0: no IPv6 on the port */
 	uint16_t mtu;
@@ -122,6 +130,11 @@ struct tcp_config {
 	uint32_t mbuf_reserve;	/* free mbufs below which new SYNs are refused */
 	uint32_t sndq_mbufs_max; /* mbufs all send queues may hold, 0 = no limit */
 	uint32_t snd_buf;	/* bytes queued per connection */
+	/* Connections that may keep their rings (3 KiB) while they are empty;
+	 * past this many taken, an empty one gives them back at once. Below
+	 * it, a busy connection does not give them back and take them again
+	 * between its answers. */
+	uint32_t bufs_keep;
 	uint32_t rcv_win_max;	/* largest window advertised (sets our shift) */
 	uint32_t rto_min_ms;
 	uint32_t rto_init_ms;
@@ -135,7 +148,6 @@ struct tcp_config {
 	uint8_t max_retries;	/* timeouts in a row before giving up */
 	uint8_t syn_retries;
 	bool syncookies;	/* false: a full backlog drops SYNs */
-	uint16_t listen_port;	/* host order */
 	/* Receive space of a new connection until the upper layer sets its
 	 * own with tcp_set_rcv_space(): what the SYN-ACK offers. */
 	uint32_t rcv_space;
@@ -259,6 +271,11 @@ struct net_stats {
 	 * with data waiting; our window advertised closed. */
 	uint64_t tcp_rwnd_limited_us;
 	uint64_t tcp_zero_window_us;
+	/* gauges: blocks of connection rings (a send queue's chunks, an
+	 * out-of-order queue, a scoreboard) the shard has made, and of them
+	 * those connections hold; an idle connection holds none */
+	uint64_t tcp_bufs_made;
+	uint64_t tcp_bufs_used;
 	uint64_t tcp_conns_closed;
 	uint64_t tcp_syn_recv;		/* gauge */
 	uint64_t tcp_time_wait;		/* gauge */
@@ -284,8 +301,17 @@ int net_stack_add_port(struct net_stack *ns, const struct net_if *ifc,
 void net_stack_set_nd(struct net_stack *ns, uint8_t port, struct net_nd *nd);
 /* Aborts every connection (RST to the peer) and frees the stack. */
 void net_stack_destroy(struct net_stack *ns);
-void net_stack_set_upcalls(struct net_stack *ns, const struct tcp_upcalls *up,
-		void *ctx);
+/*
+ * Listens on a TCP port (host order) of every address of the stack (start-up
+ * only): its connections get up with ctx (the cleartext HTTP port goes to
+ * the HTTP server, the TLS port to the TLS layer). The SYN backlog, the SYN
+ * cookies and the other defences apply to each listener as to one. An
+ * active open by tcp_connect() gets the first listener's upcalls, one by
+ * tcp_open() its own. 0, or -EEXIST (the port is listened on already) or
+ * -ENOSPC (NET_MAX_LISTENERS).
+ */
+int net_stack_listen(struct net_stack *ns, uint16_t port,
+		const struct tcp_upcalls *up, void *ctx);
 /* A port's RSS (shared, read-only; NULL: one queue) and this stack's
  * queue on it: where active opens out of that port want their answers. */
 void net_stack_set_rss(struct net_stack *ns, uint8_t port,

@@ -34,6 +34,9 @@ struct net_stack;
 struct serve;
 struct serve_log;
 struct store;
+struct tls_config;
+struct tls_shard;
+struct tls_stats;
 
 /* The access log's line format. */
 enum serve_log_format {
@@ -49,13 +52,16 @@ struct serve_log_stats {
 };
 
 /* Time of an lcore, in TSC cycles, by what it did: the embedder counts
- * production, the runtime the handlers it runs. An array indexed by lcore
- * id, shared by the shards. */
+ * its polls, the runtime the handlers the lcore runs, those run inside a
+ * poll too (lib/http's inline routes: static files), which the embedder
+ * takes out of the poll's time. An array indexed by lcore id, shared by
+ * the shards. On lcores, tasks add up to the strategy's PC, PIC, EPC and
+ * FIBER counts; PEC tasks run on the blocking pool. */
 struct serve_lcore_time {
-	uint64_t producing;	/* polls that found work */
+	uint64_t producing;	/* polls that found work, handlers left out */
 	uint64_t idle;		/* polls that found none, and sleeps */
-	uint64_t consuming;	/* handlers run inline */
-	uint64_t tasks;		/* handlers run inline */
+	uint64_t consuming;	/* handlers run on the lcore */
+	uint64_t tasks;		/* handlers run on the lcore */
 } __attribute__((aligned(64)));
 
 struct serve_conf {
@@ -70,13 +76,24 @@ struct serve_conf {
 	uint64_t watch_ns;		/* watched hand-off; 0: EPC as Jetty */
 	uint32_t fibers;		/* 0: FIBER handlers run BLOCKING */
 	uint32_t fiber_stack_kb;
-	/* The HTTP server. */
+	/* The HTTP server, on TCP port listen_port (host order). */
+	uint16_t listen_port;
 	struct http_stats *http_stats;
 	uint32_t max_conns;
 	uint32_t header_timeout_ms;
 	uint32_t keepalive_timeout_ms;
 	uint32_t max_head_bytes;	/* an HTTP/1.1 request head; 0: 16 KiB */
 	uint32_t max_target;		/* a request target; 0: 8 KiB */
+	uint32_t max_body;		/* a body gathered whole; 0: 1 MiB */
+	uint32_t body_buffers;		/* such bodies at once; 0: 16 */
+	/* TLS on port tls_port (host order), into the same HTTP server, with
+	 * the process's configuration (NULL: no TLS port) and the shard's
+	 * counters. Handshake steps are tasks of the strategy, or with
+	 * tls_inline all run on the owner as they come (a baseline). */
+	struct tls_config *tls;
+	uint16_t tls_port;
+	struct tls_stats *tls_stats;
+	bool tls_inline;
 	/* Upstreams for ewyk_fetch() and the proxy; NULL: none. */
 	const struct upstream_conf *upstream;
 	struct serve_lcore_time *lcore_time;	/* NULL: not counted */
@@ -135,10 +152,12 @@ void serve_destroy(struct serve *sv);
 struct ewyk_strategy *serve_strategy(const struct serve *sv);
 const struct serve_stats *serve_stats(const struct serve *sv);
 struct ewyk_fiber_pool *serve_fibers(const struct serve *sv);	/* or NULL */
+const struct tls_shard *serve_tls(const struct serve *sv);	/* or NULL */
 
 /* On the owner, every turn of the poll loop after the ports: answers
- * that came back, durable writes, fetches waiting for a handle, the
- * server's and the upstreams' timeouts. Returns the work done. */
+ * that came back, durable writes, fetches waiting for a handle (the
+ * server's and the upstreams' timeouts are timers of the shard's wheel,
+ * run by net_timers()). Returns the work done. */
 unsigned int serve_poll(struct serve *sv);
 /* The next task to consume (a new request, or a woken fiber), or NULL. */
 struct ewyk_task *serve_next_task(struct serve *sv);
@@ -155,11 +174,15 @@ int serve_start(struct serve *sv, struct ewyk_reserved *reserved,
  * strategy's word; the old owner leaves when its task ends). */
 void serve_watchdog(struct serve *sv, struct ewyk_reserved *reserved,
 		uint64_t now_ms, uint32_t stuck_ms);
-/* Once production stopped for good, on the main lcore, until the pools
- * are idle, and once after they stopped: the answers they posted are
- * written, and handlers still waiting (a pool thread's wait, which only
- * the owner could end) are cancelled. Returns what it did. */
+/* On the owner as production stops for good, then on the main lcore
+ * until the pools are idle, and once after they stopped: the answers they
+ * posted are written, and handlers still waiting (a pool thread's wait,
+ * which only the owner could end) are cancelled. Returns what it did. */
 unsigned int serve_finish(struct serve *sv);
+/* Anywhere, once the drain's time is up: handlers sleeping on a thread
+ * (ewyk_sleep() on a pool thread, or on an lcore that handed the shard
+ * over) wake at once with -ECANCELED, and no thread sleeps from then on. */
+void serve_cut_sleeps(struct serve *sv);
 
 /*
  * The access log, for the process: a line per exchange (combined or

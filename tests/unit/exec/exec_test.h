@@ -52,10 +52,4 @@ test_rand(uint64_t *s)
 	return *s * UINT64_C(2685821657736338717);
 }
 
-/* EXEC_TEST_FILTER=glob runs only the matching tests (mutants.py). */
-#define TEST_FILTER_FROM_ENV() do { \
-	if (getenv("EXEC_TEST_FILTER") != NULL) \
-		cmocka_set_test_filter(getenv("EXEC_TEST_FILTER")); \
-} while (0)
-
 #endif /* EXEC_TEST_H */

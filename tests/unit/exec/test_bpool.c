@@ -227,6 +227,5 @@ main(void)
 		T(stop_drains),
 	};
 
-	TEST_FILTER_FROM_ENV();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

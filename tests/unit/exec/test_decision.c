@@ -927,6 +927,5 @@ main(void)
 		T(names),
 	};
 
-	TEST_FILTER_FROM_ENV();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

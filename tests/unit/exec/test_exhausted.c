@@ -214,6 +214,5 @@ main(void)
 		cmocka_unit_test(reserve_zero),
 	};
 
-	TEST_FILTER_FROM_ENV();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -394,6 +394,5 @@ main(void)
 		cmocka_unit_test(idle_poll_task),
 	};
 
-	TEST_FILTER_FROM_ENV();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

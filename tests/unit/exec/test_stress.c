@@ -408,6 +408,5 @@ main(void)
 		cmocka_unit_test(stress_pingpong),
 	};
 
-	TEST_FILTER_FROM_ENV();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
+# Sourced by the HTTP benchmarks (from the project's root): what a server
+# and a core have spent so far, read the same way for every server.
+
+# ewykd_counters PREFIX: "busy_us rx_pkts tx_pkts" of the ewykd with that
+# file prefix: its lcores' busy time from /ewyk/lcores (polling that found
+# nothing excluded) and its packets from /ewyk/stats.
+ewykd_counters() {
+	echo "/ewyk/lcores
+/ewyk/stats" | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$1" 2>/dev/null |
+		/usr/bin/python3 -c '
+import json, sys
+d = {}
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith("{"):
+        d.update(json.loads(line))
+lc = d["/ewyk/lcores"]
+busy = sum(v.get("producing_us", 0) + v.get("consuming_us", 0)
+           for v in lc.values() if isinstance(v, dict))
+st = d["/ewyk/stats"]
+print(busy, st["rx_pkts"], st["tx_pkts"])'
+}
+
+# proc_cpu_us PID: utime+stime of PID and its children, in µs.
+proc_cpu_us() {
+	local ticks=0 p hz
+	hz=$(getconf CLK_TCK)
+	for p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		[ -r "/proc/$p/stat" ] || continue
+		ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+	done
+	echo $((ticks * 1000000 / hz))
+}
+
+# cpu_busy_us CPU: all the time CPU was not idle so far, in µs (softirq
+# included: on a veth pair the receiving side's TCP runs in the sender's
+# softirq, charged to no process).
+cpu_busy_us() {
+	awk -v hz="$(getconf CLK_TCK)" -v cpu="cpu$1" '$1 == cpu {
+		printf "%.0f\n", ($2 + $3 + $4 + $7 + $8 + $9) * 1000000 / hz }' /proc/stat
+}
+
+# cpu_share CPU: "busy_ticks all_ticks" so far (user to steal; guest time
+# is already in user and nice).
+cpu_share() {
+	awk -v cpu="cpu$1" '$1 == cpu { all = 0; for (i = 2; i <= 9; i++) all += $i
+		print all - $5 - $6, all }' /proc/stat
+}

@@ -1,0 +1,577 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The mutation run: small deliberate breaks of the product, each of which
+some fast test must notice.
+
+    tests/mutation/run.py [--only NAME|GLOB ...] [--find [GLOB,...]]
+                          [--list] [-j N] [--file PATH]
+
+Every break lives in tests/mutation/breaks/*.toml (one file per area). The
+run copies the source tree into build-mutation/tree and tree-1 (one per
+job, -j, default 2; only files that changed are rewritten, so their
+builds stay incremental from one run to the next), builds there what the
+breaks' tests need (unoptimised, without debug information, through
+ccache: a compile is what each break costs, and a file put back or a
+break of an earlier run is a hit), runs every test the breaks name on the unbroken
+tree (the control: each must pass and run at least one test), then, two
+at a time, patches one file for a break, rebuilds only the targets its
+tests need, runs them, and puts the file back. Exit status 1 if a break
+survives, if its old text is no longer found exactly once (the list must
+follow the code: a break that no longer applies is an error, not a pass),
+if a broken tree does not build, or if the control fails. The last line:
+"mutation: N breaks: C caught, F failed" (tests/run.sh counts it).
+
+Adding a break
+--------------
+Append to the area's file under tests/mutation/breaks/:
+
+    [[break]]
+    name = "http-status-uncounted"   # unique, short, kebab-case
+    file = "lib/http/http_conn.c"    # one file of the product
+    what = "answers are not counted by status"
+    old = 'st->by_status[http_status_slot(status)]++;'
+    new = 'st->by_status[HTTP_ST_OTHER]++;'
+    tests = ["http_counters:test_http1_requests_statuses_methods_bytes"]
+
+old must occur exactly once in file. Copy it with its tabs: TOML's
+literal strings ('...', and '''...''' over several lines, the newline
+right after the opening quotes dropped) take it as it is, backslashes
+included. For several edits of the same file give old and new as lists of
+the same length. Choose a break a user would suffer from (a limit, a
+counter an operator alerts on, a validator, an order, a timer), make it
+small and plausible, and name the test that must fail on it:
+
+    NAME             the meson test NAME (meson test --list), whole
+    NAME:GLOB        the same, only its cmocka tests matching GLOB (the
+                     filter is preloaded: tests/mutation/cmocka_filter.c)
+    NAME@PATH        the same with PATH (from the source root) as its only
+                     argument: one fuzz input for a replay test
+    pytest:FILE::TEST   one integration test (root; builds app/ewykd);
+                     only where it is cheap (a few seconds)
+
+Every test listed must fail on the break (a list is a claim, so it cannot
+rot): list the one that catches it. `run.py --only NAME --find` runs every
+unit test on the break and names the cmocka tests that fail (--find
+'tcp_*,http_cond' for some only); `run.py --only NAME` then shows it
+caught. If nothing fails, the break has found a gap: write the test that
+closes it, and see it fail on the break. A test is given max(10 s, 10 x
+its control time), capped by its meson timeout; a test that times out on
+a break counts as failing on it. A test of this round's work comes with a
+break of its own in the list.
+"""
+
+import argparse
+import concurrent.futures
+import fcntl
+import fnmatch
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import threading
+import tomllib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+BREAKS = os.path.join(ROOT, 'tests', 'mutation', 'breaks')
+PYTHON = '/usr/bin/python3'
+SHIM = os.path.join('tests', 'mutation', 'libewyk_cmocka_filter.so')
+EXCLUDE_TOP = re.compile(r'^(build[^/]*|\.git)(/|$)')
+
+
+class ListError(Exception):
+    pass
+
+
+# The list ------------------------------------------------------------------
+
+def load_breaks(paths):
+    breaks, names = [], set()
+    for path in paths:
+        with open(path, 'rb') as f:
+            try:
+                doc = tomllib.load(f)
+            except tomllib.TOMLDecodeError as e:
+                raise ListError('%s: %s' % (path, e))
+        for b in doc.get('break', []):
+            where = '%s: break %r' % (os.path.relpath(path, ROOT),
+                                       b.get('name'))
+            for key in ('name', 'file', 'what', 'old', 'new', 'tests'):
+                if key not in b:
+                    raise ListError('%s: no %s' % (where, key))
+            old, new = b['old'], b['new']
+            if isinstance(old, str):
+                old, new = [old], [new]
+            if (not isinstance(new, list) or len(old) != len(new) or
+                    not all(isinstance(s, str) for s in old + new)):
+                raise ListError('%s: old and new differ in kind or length'
+                                % where)
+            if any(o == n for o, n in zip(old, new)) or '' in old:
+                raise ListError('%s: an edit that changes nothing' % where)
+            if not b['tests']:
+                raise ListError('%s: no test named' % where)
+            if b['name'] in names:
+                raise ListError('%s: name used twice' % where)
+            names.add(b['name'])
+            breaks.append(dict(name=b['name'], file=b['file'],
+                               what=b['what'], edits=list(zip(old, new)),
+                               tests=list(b['tests']),
+                               source=os.path.relpath(path, ROOT)))
+    return breaks
+
+
+def apply_edits(text, edits):
+    """The broken text, or raises ListError naming the edit that does not
+    apply: its old text must be there exactly once."""
+    for i, (old, new) in enumerate(edits):
+        n = text.count(old)
+        if n != 1:
+            raise ListError('edit %d: old text found %d times (want 1): %r'
+                            % (i + 1, n, old[:70]))
+        text = text.replace(old, new)
+    return text
+
+
+# The scratch tree ------------------------------------------------------------
+
+def source_files():
+    try:
+        out = subprocess.run(
+            ['git', '-C', ROOT, 'ls-files', '-z', '--cached', '--others',
+             '--exclude-standard'], check=True, capture_output=True).stdout
+        files = [f for f in out.decode().split('\0') if f]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+        for d, dirs, names in os.walk(ROOT):
+            rel = os.path.relpath(d, ROOT)
+            dirs[:] = [x for x in dirs if not EXCLUDE_TOP.match(
+                os.path.normpath(os.path.join(rel, x)))
+                and x != '__pycache__']
+            files += [os.path.normpath(os.path.join(rel, n)) for n in names]
+    return sorted(f for f in files if not EXCLUDE_TOP.match(f) and
+                  os.path.isfile(os.path.join(ROOT, f)))
+
+
+def sync_tree(tree):
+    """Makes tree a copy of the source, rewriting only what differs, so
+    that ninja rebuilds only that (a file a break left behind included)."""
+    want = set(source_files())
+    changed = 0
+    for rel in want:
+        src, dst = os.path.join(ROOT, rel), os.path.join(tree, rel)
+        with open(src, 'rb') as f:
+            data = f.read()
+        try:
+            with open(dst, 'rb') as f:
+                if f.read() == data:
+                    continue
+        except OSError:
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, 'wb') as f:
+            f.write(data)
+        shutil.copymode(src, dst)
+        changed += 1
+    for d, dirs, names in os.walk(tree):
+        rel = os.path.relpath(d, tree)
+        dirs[:] = [x for x in dirs if not EXCLUDE_TOP.match(
+            os.path.normpath(os.path.join(rel, x)))]
+        for n in names:
+            r = os.path.normpath(os.path.join(rel, n))
+            if r not in want and '__pycache__' not in r:
+                os.unlink(os.path.join(d, n))
+    return changed
+
+
+def write_file(path, text):
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+# Tests -----------------------------------------------------------------------
+
+class Spec:
+    """One test as a break names it."""
+
+    def __init__(self, text, meson_tests, build):
+        self.text = text
+        self.home = os.path.dirname(build)	# the tree it was read from
+        self.filter = None
+        self.args = None
+        self.pytest = None
+        if text.startswith('pytest:'):
+            self.pytest = text[len('pytest:'):]
+            self.targets = ['app/ewykd']
+            self.timeout_cap = 120
+            return
+        name = text
+        if '@' in name:
+            name, arg = name.split('@', 1)
+            self.args = [os.path.join(os.path.dirname(build), arg)]
+        elif ':' in name:
+            name, self.filter = name.split(':', 1)
+        t = meson_tests.get(name)
+        if t is None:
+            raise ListError('test %r: no meson test of that name' % name)
+        self.cmd = t['cmd'] if self.args is None else \
+            t['cmd'][:1] + self.args
+        self.env = t.get('env') or {}
+        self.workdir = t.get('workdir') or build
+        self.timeout_cap = t.get('timeout') or 60
+        exe = os.path.relpath(t['cmd'][0], build)
+        self.targets = [exe] if not exe.startswith('..') else []
+        if self.filter is not None:
+            self.targets.append(SHIM)
+
+    def run(self, tree, timeout):
+        """(passed, tests run or None if it does not say, seconds, log)"""
+        build = os.path.join(tree, 'build')
+        env = dict(os.environ)
+        if self.pytest is not None:
+            cmd = [PYTHON, '-m', 'pytest', '-q', '-x', '-p',
+                   'no:cacheprovider', os.path.join(tree, self.pytest)]
+            cwd = tree
+        else:
+            def here(v):	# the same file in this tree
+                return tree + v[len(self.home):] \
+                    if v.startswith(self.home + os.sep) else v
+            env.update({k: here(v) for k, v in self.env.items()})
+            cmd, cwd = [here(c) for c in self.cmd], here(self.workdir)
+            if self.filter is not None:
+                env['EWYK_TEST_FILTER'] = self.filter
+                env['LD_PRELOAD'] = ' '.join(filter(None, [
+                    os.path.join(build, SHIM), env.get('LD_PRELOAD')]))
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+        try:
+            out, _ = p.communicate(timeout=timeout)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, _ = p.communicate()
+            rc = 'timeout'
+        took = time.monotonic() - t0
+        log = out.decode(errors='replace')
+        return rc == 0, count_run(log, self.pytest is not None), took, \
+            log if rc != 'timeout' else log + '\n(timed out)\n'
+
+
+def count_run(log, pytest):
+    if pytest:
+        m = re.search(r'(\d+) passed', log)
+        return int(m.group(1)) if m else 0
+    n = [int(x) for x in re.findall(r'\[=+\] (\d+) test\(s\) run\.', log)]
+    if n:
+        return sum(n)
+    replays = log.count('\nreplay ') + log.startswith('replay ')
+    return replays if replays else None
+
+
+def failed_names(spec, log):
+    """The failing test as a list entry: the cmocka tests that failed
+    inside it by name, else the test itself."""
+    names = []
+    for m in re.finditer(r'^\[  (?:FAILED|ERROR) +\] (\w+)$', log, re.M):
+        if m.group(1) not in names:
+            names.append(m.group(1))
+    return ['%s:%s' % (spec.split(':')[0], n) for n in names] or [spec]
+
+
+_print_lock = threading.Lock()
+
+
+def say(text):
+    """Prints a whole line (or lines) at once: workers print side by side."""
+    with _print_lock:
+        print(text)
+        sys.stdout.flush()
+
+
+def in_parallel(fns, workers=None):
+    """Runs fns on up to workers threads (all at once by default); their
+    results in order."""
+    if len(fns) <= 1 or workers == 1:
+        return [f() for f in fns]
+    with concurrent.futures.ThreadPoolExecutor(workers or len(fns)) as ex:
+        return list(ex.map(lambda f: f(), fns))
+
+
+def cost(group, specs):
+    """A group of breaks' expected time: a compile and a test each, an
+    integration test several."""
+    return sum(8 if any(specs[s].pytest for s in b['tests']) else 1
+               for b in group)
+
+
+def meson_tests(build):
+    out = subprocess.run(['meson', 'introspect', build, '--tests'],
+                         check=True, capture_output=True).stdout
+    return {t['name']: t for t in json.loads(out)}
+
+
+# The scratch build: neither optimised nor with debug information, which
+# together are more than half of what a compile costs (every break is one
+# compile, and the control run checks that the tests pass on this build
+# too); a break may leave a variable unused, so no -Werror. Compiled
+# through ccache when there is one (meson takes it when it sets up): the
+# file a break put back compiles as a hit, and so does every broken file
+# of an earlier run, in either tree.
+BUILD_OPTIONS = {'optimization': '0', 'debug': False, 'werror': False}
+CCACHE = shutil.which('ccache')
+
+
+def compiles_through_ccache(build):
+    out = subprocess.run(['meson', 'introspect', build, '--compilers'],
+                         capture_output=True, text=True).stdout
+    try:
+        exe = json.loads(out)['host']['c']['exelist']
+    except (ValueError, KeyError):
+        return False
+    return any(os.path.basename(x) == 'ccache' for x in exe)
+
+
+def configure(tree, build):
+    if (os.path.exists(os.path.join(build, 'build.ninja')) and CCACHE and
+            'CC' not in os.environ and not compiles_through_ccache(build)):
+        shutil.rmtree(build)	# set up before ccache was installed
+    if os.path.exists(os.path.join(build, 'build.ninja')):
+        out = subprocess.run(['meson', 'introspect', build, '--buildoptions'],
+                             capture_output=True, text=True).stdout
+        have = {o['name']: o['value'] for o in json.loads(out or '[]')}
+        if all(have.get(k) == v for k, v in BUILD_OPTIONS.items()):
+            return True
+        cmd = ['meson', 'configure', build]
+    else:
+        cmd = ['meson', 'setup', build]
+    cmd += ['-D%s=%s' % (k, str(v).lower()) for k, v in BUILD_OPTIONS.items()]
+    p = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(p.stdout + p.stderr)
+        print('mutation: %s failed' % ' '.join(cmd[:2]))
+    return p.returncode == 0
+
+
+def ninja(build, targets):
+    # Paths inside the tree hashed as relative ones: the trees share hits.
+    env = dict(os.environ, CCACHE_BASEDIR=os.path.dirname(build))
+    p = subprocess.run(['ninja', '-C', build] + sorted(set(targets)),
+                       capture_output=True, text=True, env=env)
+    return p.returncode == 0, p.stdout + p.stderr
+
+
+# The run -------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=' '.join(
+        __doc__.split('\n\n')[0].split()))
+    ap.add_argument('--only', nargs='+', default=[],
+                    help='breaks by name or glob')
+    ap.add_argument('--file', action='append', default=[],
+                    help='a list other than tests/mutation/breaks/*.toml')
+    ap.add_argument('--list', action='store_true',
+                    help='print the breaks and check that each applies')
+    ap.add_argument('--find', nargs='?', const='*', metavar='GLOB',
+                    help='run every test of the unit suite (or those whose '
+                    'names match GLOB[,GLOB...]) on each break and say '
+                    'which fail, to choose the test to list')
+    ap.add_argument('-j', '--jobs', type=int, default=2,
+                    help='breaks built and run side by side, each in a '
+                    'scratch tree of its own (default 2)')
+    ap.add_argument('--dir', default=os.path.join(ROOT, 'build-mutation'),
+                    help='scratch directory (default build-mutation)')
+    opt = ap.parse_args()
+    t_start = time.monotonic()
+
+    files = opt.file or sorted(glob.glob(os.path.join(BREAKS, '*.toml')))
+    try:
+        breaks = load_breaks(files)
+    except ListError as e:
+        print('mutation: the list is broken: %s' % e)
+        return 1
+    if opt.only:
+        breaks = [b for b in breaks
+                  if any(fnmatch.fnmatchcase(b['name'], g) for g in opt.only)]
+    if not breaks:
+        print('mutation: no break to run')
+        print('mutation: 0 breaks: 0 caught, 1 failed')
+        return 1
+
+    # Every break must still apply to the source as it is now.
+    stale = []
+    for b in breaks:
+        try:
+            with open(os.path.join(ROOT, b['file'])) as f:
+                b['orig'] = f.read()
+            b['broken'] = apply_edits(b['orig'], b['edits'])
+        except (OSError, ListError) as e:
+            stale.append(b)
+            print('STALE     %-30s %s: %s' % (b['name'], b['file'], e))
+    if opt.list:
+        for b in breaks:
+            print('%-30s %-28s %s' % (b['name'], b['file'],
+                                      ', '.join(b['tests'])))
+        print('%d breaks, %d stale' % (len(breaks), len(stale)))
+        return 1 if stale else 0
+
+    # One scratch tree per worker: tree, tree-1, ... Each break is built
+    # and run in one of them; all of a file's breaks in the same one.
+    trees = [os.path.join(opt.dir, 'tree' if k == 0 else 'tree-%d' % k)
+             for k in range(max(1, opt.jobs))]
+    for t in trees:
+        os.makedirs(t, exist_ok=True)
+    # One run at a time in the scratch trees: another would patch and
+    # build under this one's feet.
+    lock = open(os.path.join(opt.dir, 'lock'), 'w')
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print('mutation: waiting for the run already in %s' % opt.dir)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    for t in trees:
+        changed = sync_tree(t)
+        print('mutation: %s: %d file(s) rewritten' % (
+            os.path.relpath(t, ROOT), changed))
+        if not configure(t, os.path.join(t, 'build')):
+            return 1
+        ok, log = ninja(os.path.join(t, 'build'), ['build.ninja'])
+        if not ok:	# it reconfigures when meson.build files changed
+            print(log[-3000:])
+            return 1
+    tree, build = trees[0], os.path.join(trees[0], 'build')
+    mtests = meson_tests(build)
+
+    specs = {}
+    try:
+        if opt.find:
+            every = sorted(n for n, t in mtests.items()
+                           if ('unit' in t['suite'] or
+                               any(x.endswith(':unit') for x in t['suite']))
+                           and any(fnmatch.fnmatchcase(n, g)
+                                   for g in opt.find.split(',')))
+            for b in breaks:
+                b['tests'] = every
+        for b in breaks:
+            for s in b['tests']:
+                if s not in specs:
+                    specs[s] = Spec(s, mtests, build)
+    except ListError as e:
+        print('mutation: %s' % e)
+        return 1
+
+    live = [b for b in breaks if b not in stale]
+    used = {s for b in live for s in b['tests']}
+    targets = [t for s in used for t in specs[s].targets]
+    t0 = time.monotonic()
+    built = in_parallel([lambda t=t: ninja(os.path.join(t, 'build'), targets)
+                         for t in trees])
+    print('mutation: control build, %d target(s): %.0f s' % (
+        len(set(targets)), time.monotonic() - t0))
+    for ok, log in built:
+        if not ok:
+            print(log[-3000:])
+            print('mutation: the unbroken tree does not build')
+            return 1
+
+    # Control: each test passes on the unbroken tree and runs something.
+    # Integration tests one at a time, the others side by side.
+    t0 = time.monotonic()
+
+    def control(s):
+        sp = specs[s]
+        passed, ran, took, log = sp.run(tree, sp.timeout_cap)
+        sp.control = took
+        if passed and ran != 0:
+            return True
+        say(log[-3000:])
+        say('CONTROL   %-40s %s' % (s, 'ran no test' if passed
+                                    else 'fails on the unbroken tree'))
+        return False
+
+    unit = sorted(s for s in used if specs[s].pytest is None)
+    results = in_parallel([lambda s=s: control(s) for s in unit],
+                          workers=len(trees))
+    results += [control(s) for s in sorted(used) if specs[s].pytest]
+    print('mutation: control run of %d test(s): %.0f s' % (
+        len(used), time.monotonic() - t0))
+    if not all(results):
+        print('mutation: %d breaks: 0 caught, %d failed' % (len(breaks),
+                                                            len(breaks)))
+        return 1
+
+    caught, survived, broken = [], [], []
+
+    def run_break(b, tree):
+        """Applies b in tree, builds and runs its tests, puts it back."""
+        build = os.path.join(tree, 'build')
+        path = os.path.join(tree, b['file'])
+        t0 = time.monotonic()
+        write_file(path, b['broken'])
+        try:
+            ok, log = ninja(build, [t for s in b['tests']
+                                    for t in specs[s].targets])
+            built = time.monotonic() - t0
+            if not ok:
+                broken.append(b)
+                say(log[-2000:] + '\nNO BUILD  %-30s %s' % (b['name'],
+                                                             b['file']))
+                return
+            missed, failed = [], []
+            for s in b['tests']:
+                sp = specs[s]
+                passed, _, _, log = sp.run(
+                    tree, min(sp.timeout_cap, max(10, 10 * sp.control)))
+                if passed:
+                    missed.append(s)
+                else:
+                    failed += failed_names(s, log)
+        finally:
+            write_file(path, b['orig'])
+        took = time.monotonic() - t0
+        if opt.find:
+            say('%-30s %-26s failed: %s' % (b['name'], b['file'],
+                                            ', '.join(failed) or 'NONE'))
+        elif missed:
+            survived.append(b)
+            say('SURVIVED  %-30s %-26s %s  [passed: %s] (%.1f s)' % (
+                b['name'], b['file'], b['what'], ', '.join(missed), took))
+        else:
+            caught.append(b)
+            say('caught    %-30s %-26s by %s (%.1f s, build %.1f s)' % (
+                b['name'], b['file'], ', '.join(b['tests']), took, built))
+
+    # A worker takes whole groups: a file's breaks (its object is built
+    # once per group), and all integration tests' breaks (one appliance
+    # at a time). Biggest groups first, each to the least loaded worker.
+    groups = {}
+    for b in sorted(live, key=lambda b: b['file']):
+        key = 'pytest' if any(specs[s].pytest for s in b['tests']) \
+            else b['file']
+        groups.setdefault(key, []).append(b)
+    work = [[] for _ in trees]
+    load = [0.0] * len(trees)
+    for g in sorted(groups.values(), key=lambda g: -cost(g, specs)):
+        k = load.index(min(load))
+        work[k] += g
+        load[k] += cost(g, specs)
+    in_parallel([lambda k=k: [run_break(b, trees[k]) for b in work[k]]
+                 for k in range(len(trees))])
+
+    bad = len(survived) + len(stale) + len(broken)
+    print('mutation: %d breaks: %d caught, %d survived, %d stale, '
+          '%d did not build; %.0f s' % (
+              len(breaks), len(caught), len(survived), len(stale),
+              len(broken), time.monotonic() - t_start))
+    print('mutation: %d breaks: %d caught, %d failed' % (
+        len(breaks), len(caught), bad))
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
