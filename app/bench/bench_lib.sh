@@ -5,8 +5,18 @@
 
 # ewykd_counters PREFIX: "busy_us rx_pkts tx_pkts" of the ewykd with that
 # file prefix: its lcores' busy time from /ewyk/lcores (polling that found
-# nothing excluded) and its packets from /ewyk/stats.
+# nothing excluded) and its packets from /ewyk/stats; asked again while the
+# telemetry socket does not answer.
 ewykd_counters() {
+	local i
+	for i in 1 2 3 4 5; do
+		ewykd_counters_once "$1" && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+ewykd_counters_once() {
 	echo "/ewyk/lcores
 /ewyk/stats" | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$1" 2>/dev/null |
 		/usr/bin/python3 -c '

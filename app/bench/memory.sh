@@ -1,33 +1,49 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# ewykd's memory per connection: what a connection slot costs from the
-# start (two idle ewykd with different --max-conns, the difference per
-# slot), and what N open, idle keep-alive connections add to it, over
-# HTTP/1.1 and over h2c, each having answered one request, while a sample
-# of them keeps asking (ewyk-load --hold --sample): the sample's answers
-# show the idle connections still serve. Figures, not a test.
+# ewykd's memory per idle keep-alive connection. ewyk-load opens N
+# connections to one ewykd, each answered once, and holds them idle (--hold)
+# while SAMPLE requests a second go to them in turn (--sample): the
+# sample's answers show the idle connections still serve. Over HTTP/1.1,
+# then h2c, each against a fresh ewykd. Figures, not a test.
 #
 # ewykd (one shard, CPU 1) and ewyk-load (CPU 0) face each other over
-# net_memif, ewyk-load the memif client: no kernel TCP, so its connections
-# are ewyk's own on both sides. Memory is VmRSS plus HugetlbPages from
-# /proc/PID/status (DPDK's memory with --in-memory and hugepages is not in
-# VmRSS): both sides' figures are printed.
+# net_memif, ewyk-load the memif client: no kernel TCP, both sides ewyk's
+# own. One client address reaches one server address and port from 28,232
+# local ports (lib/net's ephemeral range): ewyk-load takes as many
+# addresses as N needs (--ip-count).
 #
-# One client address reaches one server address and port from at most
-# 28,232 local ports (lib/net's ephemeral range), so N is at most that.
+# A process's memory is its VmRSS (/proc/PID/status) plus what DPDK's heap
+# has handed out (telemetry /eal/heap_info, Alloc_size: the hugepages the
+# process uses, not the -m it reserved). Printed per connection:
+#   slot         what a connection slot costs before it is used: two idle
+#                ewykd with --max-conns 1024 and N + 2048, the difference
+#                per slot;
+#   idle conn    what an open, idle connection adds to its slot;
+#   all in       the memory of ewykd holding the N idle connections, less a
+#                minimal idle ewykd's (1024 slots), per connection: the
+#                figure to hold against a budget per connection.
 #
-# Usage: [HOLD=10] [SAMPLE=100] app/bench/memory.sh [CONNECTIONS]
-#        (as root, after a build; default 20000)
+# Usage: [HOLD=20] [SAMPLE=100] [PROTOS="h1 h2c"] [H2C_N=...]
+#        app/bench/memory.sh [N]
+#        (as root, after a build; N default 20000; 1000000 needs about
+#        3 GiB of free hugepages; h2c opens H2C_N connections, by default N
+#        up to 50000: an HTTP/2 session holds some 17 KB; the figures are
+#        read RELEASE_WAIT=3 seconds after the last connection opened)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
 N=${1:-20000}
-HOLD=${HOLD:-10}
+H2C_N=${H2C_N:-$((N < 50000 ? N : 50000))}
+HOLD=${HOLD:-20}
 SAMPLE=${SAMPLE:-100}
+PROTOS=${PROTOS:-h1 h2c}
+RELEASE_WAIT=${RELEASE_WAIT:-3}
 EWYKD=${EWYKD:-./build/app/ewykd}
 LOAD=${EWYK_LOAD:-./build/app/ewyk-load}
-if [ "$N" -gt 28232 ]; then
-	echo "$N connections: one client address has 28232 local ports" >&2
+PORTS_PER_IP=28000
+IPS=$(( (N + PORTS_PER_IP - 1) / PORTS_PER_IP ))
+if [ "$IPS" -gt 64 ]; then
+	echo "$N connections: ewyk-load has 64 addresses of 28,232 ports" >&2
 	exit 2
 fi
 RUN=$(mktemp -d /tmp/ewyk-mem.XXXXXX)
@@ -39,8 +55,18 @@ cleanup() {
 	stop
 	rm -rf "$RUN" "/var/run/dpdk/$P" "/var/run/dpdk/${P}l"
 }
+# stop: ewykd ends; one whose many connections' client is gone (their
+# FINs retransmitted to nobody) is not waited for past 10 s.
 stop() {
-	[ -n "$SPID" ] && kill -TERM "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null || true
+	local i
+	[ -n "$SPID" ] || return 0
+	kill -TERM "$SPID" 2>/dev/null || true
+	for i in $(seq 100); do
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$SPID" 2>/dev/null || true
+	wait "$SPID" 2>/dev/null || true
 	SPID=""
 }
 trap cleanup EXIT
@@ -48,15 +74,34 @@ mkdir -p "$RUN/www"
 printf 'hello\n' >"$RUN/www/index.html"
 chmod -R a+rX "$RUN"
 
-kb() {	# PID: VmRSS + HugetlbPages, kB
-	awk '$1 == "VmRSS:" || $1 == "HugetlbPages:" {s += $2} END {print s}' \
-		"/proc/$1/status"
+tel() {	# PREFIX COMMAND: one telemetry answer, as JSON
+	echo "$2" | /usr/bin/python3 /usr/bin/dpdk-telemetry.py -f "$1" 2>/dev/null |
+		/usr/bin/python3 -c 'import json, sys
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith("{"):
+        print(json.dumps(next(iter(json.loads(line).values()))))
+        break'
 }
 
-# start MAX_CONNS: ewykd with that many slots, idle; the same hugepage
-# memory whatever the slots (HugetlbPages counts what the EAL reserved).
+# mem PID PREFIX: VmRSS plus DPDK's heap in use, bytes (the telemetry
+# socket asked again while it does not answer).
+mem() {
+	local rss heap="" i
+	for i in 1 2 3 4 5; do
+		heap=$(tel "$2" "/eal/heap_info,0" | /usr/bin/python3 -c \
+			'import json, sys; print(json.load(sys.stdin)["Alloc_size"])' \
+			2>/dev/null) && break
+		sleep 1
+	done
+	[ -n "$heap" ] || { echo "no heap figure from $2" >&2; return 1; }
+	rss=$(awk '$1 == "VmRSS:" {print $2 * 1024}' "/proc/$1/status")
+	echo $((rss + heap))
+}
+
+# start MAX_CONNS: ewykd with that many slots, idle.
 start() {
-	local mb=$(( (N + 2048) * 40 / 1024 + 512 ))
+	local mb=$(( $1 / 1024 + 512 ))
 	# shellcheck disable=SC2046
 	taskset -c 1 "$EWYKD" -l 1 --no-pci --file-prefix "$P" --log-level '*:warning' \
 		--vdev "net_memif0,role=server,socket=$RUN/memif.sock,socket-abstract=no" \
@@ -68,26 +113,27 @@ start() {
 	sleep 1
 }
 
-# hold PROTO...: N connections, each answers one request, then held
-# HOLD seconds with SAMPLE requests a second among them. Returns once
-# they are all open and idle ("holding"); the client goes on.
+# hold PROTO...: N connections from 198.18.0.10 on, each answered once,
+# then held HOLD seconds with SAMPLE requests a second among them. Returns
+# once they are all open and idle ("holding"); the client goes on.
 hold() {
-	local mb=$(( N * 24 / 1024 + 512 ))
+	local n=$1 mb=$(( $1 / 1024 + 512 ))
+	shift
 	: >"$RUN/load.out"
 	# shellcheck disable=SC2046
 	taskset -c 0 "$LOAD" -l 0 --no-pci --file-prefix "${P}l" --log-level '*:warning' \
 		--vdev "net_memif0,role=client,socket=$RUN/memif.sock,socket-abstract=no" \
-		$(./deploy/eal-mem.sh "$mb") -- --ip 198.18.0.1/24 "$@" -c "$N" -n "$N" \
-		--hold "$HOLD" --sample "$SAMPLE" --timeout 30 \
+		$(./deploy/eal-mem.sh "$mb") -- --ip 198.18.0.10/24 --ip-count "$IPS" \
+		"$@" -c "$n" -n "$n" --hold "$HOLD" --sample "$SAMPLE" --timeout 60 \
 		http://198.18.0.2/index.html >"$RUN/load.out" 2>&1 &
 	CPID=$!
-	for _ in $(seq 1200); do
-		grep -q "^holding: .* $N connections open" "$RUN/load.out" && return 0
+	for _ in $(seq 6000); do
+		grep -q "^holding: .* $n connections open" "$RUN/load.out" && return 0
 		kill -0 "$CPID" 2>/dev/null || break
 		sleep 0.1
 	done
 	cat "$RUN/load.out" >&2
-	echo "ewyk-load did not get its $N connections" >&2
+	echo "ewyk-load did not get its $n connections" >&2
 	return 1
 }
 
@@ -98,36 +144,48 @@ settle() {
 	cp "$RUN/load.out" "${KEEP_LOG:-/dev/null}.$1" 2>/dev/null || true
 	awk '/^requests:/ {
 		printf "  sample: %d requests on the idle connections, %d succeeded, %d failed, %d errored\n",
-			$4 - '"$N"', $8 - '"$N"', $10, $12 }' "$RUN/load.out"
-	sleep 2
+			$4 - '"$2"', $8 - '"$2"', $10, $12 }' "$RUN/load.out"
+}
+
+per() {	# BYTES COUNT
+	echo $(( $1 / $2 ))
 }
 
 slots_small=1024
-slots=$((N + 2048))
 start "$slots_small"
-small=$(kb "$SPID")
+small=$(mem "$SPID" "$P")
 stop
-start "$slots"
-idle=$(kb "$SPID")
-echo "ewykd (1 shard, --max-conns $slots) and ewyk-load over net_memif; $N connections;"
-echo "memory: VmRSS + HugetlbPages"
-printf '%-40s %12s %12s\n' "" "ewykd" "ewyk-load"
-printf '%-40s %9s kB %12s\n' "idle" "$idle" "-"
-hold --h1
-h1=$(kb "$SPID")
-printf '%-40s %9s kB %9s kB\n' "$N HTTP/1.1 connections open, idle" "$h1" "$(kb "$CPID")"
-settle h1
-printf '%-40s %9s kB\n' "after them" "$(kb "$SPID")"
-# A fresh ewykd for h2c: memory once touched stays resident.
-stop
-start "$slots"
-idle2=$(kb "$SPID")
-hold
-h2=$(kb "$SPID")
-printf '%-40s %9s kB %9s kB\n' "$N h2c connections open, idle" "$h2" "$(kb "$CPID")"
-settle h2c
-printf '%-40s %9s kB\n' "after them" "$(kb "$SPID")"
+echo "ewykd (1 shard, CPU 1) and ewyk-load (CPU 0, $IPS addresses) over net_memif;"
+echo "$N HTTP/1.1 and $H2C_N h2c connections, each answered once, then held idle"
+echo "with $SAMPLE requests a second among them. Memory: VmRSS + DPDK heap in use."
+printf '%-44s %14s %14s\n' "" "ewykd" "ewyk-load"
+printf '%-44s %11s kB\n' "idle, --max-conns $slots_small" "$((small / 1024))"
+for proto in $PROTOS; do
+	n=$N
+	[ "$proto" = h2c ] && n=$H2C_N
+	slots=$((n + 2048))
+	start "$slots"
+	idle=$(mem "$SPID" "$P")
+	printf '%-44s %11s kB\n' "idle, --max-conns $slots ($proto)" "$((idle / 1024))"
+	if [ "$proto" = h1 ]; then hold "$n" --h1; else hold "$n"; fi
+	sleep "$RELEASE_WAIT"
+	held=$(mem "$SPID" "$P")
+	printf '%-44s %11s kB %11s kB\n' "$n $proto connections open, idle" \
+		"$((held / 1024))" "$(($(mem "$CPID" "${P}l") / 1024))"
+	tel "$P" /ewyk/http | /usr/bin/python3 -c 'import json, sys
+h = json.load(sys.stdin)
+print("  HTTP/1.1 connections holding no state:", h.get("h1_released_conns", 0))' || true
+	tel "$P" /ewyk/tcp | /usr/bin/python3 -c 'import json, sys
+t = json.load(sys.stdin)
+print("  TCP rings (3 KiB) made", t["conn_rings_made_count"], "held", t["conn_rings_used_count"])' || true
+	settle "$proto" "$n"
+	eval "slot_$proto=$(per $((idle - small)) $((slots - slots_small)))"
+	eval "conn_$proto=$(per $((held - idle)) "$n")"
+	eval "all_$proto=$(per $((held - small)) "$n")"
+	stop
+done
 echo
-echo "slots never used (--max-conns $slots_small against $slots): $(( (idle - small) * 1024 / (slots - slots_small) )) bytes each"
-echo "an open idle HTTP/1.1 connection: $(( (h1 - idle) * 1024 / N )) bytes"
-echo "an open idle h2c connection: $(( (h2 - idle2) * 1024 / N )) bytes"
+printf '%-8s %12s %12s %12s\n' "" "slot" "idle conn" "all in"
+for proto in $PROTOS; do
+	eval "printf '%-8s %8s B   %8s B   %8s B\n' $proto \$slot_$proto \$conn_$proto \$all_$proto"
+done

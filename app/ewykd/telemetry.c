@@ -404,6 +404,11 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(s->net_stats.tcp_rwnd_limited_us));
 	rte_tel_data_add_dict_u64(d, "zero_window_us",
 			SUM(s->net_stats.tcp_zero_window_us));
+	/* Connection send rings (4 KiB blocks): made, and held by connections. */
+	rte_tel_data_add_dict_u64(d, "conn_rings_made_count",
+			SUM(s->net_stats.tcp_bufs_made));
+	rte_tel_data_add_dict_u64(d, "conn_rings_used_count",
+			SUM(s->net_stats.tcp_bufs_used));
 	drops = rte_tel_data_alloc();
 	if (drops == NULL)
 		return -ENOMEM;
@@ -691,11 +696,13 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 		struct rte_tel_data *d)
 {
 	uint64_t all = SUM(s->http_stats.requests), h2 = SUM(s->http_stats.h2_requests);
-	int64_t open = 0;
+	int64_t open = 0, released = 0;
 	uint16_t k;
 
-	for (k = 0; k < ew->nb_shards; k++)
+	for (k = 0; k < ew->nb_shards; k++) {
 		open += (int64_t)LOAD(ew->shards[k].http_stats.h2_streams_open);
+		released += (int64_t)LOAD(ew->shards[k].http_stats.h1_released);
+	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "requests_reqs", all);
 	rte_tel_data_add_dict_u64(d, "http1_reqs", all - h2);
@@ -727,13 +734,17 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "head_timeouts_count",
 			SUM(s->http_stats.head_timeouts));
 	rte_tel_data_add_dict_u64(d, "idle_closes_count", SUM(s->http_stats.idle_closes));
+	/* HTTP/1.1 connections idle long enough to give their state back. */
+	rte_tel_data_add_dict_u64(d, "h1_idle_releases_count",
+			SUM(s->http_stats.h1_releases));
+	rte_tel_data_add_dict_int(d, "h1_released_conns", (int)released);
 	rte_tel_data_add_dict_u64(d, "pipeline_full_count",
 			SUM(s->http_stats.pipeline_full));
 	/* Bodies gathered whole past 4 KiB, in the shards' body buffers
 	 * (--max-body, --body-buffers), and those refused. */
 	rte_tel_data_add_dict_u64(d, "body_buffers_taken_count",
 			SUM(s->http_stats.body_slots_taken));
-	rte_tel_data_add_dict_int(d, "body_buffers_busy_count",
+	rte_tel_data_add_dict_int(d, "body_buffers_busy",
 			(int)SUM(s->http_stats.body_slots_in_use));
 	rte_tel_data_add_dict_u64(d, "body_buffers_short_count",
 			SUM(s->http_stats.body_slots_short));

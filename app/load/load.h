@@ -214,7 +214,8 @@ struct load_worker {
 	uint32_t nb_conns;
 	uint32_t *free_list;	/* slots with room for a request */
 	uint32_t nb_free;
-	uint32_t *open_list;	/* slots to open */
+	uint32_t *open_list;	/* slots to open, a FIFO of nb_conns */
+	uint32_t open_head;
 	uint32_t nb_open_list;
 	uint64_t budget;	/* requests this worker sends; UINT64_MAX: -D */
 	uint64_t next_seq;	/* requests handed out so far */

@@ -175,13 +175,28 @@ list_free(struct load_worker *w, struct load_conn *c)
 	w->free_list[w->nb_free++] = c->id;
 }
 
+/* The slots to open: a FIFO, whose front alone a poll looks at, as far as
+ * it opens (a million slots are not walked each poll). */
 static void
 list_open(struct load_worker *w, struct load_conn *c)
 {
 	if (c->listed_open)
 		return;
 	c->listed_open = true;
-	w->open_list[w->nb_open_list++] = c->id;
+	w->open_list[(w->open_head + w->nb_open_list++) % w->nb_conns] = c->id;
+}
+
+static struct load_conn *
+open_front(struct load_worker *w)
+{
+	return &w->conns[w->open_list[w->open_head]];
+}
+
+static void
+open_pop(struct load_worker *w)
+{
+	w->open_head = (w->open_head + 1) % w->nb_conns;
+	w->nb_open_list--;
 }
 
 /* After input or an established handshake: more requests, what they
@@ -414,10 +429,12 @@ worker_conn_gone(struct load_worker *w, struct load_conn *c)
 
 /* Opening ------------------------------------------------------------- */
 
-/* Whether a closed slot should open now: keep-alive slots stay open while
- * there is work for them; --new-conn slots open for a request that is
- * there. */
-static bool
+enum want { WANT_NOW, WANT_LATER, WANT_NEVER };
+
+/* Whether a closed slot should open: keep-alive slots stay open while
+ * there is work for them (never again once the run has none for them);
+ * --new-conn slots in the open loop open for a request that is due. */
+static enum want
 slot_wanted(struct load_worker *w, const struct load_conn *c, uint64_t now,
 		uint32_t connecting)
 {
@@ -425,40 +442,48 @@ slot_wanted(struct load_worker *w, const struct load_conn *c, uint64_t now,
 
 	if (w->holding || w->next_seq >= w->budget || c->issued >= c->quota ||
 			load_quit)
-		return false;
+		return WANT_NEVER;
 	if (!w->conf->new_conn || w->conf->rate == 0)
-		return true;
+		return WANT_NOW;
 	/* open loop, a connection per request: as many opening as due */
 	due_now = w->next_seq;
 	while (due_now < w->budget && due_now - w->next_seq <= connecting &&
 			worker_due(w, due_now) <= now)
 		due_now++;
-	return due_now - w->next_seq > connecting;
+	return due_now - w->next_seq > connecting ? WANT_NOW : WANT_LATER;
 }
 
 static void
 open_slots(struct load_worker *w, uint64_t now)
 {
-	uint32_t opened = 0, kept = 0, i;
+	uint32_t opened = 0, n = w->nb_open_list;
 	static bool warned_ports;
-	for (i = 0; i < w->nb_open_list; i++) {
-		struct load_conn *c = &w->conns[w->open_list[i]];
+
+	while (n-- > 0 && opened < OPENS_PER_POLL &&
+			w->connecting < CONNECTING_MAX) {
+		struct load_conn *c = open_front(w);
 		struct tcp_conn *tc;
+		enum want want;
 		int err;
 
 		if (c->state != CONN_FREE) {
+			open_pop(w);
 			c->listed_open = false;
 			continue;
 		}
-		if (opened >= OPENS_PER_POLL || w->connecting >= CONNECTING_MAX ||
-				!slot_wanted(w, c, now, w->connecting)) {
-			w->open_list[kept++] = c->id;
+		want = slot_wanted(w, c, now, w->connecting);
+		if (want == WANT_LATER)
+			break;
+		if (want == WANT_NEVER) {
+			open_pop(w);
+			c->listed_open = false;
 			continue;
 		}
 		tc = tcp_open_addr(w->ns, &w->conf->server,
 				w->conf->server_port, &conn_upcalls, w, &err);
 		if (tc == NULL) {
 			if (err == -EADDRNOTAVAIL || err == -ENETUNREACH) {
+				open_pop(w);
 				slot_given_up(w, c);
 				if (!warned_ports && err == -EADDRNOTAVAIL)
 					fprintf(stderr, "ewyk-load: worker %u: "
@@ -475,15 +500,15 @@ open_slots(struct load_worker *w, uint64_t now)
 				w->unresolved_tsc = now;
 			if (err == -EAGAIN && now - w->unresolved_tsc >
 					w->timeout_tsc) {
+				open_pop(w);
+				c->listed_open = false;
 				attempt_failed(w, c);
-				w->open_list[kept++] = c->id;
+				list_open(w, c);	/* to the back */
 				continue;
 			}
-			w->open_list[kept++] = c->id;
-			for (i++; i < w->nb_open_list; i++)
-				w->open_list[kept++] = w->open_list[i];
 			break;
 		}
+		open_pop(w);
 		w->unresolved_tsc = 0;
 		tcp_set_app(tc, c);
 		c->tc = tc;
@@ -498,7 +523,6 @@ open_slots(struct load_worker *w, uint64_t now)
 		w->connecting++;
 		opened++;
 	}
-	w->nb_open_list = kept;
 }
 
 /* Open loop: requests whose time came, to connections with room. */

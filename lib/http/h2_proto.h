@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * HTTP/2 on a connection (h2c, by prior knowledge or upgrade): one
- * nghttp2 server session per connection, fed with nghttp2_session_mem_recv
- * and drained by nghttp2_session_send, whose callback only queues into
- * the transport as room allows (nghttp2 keeps the rest); DATA of bodies
- * already in memory is written by the send-data callback straight into
- * the transport. Requests go through the connection layer's routing to
- * the handlers; no I/O inside nghttp2.
+ * HTTP/2 on a connection (h2c by prior knowledge or upgrade, h2 by TLS's
+ * ALPN): a session of ewyk's own per connection (h2_conn.h), fed with
+ * the bytes that come and writing into the transport as it has room;
+ * DATA of bodies already in memory goes straight into the transport.
+ * Requests go through the connection layer's routing to the handlers;
+ * no I/O of its own.
  */
 #ifndef EWYK_H2_PROTO_H
 #define EWYK_H2_PROTO_H
@@ -16,7 +15,7 @@
 struct http_conn;
 struct http_head;
 
-#define H2_RCV_SPACE (64 * 1024)	/* nghttp2 takes what comes */
+#define H2_RCV_SPACE (64 * 1024)	/* the session takes what comes */
 
 extern const struct http_proto h2_proto;
 

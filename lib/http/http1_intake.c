@@ -291,8 +291,10 @@ gather_more(struct h1 *h)
 			h1_gather_refuse(h, 413);
 			return true;
 		}
-		memcpy(g->data + g->len, d, dl);
-		g->len += (uint32_t)dl;
+		if (dl > 0) {	/* else only framing: d is not set */
+			memcpy(g->data + g->len, d, dl);
+			g->len += (uint32_t)dl;
+		}
 		off += (size_t)used;
 		if (used == 0)
 			break;

@@ -19,17 +19,26 @@ http1_state_size(uint32_t in_max)
 
 /* Protocol table ------------------------------------------------------------ */
 
-void
-http1_open(struct http_conn *c)
+/* The slot's state set up for a connection that is new (fresh) or wakes. */
+static struct h1 *
+h1_begin(struct http_conn *c, bool fresh)
 {
 	struct h1 *h = c->h1_mem;
 
 	memset(h, 0, offsetof(struct h1, in));
 	h->c = c;
 	h->in_max = c->srv->conf.max_head_bytes;
-	h->fresh = true;
+	h->fresh = fresh;
 	h->idle_since_ms = http_conn_now(c);
 	c->p = h;
+	return h;
+}
+
+void
+http1_open(struct http_conn *c)
+{
+	struct h1 *h = h1_begin(c, true);
+
 	h1_update_rcv_space(h);
 	h1_schedule(h);
 }
@@ -106,14 +115,26 @@ h1_drain(struct http_conn *c)
 		h->close_after = true;	/* after the answer under way */
 }
 
+/* When the connection's keep-alive timeout falls due (0: none). */
+static uint64_t
+keepalive_end(const struct h1 *h)
+{
+	const struct http_server_conf *k = &h->c->srv->conf;
+
+	return k->keepalive_timeout_ms != 0 ? h->idle_since_ms +
+		k->keepalive_timeout_ms + 1 : 0;
+}
+
 /* When the connection's next timeout falls due (0: none): a request head
  * begun and not whole within header_timeout_ms, or, with nothing in,
- * nothing asked or owed for keepalive_timeout_ms. A connection that
- * answers, writes or reads a body does not time out. */
+ * nothing asked or owed: its state given back after idle_release_ms, the
+ * connection closed after keepalive_timeout_ms, whichever comes first. A
+ * connection that answers, writes or reads a body does not time out. */
 static uint64_t
 deadline(const struct h1 *h)
 {
 	const struct http_server_conf *k = &h->c->srv->conf;
+	uint64_t at;
 
 	/* A body gathered for its handler that stops coming holds one of
 	 * the shard's few body slots: it has header_timeout_ms between its
@@ -126,9 +147,13 @@ deadline(const struct h1 *h)
 		return 0;
 	if (k->header_timeout_ms != 0 && h->in_len > 0 && h->head_start_ms != 0)
 		return h->head_start_ms + k->header_timeout_ms + 1;
-	if (k->keepalive_timeout_ms != 0 && h->in_len == 0)
-		return h->idle_since_ms + k->keepalive_timeout_ms + 1;
-	return 0;
+	if (h->in_len > 0)
+		return 0;
+	at = keepalive_end(h);
+	if (k->idle_release_ms != 0 && !h->close_after && (at == 0 ||
+			h->idle_since_ms + k->idle_release_ms + 1 < at))
+		at = h->idle_since_ms + k->idle_release_ms + 1;
+	return at;
 }
 
 void
@@ -138,6 +163,25 @@ h1_set_deadline(struct h1 *h)
 
 	if (at != 0)
 		http_conn_deadline(h->c, at);
+}
+
+static const struct http_proto h1_idle_proto;
+
+/* Idle long enough: the state goes (its pages given back), the idle
+ * table stands in until the next byte. Returns the keep-alive deadline,
+ * the one left. */
+static uint64_t
+h1_release(struct http_conn *c, struct h1 *h)
+{
+	uint64_t at = keepalive_end(h);
+
+	c->h1_fresh = h->fresh;
+	c->p = NULL;
+	c->proto = &h1_idle_proto;
+	http_conn_h1_drop(c);
+	http_conn_stats(c)->h1_releases++;
+	http_conn_stats(c)->h1_released++;
+	return at;
 }
 
 static uint64_t
@@ -155,6 +199,8 @@ h1_timeout(struct http_conn *c, uint64_t now_ms)
 		h1_start_close(h);
 		return 0;
 	}
+	if (h->in_len == 0 && at != keepalive_end(h))
+		return h1_release(c, h);
 	if (h->in_len > 0) {
 		/* Slowloris: a head trickling in holds a connection and its
 		 * buffer; answer 408 and close. */
@@ -203,4 +249,82 @@ const struct http_proto http1_proto = {
 	.drain = h1_drain,
 	.timeout = h1_timeout,
 	.free = h1_free,
+};
+
+/* An idle connection whose state went back (h1_release()). Its first
+ * byte takes the state again; anything else it may hear closes it, as
+ * HTTP/1.1 would close an idle connection. */
+
+static struct h1 *
+h1_wake(struct http_conn *c)
+{
+	struct h1 *h = h1_begin(c, c->h1_fresh);
+
+	c->proto = &http1_proto;
+	http_conn_stats(c)->h1_released--;
+	return h;
+}
+
+static uint32_t
+idle_recv(struct http_conn *c, const uint8_t *data, uint32_t len)
+{
+	h1_wake(c);
+	return h1_recv(c, data, len);
+}
+
+static void
+idle_writable(struct http_conn *c)
+{
+	(void)c;
+}
+
+static void
+idle_close(struct http_conn *c)
+{
+	http_conn_close(c);
+}
+
+static bool
+idle_answer(struct http_conn *c, struct http_origin o, struct http_answer *a)
+{
+	(void)c;
+	(void)o;
+	(void)a;
+	return false;	/* nothing was asked */
+}
+
+static bool
+idle_awaits(struct http_conn *c, struct http_origin o)
+{
+	(void)c;
+	(void)o;
+	return false;
+}
+
+/* Only the keep-alive deadline is armed while idle. */
+static uint64_t
+idle_timeout(struct http_conn *c, uint64_t now_ms)
+{
+	(void)now_ms;
+	http_conn_stats(c)->idle_closes++;
+	http_conn_close(c);
+	return 0;
+}
+
+static void
+idle_free(struct http_conn *c)
+{
+	http_conn_stats(c)->h1_released--;
+}
+
+static const struct http_proto h1_idle_proto = {
+	.name = "http/1.1",
+	.recv = idle_recv,
+	.writable = idle_writable,
+	.peer_closed = idle_close,
+	.answer = idle_answer,
+	.awaits = idle_awaits,
+	.drain = idle_close,
+	.timeout = idle_timeout,
+	.free = idle_free,
 };

@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 
@@ -76,7 +78,7 @@ http_server_create(const struct http_server_conf *conf)
 		return NULL;
 	s->conf = *conf;
 	s->timeouts = conf->header_timeout_ms != 0 ||
-		conf->keepalive_timeout_ms != 0;
+		conf->keepalive_timeout_ms != 0 || conf->idle_release_ms != 0;
 	if (s->conf.max_head_bytes == 0)
 		s->conf.max_head_bytes = HTTP_MAX_HEAD_BYTES;
 	if (s->conf.max_target == 0)
@@ -86,10 +88,18 @@ http_server_create(const struct http_server_conf *conf)
 	s->conf.max_body = RTE_MAX(s->conf.max_body, (uint32_t)EWYK_REQUEST_BODY_MAX);
 	if (s->conf.body_buffers == 0)
 		s->conf.body_buffers = HTTP_BODY_BUFFERS;
-	h1 = http1_state_size(s->conf.max_head_bytes);
+	/* Each slot's HTTP/1.1 state on pages of its own, reserved but
+	 * not touched: a slot costs memory once its connection writes
+	 * there, and gives the pages back when it idles (http_conn_h1_drop). */
+	h1 = RTE_ALIGN_CEIL(http1_state_size(s->conf.max_head_bytes),
+			(size_t)sysconf(_SC_PAGESIZE));
+	s->h1_stride = h1;
 	http_mem_init(&s->mem, conf->stats);
 	s->conns = zalloc(sizeof(*s->conns) * conf->max_conns);
-	s->h1_mem = zalloc(h1 * conf->max_conns);
+	s->h1_mem = mmap(NULL, h1 * conf->max_conns, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (s->h1_mem == MAP_FAILED)
+		s->h1_mem = NULL;
 	/* A slot holds an HTTP/1.1 request's head beside its body. */
 	if (s->conns == NULL || s->h1_mem == NULL ||
 			http_body_pool_init(&s->bodies, s->conf.body_buffers,
@@ -124,9 +134,16 @@ http_server_destroy(struct http_server *s)
 	http_mem_fini(&s->mem);
 	/* Slots still with requests are let go with the rest. */
 	http_body_pool_fini(&s->bodies);
-	free(s->h1_mem);
+	if (s->h1_mem != NULL)
+		munmap(s->h1_mem, s->h1_stride * s->conf.max_conns);
 	free(s->conns);
 	free(s);
+}
+
+void
+http_conn_h1_drop(struct http_conn *c)
+{
+	madvise(c->h1_mem, c->srv->h1_stride, MADV_DONTNEED);
 }
 
 /* Upcalls ------------------------------------------------------------------ */
@@ -242,8 +259,10 @@ http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 		status = 405;
 	} else if (!(rt->flags & HTTP_ROUTE_BODY_STREAM) && r->body == NULL &&
 			(r->chunked || r->content_length > 0)) {
-		/* A body is handed whole, or read by the route's reader. */
+		/* A body is handed whole (up to max_body: the intake
+		 * gathers no larger one), or read by the route's reader. */
 		status = 413;
+		k->stats->bodies_too_large++;
 	} else {
 		return k->dispatch(k->dispatch_ctx, rt, r, http_version,
 				(struct http_origin){ c->index, c->gen, stream,
@@ -326,7 +345,9 @@ http_conn_start_h2(struct http_conn *c, const uint8_t *data, uint32_t len)
 		return;
 	}
 	switch_proto(c, &h2_proto, h);
-	c->proto->recv(c, data, len);
+	/* Started with no bytes (TLS's ALPN), it still gets a buffer: a
+	 * protocol may do arithmetic on it (NULL + 0 is undefined). */
+	c->proto->recv(c, data != NULL ? data : (const uint8_t *)"", len);
 }
 
 bool

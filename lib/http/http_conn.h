@@ -66,6 +66,8 @@ struct http_conn {
 	uint32_t gen;		/* bumped when the slot is freed */
 	bool closing;		/* we closed or aborted: input is dropped */
 	bool peer_closed;
+	bool h1_fresh;		/* its HTTP/1.1 state, given back idle, had
+				 * read nothing yet (may still see h2c) */
 };
 
 struct http_server {
@@ -73,6 +75,7 @@ struct http_server {
 	struct http_conn *conns;
 	struct http_conn *free_list;
 	void *h1_mem;		/* HTTP/1.1 state of every slot */
+	size_t h1_stride;	/* a slot's, whole pages */
 	struct http_mem mem;	/* HTTP/2's sessions and streams */
 	bool draining;		/* answer what is asked, then close */
 	bool timeouts;		/* header or keep-alive timeout configured */
@@ -154,6 +157,10 @@ http_conn_deadline(struct http_conn *c, uint64_t at_ms)
 	c->timer_at = at_ms;
 	c->tr->timer_arm(c->tr_ctx, &c->timer, at_ms);
 }
+
+/* The slot's HTTP/1.1 state is not needed until the connection's next
+ * byte: its pages go back to the system (and read as zeros after). */
+void http_conn_h1_drop(struct http_conn *c);
 
 /* Ends the connection after what is queued; input is dropped from now. */
 void http_conn_close(struct http_conn *c);

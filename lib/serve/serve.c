@@ -85,6 +85,7 @@ http_create(struct serve *sv)
 		.keepalive_timeout_ms = c->keepalive_timeout_ms,
 		.max_head_bytes = c->max_head_bytes,
 		.max_target = c->max_target,
+		.idle_release_ms = HTTP_IDLE_RELEASE_MS,
 		.max_body = c->max_body,
 		.body_buffers = c->body_buffers,
 	};

@@ -49,6 +49,13 @@ def run_load(cmd, json_path, timeout=60):
         return json.load(f), r.stdout
 
 
+def load_result(proc, text, json_path):
+    """A background run's JSON summary, once it ended well."""
+    assert proc.returncode == 0, text
+    with open(json_path) as f:
+        return json.load(f)
+
+
 def http_counts(a):
     h = a.telemetry("/ewyk/http")
     return h["requests_reqs"], h["by_status_reqs"]
@@ -174,20 +181,56 @@ def test_open_loop_latency_includes_a_stall(served, json_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 0, text
-    with open(json_path) as f:
-        out = json.load(f)
+    out = load_result(proc, text, json_path)
     lat = out["latency_us"]
     assert out["loop"] == "open" and out["requests"]["succeeded"] == 3000, out
-    # The first request due in the stall waited all of it; a hundredth of
+    # The first request due in the stall waited all of it, less the 1 ms
+    # between requests and the histogram's rounding (2 %); a hundredth of
     # the run (30 requests) fell in its first 30 ms and waited most of it.
-    assert lat["max"] >= PAUSE_S * 1e6, (lat, paused)
+    assert lat["max"] >= 0.98 * PAUSE_S * 1e6, (lat, paused)
     assert lat["p99"] >= (PAUSE_S - 0.05) * 1e6, (lat, paused)
     assert "latency: p50 " in text and "p99.9 " in text and " max " in text, text
     # A progress line each second of the 3-second run, the count rising.
     done = [int(line.split(" req/s, ")[1].split()[0]) for line in text.splitlines()
             if line.startswith("progress: ")]
     assert len(done) >= 2 and done == sorted(done) and done[-1] > 0, text
+
+
+def test_idle_connections_give_back_their_state(served, json_path):
+    """2000 keep-alive connections, each answered once, then held idle
+    (--hold) while 40 requests a second go to them in turn: after a second
+    idle, ewykd's connections hold no HTTP/1.1 state and, past the 1024
+    that may keep them, no TCP rings; the sampled ones take theirs again
+    and are answered."""
+    a = served
+    n = 2000
+    proc = subprocess.Popen(load_cmd(a, ["--h1", "-n", str(n), "-c", str(n), "--hold", "8",
+                                         "--sample", "40", "--timeout", "20",
+                                         f"http://{APP_IP2}/hello.txt"], json_path,
+                                     quiet=False),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            stdin=subprocess.DEVNULL)
+    try:
+        for line in proc.stdout:
+            if line.startswith("holding: "):
+                break
+        time.sleep(2.5)
+        http, tcp = a.telemetry("/ewyk/http"), a.telemetry("/ewyk/tcp")
+        holding = proc.poll() is None
+        text, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    out = load_result(proc, text, json_path)
+    assert holding, text  # the figures are of the held connections
+    # Answered: the first request of each, and every sampled one.
+    assert out["requests"]["succeeded"] == out["requests"]["started"] > n, out
+    assert out["requests"]["failed"] == out["requests"]["errored"] == 0, out
+    # At most the last second's sample (40) holds its state again.
+    assert http["h1_released_conns"] >= n - 50, http
+    assert tcp["open_conns"] >= n, tcp
+    assert tcp["conn_rings_used_count"] <= 1024 + 50, tcp
 
 
 def test_unreachable_server_ends_the_run(served, json_path):

@@ -75,7 +75,7 @@ def curl_post(a, path, src, *extra):
 
 
 def busy(a):
-    return a.telemetry("/ewyk/http")["body_buffers_busy_count"]
+    return a.telemetry("/ewyk/http")["body_buffers_busy"]
 
 
 @pytest.mark.parametrize("framing", ["content-length", "chunked"])

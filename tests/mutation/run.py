@@ -39,14 +39,17 @@ right after the opening quotes dropped) take it as it is, backslashes
 included. For several edits of the same file give old and new as lists of
 the same length. Choose a break a user would suffer from (a limit, a
 counter an operator alerts on, a validator, an order, a timer), make it
-small and plausible, and name the test that must fail on it:
+small and plausible, in a .c file where one will do (a header shared
+across a library recompiles all of it, broken and again put back), and
+name the test that must fail on it:
 
     NAME             the meson test NAME (meson test --list), whole
     NAME:GLOB        the same, only its cmocka tests matching GLOB (the
                      filter is preloaded: tests/mutation/cmocka_filter.c)
     NAME@PATH        the same with PATH (from the source root) as its only
                      argument: one fuzz input for a replay test
-    pytest:FILE::TEST   one integration test (root; builds app/ewykd);
+    pytest:FILE::TEST   one integration test (root; builds app/ewykd,
+                     app/ewyk-load and the example plugin);
                      only where it is cheap (a few seconds)
 
 Every test listed must fail on the break (a list is a claim, so it cannot
@@ -205,7 +208,8 @@ class Spec:
         self.pytest = None
         if text.startswith('pytest:'):
             self.pytest = text[len('pytest:'):]
-            self.targets = ['app/ewykd']
+            self.targets = ['app/ewykd', 'app/ewyk-load',
+                            'app/plugins/ewyk-hello.so']
             self.timeout_cap = 120
             return
         name = text

@@ -478,9 +478,28 @@ hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms)
 	return hh_new_limits(header_timeout_ms, keepalive_timeout_ms, 0, 0);
 }
 
+static struct hh *new_server(uint32_t header_timeout_ms,
+		uint32_t keepalive_timeout_ms, uint32_t max_head_bytes,
+		uint32_t max_target, uint32_t idle_release_ms);
+
 struct hh *
 hh_new_limits(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms,
 		uint32_t max_head_bytes, uint32_t max_target)
+{
+	return new_server(header_timeout_ms, keepalive_timeout_ms,
+			max_head_bytes, max_target, 0);
+}
+
+struct hh *
+hh_new_idle_release(uint32_t keepalive_timeout_ms, uint32_t idle_release_ms)
+{
+	return new_server(0, keepalive_timeout_ms, 0, 0, idle_release_ms);
+}
+
+static struct hh *
+new_server(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms,
+		uint32_t max_head_bytes, uint32_t max_target,
+		uint32_t idle_release_ms)
 {
 	static const struct ewyk_route q = {
 		.path = "/q/", .match = EWYK_MATCH_PREFIX,
@@ -562,6 +581,7 @@ hh_new_limits(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms,
 		.keepalive_timeout_ms = keepalive_timeout_ms,
 		.max_head_bytes = max_head_bytes,
 		.max_target = max_target,
+		.idle_release_ms = idle_release_ms,
 	};
 	h->srv = http_server_create(&conf);
 	assert_non_null(h->srv);

@@ -120,6 +120,10 @@ struct hh *hh_new(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms);
 struct hh *hh_new_limits(uint32_t header_timeout_ms,
 		uint32_t keepalive_timeout_ms, uint32_t max_head_bytes,
 		uint32_t max_target);
+/* The same with idle HTTP/1.1 connections giving their state back after
+ * idle_release_ms. */
+struct hh *hh_new_idle_release(uint32_t keepalive_timeout_ms,
+		uint32_t idle_release_ms);
 /* Ends every connection, runs what is still queued (stale), checks that
  * every answer went back exactly once, and frees everything. */
 void hh_free(struct hh *h);

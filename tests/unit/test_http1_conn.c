@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "http1_bad_requests.h"
+#include "http1_conn.h"
 #include "http1_proto.h"
 #include "http_harness.h"
 
@@ -358,6 +359,66 @@ test_keepalive_timeout(void **state)
 	hh_free(h);
 }
 
+/* An idle connection gives its state back after idle_release_ms (its
+ * pages read as zeros after), one with a request head begun does not;
+ * the next byte takes the state again, and a connection that had read
+ * nothing may still become HTTP/2; the keep-alive timeout still closes a
+ * connection whose state went back, counted an idle close. */
+static void
+test_idle_release(void **state)
+{
+	struct hh *h = hh_new_idle_release(5000, 1000);
+	struct hh_conn *k = hh_connect(h), *fresh = hh_connect(h);
+	struct hh_conn *half = hh_connect(h);
+	const struct h1 *st;
+	struct hh_resp r;
+	struct hh_h2 *c;
+	int32_t id;
+
+	(void)state;
+	hh_sends(k, GET("/a.txt"));
+	next(k, &r, false);
+	hh_sends(half, "GET /a.txt HTTP/1.1\r\n");
+	st = k->c->h1_mem;
+	assert_ptr_equal(st->c, k->c);
+	hh_advance(h, 900);
+	assert_int_equal(h->stats.h1_releases, 0);
+	hh_advance(h, 200);
+	assert_int_equal(h->stats.h1_releases, 2);	/* k and fresh */
+	assert_int_equal(h->stats.h1_released, 2);
+	assert_null(st->c);
+	assert_false(k->closed || fresh->closed || half->closed);
+
+	hh_sends(k, GET("/a.txt"));
+	next(k, &r, false);
+	expect_body(&r, 200, HH_A_TXT, strlen(HH_A_TXT));
+	assert_ptr_equal(st->c, k->c);
+	assert_int_equal(h->stats.h1_released, 1);
+	hh_sends(half, "Host: h\r\n\r\n");
+	next(half, &r, false);
+	expect_body(&r, 200, HH_A_TXT, strlen(HH_A_TXT));
+	c = hh_h2_new(fresh, NULL, 0, 0);
+	id = hh_h2_request(c, "GET", "/a.txt", NULL, 0);
+	hh_h2_pump(c);
+	assert_int_equal(hh_h2_stream(c, id)->status, 200);
+	assert_int_equal(h->stats.h1_released, 0);
+	assert_int_equal(h->stats.h2_conns, 1);
+
+	/* k idle again from 1100: released after 2100, closed after 6100 */
+	hh_advance(h, 1100);
+	assert_int_equal(h->stats.h1_releases, 4);	/* k and half */
+	hh_advance(h, 3800);
+	assert_false(k->closed);
+	hh_advance(h, 200);
+	assert_true(k->closed && half->closed);
+	assert_int_equal(h->stats.idle_closes, 2);
+	hh_finish(k);
+	hh_finish(half);
+	assert_int_equal(h->stats.h1_released, 0);
+	hh_h2_free(c);
+	hh_free(h);
+}
+
 /* The deadline follows the connection: each request puts the idle close
  * later (the timer armed for the first fires, finds it early, and waits
  * again), and a request head begun puts the 408 earlier than the idle
@@ -646,6 +707,7 @@ main(void)
 		HH_TEST(test_drain),
 		cmocka_unit_test(test_header_timeout),
 		cmocka_unit_test(test_keepalive_timeout),
+		cmocka_unit_test(test_idle_release),
 		cmocka_unit_test(test_deadline_moves),
 		HH_TEST(test_malformed_matrix),
 		HH_TEST(test_bad_chunk),

@@ -65,6 +65,9 @@ struct http_transport {
 /* The default of max_head_bytes (http_server_conf); max_target's is
  * HTTP_MAX_TARGET. */
 #define HTTP_MAX_HEAD_BYTES 16384
+/* What ewyk's servers give idle_release_ms: long after a keep-alive
+ * client's next request usually comes, short beside its timeout. */
+#define HTTP_IDLE_RELEASE_MS 1000
 /* The defaults of max_body and body_buffers. */
 #define HTTP_MAX_BODY (1u << 20)
 #define HTTP_BODY_BUFFERS 16
@@ -121,6 +124,10 @@ struct http_server_conf {
 					 * HTTP_MAX_HEAD_BYTES */
 	uint32_t max_target;	/* a request target, both protocols
 				 * (414); 0: HTTP_MAX_TARGET */
+	uint32_t idle_release_ms;	/* an HTTP/1.1 connection idle this
+					 * long (nothing asked, owed or read)
+					 * gives its state and input buffer
+					 * back until its next byte; 0: never */
 	uint32_t max_body;	/* the largest body gathered for a handler
 				 * that takes it whole (413 past it), at
 				 * least EWYK_REQUEST_BODY_MAX; 0:

@@ -35,6 +35,9 @@ struct http_stats {
 	uint64_t h2_requests;	/* of requests, those over HTTP/2 */
 	uint64_t head_timeouts;	/* 408: the request head came too slowly */
 	uint64_t idle_closes;	/* keep-alive connections closed for idleness */
+	uint64_t h1_releases;	/* idle HTTP/1.1 connections that gave their
+				 * state back (idle_release_ms) */
+	int64_t h1_released;	/* now: such connections, still open */
 	uint64_t h2_reset_floods;	/* sessions ended for too many resets */
 	uint64_t pipeline_full;	/* reads stopped: HTTP1_PIPELINE answers owed */
 	uint64_t by_method[HTTP_METHODS];	/* by enum http_method */
