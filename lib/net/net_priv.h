@@ -9,6 +9,7 @@
 
 #include <rte_mbuf.h>
 
+#include "blk_pool.h"
 #include "net_stack.h"
 #include "pkt.h"
 #include "rate_limit.h"
@@ -114,9 +115,8 @@ struct net_stack {
 	/* the receive buffers grown past tcp_config.rcv_buf_init, bytes: within
 	 * rcv_buf_budget */
 	uint64_t rcv_buf_grown;
-	/* The receive queues' rings, cfg.rcvq_max of them; the free ones. */
-	union tcp_rcvq_blk *rcvq_blks;
-	union tcp_rcvq_blk *rcvq_free;
+	/* The receive queues' rings, cfg.rcvq_max of them at most. */
+	struct blk_pool rcvq_blks;
 	/* Connections waiting for their pacing time: a binary heap by it
 	 * (tcp_pace.c), max_conns slots. */
 	struct net_pace_ent {
@@ -137,10 +137,8 @@ struct net_stack {
 	struct tcp_conn *free_list;
 	uint32_t *index;	/* slot + 1, 0 = empty */
 	uint32_t index_mask;
-	/* The connections' rings (tcp_bufs.c): blocks free to take, and the
-	 * chunks they were carved from. */
-	struct tcp_bufs *bufs_free;
-	void *bufs_chunks;
+	/* The connections' send rings (tcp_bufs.c). */
+	struct blk_pool bufs;
 	struct net_stats *stats;
 	/* Where active opens' port search resumes, by local address; the
 	 * IPv4 address the next one tries first (an offset). */

@@ -52,8 +52,8 @@ struct tcp_sndq {
  * without gaps (acknowledged, waiting for the upper layer's room); the
  * others are out of order, after a hole (SACKed). At most TCP_RCVQ_SEGS
  * segments, and what the window allows. The ring is a block of the
- * shard's (tcp_config.rcvq_max of them), taken while the queue is not
- * empty: most connections never hold anything. */
+ * shard's pool (made as needed, tcp_config.rcvq_max at most), taken while
+ * the queue is not empty: most connections never hold anything. */
 #define TCP_RCVQ_SEGS 256	/* a power of two */
 
 struct tcp_rcvq_ent {
@@ -63,13 +63,12 @@ struct tcp_rcvq_ent {
 	uint16_t len;
 };
 
-union tcp_rcvq_blk {
+struct tcp_rcvq_blk {
 	struct tcp_rcvq_ent e[TCP_RCVQ_SEGS];
-	union tcp_rcvq_blk *next_free;
 };
 
 struct tcp_rcvq {
-	union tcp_rcvq_blk *blk;	/* NULL while empty */
+	struct tcp_rcvq_blk *blk;	/* NULL while empty */
 	uint16_t head;
 	uint16_t n;
 	uint16_t held;		/* of them, in order */
@@ -152,7 +151,6 @@ struct tcp_bbr {
 struct tcp_bufs {
 	struct rte_mbuf *chunk[TCP_SNDQ_SLOTS];
 	struct tcp_seg segs[TCP_SEG_RING];
-	struct tcp_bufs *free_next;
 };
 
 #define TCP_F_FIN_QUEUED 0x0001	/* close requested: FIN follows the data */
@@ -482,6 +480,7 @@ tcp_ip_hdr_len(uint8_t family)
 /* The connection's rings (tcp_bufs.c): taken now if it has none (false:
  * no memory for them); given back when the connection goes (they must be
  * empty then: nsegs is cleared), or by tcp_bufs_put_idle(). */
+void tcp_bufs_init(struct net_stack *ns);
 bool tcp_bufs_get(struct net_stack *ns, struct tcp_conn *c);
 void tcp_bufs_put(struct net_stack *ns, struct tcp_conn *c);
 void tcp_bufs_fini(struct net_stack *ns);
@@ -693,7 +692,7 @@ bool tcp_seg_last_unsacked(struct tcp_conn *c, uint32_t *start,
 		uint32_t *end);
 
 /* The receive queue (tcp_rcvq.c) */
-int tcp_rcvq_init(struct net_stack *ns);
+void tcp_rcvq_init(struct net_stack *ns);
 void tcp_rcvq_fini(struct net_stack *ns);
 /* Keeps [seq, seq + len) of m (payload at off), seq at or after rcv_nxt:
  * in order, or after a hole. false: not kept (full, a duplicate, or the

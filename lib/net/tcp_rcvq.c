@@ -8,35 +8,28 @@
  * upper layer is offered held data as it makes room; the peer's FIN
  * reaches it after the last byte. Input and the flush call in.
  */
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "tcp_impl.h"
 
-int
+/* Rings made 16 at a time (64 KiB) */
+#define RCVQ_BLKS_PER_CHUNK 16
+
+void
 tcp_rcvq_init(struct net_stack *ns)
 {
-	uint32_t n = ns->cfg.rcvq_max, i;
+	uint32_t n = ns->cfg.rcvq_max;
 
 	if (n == 0)
 		n = RTE_MAX(ns->cfg.max_conns / 4, 1u);
-	ns->rcvq_blks = rte_malloc("tcp_rcvq", sizeof(*ns->rcvq_blks) * n, 0);
-	if (ns->rcvq_blks == NULL)
-		return -1;
-	ns->rcvq_free = NULL;
-	for (i = n; i-- > 0;) {
-		ns->rcvq_blks[i].next_free = ns->rcvq_free;
-		ns->rcvq_free = &ns->rcvq_blks[i];
-	}
-	return 0;
+	blk_pool_init(&ns->rcvq_blks, "tcp_rcvq", sizeof(struct tcp_rcvq_blk),
+			RCVQ_BLKS_PER_CHUNK, n);
 }
 
 void
 tcp_rcvq_fini(struct net_stack *ns)
 {
-	rte_free(ns->rcvq_blks);
-	ns->rcvq_blks = NULL;
-	ns->rcvq_free = NULL;
+	blk_pool_fini(&ns->rcvq_blks);
 }
 
 static struct tcp_rcvq_ent *
@@ -57,8 +50,7 @@ put_if_empty(struct net_stack *ns, struct tcp_rcvq *q)
 {
 	if (q->n > 0 || q->blk == NULL)
 		return;
-	q->blk->next_free = ns->rcvq_free;
-	ns->rcvq_free = q->blk;
+	blk_pool_put(&ns->rcvq_blks, q->blk);
 	q->blk = NULL;
 	q->head = 0;
 }
@@ -93,12 +85,11 @@ tcp_rcvq_insert(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	struct tcp_rcvq_ent *e;
 
 	if (q->blk == NULL) {
-		if (ns->rcvq_free == NULL) {
+		q->blk = blk_pool_get(&ns->rcvq_blks);
+		if (q->blk == NULL) {
 			ns->stats->tcp.rcvq_exhausted++;
 			return false;
 		}
-		q->blk = ns->rcvq_free;
-		ns->rcvq_free = q->blk->next_free;
 		q->head = 0;
 	}
 

@@ -64,14 +64,14 @@ tcp_table_init(struct net_stack *ns)
 			RTE_CACHE_LINE_SIZE);
 	ns->index = rte_zmalloc("tcp_index", sizeof(*ns->index) * size,
 			RTE_CACHE_LINE_SIZE);
-	if (ns->conns == NULL || ns->index == NULL || tcp_pace_init(ns) < 0 ||
-			tcp_rcvq_init(ns) < 0) {
+	if (ns->conns == NULL || ns->index == NULL || tcp_pace_init(ns) < 0) {
 		rte_free(ns->conns);
 		rte_free(ns->index);
 		tcp_pace_fini(ns);
-		tcp_rcvq_fini(ns);
 		return -1;
 	}
+	tcp_bufs_init(ns);
+	tcp_rcvq_init(ns);
 	ns->index_mask = size - 1;
 	for (i = n; i-- > 0;) {
 		struct tcp_conn *c = &ns->conns[i];
