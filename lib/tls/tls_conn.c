@@ -187,28 +187,25 @@ conn_fail(struct tls_conn *tc, int rc)
 		tcp_close(tc->sh->conf.ns, tc->tcp);
 }
 
-/* n bytes (at most a record) encrypted into TCP's send queue. */
-static void
-send_record(struct tls_conn *tc, const uint8_t *p, uint32_t n)
+int
+tls_record_send(gnutls_session_t s, struct tls_stats *st, const uint8_t *p,
+		uint32_t n, bool *pending)
 {
-	struct tls_stats *st = tc->sh->st;
-
 	tls_mem_enter();
 	while (n > 0) {
-		ssize_t r = gnutls_record_send(tc->s, p, n);
+		ssize_t r = gnutls_record_send(s, p, n);
 
 		if (r == GNUTLS_E_AGAIN) {
 			/* GnuTLS has the record; it goes at the next sent
 			 * upcall. space() should have made this impossible. */
-			tc->send_pending = true;
+			*pending = true;
 			st->records_out++;
 			st->bytes_out += n;
 			break;
 		}
 		if (r < 0) {
 			tls_mem_leave();
-			conn_fail(tc, (int)r);
-			return;
+			return (int)r;
 		}
 		st->records_out++;
 		st->bytes_out += (uint64_t)r;
@@ -216,6 +213,17 @@ send_record(struct tls_conn *tc, const uint8_t *p, uint32_t n)
 		n -= (uint32_t)r;
 	}
 	tls_mem_leave();
+	return 0;
+}
+
+/* n bytes (at most a record) encrypted into TCP's send queue. */
+static void
+send_record(struct tls_conn *tc, const uint8_t *p, uint32_t n)
+{
+	int rc = tls_record_send(tc->s, tc->sh->st, p, n, &tc->send_pending);
+
+	if (rc < 0)
+		conn_fail(tc, rc);
 }
 
 static void
@@ -256,17 +264,13 @@ t_space(void *ctx, void *t)
 {
 	struct tls_shard *sh = ctx;
 	struct tls_conn *tc = t;
-	uint32_t sp, need;
 
 	if (tc->state != TC_OPEN || tc->bye_sent || tc->tcp == NULL ||
 			tc->send_pending)
 		return 0;
-	sp = tcp_send_space(sh->conf.ns, tc->tcp);
-	/* Each record of what fits adds its overhead; one more for a record
-	 * cut short. */
-	need = (sh->corked == tc ? sh->cork_len : 0) +
-		(sp / tc->rec_max + 2) * tc->overhead;
-	return sp > need ? sp - need : 0;
+	return tls_record_room(tcp_send_space(sh->conf.ns, tc->tcp),
+			sh->corked == tc ? sh->cork_len : 0, tc->rec_max,
+			tc->overhead);
 }
 
 static uint32_t
@@ -526,22 +530,11 @@ tls_conn_established(struct tls_conn *tc)
 {
 	struct tls_shard *sh = tc->sh;
 	struct tls_hs *hs = tc->hs;
-	gnutls_datum_t proto = { NULL, 0 };
-	size_t max = gnutls_record_get_max_size(tc->s);
-	bool h2 = false;
+	bool h2;
 
 	net_timer_cancel(sh->conf.ns, &tc->deadline);
-	if (gnutls_alpn_get_selected_protocol(tc->s, &proto) == 0) {
-		h2 = proto.size == 2 && memcmp(proto.data, "h2", 2) == 0;
-		if (h2)
-			sh->st->alpn_h2++;
-		else
-			sh->st->alpn_http11++;
-	} else {
-		sh->st->alpn_none++;
-	}
-	tc->rec_max = max < TLS_RECORD_MAX ? (uint32_t)max : TLS_RECORD_MAX;
-	tc->overhead = (uint16_t)gnutls_record_overhead_size(tc->s);
+	h2 = tls_count_alpn(sh->st, tc->s);
+	tls_record_sizes(tc->s, &tc->rec_max, &tc->overhead);
 	tc->state = TC_OPEN;
 	tc->rcv_space = 0;
 	tc->http = http_conn_accept_via(sh->conf.http, tc, &tls_transport, sh,

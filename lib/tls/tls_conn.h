@@ -120,7 +120,33 @@ tls_hs_compact(struct tls_hs *hs)
 	hs->in_off = 0;
 }
 
+/* Plaintext per record and the bytes a record adds, once established. */
+static inline void
+tls_record_sizes(gnutls_session_t s, uint32_t *rec_max, uint16_t *overhead)
+{
+	size_t max = gnutls_record_get_max_size(s);
+
+	*rec_max = max < TLS_RECORD_MAX ? (uint32_t)max : TLS_RECORD_MAX;
+	*overhead = (uint16_t)gnutls_record_overhead_size(s);
+}
+
+/* What may be written into sp bytes of TCP's send space, corked bytes
+ * waiting: each record of what fits adds its overhead; one more for a
+ * record cut short. */
+static inline uint32_t
+tls_record_room(uint32_t sp, uint32_t corked, uint32_t rec_max,
+		uint16_t overhead)
+{
+	uint32_t need = corked + (sp / rec_max + 2) * overhead;
+
+	return sp > need ? sp - need : 0;
+}
+
 /* tls_conn.c */
+/* n bytes (at most a record) encrypted and pushed; GnuTLS keeping one
+ * for a full send queue sets *pending. 0, or GnuTLS's fatal error. */
+int tls_record_send(gnutls_session_t s, struct tls_stats *st,
+		const uint8_t *p, uint32_t n, bool *pending);
 void tls_conn_hold(struct tls_conn *tc);
 /* False when the connection was freed. */
 bool tls_conn_unhold(struct tls_conn *tc);
@@ -133,6 +159,15 @@ ssize_t tls_pull(gnutls_transport_ptr_t p, void *buf, size_t len);
 ssize_t tls_push(gnutls_transport_ptr_t p, const void *data, size_t len);
 
 /* tls_handshake.c */
+/* ALPN's protocols in ewyk's order: h2, http/1.1. */
+extern const gnutls_datum_t tls_alpn_protos[2];
+/* Why a handshake failed, from GnuTLS's error. */
+enum tls_fail_reason tls_fail_reason_of(int rc);
+/* A handshake over: counted by resumption, version and cipher (and no
+ * longer under way). */
+void tls_count_established(struct tls_stats *st, gnutls_session_t s);
+/* The protocol ALPN chose, counted; true for h2. */
+bool tls_count_alpn(struct tls_stats *st, gnutls_session_t s);
 /* The staging has input (or a flight to finish): run or hand out a step. */
 void tls_hs_next(struct tls_conn *tc);
 /* Ends the handshake: counted, the staged flight (an alert) out, TCP
