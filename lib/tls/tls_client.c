@@ -29,9 +29,7 @@ struct tls_client_ctx {
 	struct tls_stats *st;
 	gnutls_certificate_credentials_t creds;	/* none trusted: no checks */
 	gnutls_priority_t prio;
-	struct tls_client *corked;
-	uint32_t cork_len;
-	uint8_t cork[TLS_RECORD_MAX];
+	struct tls_cork cork;		/* the embedder's small writes */
 };
 
 struct tls_client {
@@ -104,17 +102,8 @@ static ssize_t
 client_pull(gnutls_transport_ptr_t p, void *buf, size_t len)
 {
 	struct tls_client *tc = p;
-	uint32_t n = tc->in_len - tc->in_off;
 
-	if (n == 0) {
-		gnutls_transport_set_errno(tc->s, EAGAIN);
-		return -1;
-	}
-	if (n > len)
-		n = (uint32_t)len;
-	memcpy(buf, tc->in + tc->in_off, n);
-	tc->in_off += n;
-	return n;
+	return tls_pull_from(tc->s, tc->in, tc->in_len, &tc->in_off, buf, len);
 }
 
 /* Flights and records alike go straight to TCP: the owner runs all. */
@@ -145,10 +134,7 @@ unhold(struct tls_client *tc)
 
 	if (--tc->depth > 0 || !tc->gone)
 		return;
-	if (cx->corked == tc) {
-		cx->corked = NULL;
-		cx->cork_len = 0;
-	}
+	tls_cork_drop(&cx->cork, tc);
 	if (tc->state == TCL_HANDSHAKE)
 		cx->st->handshaking--;
 	cx->st->conns--;
@@ -332,25 +318,19 @@ tls_client_recv(struct tls_client *tc, const uint8_t *data, uint32_t len)
 
 /* Records out -------------------------------------------------------------- */
 
-static void
-send_record(struct tls_client *tc, const uint8_t *p, uint32_t n)
+/* The cork's sender: n bytes encrypted into TCP. */
+static bool
+cork_send(void *owner, const uint8_t *p, uint32_t n)
 {
-	int rc = tls_record_send(tc->s, tc->cx->st, p, n, &tc->send_pending);
+	struct tls_client *tc = owner;
+	int rc;
 
+	if (tc->state != TCL_OPEN)
+		return false;
+	rc = tls_record_send(tc->s, tc->cx->st, p, n, &tc->send_pending);
 	if (rc < 0)
 		fail(tc, rc, TLS_FAIL_bad_record, false);
-}
-
-static void
-cork_flush(struct tls_client_ctx *cx)
-{
-	struct tls_client *tc = cx->corked;
-	uint32_t n = cx->cork_len;
-
-	cx->corked = NULL;
-	cx->cork_len = 0;
-	if (tc != NULL && n > 0 && tc->state == TCL_OPEN)
-		send_record(tc, cx->cork, n);
+	return tc->state == TCL_OPEN;
 }
 
 uint32_t
@@ -362,7 +342,7 @@ tls_client_space(struct tls_client *tc)
 			tc->send_pending)
 		return 0;
 	return tls_record_room(tcp_send_space(cx->conf.ns, tc->tcp),
-			cx->corked == tc ? cx->cork_len : 0, tc->rec_max,
+			tls_cork_held(&cx->cork, tc), tc->rec_max,
 			tc->overhead);
 }
 
@@ -370,9 +350,8 @@ uint32_t
 tls_client_write(struct tls_client *tc, const void *data, uint32_t len)
 {
 	struct tls_client_ctx *cx = tc->cx;
-	struct tls_client *other = cx->corked;
-	const uint8_t *p = data;
-	uint32_t room = tls_client_space(tc), done = 0, n;
+	struct tls_client *other = cx->cork.owner;
+	uint32_t room = tls_client_space(tc), done;
 
 	if (len > room)
 		len = room;
@@ -380,27 +359,12 @@ tls_client_write(struct tls_client *tc, const void *data, uint32_t len)
 		return 0;
 	hold(tc);
 	if (other != NULL && other != tc) {
-		/* Another session's record first; it was not pushed. */
-		cork_flush(cx);
+		/* Another session's record first: it was not pushed. */
+		tls_cork_flush(&cx->cork, cork_send);
 		if (other->tcp != NULL)
 			tcp_output(cx->conf.ns, other->tcp);
 	}
-	while (done < len && tc->state == TCL_OPEN) {
-		n = len - done;
-		if (cx->cork_len == 0 && n >= tc->rec_max) {
-			send_record(tc, p + done, tc->rec_max);	/* no copy */
-			done += tc->rec_max;
-			continue;
-		}
-		if (n > tc->rec_max - cx->cork_len)
-			n = tc->rec_max - cx->cork_len;
-		memcpy(cx->cork + cx->cork_len, p + done, n);
-		cx->cork_len += n;
-		cx->corked = tc;
-		done += n;
-		if (cx->cork_len == tc->rec_max)
-			cork_flush(cx);
-	}
+	done = tls_cork_write(&cx->cork, tc, data, len, tc->rec_max, cork_send);
 	unhold(tc);
 	return done;
 }
@@ -409,8 +373,8 @@ void
 tls_client_push(struct tls_client *tc)
 {
 	hold(tc);
-	if (tc->cx->corked == tc)
-		cork_flush(tc->cx);
+	if (tc->cx->cork.owner == tc)
+		tls_cork_flush(&tc->cx->cork, cork_send);
 	if (tc->tcp != NULL)
 		tcp_output(tc->cx->conf.ns, tc->tcp);
 	unhold(tc);
@@ -450,8 +414,8 @@ tls_client_close(struct tls_client *tc)
 	struct tls_client_ctx *cx = tc->cx;
 
 	hold(tc);
-	if (cx->corked == tc)
-		cork_flush(cx);
+	if (cx->cork.owner == tc)
+		tls_cork_flush(&cx->cork, cork_send);
 	if (tc->tcp != NULL && !tc->bye_sent) {
 		if (tc->state == TCL_OPEN) {
 			tls_mem_enter();

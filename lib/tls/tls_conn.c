@@ -73,10 +73,7 @@ conn_free(struct tls_conn *tc)
 
 	net_timer_cancel(sh->conf.ns, &tc->deadline);
 	net_timer_cancel(sh->conf.ns, &tc->resume);
-	if (sh->corked == tc) {
-		sh->corked = NULL;
-		sh->cork_len = 0;
-	}
+	tls_cork_drop(&sh->cork, tc);
 	tls_mem_enter();	/* buffers GnuTLS still holds go back too */
 	if (tc->held != NULL)
 		gnutls_packet_deinit(tc->held);
@@ -128,17 +125,8 @@ ssize_t
 tls_pull(gnutls_transport_ptr_t p, void *buf, size_t len)
 {
 	struct tls_conn *tc = p;
-	uint32_t n = tc->in_len - tc->in_off;
 
-	if (n == 0) {
-		gnutls_transport_set_errno(tc->s, EAGAIN);
-		return -1;
-	}
-	if (n > len)
-		n = (uint32_t)len;
-	memcpy(buf, tc->in + tc->in_off, n);
-	tc->in_off += n;
-	return n;
+	return tls_pull_from(tc->s, tc->in, tc->in_len, &tc->in_off, buf, len);
 }
 
 ssize_t
@@ -226,23 +214,67 @@ send_record(struct tls_conn *tc, const uint8_t *p, uint32_t n)
 		conn_fail(tc, rc);
 }
 
+bool
+tls_cork_flush(struct tls_cork *ck, tls_cork_send_t send)
+{
+	void *owner = ck->owner;
+	uint32_t n = ck->len;
+
+	ck->owner = NULL;
+	ck->len = 0;
+	return owner == NULL || n == 0 || send(owner, ck->buf, n);
+}
+
+uint32_t
+tls_cork_write(struct tls_cork *ck, void *owner, const uint8_t *p,
+		uint32_t len, uint32_t rec_max, tls_cork_send_t send)
+{
+	uint32_t done = 0, n;
+	bool open = true;
+
+	if (ck->owner != NULL && ck->owner != owner)
+		tls_cork_flush(ck, send);
+	while (done < len && open) {
+		n = len - done;
+		if (ck->len == 0 && n >= rec_max) {
+			open = send(owner, p + done, rec_max);	/* no copy */
+			done += rec_max;
+			continue;
+		}
+		if (n > rec_max - ck->len)
+			n = rec_max - ck->len;
+		memcpy(ck->buf + ck->len, p + done, n);
+		ck->len += n;
+		ck->owner = owner;
+		done += n;
+		if (ck->len == rec_max)
+			open = tls_cork_flush(ck, send);
+	}
+	return done;
+}
+
+static bool
+cork_send(void *owner, const uint8_t *p, uint32_t n)
+{
+	struct tls_conn *tc = owner;
+
+	if (tc->state != TC_OPEN)
+		return false;
+	send_record(tc, p, n);
+	return tc->state == TC_OPEN;
+}
+
 static void
 cork_flush(struct tls_shard *sh)
 {
-	struct tls_conn *tc = sh->corked;
-	uint32_t n = sh->cork_len;
-
-	sh->corked = NULL;
-	sh->cork_len = 0;
-	if (tc != NULL && n > 0 && tc->state == TC_OPEN)
-		send_record(tc, sh->cork, n);
+	tls_cork_flush(&sh->cork, cork_send);
 }
 
 static void
 on_cork_flush(struct net_timer *t)
 {
 	struct tls_shard *sh = container_of(t, struct tls_shard, cork_flush);
-	struct tls_conn *tc = sh->corked;
+	struct tls_conn *tc = sh->cork.owner;
 
 	if (tc == NULL)
 		return;
@@ -255,7 +287,7 @@ on_cork_flush(struct net_timer *t)
 static void
 flush_mine(struct tls_conn *tc)
 {
-	if (tc->sh->corked == tc)
+	if (tc->sh->cork.owner == tc)
 		cork_flush(tc->sh);
 }
 
@@ -269,7 +301,7 @@ t_space(void *ctx, void *t)
 			tc->send_pending)
 		return 0;
 	return tls_record_room(tcp_send_space(sh->conf.ns, tc->tcp),
-			sh->corked == tc ? sh->cork_len : 0, tc->rec_max,
+			tls_cork_held(&sh->cork, tc), tc->rec_max,
 			tc->overhead);
 }
 
@@ -278,32 +310,14 @@ t_write(void *ctx, void *t, const void *data, uint32_t len)
 {
 	struct tls_shard *sh = ctx;
 	struct tls_conn *tc = t;
-	const uint8_t *p = data;
-	uint32_t room = t_space(ctx, t), done = 0, n;
+	uint32_t room = t_space(ctx, t), done;
 
 	if (len > room)
 		len = room;
 	if (len == 0)
 		return 0;
-	if (sh->corked != NULL && sh->corked != tc)
-		cork_flush(sh);
-	while (done < len && tc->state == TC_OPEN) {
-		n = len - done;
-		if (sh->cork_len == 0 && n >= tc->rec_max) {
-			send_record(tc, p + done, tc->rec_max);	/* no copy */
-			done += tc->rec_max;
-			continue;
-		}
-		if (n > tc->rec_max - sh->cork_len)
-			n = tc->rec_max - sh->cork_len;
-		memcpy(sh->cork + sh->cork_len, p + done, n);
-		sh->cork_len += n;
-		sh->corked = tc;
-		done += n;
-		if (sh->cork_len == tc->rec_max)
-			cork_flush(sh);
-	}
-	if (sh->cork_len > 0 && !net_timer_armed(&sh->cork_flush))
+	done = tls_cork_write(&sh->cork, tc, data, len, tc->rec_max, cork_send);
+	if (sh->cork.len > 0 && !net_timer_armed(&sh->cork_flush))
 		net_timer_arm(sh->conf.ns, &sh->cork_flush,
 				net_now_ms(sh->conf.ns));
 	return done;
