@@ -111,14 +111,8 @@ static ssize_t
 client_push(gnutls_transport_ptr_t p, const void *data, size_t len)
 {
 	struct tls_client *tc = p;
-	uint32_t n = tc->tcp == NULL ? 0 : tcp_write(tc->cx->conf.ns, tc->tcp,
-			data, (uint32_t)len);
 
-	if (n == 0) {
-		gnutls_transport_set_errno(tc->s, EAGAIN);
-		return -1;
-	}
-	return n;
+	return tls_push_to(tc->s, tc->cx->conf.ns, tc->tcp, data, len);
 }
 
 static void

@@ -133,21 +133,17 @@ ssize_t
 tls_push(gnutls_transport_ptr_t p, const void *data, size_t len)
 {
 	struct tls_conn *tc = p;
+	struct tls_hs *hs = tc->hs;
 	uint32_t n;
 
-	if (tc->state == TC_HANDSHAKE) {
-		/* A step's flight, for the owner to write. */
-		struct tls_hs *hs = tc->hs;
-
-		n = TLS_HS_OUT - hs->out_len;
-		if (n > len)
-			n = (uint32_t)len;
-		memcpy(hs->out + hs->out_len, data, n);
-		hs->out_len += n;
-	} else {
-		n = tc->tcp == NULL ? 0 : tcp_write(tc->sh->conf.ns, tc->tcp,
-				data, (uint32_t)len);
-	}
+	if (tc->state != TC_HANDSHAKE)
+		return tls_push_to(tc->s, tc->sh->conf.ns, tc->tcp, data, len);
+	/* A step's flight, for the owner to write. */
+	n = TLS_HS_OUT - hs->out_len;
+	if (n > len)
+		n = (uint32_t)len;
+	memcpy(hs->out + hs->out_len, data, n);
+	hs->out_len += n;
 	if (n == 0) {
 		gnutls_transport_set_errno(tc->s, EAGAIN);
 		return -1;

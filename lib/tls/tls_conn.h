@@ -188,6 +188,20 @@ tls_pull_from(gnutls_session_t s, const uint8_t *in, uint32_t in_len,
 	return n;
 }
 
+/* GnuTLS's push into TCP's send queue (tcp NULL: gone). */
+static inline ssize_t
+tls_push_to(gnutls_session_t s, struct net_stack *ns, struct tcp_conn *tcp,
+		const void *data, size_t len)
+{
+	uint32_t n = tcp == NULL ? 0 : tcp_write(ns, tcp, data, (uint32_t)len);
+
+	if (n == 0) {
+		gnutls_transport_set_errno(s, EAGAIN);
+		return -1;
+	}
+	return n;
+}
+
 /* tls_conn.c */
 /* What is corked goes out through send; returns what send said (true
  * with nothing corked). */

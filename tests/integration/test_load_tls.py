@@ -9,13 +9,14 @@ access log); --new-conn makes a full handshake per request; a handshake
 the server refuses is counted as tls_handshake, and the run still ends."""
 import hashlib
 import os
+import time
 
 import pytest
 
 from conftest import serve_module
 from ewyk_harness import APP_IP2, Appliance
-from test_load import (http_counts, json_path, load_cmd,  # noqa: F401 (fixture)
-                       run_load)
+from test_load import (http_counts, json_path, load_cmd,  # noqa: F401 (fixtures)
+                       nginx, run_load, run_load_af_xdp)
 from tls_certs import CA
 
 HELLO_SHA = hashlib.sha256(b"hello from ewyk\n").hexdigest()
@@ -142,3 +143,63 @@ def test_refused_handshake_counted(served, json_path):  # noqa: F811
     assert out["tls"]["failed"]["alert_received"] == 6, out["tls"]
     assert delta(t1, t0)["handshakes_failed_count"] == 6, delta(t1, t0)
     assert "TLS handshakes: 0 full, 0 resumed, 6 failed" in text, text
+
+
+# -- nginx (the kernel's TCP, OpenSSL) over net_af_xdp ------------------------
+
+def tls_log(nginx, before, n):  # noqa: F811
+    """nginx's log lines of port 443 past the first before: connection
+    serial, TLS version, session reused ("r" or "."), protocol, status;
+    nginx writes a line after its answer, so give it a moment."""
+    for _ in range(30):
+        with open(nginx["tls_log"]) as f:
+            got = [line.split() for line in f.readlines()[before:]]
+        if len(got) >= n:
+            return got
+        time.sleep(0.1)
+    return got
+
+
+def tls_log_len(nginx):  # noqa: F811
+    try:
+        with open(nginx["tls_log"]) as f:
+            return len(f.readlines())
+    except FileNotFoundError:
+        return 0
+
+
+@pytest.mark.parametrize("proto,alpn,server_proto", [
+    (["--h1", "-m", "4"], "http/1.1", "HTTP/1.1"), (["-m", "10"], "h2", "HTTP/2.0")],
+    ids=["http1", "h2"])
+def test_counts_agree_with_nginx_over_af_xdp(nginx, json_path, proto, alpn,  # noqa: F811
+                                             server_proto):
+    """1000 checked requests on 4 connections to nginx's TLS port: nginx
+    logged each, over TLS 1.3, in the protocol ALPN chose, on 4
+    connections, none resumed."""
+    before = tls_log_len(nginx)
+    n = 1000
+    out, text = run_load_af_xdp(nginx, json_path, [
+        *proto, "-n", str(n), "-c", "4", "--expect-status", "200",
+        "--expect-sha256", HELLO_SHA, "https://198.18.0.2/hello.txt"])
+    assert out["requests"]["succeeded"] == n, text
+    assert out["protocol"] == alpn and out["tls"]["handshakes_full"] == 4, out
+    got = tls_log(nginx, before, n)
+    assert len(got) == n, (len(got), got[:3])
+    assert {(g[1], g[2], g[3], g[4]) for g in got} == {("TLSv1.3", ".", server_proto, "200")}, \
+        {(g[1], g[2], g[3], g[4]) for g in got}
+    assert len({g[0] for g in got}) == 4
+
+
+def test_new_connection_a_handshake_per_request_nginx(nginx, json_path):  # noqa: F811
+    """--new-conn to nginx: 100 requests, each on a connection of its own
+    with a full handshake (nginx saw 100 connections, none resumed)."""
+    before = tls_log_len(nginx)
+    n = 100
+    out, text = run_load_af_xdp(nginx, json_path, [
+        "--h1", "--new-conn", "-n", str(n), "-c", "4", "--expect-sha256", HELLO_SHA,
+        "https://198.18.0.2/hello.txt"])
+    assert out["requests"]["succeeded"] == n, text
+    assert out["tls"]["handshakes_full"] == n and out["connections"]["established"] == n
+    got = tls_log(nginx, before, n)
+    assert len(got) == n and len({g[0] for g in got}) == n, got[:3]
+    assert {g[2] for g in got} == {"."}, got[:3]
