@@ -334,7 +334,8 @@ error_log {d}/error.log crit;
 events {{ worker_connections 1024; }}
 http {{
 	log_format peer '$remote_addr $remote_port "$request" $status';
-	log_format tls '$connection $ssl_protocol $ssl_session_reused $server_protocol $status';
+	log_format tls '$connection $ssl_protocol $ssl_session_reused $server_protocol $status '
+		'$ssl_server_name';
 	access_log {d}/access.log;
 	access_log {d}/peers.log peer;
 	keepalive_requests 1000000;

@@ -149,7 +149,8 @@ def test_refused_handshake_counted(served, json_path):  # noqa: F811
 
 def tls_log(nginx, before, n):  # noqa: F811
     """nginx's log lines of port 443 past the first before: connection
-    serial, TLS version, session reused ("r" or "."), protocol, status;
+    serial, TLS version, session reused ("r" or "."), protocol, status,
+    server name ("-": none);
     nginx writes a line after its answer, so give it a moment."""
     for _ in range(30):
         with open(nginx["tls_log"]) as f:
@@ -185,21 +186,22 @@ def test_counts_agree_with_nginx_over_af_xdp(nginx, json_path, proto, alpn,  # n
     assert out["protocol"] == alpn and out["tls"]["handshakes_full"] == 4, out
     got = tls_log(nginx, before, n)
     assert len(got) == n, (len(got), got[:3])
-    assert {(g[1], g[2], g[3], g[4]) for g in got} == {("TLSv1.3", ".", server_proto, "200")}, \
-        {(g[1], g[2], g[3], g[4]) for g in got}
+    assert {tuple(g[1:]) for g in got} == {("TLSv1.3", ".", server_proto, "200", "-")}, \
+        {tuple(g[1:]) for g in got}
     assert len({g[0] for g in got}) == 4
 
 
 def test_new_connection_a_handshake_per_request_nginx(nginx, json_path):  # noqa: F811
     """--new-conn to nginx: 100 requests, each on a connection of its own
-    with a full handshake (nginx saw 100 connections, none resumed)."""
+    with a full handshake (nginx saw 100 connections, none resumed), each
+    naming the server --sni says."""
     before = tls_log_len(nginx)
     n = 100
     out, text = run_load_af_xdp(nginx, json_path, [
         "--h1", "--new-conn", "-n", str(n), "-c", "4", "--expect-sha256", HELLO_SHA,
-        "https://198.18.0.2/hello.txt"])
+        "--sni", "ewyk.test", "https://198.18.0.2/hello.txt"])
     assert out["requests"]["succeeded"] == n, text
     assert out["tls"]["handshakes_full"] == n and out["connections"]["established"] == n
     got = tls_log(nginx, before, n)
     assert len(got) == n and len({g[0] for g in got}) == n, got[:3]
-    assert {g[2] for g in got} == {"."}, got[:3]
+    assert {(g[2], g[5]) for g in got} == {(".", "ewyk.test")}, got[:3]
