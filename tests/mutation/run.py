@@ -48,8 +48,8 @@ name the test that must fail on it:
                      filter is preloaded: tests/mutation/cmocka_filter.c)
     NAME@PATH        the same with PATH (from the source root) as its only
                      argument: one fuzz input for a replay test
-    pytest:FILE::TEST   one integration test (root; builds app/ewykd and
-                     app/ewyk-load);
+    pytest:FILE::TEST   one integration test (root; builds app/ewykd,
+                     app/ewyk-load and the example plugin);
                      only where it is cheap (a few seconds)
 
 Every test listed must fail on the break (a list is a claim, so it cannot
@@ -208,7 +208,8 @@ class Spec:
         self.pytest = None
         if text.startswith('pytest:'):
             self.pytest = text[len('pytest:'):]
-            self.targets = ['app/ewykd', 'app/ewyk-load']
+            self.targets = ['app/ewykd', 'app/ewyk-load',
+                            'app/plugins/ewyk-hello.so']
             self.timeout_cap = 120
             return
         name = text
