@@ -251,6 +251,7 @@ struct load_worker {
 	uint64_t unresolved_tsc;	/* since the next hop was first asked
 					 * for and not known; 0: known */
 	uint64_t end_run_tsc;	/* when the load stopped */
+	bool time_up;		/* -D's end or a signal: closing all */
 	/* Worker 0 prints the progress lines when no main lcore is free to */
 	bool report_self;
 	struct load_worker *all;

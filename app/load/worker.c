@@ -297,6 +297,8 @@ conn_fail(struct load_conn *c, enum load_err kind)
 static void
 attempt_failed(struct load_worker *w, struct load_conn *c, enum load_err kind)
 {
+	if (w->time_up)
+		return;	/* ended by the run's end, not by the server */
 	w->stats.err[kind]++;
 	if (w->next_seq < w->budget && c->issued < c->quota && !w->holding) {
 		w->next_seq++;
@@ -651,7 +653,8 @@ poll_once(struct load_worker *w, uint64_t tsc)
 
 /* Closes what is open, then waits a little for the FINs. Requests still
  * in flight when the time is up (-D, or a signal) are not answers that
- * failed: they are left out of the counts, as h2load does. */
+ * failed: they are left out of the counts, as h2load does; so are the
+ * connections still opening (a TLS handshake under way, or a SYN). */
 static void
 close_all(struct load_worker *w, bool time_up)
 {
@@ -659,6 +662,7 @@ close_all(struct load_worker *w, bool time_up)
 		CLOSE_LINGER_MS;
 	uint32_t i;
 
+	w->time_up = time_up;
 	for (i = 0; i < w->nb_conns; i++) {
 		struct load_conn *c = &w->conns[i];
 
