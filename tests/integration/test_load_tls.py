@@ -205,3 +205,16 @@ def test_new_connection_a_handshake_per_request_nginx(nginx, json_path):  # noqa
     got = tls_log(nginx, before, n)
     assert len(got) == n and len({g[0] for g in got}) == n, got[:3]
     assert {(g[2], g[5]) for g in got} == {(".", "ewyk.test")}, got[:3]
+
+
+def test_handshakes_cut_by_the_end_are_no_errors(served, json_path):  # noqa: F811
+    """-D with --new-conn: when the time is up, connections are still in
+    their handshakes; like requests in flight, they are left out of the
+    counts (not errors), and every request counted was answered."""
+    out, text = run_load(load_cmd(served, ["--h1", "--new-conn", "-c", "8", "-D", "1",
+                                           "--expect-sha256", HELLO_SHA,
+                                           f"https://{APP_IP2}/hello.txt"], json_path),
+                         json_path)
+    r = out["requests"]
+    assert r["succeeded"] > 0 and r["errored"] == 0 and r["failed"] == 0, text
+    assert out["errors"]["tls_handshake"] == 0 and out["errors"]["connect"] == 0, text
