@@ -2,11 +2,12 @@
 /*
  * The client side of lib/tls: a session over a TCP connection the
  * embedder opened and whose upcalls it keeps (a load generator's). The
- * server side's pieces serve it: the priority check, ALPN's list, the
- * failure reasons, the counters, the record sizes and room, the record
- * sender. What differs is the handshake: a client runs it inline, at
- * once, its input being the segment itself (nothing staged), and its
- * flights go straight to tcp_write().
+ * server side's pieces serve it: the pull from a segment and the push
+ * into TCP, the cork, the record sender and its room, the priority check,
+ * ALPN's list, the failure reasons, the counters. What differs is the
+ * handshake: a client runs it inline, at once, its input being the
+ * segment itself (nothing staged), and its flights go straight to
+ * tcp_write().
  *
  * In: a segment's bytes are GnuTLS's pull source for the time of
  * tls_client_recv(); each record decrypted goes to the recv upcall and
@@ -14,7 +15,6 @@
  * gather in the context's cork buffer into records of up to 16 KB, for
  * one session at a time, until tls_client_push().
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,15 +173,18 @@ established(struct tls_client *tc)
 		tc->state = TCL_CLOSED;	/* the embedder closes it */
 }
 
-/* The handshake as far as the input goes; a warning alert is let pass. */
+/* The handshake as far as the input goes; a warning alert is let pass
+ * (a few of them: a peer that sends nothing else is refused). */
 static void
 handshake(struct tls_client *tc)
 {
+	unsigned int tries = 0;
 	int rc;
 
 	do
 		rc = gnutls_handshake(tc->s);
-	while (rc < 0 && rc != GNUTLS_E_AGAIN && !gnutls_error_is_fatal(rc));
+	while (rc < 0 && rc != GNUTLS_E_AGAIN && !gnutls_error_is_fatal(rc) &&
+			++tries < TLS_HS_STEPS_MAX);
 	if (rc == 0)
 		established(tc);
 	else if (rc != GNUTLS_E_AGAIN)
