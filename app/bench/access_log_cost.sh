@@ -2,23 +2,36 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # What the access log costs: two ewykd side by side in one run, one with
 # --access-log (a file on tmpfs) and one without, each driven in turn by
-# the same h2load (h2c -c16 -m100, N requests of a small static file),
+# the same client (h2c -c16 -m100, N requests of a small static file),
 # ROUNDS rounds. Prints each one's requests/s and ewykd's CPU per request,
 # the medians, the ratio, and whether the log holds a line for every
-# request (lines against requests, drops). ewykd on CPU 1, h2load and the
-# log's writer thread as the kernel schedules them; the medium is named.
+# request (lines against requests, drops). ewykd's shard on CPU 1, its main
+# lcore and the log's writer thread on CPU 0 with the client.
 #
-# Usage: [EWYK_MEDIUM=tap|af_xdp|memif] [ROUNDS=3] app/bench/access_log_cost.sh [N]
+# The client: CLIENT=h2load (default) over EWYK_MEDIUM (af_xdp default),
+# whose core is the limit, so that the writer's CPU shows as the client's
+# loss; or CLIENT=ewyk-load, the memif client of ewykd's second port (no
+# kernel between them), which leaves the server's core the limit, so that
+# the ratio is what the log costs the data path.
+#
+# Usage: [CLIENT=h2load|ewyk-load] [EWYK_MEDIUM=tap|af_xdp|memif] [ROUNDS=3]
+#        app/bench/access_log_cost.sh [N]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-command -v h2load >/dev/null || { echo "needs h2load (nghttp2-client)" >&2; exit 1; }
-export N=${1:-1000000} ROUNDS=${ROUNDS:-3} EWYK_MEDIUM=${EWYK_MEDIUM:-af_xdp}
+export N=${1:-1000000} ROUNDS=${ROUNDS:-3} EWYK_MEDIUM=${EWYK_MEDIUM:-af_xdp} \
+	CLIENT=${CLIENT:-h2load}
+case $CLIENT in
+h2load) command -v h2load >/dev/null || { echo "needs h2load (nghttp2-client)" >&2; exit 1; } ;;
+ewyk-load) [ -x build/app/ewyk-load ] || { echo "needs build/app/ewyk-load (ninja -C build)" >&2; exit 1; } ;;
+*) echo "CLIENT: h2load or ewyk-load, not '$CLIENT'" >&2; exit 2 ;;
+esac
 exec /usr/bin/python3 - <<'PY'
-import os, re, statistics, sys, tempfile
+import os, re, statistics, subprocess, sys, tempfile
 sys.path.insert(0, "tests/integration")
-from ewyk_harness import Appliance
+from ewyk_harness import APP_IP2, HOST_IP2, Appliance, eal_memory_args
 
 N, ROUNDS, MEDIUM = int(os.environ["N"]), int(os.environ["ROUNDS"]), os.environ["EWYK_MEDIUM"]
+CLIENT = os.environ["CLIENT"]
 HZ = os.sysconf("SC_CLK_TCK")
 www = tempfile.mkdtemp(prefix="ewyk-logcost-")
 open(os.path.join(www, "small.txt"), "w").write("x" * 100)
@@ -30,10 +43,21 @@ def cpu_s(pid):
     return (int(f[11]) + int(f[12])) / HZ
 
 
+def client(a):
+    load = ["-n", str(N), "-c", "16", "-m", "100"]
+    if CLIENT == "h2load":
+        return a.ns(["h2load", *load, a.url("/small.txt")], timeout=600)
+    return subprocess.run(
+        ["ip", "netns", "exec", a.client2, "build/app/ewyk-load", "-l", "0", "--no-pci",
+         "--file-prefix", a.prefix + "m", "--log-level", "*:warning",
+         *eal_memory_args(128), "--vdev", a.memif_peer_vdev(), "--",
+         "--ip", f"{HOST_IP2}/25", "--quiet", *load, f"http://{APP_IP2}/small.txt"],
+        text=True, capture_output=True, timeout=600, check=True)
+
+
 def run(a):
     c0 = cpu_s(a.proc.pid)
-    r = a.ns(["h2load", "-n", str(N), "-c", "16", "-m", "100", a.url("/small.txt")],
-             timeout=600)
+    r = client(a)
     cpu = cpu_s(a.proc.pid) - c0
     rate = float(re.search(r"finished in [\d.]+m?s, ([\d.]+) req/s", r.stdout).group(1))
     ok = int(re.search(r"(\d+) succeeded", r.stdout).group(1))
@@ -47,7 +71,8 @@ for rnd in range(ROUNDS):
         args = ["--idle", "poll"] + (["--access-log", log] if mode == "on" else [])
         if os.path.exists(log):
             os.unlink(log)
-        with Appliance(www=www, args=args, medium=MEDIUM, lcores="0@0,1@1") as a:
+        with Appliance(www=www, args=args, medium=MEDIUM, lcores="0@0,1@1",
+                       second_port="peer" if CLIENT == "ewyk-load" else None) as a:
             rate, us, ok = run(a)
             if mode == "on":
                 http = a.telemetry("/ewyk/http")
@@ -60,7 +85,8 @@ for rnd in range(ROUNDS):
 os.unlink(log)
 med = {m: (statistics.median(r for r, _ in v), statistics.median(u for _, u in v))
        for m, v in res.items()}
-print(f"# medium {MEDIUM}, h2c -c16 -m100, {N} requests per run, {ROUNDS} rounds")
+over = "net_memif (ewykd's second port)" if CLIENT == "ewyk-load" else MEDIUM
+print(f"# {CLIENT} over {over}, h2c -c16 -m100, {N} requests per run, {ROUNDS} rounds")
 print(f"log off: {med['off'][0]:,.0f} req/s, {med['off'][1]:.2f} us/req")
 print(f"log on:  {med['on'][0]:,.0f} req/s, {med['on'][1]:.2f} us/req")
 print(f"on/off rate {med['on'][0] / med['off'][0]:.3f}, CPU {med['on'][1] / med['off'][1]:.3f}")
