@@ -84,6 +84,13 @@ put(struct serve_log *l, const char *p, size_t n)
 	l->used += n;
 }
 
+/* A byte a field's text keeps as it is. */
+static inline bool
+plain_byte(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 /* A field as nginx writes it: '"', '\' and bytes outside printable
  * ASCII as \xHH, so that no line can be forged by a request; JSON's
  * escapes in the JSON format. */
@@ -91,25 +98,36 @@ static void
 put_escaped(struct serve_log *l, const char *p, size_t n, bool json)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t i;
+	/* Kept in locals: a store through a char pointer may alias l->used,
+	 * which would be reloaded and stored again for every byte. */
+	char *out = l->buf;
+	size_t used = l->used, room = sizeof(l->buf) - 6, i = 0;
 
-	for (i = 0; i < n && l->used + 6 < sizeof(l->buf); i++) {
-		unsigned char c = (unsigned char)p[i];
+	while (i < n && used < room) {
+		size_t run = i;
+		unsigned char c;
 
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			l->buf[l->used++] = (char)c;
-		} else if (json) {
-			memcpy(l->buf + l->used, "\\u00", 4);
-			l->buf[l->used + 4] = hex[c >> 4];
-			l->buf[l->used + 5] = hex[c & 15];
-			l->used += 6;
+		while (run < n && plain_byte((unsigned char)p[run]))
+			run++;
+		if (run - i > room - used)
+			run = i + (room - used);
+		memcpy(out + used, p + i, run - i);
+		used += run - i;
+		i = run;
+		if (i == n || used >= room)
+			break;
+		c = (unsigned char)p[i++];
+		if (json) {
+			memcpy(out + used, "\\u00", 4);
+			used += 4;
 		} else {
-			l->buf[l->used++] = '\\';
-			l->buf[l->used++] = 'x';
-			l->buf[l->used++] = hex[c >> 4];
-			l->buf[l->used++] = hex[c & 15];
+			out[used++] = '\\';
+			out[used++] = 'x';
 		}
+		out[used++] = hex[c >> 4];
+		out[used++] = hex[c & 15];
 	}
+	l->used = used;
 }
 
 #define put_lit(l, s) put(l, s, sizeof(s) - 1)
