@@ -10,8 +10,11 @@
 #
 # Loads (each DURATION seconds, closed loop): h2c -c16 -m100; HTTP/1.1
 # keep-alive -c32; HTTP/1.1 -c32 pipelined 16; HTTP/1.1 -c32 with a new
-# connection per request (connections per second); and one download of a
-# BIG_MB file over HTTP/1.1 (MB/s).
+# connection per request (connections per second); the same over HTTPS, a
+# full TLS 1.3 handshake per request (new TLS connections per second: the
+# servers share one ECDSA P-256 certificate; ewykd runs its handshakes on
+# its own core, --tls-offload off, as nginx and h2o do); and one download
+# of a BIG_MB file over HTTP/1.1 (MB/s).
 #
 # Per server and load: requests/s; p99 latency (µs, from when a request was
 # sent); server CPU µs per request (ewykd: its lcore's busy time from
@@ -26,7 +29,7 @@
 # Servers on CPU 1, clients on CPU 0. Figures, not a test.
 #
 # Usage: [ROUNDS=3] [DURATION=5] [BIG_MB=1024] [SERVERS="ewykd h2o nginx h2load"]
-#        [LOADS="h2c h1 h1p cps dl"] app/bench/load_vs_servers.sh
+#        [LOADS="h2c h1 h1p cps tcps dl"] app/bench/load_vs_servers.sh
 #        (as root, after a build)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,9 +41,9 @@ BIG_MB=${BIG_MB:-1024}
 EWYKD=${EWYKD:-./build/app/ewykd}
 LOAD=${EWYK_LOAD:-./build/app/ewyk-load}
 SERVERS=" ${SERVERS:-ewykd h2o nginx h2load} "
-read -ra LOADS <<<"${LOADS:-h2c h1 h1p cps dl}"
+read -ra LOADS <<<"${LOADS:-h2c h1 h1p cps tcps dl}"
 runs() { [[ "$SERVERS" == *" $1 "* ]]; }
-for tool in h2o nginx h2load perf; do
+for tool in h2o nginx h2load perf openssl; do
 	command -v "$tool" >/dev/null || {
 		echo "needs $tool (apt-get install h2o nginx-light nghttp2-client linux-perf)" >&2
 		exit 1
@@ -72,18 +75,25 @@ chmod 755 "$RUN" "$WWW"
 printf 'hello from a benchmark\n' >"$WWW/small.txt"
 truncate -s "${BIG_MB}M" "$WWW/big.bin"	# sparse: no disk, all zeros
 chmod 644 "$WWW"/*
+# The servers' certificate for HTTPS: ECDSA P-256, the key its owner's only.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+	-subj /CN=ewyk.test -addext subjectAltName=DNS:ewyk.test \
+	-keyout "$RUN/key.pem" -out "$RUN/cert.pem" 2>/dev/null
+chmod 600 "$RUN/key.pem"
 
 declare -A LOAD_ARGS=([h2c]="-c 16 -m 100" [h1]="--h1 -c 32" [h1p]="--h1 -c 32 -m 16"
-	[cps]="--h1 -c 32 --new-conn" [dl]="--h1 -c 1 -n 1")
+	[cps]="--h1 -c 32 --new-conn" [tcps]="--h1 -c 32 --new-conn" [dl]="--h1 -c 1 -n 1")
 declare -A LOAD_NAME=([h2c]="h2c -c16 -m100" [h1]="HTTP/1.1 -c32"
 	[h1p]="HTTP/1.1 -c32 pipelined 16" [cps]="HTTP/1.1 -c32 new conn each"
+	[tcps]="HTTPS/1.1 -c32 new TLS conn each"
 	[dl]="HTTP/1.1 ${BIG_MB} MB download")
 
 # ewyk-load on CPU 0 over the given EAL device: "req/s p99_us busy mb/s".
 # NETNS: where it runs ("" for none); PREFIX: its file prefix.
 load_run() {
 	local netns=$1 prefix=$2 load=$3 host=$4 port=$5 vdev=$6 path=small.txt
-	local wrap=() timing=(-D "$DUR")
+	local wrap=() timing=(-D "$DUR") scheme=http
+	[ "$load" = tcps ] && scheme=https port=443
 	[ -n "$netns" ] && wrap=(ip netns exec "$netns" ./deploy/with-bpffs.sh)
 	[ "$load" = dl ] && path=big.bin timing=(--expect-length $((BIG_MB << 20)) \
 		--timeout 600)
@@ -91,7 +101,7 @@ load_run() {
 	"${wrap[@]}" "$LOAD" -l 0 --no-pci --vdev "$vdev" --file-prefix "$prefix" \
 		--log-level '*:warning' $(./deploy/eal-mem.sh 512) -- \
 		--ip 198.18.0.1/24 --quiet --json "$RUN/load.json" ${LOAD_ARGS[$load]} \
-		"${timing[@]}" "http://$host:$port/$path" >"$RUN/load.out" 2>&1 || true
+		"${timing[@]}" "$scheme://$host:$port/$path" >"$RUN/load.out" 2>&1 || true
 	[ -n "${KEEP:-}" ] && cp "$RUN/load.out" "$KEEP.$load.$(date +%s%N)"
 	/usr/bin/python3 - "$RUN/load.json" <<'PY' 2>/dev/null || echo "0 - - -"
 import json, sys
@@ -157,7 +167,8 @@ ewykd_memif_start() {
 	taskset -c 1 "$EWYKD" -l 1 --no-pci --file-prefix "$NS_M" --log-level '*:warning' \
 		--vdev "net_memif0,role=server,socket=$MEMIF_SOCK,socket-abstract=no" \
 		$(./deploy/eal-mem.sh 512) -- --ip 198.18.0.2/24 --www "$WWW" \
-		--www-max-mb $((BIG_MB + 64)) --idle poll >"$RUN/ewykd.log" 2>&1 &
+		--www-max-mb $((BIG_MB + 64)) --idle poll --tls-cert "$RUN/cert.pem" \
+		--tls-key "$RUN/key.pem" --tls-offload off >"$RUN/ewykd.log" 2>&1 &
 	SPID=$!
 	ewyk_wait_for serving "$RUN/ewykd.log" "$SPID" ewykd
 }
@@ -221,6 +232,14 @@ num-threads: 1
 listen:
   host: 198.18.0.2
   port: 80
+listen:
+  host: 198.18.0.2
+  port: 443
+  ssl:
+    certificate-file: $RUN/cert.pem
+    key-file: $RUN/key.pem
+    minimum-version: TLSv1.2
+    ocsp-update-interval: 0
 error-log: /dev/null
 hosts:
   default:
@@ -252,6 +271,13 @@ http {
 	sendfile on;
 	server { listen 198.18.0.2:80 http2; root $WWW; }
 	server { listen 198.18.0.2:81; root $WWW; }
+	server {
+		listen 198.18.0.2:443 ssl;
+		ssl_certificate $RUN/cert.pem;
+		ssl_certificate_key $RUN/key.pem;
+		ssl_protocols TLSv1.2 TLSv1.3;
+		root $WWW;
+	}
 }
 CONF
 		ip netns exec "$NS_B" nginx -c "$RUN/nginx.conf" &
@@ -292,7 +318,8 @@ def med(xs):
 def f(x, fmt="{:,.0f}"):
     return fmt.format(x) if x is not None else "-"
 names = {"h2c": "h2c -c16 -m100", "h1": "HTTP/1.1 -c32", "h1p": "HTTP/1.1 -c32 -m16",
-         "cps": "HTTP/1.1 -c32 --new-conn", "dl": f"HTTP/1.1 {sys.argv[2]} MB download"}
+         "cps": "HTTP/1.1 -c32 --new-conn", "tcps": "HTTPS/1.1 -c32 --new-conn",
+         "dl": f"HTTP/1.1 {sys.argv[2]} MB download"}
 fmt = "{:<8} {:<26} {:>11} {:>17} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7}"
 print(fmt.format("server", "load", "req/s", "(range)", "p99 us", "cpu us", "core us",
                  "server %", "client %", "MB/s"))
@@ -331,6 +358,11 @@ for l, want in (("h2c", 2), ("h1", 3)):
 e, n = meds.get(("ewykd", "cps")), meds.get(("nginx", "cps"))
 goal("ewykd over nginx, new connections per second", ratio(e and e[0], n and n[0]), 3)
 print(f"    (per core-second: {f(ratio(n and n[5], e and e[5]), '{:.2f}')}x;"
+      f" per CPU-second of the processes: {f(ratio(n and n[4], e and e[4]), '{:.2f}')}x)")
+e, n = meds.get(("ewykd", "tcps")), meds.get(("nginx", "tcps"))
+goal("ewykd over nginx, new TLS connections per core-second (issue 21)",
+     ratio(n and n[5], e and e[5]), 1.2)
+print(f"    (per second: {f(ratio(e and e[0], n and n[0]), '{:.2f}')}x;"
       f" per CPU-second of the processes: {f(ratio(n and n[4], e and e[4]), '{:.2f}')}x)")
 PY
 for p in ewykd load; do

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * h2c (HTTP/2 with prior knowledge) on a client connection, with
- * nghttp2's client session: up to -m streams at once, each a request
- * whose answer is checked when its stream closes. Frames go out through
+ * HTTP/2 on a client connection (h2c with prior knowledge, or h2 as TLS's
+ * ALPN chose), with nghttp2's client session: up to -m streams at once,
+ * each a request whose answer is checked when its stream closes. Frames go out through
  * the connection's transport from nghttp2's send callback.
  */
 #include <stdlib.h>
@@ -236,7 +236,7 @@ h2_send(struct load_conn *c, uint64_t seq, uint64_t due_tsc)
 	char clen[24];
 	nghttp2_nv nva[5] = {
 		NV(":method", u->method, strlen(u->method)),
-		NV(":scheme", "http", 4),
+		NV(":scheme", conf->tls ? "https" : "http", conf->tls ? 5 : 4),
 		NV(":authority", conf->authority, strlen(conf->authority)),
 		NV(":path", u->path, strlen(u->path)),
 		/* clen is gone by the time the frame is written: copied */

@@ -16,6 +16,7 @@
 
 #include <rte_common.h>
 
+#include "ewyk_tls.h"
 #include "net_addr.h"
 #include "net_stack.h"
 
@@ -46,9 +47,12 @@ struct load_conf {
 	uint8_t prefix6;		/* 0: no IPv6 */
 	uint16_t mtu;
 	uint32_t mbufs;
-	/* the target: every URL's authority is the same */
+	/* the target: every URL's authority and scheme are the same */
 	struct net_addr server;
 	uint16_t server_port;
+	bool tls;			/* https:// */
+	char sni[256];			/* --sni; "": none (an address is none) */
+	const char *tls_priority;	/* --tls-priority; NULL: lib/tls's */
 	char authority[300];		/* Host / :authority */
 	struct load_url urls[LOAD_URLS_MAX];
 	uint32_t nb_urls;
@@ -75,7 +79,7 @@ struct load_conf {
 /* Errors by kind; names are the JSON keys. */
 #define LOAD_ERRORS(X) \
 	X(connect) X(reset) X(closed) X(protocol) X(timeout) \
-	X(status) X(length) X(digest)
+	X(status) X(length) X(digest) X(tls_handshake)
 
 enum load_err {
 #define LOAD_ERR_ENUM(n) LOAD_ERR_##n,
@@ -132,8 +136,8 @@ struct load_stats {
 struct load_worker;
 struct load_conn;
 
-/* How a connection's bytes move: plain TCP now, a TLS session later
- * between the protocol and TCP. */
+/* How a connection's bytes move: plain TCP, or a TLS session between the
+ * protocol and TCP (tls.c). */
 struct load_transport {
 	uint32_t (*write)(struct load_conn *c, const void *p, uint32_t n);
 	uint32_t (*space)(struct load_conn *c);
@@ -161,6 +165,7 @@ struct load_proto {
 
 extern const struct load_proto load_h1;
 extern const struct load_proto load_h2;
+extern const struct load_transport load_tls_transport;
 
 enum conn_state { CONN_FREE, CONN_CONNECTING, CONN_OPEN, CONN_CLOSING };
 
@@ -169,6 +174,7 @@ enum conn_state { CONN_FREE, CONN_CONNECTING, CONN_OPEN, CONN_CLOSING };
 struct load_conn {
 	struct load_worker *w;
 	struct tcp_conn *tc;
+	struct tls_client *tls;	/* https: from TCP's handshake to its close */
 	const struct load_transport *tr;
 	const struct load_proto *proto;
 	void *pstate;		/* the protocol's */
@@ -201,6 +207,19 @@ void conn_request_lost(struct load_conn *c, enum load_err kind);
 void conn_fail(struct load_conn *c, enum load_err kind);
 /* The worker's configuration and its clock's TSC rate. */
 const struct load_conf *conn_conf(const struct load_conn *c);
+/* The connection carries HTTP now (TCP's handshake, or TLS's, is over),
+ * in protocol p: <0 when p cannot start. */
+int conn_ready(struct load_conn *c, const struct load_proto *p);
+/* In an upcall, after input: more requests, what they wrote pushed. */
+void conn_after_input(struct load_conn *c);
+/* The server said it sends no more (FIN, or TLS's close_notify). */
+void conn_peer_closed(struct load_conn *c);
+
+/* tls.c: https. A session on TCP's established connection (its handshake
+ * keeps the connection connecting until over): 0, or <0 with no memory. */
+int load_tls_start(struct load_conn *c);
+/* TCP's bytes through the session to the protocol. */
+void load_tls_recv(struct load_conn *c, const uint8_t *data, uint32_t len);
 
 /* The worker of an lcore. */
 struct load_worker {
@@ -232,12 +251,19 @@ struct load_worker {
 	uint64_t unresolved_tsc;	/* since the next hop was first asked
 					 * for and not known; 0: known */
 	uint64_t end_run_tsc;	/* when the load stopped */
+	bool time_up;		/* -D's end or a signal: closing all */
 	/* Worker 0 prints the progress lines when no main lcore is free to */
 	bool report_self;
 	struct load_worker *all;
 	uint16_t nb_all;
 	volatile bool finished;	/* read by the main lcore */
 	struct load_stats stats;
+	/* https: the worker's TLS client, its counters, and what its first
+	 * session agreed (GnuTLS's static names) for the summary */
+	struct tls_client_ctx *tls;
+	struct tls_stats tls_stats;
+	const char *tls_version;
+	const char *tls_cipher;
 };
 
 int worker_init(struct load_worker *w, uint16_t id, uint16_t nb_workers,

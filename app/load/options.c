@@ -27,10 +27,15 @@ load_options_usage(FILE *out)
 {
 	fputs(
 "Usage: ewyk-load [EAL options] -- [options] URL...\n"
-"An HTTP/1.1 and h2c load generator on ewyk's own TCP over a DPDK port.\n"
-"Each worker lcore (EAL's -l) is a shard: its queue pair, its connections.\n"
-"URLs: http://ADDR[:PORT]/PATH, ADDR IPv4 or [IPv6], all of one authority;\n"
-"they are requested in turn.\n"
+"An HTTP/1.1, h2c and HTTPS load generator on ewyk's own TCP over a DPDK\n"
+"port. Each worker lcore (EAL's -l) is a shard: its queue pair, its\n"
+"connections.\n"
+"URLs: http[s]://ADDR[:PORT]/PATH, ADDR IPv4 or [IPv6], all of one scheme\n"
+"and authority; they are requested in turn. https: TLS 1.3 or 1.2 on\n"
+"GnuTLS, ALPN offering h2 and http/1.1 (--h1: http/1.1 only), the\n"
+"protocol the server picks used; the server's certificate is not\n"
+"verified (as h2load); no session is resumed, so that --new-conn makes a\n"
+"full handshake per request; a failed handshake counts as tls_handshake.\n"
 "\n"
 "Its own side (as ewykd's):\n"
 "  --ip ADDR/PREFIX     IPv4 address of the port (default 198.18.0.1/24)\n"
@@ -47,7 +52,13 @@ load_options_usage(FILE *out)
 "  -m N                 streams per connection (h2c), or requests\n"
 "                       pipelined on it (--h1) (default 1, at most 1024)\n"
 "  -D SECONDS           run this long instead of until -n are done\n"
-"  --h1                 HTTP/1.1 (default: h2c, HTTP/2 with prior knowledge)\n"
+"  --h1                 HTTP/1.1 (default: h2c, HTTP/2 with prior knowledge;\n"
+"                       https: as ALPN chooses)\n"
+"  --sni NAME           https: send NAME as the server name (default: none,\n"
+"                       as the URL's host is an address)\n"
+"  --tls-priority STR   https: GnuTLS's priority string, as ewykd's (default:\n"
+"                       TLS 1.3 and 1.2, AEAD suites, ECDHE on X25519 or\n"
+"                       P-256)\n"
 "  -d FILE              send FILE as the body of a POST\n"
 "  -i FILE              requests from FILE, one a line: URL, or\n"
 "                       METHOD URL [BODYFILE]\n"
@@ -161,23 +172,25 @@ read_file(const char *opt, const char *path, uint8_t **out, uint32_t *len)
 	return 0;
 }
 
-/* http://ADDR[:PORT][/PATH]: the target of one request, its authority
- * checked against the first URL's. */
+/* http[s]://ADDR[:PORT][/PATH]: the target of one request, its scheme
+ * and authority checked against the first URL's. */
 static int
 parse_url(struct load_conf *conf, const char *url, struct load_url *u)
 {
 	char host[INET6_ADDRSTRLEN + 2];
-	const char *p, *end, *path;
+	const char *p, *end, *path, *start;
 	struct net_addr a = { 0 };
-	unsigned long port = 80;
+	unsigned long port;
+	bool tls = strncmp(url, "https://", 8) == 0;
 	size_t hl;
 
-	if (strncmp(url, "https://", 8) == 0)
-		ERR("URL '%s': https is not supported (yet): use http:// (h2c "
-				"or --h1)", url);
-	if (strncmp(url, "http://", 7) != 0)
-		ERR("URL '%s': not http://ADDR[:PORT]/PATH", url);
-	p = url + 7;
+	if (!tls && strncmp(url, "http://", 7) != 0)
+		ERR("URL '%s': not http[s]://ADDR[:PORT]/PATH", url);
+	if (conf->nb_urls > 0 && tls != conf->tls)
+		ERR("URL '%s': every URL has the first one's scheme (%s)", url,
+				conf->tls ? "https" : "http");
+	port = tls ? 443 : 80;
+	start = p = url + (tls ? 8 : 7);
 	path = strchr(p, '/');
 	end = path != NULL ? path : p + strlen(p);
 	if (*p == '[') {
@@ -217,7 +230,7 @@ parse_url(struct load_conf *conf, const char *url, struct load_url *u)
 			ERR("URL '%s': the port is not a number from 1 to 65535",
 					url);
 	} else if (p != end) {
-		ERR("URL '%s': not http://ADDR[:PORT]/PATH", url);
+		ERR("URL '%s': not http[s]://ADDR[:PORT]/PATH", url);
 	}
 	if (path == NULL)
 		path = "/";
@@ -231,8 +244,9 @@ parse_url(struct load_conf *conf, const char *url, struct load_url *u)
 	if (conf->nb_urls == 0) {
 		conf->server = a;
 		conf->server_port = (uint16_t)port;
+		conf->tls = tls;
 		snprintf(conf->authority, sizeof(conf->authority), "%.*s",
-				(int)(end - (url + 7)), url + 7);
+				(int)(end - start), start);
 	} else if (conf->server.family != a.family ||
 			!net_ip_eq(&conf->server.ip, &a.ip) ||
 			conf->server_port != port) {
@@ -323,11 +337,31 @@ parse_sha256(const char *hex, uint8_t out[32])
 	return 0;
 }
 
+/* A DNS name for TLS's server name: letters, digits, '-' and '.', as
+ * RFC 6066 wants (no address, no trailing dot). */
+static int
+parse_sni(const char *val, char *out, size_t len)
+{
+	size_t n = strlen(val);
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (n == 0 || n >= len || n > 253 || val[0] == '.' || val[n - 1] == '.' ||
+			strspn(val, "abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") != n ||
+			inet_pton(AF_INET, val, &a4) == 1 ||
+			inet_pton(AF_INET6, val, &a6) == 1)
+		ERR("--sni '%s': a DNS name (letters, digits, '-' and '.')",
+				val);
+	strcpy(out, val);
+	return 0;
+}
+
 enum {
 	OPT_IP = 256, OPT_IP_COUNT, OPT_IP6, OPT_PORT_ID, OPT_MTU, OPT_MBUFS, OPT_H1,
 	OPT_RATE, OPT_NEW_CONN, OPT_TIMEOUT, OPT_HOLD, OPT_SAMPLE,
 	OPT_EXPECT_STATUS, OPT_EXPECT_LENGTH, OPT_EXPECT_SHA256, OPT_JSON,
-	OPT_QUIET,
+	OPT_QUIET, OPT_SNI, OPT_TLS_PRIORITY,
 };
 
 static const struct option long_opts[] = {
@@ -354,6 +388,8 @@ static const struct option long_opts[] = {
 	{ "expect-sha256", required_argument, NULL, OPT_EXPECT_SHA256 },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "sni", required_argument, NULL, OPT_SNI },
+	{ "tls-priority", required_argument, NULL, OPT_TLS_PRIORITY },
 	{ "threads", required_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -396,8 +432,10 @@ finish(struct load_conf *conf, bool n_given, const char *data_file)
 	uint32_t i;
 
 	if (conf->nb_urls == 0)
-		ERR("no URL: give at least one (http://ADDR[:PORT]/PATH), or -i "
-				"FILE");
+		ERR("no URL: give at least one (http[s]://ADDR[:PORT]/PATH), or "
+				"-i FILE");
+	if ((conf->sni[0] != '\0' || conf->tls_priority != NULL) && !conf->tls)
+		ERR("--sni and --tls-priority are for https:// URLs");
 	if (conf->server.family == NET_AF_INET6 && conf->prefix6 == 0)
 		ERR("an IPv6 URL needs --ip6 ADDR/PREFIX for this side");
 	if (conf->server.family == NET_AF_INET && conf->ip == 0)
@@ -568,6 +606,17 @@ load_options_parse(struct load_conf *conf, int argc, char **argv)
 		case OPT_QUIET:
 			conf->quiet = true;
 			break;
+		case OPT_SNI:
+			rc = parse_sni(optarg, conf->sni, sizeof(conf->sni));
+			break;
+		case OPT_TLS_PRIORITY: {
+			char err[TLS_ERR_LEN];
+
+			if (tls_priority_check(optarg, err, sizeof(err)) != 0)
+				ERR("%s", err);
+			conf->tls_priority = optarg;
+			break;
+		}
 		case 't':
 			ERR("-t: ewyk-load's threads are its worker lcores: give "
 					"them with the EAL's -l (before --)");

@@ -172,6 +172,9 @@ size_str(char *buf, size_t len, double bytes)
 
 struct summary {
 	struct load_stats sum;
+	struct tls_stats tls;	/* https: the workers' sessions, summed */
+	const char *tls_version;	/* the first session's */
+	const char *tls_cipher;
 	struct load_hist lat;
 	double busy;		/* the workers' busy share, 0..1 */
 	uint64_t total;
@@ -181,6 +184,70 @@ struct summary {
 static const double pct_q[4] = { 0.50, 0.90, 0.99, 0.999 };
 static const char *const pct_name[5] = { "p50", "p90", "p99", "p99.9", "max" };
 static const char *const pct_key[5] = { "p50", "p90", "p99", "p99_9", "max" };
+
+/* The workers' TLS counters, and what their first session agreed. */
+static void
+tls_sum(struct load_worker *ws, uint16_t n, struct summary *s)
+{
+	uint16_t i;
+	unsigned int k;
+
+	for (i = 0; i < n; i++) {
+		const struct tls_stats *t = &ws[i].tls_stats;
+
+		s->tls.handshakes_full += t->handshakes_full;
+		s->tls.handshakes_resumed += t->handshakes_resumed;
+		for (k = 0; k < TLS_FAIL__COUNT; k++)
+			s->tls.failed[k] += t->failed[k];
+		s->tls.tls13 += t->tls13;
+		s->tls.tls12 += t->tls12;
+		s->tls.alpn_h2 += t->alpn_h2;
+		s->tls.alpn_http11 += t->alpn_http11;
+		s->tls.alpn_none += t->alpn_none;
+		s->tls.close_notify_sent += t->close_notify_sent;
+		s->tls.close_notify_received += t->close_notify_received;
+		s->tls.errors += t->errors;
+		if (s->tls_version == NULL && ws[i].tls_version != NULL) {
+			s->tls_version = ws[i].tls_version;
+			s->tls_cipher = ws[i].tls_cipher;
+		}
+	}
+}
+
+/* The protocol the run spoke: https's as ALPN chose (h2 when any
+ * connection got it). */
+static const char *
+proto_name(const struct load_conf *conf, const struct summary *s)
+{
+	if (conf->tls)
+		return s->tls.alpn_h2 > 0 ? "h2" : "http/1.1";
+	return conf->proto == LOAD_H1 ? "http/1.1" : "h2c";
+}
+
+static void
+json_tls(FILE *f, const struct summary *s)
+{
+	unsigned int k;
+
+	fprintf(f, "  \"tls\": {\"version\": \"%s\", \"cipher\": \"%s\", "
+			"\"handshakes_full\": %" PRIu64 ", \"handshakes_resumed\": %"
+			PRIu64 ", \"tls13\": %" PRIu64 ", \"tls12\": %" PRIu64
+			", \"alpn_h2\": %" PRIu64 ", \"alpn_http11\": %" PRIu64
+			", \"alpn_none\": %" PRIu64 ", \"close_notify_sent\": %"
+			PRIu64 ", \"close_notify_received\": %" PRIu64
+			", \"record_errors\": %" PRIu64 ", \"failed\": {",
+			s->tls_version != NULL ? s->tls_version : "",
+			s->tls_cipher != NULL ? s->tls_cipher : "",
+			s->tls.handshakes_full, s->tls.handshakes_resumed,
+			s->tls.tls13, s->tls.tls12, s->tls.alpn_h2,
+			s->tls.alpn_http11, s->tls.alpn_none,
+			s->tls.close_notify_sent, s->tls.close_notify_received,
+			s->tls.errors);
+	for (k = 0; k < TLS_FAIL__COUNT; k++)
+		fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", tls_fail_names[k],
+				s->tls.failed[k]);
+	fprintf(f, "}},\n");
+}
 
 static void
 json_write(FILE *f, const struct load_conf *conf, const struct summary *s,
@@ -194,7 +261,7 @@ json_write(FILE *f, const struct load_conf *conf, const struct summary *s,
 	fprintf(f, "  \"protocol\": \"%s\",\n  \"loop\": \"%s\",\n"
 			"  \"rate\": %.3f,\n  \"clients\": %u,\n  \"depth\": %u,\n"
 			"  \"new_conn\": %s,\n  \"workers\": %u,\n",
-			conf->proto == LOAD_H1 ? "http/1.1" : "h2c",
+			proto_name(conf, s),
 			conf->rate > 0 ? "open" : "closed", conf->rate,
 			conf->clients, conf->depth,
 			conf->new_conn ? "true" : "false", n);
@@ -223,6 +290,8 @@ json_write(FILE *f, const struct load_conf *conf, const struct summary *s,
 	fprintf(f, "  \"connections\": {\"opened\": %" PRIu64
 			", \"established\": %" PRIu64 "},\n",
 			s->sum.conns_opened, s->sum.conns_established);
+	if (conf->tls)
+		json_tls(f, s);
 	fprintf(f, "  \"done_by_worker\": [");
 	for (k = 0; k < n; k++)
 		fprintf(f, "%s%" PRIu64, k ? ", " : "",
@@ -256,6 +325,14 @@ report_summary(const struct load_conf *conf, struct load_worker *ws,
 	size_str(data, sizeof(data), (double)s.sum.body_bytes);
 	size_str(rate, sizeof(rate), elapsed_s > 0 ?
 			(double)s.sum.bytes_in / elapsed_s : 0);
+	if (conf->tls) {
+		tls_sum(ws, n, &s);
+		/* h2load's lines for a TLS run, of the first session */
+		printf("\nTLS Protocol: %s\nCipher: %s\nApplication protocol: "
+				"%s\n", s.tls_version != NULL ? s.tls_version :
+				"(none)", s.tls_cipher != NULL ? s.tls_cipher :
+				"(none)", proto_name(conf, &s));
+	}
 	printf("\nfinished in %.2fs, %.2f req/s, %s/s\n", elapsed_s,
 			elapsed_s > 0 ? (double)s.sum.done / elapsed_s : 0.0, rate);
 	printf("requests: %" PRIu64 " total, %" PRIu64 " started, %" PRIu64
@@ -282,6 +359,18 @@ report_summary(const struct load_conf *conf, struct load_worker *ws,
 			"client: %u lcore%s, %.0f %% busy\n", s.sum.conns_opened,
 			s.sum.conns_established, n, n == 1 ? "" : "s",
 			100 * s.busy);
+	if (conf->tls) {
+		uint64_t failed = 0;
+
+		for (k = 0; k < TLS_FAIL__COUNT; k++)
+			failed += s.tls.failed[k];
+		printf("TLS handshakes: %" PRIu64 " full, %" PRIu64 " resumed, %"
+				PRIu64 " failed; ALPN: %" PRIu64 " h2, %" PRIu64
+				" http/1.1, %" PRIu64 " none\n",
+				s.tls.handshakes_full, s.tls.handshakes_resumed,
+				failed, s.tls.alpn_h2, s.tls.alpn_http11,
+				s.tls.alpn_none);
+	}
 	fflush(stdout);
 	if (conf->json[0] != '\0') {
 		FILE *f = fopen(conf->json, "w");

@@ -291,12 +291,15 @@ conn_fail(struct load_conn *c, enum load_err kind)
 	c->tr->abort(c);	/* the closed upcall runs now */
 }
 
-/* A connection attempt failed: counted, and a request given up for it,
- * so that a run against a server that is not there ends. */
+/* A connection attempt failed (TCP's or TLS's handshake): counted as
+ * kind, and a request given up for it, so that a run against a server
+ * that is not there, or will not shake hands, ends. */
 static void
-attempt_failed(struct load_worker *w, struct load_conn *c)
+attempt_failed(struct load_worker *w, struct load_conn *c, enum load_err kind)
 {
-	w->stats.err[LOAD_ERR_connect]++;
+	if (w->time_up)
+		return;	/* ended by the run's end, not by the server */
+	w->stats.err[kind]++;
 	if (w->next_seq < w->budget && c->issued < c->quota && !w->holding) {
 		w->next_seq++;
 		c->issued++;
@@ -324,21 +327,30 @@ slot_given_up(struct load_worker *w, struct load_conn *c)
 
 /* The connection's upcalls -------------------------------------------- */
 
+int
+conn_ready(struct load_conn *c, const struct load_proto *p)
+{
+	c->state = CONN_OPEN;
+	c->w->connecting--;
+	c->w->stats.conns_established++;
+	c->proto = p;
+	if (c->proto->start(c) != 0)
+		return -1;
+	conn_after(c, rte_get_tsc_cycles(), true);
+	return 0;
+}
+
 static int
 on_established(void *ctx, struct tcp_conn *tc)
 {
 	struct load_worker *w = ctx;
 	struct load_conn *c = tcp_app(tc);
 
-	c->state = CONN_OPEN;
-	w->connecting--;
-	w->stats.conns_established++;
 	/* Everything is taken as it comes: the window stays wide open. */
 	tcp_set_rcv_space(w->ns, tc, 4u << 20);
-	if (c->proto->start(c) != 0)
-		return -1;
-	conn_after(c, rte_get_tsc_cycles(), true);
-	return 0;
+	if (w->conf->tls)
+		return load_tls_start(c);	/* connecting until TLS is up */
+	return conn_ready(c, c->proto);
 }
 
 static uint32_t
@@ -348,6 +360,10 @@ on_recv(void *ctx, struct tcp_conn *tc, const uint8_t *data, uint32_t len)
 	struct load_conn *c = tcp_app(tc);
 
 	w->stats.bytes_in += len;
+	if (c->tls != NULL) {
+		load_tls_recv(c, data, len);
+		return len;
+	}
 	if (c->state != CONN_OPEN)
 		return len;	/* closing: what comes is not asked for */
 	if (c->proto->recv(c, data, len) < 0) {
@@ -358,21 +374,28 @@ on_recv(void *ctx, struct tcp_conn *tc, const uint8_t *data, uint32_t len)
 	return len;
 }
 
+void
+conn_after_input(struct load_conn *c)
+{
+	conn_after(c, rte_get_tsc_cycles(), true);
+	if (c->tls != NULL)
+		tls_client_push(c->tls);
+}
+
 static void
 on_sent(void *ctx, struct tcp_conn *tc)
 {
 	struct load_conn *c = tcp_app(tc);
 
 	(void)ctx;
-	conn_after(c, rte_get_tsc_cycles(), true);
+	if (c->tls != NULL)
+		tls_client_sent(c->tls);
+	conn_after_input(c);
 }
 
-static void
-on_peer_closed(void *ctx, struct tcp_conn *tc)
+void
+conn_peer_closed(struct load_conn *c)
 {
-	struct load_conn *c = tcp_app(tc);
-
-	(void)ctx;
 	if (c->state == CONN_OPEN && c->proto->peer_closed(c) < 0) {
 		conn_fail(c, LOAD_ERR_protocol);
 		return;
@@ -386,6 +409,18 @@ on_peer_closed(void *ctx, struct tcp_conn *tc)
 }
 
 static void
+on_peer_closed(void *ctx, struct tcp_conn *tc)
+{
+	struct load_conn *c = tcp_app(tc);
+
+	(void)ctx;
+	/* A FIN in TLS's handshake fails it (its failed upcall closes). */
+	if (c->tls != NULL && tls_client_peer_closed(c->tls))
+		return;
+	conn_peer_closed(c);
+}
+
+static void
 on_closed(void *ctx, struct tcp_conn *tc)
 {
 	struct load_worker *w = ctx;
@@ -393,9 +428,15 @@ on_closed(void *ctx, struct tcp_conn *tc)
 
 	if (c->state == CONN_CONNECTING) {
 		w->connecting--;
-		attempt_failed(w, c);
+		/* TCP's handshake was over when TLS has a session */
+		attempt_failed(w, c, c->tls != NULL ? LOAD_ERR_tls_handshake :
+				LOAD_ERR_connect);
 	} else {
 		conn_lose_all(c, LOAD_ERR_reset);
+	}
+	if (c->tls != NULL) {
+		tls_client_free(c->tls);
+		c->tls = NULL;
 	}
 	c->proto->fini(c);
 	c->pstate = NULL;
@@ -502,7 +543,7 @@ open_slots(struct load_worker *w, uint64_t now)
 					w->timeout_tsc) {
 				open_pop(w);
 				c->listed_open = false;
-				attempt_failed(w, c);
+				attempt_failed(w, c, LOAD_ERR_connect);
 				list_open(w, c);	/* to the back */
 				continue;
 			}
@@ -512,7 +553,7 @@ open_slots(struct load_worker *w, uint64_t now)
 		w->unresolved_tsc = 0;
 		tcp_set_app(tc, c);
 		c->tc = tc;
-		c->tr = &tcp_transport;
+		c->tr = w->conf->tls ? &load_tls_transport : &tcp_transport;
 		c->state = CONN_CONNECTING;
 		c->listed_open = false;
 		c->sent_on_conn = 0;
@@ -612,7 +653,8 @@ poll_once(struct load_worker *w, uint64_t tsc)
 
 /* Closes what is open, then waits a little for the FINs. Requests still
  * in flight when the time is up (-D, or a signal) are not answers that
- * failed: they are left out of the counts, as h2load does. */
+ * failed: they are left out of the counts, as h2load does; so are the
+ * connections still opening (a TLS handshake under way, or a SYN). */
 static void
 close_all(struct load_worker *w, bool time_up)
 {
@@ -620,6 +662,7 @@ close_all(struct load_worker *w, bool time_up)
 		CLOSE_LINGER_MS;
 	uint32_t i;
 
+	w->time_up = time_up;
 	for (i = 0; i < w->nb_conns; i++) {
 		struct load_conn *c = &w->conns[i];
 
@@ -762,6 +805,21 @@ worker_init(struct load_worker *w, uint16_t id, uint16_t nb_workers,
 		c->proto = conf->proto == LOAD_H1 ? &load_h1 : &load_h2;
 		list_open(w, c);
 	}
+	if (conf->tls) {
+		struct tls_client_conf tconf = {
+			.ns = w->ns,
+			.priority = conf->tls_priority,
+			.h2 = conf->proto != LOAD_H1,
+			.stats = &w->tls_stats,
+		};
+		char err[TLS_ERR_LEN];
+
+		w->tls = tls_client_ctx_create(&tconf, err, sizeof(err));
+		if (w->tls == NULL) {
+			fprintf(stderr, "ewyk-load: %s\n", err);
+			return -1;
+		}
+	}
 	period = conf->rate > 0 ? (double)load_tsc_hz * nb_workers /
 		conf->rate : 0;
 	w->period_tsc = (uint64_t)period;
@@ -776,6 +834,8 @@ worker_fini(struct load_worker *w)
 	if (w->ns != NULL)
 		net_stack_destroy(w->ns);	/* closed upcalls free the rest */
 	w->ns = NULL;
+	tls_client_ctx_destroy(w->tls);
+	w->tls = NULL;
 	free(w->conns);
 	free(w->free_list);
 	free(w->open_list);

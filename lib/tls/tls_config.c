@@ -355,25 +355,44 @@ priority_check(gnutls_priority_t p, const char *str, char *err, size_t errlen)
 	return 0;
 }
 
+int
+tls_priority_load(const char *str, gnutls_priority_t *prio, char *err,
+		size_t errlen)
+{
+	const char *errpos = NULL;
+	int rc = gnutls_priority_init(prio, str, &errpos);
+
+	if (rc < 0) {
+		*prio = NULL;
+		snprintf(err, errlen, "--tls-priority '%s': %s at '%.40s'",
+				str, gnutls_strerror(rc),
+				errpos != NULL ? errpos : "");
+		return -1;
+	}
+	return priority_check(*prio, str, err, errlen);
+}
+
+int
+tls_priority_check(const char *str, char *err, size_t errlen)
+{
+	gnutls_priority_t p;
+	int rc = tls_priority_load(str, &p, err, errlen);
+
+	if (p != NULL)
+		gnutls_priority_deinit(p);
+	return rc;
+}
+
 /* One shard's credentials: every pair (the first the default), its OCSP
  * response, and the priority cache. */
 static int
 creds_build(const struct tls_config *cfg, const struct pair_data *pd,
 		struct tls_shard_creds *sc, char *err, size_t errlen)
 {
-	const char *errpos = NULL;
 	unsigned int i;
 	int idx, rc;
 
-	rc = gnutls_priority_init(&sc->prio, cfg->priority, &errpos);
-	if (rc < 0) {
-		sc->prio = NULL;
-		snprintf(err, errlen, "--tls-priority '%s': %s at '%.40s'",
-				cfg->priority, gnutls_strerror(rc),
-				errpos != NULL ? errpos : "");
-		return -1;
-	}
-	if (priority_check(sc->prio, cfg->priority, err, errlen) != 0)
+	if (tls_priority_load(cfg->priority, &sc->prio, err, errlen) != 0)
 		return -1;
 	if (gnutls_certificate_allocate_credentials(&sc->creds) < 0) {
 		sc->creds = NULL;

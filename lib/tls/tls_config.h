@@ -68,5 +68,10 @@ tls_gen_current(struct tls_config *cfg, const struct tls_gen *g)
 void tls_gen_release(struct tls_gen *g);
 /* The newest ticket key, copied (any thread). */
 void tls_ticket_key(struct tls_config *cfg, uint8_t key[TLS_TICKET_KEY_LEN]);
+/* A priority cache from a GnuTLS priority string, refused (with a line in
+ * err) when GnuTLS does not take it or it enables anything older than
+ * TLS 1.2, or neither 1.2 nor 1.3. */
+int tls_priority_load(const char *str, gnutls_priority_t *prio, char *err,
+		size_t errlen);
 
 #endif /* EWYK_TLS_CONFIG_H */

@@ -73,10 +73,7 @@ conn_free(struct tls_conn *tc)
 
 	net_timer_cancel(sh->conf.ns, &tc->deadline);
 	net_timer_cancel(sh->conf.ns, &tc->resume);
-	if (sh->corked == tc) {
-		sh->corked = NULL;
-		sh->cork_len = 0;
-	}
+	tls_cork_drop(&sh->cork, tc);
 	tls_mem_enter();	/* buffers GnuTLS still holds go back too */
 	if (tc->held != NULL)
 		gnutls_packet_deinit(tc->held);
@@ -128,38 +125,25 @@ ssize_t
 tls_pull(gnutls_transport_ptr_t p, void *buf, size_t len)
 {
 	struct tls_conn *tc = p;
-	uint32_t n = tc->in_len - tc->in_off;
 
-	if (n == 0) {
-		gnutls_transport_set_errno(tc->s, EAGAIN);
-		return -1;
-	}
-	if (n > len)
-		n = (uint32_t)len;
-	memcpy(buf, tc->in + tc->in_off, n);
-	tc->in_off += n;
-	return n;
+	return tls_pull_from(tc->s, tc->in, tc->in_len, &tc->in_off, buf, len);
 }
 
 ssize_t
 tls_push(gnutls_transport_ptr_t p, const void *data, size_t len)
 {
 	struct tls_conn *tc = p;
+	struct tls_hs *hs = tc->hs;
 	uint32_t n;
 
-	if (tc->state == TC_HANDSHAKE) {
-		/* A step's flight, for the owner to write. */
-		struct tls_hs *hs = tc->hs;
-
-		n = TLS_HS_OUT - hs->out_len;
-		if (n > len)
-			n = (uint32_t)len;
-		memcpy(hs->out + hs->out_len, data, n);
-		hs->out_len += n;
-	} else {
-		n = tc->tcp == NULL ? 0 : tcp_write(tc->sh->conf.ns, tc->tcp,
-				data, (uint32_t)len);
-	}
+	if (tc->state != TC_HANDSHAKE)
+		return tls_push_to(tc->s, tc->sh->conf.ns, tc->tcp, data, len);
+	/* A step's flight, for the owner to write. */
+	n = TLS_HS_OUT - hs->out_len;
+	if (n > len)
+		n = (uint32_t)len;
+	memcpy(hs->out + hs->out_len, data, n);
+	hs->out_len += n;
 	if (n == 0) {
 		gnutls_transport_set_errno(tc->s, EAGAIN);
 		return -1;
@@ -187,28 +171,25 @@ conn_fail(struct tls_conn *tc, int rc)
 		tcp_close(tc->sh->conf.ns, tc->tcp);
 }
 
-/* n bytes (at most a record) encrypted into TCP's send queue. */
-static void
-send_record(struct tls_conn *tc, const uint8_t *p, uint32_t n)
+int
+tls_record_send(gnutls_session_t s, struct tls_stats *st, const uint8_t *p,
+		uint32_t n, bool *pending)
 {
-	struct tls_stats *st = tc->sh->st;
-
 	tls_mem_enter();
 	while (n > 0) {
-		ssize_t r = gnutls_record_send(tc->s, p, n);
+		ssize_t r = gnutls_record_send(s, p, n);
 
 		if (r == GNUTLS_E_AGAIN) {
 			/* GnuTLS has the record; it goes at the next sent
 			 * upcall. space() should have made this impossible. */
-			tc->send_pending = true;
+			*pending = true;
 			st->records_out++;
 			st->bytes_out += n;
 			break;
 		}
 		if (r < 0) {
 			tls_mem_leave();
-			conn_fail(tc, (int)r);
-			return;
+			return (int)r;
 		}
 		st->records_out++;
 		st->bytes_out += (uint64_t)r;
@@ -216,25 +197,80 @@ send_record(struct tls_conn *tc, const uint8_t *p, uint32_t n)
 		n -= (uint32_t)r;
 	}
 	tls_mem_leave();
+	return 0;
+}
+
+/* n bytes (at most a record) encrypted into TCP's send queue. */
+static void
+send_record(struct tls_conn *tc, const uint8_t *p, uint32_t n)
+{
+	int rc = tls_record_send(tc->s, tc->sh->st, p, n, &tc->send_pending);
+
+	if (rc < 0)
+		conn_fail(tc, rc);
+}
+
+bool
+tls_cork_flush(struct tls_cork *ck, tls_cork_send_t send)
+{
+	void *owner = ck->owner;
+	uint32_t n = ck->len;
+
+	ck->owner = NULL;
+	ck->len = 0;
+	return owner == NULL || n == 0 || send(owner, ck->buf, n);
+}
+
+uint32_t
+tls_cork_write(struct tls_cork *ck, void *owner, const uint8_t *p,
+		uint32_t len, uint32_t rec_max, tls_cork_send_t send)
+{
+	uint32_t done = 0, n;
+	bool open = true;
+
+	if (ck->owner != NULL && ck->owner != owner)
+		tls_cork_flush(ck, send);
+	while (done < len && open) {
+		n = len - done;
+		if (ck->len == 0 && n >= rec_max) {
+			open = send(owner, p + done, rec_max);	/* no copy */
+			done += rec_max;
+			continue;
+		}
+		if (n > rec_max - ck->len)
+			n = rec_max - ck->len;
+		memcpy(ck->buf + ck->len, p + done, n);
+		ck->len += n;
+		ck->owner = owner;
+		done += n;
+		if (ck->len == rec_max)
+			open = tls_cork_flush(ck, send);
+	}
+	return done;
+}
+
+static bool
+cork_send(void *owner, const uint8_t *p, uint32_t n)
+{
+	struct tls_conn *tc = owner;
+
+	if (tc->state != TC_OPEN)
+		return false;
+	send_record(tc, p, n);
+	return tc->state == TC_OPEN;
 }
 
 static void
 cork_flush(struct tls_shard *sh)
 {
-	struct tls_conn *tc = sh->corked;
-	uint32_t n = sh->cork_len;
-
-	sh->corked = NULL;
-	sh->cork_len = 0;
-	if (tc != NULL && n > 0 && tc->state == TC_OPEN)
-		send_record(tc, sh->cork, n);
+	tls_cork_flush(&sh->cork, cork_send);
 }
 
 static void
 on_cork_flush(struct net_timer *t)
 {
 	struct tls_shard *sh = container_of(t, struct tls_shard, cork_flush);
-	struct tls_conn *tc = sh->corked;
+	struct tls_conn *tc = sh->cork.owner;
 
 	if (tc == NULL)
 		return;
@@ -247,7 +283,7 @@ on_cork_flush(struct net_timer *t)
 static void
 flush_mine(struct tls_conn *tc)
 {
-	if (tc->sh->corked == tc)
+	if (tc->sh->cork.owner == tc)
 		cork_flush(tc->sh);
 }
 
@@ -256,17 +292,13 @@ t_space(void *ctx, void *t)
 {
 	struct tls_shard *sh = ctx;
 	struct tls_conn *tc = t;
-	uint32_t sp, need;
 
 	if (tc->state != TC_OPEN || tc->bye_sent || tc->tcp == NULL ||
 			tc->send_pending)
 		return 0;
-	sp = tcp_send_space(sh->conf.ns, tc->tcp);
-	/* Each record of what fits adds its overhead; one more for a record
-	 * cut short. */
-	need = (sh->corked == tc ? sh->cork_len : 0) +
-		(sp / tc->rec_max + 2) * tc->overhead;
-	return sp > need ? sp - need : 0;
+	return tls_record_room(tcp_send_space(sh->conf.ns, tc->tcp),
+			tls_cork_held(&sh->cork, tc), tc->rec_max,
+			tc->overhead);
 }
 
 static uint32_t
@@ -274,32 +306,14 @@ t_write(void *ctx, void *t, const void *data, uint32_t len)
 {
 	struct tls_shard *sh = ctx;
 	struct tls_conn *tc = t;
-	const uint8_t *p = data;
-	uint32_t room = t_space(ctx, t), done = 0, n;
+	uint32_t room = t_space(ctx, t), done;
 
 	if (len > room)
 		len = room;
 	if (len == 0)
 		return 0;
-	if (sh->corked != NULL && sh->corked != tc)
-		cork_flush(sh);
-	while (done < len && tc->state == TC_OPEN) {
-		n = len - done;
-		if (sh->cork_len == 0 && n >= tc->rec_max) {
-			send_record(tc, p + done, tc->rec_max);	/* no copy */
-			done += tc->rec_max;
-			continue;
-		}
-		if (n > tc->rec_max - sh->cork_len)
-			n = tc->rec_max - sh->cork_len;
-		memcpy(sh->cork + sh->cork_len, p + done, n);
-		sh->cork_len += n;
-		sh->corked = tc;
-		done += n;
-		if (sh->cork_len == tc->rec_max)
-			cork_flush(sh);
-	}
-	if (sh->cork_len > 0 && !net_timer_armed(&sh->cork_flush))
+	done = tls_cork_write(&sh->cork, tc, data, len, tc->rec_max, cork_send);
+	if (sh->cork.len > 0 && !net_timer_armed(&sh->cork_flush))
 		net_timer_arm(sh->conf.ns, &sh->cork_flush,
 				net_now_ms(sh->conf.ns));
 	return done;
@@ -526,22 +540,11 @@ tls_conn_established(struct tls_conn *tc)
 {
 	struct tls_shard *sh = tc->sh;
 	struct tls_hs *hs = tc->hs;
-	gnutls_datum_t proto = { NULL, 0 };
-	size_t max = gnutls_record_get_max_size(tc->s);
-	bool h2 = false;
+	bool h2;
 
 	net_timer_cancel(sh->conf.ns, &tc->deadline);
-	if (gnutls_alpn_get_selected_protocol(tc->s, &proto) == 0) {
-		h2 = proto.size == 2 && memcmp(proto.data, "h2", 2) == 0;
-		if (h2)
-			sh->st->alpn_h2++;
-		else
-			sh->st->alpn_http11++;
-	} else {
-		sh->st->alpn_none++;
-	}
-	tc->rec_max = max < TLS_RECORD_MAX ? (uint32_t)max : TLS_RECORD_MAX;
-	tc->overhead = (uint16_t)gnutls_record_overhead_size(tc->s);
+	h2 = tls_count_alpn(sh->st, tc->s);
+	tls_record_sizes(tc->s, &tc->rec_max, &tc->overhead);
 	tc->state = TC_OPEN;
 	tc->rcv_space = 0;
 	tc->http = http_conn_accept_via(sh->conf.http, tc, &tls_transport, sh,

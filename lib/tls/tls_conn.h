@@ -10,6 +10,7 @@
 #ifndef EWYK_TLS_CONN_H
 #define EWYK_TLS_CONN_H
 
+#include <errno.h>
 #include <string.h>
 
 #include <gnutls/gnutls.h>
@@ -28,6 +29,19 @@
 #define TLS_HS_OUT 16384	/* a flight: certificates, their chains */
 #define TLS_TICK_MS 1000
 #define TLS_HS_STEPS_MAX 16	/* a handshake that needs more is refused */
+
+/* One record's plaintext gathered from small writes (nghttp2 writes a
+ * 9-byte frame header, then the frame), for one session at a time: a
+ * write to another sends it first. */
+struct tls_cork {
+	void *owner;		/* the session whose bytes these are */
+	uint32_t len;
+	uint8_t buf[TLS_RECORD_MAX];
+};
+
+/* The owner's n bytes encrypted into TCP; false once the owner is no
+ * longer open (nothing more goes out for it). */
+typedef bool (*tls_cork_send_t)(void *owner, const uint8_t *p, uint32_t n);
 
 /* Staging of a connection's handshake, from a shard's pool; given back
  * once the handshake is over, so that an idle connection holds none. */
@@ -101,12 +115,8 @@ struct tls_shard {
 	struct tls_gen *gen;		/* the newest this shard took */
 	uint32_t steps_out;
 	struct net_timer tick;		/* takes up a reload when idle */
-	/* One record's plaintext gathered from HTTP's small writes, for one
-	 * connection at a time: a write to another flushes it first. */
-	struct tls_conn *corked;
-	uint32_t cork_len;
 	struct net_timer cork_flush;	/* at the next poll at the latest */
-	uint8_t cork[TLS_RECORD_MAX];
+	struct tls_cork cork;		/* HTTP's small writes */
 };
 
 /* Input GnuTLS took leaves the staging (never while a step is out). */
@@ -120,7 +130,91 @@ tls_hs_compact(struct tls_hs *hs)
 	hs->in_off = 0;
 }
 
+/* Plaintext per record and the bytes a record adds, once established. */
+static inline void
+tls_record_sizes(gnutls_session_t s, uint32_t *rec_max, uint16_t *overhead)
+{
+	size_t max = gnutls_record_get_max_size(s);
+
+	*rec_max = max < TLS_RECORD_MAX ? (uint32_t)max : TLS_RECORD_MAX;
+	*overhead = (uint16_t)gnutls_record_overhead_size(s);
+}
+
+/* What may be written into sp bytes of TCP's send space, corked bytes
+ * waiting: each record of what fits adds its overhead; one more for a
+ * record cut short. */
+static inline uint32_t
+tls_record_room(uint32_t sp, uint32_t corked, uint32_t rec_max,
+		uint16_t overhead)
+{
+	uint32_t need = corked + (sp / rec_max + 2) * overhead;
+
+	return sp > need ? sp - need : 0;
+}
+
+/* What the cork holds of owner's. */
+static inline uint32_t
+tls_cork_held(const struct tls_cork *ck, const void *owner)
+{
+	return ck->owner == owner ? ck->len : 0;
+}
+
+/* The owner goes: what it corked is dropped. */
+static inline void
+tls_cork_drop(struct tls_cork *ck, const void *owner)
+{
+	if (ck->owner == owner) {
+		ck->owner = NULL;
+		ck->len = 0;
+	}
+}
+
+/* A received segment as GnuTLS's pull source: (in, in_len), *in_off
+ * taken so far. */
+static inline ssize_t
+tls_pull_from(gnutls_session_t s, const uint8_t *in, uint32_t in_len,
+		uint32_t *in_off, void *buf, size_t len)
+{
+	uint32_t n = in_len - *in_off;
+
+	if (n == 0) {
+		gnutls_transport_set_errno(s, EAGAIN);
+		return -1;
+	}
+	if (n > len)
+		n = (uint32_t)len;
+	memcpy(buf, in + *in_off, n);
+	*in_off += n;
+	return n;
+}
+
+/* GnuTLS's push into TCP's send queue (tcp NULL: gone). */
+static inline ssize_t
+tls_push_to(gnutls_session_t s, struct net_stack *ns, struct tcp_conn *tcp,
+		const void *data, size_t len)
+{
+	uint32_t n = tcp == NULL ? 0 : tcp_write(ns, tcp, data, (uint32_t)len);
+
+	if (n == 0) {
+		gnutls_transport_set_errno(s, EAGAIN);
+		return -1;
+	}
+	return n;
+}
+
 /* tls_conn.c */
+/* What is corked goes out through send; returns what send said (true
+ * with nothing corked). */
+bool tls_cork_flush(struct tls_cork *ck, tls_cork_send_t send);
+/* len bytes of owner's (len fits TCP's room): whole records of them
+ * straight to send, the rest gathered; another owner's cork goes out
+ * first. Returns how many were taken. */
+uint32_t tls_cork_write(struct tls_cork *ck, void *owner, const uint8_t *p,
+		uint32_t len, uint32_t rec_max, tls_cork_send_t send);
+/* n bytes (at most a record) encrypted and pushed; GnuTLS keeping one
+ * for a full send queue sets *pending. 0, or GnuTLS's fatal error. */
+int tls_record_send(gnutls_session_t s, struct tls_stats *st,
+		const uint8_t *p, uint32_t n, bool *pending);
 void tls_conn_hold(struct tls_conn *tc);
 /* False when the connection was freed. */
 bool tls_conn_unhold(struct tls_conn *tc);
@@ -133,6 +227,15 @@ ssize_t tls_pull(gnutls_transport_ptr_t p, void *buf, size_t len);
 ssize_t tls_push(gnutls_transport_ptr_t p, const void *data, size_t len);
 
 /* tls_handshake.c */
+/* ALPN's protocols in ewyk's order: h2, http/1.1. */
+extern const gnutls_datum_t tls_alpn_protos[2];
+/* Why a handshake failed, from GnuTLS's error. */
+enum tls_fail_reason tls_fail_reason_of(int rc);
+/* A handshake over: counted by resumption, version and cipher (and no
+ * longer under way). */
+void tls_count_established(struct tls_stats *st, gnutls_session_t s);
+/* The protocol ALPN chose, counted; true for h2. */
+bool tls_count_alpn(struct tls_stats *st, gnutls_session_t s);
 /* The staging has input (or a flight to finish): run or hand out a step. */
 void tls_hs_next(struct tls_conn *tc);
 /* Ends the handshake: counted, the staged flight (an alert) out, TCP

@@ -16,7 +16,7 @@
 #include "tls_conn.h"
 #include "tls_mem.h"
 
-static const gnutls_datum_t alpn_protos[] = {
+const gnutls_datum_t tls_alpn_protos[2] = {
 	{ (unsigned char *)"h2", 2 },
 	{ (unsigned char *)"http/1.1", 8 },
 };
@@ -55,7 +55,7 @@ session_new(struct tls_conn *tc)
 		rc = gnutls_session_ticket_enable_server(tc->s, &kd);
 	gnutls_memset(key, 0, sizeof(key));
 	if (rc == 0)
-		rc = gnutls_alpn_set_protocols(tc->s, alpn_protos, 2,
+		rc = gnutls_alpn_set_protocols(tc->s, tls_alpn_protos, 2,
 				GNUTLS_ALPN_SERVER_PRECEDENCE);
 	if (rc < 0)
 		return rc;
@@ -105,8 +105,8 @@ out:
 	w->cpu_ns = thread_ns() - t0;
 }
 
-static enum tls_fail_reason
-fail_reason(int rc)
+enum tls_fail_reason
+tls_fail_reason_of(int rc)
 {
 	switch (rc) {
 	case GNUTLS_E_UNEXPECTED_PACKET_LENGTH:
@@ -237,17 +237,16 @@ tls_hs_next(struct tls_conn *tc)
 	tls_conn_unhold(tc);
 }
 
-static void
-count_established(struct tls_conn *tc)
+void
+tls_count_established(struct tls_stats *st, gnutls_session_t s)
 {
-	struct tls_stats *st = tc->sh->st;
-	gnutls_cipher_algorithm_t c = gnutls_cipher_get(tc->s);
+	gnutls_cipher_algorithm_t c = gnutls_cipher_get(s);
 
-	if (gnutls_session_is_resumed(tc->s))
+	if (gnutls_session_is_resumed(s))
 		st->handshakes_resumed++;
 	else
 		st->handshakes_full++;
-	if (gnutls_protocol_get_version(tc->s) == GNUTLS_TLS1_3)
+	if (gnutls_protocol_get_version(s) == GNUTLS_TLS1_3)
 		st->tls13++;
 	else
 		st->tls12++;
@@ -256,6 +255,24 @@ count_established(struct tls_conn *tc)
 		c == GNUTLS_CIPHER_CHACHA20_POLY1305 ?
 		TLS_CIPHER_CHACHA20_POLY1305 : TLS_CIPHER_OTHER]++;
 	st->handshaking--;
+}
+
+bool
+tls_count_alpn(struct tls_stats *st, gnutls_session_t s)
+{
+	gnutls_datum_t proto = { NULL, 0 };
+	bool h2 = false;
+
+	if (gnutls_alpn_get_selected_protocol(s, &proto) == 0) {
+		h2 = proto.size == 2 && memcmp(proto.data, "h2", 2) == 0;
+		if (h2)
+			st->alpn_h2++;
+		else
+			st->alpn_http11++;
+	} else {
+		st->alpn_none++;
+	}
+	return h2;
 }
 
 void
@@ -275,10 +292,10 @@ tls_work_done(struct tls_work *w)
 		goto out;
 	}
 	if (w->rc == 0) {
-		count_established(tc);
+		tls_count_established(sh->st, tc->s);
 		tls_conn_established(tc);
 	} else if (w->rc < 0 && gnutls_error_is_fatal(w->rc)) {
-		tls_hs_fail(tc, fail_reason(w->rc), false);
+		tls_hs_fail(tc, tls_fail_reason_of(w->rc), false);
 	} else if (tc->timed_out) {
 		tls_hs_fail(tc, TLS_FAIL_timeout, true);
 	} else {

@@ -20,6 +20,7 @@ import pytest
 from conftest import serve_module
 from ewyk_harness import (APP_IP2, HOST_IP2, ROOT, WITH_BPFFS, Appliance,
                           eal_memory_args, run)
+from tls_certs import CA
 
 LOAD = os.environ.get("EWYK_LOAD", os.path.join(ROOT, "build", "app", "ewyk-load"))
 PAUSE_S = 0.3
@@ -275,8 +276,13 @@ def test_two_worker_lcores(served2, json_path):
 BAD = [
     (["-n", "x", "http://198.18.0.2/"], "-n 'x'"),
     (["http://www.example.org/"], "resolves no names"),
-    (["https://198.18.0.2/"], "https is not supported"),
-    (["ftp://198.18.0.2/"], "not http://"),
+    (["ftp://198.18.0.2/"], "not http[s]://"),
+    (["https://198.18.0.2/", "http://198.18.0.2/"], "every URL has the first one's scheme"),
+    (["--sni", "ewyk.test", "http://198.18.0.2/"], "for https:// URLs"),
+    (["--sni", "198.18.0.2", "https://198.18.0.2/"], "--sni '198.18.0.2'"),
+    (["--tls-priority", "NORMAL:+VERS-TLS1.0", "https://198.18.0.2/"],
+     "older than TLS 1.2"),
+    (["--tls-priority", "BOGUS", "https://198.18.0.2/"], "--tls-priority 'BOGUS'"),
     (["http://198.18.0.2:99999/"], "port"),
     (["http://198.18.0.2/", "http://198.18.0.3/"], "every URL"),
     ([], "no URL"),
@@ -313,7 +319,8 @@ def test_help_lists_every_option():
     r = run([LOAD, "--help"], check=False)
     assert r.returncode == 0
     for opt in ("--ip", "--ip-count", "--ip6", "--port-id", "--mtu", "-n", "-c", "-m", "-D", "--h1",
-                "--rate", "--new-conn", "-d", "-i", "--expect-sha256", "--json", "--hold"):
+                "--rate", "--new-conn", "-d", "-i", "--expect-sha256", "--json", "--hold",
+                "--sni", "--tls-priority"):
         assert f"  {opt} " in r.stdout, opt
 
 
@@ -327,11 +334,21 @@ error_log {d}/error.log crit;
 events {{ worker_connections 1024; }}
 http {{
 	log_format peer '$remote_addr $remote_port "$request" $status';
+	log_format tls '$connection $ssl_protocol $ssl_session_reused $server_protocol $status '
+		'$ssl_server_name';
 	access_log {d}/access.log;
 	access_log {d}/peers.log peer;
 	keepalive_requests 1000000;
 	server {{ listen 198.18.0.2:80; root {www}; }}
 	server {{ listen 198.18.0.2:81 http2; root {www}; }}
+	server {{
+		listen 198.18.0.2:443 ssl http2;
+		ssl_certificate {d}/ec.pem;
+		ssl_certificate_key {d}/ec.key;
+		ssl_protocols TLSv1.2 TLSv1.3;
+		access_log {d}/tls.log tls;
+		root {www};
+	}}
 }}
 """
 
@@ -355,6 +372,7 @@ def nginx(www):
             run(["ip", "-n", n, "link", "set", "lo", "up"])
         # Whole checksums towards af_xdp, which takes no partial ones.
         run(["ip", "netns", "exec", ns, "ethtool", "-K", "veth1", "tx", "off"])
+        CA(d).issue("ec", ip="198.18.0.2")  # ec.pem, ec.key: port 443's
         with open(os.path.join(d, "nginx.conf"), "w") as f:
             f.write(NGINX_CONF.format(d=d, www=www["dir"]))
         proc = subprocess.Popen(["ip", "netns", "exec", ns, "nginx", "-c",
@@ -367,7 +385,7 @@ def nginx(www):
                 break
             time.sleep(0.1)
         yield {"ns": ns, "client": ns + "c", "log": os.path.join(d, "access.log"),
-               "peers": os.path.join(d, "peers.log")}
+               "peers": os.path.join(d, "peers.log"), "tls_log": os.path.join(d, "tls.log")}
     finally:
         if proc is not None:
             proc.send_signal(signal.SIGQUIT)

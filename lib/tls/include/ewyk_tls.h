@@ -34,6 +34,7 @@
 
 struct http_server;
 struct net_stack;
+struct tcp_conn;
 struct tls_config;
 struct tls_shard;
 struct tls_work;
@@ -212,6 +213,87 @@ void tls_work_run(struct tls_work *w);
  * visible: the embedder's hand-back orders them): its output goes to
  * TCP, and the connection goes on. */
 void tls_work_done(struct tls_work *w);
+
+/*
+ * The client side (tls_client.c): TLS sessions over TCP connections the
+ * embedder opened itself (tcp_open()) and whose upcalls it keeps, handing
+ * their bytes here; a load generator's. One context per lcore (its own
+ * credentials and priority cache, and one cork buffer), touched by that
+ * lcore only. The server's certificate is not verified: the client
+ * measures, it does not trust (as h2load). Each session's handshake runs
+ * inline, at once: a client has no polling to keep short.
+ */
+struct tls_client_ctx;
+struct tls_client;
+
+/* Whether GnuTLS takes a priority string, with TLS 1.2 or 1.3 and nothing
+ * older (as --tls-priority): 0, or -1 with a line in err. */
+int tls_priority_check(const char *str, char *err, size_t errlen);
+
+struct tls_client_conf {
+	struct net_stack *ns;
+	const char *priority;	/* GnuTLS syntax; NULL: TLS_PRIORITY_DEFAULT */
+	bool h2;		/* ALPN offers h2, then http/1.1; else http/1.1 */
+	struct tls_stats *stats;	/* the client's counters */
+};
+
+/* NULL with a line in err: a priority string refused (as the server's
+ * --tls-priority), or no memory. */
+struct tls_client_ctx *tls_client_ctx_create(const struct tls_client_conf *conf,
+		char *err, size_t errlen);
+/* Once every session is freed. */
+void tls_client_ctx_destroy(struct tls_client_ctx *cx);
+
+/* A session's news, called from inside tls_client_recv() and the rest. */
+struct tls_client_upcalls {
+	/* The handshake is over; h2: ALPN chose h2 (else http/1.1 or
+	 * nothing). <0: the embedder breaks the connection. */
+	int (*established)(void *arg, bool h2);
+	/* Decrypted bytes, all taken. <0: the embedder broke the
+	 * connection (no more records are read). */
+	int (*recv)(void *arg, const uint8_t *data, uint32_t len);
+	/* close_notify came: nothing more will. */
+	void (*peer_closed)(void *arg);
+	/* The handshake (handshake) or a record failed: the session is
+	 * closed, an alert queued; the embedder closes TCP. */
+	void (*failed)(void *arg, enum tls_fail_reason why, bool handshake);
+};
+
+/* A session on an established TCP connection: its ClientHello is queued
+ * at once. sni: the server name to send (a DNS name), or NULL. NULL when
+ * GnuTLS has no memory. */
+struct tls_client *tls_client_new(struct tls_client_ctx *cx,
+		struct tcp_conn *tcp, const char *sni,
+		const struct tls_client_upcalls *up, void *arg);
+/* From TCP's recv upcall: bytes go to the handshake, then records to the
+ * recv upcall. All are taken (GnuTLS keeps a partial record). */
+void tls_client_recv(struct tls_client *tc, const uint8_t *data, uint32_t len);
+/* From TCP's sent upcall: a flight or record GnuTLS kept for a full send
+ * queue goes on. */
+void tls_client_sent(struct tls_client *tc);
+/* From TCP's peer_closed upcall: true when this ended a handshake
+ * (counted as failed, peer_closed, and the failed upcall ran). */
+bool tls_client_peer_closed(struct tls_client *tc);
+/* Once established: what tls_client_write() takes now (TCP's send space
+ * less the records' overhead and what is corked). */
+uint32_t tls_client_space(struct tls_client *tc);
+/* Plaintext gathered into records (small writes share one); returns how
+ * much was taken. */
+uint32_t tls_client_write(struct tls_client *tc, const void *data,
+		uint32_t len);
+/* What is corked goes out as a record, and TCP sends. */
+void tls_client_push(struct tls_client *tc);
+/* close_notify after what was written, then FIN. */
+void tls_client_close(struct tls_client *tc);
+/* From TCP's closed upcall: the session is freed (at the end of the
+ * session's own call, if inside one). */
+void tls_client_free(struct tls_client *tc);
+/* Whether the handshake is over. */
+bool tls_client_established(const struct tls_client *tc);
+/* The protocol's and cipher's names, for the summary; NULL before the
+ * handshake is over. */
+const char *tls_client_version(const struct tls_client *tc);
+const char *tls_client_cipher(const struct tls_client *tc);
 
 /*
  * Allocation caches for GnuTLS's record buffers (tls_mem.c). GnuTLS has no
