@@ -258,8 +258,15 @@ class Spec:
             out, _ = p.communicate(timeout=timeout)
             rc = p.returncode
         except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            out, _ = p.communicate()
+            # An interrupt first: pytest then runs its teardown, which
+            # stops the ewykd it started (in a session of its own, out of
+            # the group's reach) and removes its namespaces.
+            os.killpg(p.pid, signal.SIGINT)
+            try:
+                out, _ = p.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                out, _ = p.communicate()
             rc = 'timeout'
         took = time.monotonic() - t0
         log = out.decode(errors='replace')
