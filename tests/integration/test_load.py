@@ -103,14 +103,18 @@ def test_counts_agree_with_ewykd(served, url_file, json_path, proto):
 
 @pytest.mark.parametrize("proto", [["--h1", "-m", "4"], ["-m", "16"]], ids=["http1", "h2c"])
 def test_bodies_checked_by_digest(served, www, json_path, proto):
-    a = served
-    url = f"http://{APP_IP2}/big.bin"
-    ok, _ = run_load(load_cmd(a, [*proto, "-n", "40", "-c", "2", "--expect-sha256",
+    assert_bodies_checked_by_digest(served, www, json_path, proto,
+                                    f"http://{APP_IP2}/big.bin")
+
+
+def assert_bodies_checked_by_digest(a, www, json_path, proto, url, expect=()):
+    """40 downloads of big.bin pass its digest and length; with another
+    digest every answer is counted failed, by digest."""
+    ok, _ = run_load(load_cmd(a, [*proto, "-n", "40", "-c", "2", *expect, "--expect-sha256",
                                   www["big_sha256"], "--expect-length",
                                   str(www["big_size"]), url], json_path), json_path)
     assert ok["requests"]["succeeded"] == 40, ok
     assert ok["bytes"]["data"] == 40 * www["big_size"], ok
-    # Another digest: every answer is counted failed, by digest.
     bad = hashlib.sha256(b"not the file").hexdigest()
     out, _ = run_load(load_cmd(a, [*proto, "-n", "40", "-c", "2", "--expect-sha256",
                                    bad, url], json_path), json_path)
