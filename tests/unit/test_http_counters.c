@@ -33,25 +33,26 @@ status(const struct hh *h, int code)
 }
 
 static uint64_t
-statuses(const struct hh *h)
+sum(const uint64_t *v, int n)
 {
-	uint64_t n = 0;
+	uint64_t total = 0;
 	int i;
 
-	for (i = 0; i < HTTP_ST__COUNT; i++)
-		n += h->stats.by_status[i];
-	return n;
+	for (i = 0; i < n; i++)
+		total += v[i];
+	return total;
+}
+
+static uint64_t
+statuses(const struct hh *h)
+{
+	return sum(h->stats.by_status, HTTP_ST__COUNT);
 }
 
 static uint64_t
 methods(const struct hh *h)
 {
-	uint64_t n = 0;
-	int i;
-
-	for (i = 0; i < HTTP_METHODS; i++)
-		n += h->stats.by_method[i];
-	return n;
+	return sum(h->stats.by_method, HTTP_METHODS);
 }
 
 /* HTTP/1.1: each answer once by status, each request once by method, the
