@@ -113,6 +113,7 @@ NUM_OPTION(arp_reply_limit, arp_reply_limit, 0, 100000000)
 NUM_OPTION(nd_reply_limit, nd_reply_limit, 0, 100000000)
 NUM_OPTION(max_time_wait, max_time_wait, 0, 4194304)
 NUM_OPTION(rcv_win, rcv_win, 1024, 1 << 30)
+NUM_OPTION(rcv_buf, rcv_buf, 0, 1 << 30)
 NUM_OPTION(delack_ms, delack_ms, 0, 500)
 NUM_OPTION(keepalive_ms, keepalive_ms, 0, 86400000)
 NUM_OPTION(idle_timeout_ms, idle_timeout_ms, 0, 86400000)
@@ -364,6 +365,7 @@ show_##name(const struct ewykd_config *cfg, const char *key, FILE *f) \
 }
 
 ON_OFF_OPTION(syncookies, syncookies)
+ON_OFF_OPTION(tcp_pacing, tcp_pacing)
 ON_OFF_OPTION(demo_routes, demo_routes)
 ON_OFF_OPTION(state_api, state_api)
 ON_OFF_OPTION(tls_offload, tls_offload)
@@ -697,9 +699,11 @@ set_tcp_cc(struct ewykd_config *cfg, const char *val, char *err,
 		cfg->tcp_cc = TCP_CC_NEWRENO;
 	else if (strcmp(val, "cubic") == 0)
 		cfg->tcp_cc = TCP_CC_CUBIC;
+	else if (strcmp(val, "bbr") == 0)
+		cfg->tcp_cc = TCP_CC_BBR;
 	else {
 		snprintf(err, errlen, "'%s' is not a congestion control "
-				"(newreno or cubic)", val);
+				"(newreno, cubic or bbr)", val);
 		return -1;
 	}
 	return 0;
@@ -862,7 +866,7 @@ static void
 show_tcp_cc(const struct ewykd_config *cfg, const char *key, FILE *f)
 {
 	fprintf(f, "%s = %s\n", key, cfg->tcp_cc == TCP_CC_NEWRENO ? "newreno" :
-			"cubic");
+			cfg->tcp_cc == TCP_CC_BBR ? "bbr" : "cubic");
 }
 
 static void
@@ -990,8 +994,10 @@ static const struct opt_def opts[] = {
 	{ "arp-reply-limit", "N", set_arp_reply_limit, show_arp_reply_limit, "ARP replies per second per shard, 0 = no limit (1000)" },
 	{ "nd-reply-limit", "N", set_nd_reply_limit, show_nd_reply_limit, "IPv6 neighbour advertisements answering solicitations, per second per shard, 0 = no limit (1000)" },
 	{ "rcv-win", "BYTES", set_rcv_win, show_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
+	{ "rcv-buf", "BYTES", set_rcv_buf, show_rcv_buf, "largest TCP receive buffer of a connection, beyond what the application takes: from 64 KB it follows twice what the application takes per round trip (autotuning), at most 128 segments, the shard's buffers within half its mbufs; 0 = the window is the application's room alone (1048576)" },
 	{ "delack-ms", "MS", set_delack_ms, show_delack_ms, "longest delay of an ACK, 0 = none (40)" },
-	{ "tcp-cc", "ALGO", set_tcp_cc, show_tcp_cc, "congestion control: newreno or cubic (cubic)" },
+	{ "tcp-cc", "ALGO", set_tcp_cc, show_tcp_cc, "congestion control: newreno, cubic or bbr (BBR v1, as Linux's; paced) (cubic)" },
+	{ "tcp-pacing", "on|off", set_tcp_pacing, show_tcp_pacing, "pace NewReno's and CUBIC's sending: twice cwnd per round trip in slow start, 1.2 times after, as Linux (off)" },
 	{ "keepalive-ms", "MS", set_keepalive_ms, show_keepalive_ms, "idle time before keepalive probes, 0 = off (0)" },
 	{ "idle-timeout-ms", "MS", set_idle_timeout_ms, show_idle_timeout_ms, "reset connections idle this long, 0 = off (0)" },
 	{ "tx-cksum", "MODE", set_tx_cksum, show_tx_cksum, "offload (when the NIC offers it) or software (offload)" },
@@ -1034,6 +1040,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->nd_reply_limit = 1000;
 	cfg->max_time_wait = 2048;
 	cfg->rcv_win = 1 << 20;
+	cfg->rcv_buf = 1 << 20;
 	cfg->delack_ms = 40;
 	cfg->tcp_cc = TCP_CC_CUBIC;
 	cfg->syncookies = true;

@@ -71,8 +71,10 @@ struct ewykd_config {
 	uint32_t nd_reply_limit;	/* per second per shard; 0 = none */
 	uint32_t max_time_wait;	/* per shard */
 	uint32_t rcv_win;	/* largest receive window, bytes */
+	uint32_t rcv_buf;	/* largest receive buffer, bytes; 0: none */
 	uint32_t delack_ms;
 	uint8_t tcp_cc;		/* enum tcp_cc_algo */
+	bool tcp_pacing;	/* NewReno and CUBIC pace too */
 	uint32_t keepalive_ms;	/* 0: off */
 	uint32_t idle_timeout_ms;	/* 0: off */
 	bool syncookies;

@@ -15,12 +15,15 @@
 #define IDLE_POLLS_BEFORE_SLEEP 256
 #define LINK_CHECK_MS 100
 
-static uint64_t tsc_per_ms;
+/* Microseconds from TSC cycles without a division: (tsc * us_mult) >>
+ * 32, with us_mult = 2^32 * 10^6 / the TSC's rate. The stack's clock,
+ * whose milliseconds are its thousandths. */
+static uint64_t us_mult;
 
 static inline uint64_t
-now_ms(void)
+tsc_to_us(uint64_t tsc)
 {
-	return rte_get_tsc_cycles() / tsc_per_ms;
+	return (uint64_t)(((unsigned __int128)tsc * us_mult) >> 32);
 }
 
 static uint16_t
@@ -54,8 +57,9 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	struct tcp_config tcfg;
 	uint16_t p;
 
-	if (tsc_per_ms == 0)
-		tsc_per_ms = rte_get_tsc_hz() / 1000;
+	if (us_mult == 0)
+		us_mult = (uint64_t)(((unsigned __int128)1000000 << 32) /
+				rte_get_tsc_hz());
 	s->id = id;
 	s->queue = id;
 	s->nb_ports = nb_ports;
@@ -80,6 +84,7 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	tcfg.rcv_win_max = cfg->rcv_win;
 	tcfg.delack_ms = cfg->delack_ms;
 	tcfg.cc = cfg->tcp_cc;
+	tcfg.pacing = cfg->tcp_pacing;
 	tcfg.keepalive_ms = cfg->keepalive_ms;
 	tcfg.idle_timeout_ms = cfg->idle_timeout_ms;
 	/* New connections stop before the RX rings could starve: keep what
@@ -90,8 +95,16 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	 * ACKs and received segments always find mbufs. */
 	tcfg.sndq_mbufs_max = (cfg->mbufs - tcfg.mbuf_reserve) /
 		(cfg->shards ? cfg->shards : 1);
+	/* Receive buffers: from 64 KB (Linux's tcp_rmem's default, half of
+	 * it the window) up to --rcv-buf; what they grow by, together,
+	 * within half of those mbufs filled with full segments. */
+	tcfg.rcv_buf_max = cfg->rcv_buf;
+	tcfg.rcv_buf_init = RTE_MIN(cfg->rcv_buf, 64u * 1024);
+	tcfg.rcv_buf_budget = (uint64_t)tcfg.sndq_mbufs_max / 2 *
+		(cfg->mtu - 52u);
 	s->ns = net_stack_create(&ports[0].ifc, ports[0].arp, pool, &tcfg,
-			tx_burst, &s->q[0], &s->net_stats, now_ms());
+			tx_burst, &s->q[0], &s->net_stats,
+			tsc_to_us(rte_get_tsc_cycles()) / 1000);
 	if (s->ns == NULL)
 		return -1;
 	for (p = 1; p < nb_ports; p++)
@@ -134,7 +147,7 @@ static unsigned int
 poll_once(struct shard *s, uint64_t tsc)
 {
 	struct rte_mbuf *pkts[RX_BURST];
-	uint64_t now = tsc / tsc_per_ms;
+	uint64_t now = tsc_to_us(tsc);
 	unsigned int done, n = 0;
 	uint16_t p;
 
@@ -143,10 +156,10 @@ poll_once(struct shard *s, uint64_t tsc)
 		uint16_t got = rte_eth_rx_burst(s->q[p].port, s->queue, pkts,
 				RX_BURST);
 
-		net_rx(s->ns, (uint8_t)p, pkts, got, now);
+		net_rx_us(s->ns, (uint8_t)p, pkts, got, now);
 		n += got;
 	}
-	net_timers(s->ns, now);
+	net_timers_us(s->ns, now);
 	link_watch(s, net_now_ms(s->ns));
 	done = serve_poll(s->serve);
 	net_flush(s->ns);
@@ -162,7 +175,9 @@ idle_backoff(struct shard *s, uint32_t *idle_polls)
 {
 	uint32_t us;
 
-	if (s->cfg->idle == IDLE_POLL || ++*idle_polls < IDLE_POLLS_BEFORE_SLEEP) {
+	/* Paced connections want the next poll within microseconds. */
+	if (s->cfg->idle == IDLE_POLL || net_pacing_pending(s->ns) ||
+			++*idle_polls < IDLE_POLLS_BEFORE_SLEEP) {
 		rte_pause();
 		return;
 	}

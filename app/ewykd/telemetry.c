@@ -396,7 +396,15 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(s->net_stats.tcp_time_wait));
 	rte_tel_data_add_dict_u64(d, "send_queue_mbufs",
 			SUM(s->net_stats.tcp_sndq_mbufs));
-	/* Connection rings (3 KiB blocks): made, and held by connections. */
+	rte_tel_data_add_dict_u64(d, "receive_queue_mbufs",
+			SUM(s->net_stats.tcp_rcvq_mbufs));
+	rte_tel_data_add_dict_u64(d, "receive_buffer_bytes",
+			SUM(s->net_stats.tcp_rcv_buf_bytes));
+	rte_tel_data_add_dict_u64(d, "rwnd_limited_us",
+			SUM(s->net_stats.tcp_rwnd_limited_us));
+	rte_tel_data_add_dict_u64(d, "zero_window_us",
+			SUM(s->net_stats.tcp_zero_window_us));
+	/* Connection send rings (4 KiB blocks): made, and held by connections. */
 	rte_tel_data_add_dict_u64(d, "conn_rings_made_count",
 			SUM(s->net_stats.tcp_bufs_made));
 	rte_tel_data_add_dict_u64(d, "conn_rings_used_count",

@@ -9,6 +9,7 @@
 
 #include <rte_mbuf.h>
 
+#include "blk_pool.h"
 #include "net_stack.h"
 #include "pkt.h"
 #include "rate_limit.h"
@@ -100,7 +101,8 @@ struct net_stack {
 	} listeners[NET_MAX_LISTENERS];
 	uint8_t nb_listeners;
 	struct tcp_config cfg;
-	uint64_t now_ms;
+	uint64_t now_ms;	/* now_us / 1000: the wheel's ticks, keepalive */
+	uint64_t now_us;	/* the clock (net_set_clock()) */
 	uint64_t hash_seed;
 	uint64_t secret[2];	/* SipHash key: ISNs (RFC 6528), SYN cookies */
 	bool refuse_new;	/* draining: new SYNs are answered with RST */
@@ -110,6 +112,18 @@ struct net_stack {
 	struct rate_limit icmp6_errors;
 	struct net_pmtu pmtu[NET_PMTU_CACHE];
 	uint32_t sndq_waiters;	/* connections with sndq_wait set */
+	/* the receive buffers grown past tcp_config.rcv_buf_init, bytes: within
+	 * rcv_buf_budget */
+	uint64_t rcv_buf_grown;
+	/* The receive queues' rings, cfg.rcvq_max of them at most. */
+	struct blk_pool rcvq_blks;
+	/* Connections waiting for their pacing time: a binary heap by it
+	 * (tcp_pace.c), max_conns slots. */
+	struct net_pace_ent {
+		uint64_t at_us;
+		uint32_t index;
+	} *pace;
+	uint32_t pace_n;
 	const struct tcp_cc_ops *cc;
 	uint16_t ip_id;
 	/* Connections that took input since the last flush and send then,
@@ -123,16 +137,24 @@ struct net_stack {
 	struct tcp_conn *free_list;
 	uint32_t *index;	/* slot + 1, 0 = empty */
 	uint32_t index_mask;
-	/* The connections' rings (tcp_bufs.c): blocks free to take, and the
-	 * chunks they were carved from. */
-	struct tcp_bufs *bufs_free;
-	void *bufs_chunks;
+	/* The connections' send rings (tcp_bufs.c). */
+	struct blk_pool bufs;
 	struct net_stats *stats;
 	/* Where active opens' port search resumes, by local address; the
 	 * IPv4 address the next one tries first (an offset). */
 	uint16_t next_lport[NET_LOCAL_MAX];
 	uint16_t next_local4;
 };
+
+/* The stack's clock moves to now_us (never back). */
+static inline void
+net_set_clock(struct net_stack *ns, uint64_t now_us)
+{
+	if (now_us > ns->now_us) {
+		ns->now_us = now_us;
+		ns->now_ms = now_us / 1000;
+	}
+}
 
 #define NET_ARP_RETRY_MS 100
 #define NET_TTL 64		/* TTL and hop limit of what we send */

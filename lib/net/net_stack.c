@@ -36,6 +36,12 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->syn_retries = 5;
 	cfg->syncookies = true;
 	cfg->rcv_space = 8192;	/* an HTTP/1.1 request head */
+	cfg->rcv_buf_init = 0;	/* the window is the upper layer's room */
+	cfg->rcv_buf_max = 0;
+	cfg->rcv_buf_budget = 0;
+	cfg->rcvq_max = 0;
+	cfg->cc = TCP_CC_NEWRENO;
+	cfg->pacing = false;
 	cfg->challenge_ack_limit = 1000;
 	cfg->invalid_ack_interval_ms = 500;
 	cfg->arp_reply_limit = 1000;
@@ -55,10 +61,12 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	ns->cfg = *cfg;
 	ns->stats = stats;
 	ns->now_ms = now_ms;
+	ns->now_us = now_ms * 1000;
 	ns->hash_seed = rte_rand();
 	ns->secret[0] = rte_rand();
 	ns->secret[1] = rte_rand();
-	ns->cc = cfg->cc == TCP_CC_CUBIC ? &tcp_cc_cubic : &tcp_cc_newreno;
+	ns->cc = cfg->cc == TCP_CC_BBR ? &tcp_cc_bbr : cfg->cc == TCP_CC_CUBIC ?
+		&tcp_cc_cubic : &tcp_cc_newreno;
 	ns->ip_id = (uint16_t)rte_rand();
 	rate_limit_init(&ns->challenge_acks, cfg->challenge_ack_limit);
 	rate_limit_init(&ns->arp_replies, cfg->arp_reply_limit);
@@ -220,6 +228,12 @@ uint64_t
 net_now_ms(const struct net_stack *ns)
 {
 	return ns->now_ms;
+}
+
+uint64_t
+net_now_us(const struct net_stack *ns)
+{
+	return ns->now_us;
 }
 
 int
@@ -588,10 +602,11 @@ drop:
 }
 
 void
-net_timers(struct net_stack *ns, uint64_t now_ms)
+net_timers_us(struct net_stack *ns, uint64_t now_us)
 {
-	ns->now_ms = now_ms;
-	tw_advance(&ns->wheel, now_ms, tcp_timer_fire, ns);
+	net_set_clock(ns, now_us);
+	tw_advance(&ns->wheel, ns->now_ms, tcp_timer_fire, ns);
+	tcp_pace_run(ns);
 	nd_timers(ns);
 	/* Once per poll, after input freed what it could: connections the
 	 * send budget held back go on. */
@@ -606,12 +621,18 @@ net_input(struct net_stack *ns, struct rte_mbuf *m)
 }
 
 void
-net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
-		uint16_t n, uint64_t now_ms)
+net_timers(struct net_stack *ns, uint64_t now_ms)
+{
+	net_timers_us(ns, now_ms * 1000);
+}
+
+void
+net_rx_us(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
+		uint16_t n, uint64_t now_us)
 {
 	uint16_t i;
 
-	ns->now_ms = now_ms;
+	net_set_clock(ns, now_us);
 	for (i = 0; i < n; i++) {
 		/* Input may serve connections of other ports (an ACK that
 		 * frees room to send): each frame starts on its own port. */
@@ -620,3 +641,9 @@ net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
 	}
 }
 
+void
+net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
+		uint16_t n, uint64_t now_ms)
+{
+	net_rx_us(ns, port, pkts, n, now_ms * 1000);
+}

@@ -10,26 +10,126 @@ flight(const struct tcp_conn *c)
 	return c->snd_max - c->snd_una;
 }
 
+/* HyStart++ (RFC 9406): the initial slow start ends, through a
+ * Conservative Slow Start of CSS_ROUNDS rounds growing a quarter as fast,
+ * when a round's least RTT exceeds the last round's by a threshold. */
+#define HS_MIN_RTT_THRESH_US 4000
+#define HS_MAX_RTT_THRESH_US 16000
+#define HS_MIN_RTT_DIVISOR 8
+#define HS_N_RTT_SAMPLE 8
+#define HS_CSS_GROWTH_DIVISOR 4
+#define HS_CSS_ROUNDS 5
+#define HS_L 8			/* segments per ACK at most, unpaced */
+
+static void
+hystart_init(struct tcp_conn *c)
+{
+	c->hs_state = TCP_HS_SS;
+	c->hs_css_rounds = 0;
+	c->hs_samples = 0;
+	c->hs_round_end = c->snd_max;
+	c->hs_last_min_us = UINT32_MAX;
+	c->hs_cur_min_us = UINT32_MAX;
+	c->hs_css_base_us = UINT32_MAX;
+}
+
+static void
+hystart_round(struct tcp_conn *c)
+{
+	c->hs_round_end = c->snd_max;
+	c->hs_last_min_us = c->hs_cur_min_us;
+	c->hs_cur_min_us = UINT32_MAX;
+	c->hs_samples = 0;
+	if (c->hs_state == TCP_HS_CSS && ++c->hs_css_rounds >= HS_CSS_ROUNDS) {
+		/* Slow start is over: congestion avoidance from here. */
+		c->ssthresh = c->cwnd;
+		c->hs_state = TCP_HS_OFF;
+	}
+}
+
+/* The RTT samples of an ACK in the initial slow start: CSS on a rise of
+ * the round's least RTT, back to slow start if it falls again. */
+static void
+hystart_sample(struct tcp_conn *c, uint32_t rtt_us)
+{
+	uint32_t thresh;
+
+	/* Past the round's end, as Linux's after(ack, end_seq): at it,
+	 * with nothing sent since, a round would begin and end at once. */
+	if (SEQ_GT(c->snd_una, c->hs_round_end))
+		hystart_round(c);
+	if (c->hs_state == TCP_HS_OFF || rtt_us == UINT32_MAX)
+		return;
+	if (rtt_us < c->hs_cur_min_us)
+		c->hs_cur_min_us = rtt_us;
+	if (c->hs_samples < UINT8_MAX)
+		c->hs_samples++;
+	if (c->hs_samples < HS_N_RTT_SAMPLE || c->hs_cur_min_us == UINT32_MAX ||
+			c->hs_last_min_us == UINT32_MAX)
+		return;
+	if (c->hs_state == TCP_HS_SS) {
+		thresh = RTE_MAX((uint32_t)HS_MIN_RTT_THRESH_US,
+				RTE_MIN(c->hs_last_min_us / HS_MIN_RTT_DIVISOR,
+				(uint32_t)HS_MAX_RTT_THRESH_US));
+		if (c->hs_cur_min_us >= c->hs_last_min_us + thresh) {
+			c->hs_state = TCP_HS_CSS;
+			c->hs_css_base_us = c->hs_cur_min_us;
+			c->hs_css_rounds = 0;
+		}
+	} else if (c->hs_cur_min_us < c->hs_css_base_us) {
+		/* The rise was passing: slow start again. */
+		c->hs_state = TCP_HS_SS;
+		c->hs_css_base_us = UINT32_MAX;
+	}
+}
+
+/* Slow start's growth for an ACK: by what it acknowledged, at most L
+ * segments (RFC 9406 4.2; RFC 3465), a quarter of it in CSS; never past
+ * ssthresh (Linux's tcp_slow_start()). */
+static void
+slow_start(struct tcp_conn *c, const struct tcp_ack_info *ai)
+{
+	/* L is unbounded when the sending is paced (RFC 9406 4.3). */
+	uint32_t inc = (c->flags & TCP_F_PACING) ? ai->acked :
+		RTE_MIN(ai->acked, (uint32_t)HS_L * c->mss);
+
+	if (c->hs_state != TCP_HS_OFF) {
+		hystart_sample(c, ai->ca_rtt_us);
+		if (c->hs_state == TCP_HS_CSS)
+			inc /= HS_CSS_GROWTH_DIVISOR;
+	}
+	c->cwnd = RTE_MIN(c->cwnd + inc, RTE_MAX(c->ssthresh, c->cwnd));
+}
+
+/* A loss, a timeout or an undo: the initial slow start is over. */
+static void
+hystart_end(struct tcp_conn *c)
+{
+	c->hs_state = TCP_HS_OFF;
+}
+
 static void
 newreno_init(struct tcp_conn *c)
 {
 	/* RFC 6928: min(10 * MSS, max(2 * MSS, 14600)) */
 	c->cwnd = RTE_MIN(10u * c->mss, RTE_MAX(2u * c->mss, 14600u));
 	c->ssthresh = UINT32_MAX;
+	hystart_init(c);
 }
 
 static void
-newreno_acked(struct tcp_conn *c, uint32_t bytes, uint64_t now_ms __rte_unused)
+newreno_acked(struct tcp_conn *c, const struct tcp_ack_info *ai)
 {
-	if (c->cwnd < c->ssthresh)	/* slow start (RFC 5681 3.1, L = 1) */
-		c->cwnd += RTE_MIN(bytes, (uint32_t)c->mss);
+	if (c->cwnd < c->ssthresh)	/* slow start (RFC 5681 3.1) */
+		slow_start(c, ai);
 	else				/* congestion avoidance */
 		c->cwnd += RTE_MAX(1u, (uint32_t)c->mss * c->mss / c->cwnd);
 }
 
 static void
-newreno_enter_recovery(struct tcp_conn *c, uint64_t now_ms __rte_unused)
+newreno_enter_recovery(struct tcp_conn *c)
 {
+	hystart_end(c);
 	c->ssthresh = RTE_MAX(flight(c) / 2, 2u * c->mss);
 	c->cwnd = c->ssthresh;
 }
@@ -43,10 +143,20 @@ newreno_exit_recovery(struct tcp_conn *c)
 }
 
 static void
-newreno_timeout(struct tcp_conn *c, uint64_t now_ms __rte_unused)
+newreno_timeout(struct tcp_conn *c)
 {
+	hystart_end(c);
 	c->ssthresh = RTE_MAX(flight(c) / 2, 2u * c->mss);
 	c->cwnd = c->mss;	/* the loss window (RFC 5681 3.1) */
+}
+
+/* tcp_undo.c put back ssthresh: cwnd as it was before (Linux's
+ * tcp_reno_undo_cwnd()). */
+static uint32_t
+newreno_undo(struct tcp_conn *c)
+{
+	hystart_end(c);
+	return RTE_MAX(c->cwnd, c->prior_cwnd);
 }
 
 const struct tcp_cc_ops tcp_cc_newreno = {
@@ -56,6 +166,7 @@ const struct tcp_cc_ops tcp_cc_newreno = {
 	.enter_recovery = newreno_enter_recovery,
 	.exit_recovery = newreno_exit_recovery,
 	.timeout = newreno_timeout,
+	.undo = newreno_undo,
 };
 
 /* CUBIC (RFC 9438): after a loss the window follows
@@ -73,6 +184,7 @@ cubic_init(struct tcp_conn *c)
 	newreno_init(c);
 	c->cc_epoch_ms = 0;
 	c->cc_w_max = 0;
+	c->cc_w_max_prior = 0;
 	c->cc_w_est = 0;
 	c->cc_origin = 0;
 	c->cc_k_ms = 0;
@@ -85,6 +197,8 @@ cubic_loss(struct tcp_conn *c)
 {
 	uint32_t cwnd = c->cwnd;
 
+	hystart_end(c);
+	c->cc_w_max_prior = c->cc_w_max;
 	if (cwnd < c->cc_w_max)
 		c->cc_w_max = (uint32_t)((uint64_t)cwnd * (10 + CUBIC_BETA_10) /
 				20);
@@ -96,12 +210,14 @@ cubic_loss(struct tcp_conn *c)
 }
 
 static void
-cubic_acked(struct tcp_conn *c, uint32_t bytes, uint64_t now_ms)
+cubic_acked(struct tcp_conn *c, const struct tcp_ack_info *ai)
 {
 	double mss = c->mss, t, target, w_cubic, alpha;
+	uint64_t now_ms = ai->now_us / 1000;
+	uint32_t bytes = ai->acked;
 
 	if (c->cwnd < c->ssthresh) {
-		c->cwnd += RTE_MIN(bytes, (uint32_t)c->mss);
+		slow_start(c, ai);
 		return;
 	}
 	if (c->cc_epoch_ms == 0) {	/* 4.2: a new epoch */
@@ -117,7 +233,7 @@ cubic_acked(struct tcp_conn *c, uint32_t bytes, uint64_t now_ms)
 		}
 	}
 	/* the window one RTT ahead, bounded to [cwnd, 1.5 cwnd] (4.4) */
-	t = (double)(now_ms - c->cc_epoch_ms + c->srtt) / 1000.0;
+	t = (double)(now_ms - c->cc_epoch_ms) / 1000.0 + c->srtt_us / 1e6;
 	w_cubic = CUBIC_C * pow(t - c->cc_k_ms / 1000.0, 3) * mss + c->cc_origin;
 	target = RTE_MIN(RTE_MAX(w_cubic, (double)c->cwnd), 1.5 * c->cwnd);
 	/* 4.3: the Reno-friendly estimate */
@@ -131,19 +247,30 @@ cubic_acked(struct tcp_conn *c, uint32_t bytes, uint64_t now_ms)
 }
 
 static void
-cubic_enter_recovery(struct tcp_conn *c, uint64_t now_ms __rte_unused)
+cubic_enter_recovery(struct tcp_conn *c)
 {
 	cubic_loss(c);
 	c->cwnd = c->ssthresh;
 }
 
 static void
-cubic_timeout(struct tcp_conn *c, uint64_t now_ms __rte_unused)
+cubic_timeout(struct tcp_conn *c)
 {
 	if (c->backoff <= 1 && !(c->flags & (TCP_F_RECOVERY | TCP_F_LOSS)))
 		cubic_loss(c);	/* once for the episode, as Linux */
 	c->cc_epoch_ms = 0;
 	c->cwnd = c->mss;
+}
+
+/* 4.9: a spurious reduction takes back its W_max; the next ACK starts a
+ * new epoch from the window restored. */
+static uint32_t
+cubic_undo(struct tcp_conn *c)
+{
+	if (c->cc_w_max_prior > c->cc_w_max)
+		c->cc_w_max = c->cc_w_max_prior;
+	c->cc_epoch_ms = 0;
+	return newreno_undo(c);
 }
 
 const struct tcp_cc_ops tcp_cc_cubic = {
@@ -153,4 +280,5 @@ const struct tcp_cc_ops tcp_cc_cubic = {
 	.enter_recovery = cubic_enter_recovery,
 	.exit_recovery = newreno_exit_recovery,
 	.timeout = cubic_timeout,
+	.undo = cubic_undo,
 };

@@ -24,13 +24,13 @@ enum tcp_state {
 };
 
 /*
- * A connection's three rings (the send queue's chunks, the out-of-order
- * segments, the scoreboard) live in a block of its own, struct tcp_bufs,
- * taken from the shard's pool when the connection first has something to
- * keep (data to send, a segment out of order) and given back once all
- * three are empty again (tcp_bufs.c): an idle connection holds only its
- * counts, a few hundred bytes. Where a ring's pointer is NULL its count
- * is zero.
+ * A connection's send-side rings (the send queue's chunks, the
+ * scoreboard) live in a block of its own, struct tcp_bufs, taken from the
+ * shard's pool when the connection first has something to send and given
+ * back once both are empty again (tcp_bufs.c); the receive queue's ring
+ * is a block of another pool, taken while it holds something
+ * (tcp_rcvq.c): an idle connection holds only its counts. Where a ring's
+ * pointer is NULL its count is zero.
  */
 
 /* Send queue: the byte stream from snd_una on, as a ring of mbufs holding
@@ -46,21 +46,33 @@ struct tcp_sndq {
 	uint32_t bytes;		/* bytes queued from snd_una */
 };
 
-/* Received out-of-order segments, kept (as received mbufs) in sequence
- * order without overlap, up to TCP_OOO_SEGS and the receive window. */
-#define TCP_OOO_SEGS 32
+/* The receive queue: received segments the upper layer has not taken,
+ * kept as the mbufs they came in, in sequence order without overlap, in a
+ * ring. The first `held` entries are in order, [rcv_read, rcv_nxt)
+ * without gaps (acknowledged, waiting for the upper layer's room); the
+ * others are out of order, after a hole (SACKed). At most TCP_RCVQ_SEGS
+ * segments, and what the window allows. The ring is a block of the
+ * shard's pool (made as needed, tcp_config.rcvq_max at most), taken while
+ * the queue is not empty: most connections never hold anything. */
+#define TCP_RCVQ_SEGS 256	/* a power of two */
 
-struct tcp_ooo_ring {
-	struct rte_mbuf *m[TCP_OOO_SEGS];
-	uint32_t seq[TCP_OOO_SEGS];
-	uint16_t off[TCP_OOO_SEGS];	/* payload offset in the mbuf */
-	uint16_t len[TCP_OOO_SEGS];
+struct tcp_rcvq_ent {
+	struct rte_mbuf *m;
+	uint32_t seq;
+	uint16_t off;		/* payload offset in the mbuf */
+	uint16_t len;
 };
 
-struct tcp_ooo {
-	struct tcp_ooo_ring *a;	/* or NULL */
-	uint8_t n;
-	uint32_t last_seq;	/* most recent arrival: first SACK block */
+struct tcp_rcvq_blk {
+	struct tcp_rcvq_ent e[TCP_RCVQ_SEGS];
+};
+
+struct tcp_rcvq {
+	struct tcp_rcvq_blk *blk;	/* NULL while empty */
+	uint16_t head;
+	uint16_t n;
+	uint16_t held;		/* of them, in order */
+	uint32_t last_seq;	/* most recent out-of-order arrival: first SACK block */
 };
 
 /* The scoreboard (RFC 6675) and RACK's transmit record (RFC 8985): one
@@ -77,11 +89,18 @@ struct tcp_ooo {
 #define TCP_SEG_LOST 0x02	/* marked lost: to be retransmitted */
 #define TCP_SEG_RETRANS 0x04	/* retransmitted, not since found lost */
 #define TCP_SEG_EVER_RETRANS 0x08	/* sent more than once (RTT ambiguity) */
+#define TCP_SEG_APP_LIMITED 0x10	/* sent while the sender was app-limited */
 
 struct tcp_seg {
 	uint32_t end;
-	uint32_t xmit_ms;	/* last transmission, low bits of the clock */
+	uint32_t xmit_us;	/* last transmission, low bits of the clock */
 	uint32_t xmit_no;	/* per-connection transmission order */
+	/* The delivery rate's state when it was last sent (tcp_rate.c):
+	 * bytes delivered then and when, and the start of that send
+	 * phase. */
+	uint32_t tx_delivered;
+	uint32_t tx_delivered_us;
+	uint32_t tx_first_us;
 	uint8_t flags;
 };
 
@@ -90,17 +109,54 @@ struct tcp_block {
 	uint32_t end;
 };
 
+/* BBR v1's model of the path, as Linux's tcp_bbr.c keeps it, in bytes:
+ * the windowed max of the delivery rate over 10 round trips (three
+ * samples: Linux's minmax), the min RTT of 10 s, the round trips counted
+ * by delivered data, the mode and its gains, the pipe-full test, PROBE_RTT
+ * and the ACK aggregation estimate. */
+struct tcp_bbr_sample {
+	uint32_t t;		/* round trip count */
+	uint64_t v;		/* bytes per second */
+};
+
+struct tcp_bbr {
+	struct tcp_bbr_sample bw[3];
+	uint64_t full_bw;	/* bw at the last growth of a quarter */
+	uint64_t min_rtt_stamp_ms;
+	uint64_t probe_rtt_done_ms;	/* 0: not yet timed */
+	uint32_t cycle_us;	/* start of the gain cycle's phase */
+	uint32_t ack_epoch_us;
+	uint32_t min_rtt_us;	/* UINT32_MAX: none */
+	uint32_t rtt_cnt;
+	uint32_t next_rtt_delivered;
+	uint32_t prior_cwnd;
+	uint32_t ack_epoch_acked;
+	uint32_t extra_acked[2];
+	uint16_t pacing_gain;	/* in 1/256 */
+	uint16_t cwnd_gain;
+	uint8_t mode;		/* enum tcp_bbr_mode */
+	uint8_t prev_ca_state;	/* enum tcp_ca_state */
+	uint8_t cycle_idx;
+	uint8_t full_bw_cnt;
+	uint8_t extra_acked_win_rtts;
+	uint8_t extra_acked_win_idx;
+	bool round_start;
+	bool full_bw_reached;
+	bool packet_conservation;
+	bool idle_restart;
+	bool probe_rtt_round_done;
+	bool has_seen_rtt;
+};
+
 struct tcp_bufs {
 	struct rte_mbuf *chunk[TCP_SNDQ_SLOTS];
-	struct tcp_ooo_ring ooo;
 	struct tcp_seg segs[TCP_SEG_RING];
-	struct tcp_bufs *free_next;
 };
 
 #define TCP_F_FIN_QUEUED 0x0001	/* close requested: FIN follows the data */
 #define TCP_F_ACK_NOW 0x0002	/* an ACK is owed now */
 #define TCP_F_IN_INPUT 0x0004	/* inside segment processing: defer frees */
-#define TCP_F_RTT_TIMING 0x0008	/* rtt_seq is being timed (Karn) */
+#define TCP_F_RTT_TIMING 0x0008	/* our SYN is being timed (Karn) */
 #define TCP_F_RECOVERY 0x0010	/* fast recovery (RFC 6582 / RFC 6675) */
 #define TCP_F_DEAD 0x0020	/* freed when input unwinds */
 #define TCP_F_OPT_WS 0x0100	/* window scaling negotiated (RFC 7323) */
@@ -113,6 +169,12 @@ struct tcp_bufs {
 #define TCP_F_REO_ARMED 0x0040	/* the rexmit timer is RACK's reordering timer */
 #define TCP_F_TLP_RXT 0x0080	/* the outstanding probe was a retransmission */
 #define TCP_F_LOSS 0x8000	/* recovering from a timeout until recover */
+#define TCP_F_UNDO 0x10000	/* undo_marker is set: a reduction may be undone */
+#define TCP_F_FRTO 0x20000	/* F-RTO (RFC 5682) watches this timeout */
+#define TCP_F_FRTO_NEW 0x40000	/* F-RTO sends new data, not retransmissions */
+#define TCP_F_FIN_OWED 0x80000	/* the peer's FIN, told once held data is taken */
+#define TCP_F_DELIVER 0x100000	/* room was pushed: offer held data at the flush */
+#define TCP_F_PACING 0x200000	/* congestion control paces: pacing_rate holds */
 
 struct tcp_conn {
 	struct tw_timer rexmit;	/* retransmission and persist */
@@ -126,7 +188,7 @@ struct tcp_conn {
 	uint32_t index;		/* slot in the shard's table */
 	uint32_t gen;		/* bumped on free: stale references see it */
 	uint32_t out_epoch;	/* == the stack's: waits in its out list */
-	uint16_t flags;
+	uint32_t flags;
 	uint8_t state;
 	uint8_t backoff;	/* consecutive timeouts */
 	uint8_t dupacks;
@@ -166,12 +228,12 @@ struct tcp_conn {
 	uint32_t prr_out;
 	uint32_t recover_fs;
 	/* RACK (RFC 8985) and TLP */
-	uint32_t rack_xmit_ms;	/* of the most recently sent segment delivered */
+	uint32_t rack_xmit_us;	/* of the most recently sent segment delivered */
 	uint32_t rack_xmit_no;
 	uint32_t rack_end;
-	uint32_t rack_rtt;	/* ms, of that segment */
+	uint32_t rack_rtt_us;	/* of that segment */
 	uint32_t rack_fack;	/* highest end SACKed or acknowledged */
-	uint32_t min_rtt;	/* ms; UINT32_MAX before a sample */
+	uint32_t min_rtt_us;	/* UINT32_MAX before a sample */
 	uint32_t dsack_round;	/* snd_max when the multiplier last grew */
 	uint32_t tlp_end;	/* snd_max after the outstanding probe */
 	uint32_t xmit_no;	/* transmissions so far */
@@ -183,53 +245,204 @@ struct tcp_conn {
 	uint16_t nsegs;
 	uint32_t ts_offset;	/* random per connection (RFC 7323): here, it
 				 * fills what would be padding */
+	/* the delivery rate (tcp_rate.c, Linux's tcp_rate.c): bytes
+	 * delivered (acknowledged or SACKed), when the last were, the send
+	 * time of the most recently delivered segment, and the delivered
+	 * mark past which samples are no longer app-limited (0: none) */
+	uint32_t delivered;
+	uint32_t delivered_us;
+	uint32_t first_tx_us;
+	uint32_t app_limited;
+	/* pacing (tcp_pace.c): bytes per second, the earliest time the next
+	 * segment may leave, the slot in the shard's pacing heap (+1) */
+	uint64_t pacing_rate;
+	uint64_t pace_next_us;
+	uint32_t pace_slot;
 	/* congestion control's own state (CUBIC) */
 	uint64_t cc_epoch_ms;	/* start of the current epoch, 0 = none */
 	uint32_t cc_w_max;	/* bytes */
+	uint32_t cc_w_max_prior;	/* before the last loss: for an undo */
 	uint32_t cc_w_est;	/* bytes, the Reno-friendly estimate */
 	uint32_t cc_origin;	/* cwnd at the start of the epoch */
 	uint32_t cc_k_ms;	/* time to reach W_max */
+	/* HyStart++ (RFC 9406) in the initial slow start */
+	uint8_t hs_state;	/* enum tcp_hystart */
+	uint8_t hs_css_rounds;	/* rounds spent in CSS */
+	uint8_t hs_samples;	/* RTT samples this round */
+	uint32_t hs_round_end;	/* snd_max when the round began */
+	uint32_t hs_last_min_us;	/* the last round's least RTT */
+	uint32_t hs_cur_min_us;		/* this round's */
+	uint32_t hs_css_base_us;	/* the round's that began CSS */
+	/* Undo of a window reduction proven spurious (RFC 3708, RFC 3522,
+	 * RFC 5682), as Linux: what the window was, where the episode
+	 * began, how many of its retransmissions no D-SACK has shown
+	 * needless yet (-1: none sent), the TSval of its first. */
+	uint32_t prior_cwnd;
+	uint32_t prior_ssthresh;
+	uint32_t undo_marker;
+	int16_t undo_retrans;
+	uint32_t retrans_stamp;
+	struct tcp_bbr bbr;	/* BBR's model (tcp_bbr.c) */
 	/* receive sequence space */
 	uint32_t irs;
 	uint32_t rcv_nxt;
 	uint32_t rcv_adv;	/* right edge of the last advertised window */
 	uint32_t rcv_space;	/* what the upper layer can take now */
+	uint32_t rcv_read;	/* what the upper layer took: held data starts */
 	uint32_t last_ack_sent;
+	/* the receive buffer (tcp_rcvbuf.c): its size, what the upper layer
+	 * took in the round trip measured from rcvq_seq at rcvq_time_us, and
+	 * the most it took in one; the receiver's RTT, measured by the time
+	 * a window takes to arrive (from rcv_rtt_seq at rcv_rtt_time_us) */
+	uint32_t rcvbuf;
+	uint32_t rcvq_space;
+	uint32_t rcvq_seq;
+	uint32_t rcv_rtt_us;
+	uint32_t rcv_rtt_seq;
+	uint64_t rcvq_time_us;
+	uint64_t rcv_rtt_time_us;
+	uint64_t rcvbuf_used_ms;	/* data came or was taken: not idle */
+	/* the starts of a time of sending held back by the peer's window,
+	 * and of a window advertised closed (0: not in one) */
+	uint64_t rwnd_limited_since_us;
+	uint64_t zero_window_since_us;
 	/* timestamps (RFC 7323) */
 	uint32_t ts_recent;
 	uint64_t ts_recent_ms;
 	uint64_t last_rx_ms;	/* for keepalive and idle */
 	uint64_t invalid_ack_next_ms;	/* earliest answer to an unacceptable segment */
-	/* RFC 6298 estimator, milliseconds */
-	uint32_t srtt;
-	uint32_t rttvar;
-	uint32_t rto;
-	uint32_t rtt_seq;
-	uint64_t rtt_start;
+	/* RFC 6298 estimator, microseconds */
+	uint32_t srtt_us;	/* 0: no sample yet */
+	uint32_t rttvar_us;
+	uint32_t rto_us;
+	uint32_t rtt_seq;	/* the handshake's, timed (Karn) */
+	uint64_t rtt_start_us;
 	struct tcp_sndq sndq;
-	struct tcp_ooo ooo;
+	struct tcp_rcvq rcvq;
 	struct tcp_seg *segs;	/* TCP_SEG_RING; valid: seg_head, nsegs */
 };
 
-/* Congestion control behind a small interface: NewReno and CUBIC. Times
- * are the stack's clock in milliseconds. */
+enum tcp_hystart {
+	TCP_HS_OFF,		/* not the initial slow start, or it ended */
+	TCP_HS_SS,		/* slow start, watching the rounds' RTTs */
+	TCP_HS_CSS,		/* Conservative Slow Start */
+};
+
+/* What one ACK did, gathered as it acknowledges and SACKs segments
+ * (Linux's tcp_clean_rtx_queue() and tcp_sacktag_one()): the RTT of the
+ * oldest segment it newly acknowledges, of the oldest it newly SACKs
+ * (both never sent twice), of the newest of them (UINT32_MAX: no
+ * sample), whether it acknowledged a resent segment (Karn's rule then
+ * forbids the first) or delivered one never resent and sent before the
+ * episode began (F-RTO's test, RFC 5682 3.1); then the bytes it
+ * acknowledged, SACKed, and whether it carried a D-SACK. */
+struct tcp_ack_info {
+	const struct tcp_view *t;	/* the segment */
+	uint64_t now_us;
+	uint32_t seq_rtt_us;
+	uint32_t sack_rtt_us;
+	uint32_t ca_rtt_us;
+	bool retrans_acked;
+	bool orig_delivered;
+	bool dsack;
+	bool dup;		/* a duplicate ACK (RFC 5681) */
+	uint32_t acked;		/* snd_una moved by this much */
+	uint32_t sacked;	/* newly SACKed bytes */
+	/* for controllers that model the path (tcp_rate.c): bytes newly
+	 * delivered, newly marked lost, the pipe before the ACK; the rate
+	 * sample from the most recently sent segment delivered (its
+	 * transmission order, the delivered count and time when it was
+	 * sent, its send phase), then the sample itself: bytes delivered
+	 * over interval_us (valid only when rs_valid) */
+	uint32_t delivered;
+	uint32_t losses;
+	uint32_t prior_in_flight;
+	bool rs_has_prior;
+	bool rs_app_limited;
+	bool rs_valid;
+	uint32_t rs_xmit_no;
+	uint32_t rs_prior_delivered;
+	uint32_t rs_prior_us;
+	uint32_t rs_send_us;
+	uint32_t rs_delivered;
+	uint32_t rs_interval_us;
+};
+
+static inline void
+tcp_ack_info_init(struct tcp_ack_info *ai, const struct tcp_view *t,
+		uint64_t now_us)
+{
+	ai->t = t;
+	ai->now_us = now_us;
+	ai->seq_rtt_us = UINT32_MAX;
+	ai->sack_rtt_us = UINT32_MAX;
+	ai->ca_rtt_us = UINT32_MAX;
+	ai->retrans_acked = false;
+	ai->orig_delivered = false;
+	ai->dsack = false;
+	ai->dup = false;
+	ai->acked = 0;
+	ai->sacked = 0;
+	ai->delivered = 0;
+	ai->losses = 0;
+	ai->prior_in_flight = 0;
+	ai->rs_has_prior = false;
+	ai->rs_app_limited = false;
+	ai->rs_valid = false;
+}
+
+enum tcp_bbr_mode {
+	TCP_BBR_STARTUP,
+	TCP_BBR_DRAIN,
+	TCP_BBR_PROBE_BW,
+	TCP_BBR_PROBE_RTT,
+};
+
+/* Linux's congestion states, as BBR tells them apart. */
+enum tcp_ca_state {
+	TCP_CA_OPEN,
+	TCP_CA_RECOVERY,
+	TCP_CA_LOSS,
+};
+
+static inline enum tcp_ca_state
+tcp_ca_state(const struct tcp_conn *c)
+{
+	return (c->flags & TCP_F_LOSS) ? TCP_CA_LOSS :
+		(c->flags & TCP_F_RECOVERY) ? TCP_CA_RECOVERY : TCP_CA_OPEN;
+}
+
+/* Congestion control behind a small interface: NewReno, CUBIC, BBR. */
 struct tcp_cc_ops {
 	const char *name;
 	void (*init)(struct tcp_conn *c);
-	/* New data acknowledged outside recovery. */
-	void (*acked)(struct tcp_conn *c, uint32_t bytes, uint64_t now_ms);
+	/* New data acknowledged outside recovery (not for cong_control's). */
+	void (*acked)(struct tcp_conn *c, const struct tcp_ack_info *ai);
 	/* Loss detected (RACK, duplicate ACKs, a TLP that repaired one):
 	 * set ssthresh and cwnd. */
-	void (*enter_recovery)(struct tcp_conn *c, uint64_t now_ms);
+	void (*enter_recovery)(struct tcp_conn *c);
 	/* Recovery without SACK ended with a full acknowledgement (with
 	 * SACK, PRR's recovery ends at ssthresh, tcp_recovery.c). */
 	void (*exit_recovery)(struct tcp_conn *c);
 	/* Retransmission timeout. */
-	void (*timeout)(struct tcp_conn *c, uint64_t now_ms);
+	void (*timeout)(struct tcp_conn *c);
+	/* The reduction was spurious (tcp_undo.c restored ssthresh): put
+	 * back the controller's own state; returns cwnd (Linux's
+	 * undo_cwnd). */
+	uint32_t (*undo)(struct tcp_conn *c);
+	/* A controller that models the path (BBR) sets cwnd and the pacing
+	 * rate itself, on every ACK once losses are marked, from the
+	 * delivery rate sample (Linux's cong_control): then neither PRR
+	 * nor acked() sets cwnd. NULL for the others. */
+	void (*cong_control)(struct net_stack *ns, struct tcp_conn *c,
+			const struct tcp_ack_info *ai);
+	/* Sending starts with nothing in flight (CA_EVENT_TX_START). */
+	void (*tx_start)(struct net_stack *ns, struct tcp_conn *c);
 };
 
 extern const struct tcp_cc_ops tcp_cc_newreno;
 extern const struct tcp_cc_ops tcp_cc_cubic;
+extern const struct tcp_cc_ops tcp_cc_bbr;
 
 
 /* Sequence-space comparisons (RFC 9293 3.4), wrap-safe. */
@@ -246,6 +459,10 @@ extern const struct tcp_cc_ops tcp_cc_cubic;
  * the minimum RTO (hundreds of round trips on a sub-millisecond path). */
 #define TCP_TLP_MAX 2
 #define TCP_TS_LEN 12		/* NOP NOP kind len val ecr */
+/* Added to the probe timeout of a flight of more than one segment:
+ * Linux's TCP_TIMEOUT_MIN (two jiffies), against the timers' granularity
+ * and the peer's scheduling. */
+#define TCP_PTO_MIN_EXTRA_US 2000
 
 static inline uint8_t
 tcp_family(const struct tcp_conn *c)
@@ -263,6 +480,7 @@ tcp_ip_hdr_len(uint8_t family)
 /* The connection's rings (tcp_bufs.c): taken now if it has none (false:
  * no memory for them); given back when the connection goes (they must be
  * empty then: nsegs is cleared), or by tcp_bufs_put_idle(). */
+void tcp_bufs_init(struct net_stack *ns);
 bool tcp_bufs_get(struct net_stack *ns, struct tcp_conn *c);
 void tcp_bufs_put(struct net_stack *ns, struct tcp_conn *c);
 void tcp_bufs_fini(struct net_stack *ns);
@@ -273,13 +491,13 @@ tcp_bufs_take(struct net_stack *ns, struct tcp_conn *c)
 	return likely(c->segs != NULL) || tcp_bufs_get(ns, c);
 }
 
-/* After input: with all three rings empty, they go back, once more than
+/* After input: with both rings empty, they go back, once more than
  * cfg.bufs_keep connections hold some. */
 static inline void
 tcp_bufs_put_idle(struct net_stack *ns, struct tcp_conn *c)
 {
 	if (c->segs != NULL && ns->stats->tcp_bufs_used > ns->cfg.bufs_keep &&
-			c->sndq.count == 0 && c->nsegs == 0 && c->ooo.n == 0)
+			c->sndq.count == 0 && c->nsegs == 0)
 		tcp_bufs_put(ns, c);
 }
 
@@ -314,7 +532,10 @@ tcp_is_dead(const struct tcp_conn *c)
 	return c->flags & TCP_F_DEAD;
 }
 
-/* input: returns true if it kept m (queued out of order) */
+/* Offers held data to the upper layer outside input (it pushed room);
+ * false: the connection is gone. */
+bool tcp_deliver_held(struct net_stack *ns, struct tcp_conn *c);
+/* input: returns true if it kept m (in the receive queue) */
 bool tcp_input(struct net_stack *ns, struct rte_mbuf *m,
 		const struct ip_view *ip, const struct tcp_view *t,
 		const uint8_t *src_mac);
@@ -375,22 +596,60 @@ tcp_pipe(const struct tcp_conn *c)
 	return (int32_t)out < 0 ? c->retrans_bytes : out + c->retrans_bytes;
 }
 
+/* The delivery rate (tcp_rate.c) */
+/* A segment (entry s) goes out. */
+void tcp_rate_sent(struct net_stack *ns, struct tcp_conn *c,
+		struct tcp_seg *s, bool nothing_out);
+/* Entry s, len bytes, was newly delivered (acknowledged or SACKed). */
+void tcp_rate_delivered(struct tcp_conn *c, const struct tcp_seg *s,
+		uint32_t len, struct tcp_ack_info *ai);
+/* The ACK's sample, once its segments were counted. */
+void tcp_rate_gen(struct net_stack *ns, struct tcp_conn *c,
+		struct tcp_ack_info *ai);
+/* Nothing more to send, though cwnd allows: samples from here are
+ * app-limited until what is out now is delivered. */
+void tcp_rate_check_app_limited(struct tcp_conn *c);
+
+/* Pacing (tcp_pace.c) */
+int tcp_pace_init(struct net_stack *ns);
+void tcp_pace_fini(struct net_stack *ns);
+/* Whether a segment may leave now; if not, the connection is sent to at
+ * its time (pacing_waits). */
+bool tcp_pace_allows(struct net_stack *ns, struct tcp_conn *c);
+/* Segments a burst may have: Linux's TSO autosizing, about a millisecond
+ * of data at the pacing rate, 2 to 44. */
+uint32_t tcp_pace_burst_segs(const struct tcp_conn *c);
+/* len bytes left: the next may follow len / pacing_rate later. */
+void tcp_pace_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t len);
+/* Forgets a connection's turn (it is freed). */
+void tcp_pace_cancel(struct net_stack *ns, struct tcp_conn *c);
+/* Sends for the connections whose time came (net_timers_us). */
+void tcp_pace_run(struct net_stack *ns);
+/* Pacing for NewReno and CUBIC when tcp_config.pacing says so (Linux's
+ * tcp_update_pacing_rate()): twice cwnd per SRTT in slow start, 1.2
+ * times after. */
+void tcp_pace_update(struct net_stack *ns, struct tcp_conn *c);
+
 /* Records a (re)transmission of [seq, end) at the stack's clock. */
 void tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 		uint32_t end);
 /* Forgets entries the cumulative ACK covers; counts what it delivered
  * to RACK. Call before snd_una moves. */
-void tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack);
+void tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
+		struct tcp_ack_info *ai);
 /* RACK (RFC 8985 6.2 steps 2 and 3): a segment was delivered (SACKed or
  * newly acknowledged). */
 void tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_seg *s);
+		const struct tcp_seg *s, struct tcp_ack_info *ai, bool by_sack);
 /* The peer's SACK blocks into the scoreboard. Returns the bytes newly
  * SACKed; *dsack is set if one reported a duplicate (RFC 2883). */
 uint32_t tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_options *o, uint32_t ack, bool *dsack);
+		const struct tcp_options *o, uint32_t ack, bool *dsack,
+		struct tcp_ack_info *ai);
 /* Marks every entry not SACKed lost (after a timeout). */
 void tcp_seg_mark_all_lost(struct tcp_conn *c);
+/* Clears every lost mark (a timeout found spurious). */
+void tcp_seg_unmark_lost(struct tcp_conn *c);
 /* Marks lost the entries not SACKed whose payload is over max bytes (a
  * path MTU fell below them); returns the bytes marked. */
 uint32_t tcp_seg_mark_lost_above(struct tcp_conn *c, uint32_t max);
@@ -399,14 +658,29 @@ uint32_t tcp_seg_mark_lost_above(struct tcp_conn *c, uint32_t max);
  * marked and sets *timeout to when the next may be (0: none). */
 uint32_t tcp_rack_detect(struct net_stack *ns, struct tcp_conn *c,
 		uint32_t *timeout);
-/* RACK.reo_wnd (RFC 8985 6.2.4), ms. */
+/* RACK.reo_wnd (RFC 8985 6.2.4), microseconds. */
 uint32_t tcp_rack_reo_wnd(const struct tcp_conn *c);
 /* Per ACK of a SACK connection, once the scoreboard and snd_una are
- * up to date: RACK, the end of a probe's episode, entering, leaving and
- * pacing (PRR) fast recovery. delivered: bytes newly acknowledged or
- * SACKed; advanced: snd_una moved (the send timer is re-armed). */
-void tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c,
-		uint32_t delivered, bool dsack, bool advanced);
+ * up to date: undo, RACK, the end of a probe's episode, entering,
+ * leaving and pacing (PRR) fast recovery; the send timer re-armed when
+ * snd_una moved. Returns the bytes newly marked lost. */
+uint32_t tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_ack_info *ai);
+
+/* Undo (tcp_undo.c): RFC 3708's D-SACK, RFC 3522's timestamps (Eifel)
+ * and RFC 5682's F-RTO, as Linux undoes. */
+/* A reduction begins (fast recovery, a timeout): remember the window. */
+void tcp_undo_init(struct tcp_conn *c);
+/* A segment was retransmitted; tsval is its TSval (timestamps). */
+void tcp_undo_retransmitted(struct tcp_conn *c, uint32_t tsval);
+/* A D-SACK block [start, end) arrived. */
+void tcp_undo_dsack(struct tcp_conn *c, uint32_t start, uint32_t end);
+/* Per ACK, before loss detection: undoes what this ACK proves spurious
+ * (and runs F-RTO after a timeout). Returns true when it undid. */
+bool tcp_undo_ack(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_ack_info *ai);
+/* A timeout: F-RTO will watch it when allowed. */
+void tcp_frto_start(struct tcp_conn *c, bool new_episode);
 /* RACK's reordering timer fired. */
 void tcp_rack_timeout(struct net_stack *ns, struct tcp_conn *c);
 /* The next entry to retransmit at or after index *i (lost, not yet
@@ -416,12 +690,56 @@ bool tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
 /* The highest entry not SACKed: true with its range. */
 bool tcp_seg_last_unsacked(struct tcp_conn *c, uint32_t *start,
 		uint32_t *end);
-bool tcp_ooo_insert(struct net_stack *ns, struct tcp_conn *c,
-		struct rte_mbuf *m, uint32_t seq,
-		uint16_t off, uint16_t len);
-void tcp_ooo_deliver(struct net_stack *ns, struct tcp_conn *c);
-void tcp_ooo_free(struct tcp_conn *c);
-int tcp_ooo_blocks(const struct tcp_conn *c, struct tcp_block *out, int max);
+
+/* The receive queue (tcp_rcvq.c) */
+void tcp_rcvq_init(struct net_stack *ns);
+void tcp_rcvq_fini(struct net_stack *ns);
+/* Keeps [seq, seq + len) of m (payload at off), seq at or after rcv_nxt:
+ * in order, or after a hole. false: not kept (full, a duplicate, or the
+ * pool short), the caller frees m. */
+bool tcp_rcvq_insert(struct net_stack *ns, struct tcp_conn *c,
+		struct rte_mbuf *m, uint32_t seq, uint16_t off, uint16_t len);
+/* rcv_nxt past the out-of-order entries that now follow it, which are
+ * then held. */
+void tcp_rcvq_advance(struct net_stack *ns, struct tcp_conn *c);
+/* Offers held data to the upper layer while it takes some; the peer's
+ * FIN is told once none is left. */
+void tcp_rcvq_deliver(struct net_stack *ns, struct tcp_conn *c);
+void tcp_rcvq_free(struct net_stack *ns, struct tcp_conn *c);
+/* SACK blocks of the out-of-order entries, the most recent arrival's
+ * first. */
+int tcp_rcvq_blocks(const struct tcp_conn *c, struct tcp_block *out, int max);
+/* Whether data after a hole is queued (SACK blocks to send). */
+static inline bool
+tcp_rcvq_has_holes(const struct tcp_conn *c)
+{
+	return c->rcvq.n > c->rcvq.held;
+}
+/* Bytes held in order for the upper layer. */
+static inline uint32_t
+tcp_rcvq_held_bytes(const struct tcp_conn *c)
+{
+	return c->rcv_nxt - c->rcv_read;
+}
+
+/* The receive buffer (tcp_rcvbuf.c) */
+void tcp_rcvbuf_init(struct net_stack *ns, struct tcp_conn *c);
+/* Gives the buffer back (the connection receives no more). */
+void tcp_rcvbuf_release(struct net_stack *ns, struct tcp_conn *c);
+/* In-order data arrived: the receiver's RTT. */
+void tcp_rcvbuf_data_in(struct net_stack *ns, struct tcp_conn *c);
+/* The upper layer took data: once a round trip, the buffer follows twice
+ * what it took in one. */
+void tcp_rcvbuf_taken(struct net_stack *ns, struct tcp_conn *c);
+/* The idle timer: a grown buffer idle for TCP_RCVBUF_IDLE_MS shrinks. */
+#define TCP_RCVBUF_IDLE_MS 1000
+bool tcp_rcvbuf_idle_due(const struct net_stack *ns, const struct tcp_conn *c,
+		uint64_t *deadline);
+void tcp_rcvbuf_idle(struct net_stack *ns, struct tcp_conn *c);
+/* Times of limits (telemetry): sending held by the peer's window, our
+ * window closed. */
+void tcp_rwnd_limited(struct net_stack *ns, struct tcp_conn *c, bool limited);
+void tcp_zero_window(struct net_stack *ns, struct tcp_conn *c, bool closed);
 
 /* output */
 void tcp_send_syn(struct net_stack *ns, struct tcp_conn *c);
@@ -502,6 +820,15 @@ void tcp_output_listed(struct net_stack *ns);
 /* timers */
 void tcp_timer_fire(struct tw_timer *t, void *ctx);
 void tcp_arm_idle(struct net_stack *ns, struct tcp_conn *c);
-void tcp_rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r);
+/* An RTT sample, microseconds, into SRTT, RTTVAR and the RTO. */
+void tcp_rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r_us);
+/* The wheel's tick (a millisecond) at or after delay_us from now: a
+ * deadline of the microsecond clock on the millisecond wheel, never
+ * early. */
+static inline uint64_t
+tcp_deadline_ms(const struct net_stack *ns, uint64_t delay_us)
+{
+	return (ns->now_us + delay_us + 999) / 1000;
+}
 
 #endif /* EWYK_TCP_IMPL_H */

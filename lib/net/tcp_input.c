@@ -38,7 +38,8 @@ enter_time_wait(struct net_stack *ns, struct tcp_conn *c)
 	tw_cancel(&ns->wheel, &c->idle);
 	tcp_sndq_free(ns, &c->sndq);
 	tcp_sndq_wait_end(ns, c);
-	tcp_ooo_free(c);
+	tcp_rcvq_free(ns, c);
+	tcp_rcvbuf_release(ns, c);
 	tcp_bufs_put(ns, c);	/* nothing will be sent but ACKs */
 	tw_arm(&ns->wheel, &c->linger, ns->now_ms + ns->cfg.time_wait_ms);
 }
@@ -86,7 +87,7 @@ negotiate(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	}
 	c->snd_wnd = t->win;	/* never scaled in a SYN */
 	c->max_sndwnd = c->snd_wnd;
-	c->min_rtt = UINT32_MAX;
+	c->min_rtt_us = UINT32_MAX;
 	c->reo_wnd_mult = 1;
 	ns->cc->init(c);
 }
@@ -139,6 +140,7 @@ syn_input(struct net_stack *ns, const struct ip_view *ip,
 	ns->stats->tcp_syn_recv++;
 	c->irs = t->seq;
 	c->rcv_nxt = t->seq + 1;
+	c->rcv_read = c->rcv_nxt;
 	c->rcv_adv = c->rcv_nxt;
 	c->iss = tcp_isn(ns, &k);
 	c->snd_una = c->iss;
@@ -151,7 +153,7 @@ syn_input(struct net_stack *ns, const struct ip_view *ip,
 	tcp_send_syn_ack(ns, c);
 	c->flags |= TCP_F_RTT_TIMING;
 	c->rtt_seq = c->iss;
-	c->rtt_start = ns->now_ms;
+	c->rtt_start_us = ns->now_us;
 	tcp_arm_rexmit(ns, c);
 }
 
@@ -164,6 +166,7 @@ become_established(struct net_stack *ns, struct tcp_conn *c)
 	c->backoff = 0;
 	c->recover = c->iss;	/* RFC 6582 3.2 (1) */
 	c->rack_fack = c->snd_una;
+	tcp_rcvbuf_init(ns, c);
 	tw_cancel(&ns->wheel, &c->rexmit);
 	tcp_arm_idle(ns, c);
 }
@@ -215,6 +218,7 @@ cookie_ack_input(struct net_stack *ns, const struct ip_view *ip,
 	c->flags |= TCP_F_COOKIE;
 	c->irs = t->seq - 1;
 	c->rcv_nxt = t->seq;
+	c->rcv_read = c->rcv_nxt;
 	c->rcv_adv = c->rcv_nxt;
 	c->iss = t->ack - 1;
 	c->snd_una = t->ack;
@@ -292,6 +296,7 @@ syn_sent_input(struct net_stack *ns, struct tcp_conn *c,
 		return false;
 	c->irs = t->seq;
 	c->rcv_nxt = t->seq + 1;
+	c->rcv_read = c->rcv_nxt;
 	c->rcv_adv = c->rcv_nxt;
 	negotiate(ns, c, t);
 	c->snd_wl1 = t->seq;
@@ -305,7 +310,7 @@ syn_sent_input(struct net_stack *ns, struct tcp_conn *c,
 	c->snd_una = t->ack;
 	c->snd_wl2 = t->ack;
 	if (c->backoff == 0)
-		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
+		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_us - c->rtt_start_us));
 	c->flags &= ~TCP_F_RTT_TIMING;
 	become_established(ns, c);
 	c->flags |= TCP_F_ACK_NOW;
@@ -343,7 +348,7 @@ syn_received_input(struct net_stack *ns, struct tcp_conn *c,
 	c->snd_wl1 = t->seq - 1;	/* let this ACK set the window */
 	c->snd_wl2 = t->ack;
 	if (c->backoff == 0)
-		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
+		tcp_rtt_sample(ns, c, (uint32_t)(ns->now_us - c->rtt_start_us));
 	c->flags &= ~TCP_F_RTT_TIMING;
 	become_established(ns, c);
 	return hand_over(ns, c);
@@ -356,13 +361,14 @@ fast_retransmit(struct net_stack *ns, struct tcp_conn *c)
 {
 	c->flags |= TCP_F_RECOVERY;
 	c->recover = c->snd_max;
-	ns->cc->enter_recovery(c, ns->now_ms);
+	tcp_undo_init(c);
+	ns->cc->enter_recovery(c);
 	ns->stats->tcp.fast_retransmits++;
 	/* RFC 6582 3.2 (2): inflate by the segments that left. */
 	ns->stats->tcp.newreno_recoveries++;
 	c->cwnd += TCP_DUPTHRESH * (uint32_t)c->mss;
 	tcp_send_range(ns, c, c->snd_una, c->mss);
-	c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_TLP_ARMED);
+	c->flags &= ~TCP_F_TLP_ARMED;
 	tcp_arm_rexmit(ns, c);
 }
 
@@ -490,35 +496,57 @@ drop_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
 		c->snd_nxt = c->snd_una;
 }
 
-/* RTT: from the echoed timestamp, else Karn's timed segment. */
+/* RTT: as Linux's tcp_ack_update_rtt(), from the scoreboard's times of
+ * the segments this ACK delivered (the oldest newly acknowledged, not if
+ * a resent one was among them: Karn; else the oldest newly SACKed), in
+ * microseconds; failing those, from the echoed timestamp, in whole
+ * milliseconds, when the ACK moved snd_una. */
 static void
-rtt_from_ack(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
+rtt_from_ack(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t,
+		const struct tcp_ack_info *ai, bool acked)
 {
-	if ((c->flags & TCP_F_OPT_TS) && t->opt.has_ts && t->opt.ts_ecr != 0) {
-		uint32_t r = (uint32_t)ns->now_ms + c->ts_offset - t->opt.ts_ecr;
+	uint32_t r = ai->retrans_acked ? UINT32_MAX : ai->seq_rtt_us;
 
-		if (r < 3600000)
-			tcp_rtt_sample(ns, c, r);
-	} else if ((c->flags & TCP_F_RTT_TIMING) && SEQ_GT(t->ack, c->rtt_seq)) {
-		if (c->backoff == 0)
-			tcp_rtt_sample(ns, c, (uint32_t)(ns->now_ms - c->rtt_start));
-		c->flags &= ~TCP_F_RTT_TIMING;
+	if (r == UINT32_MAX)
+		r = ai->sack_rtt_us;
+	if (r == UINT32_MAX && acked && (c->flags & TCP_F_OPT_TS) &&
+			t->opt.has_ts && t->opt.ts_ecr != 0) {
+		uint32_t ms = (uint32_t)ns->now_ms + c->ts_offset - t->opt.ts_ecr;
+
+		if (ms < 3600000)
+			r = RTE_MAX(ms, 1u) * 1000;
 	}
+	if (r != UINT32_MAX)
+		tcp_rtt_sample(ns, c, r);
 }
 
 /* New data acknowledged: grow cwnd; without SACK, end recovery or resend
  * after a partial ACK (with SACK, tcp_recovery_ack() does). */
 static void
-cc_on_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
-		uint32_t acked)
+cc_on_ack(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_ack_info *ai)
 {
+	uint32_t acked = ai->acked;
+
 	if (!(c->flags & TCP_F_RECOVERY)) {
-		ns->cc->acked(c, acked, ns->now_ms);
+		uint8_t hs = c->hs_state;
+
+		if (ns->cc->acked == NULL)
+			return;		/* cong_control's, after recovery */
+		ns->cc->acked(c, ai);
+		if (hs != c->hs_state) {
+			/* HyStart++ moved: into CSS, or out of slow start
+			 * at CSS's end */
+			ns->stats->tcp.hystart_css_entries +=
+				c->hs_state == TCP_HS_CSS;
+			ns->stats->tcp.hystart_exits +=
+				c->hs_state == TCP_HS_OFF;
+		}
 		return;
 	}
 	if (c->flags & TCP_F_OPT_SACK)
 		return;
-	if (SEQ_GEQ(ack, c->recover)) {
+	if (SEQ_GEQ(c->snd_una, c->recover)) {
 		c->flags &= ~TCP_F_RECOVERY;
 		ns->cc->exit_recovery(c);
 	} else {
@@ -556,11 +584,14 @@ static int
 ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 {
 	uint32_t win = (uint32_t)t->win << c->snd_wscale;
-	uint32_t acked = 0, data_acked = 0, delivered = 0;
-	bool fin = false, dup, dsack = false;
+	uint32_t acked = 0, data_acked = 0;
+	bool fin = false, dup;
+	struct tcp_ack_info ai;
 
 	if (!ack_acceptable(ns, c, t))
 		return ACK_DROP;
+	tcp_ack_info_init(&ai, t, ns->now_us);
+	ai.prior_in_flight = tcp_pipe(c);
 	dup = is_dupack(c, t, win);	/* before the window moves */
 	update_snd_wnd(c, t, win);
 	if (SEQ_GT(t->ack, c->snd_una)) {
@@ -568,26 +599,38 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 		fin = (c->flags & TCP_F_FIN_QUEUED) &&
 			t->ack == c->snd_una + c->sndq.bytes + 1;
 		data_acked = RTE_MIN(acked, c->sndq.bytes);
-		tcp_seg_acked(ns, c, t->ack);
+		tcp_seg_acked(ns, c, t->ack, &ai);
 		drop_acked(ns, c, t->ack, data_acked);
-		rtt_from_ack(ns, c, t);
 		c->backoff = 0;
-		delivered = acked;
 	}
 	if (c->flags & TCP_F_OPT_SACK)
-		delivered += tcp_sack_update(ns, c, &t->opt, c->snd_una, &dsack);
+		ai.sacked = tcp_sack_update(ns, c, &t->opt, c->snd_una,
+				&ai.dsack, &ai);
+	ai.acked = acked;
+	ai.dup = dup;
+	rtt_from_ack(ns, c, t, &ai, acked > 0);
+	/* Without SACK, timestamps may undo a recovery before its end
+	 * (with SACK, tcp_recovery_ack() undoes). */
+	if (!(c->flags & TCP_F_OPT_SACK))
+		tcp_undo_ack(ns, c, &ai);
 	if (dup) {
 		dupack_input(ns, c);
 	} else if (acked > 0) {
-		cc_on_ack(ns, c, t->ack, acked);
+		cc_on_ack(ns, c, &ai);
 	}
 	if (c->flags & TCP_F_OPT_SACK) {
-		tcp_recovery_ack(ns, c, delivered, dsack, acked > 0);
+		ai.losses = tcp_recovery_ack(ns, c, &ai);
 	} else if (acked > 0) {
 		if ((c->flags & TCP_F_LOSS) && SEQ_GEQ(c->snd_una, c->recover))
 			c->flags &= ~TCP_F_LOSS;
 		tcp_tlp_end(c);
 		tcp_arm_send_timer(ns, c);
+	}
+	if (ns->cc->cong_control != NULL) {
+		tcp_rate_gen(ns, c, &ai);
+		ns->cc->cong_control(ns, c, &ai);
+	} else {
+		tcp_pace_update(ns, c);
 	}
 	if (acked == 0)
 		return ACK_OK;
@@ -601,10 +644,16 @@ fin_input(struct net_stack *ns, struct tcp_conn *c)
 {
 	c->rcv_nxt++;
 	c->flags |= TCP_F_ACK_NOW;
+	/* The FIN reaches the upper layer after the data held for it
+	 * (tcp_rcvq_deliver() tells it then). */
+	if (c->rcvq.held > 0)
+		c->flags |= TCP_F_FIN_OWED;
+	else
+		c->rcv_read++;
 	switch (c->state) {
 	case TCP_ESTABLISHED:
 		c->state = TCP_CLOSE_WAIT;
-		if (c->app != NULL)
+		if (c->rcvq.held == 0 && c->app != NULL)
 			c->up->peer_closed(c->up_ctx, c);
 		break;
 	case TCP_FIN_WAIT_1:
@@ -637,15 +686,17 @@ schedule_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t len,
 	}
 }
 
-/* Data of a segment. Returns true if it kept the mbuf in the
- * out-of-order queue. */
+/* Data of a segment: to the upper layer when nothing waits before it,
+ * and what it does not take into the receive queue, as what comes after
+ * a hole. Returns true if the queue kept the mbuf. */
 static bool
 data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 		const struct tcp_view *t, uint32_t win)
 {
 	const uint8_t *data = t->payload;
-	uint32_t seq = t->seq, len = t->len, taken;
-	bool had_holes = c->ooo.n > 0;
+	uint32_t seq = t->seq, len = t->len, taken = 0;
+	bool had_holes = tcp_rcvq_has_holes(c), kept = false;
+	uint16_t off;
 
 	if (SEQ_LT(seq, c->rcv_nxt)) {		/* partly old */
 		uint32_t skip = c->rcv_nxt - seq;
@@ -660,15 +711,16 @@ data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	}
 	if (SEQ_GT(seq + len, c->rcv_nxt + win))	/* beyond the window */
 		len = c->rcv_nxt + win - seq;
+	if (len == 0) {
+		c->flags |= TCP_F_ACK_NOW;
+		return false;
+	}
+	off = (uint16_t)(data - rte_pktmbuf_mtod(m, const uint8_t *));
 	if (seq != c->rcv_nxt) {
 		/* A hole before it: keep it for later, ask for the hole. */
-		bool kept = false;
-
 		ns->stats->tcp.ooo_segs++;
-		if (len > 0 && !mbufs_short(ns))
-			kept = tcp_ooo_insert(ns, c, m, seq,
-					(uint16_t)(data - rte_pktmbuf_mtod(m,
-					const uint8_t *)), (uint16_t)len);
+		if (!mbufs_short(ns))
+			kept = tcp_rcvq_insert(ns, c, m, seq, off, (uint16_t)len);
 		if (!kept) {
 			ns->stats->tcp.ooo_dropped++;
 			net_count_drop(ns, NET_DROP_TCP_OUT_OF_ORDER);
@@ -676,13 +728,45 @@ data_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 		c->flags |= TCP_F_ACK_NOW;
 		return kept;
 	}
-	taken = c->app != NULL ? c->up->recv(c->up_ctx, c, data, len) : len;
-	c->rcv_nxt += taken;
+	if (c->rcvq.held == 0) {
+		taken = c->app != NULL ? c->up->recv(c->up_ctx, c, data, len) :
+			len;
+		c->rcv_read += taken;
+		c->rcv_nxt += taken;
+		if (tcp_is_dead(c))
+			return false;
+	}
+	if (taken < len) {
+		if (!mbufs_short(ns))
+			kept = tcp_rcvq_insert(ns, c, m, seq + taken,
+					(uint16_t)(off + taken),
+					(uint16_t)(len - taken));
+		if (!kept)	/* unacknowledged: the peer sends it again */
+			ns->stats->tcp.rcvq_dropped++;
+	}
+	tcp_rcvq_advance(ns, c);
+	tcp_rcvbuf_data_in(ns, c);
+	if (taken > 0)
+		tcp_rcvbuf_taken(ns, c);
+	if (c->rcvq.held > 0 && (had_holes || taken == 0))
+		tcp_rcvq_deliver(ns, c);
 	if (tcp_is_dead(c))
-		return false;
-	if (had_holes)
-		tcp_ooo_deliver(ns, c);
+		return kept;
 	schedule_ack(ns, c, t->len, had_holes);
+	return kept;
+}
+
+/* The upper layer pushed room while held data waits (outside input):
+ * offer it now. false: the connection is gone. */
+bool
+tcp_deliver_held(struct net_stack *ns, struct tcp_conn *c)
+{
+	c->flags |= TCP_F_IN_INPUT;
+	tcp_rcvq_deliver(ns, c);
+	c->flags &= ~TCP_F_IN_INPUT;
+	if (!tcp_is_dead(c))
+		return true;
+	tcp_conn_free(ns, c);
 	return false;
 }
 
@@ -809,10 +893,9 @@ tcp_input(struct net_stack *ns, struct rte_mbuf *m, const struct ip_view *ip,
 	c->flags |= TCP_F_IN_INPUT;
 	kept = conn_input(ns, c, m, ip, t);
 	/* The upper layer may have made room (while sending, say): hand it
-	 * queued data that now follows rcv_nxt. */
-	if (!tcp_is_dead(c) && c->ooo.n > 0 &&
-			SEQ_LEQ(c->ooo.a->seq[0], c->rcv_nxt))
-		tcp_ooo_deliver(ns, c);
+	 * held data. */
+	if (!tcp_is_dead(c) && c->rcvq.held > 0 && c->rcv_space > 0)
+		tcp_rcvq_deliver(ns, c);
 	c->flags &= ~TCP_F_IN_INPUT;
 	if (tcp_is_dead(c)) {
 		tcp_conn_free(ns, c);

@@ -5,7 +5,9 @@
  * wire as refcounted clones of the send-queue mbufs, chained behind a header
  * mbuf, so sending and resending copy nothing; tiny payloads, and devices
  * without chained-mbuf TX, get a copy instead. Nothing here calls input, the
- * timers' handlers or the user calls.
+ * timers' handlers or the user calls, but at the flush: a connection whose
+ * upper layer pushed room is offered its held data first (input's
+ * tcp_deliver_held()).
  */
 #include <string.h>
 
@@ -158,9 +160,9 @@ data_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 		pkt_wr32(o + 8, c->ts_recent);
 		n = TCP_TS_LEN;
 	}
-	if ((c->flags & TCP_F_OPT_SACK) && c->ooo.n > 0) {
+	if ((c->flags & TCP_F_OPT_SACK) && tcp_rcvq_has_holes(c)) {
 		struct tcp_block b[4];
-		int k, nb = tcp_ooo_blocks(c, b, (TCP_HDR_OPT_MAX - n - 4) / 8);
+		int k, nb = tcp_rcvq_blocks(c, b, (TCP_HDR_OPT_MAX - n - 4) / 8);
 
 		o[n] = 1;
 		o[n + 1] = 1;
@@ -175,11 +177,16 @@ data_options(struct net_stack *ns, struct tcp_conn *c, uint8_t *o)
 	return n;
 }
 
+/* The room the upper layer pushed and the receive buffer, less what the
+ * buffer holds for it. */
 uint32_t
 tcp_rcv_window(const struct tcp_conn *c)
 {
-	uint32_t space = c->rcv_space;
+	uint64_t room = (uint64_t)c->rcv_space + c->rcvbuf;
+	uint32_t held = tcp_rcvq_held_bytes(c);
 	uint32_t max = TCP_WIN_FIELD_MAX << c->rcv_wscale;
+	uint32_t space = room > held ? (uint32_t)RTE_MIN(room - held,
+			(uint64_t)UINT32_MAX) : 0;
 
 	if (space > max)
 		space = max;
@@ -225,6 +232,8 @@ conn_spec(struct net_stack *ns, struct tcp_conn *c, struct seg_spec *s,
 	s->ack = c->rcv_nxt;
 	s->flags = flags;
 	s->win = (flags & TCP_RST) ? 0 : advertise(c, flags & TCP_SYN);
+	if (!(flags & TCP_RST))
+		tcp_zero_window(ns, c, s->win == 0);
 	if (opts != NULL && !(flags & (TCP_SYN | TCP_RST))) {
 		s->opts = opts;
 		s->optlen = data_options(ns, c, opts);
@@ -528,13 +537,17 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 		return false;
 	}
 	finish_segment(ns, &s, m);
-	if (SEQ_LT(seq, c->snd_max))
+	if (SEQ_LT(seq, c->snd_max)) {
 		ns->stats->tcp.retransmits++;
+		tcp_undo_retransmitted(c, (c->flags & TCP_F_OPT_TS) ?
+				(uint32_t)ns->now_ms + c->ts_offset : 0);
+	}
 	if (c->flags & TCP_F_RECOVERY) {
 		c->prr_out += len + fin;
 		ns->stats->tcp.prr_sends++;
 	}
 	tcp_seg_sent(ns, c, seq, seq + len + fin);
+	tcp_pace_sent(ns, c, len + fin);
 	return true;
 }
 
@@ -544,8 +557,8 @@ data_optlen(const struct tcp_conn *c)
 {
 	uint32_t n = (c->flags & TCP_F_OPT_TS) ? TCP_TS_LEN : 0;
 
-	if ((c->flags & TCP_F_OPT_SACK) && c->ooo.n > 0)
-		n += 4 + 8 * RTE_MIN((uint32_t)c->ooo.n,
+	if ((c->flags & TCP_F_OPT_SACK) && tcp_rcvq_has_holes(c))
+		n += 4 + 8 * RTE_MIN((uint32_t)(c->rcvq.n - c->rcvq.held),
 				(TCP_HDR_OPT_MAX - n - 4) / 8);
 	return n;
 }
@@ -601,7 +614,8 @@ retransmit_lost(struct net_stack *ns, struct tcp_conn *c)
 	bool sent = false;
 
 	while (c->lost_bytes > 0 && c->cwnd > tcp_pipe(c) &&
-			tcp_seg_next_lost(c, &i, &start, &end)) {
+			tcp_seg_next_lost(c, &i, &start, &end) &&
+			tcp_pace_allows(ns, c)) {
 		if (tcp_send_range(ns, c, start, end - start) == 0)
 			break;
 		sent = true;
@@ -643,11 +657,11 @@ tcp_window_grew(const struct tcp_conn *c)
 void
 tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint64_t t = (uint64_t)c->rto << c->backoff;
+	uint64_t t = (uint64_t)c->rto_us << c->backoff;
 
-	if (t > ns->cfg.rto_max_ms)
-		t = ns->cfg.rto_max_ms;
-	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + t);
+	if (t > (uint64_t)ns->cfg.rto_max_ms * 1000)
+		t = (uint64_t)ns->cfg.rto_max_ms * 1000;
+	tw_arm(&ns->wheel, &c->rexmit, tcp_deadline_ms(ns, t));
 }
 
 /* TCP_TLP_MAX probes per episode; in recovery too once nothing waits to
@@ -656,7 +670,7 @@ tcp_arm_rexmit(struct net_stack *ns, struct tcp_conn *c)
 bool
 tcp_tlp_allowed(const struct tcp_conn *c)
 {
-	return c->state == TCP_ESTABLISHED && c->srtt != 0 && c->backoff == 0 &&
+	return c->state == TCP_ESTABLISHED && c->srtt_us != 0 && c->backoff == 0 &&
 		c->lost_bytes <= c->retrans_bytes && !(c->flags & TCP_F_LOSS) &&
 		c->tlp_probes < TCP_TLP_MAX;
 }
@@ -682,16 +696,16 @@ tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
 	 * for the peer's delayed ACK, which a resent one must not be taken
 	 * for (RFC 8985 7.2, WCDelAckT); a probe of new data cannot be
 	 * spurious, and its second segment draws that ACK at once. */
-	pto = 2ull * c->srtt;
+	pto = 2ull * c->srtt_us;
 	pto += c->snd_max - c->snd_una <= c->mss && !tcp_tlp_new_data(c) ?
-		ns->cfg.delack_ms : 2;
+		(uint64_t)ns->cfg.delack_ms * 1000 : TCP_PTO_MIN_EXTRA_US;
 	pto <<= c->tlp_probes;
-	if (pto >= c->rto) {
+	if (pto >= c->rto_us) {
 		tcp_arm_rexmit(ns, c);
 		return;
 	}
 	c->flags |= TCP_F_TLP_ARMED;
-	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + pto);
+	tw_arm(&ns->wheel, &c->rexmit, tcp_deadline_ms(ns, pto));
 }
 
 /* The send loop ------------------------------------------------------- */
@@ -709,7 +723,8 @@ tcp_output_later(struct net_stack *ns, struct tcp_conn *c)
 	if (c->out_epoch == ns->out_epoch)
 		return;		/* listed already */
 	if (ns->out_n == NET_OUT_LATER) {
-		tcp_transmit(ns, c);
+		if (!(c->flags & TCP_F_DELIVER) || tcp_deliver_held(ns, c))
+			tcp_transmit(ns, c);
 		return;
 	}
 	c->out_epoch = ns->out_epoch;
@@ -729,7 +744,11 @@ tcp_output_listed(struct net_stack *ns)
 		struct tcp_conn *c = tcp_conn_get(ns, ns->out[i].index,
 				ns->out[i].gen);
 
-		if (c != NULL && !tcp_is_dead(c))
+		if (c == NULL || tcp_is_dead(c))
+			continue;
+		/* Room pushed outside input: held data first, so that the
+		 * window its taking opens goes out with what follows. */
+		if (!(c->flags & TCP_F_DELIVER) || tcp_deliver_held(ns, c))
 			tcp_transmit(ns, c);
 	}
 }
@@ -760,7 +779,8 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 	/* With SACK, and after a timeout, the scoreboard's pipe measures
 	 * what is out (RFC 6675); NewReno counts from snd_una. */
 	by_pipe = c->flags & (TCP_F_OPT_SACK | TCP_F_LOSS);
-	if (by_pipe)
+	/* F-RTO's new data goes in place of retransmissions. */
+	if (by_pipe && !(c->flags & TCP_F_FRTO_NEW))
 		retransmit_lost(ns, c);
 	for (;;) {
 		uint32_t off = c->snd_nxt - c->snd_una;
@@ -790,6 +810,12 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 				len < c->max_sndwnd / 2)
 			len = 0, fin = false;
 		if (len == 0 && !fin) {
+			/* Data waits and the peer's window, not cwnd, holds
+			 * it (Linux's rwnd_limited). */
+			tcp_rwnd_limited(ns, c, avail > 0 && by_rwnd < (int32_t)
+					RTE_MIN(avail, seg_max) &&
+					by_rwnd <= by_cwnd);
+			tcp_rate_check_app_limited(c);
 			if (c->flags & TCP_F_ACK_NOW)
 				tcp_send_ack(ns, c);
 			/* Zero window with data waiting: probe on the timer. */
@@ -798,14 +824,16 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 				tcp_arm_rexmit(ns, c);
 			return;
 		}
+		if (!tcp_pace_allows(ns, c)) {
+			/* Its turn comes from the pacing queue. */
+			if (c->flags & TCP_F_ACK_NOW)
+				tcp_send_ack(ns, c);
+			return;
+		}
+		if (c->snd_una == c->snd_max && ns->cc->tx_start != NULL)
+			ns->cc->tx_start(ns, c);
 		if (!send_data(ns, c, c->snd_nxt, len, fin))
 			return;		/* out of mbufs: the timer retries */
-		if (!SEQ_LT(c->snd_nxt, c->snd_max) &&
-				!(c->flags & (TCP_F_RTT_TIMING | TCP_F_OPT_TS))) {
-			c->flags |= TCP_F_RTT_TIMING;
-			c->rtt_seq = c->snd_nxt;
-			c->rtt_start = ns->now_ms;
-		}
 		c->snd_nxt += len + fin;
 		if (SEQ_GT(c->snd_nxt, c->snd_max))
 			c->snd_max = c->snd_nxt;

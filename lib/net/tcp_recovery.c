@@ -20,9 +20,9 @@ sent_after(uint32_t a_no, uint32_t b_no)
 
 void
 tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_seg *s)
+		const struct tcp_seg *s, struct tcp_ack_info *ai, bool by_sack)
 {
-	uint32_t rtt = (uint32_t)ns->now_ms - s->xmit_ms;
+	uint32_t rtt = (uint32_t)ns->now_us - s->xmit_us;
 
 	if (SEQ_LT(c->rack_fack, c->snd_una))
 		c->rack_fack = c->snd_una;	/* kept in the window */
@@ -33,16 +33,27 @@ tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
 	if (SEQ_GT(s->end, c->rack_fack))
 		c->rack_fack = s->end;
 	if (s->flags & TCP_SEG_EVER_RETRANS) {
+		if (!by_sack)
+			ai->retrans_acked = true;
 		/* Which transmission was delivered is ambiguous: one
 		 * faster than any path seen answers an earlier one. */
-		if (rtt < c->min_rtt)
+		if (rtt < c->min_rtt_us)
 			return;
-	} else if (rtt < c->min_rtt) {
-		c->min_rtt = rtt;
+	} else {
+		uint32_t *oldest = by_sack ? &ai->sack_rtt_us : &ai->seq_rtt_us;
+
+		if (SEQ_LEQ(s->end, c->recover))
+			ai->orig_delivered = true;
+		if (*oldest == UINT32_MAX || rtt > *oldest)
+			*oldest = rtt;
+		if (rtt < ai->ca_rtt_us)
+			ai->ca_rtt_us = rtt;
+		if (rtt < c->min_rtt_us)
+			c->min_rtt_us = rtt;
 	}
 	if (sent_after(s->xmit_no, c->rack_xmit_no)) {
-		c->rack_rtt = rtt;
-		c->rack_xmit_ms = s->xmit_ms;
+		c->rack_rtt_us = rtt;
+		c->rack_xmit_us = s->xmit_us;
 		c->rack_xmit_no = s->xmit_no;
 		c->rack_end = s->end;
 	}
@@ -59,10 +70,10 @@ tcp_rack_reo_wnd(const struct tcp_conn *c)
 		if (c->sacked_bytes >= TCP_DUPTHRESH * (uint32_t)c->mss)
 			return 0;
 	}
-	if (c->min_rtt == UINT32_MAX)
+	if (c->min_rtt_us == UINT32_MAX)
 		return 0;
-	w = RTE_MAX(c->reo_wnd_mult, (uint8_t)1) * c->min_rtt / 4;
-	return RTE_MIN(w, c->srtt);
+	w = RTE_MAX(c->reo_wnd_mult, (uint8_t)1) * (c->min_rtt_us / 4);
+	return RTE_MIN(w, c->srtt_us);
 }
 
 uint32_t
@@ -83,8 +94,8 @@ tcp_rack_detect(struct net_stack *ns, struct tcp_conn *c, uint32_t *timeout)
 			continue;	/* delivered, or known lost */
 		if (!sent_after(c->rack_xmit_no, s->xmit_no))
 			continue;	/* sent after the newest delivered */
-		remaining = (int32_t)(s->xmit_ms + c->rack_rtt + reo -
-				(uint32_t)ns->now_ms);
+		remaining = (int32_t)(s->xmit_us + c->rack_rtt_us + reo -
+				(uint32_t)ns->now_us);
 		if (remaining > 0) {
 			*timeout = RTE_MAX(*timeout, (uint32_t)remaining);
 			continue;
@@ -131,7 +142,6 @@ static void
 enter_recovery(struct net_stack *ns, struct tcp_conn *c)
 {
 	c->flags |= TCP_F_RECOVERY;
-	c->flags &= ~TCP_F_RTT_TIMING;
 	if (c->flags & TCP_F_TLP_ARMED) {
 		/* The probe is not wanted now: the timer goes back to being
 		 * the RTO, or it would fire as one after PTO. */
@@ -139,7 +149,8 @@ enter_recovery(struct net_stack *ns, struct tcp_conn *c)
 		tcp_arm_rexmit(ns, c);
 	}
 	c->recover = c->snd_max;
-	ns->cc->enter_recovery(c, ns->now_ms);
+	tcp_undo_init(c);
+	ns->cc->enter_recovery(c);
 	c->prr_delivered = 0;
 	c->prr_out = 0;
 	c->recover_fs = RTE_MAX(c->snd_max - c->snd_una, 1u);
@@ -180,7 +191,10 @@ tlp_episode(struct net_stack *ns, struct tcp_conn *c, uint32_t lost,
 			/* The retransmitted probe was the only copy to
 			 * arrive: a loss, repaired; the window answers it. */
 			ns->stats->tcp.tlp_recoveries++;
-			ns->cc->enter_recovery(c, ns->now_ms);
+			ns->cc->enter_recovery(c);
+			/* A reduction nothing will show spurious: an older
+			 * episode's undo must not take it back. */
+			c->flags &= ~TCP_F_UNDO;
 		}
 	} else {
 		return;
@@ -199,11 +213,12 @@ arm_timer(struct net_stack *ns, struct tcp_conn *c, uint32_t timeout,
 			tcp_arm_send_timer(ns, c);
 		return;
 	}
-	c->flags = (uint16_t)((c->flags & ~TCP_F_TLP_ARMED) | TCP_F_REO_ARMED);
-	tw_arm(&ns->wheel, &c->rexmit, ns->now_ms + timeout);
+	c->flags = (c->flags & ~TCP_F_TLP_ARMED) | TCP_F_REO_ARMED;
+	tw_arm(&ns->wheel, &c->rexmit, tcp_deadline_ms(ns, timeout));
 }
 
-static void
+/* Returns the bytes newly marked lost. */
+static uint32_t
 detect_and_recover(struct net_stack *ns, struct tcp_conn *c,
 		uint32_t delivered, bool dsack, bool advanced)
 {
@@ -212,20 +227,23 @@ detect_and_recover(struct net_stack *ns, struct tcp_conn *c,
 	tlp_episode(ns, c, lost, dsack);
 	if (lost > 0 && !(c->flags & (TCP_F_RECOVERY | TCP_F_LOSS)))
 		enter_recovery(ns, c);
-	if (c->flags & TCP_F_RECOVERY)
+	/* A controller of its own (BBR) sets cwnd in recovery too. */
+	if ((c->flags & TCP_F_RECOVERY) && ns->cc->cong_control == NULL)
 		prr_update(c, delivered);
 	arm_timer(ns, c, timeout, advanced);
+	return lost;
 }
 
-void
-tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t delivered,
-		bool dsack, bool advanced)
+uint32_t
+tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c,
+		const struct tcp_ack_info *ai)
 {
-	reo_wnd_update(c, dsack);
-	if (dsack)
+	reo_wnd_update(c, ai->dsack);
+	if (ai->dsack)
 		ns->stats->tcp.spurious_retransmits++;
+	tcp_undo_ack(ns, c, ai);
 	if ((c->flags & TCP_F_LOSS) && SEQ_GEQ(c->snd_una, c->recover))
-		c->flags &= ~TCP_F_LOSS;
+		c->flags &= ~(TCP_F_LOSS | TCP_F_FRTO | TCP_F_FRTO_NEW);
 	if ((c->flags & TCP_F_RECOVERY) && SEQ_GEQ(c->snd_una, c->recover)) {
 		/* RFC 6937: recovery ends at ssthresh, which PRR has
 		 * brought the pipe down to. Not at the flight plus one
@@ -233,11 +251,13 @@ tcp_recovery_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t delivered,
 		 * the flight is small when the last hole fills, and each
 		 * recovery would restart from two segments. */
 		c->flags &= ~TCP_F_RECOVERY;
-		c->cwnd = c->ssthresh;
+		if (ns->cc->cong_control == NULL)
+			c->cwnd = c->ssthresh;
 		if (c->reo_wnd_persist > 0 && --c->reo_wnd_persist == 0)
 			c->reo_wnd_mult = 1;
 	}
-	detect_and_recover(ns, c, delivered, dsack, advanced);
+	return detect_and_recover(ns, c, ai->acked + ai->sacked, ai->dsack,
+			ai->acked > 0);
 }
 
 void

@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Both sides of SACK (RFC 2018): the scoreboard, one entry per segment in
- * flight with what the peer holds (SACK), what is lost and when each was
- * last sent, which drives loss recovery (RFC 6675, RFC 8985); and our queue
- * of out-of-order segments, which the SACK blocks we send describe.
+ * The sender's side of SACK (RFC 2018): the scoreboard, one entry per
+ * segment in flight with what the peer holds (SACK), what is lost and when
+ * each was last sent, which drives loss recovery (RFC 6675, RFC 8985). The
+ * receiver's side, the queue the SACK blocks we send describe, is
+ * tcp_rcvq.c.
  */
-#include <string.h>
-
-#include <rte_mbuf.h>
-
 #include "tcp_impl.h"
 
 /* Scoreboard ------------------------------------------------------------ */
@@ -86,7 +83,7 @@ tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 {
 	uint32_t ring_end = c->nsegs > 0 ?
 		tcp_seg_at(c, c->nsegs - 1)->end : c->snd_una;
-	uint32_t now = (uint32_t)ns->now_ms, i;
+	uint32_t now = (uint32_t)ns->now_us, i;
 
 	c->xmit_no++;
 	if (SEQ_LT(seq, c->snd_una))
@@ -104,8 +101,9 @@ tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 				continue;
 			seg_set_flags(c, i, s->flags | TCP_SEG_RETRANS |
 					TCP_SEG_EVER_RETRANS);
-			s->xmit_ms = now;
+			s->xmit_us = now;
 			s->xmit_no = c->xmit_no;
+			tcp_rate_sent(ns, c, s, false);
 		}
 	}
 	if (SEQ_GT(end, ring_end)) {	/* new data */
@@ -119,14 +117,16 @@ tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 		}
 		s = tcp_seg_at(c, c->nsegs++);
 		s->end = end;
-		s->xmit_ms = now;
+		s->xmit_us = now;
 		s->xmit_no = c->xmit_no;
 		s->flags = 0;
+		tcp_rate_sent(ns, c, s, c->nsegs == 1);
 	}
 }
 
 void
-tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack)
+tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
+		struct tcp_ack_info *ai)
 {
 	uint32_t start = c->snd_una;
 
@@ -139,8 +139,10 @@ tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack)
 				seg_tally(c, s->flags, ack - start, false);
 			return;
 		}
-		if (!(s->flags & TCP_SEG_SACKED))
-			tcp_rack_delivered(ns, c, s);
+		if (!(s->flags & TCP_SEG_SACKED)) {
+			tcp_rack_delivered(ns, c, s, ai, false);
+			tcp_rate_delivered(c, s, s->end - start, ai);
+		}
 		seg_tally(c, s->flags, s->end - start, false);
 		start = s->end;
 		c->seg_head = (uint16_t)((c->seg_head + 1) & (TCP_SEG_RING - 1));
@@ -173,9 +175,23 @@ tcp_seg_mark_all_lost(struct tcp_conn *c)
 	tcp_seg_mark_lost_above(c, 0);
 }
 
+void
+tcp_seg_unmark_lost(struct tcp_conn *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nsegs && c->lost_bytes > 0; i++) {
+		uint8_t f = tcp_seg_at(c, i)->flags;
+
+		if (f & TCP_SEG_LOST)
+			seg_set_flags(c, i, f & (uint8_t)~TCP_SEG_LOST);
+	}
+}
+
 /* Marks the entries inside [s, e) SACKed; returns the bytes newly so. */
 static uint32_t
-sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e)
+sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e,
+		struct tcp_ack_info *ai)
 {
 	uint32_t i, n = 0;
 
@@ -189,7 +205,8 @@ sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e)
 			break;		/* beyond, or only partly covered */
 		if (SEQ_LT(start, s) || (g->flags & TCP_SEG_SACKED))
 			continue;
-		tcp_rack_delivered(ns, c, g);
+		tcp_rack_delivered(ns, c, g, ai, true);
+		tcp_rate_delivered(c, g, g->end - start, ai);
 		seg_set_flags(c, i, TCP_SEG_SACKED |
 				(g->flags & TCP_SEG_EVER_RETRANS));
 		n += g->end - start;
@@ -199,7 +216,8 @@ sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e)
 
 uint32_t
 tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_options *o, uint32_t ack, bool *dsack)
+		const struct tcp_options *o, uint32_t ack, bool *dsack,
+		struct tcp_ack_info *ai)
 {
 	uint32_t newly = 0;
 	unsigned int i;
@@ -215,13 +233,14 @@ tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 				SEQ_LEQ(e, o->sack[1][1]))) {
 			ns->stats->tcp.dsacks_in++;
 			*dsack = true;
+			tcp_undo_dsack(c, s, e);
 			continue;
 		}
 		/* A block must lie in what we sent and above the ACK. */
 		if (!SEQ_LT(s, e) || SEQ_GT(e, c->snd_max) ||
 				SEQ_LT(s, c->snd_una))
 			continue;
-		newly += sack_range(ns, c, SEQ_LT(s, ack) ? ack : s, e);
+		newly += sack_range(ns, c, SEQ_LT(s, ack) ? ack : s, e, ai);
 	}
 	return newly;
 }
@@ -256,129 +275,4 @@ tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
 		}
 	}
 	return false;
-}
-
-/* Out-of-order queue ---------------------------------------------------- */
-
-static void
-ooo_remove(struct tcp_ooo *q, unsigned int i, bool free_mbuf)
-{
-	struct tcp_ooo_ring *a = q->a;
-
-	if (free_mbuf)
-		rte_pktmbuf_free(a->m[i]);
-	memmove(&a->m[i], &a->m[i + 1], (q->n - i - 1) * sizeof(a->m[0]));
-	memmove(&a->seq[i], &a->seq[i + 1], (q->n - i - 1) * sizeof(a->seq[0]));
-	memmove(&a->off[i], &a->off[i + 1], (q->n - i - 1) * sizeof(a->off[0]));
-	memmove(&a->len[i], &a->len[i + 1], (q->n - i - 1) * sizeof(a->len[0]));
-	q->n--;
-}
-
-bool
-tcp_ooo_insert(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
-		uint32_t seq, uint16_t off, uint16_t len)
-{
-	struct tcp_ooo *q = &c->ooo;
-	struct tcp_ooo_ring *a;
-	uint32_t end = seq + len;
-	unsigned int i = 0;
-
-	if (!tcp_bufs_take(ns, c))
-		return false;	/* dropped: the peer sends it again */
-	a = q->a;
-	/* Trim what a queued segment before it already holds. */
-	while (i < q->n && SEQ_LEQ(a->seq[i] + a->len[i], seq))
-		i++;
-	if (i < q->n && SEQ_LEQ(a->seq[i], seq)) {
-		uint32_t held = a->seq[i] + a->len[i];
-
-		if (SEQ_GEQ(held, end))
-			return false;	/* a duplicate */
-		off = (uint16_t)(off + (held - seq));
-		seq = held;
-		i++;
-	}
-	/* Drop queued segments it covers entirely; trim its tail against
-	 * the next one. */
-	while (i < q->n && SEQ_LEQ(a->seq[i] + a->len[i], end))
-		ooo_remove(q, i, true);
-	if (i < q->n && SEQ_LT(a->seq[i], end))
-		end = a->seq[i];
-	if (!SEQ_LT(seq, end) || q->n == TCP_OOO_SEGS)
-		return false;
-	memmove(&a->m[i + 1], &a->m[i], (q->n - i) * sizeof(a->m[0]));
-	memmove(&a->seq[i + 1], &a->seq[i], (q->n - i) * sizeof(a->seq[0]));
-	memmove(&a->off[i + 1], &a->off[i], (q->n - i) * sizeof(a->off[0]));
-	memmove(&a->len[i + 1], &a->len[i], (q->n - i) * sizeof(a->len[0]));
-	a->m[i] = m;
-	a->seq[i] = seq;
-	a->off[i] = off;
-	a->len[i] = (uint16_t)(end - seq);
-	q->n++;
-	q->last_seq = seq;
-	return true;
-}
-
-/* Hands the queued segments that now follow rcv_nxt to the upper layer. */
-void
-tcp_ooo_deliver(struct net_stack *ns, struct tcp_conn *c)
-{
-	struct tcp_ooo *q = &c->ooo;
-	struct tcp_ooo_ring *a = q->a;
-
-	(void)ns;	/* the upcalls are the connection's own */
-	while (q->n > 0 && SEQ_LEQ(a->seq[0], c->rcv_nxt) &&
-			!(c->flags & TCP_F_DEAD)) {
-		uint32_t skip = c->rcv_nxt - a->seq[0], taken;
-
-		if (skip >= a->len[0]) {
-			ooo_remove(q, 0, true);
-			continue;
-		}
-		taken = c->app != NULL ? c->up->recv(c->up_ctx, c,
-				rte_pktmbuf_mtod_offset(a->m[0], uint8_t *,
-				a->off[0] + skip), a->len[0] - skip) :
-			a->len[0] - skip;
-		c->rcv_nxt += taken;
-		if (taken < a->len[0] - skip)
-			break;		/* the application is full */
-		ooo_remove(q, 0, true);
-	}
-}
-
-void
-tcp_ooo_free(struct tcp_conn *c)
-{
-	while (c->ooo.n > 0)
-		ooo_remove(&c->ooo, (unsigned int)(c->ooo.n - 1), true);
-}
-
-/* SACK blocks describing the queue: the most recent arrival first. */
-int
-tcp_ooo_blocks(const struct tcp_conn *c, struct tcp_block *out, int max)
-{
-	const struct tcp_ooo *q = &c->ooo;
-	const struct tcp_ooo_ring *a = q->a;
-	struct tcp_block all[TCP_OOO_SEGS];
-	int n = 0, i, first = 0, k = 0;
-
-	for (i = 0; i < q->n; i++) {
-		if (n > 0 && all[n - 1].end == a->seq[i]) {
-			all[n - 1].end += a->len[i];
-		} else {
-			all[n].start = a->seq[i];
-			all[n].end = a->seq[i] + a->len[i];
-			n++;
-		}
-	}
-	for (i = 0; i < n; i++)
-		if (SEQ_LEQ(all[i].start, q->last_seq) &&
-				SEQ_LT(q->last_seq, all[i].end))
-			first = i;
-	if (n > 0 && max > 0)
-		out[k++] = all[first];
-	for (i = n - 1; i >= 0 && k < max; i--)
-		if (i != first)
-			out[k++] = all[i];
-	return k;
 }

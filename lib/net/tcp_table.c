@@ -64,11 +64,14 @@ tcp_table_init(struct net_stack *ns)
 			RTE_CACHE_LINE_SIZE);
 	ns->index = rte_zmalloc("tcp_index", sizeof(*ns->index) * size,
 			RTE_CACHE_LINE_SIZE);
-	if (ns->conns == NULL || ns->index == NULL) {
+	if (ns->conns == NULL || ns->index == NULL || tcp_pace_init(ns) < 0) {
 		rte_free(ns->conns);
 		rte_free(ns->index);
+		tcp_pace_fini(ns);
 		return -1;
 	}
+	tcp_bufs_init(ns);
+	tcp_rcvq_init(ns);
 	ns->index_mask = size - 1;
 	for (i = n; i-- > 0;) {
 		struct tcp_conn *c = &ns->conns[i];
@@ -105,6 +108,8 @@ tcp_table_fini(struct net_stack *ns)
 	tcp_bufs_fini(ns);
 	rte_free(ns->conns);
 	rte_free(ns->index);
+	tcp_pace_fini(ns);
+	tcp_rcvq_fini(ns);
 	ns->conns = NULL;
 	ns->index = NULL;
 }
@@ -157,14 +162,16 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 	c->up = l != NULL ? l->up : NULL;
 	c->up_ctx = l != NULL ? l->ctx : NULL;
 	c->out_epoch = ns->out_epoch - 1;	/* not on the out list */
-	c->rcv_space = 8192;
-	c->ooo.n = 0;
+	c->rcvq.blk = NULL;
+	c->rcvq.head = 0;
+	c->rcvq.n = 0;
+	c->rcvq.held = 0;
 	c->raddr = *raddr;
 	c->rport = rport;
 	c->lport = lport;
 	c->port = port;
 	c->local = local;
-	c->rto = ns->cfg.rto_init_ms;
+	c->rto_us = ns->cfg.rto_init_ms * 1000;
 	c->rcv_space = ns->cfg.rcv_space;
 	memcpy(c->peer_mac, peer_mac, 6);
 	c->ts_offset = (uint32_t)rte_rand();
@@ -222,7 +229,9 @@ tcp_conn_free(struct net_stack *ns, struct tcp_conn *c)
 	tw_cancel(&ns->wheel, &c->delack);
 	tw_cancel(&ns->wheel, &c->idle);
 	tcp_sndq_free(ns, &c->sndq);
-	tcp_ooo_free(c);
+	tcp_rcvq_free(ns, c);
+	tcp_rcvbuf_release(ns, c);
+	tcp_pace_cancel(ns, c);
 	tcp_bufs_put(ns, c);
 	tcp_sndq_wait_end(ns, c);
 	index_remove(ns, c);

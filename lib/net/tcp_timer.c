@@ -7,41 +7,52 @@
  */
 #include "tcp_impl.h"
 
-/* The RTT estimator and the RTO it gives: RFC 6298 2.2-2.4 with the clock granularity G of one millisecond. */
+/* The RTT estimator and the RTO it gives: RFC 6298 2.2-2.4, in
+ * microseconds, with the clock granularity G of the timers' tick (one
+ * millisecond). */
+#define RTO_G_US 1000
+
 void
 tcp_rtt_sample(struct net_stack *ns, struct tcp_conn *c, uint32_t r)
 {
-	if (c->srtt == 0) {
-		c->srtt = r ? r : 1;
-		c->rttvar = r / 2;
+	if (c->srtt_us == 0) {
+		c->srtt_us = r ? r : 1;
+		c->rttvar_us = r / 2;
 	} else {
-		uint32_t d = c->srtt > r ? c->srtt - r : r - c->srtt;
+		uint32_t d = c->srtt_us > r ? c->srtt_us - r : r - c->srtt_us;
 
-		c->rttvar = (3 * c->rttvar + d) / 4;
-		c->srtt = (7 * c->srtt + r) / 8;
-		if (c->srtt == 0)
-			c->srtt = 1;	/* 0 means "no sample yet" */
+		c->rttvar_us = (3 * c->rttvar_us + d) / 4;
+		c->srtt_us = (7 * c->srtt_us + r) / 8;
+		if (c->srtt_us == 0)
+			c->srtt_us = 1;	/* 0 means "no sample yet" */
 	}
-	c->rto = c->srtt + RTE_MAX(1u, 4 * c->rttvar);
-	if (c->rto < ns->cfg.rto_min_ms)
-		c->rto = ns->cfg.rto_min_ms;
-	if (c->rto > ns->cfg.rto_max_ms)
-		c->rto = ns->cfg.rto_max_ms;
+	c->rto_us = c->srtt_us + RTE_MAX((uint32_t)RTO_G_US, 4 * c->rttvar_us);
+	if (c->rto_us < ns->cfg.rto_min_ms * 1000)
+		c->rto_us = ns->cfg.rto_min_ms * 1000;
+	if (c->rto_us > ns->cfg.rto_max_ms * 1000)
+		c->rto_us = ns->cfg.rto_max_ms * 1000;
 }
 
-/* Keepalive and idle timeout share one timer, re-armed lazily: traffic
- * only stamps last_rx_ms; the timer, when it fires, works out the next
- * deadline from it. */
+/* Keepalive, the idle timeout and the shrinking of an idle receive
+ * buffer share one timer, re-armed lazily: traffic only stamps
+ * last_rx_ms (and the buffer's use); the timer, when it fires, works out
+ * the next deadline from them. */
+static uint64_t
+keepalive_deadline(const struct net_stack *ns, const struct tcp_conn *c)
+{
+	return ns->cfg.keepalive_ms ? c->last_rx_ms + ns->cfg.keepalive_ms +
+		(uint64_t)c->ka_probes * ns->cfg.keepalive_intvl_ms : UINT64_MAX;
+}
+
 static uint64_t
 idle_deadline(const struct net_stack *ns, const struct tcp_conn *c)
 {
-	uint64_t d = UINT64_MAX;
+	uint64_t d = keepalive_deadline(ns, c), b;
 
-	if (ns->cfg.keepalive_ms)
-		d = c->last_rx_ms + ns->cfg.keepalive_ms +
-			(uint64_t)c->ka_probes * ns->cfg.keepalive_intvl_ms;
 	if (ns->cfg.idle_timeout_ms)
 		d = RTE_MIN(d, c->last_rx_ms + ns->cfg.idle_timeout_ms);
+	if (tcp_rcvbuf_idle_due(ns, c, &b))
+		d = RTE_MIN(d, b);
 	return d;
 }
 
@@ -65,8 +76,8 @@ tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
 {
 	uint32_t last, start, end;
 
-	c->flags = (uint16_t)((c->flags & ~(TCP_F_TLP_ARMED | TCP_F_TLP_RXT)) |
-			TCP_F_TLP_SENT);
+	c->flags = (c->flags & ~(TCP_F_TLP_ARMED | TCP_F_TLP_RXT)) |
+		TCP_F_TLP_SENT;
 	c->tlp_probes++;
 	ns->stats->tcp.tail_loss_probes++;
 	if (tcp_tlp_new_data(c)) {
@@ -92,6 +103,32 @@ tail_loss_probe(struct net_stack *ns, struct tcp_conn *c)
 rearm:
 	c->tlp_end = c->snd_max;
 	tcp_arm_send_timer(ns, c);	/* the next probe, or the RTO */
+}
+
+/* RFC 5681 (4), RFC 6675 5.1 and RFC 8985 6.3: collapse the window and
+ * take everything not SACKed for lost (Linux receivers do not renege);
+ * the send loop resends it in order as the window opens. No fast
+ * recovery before recover. */
+static void
+enter_loss(struct net_stack *ns, struct tcp_conn *c)
+{
+	bool open = !(c->flags & (TCP_F_RECOVERY | TCP_F_LOSS));
+
+	/* As Linux's tcp_enter_loss(): a timeout out of the open state, or
+	 * after its recovery's end, begins an episode that an undo would
+	 * take back; one in the middle of an episode keeps its start. */
+	if (open || SEQ_GEQ(c->snd_una, c->recover))
+		tcp_undo_init(c);
+	tcp_frto_start(c, open);
+	ns->cc->timeout(c);
+	c->flags &= ~TCP_F_RECOVERY;
+	tcp_tlp_end(c);
+	c->flags |= TCP_F_LOSS;
+	c->recover = c->snd_max;
+	c->dupacks = 0;
+	tcp_seg_mark_all_lost(c);
+	tcp_arm_rexmit(ns, c);
+	tcp_transmit(ns, c);
 }
 
 static void
@@ -137,20 +174,7 @@ rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 			tcp_conn_reset(ns, c);
 			return;
 		}
-		/* RFC 5681 (4), RFC 6675 5.1 and RFC 8985 6.3: collapse the
-		 * window and take everything not SACKed for lost (Linux
-		 * receivers do not renege); the send loop resends it in
-		 * order as the window opens. No fast recovery before
-		 * recover. */
-		ns->cc->timeout(c, ns->now_ms);
-		c->flags &= ~(TCP_F_RTT_TIMING | TCP_F_RECOVERY);
-		tcp_tlp_end(c);
-		c->flags |= TCP_F_LOSS;
-		c->recover = c->snd_max;
-		c->dupacks = 0;
-		tcp_seg_mark_all_lost(c);
-		tcp_arm_rexmit(ns, c);
-		tcp_transmit(ns, c);
+		enter_loss(ns, c);
 	}
 }
 
@@ -181,7 +205,8 @@ idle_fire(struct net_stack *ns, struct tcp_conn *c)
 		tcp_conn_reset(ns, c);
 		return;
 	}
-	if (ns->cfg.keepalive_ms && ns->now_ms >= idle_deadline(ns, c)) {
+	tcp_rcvbuf_idle(ns, c);
+	if (ns->now_ms >= keepalive_deadline(ns, c)) {
 		if (c->ka_probes >= ns->cfg.keepalive_probes) {
 			ns->stats->tcp.keepalive_timeouts++;
 			tcp_conn_reset(ns, c);

@@ -58,7 +58,7 @@ tcp_connect_from(struct net_stack *ns, uint8_t port, uint8_t local,
 	tcp_send_syn(ns, c);
 	c->flags |= TCP_F_RTT_TIMING;
 	c->rtt_seq = c->iss;
-	c->rtt_start = ns->now_ms;
+	c->rtt_start_us = ns->now_us;
 	tcp_arm_rexmit(ns, c);
 	return c;
 }
@@ -258,6 +258,13 @@ tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c, uint32_t bytes)
 	/* Input ends with tcp_output(), which announces it. */
 	if (c->flags & TCP_F_IN_INPUT)
 		return;
+	if (c->rcvq.held > 0 && bytes > 0) {
+		/* Held data goes at the flush, not from inside the upper
+		 * layer's own call. */
+		c->flags |= TCP_F_DELIVER;
+		tcp_output_later(ns, c);
+		return;
+	}
 	switch (c->state) {
 	case TCP_ESTABLISHED:
 	case TCP_CLOSE_WAIT:

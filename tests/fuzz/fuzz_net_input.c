@@ -61,10 +61,13 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CFG_RCV_CAP_MASK 0x03	/* receive buffer: 64K, 4K, 512, 64 */
+#define CFG_RCV_CAP_MASK 0x03	/* the application's room: 64K, 4K, 512,
+				 * 64; with 4K and 64, TCP's receive buffer
+				 * too, 4K growing to 64K, a budget of 96K */
 #define CFG_TX_MULTISEG 0x04	/* clones instead of copies on TX */
 #define CFG_TX_PARTIAL 0x08	/* the device takes half of each burst */
-#define CFG_CONNS_SHIFT 4	/* max_conns: 2, 4, 8, 16 */
+#define CFG_CONNS_SHIFT 4	/* max_conns: 2, 4, 8, 16; with 8, CUBIC
+				 * paced, with 16, BBR (else NewReno) */
 #define CFG_SMALL_POOL 0x40	/* run out of mbufs */
 #define CFG_SMALL_SNDBUF 0x80	/* 2 KB send queue */
 
@@ -556,14 +559,15 @@ app_write_big(struct tcp_conn *c, struct app_conn *a)
 }
 
 /* Each byte handed up must have been sent by the peer at that sequence
- * number, in some segment (overlaps may differ: any of them will do). */
+ * number, in some segment (overlaps may differ: any of them will do).
+ * What is handed up starts at rcv_read: TCP may hold more, acknowledged. */
 static void
 check_rx_bytes(const struct tcp_conn *c, const uint8_t *data, uint32_t len)
 {
 	uint32_t j, k;
 
 	for (j = 0; j < len; j++) {
-		uint32_t seq = c->rcv_nxt + j;
+		uint32_t seq = c->rcv_read + j;
 		bool found = false;
 
 		for (k = 0; k < st.nrx && !found; k++) {
@@ -695,7 +699,7 @@ app_tick(void)
 static void
 check_gauges(void)
 {
-	uint64_t open = 0, syn_recv = 0, time_wait = 0;
+	uint64_t open = 0, syn_recv = 0, time_wait = 0, rcvq = 0, rcvbuf = 0;
 	uint32_t i;
 
 	for (i = 0; i < st.ns->cfg.max_conns; i++) {
@@ -706,6 +710,16 @@ check_gauges(void)
 		open++;
 		syn_recv += c->state == TCP_SYN_RECEIVED;
 		time_wait += c->state == TCP_TIME_WAIT;
+		rcvq += c->rcvq.n;
+		rcvbuf += c->rcvbuf;
+		if (c->rcvq.held > c->rcvq.n || (c->rcvq.held == 0) !=
+				(c->rcv_read == c->rcv_nxt))
+			fail("held data and rcv_read disagree");
+		if ((c->rcvq.blk == NULL) != (c->rcvq.n == 0))
+			fail("a receive queue's ring kept empty, or missing");
+		if (c->rcvbuf > st.ns->cfg.rcv_buf_max &&
+				c->rcvbuf > st.ns->cfg.rcv_buf_init)
+			fail("a receive buffer past its bound");
 		if (c->app != NULL)
 			app_of(c);
 	}
@@ -715,6 +729,13 @@ check_gauges(void)
 		fail("tcp_syn_recv differs from the table");
 	if (st.stats.tcp_time_wait != time_wait)
 		fail("tcp_time_wait differs from the table");
+	if (st.stats.tcp_rcvq_mbufs != rcvq)
+		fail("tcp_rcvq_mbufs differs from the receive queues");
+	if (st.stats.tcp_rcv_buf_bytes != rcvbuf)
+		fail("tcp_rcv_buf_bytes differs from the buffers");
+	if (rcvbuf > (uint64_t)open * st.ns->cfg.rcv_buf_init +
+			st.ns->cfg.rcv_buf_budget)
+		fail("the receive buffers grew past the budget");
 }
 
 /* Receive side ------------------------------------------------------------ */
@@ -972,6 +993,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	tcp_config_defaults(&cfg);
 	cfg.max_conns = 2u << ((c0 >> CFG_CONNS_SHIFT) & 3);
+	if (cfg.max_conns == 8) {
+		cfg.cc = TCP_CC_CUBIC;
+		cfg.pacing = true;
+	} else if (cfg.max_conns == 16) {
+		cfg.cc = TCP_CC_BBR;
+	}
 	if (c0 & CFG_SMALL_SNDBUF)
 		cfg.snd_buf = 2048;
 	cfg.syncookies = !(c1 & CFG1_NO_SYNCOOKIES);
@@ -993,6 +1020,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	arp_cache_init(&st.arp, 60000);
 	net_nd_init(&st.nd, 60000);
 	cfg.rcv_space = st.rcv_cap;	/* the SYN-ACK's window */
+	if (c0 & 1) {
+		cfg.rcv_buf_init = 4096;
+		cfg.rcv_buf_max = 65536;
+		cfg.rcv_buf_budget = 96 * 1024;
+	}
 	st.ns = net_stack_create(&st.ifc, &st.arp, st.pool, &cfg, fuzz_tx,
 			NULL, &st.stats, 1000000);
 	if (st.ns == NULL)

@@ -370,6 +370,21 @@ def main():
             rec(seg(40040, "A", 1001, 1), ctl(rel_ack=True, clock_ms=10000)),
             rec(seg(40040, "A", 1001, 1), ctl(rel_ack=True, clock_ms=10000))]
     write("tcp_keepalive_idle", 0, recs, CFG1_KEEPALIVE | CFG1_IDLE_TIMEOUT | CFG1_TIGHT)
+
+    # The receive buffer (64 bytes of room, TCP's buffer beside it): data
+    # past the room held and acknowledged, a segment after a hole, the
+    # hole filled, a FIN behind held data; round trips for its autotuning
+    # and a quiet second for its shrinking.
+    sport, c = 40010, ctl(rel_ack=True, clock_ms=10)
+    recs = [rec(seg(sport, "S", 2000, options=[("MSS", 1000), ("WScale", 7)]), ctl()),
+            rec(seg(sport, "A", 2001, 1), c),
+            rec(seg(sport, "PA", 2001, 1, b"x" * 1000), c),
+            rec(seg(sport, "PA", 3001, 1, b"y" * 1000), c),
+            rec(seg(sport, "PA", 5001, 1, b"z" * 1000), c),
+            rec(seg(sport, "PA", 4001, 1, b"w" * 1000), ctl(rel_ack=True, clock_ms=50)),
+            rec(seg(sport, "PA", 6001, 1, b"v" * 1000), ctl(rel_ack=True, clock_ms=3000)),
+            rec(seg(sport, "FA", 7001, 1), c)]
+    write("tcp_rcvbuf_held", CFG_64, recs)
     ipv6_corpus()
     return 0
 

@@ -68,11 +68,11 @@ def make_file(directory, name, size):
     return h.hexdigest()
 
 
-def lossy_appliance(www_dir):
+def lossy_appliance(www_dir, args=()):
     """A fixture body: an appliance of both families whose client is
     bridged to it, so that loss can be set, with its idle mbuf count taken
-    once traffic has been seen (ARP, ND, ping)."""
-    a = Appliance(www=www_dir, client_ns=True, ip6=True)
+    once traffic has been seen (ARP, ND, ping); args: ewykd's options."""
+    a = Appliance(www=www_dir, args=args, client_ns=True, ip6=True)
     try:
         a.start()
         a.idle_mbufs = a.wait_idle(a.stats()["mbufs_in_use_mbufs"],
@@ -133,3 +133,15 @@ def timed_curl(appliance, args, label, size, loss_percent, moved=None):
     print(f"\n  {label}: {got} of {size} bytes in {dt:.2f}s ({rate:.2f} MB/s), "
           f"HTTP {code}, limit {limit}s, curl exit {r.returncode} {r.stderr.strip()}")
     return code, got, dt, r
+
+
+def assert_whole(appliance, result, dropped, size, path, sha256):
+    """A transfer of timed_curl() (its result) came whole and right, and
+    the appliance's mbufs went back to idle."""
+    code, got, dt, r = result
+    print(f"  nft dropped {dropped} packets")
+    assert r.returncode == 0, f"curl failed: {r.stderr.strip()} after {dt:.1f}s"
+    assert code == "200"
+    assert got == size
+    assert sha256_file(path) == sha256, "the body differs"
+    appliance.wait_idle(appliance.idle_mbufs, timeout=15)

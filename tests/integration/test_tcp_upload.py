@@ -10,8 +10,8 @@ import tempfile
 
 import pytest
 
-from tcp_loss_util import (case_id, clear_loss, loss_drops, lossy_appliance, random_files,
-                           set_loss, sha256_file, timed_curl)
+from tcp_loss_util import (assert_whole, case_id, clear_loss, loss_drops, lossy_appliance,
+                           random_files, set_loss, timed_curl)
 
 SIZES = {"1K": 1024, "1M": 1 << 20, "64M": 64 << 20}
 
@@ -49,16 +49,11 @@ def test_upload_echo_through_loss(upload_appliance, bodies, tmp_path, case):
     set_loss(a, direction, pct)
     try:
         # No "Expect: 100-continue": the body goes at once, as most clients send it.
-        code, got, dt, r = timed_curl(
+        result = timed_curl(
             a, ["-X", "POST", "-H", "Expect:", "-H", "Content-Type: application/octet-stream",
                 "--data-binary", f"@{body}", "-o", str(out), a.url("/echo")],
             "POST " + case_id(case), size, pct, moved=2 * size)
         dropped = loss_drops(a)
     finally:
         clear_loss(a)
-    print(f"  nft dropped {dropped} packets")
-    assert r.returncode == 0, f"curl failed: {r.stderr.strip()} after {dt:.1f}s"
-    assert code == "200"
-    assert got == size
-    assert sha256_file(out) == bodies["sha256"][size_name], "echoed body differs"
-    a.wait_idle(a.idle_mbufs, timeout=15)
+    assert_whole(a, result, dropped, size, out, bodies["sha256"][size_name])

@@ -45,7 +45,8 @@ struct th_out {
 	struct tcp_view t;
 	uint8_t payload[9000];
 	uint32_t ip_id;
-	uint64_t at;		/* virtual time of transmission */
+	uint64_t at;		/* virtual time of transmission, ms */
+	uint64_t at_us;		/* the same, microseconds */
 	uint8_t port;		/* the stack's port it left by */
 	uint8_t src_mac[6];
 	union net_ip saddr;
@@ -61,6 +62,9 @@ struct th_app {
 	uint32_t got_len;
 	uint8_t *got;		/* TH_APP_BUF bytes */
 	bool close_on_fin;	/* tcp_close() when the peer closes */
+	/* takes no more than rcv_space, as HTTP/1.1 into its buffer: TCP
+	 * keeps the rest (its receive buffer) */
+	bool room_only;
 	unsigned int sent_calls;	/* the sent upcall: room to write */
 };
 
@@ -82,11 +86,12 @@ struct th {
 	struct th_tx tx[2];
 	struct net_stats stats;
 	struct th_app app;
-	uint64_t now;
+	uint64_t now;		/* the virtual clock, ms: now_us / 1000 */
+	uint64_t now_us;
 	unsigned int n_out;	/* captured, not yet read */
 	unsigned int rd;
 	struct rte_mbuf *out[TH_MAX_CAPTURE];
-	uint64_t out_at[TH_MAX_CAPTURE];
+	uint64_t out_at[TH_MAX_CAPTURE];	/* microseconds */
 	uint8_t out_port[TH_MAX_CAPTURE];
 	unsigned int in_use_at_start;
 	/* The driver copies each frame and frees it at once, as net_af_xdp
@@ -144,6 +149,9 @@ uint16_t th_next_frame(struct th *h, uint8_t *buf, uint16_t size,
 		uint8_t *port);
 /* Advance the virtual clock by ms, running timers every millisecond. */
 void th_advance(struct th *h, uint64_t ms);
+/* Advance it by us, running timers every microsecond (pacing, and
+ * deadlines of a sub-millisecond path). */
+void th_advance_us(struct th *h, uint64_t us);
 /* Next captured segment, or false if none. */
 bool th_next(struct th *h, struct th_out *o);
 unsigned int th_pending(const struct th *h);

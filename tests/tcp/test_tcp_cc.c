@@ -18,9 +18,14 @@ static void
 one_rtt(struct tcp_conn *c, uint64_t *now)
 {
 	uint32_t segs = c->cwnd / MSS, i;
+	struct tcp_ack_info ai;
 
-	for (i = 0; i < segs; i++)
-		tcp_cc_cubic.acked(c, MSS, *now + (uint64_t)i * RTT / segs);
+	for (i = 0; i < segs; i++) {
+		tcp_ack_info_init(&ai, NULL, (*now + (uint64_t)i * RTT / segs) *
+				1000);
+		ai.acked = MSS;
+		tcp_cc_cubic.acked(c, &ai);
+	}
 	*now += RTT;
 }
 
@@ -30,7 +35,8 @@ loss_at(struct tcp_conn *c, uint32_t cwnd, uint64_t now)
 	c->cwnd = cwnd;
 	c->snd_una = 1;
 	c->snd_max = 1 + cwnd;	/* a full window out */
-	tcp_cc_cubic.enter_recovery(c, now);
+	(void)now;
+	tcp_cc_cubic.enter_recovery(c);
 	c->snd_max = 1 + c->cwnd;
 	tcp_cc_cubic.exit_recovery(c);
 }
@@ -45,7 +51,7 @@ test_cubic_growth_after_loss(void **state)
 	(void)state;
 	memset(&c, 0, sizeof(c));
 	c.mss = MSS;
-	c.srtt = RTT;
+	c.srtt_us = RTT * 1000;
 	tcp_cc_cubic.init(&c);
 	loss_at(&c, 100 * MSS, now);
 	assert_int_equal(c.cc_w_max, 100 * MSS);	/* W_max */
@@ -76,7 +82,7 @@ test_cubic_fast_convergence(void **state)
 	(void)state;
 	memset(&c, 0, sizeof(c));
 	c.mss = MSS;
-	c.srtt = RTT;
+	c.srtt_us = RTT * 1000;
 	tcp_cc_cubic.init(&c);
 	loss_at(&c, 100 * MSS, 1000);
 	/* another loss before the window got back to W_max: give up
@@ -89,7 +95,7 @@ test_cubic_fast_convergence(void **state)
 	assert_int_equal(c.cc_w_max, 120 * MSS);
 	/* a timeout: the loss window, W_max kept */
 	c.backoff = 1;
-	tcp_cc_cubic.timeout(&c, 4000);
+	tcp_cc_cubic.timeout(&c);
 	assert_int_equal(c.cwnd, MSS);
 }
 

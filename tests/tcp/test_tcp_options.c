@@ -201,10 +201,11 @@ test_out_of_order_queued_and_sacked(void **state)
 }
 
 /* A connection's rings are held only while it has something in them:
- * none once established; taken by a write, and by a segment out of
- * order; given back once the peer acknowledged everything and the hole
- * filled. With bufs_keep 1, the first connection to empty them keeps
- * them while it is alone in holding some, a second gives its back. */
+ * none once established; the send side's taken by a write and given back
+ * once the peer acknowledged everything; the receive queue's taken by a
+ * segment out of order and given back once the hole filled. With
+ * bufs_keep 1, the first connection to empty its send rings keeps them
+ * while it is alone in holding some, a second gives its back. */
 static void
 test_rings_held_while_in_use(void **state)
 {
@@ -227,13 +228,15 @@ test_rings_held_while_in_use(void **state)
 	tcp_output(h->ns, h->app.conn);
 	net_flush(h->ns);
 	th_drain(h);
-	/* data out of order, and the ACK of ours: the rings stay */
+	/* data out of order, and the ACK of ours: the receive queue's
+	 * ring is taken, the send rings go back */
 	s = seg(IRS + 1 + 10, iss + 6, TCP_ACK, 65535);
 	s.data = "world";
 	s.len = 5;
 	th_inject(h, &s);
-	assert_int_equal(h->app.conn->ooo.n, 1);
-	assert_non_null(h->app.conn->segs);
+	assert_int_equal(h->app.conn->rcvq.n, 1);
+	assert_non_null(h->app.conn->rcvq.blk);
+	assert_null(h->app.conn->segs);
 	/* the hole fills: all delivered, all acknowledged, none held */
 	s = seg(IRS + 1, iss + 6, TCP_ACK, 65535);
 	s.data = "0123456789";
@@ -241,6 +244,7 @@ test_rings_held_while_in_use(void **state)
 	th_inject(h, &s);
 	assert_int_equal(h->app.got_len, 15);
 	assert_null(h->app.conn->segs);
+	assert_null(h->app.conn->rcvq.blk);
 	assert_int_equal(h->stats.tcp_bufs_used, 0);
 	assert_true(h->stats.tcp_bufs_made >= 1);
 	th_drain(h);
@@ -267,6 +271,60 @@ test_rings_held_while_in_use(void **state)
 	th_inject(h, &s);
 	assert_null(h->app.conn->segs);	/* past bufs_keep: given back */
 	assert_int_equal(h->stats.tcp_bufs_used, 1);
+	th_drain(h);
+	th_free(h);
+}
+
+/* Data from the peer's port sport at seq, acknowledging ack. */
+static void
+inject_data(struct th *h, uint16_t sport, uint32_t seq, uint32_t ack,
+		const char *data)
+{
+	struct th_seg s = seg(seq, ack, TCP_ACK, 65535);
+
+	s.sport = sport;
+	s.data = data;
+	s.len = (uint16_t)strlen(data);
+	th_inject(h, &s);
+}
+
+/* The receive queues' rings are made as connections need them, none at
+ * start, up to rcvq_max: past that a segment out of order is dropped
+ * (the peer sends it again) until a ring is given back. */
+static void
+test_rcvq_rings_made_as_needed(void **state)
+{
+	struct tcp_config cfg;
+	struct tcp_conn *first, *second;
+	struct th *h;
+	uint32_t iss, iss2;
+
+	(void)state;
+	tcp_config_defaults(&cfg);
+	cfg.rcvq_max = 1;
+	h = th_new(&cfg);
+	iss = th_handshake(h, PORT, IRS, NULL, 0, 65535);
+	first = h->app.conn;
+	assert_int_equal(h->ns->rcvq_blks.made, 0);
+	inject_data(h, PORT, IRS + 1 + 10, iss + 1, "world");
+	assert_int_equal(first->rcvq.n, 1);
+	assert_int_equal(h->ns->rcvq_blks.made, 1);
+	th_drain(h);
+	h->app.accepted = 0;
+	iss2 = th_handshake(h, PORT + 1, IRS, NULL, 0, 65535);
+	second = h->app.conn;
+	inject_data(h, PORT + 1, IRS + 1 + 10, iss2 + 1, "world");
+	assert_int_equal(second->rcvq.n, 0);
+	assert_null(second->rcvq.blk);
+	assert_int_equal(h->stats.tcp.rcvq_exhausted, 1);
+	assert_int_equal(h->ns->rcvq_blks.made, 1);
+	/* the first's hole fills, its ring goes back, the second's
+	 * segment is kept in it */
+	inject_data(h, PORT, IRS + 1, iss + 1, "0123456789");
+	assert_null(first->rcvq.blk);
+	inject_data(h, PORT + 1, IRS + 1 + 10, iss2 + 1, "world");
+	assert_int_equal(second->rcvq.n, 1);
+	assert_int_equal(h->ns->rcvq_blks.made, 1);
 	th_drain(h);
 	th_free(h);
 }
@@ -811,6 +869,7 @@ main(void)
 		cmocka_unit_test(test_paws_drops_old_timestamp),
 		cmocka_unit_test(test_out_of_order_queued_and_sacked),
 		cmocka_unit_test(test_rings_held_while_in_use),
+		cmocka_unit_test(test_rcvq_rings_made_as_needed),
 		cmocka_unit_test(test_ooo_overlaps_and_duplicates),
 		cmocka_unit_test(test_newreno_fast_retransmit),
 		cmocka_unit_test(test_sack_recovery_resends_only_holes),

@@ -12,107 +12,25 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tcp_harness.h"
+#include "tcp_path.h"
 
-#define IRS 7000000u
-#define PORT 42000
-#define MSS 1000
+#define MSS TP_MSS
 #define RTT 40
 
-static uint32_t iss;
+static struct tp p;
 
-static struct th_seg
-ack_seg(uint32_t ack)
-{
-	struct th_seg s = { .sport = PORT, .seq = IRS + 1, .ack = ack,
-		.flags = TCP_ACK, .win = 65535 };
-
-	return s;
-}
-
-/* The peer's ACK of ack, SACKing [from, to) (segment numbers from the
- * first data byte, whole segments of MSS), if to > from. */
-static void
-ack_sack(struct th *h, uint32_t ack, uint32_t from, uint32_t to)
-{
-	struct th_seg s = ack_seg(ack);
-	uint32_t b[1][2] = { { iss + 1 + from * MSS, iss + 1 + to * MSS } };
-
-	if (to > from)
-		th_opt_sack(&s, (const uint32_t (*)[2])b, 1);
-	th_inject(h, &s);
-}
-
-/* Byte offset of segment i in the stream (after the warm-up's 10). */
-static uint32_t
-seq_of(uint32_t i)
-{
-	return iss + 1 + i * MSS;
-}
-
-static void
-write_bytes(struct th *h, uint32_t n)
-{
-	static char buf[64 * 1024];
-
-	memset(buf, 'r', sizeof(buf));
-	assert_int_equal(tcp_write(h->ns, h->app.conn, buf, n), n);
-	tcp_output(h->ns, h->app.conn);
-	net_flush(h->ns);
-}
-
-/* MSS 1000 and SACK; ten segments out and acknowledged one RTT later, so
- * that SRTT and RACK's min_RTT are 40 ms and cwnd is 20 segments. The
- * stream's segments 0-9 are then behind us. */
+/* Ten segments out and acknowledged one RTT later, so that SRTT and
+ * RACK's min_RTT are 40 ms and cwnd is 20 segments. The stream's
+ * segments 0-9 are then behind us. */
 static struct th *
 warm_up(void)
 {
-	struct th_seg s = { .sport = PORT, .seq = IRS, .flags = TCP_SYN,
-		.win = 65535 };
-	struct th *h = th_new(NULL);
-	struct th_out o;
-	uint32_t i;
+	struct th *h = tp_open(&p, NULL, RTT * 1000, 10, false);
 
-	/* the handshake, one RTT long */
-	th_opt_mss(&s, MSS);
-	th_opt_sack_ok(&s);
-	th_inject(h, &s);
-	assert_true(th_next(h, &o));
-	iss = o.t.seq;
-	th_advance(h, RTT);
-	s = ack_seg(iss + 1);
-	th_inject(h, &s);
-	assert_int_equal(h->app.accepted, 1);
-	assert_true(h->app.conn->flags & TCP_F_OPT_SACK);
-	write_bytes(h, 10 * MSS);
-	assert_int_equal(th_pending(h), 10);
-	th_drain(h);
-	th_advance(h, RTT);
-	for (i = 1; i <= 10; i++)	/* one ACK per segment */
-		ack_sack(h, seq_of(i), 0, 0);
-	assert_int_equal(h->app.conn->srtt, RTT);
-	assert_int_equal(h->app.conn->min_rtt, RTT);
+	assert_int_equal(h->app.conn->srtt_us, RTT * 1000);
+	assert_int_equal(h->app.conn->min_rtt_us, RTT * 1000);
 	assert_int_equal(h->app.conn->cwnd, 20 * MSS);
-	assert_int_equal(th_pending(h), 0);
 	return h;
-}
-
-/* Reads what was sent; counts the segments, checks each lies in
- * [lo, hi) when hi != 0; returns the count. */
-static unsigned int
-sent(struct th *h, uint32_t *last_seq)
-{
-	struct th_out o;
-	unsigned int n = 0;
-
-	while (th_next(h, &o)) {
-		if (o.t.len == 0)
-			continue;
-		if (last_seq != NULL)
-			*last_seq = o.t.seq;
-		n++;
-	}
-	return n;
 }
 
 /* Advances the clock until something is sent (up to a second); returns
@@ -135,40 +53,40 @@ test_rack_finds_lost_retransmission(void **state)
 
 	(void)state;
 	/* segments 10-19; 10 is lost */
-	write_bytes(h, 10 * MSS);
-	assert_int_equal(sent(h, NULL), 10);
+	tp_write(&p, 10 * MSS);
+	assert_int_equal(tp_sent(&p, NULL), 10);
 	th_advance(h, RTT);
 	/* three SACKed above it: RACK marks 10 lost at once, resends it */
-	ack_sack(h, seq_of(10), 11, 12);
-	ack_sack(h, seq_of(10), 11, 13);
-	assert_int_equal(sent(h, NULL), 0);	/* reordering window */
-	ack_sack(h, seq_of(10), 11, 14);
-	assert_int_equal(sent(h, &last), 1);
-	assert_int_equal(last, seq_of(10));
+	tp_ack(&p, tp_seq(&p, 10), 11, 12);
+	tp_ack(&p, tp_seq(&p, 10), 11, 13);
+	assert_int_equal(tp_sent(&p, NULL), 0);	/* reordering window */
+	tp_ack(&p, tp_seq(&p, 10), 11, 14);
+	assert_int_equal(tp_sent(&p, &last), 1);
+	assert_int_equal(last, tp_seq(&p, 10));
 	assert_true(h->app.conn->flags & TCP_F_RECOVERY);
 	/* new data after the retransmission; the retransmission is lost */
-	write_bytes(h, 4 * MSS);
+	tp_write(&p, 4 * MSS);
 	th_advance(h, 1);
-	ack_sack(h, seq_of(10), 11, 20);
-	assert_true(sent(h, NULL) >= 1);	/* segment 20 at least */
+	tp_ack(&p, tp_seq(&p, 10), 11, 20);
+	assert_true(tp_sent(&p, NULL) >= 1);	/* segment 20 at least */
 	/* one RTT later segment 20 is SACKed but 10 is not: the
 	 * retransmission was lost, and goes again, long before an RTO */
 	th_advance(h, RTT);
-	ack_sack(h, seq_of(10), 11, 21);
+	tp_ack(&p, tp_seq(&p, 10), 11, 21);
 	assert_int_equal(h->stats.tcp.lost_retransmits, 1);
 	last = 0;
 	while (th_pending(h) > 0) {
 		struct th_out o;
 
 		assert_true(th_next(h, &o));
-		if (o.t.seq == seq_of(10))
+		if (o.t.seq == tp_seq(&p, 10))
 			last = o.t.seq;
 	}
-	assert_int_equal(last, seq_of(10));
+	assert_int_equal(last, tp_seq(&p, 10));
 	assert_int_equal(h->stats.tcp.timeouts, 0);
 	assert_true(h->stats.tcp.rack_losses >= 2);
 	/* everything arrives: recovery ends */
-	ack_sack(h, seq_of(24), 0, 0);
+	tp_ack(&p, tp_seq(&p, 24), 0, 0);
 	assert_false(h->app.conn->flags & TCP_F_RECOVERY);
 	assert_int_equal(h->app.conn->nsegs, 0);
 	assert_int_equal(h->app.conn->lost_bytes, 0);
@@ -188,23 +106,23 @@ tail_loss_probed(unsigned int lost_probes)
 	uint32_t last = 0;
 	unsigned int i;
 
-	write_bytes(h, 5 * MSS);
-	assert_int_equal(sent(h, NULL), 5);
+	tp_write(&p, 5 * MSS);
+	assert_int_equal(tp_sent(&p, NULL), 5);
 	th_advance(h, RTT);
-	ack_sack(h, seq_of(13), 0, 0);
+	tp_ack(&p, tp_seq(&p, 13), 0, 0);
 	for (i = 0; i <= lost_probes; i++, pto *= 2) {
 		assert_int_equal(quiet_for(h), pto);
-		assert_int_equal(sent(h, &last), 1);
-		assert_int_equal(last, seq_of(14));
+		assert_int_equal(tp_sent(&p, &last), 1);
+		assert_int_equal(last, tp_seq(&p, 14));
 		assert_int_equal(h->stats.tcp.tail_loss_probes, i + 1);
 	}
 	th_advance(h, RTT);
-	ack_sack(h, seq_of(13), 14, 15);
+	tp_ack(&p, tp_seq(&p, 13), 14, 15);
 	th_advance(h, RTT / 4);
-	assert_int_equal(sent(h, &last), 1);
-	assert_int_equal(last, seq_of(13));
+	assert_int_equal(tp_sent(&p, &last), 1);
+	assert_int_equal(last, tp_seq(&p, 13));
 	assert_int_equal(h->stats.tcp.tlp_recoveries, 1);
-	ack_sack(h, seq_of(15), 0, 0);
+	tp_ack(&p, tp_seq(&p, 15), 0, 0);
 	th_advance(h, 1000);
 	assert_int_equal(th_pending(h), 0);
 	assert_int_equal(h->stats.tcp.timeouts, 0);
@@ -233,17 +151,17 @@ test_reordering_inside_window_is_no_loss(void **state)
 	struct th *h = warm_up();
 
 	(void)state;
-	write_bytes(h, 5 * MSS);
-	assert_int_equal(sent(h, NULL), 5);
+	tp_write(&p, 5 * MSS);
+	assert_int_equal(tp_sent(&p, NULL), 5);
 	th_advance(h, RTT);
 	/* 12 overtakes 11 by 5 ms: inside min_RTT / 4 = 10 ms */
-	ack_sack(h, seq_of(11), 0, 0);
-	ack_sack(h, seq_of(11), 12, 13);
+	tp_ack(&p, tp_seq(&p, 11), 0, 0);
+	tp_ack(&p, tp_seq(&p, 11), 12, 13);
 	th_advance(h, 5);
-	ack_sack(h, seq_of(13), 0, 0);
+	tp_ack(&p, tp_seq(&p, 13), 0, 0);
 	assert_int_equal(th_pending(h), 0);
 	assert_true(h->app.conn->rack_reord);
-	ack_sack(h, seq_of(15), 0, 0);
+	tp_ack(&p, tp_seq(&p, 15), 0, 0);
 	th_advance(h, 1000);
 	assert_int_equal(h->stats.tcp.retransmits, 0);
 	assert_int_equal(h->stats.tcp.rack_losses, 0);
@@ -260,22 +178,22 @@ test_prr_paces_recovery(void **state)
 
 	(void)state;
 	/* 20 segments out (10-29), 20 more waiting; 10 is lost */
-	write_bytes(h, 40 * MSS);
-	assert_int_equal(sent(h, NULL), 20);
+	tp_write(&p, 40 * MSS);
+	assert_int_equal(tp_sent(&p, NULL), 20);
 	th_advance(h, RTT);
 	/* the first SACKs let new data out in their place (the pipe) */
-	ack_sack(h, seq_of(10), 11, 12);
-	ack_sack(h, seq_of(10), 11, 13);
-	assert_int_equal(sent(h, NULL), 2);
+	tp_ack(&p, tp_seq(&p, 10), 11, 12);
+	tp_ack(&p, tp_seq(&p, 10), 11, 13);
+	assert_int_equal(tp_sent(&p, NULL), 2);
 	/* the third SACKed segment starts recovery: ssthresh is half the
 	 * 22 segments out, and the fast retransmit goes at once */
-	ack_sack(h, seq_of(10), 11, 14);
+	tp_ack(&p, tp_seq(&p, 10), 11, 14);
 	assert_true(c->flags & TCP_F_RECOVERY);
 	ssthresh = c->ssthresh;
 	recover_fs = c->recover_fs;
 	assert_int_equal(recover_fs, 22 * MSS);
 	assert_int_equal(ssthresh, 11 * MSS);
-	total = sent(h, NULL);
+	total = tp_sent(&p, NULL);
 	assert_int_equal(total, 1);
 	/* then each ACK delivering one segment lets out delivered *
 	 * ssthresh / RecoverFS: one segment every other ACK, never a
@@ -285,8 +203,8 @@ test_prr_paces_recovery(void **state)
 		uint32_t expect = (i * MSS * ssthresh + recover_fs - 1) /
 			recover_fs;
 
-		ack_sack(h, seq_of(10), 11, 13 + i);
-		n = sent(h, NULL);
+		tp_ack(&p, tp_seq(&p, 10), 11, 13 + i);
+		n = tp_sent(&p, NULL);
 		assert_true(n <= 1);
 		total += n;
 		assert_in_range(total * MSS, expect - MSS, expect + MSS);
@@ -307,23 +225,23 @@ test_recovery_ends_at_ssthresh(void **state)
 
 	(void)state;
 	/* segments 10-19; 10 is lost, the rest SACKed: recovery */
-	write_bytes(h, 10 * MSS);
-	assert_int_equal(sent(h, NULL), 10);
+	tp_write(&p, 10 * MSS);
+	assert_int_equal(tp_sent(&p, NULL), 10);
 	th_advance(h, RTT);
-	ack_sack(h, seq_of(10), 11, 20);
+	tp_ack(&p, tp_seq(&p, 10), 11, 20);
 	assert_true(c->flags & TCP_F_RECOVERY);
 	ssthresh = c->ssthresh;
 	assert_true(ssthresh >= 4 * MSS);
-	assert_true(sent(h, NULL) >= 1);	/* 10 again */
+	assert_true(tp_sent(&p, NULL) >= 1);	/* 10 again */
 	/* its ACK covers everything: nothing is in flight */
 	th_advance(h, RTT);
-	ack_sack(h, seq_of(20), 0, 0);
+	tp_ack(&p, tp_seq(&p, 20), 0, 0);
 	assert_false(c->flags & TCP_F_RECOVERY);
 	assert_int_equal(c->snd_una, c->snd_max);
 	assert_int_equal(c->cwnd, ssthresh);
 	/* and the window is there to use at once */
-	write_bytes(h, 20 * MSS);
-	assert_int_equal(sent(h, NULL), ssthresh / MSS);
+	tp_write(&p, 20 * MSS);
+	assert_int_equal(tp_sent(&p, NULL), ssthresh / MSS);
 	th_free(h);
 }
 
@@ -337,20 +255,20 @@ test_lost_last_retransmission_probed(void **state)
 	uint32_t last = 0;
 
 	(void)state;
-	write_bytes(h, 5 * MSS);
-	assert_int_equal(sent(h, NULL), 5);
+	tp_write(&p, 5 * MSS);
+	assert_int_equal(tp_sent(&p, NULL), 5);
 	th_advance(h, RTT);
-	ack_sack(h, seq_of(10), 11, 15);
+	tp_ack(&p, tp_seq(&p, 10), 11, 15);
 	assert_true(h->app.conn->flags & TCP_F_RECOVERY);
-	assert_int_equal(sent(h, &last), 1);
-	assert_int_equal(last, seq_of(10));
+	assert_int_equal(tp_sent(&p, &last), 1);
+	assert_int_equal(last, tp_seq(&p, 10));
 	/* that retransmission is lost: silence */
 	assert_int_equal(quiet_for(h), 2 * RTT + 2);
-	assert_int_equal(sent(h, &last), 1);
-	assert_int_equal(last, seq_of(10));
+	assert_int_equal(tp_sent(&p, &last), 1);
+	assert_int_equal(last, tp_seq(&p, 10));
 	assert_int_equal(h->stats.tcp.tail_loss_probes, 1);
 	th_advance(h, RTT);
-	ack_sack(h, seq_of(15), 0, 0);
+	tp_ack(&p, tp_seq(&p, 15), 0, 0);
 	assert_false(h->app.conn->flags & TCP_F_RECOVERY);
 	th_advance(h, 1000);
 	assert_int_equal(th_pending(h), 0);
@@ -369,12 +287,12 @@ test_lone_segment_probe_of_new_data(void **state)
 
 	(void)state;
 	h->app.conn->cwnd = MSS;
-	write_bytes(h, 3 * MSS);
-	assert_int_equal(sent(h, &last), 1);
-	assert_int_equal(last, seq_of(10));
+	tp_write(&p, 3 * MSS);
+	assert_int_equal(tp_sent(&p, &last), 1);
+	assert_int_equal(last, tp_seq(&p, 10));
 	assert_int_equal(quiet_for(h), 2 * RTT + 2);
-	assert_int_equal(sent(h, &last), 1);
-	assert_int_equal(last, seq_of(11));
+	assert_int_equal(tp_sent(&p, &last), 1);
+	assert_int_equal(last, tp_seq(&p, 11));
 	assert_int_equal(h->stats.tcp.tail_loss_probes, 1);
 	th_free(h);
 }

@@ -120,6 +120,7 @@ uint16_t net_rss_queue6(const struct net_rss *rss, const uint8_t raddr[16],
 enum tcp_cc_algo {
 	TCP_CC_NEWRENO,		/* RFC 5681, RFC 6582 */
 	TCP_CC_CUBIC,		/* RFC 9438 */
+	TCP_CC_BBR,		/* BBR v1, as Linux's tcp_bbr.c */
 };
 
 struct tcp_config {
@@ -150,7 +151,23 @@ struct tcp_config {
 	/* Receive space of a new connection until the upper layer sets its
 	 * own with tcp_set_rcv_space(): what the SYN-ACK offers. */
 	uint32_t rcv_space;
+	/* The receive buffer: what TCP holds that the upper layer has not
+	 * taken yet, beyond the room it pushes. Each connection's starts at
+	 * rcv_buf_init and grows with what the upper layer takes per round
+	 * trip (Linux's receive buffer autotuning) up to rcv_buf_max, while
+	 * the shard's buffers together stay within rcv_buf_budget; an idle
+	 * connection's falls back to rcv_buf_init. 0, 0: the window is the
+	 * upper layer's room alone. */
+	uint32_t rcv_buf_init;
+	uint32_t rcv_buf_max;
+	uint64_t rcv_buf_budget;
+	/* Connections that may hold received segments at once (out of
+	 * order, or waiting for the upper layer), a ring of 256 each (4 KB);
+	 * 0: a quarter of max_conns. */
+	uint32_t rcvq_max;
 	uint8_t cc;		/* enum tcp_cc_algo */
+	/* NewReno and CUBIC pace their sending too (BBR always does). */
+	bool pacing;
 	/* Answers to unacceptable segments (RFC 5961 challenge ACKs, ACKs of
 	 * out-of-window segments without data) per second; 0 = no limit. */
 	uint32_t challenge_ack_limit;
@@ -183,7 +200,11 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends) \
 	X(arp_requests) X(rss_port_misses) X(sndq_budget_waits) \
 	X(ip6_passive_opens) X(ip6_active_opens) X(ip6_segs_in) X(ip6_segs_out) \
-	X(pmtu_lowered)
+	X(pmtu_lowered) X(hystart_css_entries) X(hystart_exits) \
+	X(dsack_undos) X(eifel_undos) X(loss_undos) X(frto_undos) \
+	X(rcv_buf_grows) X(rcv_buf_shrinks) X(rcv_buf_budget_limited) \
+	X(rcvq_dropped) X(rcvq_exhausted) X(pacing_waits) X(bbr_full_bw) X(bbr_probe_rtts) \
+	X(bbr_cycles)
 
 /* Neighbour discovery and ICMPv6, in the same manner. */
 /* Neighbour discovery and ICMPv6, with the unit of each (a telemetry
@@ -244,6 +265,12 @@ struct net_stats {
 	uint64_t tcp_conns_open;	/* gauge, all states */
 	uint64_t tcp_conns_open6;	/* gauge: of them, over IPv6 */
 	uint64_t tcp_sndq_mbufs;	/* gauge: mbufs the send queues hold */
+	uint64_t tcp_rcvq_mbufs;	/* gauge: mbufs the receive queues hold */
+	uint64_t tcp_rcv_buf_bytes;	/* gauge: the receive buffers' sizes */
+	/* Time, microseconds: our sending held back by the peer's window
+	 * with data waiting; our window advertised closed. */
+	uint64_t tcp_rwnd_limited_us;
+	uint64_t tcp_zero_window_us;
 	/* gauges: blocks of connection rings (a send queue's chunks, an
 	 * out-of-order queue, a scoreboard) the shard has made, and of them
 	 * those connections hold; an idle connection holds none */
@@ -297,17 +324,33 @@ void net_stack_refuse_new(struct net_stack *ns, bool refuse);
  * duplicate addresses again (RFC 4862 5.4) and announce theirs. */
 void net_link_up(struct net_stack *ns);
 
-/* The poll entry point: each port's burst (the stack takes the mbufs)
- * through net_rx(), then net_timers() once. */
+/*
+ * The poll entry point: each port's burst (the stack takes the mbufs)
+ * through net_rx_us(), then net_timers_us() once. The clock is in
+ * microseconds (ewykd's TSC): TCP times its segments, its round trips,
+ * RACK's reordering window, its probes and its pacing with it; the
+ * timestamp option on the wire stays in milliseconds. It never goes
+ * back: an earlier time is taken as the last one.
+ */
+void net_rx_us(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
+		uint16_t n, uint64_t now_us);
+/* Advance the clock, run due timers (TCP's, the layers' above, pacing),
+ * and let connections the send budget held back go on. */
+void net_timers_us(struct net_stack *ns, uint64_t now_us);
+/* The same with a clock in milliseconds, for callers without a finer
+ * one: RTTs under a millisecond then read as 0 or 1 ms. */
 void net_rx(struct net_stack *ns, uint8_t port, struct rte_mbuf **pkts,
 		uint16_t n, uint64_t now_ms);
-/* Advance the clock, run due timers, and let connections the send
- * budget held back go on. */
 void net_timers(struct net_stack *ns, uint64_t now_ms);
 /* Hand the TX batches to the devices. */
 void net_flush(struct net_stack *ns);
-/* The stack's clock, milliseconds, as of the last poll. */
+/* Connections wait for their pacing time: net_timers_us() is wanted
+ * again within microseconds, the shard should not sleep. */
+bool net_pacing_pending(const struct net_stack *ns);
+/* The stack's clock as of the last poll, in milliseconds and in
+ * microseconds. */
 uint64_t net_now_ms(const struct net_stack *ns);
+uint64_t net_now_us(const struct net_stack *ns);
 
 /*
  * A timer of a layer above TCP (HTTP, the request runtime, the upstream

@@ -22,9 +22,12 @@ struct tcp_upcalls {
 	/* A handshake completed. Return 0 and set the app's state with
 	 * tcp_set_app(), or <0 to refuse (the peer gets a RST). */
 	int (*accepted)(void *ctx, struct tcp_conn *c);
-	/* In-order bytes. Return how many were taken (all, unless the
-	 * advertised window was ignored); the rest are dropped unacknowledged.
-	 * The upper layer says its new room with tcp_set_rcv_space(). */
+	/* In-order bytes. Return how many were taken; TCP keeps the rest in
+	 * the connection's receive buffer (acknowledged, within the window
+	 * it advertised) and offers them again, before anything newer, once
+	 * the upper layer pushes room with tcp_set_rcv_space() (from outside
+	 * an upcall: at the next net_flush()); what it cannot keep is
+	 * dropped unacknowledged. peer_closed follows the last byte. */
 	uint32_t (*recv)(void *ctx, struct tcp_conn *c, const uint8_t *data,
 			uint32_t len);
 	/* Acknowledged data freed send space. */
@@ -44,9 +47,10 @@ void *tcp_app(const struct tcp_conn *c);
 struct tcp_conn *tcp_conn_get(struct net_stack *ns, uint32_t index,
 		uint32_t gen);
 /* The bytes the upper layer can take now, pushed whenever that changes.
- * The advertised window follows it (up to what the window scale can say);
- * a window that opens enough to matter is announced at once. Until the
- * first call a connection has tcp_config.rcv_space. */
+ * The advertised window is it and the receive buffer's free room (up to
+ * what the window scale can say); a window that opens enough to matter is
+ * announced at once. Until the first call a connection has
+ * tcp_config.rcv_space. */
 void tcp_set_rcv_space(struct net_stack *ns, struct tcp_conn *c,
 		uint32_t bytes);
 /* Free room in the send queue, in bytes. */

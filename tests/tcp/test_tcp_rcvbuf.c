@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The receive buffer: what the application does not take is held and
+ * acknowledged within a window of its room and the buffer, offered again
+ * when it pushes room (the window update going at once), and the FIN told
+ * after it; a closed window's probes answered; the buffer autotuned to
+ * twice what the application takes per round trip, up to its bound and
+ * the shard's budget, and back to its first size when idle; the times of
+ * window limits counted. The peer's segments carry 1000 bytes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tcp_harness.h"
+
+#define IRS 3000000u
+#define SEG 1000
+#define RTT 10		/* ms */
+
+static uint8_t stream[512 * 1024];
+static uint32_t iss, sent;	/* ours; the peer's bytes sent */
+
+static struct th *
+open_with(uint32_t init, uint32_t max, uint64_t budget, uint32_t room)
+{
+	struct tcp_config cfg;
+	struct th_seg s = th_seg_from(IRS, 0, TCP_SYN);
+	struct th_out o;
+	struct th *h;
+	uint32_t i;
+
+	for (i = 0; i < sizeof(stream); i++)
+		stream[i] = (uint8_t)(i * 7 + i / 251);
+	tcp_config_defaults(&cfg);
+	cfg.rcv_buf_init = init;
+	cfg.rcv_buf_max = max;
+	cfg.rcv_buf_budget = budget;
+	/* Windows to the byte where they fit the field unscaled. */
+	cfg.rcv_win_max = room + max <= 65535 ? 65535 : 1 << 20;
+	h = th_new(&cfg);
+	h->app.rcv_space = room;
+	h->app.room_only = true;
+	h->ns->cfg.rcv_space = room;	/* the SYN-ACK's window too */
+	th_opt_mss(&s, SEG);
+	th_opt_wscale(&s, 7);
+	th_inject(h, &s);
+	assert_true(th_next(h, &o));
+	iss = o.t.seq;
+	th_advance(h, RTT);	/* the handshake's RTT */
+	s = th_seg_from(IRS + 1, iss + 1, TCP_ACK);
+	s.win = 1024;
+	th_inject(h, &s);
+	assert_int_equal(h->app.accepted, 1);
+	th_drain(h);
+	sent = 0;
+	return h;
+}
+
+/* The peer's next n bytes, in segments of SEG. */
+static void
+peer_sends(struct th *h, uint32_t n, bool fin)
+{
+	while (n > 0) {
+		struct th_seg s = th_seg_from(IRS + 1 + sent, iss + 1, TCP_ACK);
+
+		s.win = 1024;
+		s.data = stream + sent;
+		s.len = (uint16_t)RTE_MIN(n, (uint32_t)SEG);
+		n -= s.len;
+		if (n == 0 && fin)
+			s.flags |= TCP_FIN;
+		th_inject(h, &s);
+		sent += s.len;
+	}
+}
+
+/* The last segment sent: its ACK and window, scaled. */
+static bool
+last_ack(struct th *h, uint32_t *ack, uint32_t *win)
+{
+	struct th_out o;
+	bool any = false;
+
+	while (th_next(h, &o)) {
+		*ack = o.t.ack - IRS - 1;
+		*win = (uint32_t)o.t.win << h->app.conn->rcv_wscale;
+		any = true;
+	}
+	return any;
+}
+
+static void
+test_held_beyond_room_then_delivered(void **state)
+{
+	struct th *h = open_with(8000, 60000, 1 << 20, 3200);
+	struct tcp_conn *c = h->app.conn;
+	uint32_t ack = 0, win = 0;
+	struct th_seg s;
+
+	(void)state;
+	/* the window is the room and the buffer */
+	assert_int_equal(tcp_rcv_window(c), 3200 + 8000);
+	peer_sends(h, 11200, false);
+	th_advance(h, 50);	/* the delayed ACK */
+	assert_int_equal(h->app.got_len, 3200);
+	assert_true(last_ack(h, &ack, &win));
+	assert_int_equal(ack, 11200);	/* all of it, held or taken */
+	assert_int_equal(win, 0);
+	/* the rest of the fourth segment, seven more, a piece */
+	assert_int_equal(h->stats.tcp_rcvq_mbufs, 9);
+	/* a probe into the closed window is answered, and not taken */
+	s = th_seg_from(IRS + 1 + sent, iss + 1, TCP_ACK);
+	s.data = "x";
+	s.len = 1;
+	th_inject(h, &s);
+	assert_true(last_ack(h, &ack, &win));
+	assert_int_equal(ack, 11200);
+	assert_int_equal(win, 0);
+	/* room: held data goes first, and the window it frees is
+	 * announced at once */
+	th_set_rcv_space(h, 5000);
+	assert_int_equal(h->app.got_len, 8200);
+	assert_true(last_ack(h, &ack, &win));
+	assert_int_equal(win, 5000);
+	th_set_rcv_space(h, 100000);
+	assert_int_equal(h->app.got_len, 11200);
+	assert_memory_equal(h->app.got, stream, 11200);
+	assert_int_equal(h->stats.tcp_rcvq_mbufs, 0);
+	assert_true(h->stats.tcp_zero_window_us > 0);
+	th_free(h);
+}
+
+/* The peer's FIN reaches the application after the bytes held before
+ * it, though it is acknowledged at once. */
+static void
+test_fin_after_held_data(void **state)
+{
+	struct th *h = open_with(8000, 60000, 1 << 20, 2000);
+	uint32_t ack = 0, win = 0;
+
+	(void)state;
+	peer_sends(h, 5000, true);
+	assert_true(last_ack(h, &ack, &win));
+	assert_int_equal(ack, 5001);
+	assert_int_equal(h->app.got_len, 2000);
+	assert_int_equal(h->app.peer_closed, 0);
+	assert_int_equal(h->app.conn->state, TCP_CLOSE_WAIT);
+	th_set_rcv_space(h, 1000);
+	assert_int_equal(h->app.got_len, 3000);
+	assert_int_equal(h->app.peer_closed, 0);
+	th_set_rcv_space(h, 10000);
+	assert_int_equal(h->app.got_len, 5000);
+	assert_int_equal(h->app.peer_closed, 1);
+	assert_memory_equal(h->app.got, stream, 5000);
+	th_free(h);
+}
+
+/* Rounds of an RTT: the peer sends the window it was offered, which the
+ * application takes at once into a room of 4000 bytes, as HTTP/1.1 into
+ * its buffer. Returns the window offered after the round. */
+static uint32_t
+round_trip(struct th *h)
+{
+	uint32_t win = tcp_rcv_window(h->app.conn), i;
+
+	for (i = 0; i < win / SEG; i++) {
+		peer_sends(h, SEG, false);
+		th_set_rcv_space(h, 4000);
+	}
+	th_advance(h, RTT);
+	th_drain(h);
+	return tcp_rcv_window(h->app.conn);
+}
+
+static void
+test_autotuning_follows_what_is_taken(void **state)
+{
+	struct th *h = open_with(10000, 120000, 1 << 20, 4000);
+	struct tcp_conn *c = h->app.conn;
+	uint32_t w0 = tcp_rcv_window(c), w2, i;
+
+	(void)state;
+	assert_int_equal(w0, 14000);
+	round_trip(h);
+	/* 14000 taken in a round trip: at least twice that */
+	w2 = round_trip(h);
+	assert_true(c->rcvbuf >= 2 * 14000);
+	assert_true(w2 > 2 * w0);
+	for (i = 0; i < 4; i++)
+		round_trip(h);
+	assert_int_equal(c->rcvbuf, 120000);	/* its bound */
+	assert_int_equal(h->stats.tcp_rcv_buf_bytes, 120000);
+	assert_true(h->stats.tcp.rcv_buf_grows >= 2);
+	assert_int_equal(h->stats.tcp.rcv_buf_budget_limited, 0);
+	assert_int_equal(h->app.got_len, sent);
+	assert_memory_equal(h->app.got, stream, sent);
+	/* idle for a second: back to its first size; the edge already
+	 * advertised stays */
+	th_advance(h, TCP_RCVBUF_IDLE_MS + 10);
+	assert_int_equal(c->rcvbuf, 10000);
+	assert_int_equal(h->stats.tcp.rcv_buf_shrinks, 1);
+	assert_int_equal(h->stats.tcp_rcv_buf_bytes, 10000);
+	assert_true(SEQ_GEQ(c->rcv_nxt + tcp_rcv_window(c), c->rcv_adv));
+	th_free(h);
+}
+
+/* The shard's budget bounds what the buffers grow by. */
+static void
+test_autotuning_within_budget(void **state)
+{
+	struct th *h = open_with(10000, 120000, 30000, 4000);
+	struct tcp_conn *c = h->app.conn;
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < 6; i++)
+		round_trip(h);
+	assert_int_equal(c->rcvbuf, 10000 + 30000);
+	assert_true(h->stats.tcp.rcv_buf_budget_limited >= 1);
+	th_free(h);
+}
+
+/* Our sending held by the peer's window is timed. */
+static void
+test_rwnd_limited_time(void **state)
+{
+	struct th *h = open_with(0, 0, 0, 65535);
+	struct th_seg s;
+	static char big[20000];
+
+	(void)state;
+	/* a window of 4000 bytes: most of a 20000-byte answer waits */
+	assert_true(tcp_write(h->ns, h->app.conn, big, sizeof(big)) > 0);
+	h->app.conn->snd_wnd = 4000;
+	tcp_output(h->ns, h->app.conn);
+	net_flush(h->ns);
+	th_drain(h);
+	assert_true(h->app.conn->rwnd_limited_since_us != 0);
+	th_advance(h, 5);
+	s = th_seg_from(IRS + 1, iss + 1 + 4000, TCP_ACK);
+	s.win = 1024;
+	th_inject(h, &s);
+	assert_in_range(h->stats.tcp_rwnd_limited_us, 5000, 6000);
+	th_free(h);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_held_beyond_room_then_delivered),
+		cmocka_unit_test(test_fin_after_held_data),
+		cmocka_unit_test(test_autotuning_follows_what_is_taken),
+		cmocka_unit_test(test_autotuning_within_budget),
+		cmocka_unit_test(test_rwnd_limited_time),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
