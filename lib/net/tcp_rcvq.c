@@ -171,9 +171,14 @@ tcp_rcvq_deliver(struct net_stack *ns, struct tcp_conn *c)
 			break;
 		c->rcv_read += taken;
 		if (taken < e->len) {
+			if (taken == 0)
+				break;	/* the upper layer is full */
+			/* It may have made room as it took (HTTP/1.1
+			 * consumes the requests it parsed): offer the rest
+			 * until it takes nothing. */
 			e->off = (uint16_t)(e->off + taken);
 			e->len = (uint16_t)(e->len - taken);
-			break;		/* the upper layer is full */
+			continue;
 		}
 		q->held--;
 		remove_at(ns, q, 0);

@@ -144,6 +144,14 @@ app_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 	memcpy(h->app.got + h->app.got_len, data, len);
 	h->app.got_len += len;
 	h->app.rcv_space -= RTE_MIN(len, h->app.rcv_space);
+	if (h->app.serve_unit > 0) {
+		h->app.serve_in += len;
+		while (h->app.serve_in >= h->app.serve_unit) {
+			h->app.serve_in -= h->app.serve_unit;
+			h->app.rcv_space += h->app.serve_unit;
+			h->app.served++;
+		}
+	}
 	tcp_set_rcv_space(h->ns, c, h->app.rcv_space);
 	return len;
 }

@@ -65,6 +65,12 @@ struct th_app {
 	/* takes no more than rcv_space, as HTTP/1.1 into its buffer: TCP
 	 * keeps the rest (its receive buffer) */
 	bool room_only;
+	/* with room_only, as HTTP/1.1 parses its buffer: each whole request
+	 * of serve_unit bytes taken is consumed at once, inside the call,
+	 * and its bytes are room again (served counts them) */
+	uint32_t serve_unit;
+	uint32_t serve_in;
+	unsigned int served;
 	unsigned int sent_calls;	/* the sent upcall: room to write */
 };
 

@@ -156,6 +156,37 @@ test_fin_after_held_data(void **state)
 	th_free(h);
 }
 
+/* An application that, as HTTP/1.1, takes what fits its buffer and
+ * parses it in the same call: a request made whole there is consumed
+ * and its bytes are room again, though the segment offered was only
+ * partly taken. Held data goes on to it while it takes some, or the
+ * requests held would wait for a segment the peer, waiting for their
+ * answers, never sends. */
+static void
+test_held_offered_while_taken(void **state)
+{
+	struct th *h = open_with(8000, 60000, 1 << 20, 0);
+	uint32_t ack = 0, win = 0;
+
+	(void)state;
+	h->app.serve_unit = 1200;
+	/* five requests arrive while the application has no room: held */
+	peer_sends(h, 5 * 1200, false);
+	assert_int_equal(h->app.got_len, 0);
+	assert_int_equal(h->app.conn->rcvq.held, 6);
+	/* room for 1500: it takes 1500 bytes of the first two segments,
+	 * serves one request, and has room again */
+	th_set_rcv_space(h, 1500);
+	assert_int_equal(h->app.served, 5);
+	assert_int_equal(h->app.got_len, 6000);
+	assert_memory_equal(h->app.got, stream, 6000);
+	assert_int_equal(h->app.conn->rcvq.held, 0);
+	assert_int_equal(h->stats.tcp_rcvq_mbufs, 0);
+	assert_true(last_ack(h, &ack, &win));
+	assert_int_equal(ack, 6000);
+	th_free(h);
+}
+
 /* Rounds of an RTT: the peer sends the window it was offered, which the
  * application takes at once into a room of 4000 bytes, as HTTP/1.1 into
  * its buffer. Returns the window offered after the round. */
@@ -251,6 +282,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_held_beyond_room_then_delivered),
 		cmocka_unit_test(test_fin_after_held_data),
+		cmocka_unit_test(test_held_offered_while_taken),
 		cmocka_unit_test(test_autotuning_follows_what_is_taken),
 		cmocka_unit_test(test_autotuning_within_budget),
 		cmocka_unit_test(test_rwnd_limited_time),

@@ -24,10 +24,11 @@ struct tcp_upcalls {
 	int (*accepted)(void *ctx, struct tcp_conn *c);
 	/* In-order bytes. Return how many were taken; TCP keeps the rest in
 	 * the connection's receive buffer (acknowledged, within the window
-	 * it advertised) and offers them again, before anything newer, once
-	 * the upper layer pushes room with tcp_set_rcv_space() (from outside
-	 * an upcall: at the next net_flush()); what it cannot keep is
-	 * dropped unacknowledged. peer_closed follows the last byte. */
+	 * it advertised) and offers them again, before anything newer: at
+	 * once while the upper layer takes some (it may have made room as
+	 * it took), else once it pushes room with tcp_set_rcv_space() (from
+	 * outside an upcall: at the next net_flush()); what it cannot keep
+	 * is dropped unacknowledged. peer_closed follows the last byte. */
 	uint32_t (*recv)(void *ctx, struct tcp_conn *c, const uint8_t *data,
 			uint32_t len);
 	/* Acknowledged data freed send space. */
