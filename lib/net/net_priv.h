@@ -15,7 +15,6 @@
 #include "rate_limit.h"
 #include "timer_wheel.h"
 
-#define NET_OUT_LATER 64	/* connections whose output waits for the flush */
 #define NET_TX_BATCH 32
 
 struct tcp_cc_ops;
@@ -126,11 +125,11 @@ struct net_stack {
 	uint32_t pace_n;
 	const struct tcp_cc_ops *cc;
 	uint16_t ip_id;
-	/* Connections that took input since the last flush and send then,
-	 * once for all their segments of the burst (see tcp_output_later). */
-	uint32_t out_epoch;
-	uint16_t out_n;
-	struct { uint32_t index, gen; } out[NET_OUT_LATER];
+	/* Connections that took input or were given room since the last
+	 * flush, and send then (see tcp_output_later): a ring of slots,
+	 * twice max_conns, so that it never fills. */
+	uint32_t *out;
+	uint32_t out_head, out_tail, out_mask;
 	struct timer_wheel wheel;
 	/* connection table: slots, a free list and an open-addressing index */
 	struct tcp_conn *conns;

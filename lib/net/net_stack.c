@@ -72,7 +72,6 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	rate_limit_init(&ns->arp_replies, cfg->arp_reply_limit);
 	rate_limit_init(&ns->nd_replies, cfg->nd_reply_limit);
 	rate_limit_init(&ns->icmp6_errors, cfg->icmp6_error_limit);
-	ns->out_epoch = 1;	/* slots start at 0: none is on the out list */
 	tw_init(&ns->wheel, now_ms);
 	return tcp_table_init(ns);
 }

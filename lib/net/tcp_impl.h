@@ -175,6 +175,7 @@ struct tcp_bufs {
 #define TCP_F_FIN_OWED 0x80000	/* the peer's FIN, told once held data is taken */
 #define TCP_F_DELIVER 0x100000	/* room was pushed: offer held data at the flush */
 #define TCP_F_PACING 0x200000	/* congestion control paces: pacing_rate holds */
+#define TCP_F_LISTED 0x400000	/* waits in the stack's out list */
 
 struct tcp_conn {
 	struct tw_timer rexmit;	/* retransmission and persist */
@@ -187,7 +188,6 @@ struct tcp_conn {
 	void *app;		/* upper layer's state */
 	uint32_t index;		/* slot in the shard's table */
 	uint32_t gen;		/* bumped on free: stale references see it */
-	uint32_t out_epoch;	/* == the stack's: waits in its out list */
 	uint32_t flags;
 	uint8_t state;
 	uint8_t backoff;	/* consecutive timeouts */

@@ -714,37 +714,40 @@ tcp_arm_send_timer(struct net_stack *ns, struct tcp_conn *c)
  * After input, a connection sends at the next flush rather than at once:
  * what the upper layer wrote in answer to every segment of the burst
  * leaves in as few segments as the windows allow, and the ACK of them
- * all rides on it (as a kernel stack's read loop coalesces answers). A
- * full list sends at once.
+ * all rides on it (as a kernel stack's read loop coalesces answers).
+ * Room pushed outside input waits for the flush too, so that held data
+ * is never offered from inside the upper layer's own call.
  */
 void
 tcp_output_later(struct net_stack *ns, struct tcp_conn *c)
 {
-	if (c->out_epoch == ns->out_epoch)
-		return;		/* listed already */
-	if (ns->out_n == NET_OUT_LATER) {
-		if (!(c->flags & TCP_F_DELIVER) || tcp_deliver_held(ns, c))
-			tcp_transmit(ns, c);
+	if (c->flags & TCP_F_LISTED)
+		return;
+	/* Each slot is listed once, and a freed slot's entry is skipped
+	 * (its flag went with it): twice max_conns entries never fill. If
+	 * they ever did, send now, and leave held data for the next input. */
+	if (ns->out_tail - ns->out_head > ns->out_mask) {
+		tcp_transmit(ns, c);
 		return;
 	}
-	c->out_epoch = ns->out_epoch;
-	ns->out[ns->out_n].index = c->index;
-	ns->out[ns->out_n].gen = c->gen;
-	ns->out_n++;
+	c->flags |= TCP_F_LISTED;
+	ns->out[ns->out_tail++ & ns->out_mask] = c->index;
 }
 
 void
 tcp_output_listed(struct net_stack *ns)
 {
-	uint16_t i, n = ns->out_n;
+	/* The upper layer may list connections while the list is worked
+	 * through (taking held data on one, it writes to another): they go
+	 * on its end, and out in this same flush. */
+	while (ns->out_head != ns->out_tail) {
+		struct tcp_conn *c = &ns->conns[ns->out[ns->out_head++ &
+				ns->out_mask]];
 
-	ns->out_n = 0;
-	ns->out_epoch++;	/* nothing is listed from here on */
-	for (i = 0; i < n; i++) {
-		struct tcp_conn *c = tcp_conn_get(ns, ns->out[i].index,
-				ns->out[i].gen);
-
-		if (c == NULL || tcp_is_dead(c))
+		if (!(c->flags & TCP_F_LISTED))
+			continue;	/* freed since, or listed again */
+		c->flags &= ~TCP_F_LISTED;
+		if (c->state == TCP_CLOSED || tcp_is_dead(c))
 			continue;
 		/* Room pushed outside input: held data first, so that the
 		 * window its taking opens goes out with what follows. */

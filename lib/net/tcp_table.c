@@ -64,12 +64,17 @@ tcp_table_init(struct net_stack *ns)
 			RTE_CACHE_LINE_SIZE);
 	ns->index = rte_zmalloc("tcp_index", sizeof(*ns->index) * size,
 			RTE_CACHE_LINE_SIZE);
-	if (ns->conns == NULL || ns->index == NULL || tcp_pace_init(ns) < 0) {
+	ns->out = rte_malloc("tcp_out", sizeof(*ns->out) * size, 0);
+	if (ns->conns == NULL || ns->index == NULL || ns->out == NULL ||
+			tcp_pace_init(ns) < 0) {
 		rte_free(ns->conns);
 		rte_free(ns->index);
+		rte_free(ns->out);
 		tcp_pace_fini(ns);
 		return -1;
 	}
+	ns->out_head = ns->out_tail = 0;
+	ns->out_mask = size - 1;
 	tcp_bufs_init(ns);
 	tcp_rcvq_init(ns);
 	ns->index_mask = size - 1;
@@ -108,8 +113,11 @@ tcp_table_fini(struct net_stack *ns)
 	tcp_bufs_fini(ns);
 	rte_free(ns->conns);
 	rte_free(ns->index);
+	rte_free(ns->out);
 	tcp_pace_fini(ns);
 	tcp_rcvq_fini(ns);
+	ns->out = NULL;
+	ns->out_head = ns->out_tail = 0;
 	ns->conns = NULL;
 	ns->index = NULL;
 }
@@ -161,7 +169,6 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 	c->app = NULL;
 	c->up = l != NULL ? l->up : NULL;
 	c->up_ctx = l != NULL ? l->ctx : NULL;
-	c->out_epoch = ns->out_epoch - 1;	/* not on the out list */
 	c->rcvq.blk = NULL;
 	c->rcvq.head = 0;
 	c->rcvq.n = 0;

@@ -187,6 +187,95 @@ test_held_offered_while_taken(void **state)
 	th_free(h);
 }
 
+/* Several connections above one stack, each with its own room: taking
+ * data on one, the upper layer may push room on others (a proxy
+ * answering from what another connection brought). */
+struct peer_conn {
+	struct th *h;
+	struct tcp_conn *c;
+	uint32_t room, got;
+	struct peer_conn *push[2];	/* given room when this one takes */
+};
+
+static uint32_t
+peer_conn_recv(void *ctx, struct tcp_conn *c, const uint8_t *data,
+		uint32_t len)
+{
+	struct peer_conn *p = c->app;
+	uint32_t take = RTE_MIN(len, p->room);
+	int i;
+
+	(void)ctx;
+	(void)data;
+	p->room -= take;
+	p->got += take;
+	for (i = 0; i < 2 && take > 0; i++) {
+		if (p->push[i] == NULL)
+			continue;
+		p->push[i]->room = 10000;
+		tcp_set_rcv_space(p->h->ns, p->push[i]->c, 10000);
+	}
+	tcp_set_rcv_space(p->h->ns, c, p->room);
+	return take;
+}
+
+static void
+peer_conn_closed(void *ctx, struct tcp_conn *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+static const struct tcp_upcalls peer_conn_upcalls = {
+	.recv = peer_conn_recv,
+	.closed = peer_conn_closed,
+};
+
+/* Room pushed on two connections lists them for the flush; taking the
+ * first one's held data pushes room on two more. All four get their
+ * data in that flush: the two listed while it runs go on the list's end,
+ * and the second of the first two is not lost under them. */
+static void
+test_room_pushed_during_the_flush_is_listed(void **state)
+{
+	struct th *h = th_new(NULL);
+	struct peer_conn p[4];
+	int i;
+
+	(void)state;
+	h->app.room_only = true;
+	for (i = 0; i < 4; i++) {
+		struct th_seg s = th_seg_from(IRS + 1, 0, TCP_ACK);
+
+		h->app.accepted = 0;
+		s.ack = th_handshake(h, (uint16_t)(41000 + i), IRS, NULL, 0,
+				65535) + 1;
+		p[i] = (struct peer_conn){ .h = h, .c = h->app.conn };
+		tcp_set_app(p[i].c, &p[i]);
+		p[i].c->up = &peer_conn_upcalls;
+		tcp_set_rcv_space(h->ns, p[i].c, 0);
+		/* 1000 bytes the upper layer has no room for: held */
+		s.sport = (uint16_t)(41000 + i);
+		s.data = stream;
+		s.len = SEG;
+		th_inject(h, &s);
+		assert_int_equal(p[i].c->rcvq.held, 1);
+	}
+	th_drain(h);
+	p[0].push[0] = &p[2];
+	p[0].push[1] = &p[3];
+	p[0].room = p[1].room = 10000;
+	tcp_set_rcv_space(h->ns, p[0].c, 10000);
+	tcp_set_rcv_space(h->ns, p[1].c, 10000);
+	assert_int_equal(p[0].got + p[1].got, 0);	/* at the flush */
+	net_flush(h->ns);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(p[i].got, SEG);
+		assert_int_equal(p[i].c->rcvq.held, 0);
+	}
+	th_free(h);
+}
+
 /* Rounds of an RTT: the peer sends the window it was offered, which the
  * application takes at once into a room of 4000 bytes, as HTTP/1.1 into
  * its buffer. Returns the window offered after the round. */
@@ -283,6 +372,7 @@ main(void)
 		cmocka_unit_test(test_held_beyond_room_then_delivered),
 		cmocka_unit_test(test_fin_after_held_data),
 		cmocka_unit_test(test_held_offered_while_taken),
+		cmocka_unit_test(test_room_pushed_during_the_flush_is_listed),
 		cmocka_unit_test(test_autotuning_follows_what_is_taken),
 		cmocka_unit_test(test_autotuning_within_budget),
 		cmocka_unit_test(test_rwnd_limited_time),
