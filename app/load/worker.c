@@ -25,7 +25,7 @@
  * retransmitted SYNs. */
 #define CONNECTING_MAX 512
 #define TIMEOUT_SCAN 1024	/* connections a poll looks at for timeouts */
-#define CLOSE_LINGER_MS 2000	/* FINs given this long at the end */
+#define CLOSE_LINGER_MS 2000	/* FINs and TIME-WAIT given this long at the end */
 
 volatile bool load_quit;
 uint64_t load_tsc_hz;
@@ -680,7 +680,12 @@ close_all(struct load_worker *w, bool time_up)
 		}
 	}
 	net_flush(w->ns);
-	while (w->stats.conns_open > 0 && rte_get_tsc_cycles() < until) {
+	/* Then through TIME-WAIT (1 s): the ACK of a server's FIN may not
+	 * reach it (on net_memif, a frame it had not read when we leave is
+	 * gone with the ring), and the FIN it sends again must find us, or
+	 * its connection stays open, sending that FIN, long after we left. */
+	while ((w->stats.conns_open > 0 || w->net_stats.tcp_time_wait > 0) &&
+			rte_get_tsc_cycles() < until) {
 		poll_once(w, rte_get_tsc_cycles());
 		net_flush(w->ns);
 	}

@@ -580,8 +580,13 @@ while True:
             if s["open_conns"] == 0 and s["mbufs_in_use_mbufs"] == baseline_mbufs:
                 return s
             time.sleep(0.2)
+        # What the connections left hold says which side stopped short.
+        t = self.telemetry("/ewyk/tcp")
+        held = {k: t[k] for k in ("syn_received_conns", "time_wait_conns", "send_queue_mbufs",
+                                  "conn_rings_used_count")}
         raise AssertionError(f"not idle after {timeout}s: open_conns={s['open_conns']} "
-                             f"mbufs_in_use={s['mbufs_in_use_mbufs']} (idle {baseline_mbufs})")
+                             f"mbufs_in_use={s['mbufs_in_use_mbufs']} (idle {baseline_mbufs}); "
+                             f"{held}")
 
 
 @atexit.register

@@ -444,6 +444,63 @@ def test_counts_agree_with_nginx_over_af_xdp(nginx, www, json_path, proto, port)
     assert len(got) == n and set(got) == {"200"}, (len(got), set(got))
 
 
+# nginx's side: the first ACK that follows a connection's FIN from nginx is
+# dropped, once, so that nginx sends its FIN again; the client's kernel, which would answer
+# a FIN once ewyk-load is gone with a RST, sends none.
+LOST_LAST_ACK = """
+table ip lost_last_ack {
+	set finned { type ipv4_addr . inet_service; flags dynamic; }
+	set lost { type ipv4_addr . inet_service; flags dynamic; }
+	chain out {
+		type filter hook output priority 0;
+		tcp sport 80 tcp flags & fin == fin ip daddr . tcp dport != @lost \\
+			add @finned { ip daddr . tcp dport }
+	}
+	chain in {
+		type filter hook input priority 0;
+		tcp dport 80 tcp flags == ack ip saddr . tcp sport @finned \\
+			delete @finned { ip saddr . tcp sport } \\
+			add @lost { ip saddr . tcp sport } counter drop
+	}
+}
+"""
+NO_KERNEL_RST = """
+table ip no_kernel_rst {
+	chain out {
+		type filter hook output priority 0;
+		tcp flags & rst == rst drop
+	}
+}
+"""
+
+
+def test_server_fin_sent_again_is_answered_in_time_wait(nginx, json_path):
+    """ewyk-load closes first and nginx answers with its FIN; the ACK of
+    that FIN is lost. ewyk-load stays through TIME-WAIT before it leaves,
+    so nginx's FIN, sent again, is answered: no connection of nginx's is
+    left in LAST-ACK, sending a FIN to a client gone."""
+    def nft(ns, text):
+        subprocess.run(["ip", "netns", "exec", ns, "nft", "-f", "-"], input=text,
+                       text=True, check=True)
+    try:
+        nft(nginx["ns"], LOST_LAST_ACK)
+        nft(nginx["client"], NO_KERNEL_RST)
+        out, text = run_load_af_xdp(nginx, json_path, [
+            "--h1", "-n", "8", "-c", "4", "http://198.18.0.2/hello.txt"])
+        assert out["requests"]["succeeded"] == 8, text
+        last_ack = run(["ip", "netns", "exec", nginx["ns"], "ss", "-Htn", "state",
+                        "last-ack"]).stdout.split("\n")
+        lost = run(["ip", "netns", "exec", nginx["ns"], "nft", "list", "chain", "ip",
+                    "lost_last_ack", "in"]).stdout
+    finally:
+        run(["ip", "netns", "exec", nginx["ns"], "nft", "delete", "table", "ip",
+             "lost_last_ack"], check=False)
+        run(["ip", "netns", "exec", nginx["client"], "nft", "delete", "table", "ip",
+             "no_kernel_rst"], check=False)
+    assert "counter packets 4 " in lost, lost  # each connection's last ACK lost
+    assert [line for line in last_ack if line.strip()] == [], last_ack
+
+
 def test_connections_spread_over_source_addresses(nginx, json_path):
     """--ip-count 4: the connections come from four addresses (nginx's
     log says from which), each answered: ewyk-load's side answers ARP for
