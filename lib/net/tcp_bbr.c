@@ -456,7 +456,7 @@ set_cwnd(struct tcp_conn *c, const struct tcp_ack_info *ai, uint64_t bw)
 		cwnd += acked;
 	cwnd = RTE_MAX(cwnd, BBR_CWND_MIN_SEGS * (uint32_t)c->mss);
 done:
-	c->cwnd = cwnd;
+	c->cwnd = RTE_MIN(cwnd, TCP_CWND_MAX);
 	if (b->mode == TCP_BBR_PROBE_RTT)
 		c->cwnd = RTE_MIN(c->cwnd, BBR_CWND_MIN_SEGS * (uint32_t)c->mss);
 }

@@ -177,6 +177,11 @@ struct tcp_bufs {
 #define TCP_F_PACING 0x200000	/* congestion control paces: pacing_rate holds */
 #define TCP_F_LISTED 0x400000	/* waits in the stack's out list */
 
+/* cwnd's bound: the send loop reads windows as int32, and a window that
+ * grows while the application, not cwnd, limits the flight (a LAN's
+ * slow start, which never meets a loss) would pass 2^31 after some 2 GB. */
+#define TCP_CWND_MAX (1u << 30)
+
 struct tcp_conn {
 	struct tw_timer rexmit;	/* retransmission and persist */
 	struct tw_timer linger;	/* TIME-WAIT and FIN-WAIT-2 */

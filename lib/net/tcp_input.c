@@ -214,7 +214,6 @@ cookie_ack_input(struct net_stack *ns, const struct ip_view *ip,
 	memset(&syn, 0, sizeof(syn));
 	syn.opt.mss = (uint16_t)mss;
 	syn.win = t->win;
-	negotiate(ns, c, &syn);
 	c->flags |= TCP_F_COOKIE;
 	c->irs = t->seq - 1;
 	c->rcv_nxt = t->seq;
@@ -226,6 +225,8 @@ cookie_ack_input(struct net_stack *ns, const struct ip_view *ip,
 	c->snd_max = t->ack;
 	c->snd_wl1 = t->seq - 1;	/* let this ACK set the window */
 	c->snd_wl2 = t->ack;
+	/* after snd_max: HyStart++'s first round ends there */
+	negotiate(ns, c, &syn);
 	c->state = TCP_SYN_RECEIVED;
 	ns->stats->tcp_syn_recv++;
 	become_established(ns, c);
@@ -534,6 +535,7 @@ cc_on_ack(struct net_stack *ns, struct tcp_conn *c,
 		if (ns->cc->acked == NULL)
 			return;		/* cong_control's, after recovery */
 		ns->cc->acked(c, ai);
+		c->cwnd = RTE_MIN(c->cwnd, TCP_CWND_MAX);
 		if (hs != c->hs_state) {
 			/* HyStart++ moved: into CSS, or out of slow start
 			 * at CSS's end */

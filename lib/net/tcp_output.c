@@ -739,8 +739,11 @@ tcp_output_listed(struct net_stack *ns)
 {
 	/* The upper layer may list connections while the list is worked
 	 * through (taking held data on one, it writes to another): they go
-	 * on its end, and out in this same flush. */
-	while (ns->out_head != ns->out_tail) {
+	 * on its end, and out in this same flush; at most a ring's worth,
+	 * so that two that list each other wait for the next flush. */
+	uint32_t budget = ns->out_mask + 1;
+
+	while (ns->out_head != ns->out_tail && budget-- > 0) {
 		struct tcp_conn *c = &ns->conns[ns->out[ns->out_head++ &
 				ns->out_mask]];
 
@@ -770,6 +773,11 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 	case TCP_LAST_ACK:
 		break;
 	case TCP_FIN_WAIT_2:
+		/* Still receiving: a window held data's taking opened is
+		 * announced, as in the states that send. */
+		if (tcp_window_grew(c))
+			c->flags |= TCP_F_ACK_NOW;
+		/* fall through */
 	case TCP_TIME_WAIT:
 		if (c->flags & TCP_F_ACK_NOW)
 			tcp_send_ack(ns, c);

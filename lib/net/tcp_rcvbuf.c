@@ -19,13 +19,21 @@ now_stamp(const struct net_stack *ns)
 	return ns->now_us != 0 ? ns->now_us : 1;	/* 0: not started */
 }
 
+/* Linux's first rcvq_space: the window, at most ten segments; at least
+ * one, as it divides (a connection with neither room nor buffer). */
+static uint32_t
+first_rcvq_space(const struct tcp_conn *c)
+{
+	return RTE_MAX(RTE_MIN(c->rcv_space + c->rcvbuf, 10u * c->mss),
+			(uint32_t)c->mss);
+}
+
 void
 tcp_rcvbuf_init(struct net_stack *ns, struct tcp_conn *c)
 {
 	c->rcvbuf = ns->cfg.rcv_buf_init;
 	ns->stats->tcp_rcv_buf_bytes += c->rcvbuf;
-	/* Linux's first rcvq_space: the window, at most ten segments */
-	c->rcvq_space = RTE_MIN(c->rcv_space + c->rcvbuf, 10u * c->mss);
+	c->rcvq_space = first_rcvq_space(c);
 	c->rcvq_seq = c->rcv_read;
 	c->rcvq_time_us = now_stamp(ns);
 	c->rcv_rtt_us = 0;
@@ -146,7 +154,7 @@ tcp_rcvbuf_idle(struct net_stack *ns, struct tcp_conn *c)
 	ns->rcv_buf_grown -= c->rcvbuf - ns->cfg.rcv_buf_init;
 	ns->stats->tcp_rcv_buf_bytes -= c->rcvbuf - ns->cfg.rcv_buf_init;
 	c->rcvbuf = ns->cfg.rcv_buf_init;
-	c->rcvq_space = RTE_MIN(c->rcv_space + c->rcvbuf, 10u * c->mss);
+	c->rcvq_space = first_rcvq_space(c);
 	ns->stats->tcp.rcv_buf_shrinks++;
 }
 

@@ -226,6 +226,10 @@ tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 		uint32_t s = o->sack[i][0], e = o->sack[i][1];
 
 		ns->stats->tcp.sack_blocks_in++;
+		/* Not a block of ours: reversed, or longer than any window
+		 * the peer offered (Linux's tcp_is_sackblock_valid()). */
+		if (!SEQ_LT(s, e) || e - s > c->max_sndwnd)
+			continue;
 		/* A D-SACK (RFC 2883): below the ACK, or the first block
 		 * inside the second. */
 		if (SEQ_LEQ(e, ack) || (i == 0 && o->nsack > 1 &&
@@ -237,8 +241,7 @@ tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 			continue;
 		}
 		/* A block must lie in what we sent and above the ACK. */
-		if (!SEQ_LT(s, e) || SEQ_GT(e, c->snd_max) ||
-				SEQ_LT(s, c->snd_una))
+		if (SEQ_GT(e, c->snd_max) || SEQ_LT(s, c->snd_una))
 			continue;
 		newly += sack_range(ns, c, SEQ_LT(s, ack) ? ack : s, e, ai);
 	}

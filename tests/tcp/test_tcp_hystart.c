@@ -110,6 +110,62 @@ test_rtt_fall_resumes_slow_start(void **state)
 	th_free(h);
 }
 
+/* A slow start that meets neither a loss nor an RTT rise (a LAN, the
+ * application the limit) grows its window with every ACK: it stops at
+ * TCP_CWND_MAX, below where the send loop's int32 would read it as
+ * negative and send nothing more, ever. (White-box: the window set near
+ * 2^31, as some 2 GB of such ACKs would make it.) */
+static void
+test_window_bounded_in_endless_slow_start(void **state)
+{
+	struct th *h = warm_up();
+	struct tcp_conn *c = h->app.conn;
+
+	(void)state;
+	c->cwnd = INT32_MAX - 4 * MSS;
+	round_trip(h, RTT);
+	assert_true(c->cwnd <= TCP_CWND_MAX);
+	assert_int_equal(c->hs_state, TCP_HS_SS);
+	tp_write(&p, 10 * MSS);
+	assert_int_equal(tp_sent(&p, NULL), 10);
+	th_free(h);
+}
+
+/* A connection born of a SYN cookie (the backlog full) starts its first
+ * round at its first sequence number, as any other: not at 0, which lies
+ * half the sequence space away and would keep HyStart++ from ever ending
+ * a round. */
+static void
+test_cookie_connection_rounds_from_its_iss(void **state)
+{
+	struct tcp_config cfg;
+	struct th *h;
+	struct th_seg s;
+	struct th_out o;
+	struct tcp_conn *c;
+
+	(void)state;
+	tcp_config_defaults(&cfg);
+	cfg.syn_backlog = 1;
+	h = th_new(&cfg);
+	s = th_seg_from(1, 0, TCP_SYN);
+	s.sport = 50001;
+	th_inject(h, &s);	/* fills the backlog */
+	th_drain(h);
+	s = th_seg_from(1000, 0, TCP_SYN);
+	th_inject(h, &s);
+	assert_true(th_next(h, &o));
+	assert_int_equal(h->stats.tcp.syncookies_sent, 1);
+	s = th_seg_from(1001, o.t.seq + 1, TCP_ACK);
+	th_inject(h, &s);
+	c = h->app.conn;
+	assert_non_null(c);
+	assert_true(c->flags & TCP_F_COOKIE);
+	assert_int_equal(c->hs_state, TCP_HS_SS);
+	assert_int_equal(c->hs_round_end, o.t.seq + 1);
+	th_free(h);
+}
+
 int
 main(void)
 {
@@ -117,6 +173,8 @@ main(void)
 		cmocka_unit_test(test_steady_rtt_doubles),
 		cmocka_unit_test(test_rtt_rise_conservative_then_avoidance),
 		cmocka_unit_test(test_rtt_fall_resumes_slow_start),
+		cmocka_unit_test(test_cookie_connection_rounds_from_its_iss),
+		cmocka_unit_test(test_window_bounded_in_endless_slow_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

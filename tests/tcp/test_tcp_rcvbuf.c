@@ -187,6 +187,61 @@ test_held_offered_while_taken(void **state)
 	th_free(h);
 }
 
+/* We closed first and the peer still sends: in FIN-WAIT-2 held data
+ * taken opens the window, and the update goes out as in any other state
+ * that receives. */
+static void
+test_window_reopens_in_fin_wait_2(void **state)
+{
+	struct th *h = open_with(8000, 60000, 1 << 20, 2000);
+	struct tcp_conn *c = h->app.conn;
+	struct th_seg s;
+	struct th_out o;
+	uint32_t ack = 0, win = 1;
+
+	(void)state;
+	peer_sends(h, 10000, false);
+	th_advance(h, 50);
+	assert_true(last_ack(h, &ack, &win));
+	assert_int_equal(win, 0);	/* 2000 taken, 8000 held */
+	tcp_close(h->ns, c);
+	net_flush(h->ns);
+	th_expect(h, &o, TCP_FIN | TCP_ACK, iss + 1, IRS + 1 + 10000);
+	s = th_seg_from(IRS + 1 + sent, iss + 2, TCP_ACK);
+	s.win = 1024;
+	th_inject(h, &s);
+	assert_int_equal(c->state, TCP_FIN_WAIT_2);
+	th_drain(h);
+	th_set_rcv_space(h, 20000);
+	assert_int_equal(h->app.got_len, 10000);
+	assert_true(last_ack(h, &ack, &win));
+	assert_true(win >= 20000 - 10000 + 8000);
+	th_free(h);
+}
+
+/* With neither room nor buffer at first (rcv_buf_init 0), autotuning
+ * measures from one segment: the first round trip's taking grows the
+ * buffer, and nothing divides by zero. */
+static void
+test_autotuning_from_no_buffer(void **state)
+{
+	struct th *h = open_with(0, 60000, 1 << 20, 0);
+	struct tcp_conn *c = h->app.conn;
+
+	(void)state;
+	assert_int_equal(tcp_rcv_window(c), 0);
+	th_advance(h, RTT + 1);
+	th_set_rcv_space(h, 3000);
+	peer_sends(h, 3000, false);
+	th_advance(h, RTT + 1);
+	th_set_rcv_space(h, 3000);
+	peer_sends(h, 1000, false);	/* 3000 taken in the round trip */
+	assert_int_equal(h->app.got_len, 4000);
+	assert_true(c->rcvbuf > 0);
+	assert_true(h->stats.tcp.rcv_buf_grows >= 1);
+	th_free(h);
+}
+
 /* Several connections above one stack, each with its own room: taking
  * data on one, the upper layer may push room on others (a proxy
  * answering from what another connection brought). */
@@ -373,6 +428,8 @@ main(void)
 		cmocka_unit_test(test_fin_after_held_data),
 		cmocka_unit_test(test_held_offered_while_taken),
 		cmocka_unit_test(test_room_pushed_during_the_flush_is_listed),
+		cmocka_unit_test(test_window_reopens_in_fin_wait_2),
+		cmocka_unit_test(test_autotuning_from_no_buffer),
 		cmocka_unit_test(test_autotuning_follows_what_is_taken),
 		cmocka_unit_test(test_autotuning_within_budget),
 		cmocka_unit_test(test_rwnd_limited_time),

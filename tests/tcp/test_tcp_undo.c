@@ -52,19 +52,28 @@ recovery_on_late_segment(struct th *h)
 	th_advance(h, 5);
 }
 
-static void
-test_dsack_undoes_recovery(void **state)
+/* The recovery above, then the original arrives: everything
+ * acknowledged, the recovery ends at ssthresh. */
+static struct th *
+recovery_ended_by_original(void)
 {
 	struct th *h = warm_up(false);
 	struct tcp_conn *c = h->app.conn;
 
-	(void)state;
 	recovery_on_late_segment(h);
-	/* the original arrives: everything acknowledged, the recovery
-	 * ends at ssthresh */
 	tp_ack(&p, tp_seq(&p, 20), 0, 0);
 	assert_false(c->flags & TCP_F_RECOVERY);
 	assert_int_equal(c->cwnd, 5 * MSS);
+	return h;
+}
+
+static void
+test_dsack_undoes_recovery(void **state)
+{
+	struct th *h = recovery_ended_by_original();
+	struct tcp_conn *c = h->app.conn;
+
+	(void)state;
 	/* then the retransmission, a duplicate: the window as before */
 	tp_ack(&p, tp_seq(&p, 20), 10, 11);
 	assert_int_equal(h->stats.tcp.dsack_undos, 1);
@@ -72,6 +81,23 @@ test_dsack_undoes_recovery(void **state)
 	assert_int_equal(c->ssthresh, UINT32_MAX);
 	tp_write(&p, 20 * MSS);
 	assert_int_equal(tp_sent(&p, NULL), 20);
+	th_free(h);
+}
+
+/* A D-SACK block that is no block (its edges reversed: as a length, four
+ * billion bytes) proves nothing: the reduction stays. */
+static void
+test_reversed_dsack_block_undoes_nothing(void **state)
+{
+	static const uint32_t reversed[1][2] = { { 12, 11 } };
+	struct th *h = recovery_ended_by_original();
+	struct tcp_conn *c = h->app.conn;
+
+	(void)state;
+	tp_ack_blocks(&p, tp_seq(&p, 20), reversed, 1);
+	assert_int_equal(h->stats.tcp.dsack_undos, 0);
+	assert_int_equal(c->cwnd, 5 * MSS);
+	assert_int_equal(c->ssthresh, 5 * MSS);
 	th_free(h);
 }
 
@@ -207,6 +233,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dsack_undoes_recovery),
+		cmocka_unit_test(test_reversed_dsack_block_undoes_nothing),
 		cmocka_unit_test(test_timestamps_undo_recovery),
 		cmocka_unit_test(test_timestamps_keep_real_loss),
 		cmocka_unit_test(test_frto_undoes_spurious_timeout),
