@@ -169,7 +169,7 @@ one() {
 
 median() {
 	sort -n | awk '{v[NR] = $1}
-	END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m}'
+	END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.5f", m}'
 }
 
 # series CLIENT_NS BASE_URL KIND SIZE: median seconds of N transfers
