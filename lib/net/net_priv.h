@@ -126,10 +126,11 @@ struct net_stack {
 	const struct tcp_cc_ops *cc;
 	uint16_t ip_id;
 	/* Connections that took input or were given room since the last
-	 * flush, and send then (see tcp_output_later): a ring of slots,
-	 * twice max_conns, so that it never fills. */
+	 * flush, and send then (see tcp_output_later): a ring of slots as
+	 * long as the index (index_mask + 1, twice max_conns), so that it
+	 * never fills. */
 	uint32_t *out;
-	uint32_t out_head, out_tail, out_mask;
+	uint32_t out_head, out_tail;
 	struct timer_wheel wheel;
 	/* connection table: slots, a free list and an open-addressing index */
 	struct tcp_conn *conns;

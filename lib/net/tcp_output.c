@@ -726,12 +726,12 @@ tcp_output_later(struct net_stack *ns, struct tcp_conn *c)
 	/* Each slot is listed once, and a freed slot's entry is skipped
 	 * (its flag went with it): twice max_conns entries never fill. If
 	 * they ever did, send now, and leave held data for the next input. */
-	if (ns->out_tail - ns->out_head > ns->out_mask) {
+	if (ns->out_tail - ns->out_head > ns->index_mask) {
 		tcp_transmit(ns, c);
 		return;
 	}
 	c->flags |= TCP_F_LISTED;
-	ns->out[ns->out_tail++ & ns->out_mask] = c->index;
+	ns->out[ns->out_tail++ & ns->index_mask] = c->index;
 }
 
 void
@@ -741,11 +741,11 @@ tcp_output_listed(struct net_stack *ns)
 	 * through (taking held data on one, it writes to another): they go
 	 * on its end, and out in this same flush; at most a ring's worth,
 	 * so that two that list each other wait for the next flush. */
-	uint32_t budget = ns->out_mask + 1;
+	uint32_t budget = ns->index_mask + 1;
 
 	while (ns->out_head != ns->out_tail && budget-- > 0) {
 		struct tcp_conn *c = &ns->conns[ns->out[ns->out_head++ &
-				ns->out_mask]];
+				ns->index_mask]];
 
 		if (!(c->flags & TCP_F_LISTED))
 			continue;	/* freed since, or listed again */

@@ -74,7 +74,6 @@ tcp_table_init(struct net_stack *ns)
 		return -1;
 	}
 	ns->out_head = ns->out_tail = 0;
-	ns->out_mask = size - 1;
 	tcp_bufs_init(ns);
 	tcp_rcvq_init(ns);
 	ns->index_mask = size - 1;
