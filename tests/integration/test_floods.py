@@ -38,7 +38,7 @@ import textwrap
 
 import pytest
 
-from conftest import serve_hostile, survived, tap_dropped
+from conftest import rsts_again, serve_hostile, survived, tap_dropped
 from ewyk_harness import APP_IP, HOST_IP, IFACE, ROOT, Appliance
 from pktgen_model import FCS, MAX_FRAME, MIN_FRAME, RANGE_POOL, describe, ip4, load, mac48
 
@@ -241,18 +241,10 @@ def test_syn_flood(app, idle_after):
         result["fetches"] = fetch.stop()
         {SYN_FLOOD_RSTS}
     """)
-    # The tap's queue holds 1000 frames, fewer than the 1024 half-open
-    # connections: a shard kept off its CPU for a few milliseconds as the
-    # RSTs start (the generator runs beside it on this 2-CPU host) loses
-    # the rest of the first thousand there, and their connections would
-    # stay for their SYN-ACK retries (63 s). Those left get theirs again.
-    again = 0
-    while counters(app)["syn_received_conns"] > 0 and again < 3:
-        again += 1
-        in_namespace(app, f"""
-            port = pktgen("syn-flood.pkt")
-            {SYN_FLOOD_RSTS}
-        """)
+    again = rsts_again(app, lambda: in_namespace(app, f"""
+        port = pktgen("syn-flood.pkt")
+        {SYN_FLOOD_RSTS}
+    """))
     d = delta(before, counters(app))
     print(f"\n  {r['sent']} SYNs in {r['seconds']:.2f}s: {d['total_conns']} connections opened, "
           f"{d['syncookies_sent_count']} cookies, {d['drop_tcp_conn_full']} refused (table "

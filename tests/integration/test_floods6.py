@@ -22,7 +22,7 @@ import textwrap
 
 import pytest
 
-from conftest import counters, delta, serve_hostile, survived
+from conftest import counters, delta, rsts_again, serve_hostile, survived
 from ewyk_harness import APP_IP6, HOST_IP6, IFACE, Appliance
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -114,15 +114,7 @@ result["sent"], result["seconds"] = w.flood(syns, 30)
 time.sleep(2)
 result["fetches"] = fetch.stop()
 """ + SPOOFED_RSTS)
-    # The tap's queue holds 1000 frames, fewer than the half-open
-    # connections: a shard kept off its CPU for a few milliseconds as the
-    # RSTs start loses the rest there (test_floods.py's SYN flood), and
-    # their connections would stay for their SYN-ACK retries (63 s).
-    # Those left get theirs again.
-    again = 0
-    while counters(app)["syn_received_conns"] > 0 and again < 3:
-        again += 1
-        in_namespace(app, SPOOFED_SYNS + SPOOFED_RSTS)
+    again = rsts_again(app, lambda: in_namespace(app, SPOOFED_SYNS + SPOOFED_RSTS))
     d = delta(before, counters(app))
     print(f"\n  {r['sent']} SYNs over IPv6 in {r['seconds']:.2f}s: "
           f"{d['ip6_passive_opens_count']} connections opened, "
