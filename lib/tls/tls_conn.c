@@ -33,9 +33,63 @@ tls_conn_hold(struct tls_conn *tc)
 	tc->depth++;
 }
 
+static void
+hs_wait_leave(struct tls_conn *tc)
+{
+	struct tls_shard *sh = tc->sh;
+
+	if (!tc->hs_waiting)
+		return;
+	if (tc->wait_prev != NULL)
+		tc->wait_prev->wait_next = tc->wait_next;
+	else
+		sh->hs_wait_head = tc->wait_next;
+	if (tc->wait_next != NULL)
+		tc->wait_next->wait_prev = tc->wait_prev;
+	else
+		sh->hs_wait_tail = tc->wait_prev;
+	tc->wait_next = tc->wait_prev = NULL;
+	tc->hs_waiting = false;
+}
+
+static void
+hs_wait_join(struct tls_conn *tc)
+{
+	struct tls_shard *sh = tc->sh;
+
+	tc->hs_waiting = true;
+	tc->wait_next = NULL;
+	tc->wait_prev = sh->hs_wait_tail;
+	if (sh->hs_wait_tail != NULL)
+		sh->hs_wait_tail->wait_next = tc;
+	else
+		sh->hs_wait_head = tc;
+	sh->hs_wait_tail = tc;
+}
+
+static void
+hs_take(struct tls_conn *tc, struct tls_hs *hs)
+{
+	hs->in_len = hs->in_off = hs->out_len = hs->out_off = 0;
+	tc->hs = hs;
+}
+
 void
 tls_hs_free(struct tls_shard *sh, struct tls_hs *hs)
 {
+	struct tls_conn *tc;
+
+	/* TCP acknowledged a waiting ClientHello and holds it: nothing from
+	 * the client comes to say that a staging is free, so it is handed
+	 * over here and TCP offers the held bytes at its next flush. */
+	while ((tc = sh->hs_wait_head) != NULL) {
+		hs_wait_leave(tc);
+		if (tc->state != TC_HANDSHAKE || tc->tcp == NULL)
+			continue;	/* failed meanwhile */
+		hs_take(tc, hs);
+		tcp_set_rcv_space(sh->conf.ns, tc->tcp, TLS_HS_IN);
+		return;
+	}
 	hs->free_next = sh->free_hs;
 	sh->free_hs = hs;
 }
@@ -73,6 +127,7 @@ conn_free(struct tls_conn *tc)
 
 	net_timer_cancel(sh->conf.ns, &tc->deadline);
 	net_timer_cancel(sh->conf.ns, &tc->resume);
+	hs_wait_leave(tc);
 	tls_cork_drop(&sh->cork, tc);
 	tls_mem_enter();	/* buffers GnuTLS still holds go back too */
 	if (tc->held != NULL)
@@ -606,13 +661,16 @@ hs_recv(struct tls_conn *tc, const uint8_t *data, uint32_t len)
 		hs = sh->free_hs;
 		if (hs == NULL) {
 			/* Every staging is busy (a flood of ClientHellos):
-			 * not taken, the client sends it again. */
-			sh->st->hs_waits++;
+			 * not taken, TCP holds it, and the connection waits
+			 * its turn for the next staging freed. */
+			if (!tc->hs_waiting) {
+				sh->st->hs_waits++;
+				hs_wait_join(tc);
+			}
 			return 0;
 		}
 		sh->free_hs = hs->free_next;
-		hs->in_len = hs->in_off = hs->out_len = hs->out_off = 0;
-		tc->hs = hs;
+		hs_take(tc, hs);
 	}
 	if (!tc->step_out)
 		tls_hs_compact(hs);

@@ -102,7 +102,11 @@ struct tls_conn {
 	bool send_pending;		/* GnuTLS holds a record for TCP */
 	bool eof;			/* close_notify received */
 	bool bye_sent;
+	bool hs_waiting;		/* queued for a staging */
 	struct tls_conn *free_next;
+	/* The queue for a staging, first come first served. */
+	struct tls_conn *wait_next;
+	struct tls_conn *wait_prev;
 };
 
 struct tls_shard {
@@ -112,6 +116,9 @@ struct tls_shard {
 	struct tls_conn *free_conns;
 	struct tls_hs *hs_mem;
 	struct tls_hs *free_hs;
+	/* Connections whose ClientHello TCP holds until a staging frees. */
+	struct tls_conn *hs_wait_head;
+	struct tls_conn *hs_wait_tail;
 	struct tls_gen *gen;		/* the newest this shard took */
 	uint32_t steps_out;
 	struct net_timer tick;		/* takes up a reload when idle */
@@ -221,7 +228,8 @@ bool tls_conn_unhold(struct tls_conn *tc);
 /* The handshake is over: HTTP takes the connection, what followed
  * Finished is read as records. */
 void tls_conn_established(struct tls_conn *tc);
-/* Staging back to the pool. */
+/* Staging back to the pool, or straight to the first connection queued
+ * for one. */
 void tls_hs_free(struct tls_shard *sh, struct tls_hs *hs);
 ssize_t tls_pull(gnutls_transport_ptr_t p, void *buf, size_t len);
 ssize_t tls_push(gnutls_transport_ptr_t p, const void *data, size_t len);

@@ -150,10 +150,11 @@ time.sleep({TIMEOUT_MS / 1000 + 3})
         ok = 0
         deadline = time.time() + 4
         while time.time() < deadline:
-            r = app.ns(["curl", "-sk", "--max-time", "5", "-o", "/dev/null", "-w",
+            r = app.ns(["curl", "-sSk", "--max-time", "5", "-o", "/dev/null", "-w",
                         "%{http_code}", f"https://{APP_IP}/hello.txt"], check=False,
                        timeout=20)
-            assert r.stdout == "200", (r.stdout, r.stderr)
+            assert r.stdout == "200", (r.stdout, r.stderr,
+                                       app.telemetry("/ewyk/tls"))
             ok += 1
         opened = int(flood.stdout.readline())
     finally:
@@ -166,5 +167,7 @@ time.sleep({TIMEOUT_MS / 1000 + 3})
         time.sleep(0.5)
         t1 = app.telemetry("/ewyk/tls")
     assert t1["handshaking_conns"] == 0, t1
+    print("queued for a staging:", t1["hs_staging_waits_count"] -
+          t0["hs_staging_waits_count"], "fetches:", ok)
     assert t1["handshakes_failed_by_reason"]["timeout"] - \
         t0["handshakes_failed_by_reason"]["timeout"] >= opened * 0.9, (t0, t1)

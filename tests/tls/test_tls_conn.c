@@ -370,6 +370,46 @@ test_handshake_timeout(void **state)
 	tlsh_free(h);
 }
 
+/* Eight half ClientHellos hold every staging; a ninth client's whole
+ * ClientHello is acknowledged and held by TCP, queued. When the eight
+ * time out, the first staging given back is handed to it: its handshake
+ * completes, well before its own deadline, and it is served. */
+static void
+test_queued_for_a_staging(void **state)
+{
+	static const uint8_t partial[] = { 0x16, 0x03, 0x01, 0x02, 0x00, 0x01 };
+	struct tlsh *h = tlsh_new(TLSH_INLINE, 500);
+	struct tlsc hold[8], c;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		tlsc_open(h, &hold[i], (uint16_t)(40100 + i));
+		tlsc_send_raw(&hold[i], partial, sizeof(partial));
+	}
+	tlsh_pump(h);
+	assert_int_equal(free_staging(h), 0);
+	for (i = 0; i < 200; i++)
+		tlsh_pump(h);
+	tlsc_open(h, &c, 40200);
+	assert_int_equal(tlsc_handshake(&c, "http/1.1", NULL, NULL), 0);
+	assert_int_equal(h->st.hs_waits, 1);
+	assert_true(h->st.failed[TLS_FAIL_timeout] >= 1);
+	get_a(&c);
+	for (i = 0; i < 50; i++)
+		tlsh_pump(h);
+	assert_int_equal(h->st.failed[TLS_FAIL_timeout], 8);
+	assert_int_equal(free_staging(h), 8);
+	assert_null(h->sh->hs_wait_head);
+	for (i = 0; i < 8; i++) {
+		assert_true(hold[i].reset);
+		tlsc_free(&hold[i]);
+	}
+	tlsc_close(&c);
+	tlsc_free(&c);
+	tlsh_free(h);
+}
+
 /* White-box: how many connections hold a record, each of which must
  * offer TCP no room (the advertised edge then stays where it is). */
 static unsigned int
@@ -550,6 +590,7 @@ main(void)
 		cmocka_unit_test(test_ticket_key_rotation),
 		cmocka_unit_test(test_close_notify_both_ways),
 		cmocka_unit_test(test_handshake_timeout),
+		cmocka_unit_test(test_queued_for_a_staging),
 		cmocka_unit_test(test_record_taken_in_parts),
 		cmocka_unit_test(test_held_record_shuts_the_window),
 		cmocka_unit_test(test_reload_generations),

@@ -23,7 +23,7 @@
 #include "ewyk_tls.h"
 
 #define TLSH_PORT 443
-#define TLSH_CLIENTS 8
+#define TLSH_CLIENTS 10
 #define TLSH_STEPS 64
 #define TLSH_RX (1u << 20)
 
