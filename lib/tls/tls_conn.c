@@ -701,8 +701,8 @@ on_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 		n = hs_recv(tc, data, len);
 		break;
 	case TC_OPEN:
-		/* A held record keeps the rest: not taken, sent again once
-		 * the window (0 now) opens. */
+		/* A held record keeps the rest: not taken, TCP holds it
+		 * and offers it again once the window (0 now) opens. */
 		n = tc->held != NULL ? 0 : feed(tc, data, len);
 		if (tc->state != TC_OPEN || tc->eof)
 			n = len;	/* after close_notify: dropped */
