@@ -501,6 +501,12 @@ deliver(struct tls_conn *tc, gnutls_packet_t pkt, uint32_t off)
 		tc->held_off = off + taken;
 		tc->sh->st->records_held++;
 		tcp_set_rcv_space(tc->sh->conf.ns, tc->tcp, 0);
+		/* HTTP parses inside its call and may have said it has room
+		 * again before the record was held (a gathered body writes
+		 * nothing that would call later): the rest at the next poll. */
+		if (taken > 0 && tc->rcv_space > 0)
+			net_timer_arm(tc->sh->conf.ns, &tc->resume,
+					net_now_ms(tc->sh->conf.ns));
 		return;
 	}
 	gnutls_packet_deinit(pkt);

@@ -233,6 +233,50 @@ print(data.split(b"\\r\\n")[0].decode(), data.endswith(b"hello from ewyk\\n"))
     assert tls(app)["close_notify_sent_count"] > before
 
 
+def test_body_behind_a_head_split_across_records(app, pki):
+    """A PUT whose head ends inside a full 16 KB record that carries the
+    body's start: HTTP takes the record in part, and has room again once
+    it has moved the body on. The rest of the record is offered at once
+    (nothing the server writes would wake it): the whole body is gathered
+    and the handler answers (/kv/ refuses a value of 40 KB, 413) well
+    within the request timeout, and the connection serves on."""
+    out = app.ns_python(f"""
+import socket, ssl, time
+ctx = ssl.create_default_context(cafile={pki['ca_path']!r})
+ctx.set_alpn_protocols(["http/1.1"])
+s = ctx.wrap_socket(socket.create_connection(("{APP_IP}", 443), timeout=8),
+                    server_hostname="{HOST}")
+body = bytes(40000)
+head = ("PUT /kv/split-head HTTP/1.1\\r\\nHost: {HOST}\\r\\n"
+        "Content-Length: %d\\r\\n\\r\\n" % len(body)).encode()
+stream = head + body
+t0 = time.time()
+s.sendall(stream[:20])            # one record each: 20 bytes, then 16 KB
+s.sendall(stream[20:20 + 16384])
+s.sendall(stream[20 + 16384:])
+got = b""
+while not got.endswith(b"bytes\\n"):
+    got += s.recv(65536)
+print(got.split(b"\\r\\n")[0].decode(), round(time.time() - t0, 3))
+print(got.split(b"\\r\\n\\r\\n", 1)[1].decode().strip())
+s.sendall(("GET /hello.txt HTTP/1.1\\r\\nHost: {HOST}\\r\\n"
+           "Connection: close\\r\\n\\r\\n").encode())
+got = b""
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    got += d
+print(got.split(b"\\r\\n")[0].decode(), got.endswith(b"hello from ewyk\\n"))
+""", timeout=30)
+    lines = out.splitlines()
+    status, took = lines[0].rsplit(" ", 1)
+    assert status == "HTTP/1.1 413 Content Too Large", out
+    assert float(took) < 3, out
+    assert lines[1] == "a value is at most 4096 bytes", out
+    assert lines[2] == "HTTP/1.1 200 OK True", out
+
+
 def test_renegotiation_refused(app):
     """A TLS 1.2 client asking to renegotiate ('R' to s_client) gets an
     alert and the connection ends; it is counted."""

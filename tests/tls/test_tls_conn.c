@@ -2,9 +2,10 @@
 /* lib/tls in process: handshakes (TLS 1.3 and 1.2, ALPN, resumption),
  * steps run inline, queued and on another thread, HTTP/1.1 over the
  * records, small writes gathered into one record, a record HTTP takes in
- * parts, close_notify, the handshake timeout, reloads and their
- * generations, reloads refused, the ticket key's rotation, and no staging
- * held by an idle connection. */
+ * parts (the rest offered again when HTTP made room as it took), a
+ * ClientHello queued for a staging, close_notify, the handshake timeout,
+ * reloads and their generations, reloads refused, the ticket key's
+ * rotation, and no staging held by an idle connection. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -534,6 +535,43 @@ test_held_record_shuts_the_window(void **state)
 	tlsh_free(h);
 }
 
+/* The same with a request body HTTP gathers, which writes nothing that
+ * would wake the connection: the record's rest is held although HTTP has
+ * room again once it has moved the body on, and is offered at the next
+ * poll, not when the request times out. */
+static void
+test_held_record_offered_again_while_a_body_gathers(void **state)
+{
+	static const char head[] = "POST /q/x HTTP/1.1\r\nHost: e\r\n"
+		"Content-Length: 40000\r\n\r\n";
+	const size_t hl = sizeof(head) - 1, first = 20, big = 16384;
+	static char rec[16384], rest[40000], out[4096];
+	unsigned int held = 0;
+	struct tlsc c;
+	struct tlsh *h = tlsh_new(TLSH_INLINE, 10000);
+	size_t body_sent = big - (hl - first), off;
+	ssize_t n;
+
+	(void)state;
+	tlsc_open(h, &c, 40010);
+	assert_int_equal(tlsc_handshake(&c, "http/1.1", NULL, NULL), 0);
+	memcpy(rec, head + first, hl - first);
+	memset(rec + hl - first, 'b', big - (hl - first));
+	memset(rest, 'b', sizeof(rest));
+	assert_int_equal(gnutls_record_send(c.s, head, first), first);
+	assert_int_equal(gnutls_record_send(c.s, rec, big), big);
+	for (off = 0; off < 40000 - body_sent; off += (size_t)n) {
+		n = gnutls_record_send(c.s, rest + off, 40000 - body_sent - off);
+		assert_true(n > 0);
+	}
+	/* Within a second of the clock: the request timeout is ten. */
+	assert_int_equal(q_answers(h, &c, out, sizeof(out), 1, &held), 1);
+	assert_true(h->st.records_held >= 1);
+	tlsc_close(&c);
+	tlsc_free(&c);
+	tlsh_free(h);
+}
+
 /* A reload: new connections get the new certificate, the open one goes
  * on with the old; the old generation goes once its last connection
  * does. */
@@ -593,6 +631,7 @@ main(void)
 		cmocka_unit_test(test_queued_for_a_staging),
 		cmocka_unit_test(test_record_taken_in_parts),
 		cmocka_unit_test(test_held_record_shuts_the_window),
+		cmocka_unit_test(test_held_record_offered_again_while_a_body_gathers),
 		cmocka_unit_test(test_reload_generations),
 		cmocka_unit_test(test_reload_refuses_what_cannot_serve),
 	};
