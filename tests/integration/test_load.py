@@ -388,7 +388,14 @@ def nginx(www):
                     "http://198.18.0.2/hello.txt"], check=False).returncode == 0:
                 break
             time.sleep(0.1)
-        yield {"ns": ns, "client": ns + "c", "log": os.path.join(d, "access.log"),
+        # nginx logs after it answers: the readiness request's line must be
+        # in before a test counts the log's lines from its length.
+        log = os.path.join(d, "access.log")
+        for _ in range(50):
+            if os.path.exists(log) and access_statuses(log):
+                break
+            time.sleep(0.1)
+        yield {"ns": ns, "client": ns + "c", "log": log,
                "peers": os.path.join(d, "peers.log"), "tls_log": os.path.join(d, "tls.log")}
     finally:
         if proc is not None:
