@@ -111,6 +111,8 @@ struct h2_stream {
 	bool release_on_headers;	/* ans goes back once HEADERS is out */
 	bool body_ended;	/* END_STREAM came */
 	bool streaming;		/* its reader takes the body */
+	bool gathering;		/* its body is gathered for its handler,
+				 * timed (h2_bodies_overdue()) */
 	bool tell_reader;	/* body_ready is owed: bytes, the end, a break */
 	uint16_t held_off;	/* source bytes read, not yet sent: */
 	uint16_t held_len;	/* held[held_off, +held_len) */
@@ -121,6 +123,7 @@ struct h2_stream {
 	uint32_t unacked;	/* taken, not yet given back */
 	int64_t send_window;
 	int64_t rx_body;	/* DATA bytes that came */
+	uint64_t gather_ms;	/* when DATA of a gathered body came last */
 	const struct http_route *route;
 	uint8_t *body;
 	uint32_t body_len;
@@ -298,6 +301,10 @@ void h2_refuse_body(struct h2_conn *h, struct h2_stream *st, int status);
 void h2_data(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
 		uint32_t n);
 void h2_body_end(struct h2_conn *h, struct h2_stream *st);
+/* Bodies gathered for their handlers that stopped coming (no DATA for
+ * header_timeout_ms) are answered 408; returns when the next falls due
+ * (0: none is gathered). */
+uint64_t h2_bodies_overdue(struct h2_conn *h, uint64_t now_ms);
 /* n bytes of DATA were taken: the windows open (WINDOW_UPDATE) once half
  * of them is; st NULL for the connection alone. */
 void h2_consumed(struct h2_conn *h, struct h2_stream *st, uint32_t n);

@@ -746,7 +746,37 @@ h2_request_head(struct h2_conn *h, struct h2_stream *st, bool end_stream)
 		/* Refused before its body comes (413), the body dropped. */
 		h2_stats(h)->bodies_too_large++;
 		h2_refuse_body(h, st, 413);
+	} else if (h->c->srv->conf.header_timeout_ms != 0) {
+		/* Gathered for its handler, in the shard's memory or one of
+		 * its few body buffers: its DATA must keep coming. */
+		st->gathering = true;
+		st->gather_ms = http_conn_now(h->c);
+		http_conn_deadline(h->c, st->gather_ms +
+				h->c->srv->conf.header_timeout_ms + 1);
 	}
+}
+
+uint64_t
+h2_bodies_overdue(struct h2_conn *h, uint64_t now_ms)
+{
+	uint32_t t = h->c->srv->conf.header_timeout_ms;
+	struct h2_stream *st;
+	uint64_t next = 0;
+
+	for (st = h->streams; st != NULL; st = st->next) {
+		uint64_t at = st->gather_ms + t + 1;
+
+		if (!st->gathering || st->handled || st->closed)
+			continue;
+		if (at <= now_ms) {
+			/* As HTTP/1.1 does, but the connection goes on. */
+			h2_stats(h)->body_timeouts++;
+			h2_refuse_body(h, st, 408);
+		} else if (next == 0 || at < next) {
+			next = at;
+		}
+	}
+	return next;
 }
 
 void
@@ -858,6 +888,8 @@ h2_data(struct h2_conn *h, struct h2_stream *st, const uint8_t *p, uint32_t n)
 	h2_consumed(h, st, n);
 	if (st->handled)
 		return;	/* refused: dropped */
+	if (st->gathering)
+		st->gather_ms = http_conn_now(h->c);
 	if (n > h->c->srv->conf.max_body - st->body_len) {
 		/* Past max_body: refused as it crosses, the rest dropped. */
 		h2_stats(h)->bodies_too_large++;

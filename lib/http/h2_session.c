@@ -1004,6 +1004,17 @@ h2_free(struct http_conn *c)
 	session_free(h);
 }
 
+static uint64_t
+h2_timeout(struct http_conn *c, uint64_t now_ms)
+{
+	struct h2_conn *h = c->p;
+	uint64_t next = h2_bodies_overdue(h, now_ms);
+
+	if (!h2_flush(h))
+		http_conn_close(c);
+	return next;
+}
+
 const struct http_proto h2_proto = {
 	.name = "h2c",
 	.recv = h2_recv,
@@ -1014,5 +1025,6 @@ const struct http_proto h2_proto = {
 	.resume = h2_resume,
 	.body_read = h2_body_read,
 	.drain = h2_drain,
+	.timeout = h2_timeout,
 	.free = h2_free,
 };

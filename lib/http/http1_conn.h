@@ -69,6 +69,8 @@ struct h1 {
 	struct http_body_slot *gather;
 	uint32_t gather_head;	/* the head's length in it */
 	uint64_t gather_ms;	/* when bytes of it came last */
+	uint64_t skip_ms;	/* a body skipped: when bytes of it came last
+				 * (0: none being skipped) */
 	uint64_t head_start_ms;	/* first byte of a request head not yet whole */
 	uint64_t idle_since_ms;	/* nothing asked, nothing owed, since */
 	uint32_t in_len;

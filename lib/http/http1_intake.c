@@ -336,12 +336,18 @@ skip_body(struct h1 *h)
 			http1_body_stop(&h->req);
 			h->in_len = 0;
 			h->close_after = true;
+			h->skip_ms = 0;
 			return true;
 		}
 		h1_consume(h, (uint32_t)used);
+		/* The wait for more of it is timed from its last bytes, or
+		 * from the first wait (h1_timeout()). */
+		if (used > 0 || h->skip_ms == 0)
+			h->skip_ms = http_conn_now(h->c);
 		if (used == 0)
 			return false;
 	}
+	h->skip_ms = 0;
 	return true;
 }
 

@@ -104,6 +104,15 @@ quiet(const struct h1 *h)
 		!http1_body_reading(&h->req);
 }
 
+/* Only a body being skipped is left: nothing owed, written or read. */
+static bool
+skipping(const struct h1 *h)
+{
+	return h->skip_ms != 0 && !h->sink && h->gather == NULL &&
+		h1_owed(h) == 0 && h->writing == NULL && h->body_left == 0 &&
+		http1_body_reading(&h->req);
+}
+
 static void
 h1_drain(struct http_conn *c)
 {
@@ -142,6 +151,12 @@ deadline(const struct h1 *h)
 	if (h->gather != NULL)
 		return k->header_timeout_ms != 0 && h->writing == NULL &&
 			h->body_left == 0 ? h->gather_ms +
+			k->header_timeout_ms + 1 : 0;
+	/* A body skipped (its request answered without it, or its reader
+	 * answered and left it) keeps the connection until it has all come:
+	 * one that stops coming ends it the same way. */
+	if (skipping(h))
+		return k->header_timeout_ms != 0 ? h->skip_ms +
 			k->header_timeout_ms + 1 : 0;
 	if (!quiet(h))
 		return 0;
@@ -196,6 +211,14 @@ h1_timeout(struct http_conn *c, uint64_t now_ms)
 		http_conn_stats(c)->body_timeouts++;
 		h1_gather_refuse(h, 408);	/* queued: owed was 0 */
 		h1_write_owed(h);
+		h1_start_close(h);
+		return 0;
+	}
+	if (skipping(h)) {
+		/* Its answer is out already: the close ends it. */
+		http_conn_stats(c)->body_timeouts++;
+		http1_body_stop(&h->req);
+		h->in_len = 0;
 		h1_start_close(h);
 		return 0;
 	}

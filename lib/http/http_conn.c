@@ -46,10 +46,10 @@ deadline_fire(struct net_timer *tm)
 	if (c->t == NULL || c->closing || c->proto->timeout == NULL)
 		return;
 	next = c->proto->timeout(c, http_conn_now(c));
-	if (c->closing)
-		output(c);	/* outside an upcall: the close goes now */
-	else if (next != 0)
+	if (!c->closing && next != 0)
 		http_conn_deadline(c, next);
+	/* Outside an upcall: what it wrote (a 408, a close) goes now. */
+	output(c);
 }
 
 static void

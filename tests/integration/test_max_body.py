@@ -7,7 +7,8 @@ read, and as a chunked or HTTP/2 body crosses it; HTTP/1.1 then closes
 the connection, HTTP/2 ends the stream and the connection goes on. The
 bodies are gathered in a bounded set of buffers per shard
 (--body-buffers): past them 503; a body that stops coming is cut (408)
-and its buffer comes back.
+and its buffer comes back, over both protocols; a body skipped after its
+answer that stops coming ends the connection.
 
 The handler is the example plugin's POST /hello/inspect, which answers the
 length and the FNV-1a 64 of the body it was given."""
@@ -283,19 +284,69 @@ for c in cs:
     assert code == 200
 
 
-def test_a_body_that_stops_coming_is_cut_and_its_buffer_freed(app):
+def stalled_until_close(app, request):
+    """Sends the start of a request (an expression of bytes) and reads
+    until the server closes: what came, after checking that the close came
+    about --header-timeout-ms later, and counted one body timeout."""
     before = app.telemetry("/ewyk/http")["body_timeouts_count"]
     out = app.ns_python(RAW + f"""
 c = connect(15)
-c.sendall(b"POST /hello/inspect HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 100000\\r\\n\\r\\n"
-          + b"s" * 10000)
+c.sendall({request})
 t0 = time.monotonic()
 got = until_close(c)
 print("after %.1f" % (time.monotonic() - t0))
 print(got.decode())
 """)
-    assert "HTTP/1.1 408" in out, out
     took = float(re.search(r"after ([\d.]+)", out).group(1))
     assert TIMEOUT_MS / 1000 - 0.2 <= took < 10, out
     assert app.telemetry("/ewyk/http")["body_timeouts_count"] == before + 1
+    return out
+
+
+def test_a_body_that_stops_coming_is_cut_and_its_buffer_freed(app):
+    out = stalled_until_close(app, 'b"POST /hello/inspect HTTP/1.1\\r\\nHost: x\\r\\n'
+                              'Content-Length: 100000\\r\\n\\r\\n" + b"s" * 10000')
+    assert "HTTP/1.1 408" in out, out
     assert busy(app) == 0
+
+
+def test_http2_bodies_that_stop_coming_are_cut_and_the_connection_goes_on(app, bodies):
+    """Two HTTP/2 streams stall half way, one in a body buffer (50,000 of
+    100,000 bytes), one small (100 of 200 bytes, in the shard's memory):
+    each is answered 408 after --header-timeout-ms without DATA, its
+    buffer comes back, and the connection serves a whole body after."""
+    before = app.telemetry("/ewyk/http")["body_timeouts_count"]
+    data = bodies[65536]
+    out = app.ns_python(H2_CLIENT.format(ip=APP_IP) + f"""
+import time
+t0 = time.monotonic()
+a = post([("content-length", "100000")], b"a" * 50000, end=False)
+b = post([("content-length", "200")], b"b" * 100, end=False)
+pump(a, lambda: status(a) and status(b))
+print("after %.1f" % (time.monotonic() - t0), status(a), status(b))
+d = post([("content-length", "65536")], open("{data}", "rb").read())
+pump(d, lambda: ended(d))
+print("then", status(d))
+print(body(d).decode())
+""")
+    took = float(re.search(r"after ([\d.]+)", out).group(1))
+    assert "408 408" in out and "then 200" in out, out
+    assert TIMEOUT_MS / 1000 - 0.2 <= took < 10, out
+    assert inspected(out) == (65536, fnv1a64(data.read_bytes()))
+    assert app.telemetry("/ewyk/http")["body_timeouts_count"] == before + 2
+    assert busy(app) == 0
+
+
+def test_a_skipped_body_that_stops_coming_ends_the_connection(app):
+    """A request answered without its body (405: static files take no
+    POST) whose body then stops coming: the connection waits for it (to
+    keep the next request's bytes apart) no longer than
+    --header-timeout-ms, then closes."""
+    out = stalled_until_close(app, 'b"POST /nowhere HTTP/1.1\\r\\nHost: x\\r\\n'
+                              'Content-Length: 100\\r\\n\\r\\nabc"')
+    assert "HTTP/1.1 405" in out, out
+    # The server closed first: its side is gone once the client's FIN is in.
+    deadline = time.time() + 5
+    while app.telemetry("/ewyk/stats")["open_conns"] and time.time() < deadline:
+        time.sleep(0.1)
+    assert app.telemetry("/ewyk/stats")["open_conns"] == 0
