@@ -187,6 +187,8 @@ struct h2_conn {
 	struct h2_stream *hot;	/* the stream last looked up */
 	struct h2_stream *bucket[H2_BUCKETS];
 	uint32_t open;		/* streams that count against the limit */
+	uint64_t idle_since_ms;	/* the last stream ended (or the session
+				 * began): for the keep-alive timeout */
 	int32_t max_id;		/* the highest the client opened */
 	uint8_t closed_how[H2_CLOSED_IDS];
 	/* Flow control */
@@ -301,6 +303,8 @@ void h2_refuse_body(struct h2_conn *h, struct h2_stream *st, int status);
 void h2_data(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,
 		uint32_t n);
 void h2_body_end(struct h2_conn *h, struct h2_stream *st);
+/* No stream is open from now: the keep-alive timeout runs. */
+void h2_idle_from(struct h2_conn *h);
 /* Bodies gathered for their handlers that stopped coming (no DATA for
  * header_timeout_ms) are answered 408; returns when the next falls due
  * (0: none is gathered). */

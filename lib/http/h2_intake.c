@@ -230,7 +230,8 @@ h2_stream_close(struct h2_conn *h, struct h2_stream *st, uint8_t how)
 	if (h->block_st == st)
 		h->block_st = NULL;
 	h2_dequeue(h, st);
-	h->open--;
+	if (--h->open == 0)
+		h2_idle_from(h);
 	if (h2_body_unfinished(st)) {
 		/* A body cut short (RST_STREAM, a content-length the DATA
 		 * did not match): its reader hears of it, then reads -1. */

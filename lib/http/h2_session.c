@@ -102,6 +102,7 @@ h2_open(struct http_conn *c)
 	/* Past the protocol's 65535 bytes: one WINDOW_UPDATE after SETTINGS. */
 	h2_put32(wu, H2_CONN_WINDOW - H2_DEFAULT_WINDOW);
 	h2_out_frame(h, H2_WINDOW_UPDATE, 0, 0, wu, 4, false);
+	h->idle_since_ms = http_conn_now(c);
 	return h;
 }
 
@@ -1004,12 +1005,38 @@ h2_free(struct http_conn *c)
 	session_free(h);
 }
 
+void
+h2_idle_from(struct h2_conn *h)
+{
+	uint32_t ka = h->c->srv->conf.keepalive_timeout_ms;
+
+	if (ka == 0 || h->c->closing)
+		return;		/* (closing: its streams go as it is freed) */
+	h->idle_since_ms = http_conn_now(h->c);
+	http_conn_deadline(h->c, h->idle_since_ms + ka + 1);
+}
+
+/* Stalled bodies are cut (408); a connection with no stream for
+ * keepalive_timeout_ms is ended as a drain ends it (GOAWAY). */
 static uint64_t
 h2_timeout(struct http_conn *c, uint64_t now_ms)
 {
 	struct h2_conn *h = c->p;
+	uint32_t ka = c->srv->conf.keepalive_timeout_ms;
 	uint64_t next = h2_bodies_overdue(h, now_ms);
 
+	if (ka != 0 && h->open == 0 && h->streams == NULL &&
+			h->goaway_last < 0) {
+		uint64_t at = h->idle_since_ms + ka + 1;
+
+		if (at <= now_ms) {
+			http_conn_stats(c)->idle_closes++;
+			h2_drain(c);
+			return 0;
+		}
+		if (next == 0 || at < next)
+			next = at;
+	}
 	if (!h2_flush(h))
 		http_conn_close(c);
 	return next;

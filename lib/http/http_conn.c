@@ -332,6 +332,9 @@ switch_proto(struct http_conn *c, const struct http_proto *to, void *state)
 	c->proto = to;
 	c->p = state;
 	c->srv->conf.stats->h2_conns++;
+	/* Its timeout() says when it is due next. */
+	if (c->srv->timeouts && to->timeout != NULL)
+		http_conn_deadline(c, http_conn_now(c) + 1);
 	http_conn_set_rcv_space(c, H2_RCV_SPACE);
 }
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Slowloris and idle keep-alive connections: a request head that trickles
 in gets 408 and the connection closes; an idle keep-alive connection is
-closed; both counted; and other clients are served meanwhile."""
+closed, over HTTP/1.1 and (GOAWAY) HTTP/2; both counted; and other clients
+are served meanwhile."""
 import time
 
 import pytest
@@ -77,6 +78,68 @@ for _ in range(6):
     c.request("GET", "/hello.txt")
     r = c.getresponse()
     ok += r.read() == b"hello from ewyk\\n"
+    time.sleep(0.5)
+print(ok)
+""")
+    assert out.strip() == "6"
+
+
+H2_IDLE = """
+import socket, time
+import h2.config, h2.connection, h2.events
+s = socket.create_connection(("{ip}", 80), timeout=6)
+c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+c.initiate_connection()
+s.sendall(c.data_to_send())
+
+def get():
+    sid = c.get_next_available_stream_id()
+    c.send_headers(sid, [(":method", "GET"), (":path", "/hello.txt"),
+                         (":scheme", "http"), (":authority", "x")], end_stream=True)
+    s.sendall(c.data_to_send())
+    got = b""
+    while True:
+        for ev in c.receive_data(s.recv(65536)):
+            if isinstance(ev, h2.events.DataReceived):
+                got += ev.data
+                c.acknowledge_received_data(ev.flow_controlled_length, sid)
+            if isinstance(ev, h2.events.StreamEnded) and ev.stream_id == sid:
+                s.sendall(c.data_to_send())
+                return got
+        s.sendall(c.data_to_send())
+"""
+
+
+def test_idle_http2_connection_is_closed_with_goaway(ewyk):
+    """An HTTP/2 connection with no stream open for --keepalive-timeout-ms
+    gets GOAWAY (NO_ERROR, the last stream it served) and is closed."""
+    before = ewyk.telemetry("/ewyk/http")["idle_closes_count"]
+    out = ewyk.ns_python(H2_IDLE.format(ip=APP_IP) + """
+print(get() == b"hello from ewyk\\n")
+t0 = time.monotonic()
+goaway = None
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    for ev in c.receive_data(d):
+        if isinstance(ev, h2.events.ConnectionTerminated):
+            goaway = (int(ev.error_code), ev.last_stream_id)
+print(goaway, round(time.monotonic() - t0, 1))
+""")
+    first, second = out.splitlines()
+    assert first == "True", out
+    goaway, waited = second.rsplit(" ", 1)
+    assert goaway == "(0, 1)" and 1.4 <= float(waited) < 3.0, out
+    assert ewyk.telemetry("/ewyk/http")["idle_closes_count"] - before == 1
+
+
+def test_busy_http2_connection_is_not_cut(ewyk):
+    # A request every 500 ms on one HTTP/2 connection, for 3 s.
+    out = ewyk.ns_python(H2_IDLE.format(ip=APP_IP) + """
+ok = 0
+for _ in range(6):
+    ok += get() == b"hello from ewyk\\n"
     time.sleep(0.5)
 print(ok)
 """)
