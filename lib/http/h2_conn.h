@@ -297,7 +297,8 @@ void h2_request_head(struct h2_conn *h, struct h2_stream *st, bool end_stream);
  * for a body-stream route, once its head is (more: its body follows). */
 void h2_handle(struct h2_conn *h, struct h2_stream *st, bool more);
 /* A request refused before its body is whole (413, 503): answered at
- * once, the rest of its body dropped as it comes. */
+ * once, the rest of its body dropped as it comes. st may be gone after
+ * (an answer that went out whole ended it). */
 void h2_refuse_body(struct h2_conn *h, struct h2_stream *st, int status);
 /* DATA bytes of st, and the end of its body. */
 void h2_data(struct h2_conn *h, struct h2_stream *st, const uint8_t *p,

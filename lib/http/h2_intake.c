@@ -761,12 +761,13 @@ uint64_t
 h2_bodies_overdue(struct h2_conn *h, uint64_t now_ms)
 {
 	uint32_t t = h->c->srv->conf.header_timeout_ms;
-	struct h2_stream *st;
+	struct h2_stream *st, *after;
 	uint64_t next = 0;
 
-	for (st = h->streams; st != NULL; st = st->next) {
+	for (st = h->streams; st != NULL; st = after) {
 		uint64_t at = st->gather_ms + t + 1;
 
+		after = st->next;	/* a refusal may free st */
 		if (!st->gathering || st->handled || st->closed)
 			continue;
 		if (at <= now_ms) {
@@ -835,9 +836,11 @@ h2_refuse_body(struct h2_conn *h, struct h2_stream *st, int status)
 	st->handled = true;
 	h2_stats(h)->by_method[st->req.method]++;
 	http_conn_refused(h->c, &st->req, status, 2, (uint32_t)st->id, 0);
-	h2_refuse(h, st, status, NULL);
 	http_body_slot_put(st->req.body_slot);
 	st->req.body_slot = NULL;
+	/* Last: an answer that goes out whole at once ends the stream, and
+	 * st may be gone. */
+	h2_refuse(h, st, status, NULL);
 }
 
 /* A body past what a request's own buffer holds goes into one of the
