@@ -1025,8 +1025,7 @@ h2_timeout(struct http_conn *c, uint64_t now_ms)
 	uint32_t ka = c->srv->conf.keepalive_timeout_ms;
 	uint64_t next = h2_bodies_overdue(h, now_ms);
 
-	if (ka != 0 && h->open == 0 && h->streams == NULL &&
-			h->goaway_last < 0) {
+	if (ka != 0 && h->streams == NULL && h->goaway_last < 0) {
 		uint64_t at = h->idle_since_ms + ka + 1;
 
 		if (at <= now_ms) {
