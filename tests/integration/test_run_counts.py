@@ -45,3 +45,33 @@ def test_a_mutation_run_without_summary_or_breaks_fails(tmp_path):
     assert out == "0 1" and "no summary" in err
     assert mutation(tmp_path, "mutation: 0 breaks: 0 caught, 0 failed\n")[0] == "0 1"
     assert mutation(tmp_path, "mutation: 0 breaks: 0 caught, 1 failed\n")[0] == "0 1"
+
+
+def mutation_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "mutation_run", os.path.join(ROOT, "tests", "mutation", "run.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_a_catcher_that_fails_by_chance_is_unsteady_not_caught():
+    judge = mutation_module().judge
+    # Every catcher failed on the break, every time: caught.
+    assert judge({"a": [False], "b:x": [False, False]}) == ("caught", [])
+    # One passed: the break survived.
+    assert judge({"a": [True], "b": [False]}) == ("survived", ["a"])
+    # A timing catcher that failed once and passed once caught nothing
+    # for sure, whichever run came first.
+    assert judge({"a": [False], "s": [False, True]}) == ("unsteady", ["s"])
+    assert judge({"s": [True, False]}) == ("unsteady", ["s"])
+
+
+def test_stress_and_integration_catchers_run_twice():
+    m = mutation_module()
+    tests = {"exec_stress": {"cmd": ["/b/tests/x"], "suite": ["ewyk:unit", "ewyk:tsan"]},
+             "exec_decision": {"cmd": ["/b/tests/y"], "suite": ["ewyk:unit"]}}
+    assert m.Spec("exec_stress:stress_steal", tests, "/b").timing
+    assert not m.Spec("exec_decision:steal_stuck_owner", tests, "/b").timing
+    assert m.Spec("pytest:tests/integration/test_x.py::test_y", tests, "/b").timing

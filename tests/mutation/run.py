@@ -61,6 +61,15 @@ closes it, and see it fail on the break. A test is given max(10 s, 10 x
 its control time), capped by its meson timeout; a test that times out on
 a break counts as failing on it. A test of this round's work comes with a
 break of its own in the list.
+
+Determinism
+-----------
+A catcher must fail on its break every time, not by chance. A test whose
+outcome may hang on timing or threads (a stress test, one of meson's
+'tsan' suite; an integration test) is run on its break twice, and a break
+whose two runs disagree fails the run as UNSTEADY: give it a catcher that
+drives the interleaving itself (a unit test of the state machine, a hook,
+a step-by-step harness) instead.
 """
 
 import argparse
@@ -211,6 +220,7 @@ class Spec:
             self.targets = ['app/ewykd', 'app/ewyk-load',
                             'app/plugins/ewyk-hello.so']
             self.timeout_cap = 120
+            self.timing = True
             return
         name = text
         if '@' in name:
@@ -226,6 +236,9 @@ class Spec:
         self.env = t.get('env') or {}
         self.workdir = t.get('workdir') or build
         self.timeout_cap = t.get('timeout') or 60
+        # Stress tests (threads racing) are the 'tsan' suite's.
+        self.timing = any(x == 'tsan' or x.endswith(':tsan')
+                          for x in t.get('suite', []))
         exe = os.path.relpath(t['cmd'][0], build)
         self.targets = [exe] if not exe.startswith('..') else []
         if self.filter is not None:
@@ -285,6 +298,19 @@ def count_run(log, pytest):
     return replays if replays else None
 
 
+def judge(outcomes):
+    """A break's verdict from its catchers' runs on it ({test: [passed,
+    passed again...]}): ('unsteady', tests whose runs disagree) before
+    ('survived', tests that passed) before ('caught', [])."""
+    unsteady = [s for s, runs in outcomes.items() if len(set(runs)) > 1]
+    if unsteady:
+        return 'unsteady', unsteady
+    missed = [s for s, runs in outcomes.items() if runs[0]]
+    if missed:
+        return 'survived', missed
+    return 'caught', []
+
+
 def failed_names(spec, log):
     """The failing test as a list entry: the cmocka tests that failed
     inside it by name, else the test itself."""
@@ -316,8 +342,8 @@ def in_parallel(fns, workers=None):
 
 def cost(group, specs):
     """A group of breaks' expected time: a compile and a test each, an
-    integration test several."""
-    return sum(8 if any(specs[s].pytest for s in b['tests']) else 1
+    integration test (run twice) many."""
+    return sum(16 if any(specs[s].pytest for s in b['tests']) else 1
                for b in group)
 
 
@@ -491,7 +517,8 @@ def main():
             return 1
 
     # Control: each test passes on the unbroken tree and runs something.
-    # Integration tests one at a time, the others side by side.
+    # Two side by side (integration tests too: each has namespaces and an
+    # appliance of its own, as in tests/run.sh's integration stage).
     t0 = time.monotonic()
 
     def control(s):
@@ -505,10 +532,10 @@ def main():
                                     else 'fails on the unbroken tree'))
         return False
 
-    unit = sorted(s for s in used if specs[s].pytest is None)
-    results = in_parallel([lambda s=s: control(s) for s in unit],
+    # Integration tests first: the longest.
+    order = sorted(used, key=lambda s: (specs[s].pytest is None, s))
+    results = in_parallel([lambda s=s: control(s) for s in order],
                           workers=len(trees))
-    results += [control(s) for s in sorted(used) if specs[s].pytest]
     print('mutation: control run of %d test(s): %.0f s' % (
         len(used), time.monotonic() - t0))
     if not all(results):
@@ -516,7 +543,7 @@ def main():
                                                             len(breaks)))
         return 1
 
-    caught, survived, broken = [], [], []
+    caught, survived, broken, nondeterministic = [], [], [], []
 
     def run_break(b, tree):
         """Applies b in tree, builds and runs its tests, puts it back."""
@@ -533,38 +560,44 @@ def main():
                 say(log[-2000:] + '\nNO BUILD  %-30s %s' % (b['name'],
                                                              b['file']))
                 return
-            missed, failed = [], []
+            outcomes, failed = {}, []
             for s in b['tests']:
                 sp = specs[s]
-                passed, _, _, log = sp.run(
-                    tree, min(sp.timeout_cap, max(10, 10 * sp.control)))
-                if passed:
-                    missed.append(s)
-                else:
+                limit = min(sp.timeout_cap, max(10, 10 * sp.control))
+                passed, _, _, log = sp.run(tree, limit)
+                outcomes[s] = [passed]
+                if sp.timing and not opt.find:
+                    # Once more: a catcher by chance is no catcher.
+                    outcomes[s].append(sp.run(tree, limit)[0])
+                if not passed:
                     failed += failed_names(s, log)
         finally:
             write_file(path, b['orig'])
         took = time.monotonic() - t0
+        verdict, which = judge(outcomes)
         if opt.find:
             say('%-30s %-26s failed: %s' % (b['name'], b['file'],
                                             ', '.join(failed) or 'NONE'))
-        elif missed:
+        elif verdict == 'unsteady':
+            nondeterministic.append(b)
+            say('UNSTEADY  %-30s %-26s %s  [failed once of two runs: %s] '
+                '(%.1f s)' % (b['name'], b['file'], b['what'],
+                              ', '.join(which), took))
+        elif verdict == 'survived':
             survived.append(b)
             say('SURVIVED  %-30s %-26s %s  [passed: %s] (%.1f s)' % (
-                b['name'], b['file'], b['what'], ', '.join(missed), took))
+                b['name'], b['file'], b['what'], ', '.join(which), took))
         else:
             caught.append(b)
             say('caught    %-30s %-26s by %s (%.1f s, build %.1f s)' % (
                 b['name'], b['file'], ', '.join(b['tests']), took, built))
 
     # A worker takes whole groups: a file's breaks (its object is built
-    # once per group), and all integration tests' breaks (one appliance
-    # at a time). Biggest groups first, each to the least loaded worker.
+    # once per group). Biggest groups first, each to the least loaded
+    # worker.
     groups = {}
     for b in sorted(live, key=lambda b: b['file']):
-        key = 'pytest' if any(specs[s].pytest for s in b['tests']) \
-            else b['file']
-        groups.setdefault(key, []).append(b)
+        groups.setdefault(b['file'], []).append(b)
     work = [[] for _ in trees]
     load = [0.0] * len(trees)
     for g in sorted(groups.values(), key=lambda g: -cost(g, specs)):
@@ -574,11 +607,11 @@ def main():
     in_parallel([lambda k=k: [run_break(b, trees[k]) for b in work[k]]
                  for k in range(len(trees))])
 
-    bad = len(survived) + len(stale) + len(broken)
-    print('mutation: %d breaks: %d caught, %d survived, %d stale, '
-          '%d did not build; %.0f s' % (
-              len(breaks), len(caught), len(survived), len(stale),
-              len(broken), time.monotonic() - t_start))
+    bad = len(survived) + len(stale) + len(broken) + len(nondeterministic)
+    print('mutation: %d breaks: %d caught, %d survived, %d unsteady, '
+          '%d stale, %d did not build; %.0f s' % (
+              len(breaks), len(caught), len(survived), len(nondeterministic),
+              len(stale), len(broken), time.monotonic() - t_start))
     print('mutation: %d breaks: %d caught, %d failed' % (
         len(breaks), len(caught), bad))
     return 1 if bad else 0
