@@ -428,14 +428,11 @@ class Appliance:
             time.sleep(after)
             return self.stop()
         finally:
-            # The load is the test's own process: it must not outlive the
-            # test, whatever it waits for (h2load's duration mode can sit
-            # on a connection it tried while the appliance went away).
-            try:
-                load.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                load.kill()
-                load.wait()
+            # The load is the test's own process and has served its
+            # purpose: it must not outlive the test, nor hold it up
+            # (h2load's duration mode sits out its -D on connections it
+            # tries while the appliance is gone).
+            stop_process(load, signal.SIGINT, timeout=5)
 
     def close(self):
         # The wire first: a 22.11 memif client whose server goes away while
