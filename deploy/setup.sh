@@ -10,7 +10,7 @@ set -euo pipefail
 PACKAGES=(
 	dpdk dpdk-dev libdpdk-dev libnghttp2-dev meson ninja-build pkg-config gcc
 	nghttp2-client nghttp2-server curl wrk iproute2 iputils-ping nftables ethtool
-	python3 python3-pytest python3-scapy python3-h2 libcmocka-dev clang libclang-rt-14-dev spin
+	python3 python3-pytest python3-pytest-xdist python3-scapy python3-h2 libcmocka-dev clang libclang-rt-14-dev spin
 	tcpdump lua5.4 nginx-light media-types brotli
 	# TLS (docs/tls.md): the libraries tls-bench measures, the scanner and
 	# the second server of the side-by-side benchmark
@@ -21,7 +21,9 @@ PACKAGES=(
 	# after its break, and a break compiled in an earlier run, are hits
 	ccache
 )
-HUGEPAGES=${EWYK_HUGEPAGES:-512}   # 2 MiB pages: 1 GiB
+# 2 MiB pages: 2 GiB, for two integration tests side by side (tests/run.sh),
+# each with an appliance, a load generator or a wire of its own.
+HUGEPAGES=${EWYK_HUGEPAGES:-1024}
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "setup.sh: must run as root (installs packages, reserves hugepages)" >&2

@@ -1,20 +1,46 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs what is missing, builds with warnings as errors, runs every test
-# (cmocka unit tests, ThreadSanitizer stress tests, the mutation run,
-# bounded fuzzing, a 2-minute soak, pytest integration tests against the
-# Linux stack through net_tap, net_af_xdp and net_memif in private
-# namespaces) and ends with one line: "N passed, N failed".
+# (cmocka unit tests, ThreadSanitizer stress tests, the mutation run, a
+# 2-minute soak, pytest integration tests against the Linux stack through
+# net_tap, net_af_xdp and net_memif in private namespaces, with bounded
+# fuzzing beside them at idle priority), prints each stage's wall time and
+# ends with one line: "N passed, N failed". About 17 minutes on a 2-CPU
+# host, package installs apart.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-./deploy/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
-
 passed=0
 failed=0
+# The time table printed at the end: each stage's name and wall seconds.
+stage_names=()
+stage_secs=()
+stage_t0=$SECONDS
+stage_name=""
+stage() {	# stage NAME: ends the stage running, starts NAME ("" ends all)
+	if [ -n "$stage_name" ]; then
+		stage_names+=("$stage_name")
+		stage_secs+=($((SECONDS - stage_t0)))
+	fi
+	stage_name=$1
+	stage_t0=$SECONDS
+	[ -z "$1" ] || echo "== $1"
+}
+time_table() {
+	local i
+	stage ""
+	echo "== time table (wall seconds)"
+	for i in "${!stage_names[@]}"; do
+		printf '%6d  %s\n' "${stage_secs[$i]}" "${stage_names[$i]}"
+	done
+	printf '%6d  total\n' "$SECONDS"
+}
 # add_counts, meson_counts and mutation_counts
 . "$ROOT/tests/counts.sh"
+
+stage "setup (package installs on a fresh machine)"
+./deploy/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
 build() {	# build DIR [meson options...]
 	local dir=$1
@@ -26,7 +52,7 @@ build() {	# build DIR [meson options...]
 	fi && ninja -C "$dir" "${NINJA_TARGETS[@]}"
 }
 
-echo "== build (warnings as errors)"
+stage "build (warnings as errors)"
 NINJA_TARGETS=()
 if ! build build -Dwerror=true; then
 	echo "build failed"
@@ -34,7 +60,7 @@ if ! build build -Dwerror=true; then
 	exit 1
 fi
 
-echo "== unit tests"
+stage "unit tests"
 log=$(mktemp)
 meson test -C build --suite unit --print-errorlogs --no-rebuild 2>&1 | tee "$log" |
 	grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Timeout):'
@@ -51,7 +77,7 @@ if ! grep -q tsan <<<"$tsan_list"; then
 	echo "== ThreadSanitizer stress tests: SKIPPED, none listed in the 'tsan' suite"
 	add_counts 0 1
 else
-	echo "== ThreadSanitizer stress tests"
+	stage "ThreadSanitizer stress tests"
 	mapfile -t NINJA_TARGETS < <(meson introspect build --tests |
 		/usr/bin/python3 -c 'import json,sys,os
 for t in json.load(sys.stdin):
@@ -74,10 +100,10 @@ fi
 # The mutation run: each break of the product in tests/mutation/breaks/
 # must make the tests listed beside it fail (a scratch tree of its own,
 # build-mutation/, incremental). Each break counts as one test.
-echo "== mutation run (tests/mutation/run.py)"
+stage "mutation run (tests/mutation/run.py)"
 log=$(mktemp)
 /usr/bin/python3 tests/mutation/run.py 2>&1 | tee "$log" |
-	grep -E '^(SURVIVED|STALE|NO BUILD|CONTROL|mutation:) '
+	grep -E '^(SURVIVED|UNSTEADY|STALE|NO BUILD|CONTROL|mutation:) '
 read -r ok fail < <(mutation_counts "$log")
 [ "$fail" -eq 0 ] || tail -n 60 "$log"
 add_counts "$ok" "$fail"
@@ -97,30 +123,89 @@ one_test() {
 	fi
 }
 
-# Each target one test: the TCP receive path, the HTTP/1.1 server, the
-# HTTP/2 server, the TLS layer.
-for target in fuzz_net_input fuzz_http1 fuzz_h2 fuzz_tls; do
-	echo "== fuzzing: $target (bounded: ${EWYK_FUZZ_SECONDS:-60} s)"
-	one_test "/tmp/ewyk-$target.log" tests/fuzz/run_fuzz.sh "${EWYK_FUZZ_SECONDS:-60}" "$target"
-done
-
 # The soak, short: the mix under 1 % loss, no error, no growth, no stall
 # (about 2.5 minutes with its capacity probe).
-echo "== soak (${EWYK_SOAK_MINUTES:-2} min)"
+stage "soak (${EWYK_SOAK_MINUTES:-2} min)"
 one_test /tmp/ewyk-soak.log app/bench/soak.sh "${EWYK_SOAK_MINUTES:-2}" /tmp/ewyk-soak.csv
 
-echo "== integration tests (net_tap, net_af_xdp, net_memif in private namespaces)"
-log=$(mktemp)
-/usr/bin/python3 -m pytest -q -p no:cacheprovider "$ROOT/tests/integration" 2>&1 | tee "$log"
-summary=$(tail -n 1 "$log")
-ip=$(echo "$summary" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
-if=$(echo "$summary" | grep -oE '[0-9]+ (failed|error|errors)' | grep -oE '[0-9]+' |
-	awk '{s += $1} END {print s + 0}')
-if [ -z "$ip" ] && [ "${if:-0}" -eq 0 ]; then
-	if=1	# pytest ran nothing: that is a failure, not a pass
+# Bounded fuzzing, each target one test: the TCP receive path, the
+# HTTP/1.1 server, the HTTP/2 server, the TLS layer. The fuzzers run two
+# at a time beside the integration tests, under SCHED_IDLE: they take
+# only the CPU time those leave idle (about half of it: the tests wait on
+# timers, peers and round trips), and never a test's own.
+stage "fuzzing build (clang, build-fuzz/)"
+fuzz_targets=(fuzz_net_input fuzz_http1 fuzz_h2 fuzz_tls)
+fuzz_ok=false
+one_test /tmp/ewyk-fuzz-build.log tests/fuzz/run_fuzz.sh build && fuzz_ok=true
+run_fuzzers() {	# two at a time; each one's exit status in /tmp/ewyk-TARGET.rc
+	local t pids=()
+	for t in "$@"; do
+		(FUZZ_PREBUILT=1 chrt --idle 0 tests/fuzz/run_fuzz.sh \
+			"${EWYK_FUZZ_SECONDS:-90}" "$t" >"/tmp/ewyk-$t.log" 2>&1
+		echo $? >"/tmp/ewyk-$t.rc") &
+		pids+=($!)
+		if [ ${#pids[@]} -eq 2 ]; then
+			wait "${pids[@]}"
+			pids=()
+		fi
+	done
+	wait "${pids[@]}"
+}
+fuzz_pid=""
+if $fuzz_ok; then
+	rm -f /tmp/ewyk-fuzz_*.rc
+	run_fuzzers "${fuzz_targets[@]}" &
+	fuzz_pid=$!
+	trap '[ -z "$fuzz_pid" ] || kill -- "$fuzz_pid" 2>/dev/null' EXIT
 fi
-add_counts "${ip:-0}" "${if:-0}"
+
+# pytest_counts LOG: passed and failed (errors included) of pytest's last
+# line; a run that passed nothing and failed nothing is a failure.
+pytest_counts() {
+	local summary ip if
+	summary=$(tail -n 1 "$1")
+	ip=$(echo "$summary" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
+	if=$(echo "$summary" | grep -oE '[0-9]+ (failed|error|errors)' | grep -oE '[0-9]+' |
+		awk '{s += $1} END {print s + 0}')
+	if [ -z "$ip" ] && [ "${if:-0}" -eq 0 ]; then
+		if=1	# pytest ran nothing: that is a failure, not a pass
+	fi
+	echo "${ip:-0} ${if:-0}"
+}
+
+# Two workers (pytest-xdist, a module to a worker, so that its appliance
+# starts once), then the modules marked "alone", one test at a time with
+# nothing beside them but the fuzzers: those that measure the appliance's
+# timing or load it to capacity (tests/integration/conftest.py).
+stage "integration tests, two at a time (net_tap, net_af_xdp, net_memif in private namespaces)"
+log=$(mktemp)
+/usr/bin/python3 -m pytest -q -p no:cacheprovider -n 2 --dist loadfile -m "not alone" \
+	--durations=20 "$ROOT/tests/integration" 2>&1 | tee "$log"
+read -r ok fail < <(pytest_counts "$log")
+add_counts "$ok" "$fail"
+stage "integration tests, alone"
+/usr/bin/python3 -m pytest -q -p no:cacheprovider -m alone \
+	--durations=10 "$ROOT/tests/integration" 2>&1 | tee "$log"
+read -r ok fail < <(pytest_counts "$log")
+add_counts "$ok" "$fail"
 rm -f "$log"
 
+if $fuzz_ok; then
+	stage "fuzzing: waiting for the last"
+	wait "$fuzz_pid"
+	fuzz_pid=""
+	for t in "${fuzz_targets[@]}"; do
+		echo "-- $t (${EWYK_FUZZ_SECONDS:-90} s at idle priority)"
+		if [ "$(cat "/tmp/ewyk-$t.rc" 2>/dev/null)" = 0 ]; then
+			grep -E '^stat::number_of_executed_units|no crash' "/tmp/ewyk-$t.log"
+			add_counts 1 0
+		else
+			tail -n 30 "/tmp/ewyk-$t.log"
+			add_counts 0 1
+		fi
+	done
+fi
+
+time_table
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

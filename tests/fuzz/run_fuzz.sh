@@ -11,6 +11,9 @@
 #   tests/fuzz/run_fuzz.sh 60
 #   tests/fuzz/run_fuzz.sh 600 fuzz_http1      # or fuzz_h2, fuzz_tls
 #   FUZZ_JOBS=2 tests/fuzz/run_fuzz.sh 300     # -fork=2: two worker processes
+#   tests/fuzz/run_fuzz.sh build               # builds every target, runs none
+#   FUZZ_PREBUILT=1 tests/fuzz/run_fuzz.sh ... # runs what "build" built (runs
+#                                              # side by side must not build)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -20,8 +23,9 @@ BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 JOBS=${FUZZ_JOBS:-1}
 
 case "$SECONDS_BUDGET" in
+build) ;;
 '' | *[!0-9]*)
-	echo "usage: $0 SECONDS [fuzz_net_input|fuzz_http1|fuzz_h2|fuzz_tls]" >&2
+	echo "usage: $0 SECONDS|build [fuzz_net_input|fuzz_http1|fuzz_h2|fuzz_tls]" >&2
 	exit 2
 	;;
 esac
@@ -53,13 +57,19 @@ if ! command -v clang >/dev/null; then
 	exit 1
 fi
 
-if [ -d "$BUILD" ]; then
-	meson setup --reconfigure "$BUILD" -Dfuzz=true -Db_lundef=false >/dev/null
-else
-	CC=clang meson setup "$BUILD" -Dfuzz=true -Db_lundef=false >/dev/null
-fi || { echo "run_fuzz.sh: meson setup failed" >&2; exit 1; }
-ninja -C "$BUILD" "tests/fuzz/$TARGET" ||
-	{ echo "run_fuzz.sh: build failed" >&2; exit 1; }
+if [ -z "${FUZZ_PREBUILT:-}" ]; then
+	if [ -d "$BUILD" ]; then
+		meson setup --reconfigure "$BUILD" -Dfuzz=true -Db_lundef=false >/dev/null
+	else
+		CC=clang meson setup "$BUILD" -Dfuzz=true -Db_lundef=false >/dev/null
+	fi || { echo "run_fuzz.sh: meson setup failed" >&2; exit 1; }
+	targets=("tests/fuzz/$TARGET")
+	[ "$SECONDS_BUDGET" = build ] &&
+		targets=(tests/fuzz/fuzz_net_input tests/fuzz/fuzz_http1 tests/fuzz/fuzz_h2 tests/fuzz/fuzz_tls)
+	ninja -C "$BUILD" "${targets[@]}" ||
+		{ echo "run_fuzz.sh: build failed" >&2; exit 1; }
+fi
+[ "$SECONDS_BUDGET" = build ] && exit 0
 
 # New inputs go to a scratch corpus; the committed seeds and regressions
 # are read, never written.

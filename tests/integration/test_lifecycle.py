@@ -111,7 +111,12 @@ while True:
     got += c
 print(got.decode())
 """)
-        time.sleep(0.3)
+        # In flight once its handler has it (the client's start-up takes
+        # its time on a busy host: no fixed sleep).
+        deadline = time.monotonic() + 10
+        while a.telemetry("/ewyk/strategy")["shard_0"]["fibers_started_count"] == 0:
+            assert time.monotonic() < deadline, "the slow request never came"
+            time.sleep(0.02)
         a.proc.send_signal(signal.SIGTERM)
         time.sleep(0.1)
         t0 = time.monotonic()

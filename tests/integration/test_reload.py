@@ -75,7 +75,9 @@ def test_answer_in_flight_keeps_the_old_file(tmp_path):
         a.ns(["sysctl", "-qw", "net.ipv4.tcp_rmem=4096 16384 16384"])
         slow = a.ns_popen(["curl", "-sS", "-m", "60", "--limit-rate", "1M", "-o", str(out),
                            a.url("/big.bin")])
-        time.sleep(0.5)
+        # In flight once its first bytes came (no fixed sleep: curl's
+        # start-up takes its time on a busy host).
+        wait_for(lambda: out.exists() and out.stat().st_size > 0)
         new = os.urandom(8 * MB)
         (www / "big.bin").write_bytes(new)
         reload(a)

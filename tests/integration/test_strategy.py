@@ -13,6 +13,10 @@ from ewyk_harness import APP_IP, Appliance
 
 LCORES = "0@0,1@1,2@1"
 
+# The strategy is about scheduling: watched hand-offs, steals and spinning
+# reserved lcores are measured against the scheduler, with no test beside.
+pytestmark = pytest.mark.alone
+
 
 @pytest.fixture(scope="module")
 def ewyk(www):
