@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs what is missing, builds with warnings as errors, runs every test
 # (cmocka unit tests, ThreadSanitizer stress tests, the mutation run, a
-# 2-minute soak, pytest integration tests against the Linux stack through
-# net_tap, net_af_xdp and net_memif in private namespaces, with bounded
-# fuzzing beside them at idle priority), prints each stage's wall time and
-# ends with one line: "N passed, N failed". About 17 minutes on a 2-CPU
+# 2-minute soak with bounded fuzzing beside it at idle priority, pytest
+# integration tests against the Linux stack through net_tap, net_af_xdp
+# and net_memif in private namespaces), prints each stage's wall time and
+# ends with one line: "N passed, N failed". About 19 minutes on a 2-CPU
 # host, package installs apart.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -123,25 +123,22 @@ one_test() {
 	fi
 }
 
-# The soak, short: the mix under 1 % loss, no error, no growth, no stall
-# (about 2.5 minutes with its capacity probe).
-stage "soak (${EWYK_SOAK_MINUTES:-2} min)"
-one_test /tmp/ewyk-soak.log app/bench/soak.sh "${EWYK_SOAK_MINUTES:-2}" /tmp/ewyk-soak.csv
-
 # Bounded fuzzing, each target one test: the TCP receive path, the
-# HTTP/1.1 server, the HTTP/2 server, the TLS layer. The fuzzers run two
-# at a time beside the integration tests, under SCHED_IDLE: they take
-# only the CPU time those leave idle (about half of it: the tests wait on
-# timers, peers and round trips), and never a test's own.
-stage "fuzzing build (clang, build-fuzz/)"
+# HTTP/1.1 server, the HTTP/2 server, the TLS layer. Its build and the
+# fuzzers (two at a time) run in a lane of their own under SCHED_IDLE,
+# beside the soak: they take only the CPU time the soak leaves idle (the
+# soak holds the appliance at 80 % of its capacity), never the soak's.
+# The lane is waited for before the integration tests start, which would
+# otherwise be slowed by it.
 fuzz_targets=(fuzz_net_input fuzz_http1 fuzz_h2 fuzz_tls)
-fuzz_ok=false
-one_test /tmp/ewyk-fuzz-build.log tests/fuzz/run_fuzz.sh build && fuzz_ok=true
-run_fuzzers() {	# two at a time; each one's exit status in /tmp/ewyk-TARGET.rc
+fuzz_lane() {	# the build, then two at a time; exit statuses in /tmp/ewyk-*.rc
 	local t pids=()
-	for t in "$@"; do
-		(FUZZ_PREBUILT=1 chrt --idle 0 tests/fuzz/run_fuzz.sh \
-			"${EWYK_FUZZ_SECONDS:-90}" "$t" >"/tmp/ewyk-$t.log" 2>&1
+	tests/fuzz/run_fuzz.sh build >/tmp/ewyk-fuzz-build.log 2>&1
+	echo $? >/tmp/ewyk-fuzz-build.rc
+	[ "$(cat /tmp/ewyk-fuzz-build.rc)" = 0 ] || return
+	for t in "${fuzz_targets[@]}"; do
+		(FUZZ_PREBUILT=1 tests/fuzz/run_fuzz.sh "${EWYK_FUZZ_SECONDS:-45}" "$t" \
+			>"/tmp/ewyk-$t.log" 2>&1
 		echo $? >"/tmp/ewyk-$t.rc") &
 		pids+=($!)
 		if [ ${#pids[@]} -eq 2 ]; then
@@ -151,12 +148,32 @@ run_fuzzers() {	# two at a time; each one's exit status in /tmp/ewyk-TARGET.rc
 	done
 	wait "${pids[@]}"
 }
-fuzz_pid=""
-if $fuzz_ok; then
-	rm -f /tmp/ewyk-fuzz_*.rc
-	run_fuzzers "${fuzz_targets[@]}" &
-	fuzz_pid=$!
-	trap '[ -z "$fuzz_pid" ] || kill -- "$fuzz_pid" 2>/dev/null' EXIT
+rm -f /tmp/ewyk-fuzz*.rc
+chrt --idle 0 bash -c "$(declare -p fuzz_targets); $(declare -f fuzz_lane); fuzz_lane" &
+fuzz_pid=$!
+
+# The soak, short: the mix under 1 % loss, no error, no growth, no stall
+# (about 2.5 minutes with its capacity probe).
+stage "soak (${EWYK_SOAK_MINUTES:-2} min), the fuzzing lane beside it at idle priority"
+one_test /tmp/ewyk-soak.log app/bench/soak.sh "${EWYK_SOAK_MINUTES:-2}" /tmp/ewyk-soak.csv
+
+stage "fuzzing lane: waiting for the last (${EWYK_FUZZ_SECONDS:-45} s a target)"
+wait "$fuzz_pid"
+if [ "$(cat /tmp/ewyk-fuzz-build.rc 2>/dev/null)" != 0 ]; then
+	echo "-- fuzzing build failed"
+	tail -n 30 /tmp/ewyk-fuzz-build.log
+	add_counts 0 1
+else
+	for t in "${fuzz_targets[@]}"; do
+		echo "-- $t"
+		if [ "$(cat "/tmp/ewyk-$t.rc" 2>/dev/null)" = 0 ]; then
+			grep -E '^stat::number_of_executed_units|no crash' "/tmp/ewyk-$t.log"
+			add_counts 1 0
+		else
+			tail -n 30 "/tmp/ewyk-$t.log"
+			add_counts 0 1
+		fi
+	done
 fi
 
 # pytest_counts LOG: passed and failed (errors included) of pytest's last
@@ -175,8 +192,8 @@ pytest_counts() {
 
 # Two workers (pytest-xdist, a module to a worker, so that its appliance
 # starts once), then the modules marked "alone", one test at a time with
-# nothing beside them but the fuzzers: those that measure the appliance's
-# timing or load it to capacity (tests/integration/conftest.py).
+# nothing beside them: those that measure scheduling
+# (tests/integration/conftest.py).
 stage "integration tests, two at a time (net_tap, net_af_xdp, net_memif in private namespaces)"
 log=$(mktemp)
 /usr/bin/python3 -m pytest -q -p no:cacheprovider -n 2 --dist loadfile -m "not alone" \
@@ -189,22 +206,6 @@ stage "integration tests, alone"
 read -r ok fail < <(pytest_counts "$log")
 add_counts "$ok" "$fail"
 rm -f "$log"
-
-if $fuzz_ok; then
-	stage "fuzzing: waiting for the last"
-	wait "$fuzz_pid"
-	fuzz_pid=""
-	for t in "${fuzz_targets[@]}"; do
-		echo "-- $t (${EWYK_FUZZ_SECONDS:-90} s at idle priority)"
-		if [ "$(cat "/tmp/ewyk-$t.rc" 2>/dev/null)" = 0 ]; then
-			grep -E '^stat::number_of_executed_units|no crash' "/tmp/ewyk-$t.log"
-			add_counts 1 0
-		else
-			tail -n 30 "/tmp/ewyk-$t.log"
-			add_counts 0 1
-		fi
-	done
-fi
 
 time_table
 echo "$passed passed, $failed failed"

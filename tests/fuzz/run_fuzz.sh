@@ -61,7 +61,10 @@ if [ -z "${FUZZ_PREBUILT:-}" ]; then
 	if [ -d "$BUILD" ]; then
 		meson setup --reconfigure "$BUILD" -Dfuzz=true -Db_lundef=false >/dev/null
 	else
-		CC=clang meson setup "$BUILD" -Dfuzz=true -Db_lundef=false >/dev/null
+		# Through ccache where there is one: a build of an earlier run
+		# is a hit.
+		CC="$(command -v ccache || true) clang" \
+			meson setup "$BUILD" -Dfuzz=true -Db_lundef=false >/dev/null
 	fi || { echo "run_fuzz.sh: meson setup failed" >&2; exit 1; }
 	targets=("tests/fuzz/$TARGET")
 	[ "$SECONDS_BUDGET" = build ] &&

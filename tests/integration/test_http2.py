@@ -325,21 +325,31 @@ def test_drain_finishes_streams_in_flight_and_refuses_new_ones(www):
         first = PREFACE + frame(0x4, 0x1, 0, b"") + \
             frame(0x1, 0x5, 1, hpack_get("/delay?ms=800"))
         later = frame(0x1, 0x5, 3, hpack_get("/hello.txt"))
+        # The later stream goes once the GOAWAY came (no fixed sleeps: a
+        # client's start-up takes its time on a busy host).
         client = a.ns_popen_python(f"""
-import socket, time
+import socket
 s = socket.create_connection(("{APP_IP}", 80), timeout=5)
 s.sendall(bytes.fromhex("{first.hex()}"))
-time.sleep(0.6)                    # SIGTERM comes at 0.3 s
-s.sendall(bytes.fromhex("{later.hex()}"))
 got = b""
+sent_later = False
 while True:
     c = s.recv(65536)
     if not c:
         break
     got += c
+    off = 0
+    while not sent_later and off + 9 <= len(got):
+        if got[off + 3] == 0x7:
+            s.sendall(bytes.fromhex("{later.hex()}"))
+            sent_later = True
+        off += 9 + int.from_bytes(got[off:off + 3], "big")
 print(got.hex())
 """)
-        time.sleep(0.3)
+        deadline = time.monotonic() + 10
+        while a.telemetry("/ewyk/strategy")["shard_0"]["fibers_started_count"] == 0:
+            assert time.monotonic() < deadline, "the slow stream never came"
+            time.sleep(0.02)
         a.proc.send_signal(signal.SIGTERM)
         out, _ = client.communicate(timeout=10)
         got = frames(out.strip())

@@ -58,7 +58,8 @@ unit test on the break and names the cmocka tests that fail (--find
 'tcp_*,http_cond' for some only); `run.py --only NAME` then shows it
 caught. If nothing fails, the break has found a gap: write the test that
 closes it, and see it fail on the break. A test is given max(10 s, 10 x
-its control time), capped by its meson timeout; a test that times out on
+its control time; 3 x for an integration test), capped by its meson
+timeout; a test that times out on
 a break counts as failing on it. A test of this round's work comes with a
 break of its own in the list.
 
@@ -243,6 +244,13 @@ class Spec:
         self.targets = [exe] if not exe.startswith('..') else []
         if self.filter is not None:
             self.targets.append(SHIM)
+
+    def limit(self):
+        """How long the test may take on a break: 10 x its control time
+        (3 x for an integration test, whose control takes seconds and
+        whose breaks often make it wait), 10 s at least, within its cap."""
+        return min(self.timeout_cap,
+                   max(10, (3 if self.pytest else 10) * self.control))
 
     def run(self, tree, timeout):
         """(passed, tests run or None if it does not say, seconds, log)"""
@@ -563,7 +571,7 @@ def main():
             outcomes, failed = {}, []
             for s in b['tests']:
                 sp = specs[s]
-                limit = min(sp.timeout_cap, max(10, 10 * sp.control))
+                limit = sp.limit()
                 passed, _, _, log = sp.run(tree, limit)
                 outcomes[s] = [passed]
                 if sp.timing and not opt.find:
