@@ -695,6 +695,11 @@ bool tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
 /* The highest entry not SACKed: true with its range. */
 bool tcp_seg_last_unsacked(struct tcp_conn *c, uint32_t *start,
 		uint32_t *end);
+/* Checks the scoreboard's invariants: entries covering [snd_una, snd_max)
+ * in sequence order without gaps once the SYN is acknowledged, and the
+ * tallies equal to the sums over the entries. NULL if they hold, else
+ * what broke. A walk: for tests and debugging, not the data path. */
+const char *tcp_sb_check(const struct tcp_conn *c);
 
 /* The receive queue (tcp_rcvq.c) */
 void tcp_rcvq_init(struct net_stack *ns);

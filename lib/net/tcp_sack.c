@@ -279,3 +279,43 @@ tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
 	}
 	return false;
 }
+
+/* Checks ------------------------------------------------------------------ */
+
+const char *
+tcp_sb_check(const struct tcp_conn *c)
+{
+	uint32_t sacked = 0, lost = 0, retrans = 0, start = c->snd_una, i;
+
+	if (c->nsegs > TCP_SEG_RING)
+		return "more entries than the ring holds";
+	if (c->nsegs > 0 && c->segs == NULL)
+		return "entries without a ring";
+	for (i = 0; i < c->nsegs; i++) {
+		const struct tcp_seg *s =
+			&c->segs[(c->seg_head + i) & (TCP_SEG_RING - 1)];
+		uint32_t len = s->end - start;
+
+		if (!SEQ_GT(s->end, start))
+			return "an entry empty or out of order";
+		if (SEQ_GT(s->end, c->snd_max))
+			return "an entry beyond snd_max";
+		if (s->flags & TCP_SEG_SACKED)
+			sacked += len;
+		else {
+			lost += (s->flags & TCP_SEG_LOST) ? len : 0;
+			retrans += (s->flags & TCP_SEG_RETRANS) ? len : 0;
+		}
+		start = s->end;
+	}
+	/* Before the SYN is acknowledged it alone is in flight, unrecorded. */
+	if (start != c->snd_max && c->snd_una != c->iss)
+		return "entries not reaching snd_max";
+	if (sacked != c->sacked_bytes)
+		return "sacked_bytes differs from the entries";
+	if (lost != c->lost_bytes)
+		return "lost_bytes differs from the entries";
+	if (retrans != c->retrans_bytes)
+		return "retrans_bytes differs from the entries";
+	return NULL;
+}
