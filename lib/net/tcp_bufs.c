@@ -43,7 +43,7 @@ tcp_bufs_put(struct net_stack *ns, struct tcp_conn *c)
 			segs[0]));
 	c->sndq.chunk = NULL;
 	c->segs = NULL;
-	c->nsegs = 0;
+	tcp_sb_clear(c);
 	ns->stats->tcp_bufs_used--;
 }
 

@@ -610,16 +610,16 @@ tcp_send_probe(struct net_stack *ns, struct tcp_conn *c)
 static void
 retransmit_lost(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint32_t i = 0, start, end;
+	struct tcp_seg *cur = NULL;
+	uint32_t start, end;
 	bool sent = false;
 
 	while (c->lost_bytes > 0 && c->cwnd > tcp_pipe(c) &&
-			tcp_seg_next_lost(c, &i, &start, &end) &&
+			tcp_seg_next_lost(c, &cur, &start, &end) &&
 			tcp_pace_allows(ns, c)) {
 		if (tcp_send_range(ns, c, start, end - start) == 0)
 			break;
 		sent = true;
-		i++;
 	}
 	/* The last hole resent: if that retransmission is lost too and
 	 * nothing follows it, a probe finds out before the RTO would. */
@@ -810,9 +810,9 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 		bool fin;
 
 		/* The scoreboard bounds the segments in flight. */
-		if (!tcp_seg_room(c) && !SEQ_LT(c->snd_nxt, c->snd_max))
+		if (!tcp_seg_room(ns, c) && !SEQ_LT(c->snd_nxt, c->snd_max))
 			len = 0, usable = 0;
-		fin = fin_after(c, len) && tcp_seg_room(c);
+		fin = fin_after(c, len) && tcp_seg_room(ns, c);
 
 		/* Sender silly-window avoidance (RFC 9293 3.8.6.2.1): when
 		 * the windows cut a segment short, it goes only if it fills

@@ -131,6 +131,33 @@ test_window_scaling_both_ways(void **state)
 	th_free(h);
 }
 
+/* cfg.sb_segs bounds the segments in flight, whatever the windows. */
+static void
+test_scoreboard_size_bounds_flight(void **state)
+{
+	static char big[100000];
+	struct tcp_config cfg;
+	struct th_out o;
+	struct th *h;
+	uint32_t n = 0;
+
+	(void)state;
+	tcp_config_defaults(&cfg);
+	cfg.sb_segs = 8;
+	h = th_new(&cfg);
+	establish_all_options(h);
+	h->app.conn->cwnd = 1 << 20;
+	assert_int_equal(tcp_write(h->ns, h->app.conn, big, sizeof(big)),
+			sizeof(big));
+	tcp_output(h->ns, h->app.conn);
+	net_flush(h->ns);
+	while (th_next(h, &o))
+		n += o.t.len > 0;
+	assert_int_equal(n, 8);
+	assert_int_equal(tcp_sb_count(h->app.conn), 8);
+	th_free(h);
+}
+
 static void
 test_paws_drops_old_timestamp(void **state)
 {
@@ -450,7 +477,7 @@ test_sack_recovery_resends_only_holes(void **state)
 	th_inject(h, &s);
 	assert_false(h->app.conn->flags & TCP_F_RECOVERY);
 	assert_int_equal(h->app.conn->sacked_bytes, 0);
-	assert_int_equal(h->app.conn->nsegs, 0);
+	assert_int_equal(tcp_sb_count(h->app.conn), 0);
 	th_free(h);
 }
 
@@ -864,6 +891,7 @@ main(void)
 		cmocka_unit_test(test_rss_queue6_matches_toeplitz),
 		cmocka_unit_test(test_open_resolves_and_picks_rss_port),
 		cmocka_unit_test(test_syn_ack_echoes_options),
+		cmocka_unit_test(test_scoreboard_size_bounds_flight),
 		cmocka_unit_test(test_no_options_offered_none_used),
 		cmocka_unit_test(test_window_scaling_both_ways),
 		cmocka_unit_test(test_paws_drops_old_timestamp),
