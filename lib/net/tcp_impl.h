@@ -33,16 +33,34 @@ enum tcp_state {
  * pointer is NULL its count is zero.
  */
 
-/* Send queue: the byte stream from snd_una on, as a ring of mbufs holding
- * data. Segments are built from refcounted clones of these, so a
+/* Send queue: the byte stream from snd_una on, as mbufs holding data,
+ * their pointers in a chain of 1 KiB chunks from the shard's pool (taken
+ * as the queue grows, given back as soon as drained). Every mbuf but the
+ * last is full (tcp_write() alone fills them), so byte k of the queue is
+ * in mbuf (head_off + k) / room: a walk over chunks, then arithmetic.
+ * The chain's ends and a cursor (the last chunk a lookup reached, near
+ * snd_nxt: sending new data walks no further) live in struct tcp_bufs.
+ * Segments are built from refcounted clones of the mbufs, so a
  * retransmission copies nothing. */
-#define TCP_SNDQ_SLOTS 64
+#define TCP_SNDQ_CHUNK_MBUFS 127
+
+struct tcp_sndq_chunk {
+	struct tcp_sndq_chunk *next;
+	struct rte_mbuf *m[TCP_SNDQ_CHUNK_MBUFS];
+};
+
+struct tcp_sndq_chain {
+	struct tcp_sndq_chunk *head;	/* NULL while empty */
+	struct tcp_sndq_chunk *tail;
+	struct tcp_sndq_chunk *cur;	/* NULL: none */
+	uint32_t cur_no;	/* its place from head */
+};
 
 struct tcp_sndq {
-	struct rte_mbuf **chunk;	/* TCP_SNDQ_SLOTS, or NULL */
-	uint16_t head;
-	uint16_t count;
-	uint32_t head_off;	/* bytes of chunk[head] already acknowledged */
+	struct tcp_sndq_chain *ch;	/* in struct tcp_bufs, or NULL */
+	uint16_t first;		/* the head chunk's first mbuf */
+	uint32_t count;		/* mbufs */
+	uint32_t head_off;	/* bytes of the first mbuf already acknowledged */
 	uint32_t bytes;		/* bytes queued from snd_una */
 };
 
@@ -150,7 +168,7 @@ struct tcp_bbr {
 };
 
 struct tcp_bufs {
-	struct rte_mbuf *chunk[TCP_SNDQ_SLOTS];
+	struct tcp_sndq_chain sndq;
 	struct tcp_seg segs[TCP_SEG_RING];
 };
 
@@ -831,6 +849,10 @@ void tcp_reply_rst(struct net_stack *ns, const struct ip_view *ip,
 void tcp_sndq_drop(struct net_stack *ns, struct tcp_sndq *q, uint32_t bytes);
 void tcp_sndq_free(struct net_stack *ns, struct tcp_sndq *q);
 uint32_t tcp_sndq_tail_room(struct tcp_sndq *q);
+/* Appends m (empty, whole buffer for data) to the queue; false if no
+ * chunk could be had for it. */
+bool tcp_sndq_push(struct net_stack *ns, struct tcp_sndq *q,
+		struct rte_mbuf *m);
 uint32_t tcp_rcv_window(const struct tcp_conn *c);
 bool tcp_window_grew(const struct tcp_conn *c);
 uint8_t tcp_our_wscale(const struct net_stack *ns);
@@ -868,10 +890,11 @@ tcp_seg_room(const struct net_stack *ns, const struct tcp_conn *c)
 	return tcp_sb_count(c) < ns->cfg.sb_segs;
 }
 
-static inline struct rte_mbuf **
-tcp_sndq_slot(struct tcp_sndq *q, uint16_t i)
+/* The last mbuf of a queue that holds some. */
+static inline struct rte_mbuf *
+tcp_sndq_tail(const struct tcp_sndq *q)
 {
-	return &q->chunk[(q->head + i) % TCP_SNDQ_SLOTS];
+	return q->ch->tail->m[(q->first + q->count - 1) % TCP_SNDQ_CHUNK_MBUFS];
 }
 
 /* Largest payload of a segment carrying optlen bytes of options. */
