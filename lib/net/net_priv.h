@@ -139,6 +139,8 @@ struct net_stack {
 	uint32_t index_mask;
 	/* The connections' send rings (tcp_bufs.c). */
 	struct blk_pool bufs;
+	/* The send queues' chunks of mbuf pointers (tcp_output.c). */
+	struct blk_pool sndq_chunks;
 	struct net_stats *stats;
 	/* Where active opens' port search resumes, by local address; the
 	 * IPv4 address the next one tries first (an offset). */

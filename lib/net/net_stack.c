@@ -22,6 +22,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->mbuf_reserve = 0;
 	cfg->sndq_mbufs_max = 0;
 	cfg->snd_buf = 256 * 1024;
+	cfg->sb_segs = TCP_SEG_RING;
 	cfg->rcv_win_max = 1 << 20;
 	cfg->rto_min_ms = 200;
 	cfg->rto_init_ms = 1000;
@@ -59,6 +60,8 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	net_stack_add_port(ns, ifc, arp, tx_fn, tx_ctx);
 	ns->pool = pool;
 	ns->cfg = *cfg;
+	if (cfg->sb_segs == 0 || cfg->sb_segs > TCP_SEG_RING)
+		ns->cfg.sb_segs = TCP_SEG_RING;
 	ns->stats = stats;
 	ns->now_ms = now_ms;
 	ns->now_us = now_ms * 1000;

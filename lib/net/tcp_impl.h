@@ -33,16 +33,34 @@ enum tcp_state {
  * pointer is NULL its count is zero.
  */
 
-/* Send queue: the byte stream from snd_una on, as a ring of mbufs holding
- * data. Segments are built from refcounted clones of these, so a
+/* Send queue: the byte stream from snd_una on, as mbufs holding data,
+ * their pointers in a chain of 1 KiB chunks from the shard's pool (taken
+ * as the queue grows, given back as soon as drained). Every mbuf but the
+ * last is full (tcp_write() alone fills them), so byte k of the queue is
+ * in mbuf (head_off + k) / room: a walk over chunks, then arithmetic.
+ * The chain's ends and a cursor (the last chunk a lookup reached, near
+ * snd_nxt: sending new data walks no further) live in struct tcp_bufs.
+ * Segments are built from refcounted clones of the mbufs, so a
  * retransmission copies nothing. */
-#define TCP_SNDQ_SLOTS 64
+#define TCP_SNDQ_CHUNK_MBUFS 127
+
+struct tcp_sndq_chunk {
+	struct tcp_sndq_chunk *next;
+	struct rte_mbuf *m[TCP_SNDQ_CHUNK_MBUFS];
+};
+
+struct tcp_sndq_chain {
+	struct tcp_sndq_chunk *head;	/* NULL while empty */
+	struct tcp_sndq_chunk *tail;
+	struct tcp_sndq_chunk *cur;	/* NULL: none */
+	uint32_t cur_no;	/* its place from head */
+};
 
 struct tcp_sndq {
-	struct rte_mbuf **chunk;	/* TCP_SNDQ_SLOTS, or NULL */
-	uint16_t head;
-	uint16_t count;
-	uint32_t head_off;	/* bytes of chunk[head] already acknowledged */
+	struct tcp_sndq_chain *ch;	/* in struct tcp_bufs, or NULL */
+	uint16_t first;		/* the head chunk's first mbuf */
+	uint32_t count;		/* mbufs */
+	uint32_t head_off;	/* bytes of the first mbuf already acknowledged */
 	uint32_t bytes;		/* bytes queued from snd_una */
 };
 
@@ -81,8 +99,9 @@ struct tcp_rcvq {
  * its end (the start is the previous entry's end, or snd_una), when it was
  * last (re)sent and in which order, and what is known of it. Running
  * tallies of SACKed, lost and retransmitted bytes give the pipe without a
- * walk. At most TCP_SEG_RING segments are in flight: new data waits when
- * the ring is full. */
+ * walk. At most cfg.sb_segs (up to TCP_SEG_RING) segments are in flight:
+ * new data waits when the scoreboard is full. Only tcp_sack.c knows the
+ * ring: everyone else walks it through tcp_sb_*(). */
 #define TCP_SEG_RING 128	/* a power of two */
 
 #define TCP_SEG_SACKED 0x01	/* the peer holds it (SACK) */
@@ -149,7 +168,7 @@ struct tcp_bbr {
 };
 
 struct tcp_bufs {
-	struct rte_mbuf *chunk[TCP_SNDQ_SLOTS];
+	struct tcp_sndq_chain sndq;
 	struct tcp_seg segs[TCP_SEG_RING];
 };
 
@@ -482,9 +501,79 @@ tcp_ip_hdr_len(uint8_t family)
 	return family == NET_AF_INET6 ? IPV6_HDR_LEN : IPV4_HDR_MIN;
 }
 
+/* Scoreboard access */
+/* Entry i from the oldest: the ring's own arithmetic (tcp_sack.c). */
+static inline struct tcp_seg *
+tcp_seg_at(const struct tcp_conn *c, uint32_t i)
+{
+	return &c->segs[(c->seg_head + i) & (TCP_SEG_RING - 1)];
+}
+
+/* The scoreboard's walk: entries in sequence order, NULL past either
+ * end. An entry stays where it is while the walk splits it: next() then
+ * gives its second half. */
+static inline uint32_t
+tcp_sb_count(const struct tcp_conn *c)
+{
+	return c->nsegs;
+}
+
+static inline uint32_t
+tcp_sb_index(const struct tcp_conn *c, const struct tcp_seg *s)
+{
+	return (uint32_t)(s - c->segs - c->seg_head) & (TCP_SEG_RING - 1);
+}
+
+static inline struct tcp_seg *
+tcp_sb_first(const struct tcp_conn *c)
+{
+	return c->nsegs == 0 ? NULL : tcp_seg_at(c, 0);
+}
+
+static inline struct tcp_seg *
+tcp_sb_last(const struct tcp_conn *c)
+{
+	return c->nsegs == 0 ? NULL : tcp_seg_at(c, c->nsegs - 1u);
+}
+
+static inline struct tcp_seg *
+tcp_sb_next(const struct tcp_conn *c, const struct tcp_seg *s)
+{
+	uint32_t i = tcp_sb_index(c, s) + 1;
+
+	return i < c->nsegs ? tcp_seg_at(c, i) : NULL;
+}
+
+static inline struct tcp_seg *
+tcp_sb_prev(const struct tcp_conn *c, const struct tcp_seg *s)
+{
+	uint32_t i = tcp_sb_index(c, s);
+
+	return i == 0 ? NULL : tcp_seg_at(c, i - 1);
+}
+
+/* Start of an entry: the previous entry's end, or snd_una. */
+static inline uint32_t
+tcp_sb_start(const struct tcp_conn *c, const struct tcp_seg *s)
+{
+	const struct tcp_seg *p = tcp_sb_prev(c, s);
+
+	return p == NULL ? c->snd_una : p->end;
+}
+
+/* Forgets every entry (the storage goes back: tcp_bufs_put()). */
+static inline void
+tcp_sb_clear(struct tcp_conn *c)
+{
+	c->nsegs = 0;
+}
+
+/* The first entry ending after seq, NULL if none (tcp_sack.c). */
+struct tcp_seg *tcp_sb_find(const struct tcp_conn *c, uint32_t seq);
+
 /* The connection's rings (tcp_bufs.c): taken now if it has none (false:
  * no memory for them); given back when the connection goes (they must be
- * empty then: nsegs is cleared), or by tcp_bufs_put_idle(). */
+ * empty then: the scoreboard is cleared), or by tcp_bufs_put_idle(). */
 void tcp_bufs_init(struct net_stack *ns);
 bool tcp_bufs_get(struct net_stack *ns, struct tcp_conn *c);
 void tcp_bufs_put(struct net_stack *ns, struct tcp_conn *c);
@@ -502,7 +591,7 @@ static inline void
 tcp_bufs_put_idle(struct net_stack *ns, struct tcp_conn *c)
 {
 	if (c->segs != NULL && ns->stats->tcp_bufs_used > ns->cfg.bufs_keep &&
-			c->sndq.count == 0 && c->nsegs == 0)
+			c->sndq.count == 0 && tcp_sb_count(c) == 0)
 		tcp_bufs_put(ns, c);
 }
 
@@ -578,19 +667,6 @@ int tcp_cookie_check(const struct net_stack *ns, const struct tcp_tuple *k,
 		uint32_t irs, uint32_t cookie);
 
 /* Scoreboard (per-segment record) and out-of-order queue */
-static inline struct tcp_seg *
-tcp_seg_at(struct tcp_conn *c, uint32_t i)
-{
-	return &c->segs[(c->seg_head + i) & (TCP_SEG_RING - 1)];
-}
-
-/* Start of entry i: the previous entry's end, or snd_una. */
-static inline uint32_t
-tcp_seg_start(struct tcp_conn *c, uint32_t i)
-{
-	return i == 0 ? c->snd_una : tcp_seg_at(c, i - 1)->end;
-}
-
 /* Bytes the network holds (RFC 6675 pipe, as Linux's in_flight). */
 static inline uint32_t
 tcp_pipe(const struct tcp_conn *c)
@@ -688,13 +764,18 @@ bool tcp_undo_ack(struct net_stack *ns, struct tcp_conn *c,
 void tcp_frto_start(struct tcp_conn *c, bool new_episode);
 /* RACK's reordering timer fired. */
 void tcp_rack_timeout(struct net_stack *ns, struct tcp_conn *c);
-/* The next entry to retransmit at or after index *i (lost, not yet
- * resent): true with its range. */
-bool tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
-		uint32_t *end);
+/* The next entry to retransmit after *cur (from the first if NULL):
+ * lost, not yet resent. true with its range, *cur then at it. */
+bool tcp_seg_next_lost(struct tcp_conn *c, struct tcp_seg **cur,
+		uint32_t *start, uint32_t *end);
 /* The highest entry not SACKed: true with its range. */
 bool tcp_seg_last_unsacked(struct tcp_conn *c, uint32_t *start,
 		uint32_t *end);
+/* Checks the scoreboard's invariants: entries covering [snd_una, snd_max)
+ * in sequence order without gaps once the SYN is acknowledged, and the
+ * tallies equal to the sums over the entries. NULL if they hold, else
+ * what broke. A walk: for tests and debugging, not the data path. */
+const char *tcp_sb_check(const struct tcp_conn *c);
 
 /* The receive queue (tcp_rcvq.c) */
 void tcp_rcvq_init(struct net_stack *ns);
@@ -768,6 +849,10 @@ void tcp_reply_rst(struct net_stack *ns, const struct ip_view *ip,
 void tcp_sndq_drop(struct net_stack *ns, struct tcp_sndq *q, uint32_t bytes);
 void tcp_sndq_free(struct net_stack *ns, struct tcp_sndq *q);
 uint32_t tcp_sndq_tail_room(struct tcp_sndq *q);
+/* Appends m (empty, whole buffer for data) to the queue; false if no
+ * chunk could be had for it. */
+bool tcp_sndq_push(struct net_stack *ns, struct tcp_sndq *q,
+		struct rte_mbuf *m);
 uint32_t tcp_rcv_window(const struct tcp_conn *c);
 bool tcp_window_grew(const struct tcp_conn *c);
 uint8_t tcp_our_wscale(const struct net_stack *ns);
@@ -800,15 +885,16 @@ tcp_tlp_end(struct tcp_conn *c)
 }
 /* Whether another segment of new data may enter the scoreboard. */
 static inline bool
-tcp_seg_room(const struct tcp_conn *c)
+tcp_seg_room(const struct net_stack *ns, const struct tcp_conn *c)
 {
-	return c->nsegs < TCP_SEG_RING;
+	return tcp_sb_count(c) < ns->cfg.sb_segs;
 }
 
-static inline struct rte_mbuf **
-tcp_sndq_slot(struct tcp_sndq *q, uint16_t i)
+/* The last mbuf of a queue that holds some. */
+static inline struct rte_mbuf *
+tcp_sndq_tail(const struct tcp_sndq *q)
 {
-	return &q->chunk[(q->head + i) % TCP_SNDQ_SLOTS];
+	return q->ch->tail->m[(q->first + q->count - 1) % TCP_SNDQ_CHUNK_MBUFS];
 }
 
 /* Largest payload of a segment carrying optlen bytes of options. */

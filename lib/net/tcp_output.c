@@ -419,22 +419,90 @@ tcp_reply_rst(struct net_stack *ns, const struct ip_view *ip,
 
 /* Send queue ------------------------------------------------------------ */
 
+/* Mbuf k of the queue: chunks walked from the cursor when it is not
+ * past them (new data), else from the head (a retransmission, which
+ * leaves the cursor where it is). */
+static struct rte_mbuf *
+sndq_at(struct tcp_sndq *q, uint32_t k)
+{
+	struct tcp_sndq_chain *ch = q->ch;
+	uint32_t g = q->first + k, no = g / TCP_SNDQ_CHUNK_MBUFS, i = 0;
+	struct tcp_sndq_chunk *p = ch->head;
+
+	if (ch->cur != NULL && ch->cur_no <= no) {
+		p = ch->cur;
+		i = ch->cur_no;
+	}
+	for (; i < no; i++)
+		p = p->next;
+	if (ch->cur == NULL || ch->cur_no <= no) {
+		ch->cur = p;
+		ch->cur_no = no;
+	}
+	return p->m[g % TCP_SNDQ_CHUNK_MBUFS];
+}
+
+/* Frees the first mbuf; its chunk goes back once drained. */
+static void
+sndq_pop(struct net_stack *ns, struct tcp_sndq *q)
+{
+	struct tcp_sndq_chain *ch = q->ch;
+	struct tcp_sndq_chunk *h = ch->head;
+
+	rte_pktmbuf_free(h->m[q->first]);
+	ns->stats->tcp_sndq_mbufs--;
+	q->count--;
+	if (++q->first < TCP_SNDQ_CHUNK_MBUFS && q->count > 0)
+		return;
+	ch->head = h->next;
+	if (ch->head == NULL)
+		ch->tail = NULL;
+	if (ch->cur == h)
+		ch->cur = NULL;
+	else if (ch->cur != NULL)
+		ch->cur_no--;
+	blk_pool_put(&ns->sndq_chunks, h);
+	q->first = 0;
+}
+
+bool
+tcp_sndq_push(struct net_stack *ns, struct tcp_sndq *q, struct rte_mbuf *m)
+{
+	struct tcp_sndq_chain *ch = q->ch;
+	uint32_t slot = (q->first + q->count) % TCP_SNDQ_CHUNK_MBUFS;
+
+	/* Every mbuf but the last full: the lookups' arithmetic. */
+	RTE_ASSERT(q->count == 0 || rte_pktmbuf_tailroom(tcp_sndq_tail(q)) == 0);
+	if (ch->head == NULL || slot == 0) {
+		struct tcp_sndq_chunk *n = blk_pool_get(&ns->sndq_chunks);
+
+		if (n == NULL)
+			return false;
+		n->next = NULL;
+		if (ch->head == NULL)
+			ch->head = n;
+		else
+			ch->tail->next = n;
+		ch->tail = n;
+	}
+	ch->tail->m[slot] = m;
+	q->count++;
+	ns->stats->tcp_sndq_mbufs++;
+	return true;
+}
+
 void
 tcp_sndq_drop(struct net_stack *ns, struct tcp_sndq *q, uint32_t bytes)
 {
 	q->bytes -= bytes;
 	bytes += q->head_off;
 	while (q->count > 0) {
-		struct rte_mbuf *m = q->chunk[q->head];
+		uint16_t len = q->ch->head->m[q->first]->data_len;
 
-		if (bytes < m->data_len)
+		if (bytes < len)
 			break;
-		bytes -= m->data_len;
-		rte_pktmbuf_free(m);
-		q->chunk[q->head] = NULL;
-		q->head = (uint16_t)((q->head + 1) % TCP_SNDQ_SLOTS);
-		q->count--;
-		ns->stats->tcp_sndq_mbufs--;
+		bytes -= len;
+		sndq_pop(ns, q);
 	}
 	q->head_off = q->count > 0 ? bytes : 0;
 }
@@ -442,18 +510,13 @@ tcp_sndq_drop(struct net_stack *ns, struct tcp_sndq *q, uint32_t bytes)
 void
 tcp_sndq_free(struct net_stack *ns, struct tcp_sndq *q)
 {
-	while (q->count > 0) {
-		rte_pktmbuf_free(q->chunk[q->head]);
-		q->chunk[q->head] = NULL;
-		q->head = (uint16_t)((q->head + 1) % TCP_SNDQ_SLOTS);
-		q->count--;
-		ns->stats->tcp_sndq_mbufs--;
-	}
+	while (q->count > 0)
+		sndq_pop(ns, q);
 	q->bytes = 0;
 	q->head_off = 0;
 }
 
-/* Room left in the last chunk of the queue. */
+/* Room left in the last mbuf of the queue. */
 uint32_t
 tcp_sndq_tail_room(struct tcp_sndq *q)
 {
@@ -461,7 +524,7 @@ tcp_sndq_tail_room(struct tcp_sndq *q)
 
 	if (q->count == 0)
 		return 0;
-	t = *tcp_sndq_slot(q, (uint16_t)(q->count - 1));
+	t = tcp_sndq_tail(q);
 	return RTE_MBUF_DIRECT(t) ? rte_pktmbuf_tailroom(t) : 0;
 }
 
@@ -472,15 +535,14 @@ attach_payload(struct net_stack *ns, uint8_t port, struct rte_mbuf *m,
 		struct tcp_sndq *q, uint32_t off, uint32_t len)
 {
 	bool copy = !net_ifc(ns, port)->tx_multiseg || len <= TCP_COPY_MAX;
-	uint16_t i = 0;
+	uint32_t room = q->ch->head->m[q->first]->buf_len, i;
 
+	/* every mbuf but the last full: room bytes each */
 	off += q->head_off;
-	while (off >= (*tcp_sndq_slot(q, i))->data_len) {
-		off -= (*tcp_sndq_slot(q, i))->data_len;
-		i++;
-	}
+	i = off / room;
+	off %= room;
 	while (len > 0) {
-		struct rte_mbuf *ch = *tcp_sndq_slot(q, i);
+		struct rte_mbuf *ch = sndq_at(q, i);
 		uint32_t n = RTE_MIN(len, ch->data_len - off);
 
 		if (copy) {
@@ -610,16 +672,16 @@ tcp_send_probe(struct net_stack *ns, struct tcp_conn *c)
 static void
 retransmit_lost(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint32_t i = 0, start, end;
+	struct tcp_seg *cur = NULL;
+	uint32_t start, end;
 	bool sent = false;
 
 	while (c->lost_bytes > 0 && c->cwnd > tcp_pipe(c) &&
-			tcp_seg_next_lost(c, &i, &start, &end) &&
+			tcp_seg_next_lost(c, &cur, &start, &end) &&
 			tcp_pace_allows(ns, c)) {
 		if (tcp_send_range(ns, c, start, end - start) == 0)
 			break;
 		sent = true;
-		i++;
 	}
 	/* The last hole resent: if that retransmission is lost too and
 	 * nothing follows it, a probe finds out before the RTO would. */
@@ -810,9 +872,9 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 		bool fin;
 
 		/* The scoreboard bounds the segments in flight. */
-		if (!tcp_seg_room(c) && !SEQ_LT(c->snd_nxt, c->snd_max))
+		if (!tcp_seg_room(ns, c) && !SEQ_LT(c->snd_nxt, c->snd_max))
 			len = 0, usable = 0;
-		fin = fin_after(c, len) && tcp_seg_room(c);
+		fin = fin_after(c, len) && tcp_seg_room(ns, c);
 
 		/* Sender silly-window avoidance (RFC 9293 3.8.6.2.1): when
 		 * the windows cut a segment short, it goes only if it fills

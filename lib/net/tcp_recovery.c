@@ -79,13 +79,13 @@ tcp_rack_reo_wnd(const struct tcp_conn *c)
 uint32_t
 tcp_rack_detect(struct net_stack *ns, struct tcp_conn *c, uint32_t *timeout)
 {
-	uint32_t reo = tcp_rack_reo_wnd(c), lost = 0, i;
+	uint32_t reo = tcp_rack_reo_wnd(c), lost = 0;
+	struct tcp_seg *s;
 
 	*timeout = 0;
 	if (c->rack_xmit_no == 0)
 		return 0;	/* nothing delivered yet */
-	for (i = 0; i < c->nsegs; i++) {
-		struct tcp_seg *s = tcp_seg_at(c, i);
+	for (s = tcp_sb_first(c); s != NULL; s = tcp_sb_next(c, s)) {
 		uint32_t len;
 		int32_t remaining;
 
@@ -100,7 +100,7 @@ tcp_rack_detect(struct net_stack *ns, struct tcp_conn *c, uint32_t *timeout)
 			*timeout = RTE_MAX(*timeout, (uint32_t)remaining);
 			continue;
 		}
-		len = s->end - tcp_seg_start(c, i);
+		len = s->end - tcp_sb_start(c, s);
 		if (s->flags & TCP_SEG_RETRANS) {
 			ns->stats->tcp.lost_retransmits++;
 			c->retrans_bytes -= len;

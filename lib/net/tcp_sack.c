@@ -10,6 +10,13 @@
 
 /* Scoreboard ------------------------------------------------------------ */
 
+/* Start of entry i: the previous entry's end, or snd_una. */
+static uint32_t
+tcp_seg_start(const struct tcp_conn *c, uint32_t i)
+{
+	return i == 0 ? c->snd_una : tcp_seg_at(c, i - 1)->end;
+}
+
 /* Keeps the tallies in step with an entry of len bytes changing flags. */
 static void
 seg_tally(struct tcp_conn *c, uint8_t flags, uint32_t len, bool add)
@@ -44,7 +51,7 @@ seg_set_flags(struct tcp_conn *c, uint32_t i, uint8_t flags)
 /* The first entry ending after seq (nsegs if none): a binary search, the
  * entries being in sequence order. */
 static uint32_t
-seg_find(struct tcp_conn *c, uint32_t seq)
+seg_find(const struct tcp_conn *c, uint32_t seq)
 {
 	uint32_t lo = 0, hi = c->nsegs;
 
@@ -59,16 +66,24 @@ seg_find(struct tcp_conn *c, uint32_t seq)
 	return lo;
 }
 
+struct tcp_seg *
+tcp_sb_find(const struct tcp_conn *c, uint32_t seq)
+{
+	uint32_t i = seg_find(c, seq);
+
+	return i == c->nsegs ? NULL : tcp_seg_at(c, i);
+}
+
 /* Makes seq an entry boundary, splitting the entry it falls in (both
- * halves keep its record). false if the ring has no room. */
+ * halves keep its record). false if the scoreboard has no room. */
 static bool
-seg_split(struct tcp_conn *c, uint32_t seq)
+seg_split(const struct net_stack *ns, struct tcp_conn *c, uint32_t seq)
 {
 	uint32_t i = seg_find(c, seq), j;
 
 	if (i == c->nsegs || !SEQ_GT(seq, tcp_seg_start(c, i)))
 		return true;
-	if (c->nsegs == TCP_SEG_RING)
+	if (c->nsegs >= ns->cfg.sb_segs)
 		return false;
 	for (j = c->nsegs; j > i; j--)
 		*tcp_seg_at(c, j) = *tcp_seg_at(c, j - 1);
@@ -91,8 +106,8 @@ tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 	if (SEQ_LT(seq, ring_end)) {	/* a retransmission */
 		uint32_t e = SEQ_LT(end, ring_end) ? end : ring_end;
 
-		seg_split(c, seq);
-		seg_split(c, e);
+		seg_split(ns, c, seq);
+		seg_split(ns, c, e);
 		for (i = seg_find(c, seq); i < c->nsegs &&
 				SEQ_LT(tcp_seg_start(c, i), e); i++) {
 			struct tcp_seg *s = tcp_seg_at(c, i);
@@ -109,7 +124,7 @@ tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 	if (SEQ_GT(end, ring_end)) {	/* new data */
 		struct tcp_seg *s;
 
-		if (c->nsegs == TCP_SEG_RING) {
+		if (c->nsegs >= ns->cfg.sb_segs) {
 			/* Never expected (the sender checks for room): keep
 			 * the entries covering the flight all the same. */
 			tcp_seg_at(c, c->nsegs - 1)->end = end;
@@ -195,8 +210,8 @@ sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e,
 {
 	uint32_t i, n = 0;
 
-	seg_split(c, s);
-	seg_split(c, e);
+	seg_split(ns, c, s);
+	seg_split(ns, c, e);
 	for (i = seg_find(c, s); i < c->nsegs; i++) {
 		struct tcp_seg *g = tcp_seg_at(c, i);
 		uint32_t start = tcp_seg_start(c, i);
@@ -264,18 +279,59 @@ tcp_seg_last_unsacked(struct tcp_conn *c, uint32_t *start, uint32_t *end)
 }
 
 bool
-tcp_seg_next_lost(struct tcp_conn *c, uint32_t *i, uint32_t *start,
+tcp_seg_next_lost(struct tcp_conn *c, struct tcp_seg **cur, uint32_t *start,
 		uint32_t *end)
 {
-	for (; *i < c->nsegs; (*i)++) {
-		const struct tcp_seg *s = tcp_seg_at(c, *i);
+	struct tcp_seg *s = *cur == NULL ? tcp_sb_first(c) :
+		tcp_sb_next(c, *cur);
 
+	for (; s != NULL; s = tcp_sb_next(c, s)) {
 		if ((s->flags & (TCP_SEG_SACKED | TCP_SEG_LOST |
 				TCP_SEG_RETRANS)) == TCP_SEG_LOST) {
-			*start = tcp_seg_start(c, *i);
+			*cur = s;
+			*start = tcp_sb_start(c, s);
 			*end = s->end;
 			return true;
 		}
 	}
 	return false;
+}
+
+/* Checks ------------------------------------------------------------------ */
+
+const char *
+tcp_sb_check(const struct tcp_conn *c)
+{
+	uint32_t sacked = 0, lost = 0, retrans = 0, start = c->snd_una;
+	const struct tcp_seg *s;
+
+	if (tcp_sb_count(c) > TCP_SEG_RING)
+		return "more entries than the ring holds";
+	if (tcp_sb_count(c) > 0 && c->segs == NULL)
+		return "entries without a ring";
+	for (s = tcp_sb_first(c); s != NULL; s = tcp_sb_next(c, s)) {
+		uint32_t len = s->end - start;
+
+		if (!SEQ_GT(s->end, start))
+			return "an entry empty or out of order";
+		if (SEQ_GT(s->end, c->snd_max))
+			return "an entry beyond snd_max";
+		if (s->flags & TCP_SEG_SACKED)
+			sacked += len;
+		else {
+			lost += (s->flags & TCP_SEG_LOST) ? len : 0;
+			retrans += (s->flags & TCP_SEG_RETRANS) ? len : 0;
+		}
+		start = s->end;
+	}
+	/* Before the SYN is acknowledged it alone is in flight, unrecorded. */
+	if (start != c->snd_max && c->snd_una != c->iss)
+		return "entries not reaching snd_max";
+	if (sacked != c->sacked_bytes)
+		return "sacked_bytes differs from the entries";
+	if (lost != c->lost_bytes)
+		return "lost_bytes differs from the entries";
+	if (retrans != c->retrans_bytes)
+		return "retrans_bytes differs from the entries";
+	return NULL;
 }

@@ -111,21 +111,21 @@ tcp_output(struct net_stack *ns, struct tcp_conn *c)
 }
 
 /*
- * New mbufs a send queue may take: its free slots, within what is left of
- * the stack's budget (cfg.sndq_mbufs_max). Without a budget the queues
- * could hold every mbuf of the pool, no ACK could then be received to
- * free them (the RX ring refills from the same pool), and nothing would
- * move again. An empty queue may always take one: its connection has no
- * ACK to wait for, so it must move by itself.
+ * New mbufs a send queue may take: what is left of the stack's budget
+ * (cfg.sndq_mbufs_max), UINT32_MAX without one (snd_buf is then the
+ * limit). Without a budget the queues could hold every mbuf of the pool,
+ * no ACK could then be received to free them (the RX ring refills from
+ * the same pool), and nothing would move again. An empty queue may always
+ * take one: its connection has no ACK to wait for, so it must move by
+ * itself.
  */
 static uint32_t
-sndq_new_chunks(const struct net_stack *ns, const struct tcp_sndq *q)
+sndq_new_mbufs(const struct net_stack *ns, const struct tcp_sndq *q)
 {
-	uint32_t slots = (uint32_t)(TCP_SNDQ_SLOTS - q->count);
 	uint64_t held = ns->stats->tcp_sndq_mbufs, max = ns->cfg.sndq_mbufs_max;
 
-	if (max == 0 || held + slots <= max)
-		return slots;
+	if (max == 0)
+		return UINT32_MAX;
 	if (held < max)
 		return (uint32_t)(max - held);
 	return q->count == 0 ? 1 : 0;
@@ -197,17 +197,16 @@ uint32_t
 tcp_send_space(const struct net_stack *ns, const struct tcp_conn *c)
 {
 	struct tcp_sndq *q = (struct tcp_sndq *)(uintptr_t)&c->sndq;
-	uint32_t by_bytes = send_buf_room(ns, c), by_slots;
+	uint32_t by_bytes = send_buf_room(ns, c);
+	uint64_t by_budget;
 
 	if (by_bytes == 0)
 		return 0;
-	by_slots = tcp_sndq_tail_room(q) + sndq_new_chunks(ns, q) *
-		(uint32_t)(rte_pktmbuf_data_room_size(ns->pool));
-	if (by_slots < by_bytes && ns->cfg.sndq_mbufs_max != 0 &&
-			ns->stats->tcp_sndq_mbufs + TCP_SNDQ_SLOTS - q->count >
-			ns->cfg.sndq_mbufs_max)
+	by_budget = tcp_sndq_tail_room(q) + (uint64_t)sndq_new_mbufs(ns, q) *
+		rte_pktmbuf_data_room_size(ns->pool);
+	if (by_budget < by_bytes)
 		note_sndq_wait(ns, c);
-	return RTE_MIN(by_bytes, by_slots);
+	return (uint32_t)RTE_MIN((uint64_t)by_bytes, by_budget);
 }
 
 uint32_t
@@ -229,19 +228,19 @@ tcp_write(struct net_stack *ns, struct tcp_conn *c, const void *data,
 		char *dst;
 
 		if (room == 0) {
-			if (q->count == TCP_SNDQ_SLOTS ||
-					!tcp_bufs_take(ns, c))
+			if (!tcp_bufs_take(ns, c))
 				break;
 			t = net_alloc(ns);
 			if (t == NULL)
 				break;
 			t->data_off = 0;	/* payload only: use the whole buffer */
-			*tcp_sndq_slot(q, q->count) = t;
-			q->count++;
-			ns->stats->tcp_sndq_mbufs++;
+			if (!tcp_sndq_push(ns, q, t)) {
+				rte_pktmbuf_free(t);
+				break;
+			}
 			room = rte_pktmbuf_tailroom(t);
 		}
-		t = *tcp_sndq_slot(q, (uint16_t)(q->count - 1));
+		t = tcp_sndq_tail(q);
 		n = RTE_MIN(room, len - done);
 		dst = rte_pktmbuf_append(t, (uint16_t)n);
 		memcpy(dst, src + done, n);

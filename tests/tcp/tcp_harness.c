@@ -407,6 +407,19 @@ th_free(struct th *h)
 	free(h);
 }
 
+/* The connection's scoreboard holds its invariants after every step. */
+static void
+th_check(const struct th *h)
+{
+	const char *err;
+
+	if (h->app.conn == NULL)
+		return;
+	err = tcp_sb_check(h->app.conn);
+	if (err != NULL)
+		fail_msg("scoreboard: %s", err);
+}
+
 void
 th_inject(struct th *h, const struct th_seg *s)
 {
@@ -427,6 +440,7 @@ th_rx_frame(struct th *h, uint8_t port, const void *frame, uint16_t len)
 	memcpy(p, frame, len);
 	net_rx_us(h->ns, port, &m, 1, h->now_us);
 	net_flush(h->ns);
+	th_check(h);
 }
 
 void
@@ -513,6 +527,7 @@ advance(struct th *h, uint64_t end, uint64_t step)
 		h->now = h->now_us / 1000;
 		net_timers_us(h->ns, h->now_us);
 		net_flush(h->ns);
+		th_check(h);
 	}
 }
 

@@ -131,6 +131,159 @@ test_window_scaling_both_ways(void **state)
 	th_free(h);
 }
 
+/* A long send queue's test: what a segment out carries must be the bytes
+ * written at its place; returns its end. */
+static uint32_t
+check_payload(const struct th_out *o, const uint8_t *data, uint32_t iss)
+{
+	assert_memory_equal(o->payload, data + (o->t.seq - iss - 1), o->t.len);
+	return o->t.seq + o->t.len;
+}
+
+/* The peer's ACK of everything to ack, with SACK blocks, and a window of
+ * 8 MiB (65535 << 7). */
+static void
+ack_sack(struct th *h, uint32_t ack, const uint32_t (*b)[2], int n)
+{
+	static uint32_t tsval = 200;
+	struct th_seg s = seg(IRS + 1, ack, TCP_ACK, 65535);
+
+	th_opt_ts(&s, tsval++, 0);
+	if (n > 0)
+		th_opt_sack(&s, b, n);
+	th_inject(h, &s);
+}
+
+/* Chunks of mbuf pointers the send queues hold. */
+static uint32_t
+sndq_chunks_held(const struct th *h)
+{
+	const struct blk_pool *p = &h->ns->sndq_chunks;
+	uint32_t n = p->made;
+	void *b;
+
+	for (b = p->free; b != NULL; b = *(void **)b)
+		n--;
+	return n;
+}
+
+/* Mbuf of the queue (from its head chunk's first slot) holding seq. */
+static uint32_t
+sndq_mbuf_of(const struct tcp_conn *c, uint32_t seq)
+{
+	return c->sndq.first + (c->sndq.head_off + seq - c->snd_una) /
+		RTE_MBUF_DEFAULT_BUF_SIZE;
+}
+
+/* A send queue of several chunks of mbuf pointers (a 1 MiB buffer, a
+ * window of 8 MiB): what goes out is the bytes written, holes resent
+ * from behind the cursor and from past the first chunk are byte-exact,
+ * and chunks go back as they drain. */
+static void
+test_long_send_queue(void **state)
+{
+	static uint8_t big[1 << 20];
+	struct tcp_config cfg;
+	struct th_out o;
+	struct tcp_conn *c;
+	struct th *h;
+	uint32_t iss, end, hole[2] = { 0, 0 }, hole_len[2] = { 0, 0 }, i, n;
+	uint32_t resent[2];
+
+	(void)state;
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7 + i / 4099);
+	tcp_config_defaults(&cfg);
+	cfg.snd_buf = sizeof(big);
+	h = th_new(&cfg);
+	iss = establish_all_options(h);
+	c = h->app.conn;
+	end = iss + 1;
+	assert_int_equal(tcp_write(h->ns, c, big, sizeof(big)), sizeof(big));
+	assert_true(c->sndq.count > 3 * TCP_SNDQ_CHUNK_MBUFS);
+	/* Everything acknowledged as it comes, until a third of the way. */
+	c->cwnd = 1 << 24;
+	tcp_output(h->ns, c);
+	net_flush(h->ns);
+	while (end - iss - 1 < sizeof(big) / 3) {
+		while (th_next(h, &o))
+			end = RTE_MAX(end, check_payload(&o, big, iss));
+		c->cwnd = 1 << 24;
+		ack_sack(h, end, NULL, 0);
+	}
+	/* The first chunk drained went back at once. */
+	assert_int_equal(sndq_chunks_held(h), (c->sndq.first + c->sndq.count +
+			TCP_SNDQ_CHUNK_MBUFS - 1) / TCP_SNDQ_CHUNK_MBUFS);
+	/* Two segments lost, 10 and 100 segments on: in the queue's first
+	 * chunk, behind the cursor where new data went, and in the next. */
+	for (n = 0; th_next(h, &o); n++) {
+		check_payload(&o, big, iss);
+		if (n == 10 || n == 100) {
+			hole[n == 100] = o.t.seq;
+			hole_len[n == 100] = o.t.len;
+		}
+	}
+	assert_true(n > 101);
+	assert_true(sndq_mbuf_of(c, hole[0]) < TCP_SNDQ_CHUNK_MBUFS);
+	assert_true(sndq_mbuf_of(c, hole[1]) >= TCP_SNDQ_CHUNK_MBUFS);
+	{
+		const uint32_t b[3][2] = {
+			{ hole[1] + hole_len[1], c->snd_max },
+			{ hole[0] + hole_len[0], hole[1] },
+			{ end, hole[0] },
+		};
+
+		ack_sack(h, end, b, 3);
+	}
+	th_advance(h, 20);	/* RACK's reordering window */
+	memset(resent, 0, sizeof(resent));
+	while (th_next(h, &o)) {
+		check_payload(&o, big, iss);
+		for (i = 0; i < 2; i++)
+			resent[i] += o.t.seq == hole[i] &&
+				o.t.len == hole_len[i];
+	}
+	assert_true(resent[0] >= 1 && resent[1] >= 1);
+	/* The rest acknowledged: every chunk back. */
+	while (c->snd_una != iss + 1 + sizeof(big)) {
+		c->cwnd = 1 << 24;
+		ack_sack(h, c->snd_max, NULL, 0);
+		while (th_next(h, &o))
+			check_payload(&o, big, iss);
+	}
+	assert_int_equal(c->sndq.count, 0);
+	assert_int_equal(h->stats.tcp_sndq_mbufs, 0);
+	assert_int_equal(sndq_chunks_held(h), 0);
+	th_free(h);
+}
+
+/* cfg.sb_segs bounds the segments in flight, whatever the windows. */
+static void
+test_scoreboard_size_bounds_flight(void **state)
+{
+	static char big[100000];
+	struct tcp_config cfg;
+	struct th_out o;
+	struct th *h;
+	uint32_t n = 0;
+
+	(void)state;
+	tcp_config_defaults(&cfg);
+	cfg.sb_segs = 8;
+	h = th_new(&cfg);
+	establish_all_options(h);
+	h->app.conn->cwnd = 1 << 20;
+	assert_int_equal(tcp_write(h->ns, h->app.conn, big, sizeof(big)),
+			sizeof(big));
+	tcp_output(h->ns, h->app.conn);
+	net_flush(h->ns);
+	while (th_next(h, &o))
+		n += o.t.len > 0;
+	assert_int_equal(n, 8);
+	assert_int_equal(tcp_sb_count(h->app.conn), 8);
+	th_free(h);
+}
+
 static void
 test_paws_drops_old_timestamp(void **state)
 {
@@ -450,7 +603,7 @@ test_sack_recovery_resends_only_holes(void **state)
 	th_inject(h, &s);
 	assert_false(h->app.conn->flags & TCP_F_RECOVERY);
 	assert_int_equal(h->app.conn->sacked_bytes, 0);
-	assert_int_equal(h->app.conn->nsegs, 0);
+	assert_int_equal(tcp_sb_count(h->app.conn), 0);
 	th_free(h);
 }
 
@@ -864,6 +1017,8 @@ main(void)
 		cmocka_unit_test(test_rss_queue6_matches_toeplitz),
 		cmocka_unit_test(test_open_resolves_and_picks_rss_port),
 		cmocka_unit_test(test_syn_ack_echoes_options),
+		cmocka_unit_test(test_scoreboard_size_bounds_flight),
+		cmocka_unit_test(test_long_send_queue),
 		cmocka_unit_test(test_no_options_offered_none_used),
 		cmocka_unit_test(test_window_scaling_both_ways),
 		cmocka_unit_test(test_paws_drops_old_timestamp),

@@ -88,7 +88,7 @@ test_rack_finds_lost_retransmission(void **state)
 	/* everything arrives: recovery ends */
 	tp_ack(&p, tp_seq(&p, 24), 0, 0);
 	assert_false(h->app.conn->flags & TCP_F_RECOVERY);
-	assert_int_equal(h->app.conn->nsegs, 0);
+	assert_int_equal(tcp_sb_count(h->app.conn), 0);
 	assert_int_equal(h->app.conn->lost_bytes, 0);
 	assert_int_equal(h->app.conn->retrans_bytes, 0);
 	th_free(h);

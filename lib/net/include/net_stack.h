@@ -130,6 +130,7 @@ struct tcp_config {
 	uint32_t mbuf_reserve;	/* free mbufs below which new SYNs are refused */
 	uint32_t sndq_mbufs_max; /* mbufs all send queues may hold, 0 = no limit */
 	uint32_t snd_buf;	/* bytes queued per connection */
+	uint32_t sb_segs;	/* segments in flight per connection, at most 128 */
 	/* Connections that may keep their rings (3 KiB) while they are empty;
 	 * past this many taken, an empty one gives them back at once. Below
 	 * it, a busy connection does not give them back and take them again
