@@ -409,6 +409,11 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(s->net_stats.tcp_bufs_made));
 	rte_tel_data_add_dict_u64(d, "conn_rings_used_count",
 			SUM(s->net_stats.tcp_bufs_used));
+	/* Send queues' chunks of mbuf pointers (1 KiB): made, and held. */
+	rte_tel_data_add_dict_u64(d, "send_queue_chunks_made_count",
+			SUM(s->net_stats.tcp_sndq_chunks_made));
+	rte_tel_data_add_dict_u64(d, "send_queue_chunks_used_count",
+			SUM(s->net_stats.tcp_sndq_chunks_used));
 	drops = rte_tel_data_alloc();
 	if (drops == NULL)
 		return -ENOMEM;

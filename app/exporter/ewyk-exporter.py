@@ -238,6 +238,12 @@ FLAT = {
                                   "Blocks of TCP connection send rings made (4 KiB each)", 1),
         "conn_rings_used_count": ("ewyk_tcp_conn_rings_used", G,
                                   "Blocks of TCP connection send rings connections hold", 1),
+        "send_queue_chunks_made_count": ("ewyk_tcp_send_queue_chunks_made", G,
+                                         "Chunks of TCP send queues' mbuf pointers made "
+                                         "(1 KiB each)", 1),
+        "send_queue_chunks_used_count": ("ewyk_tcp_send_queue_chunks_used", G,
+                                         "Chunks of TCP send queues' mbuf pointers "
+                                         "send queues hold", 1),
     },
     "/ewyk/http": {
         "accepted_conns": ("ewyk_http_accepted_connections_total", C,

@@ -462,6 +462,7 @@ sndq_pop(struct net_stack *ns, struct tcp_sndq *q)
 	else if (ch->cur != NULL)
 		ch->cur_no--;
 	blk_pool_put(&ns->sndq_chunks, h);
+	ns->stats->tcp_sndq_chunks_used--;
 	q->first = 0;
 }
 
@@ -478,6 +479,8 @@ tcp_sndq_push(struct net_stack *ns, struct tcp_sndq *q, struct rte_mbuf *m)
 
 		if (n == NULL)
 			return false;
+		ns->stats->tcp_sndq_chunks_made = ns->sndq_chunks.made;
+		ns->stats->tcp_sndq_chunks_used++;
 		n->next = NULL;
 		if (ch->head == NULL)
 			ch->head = n;

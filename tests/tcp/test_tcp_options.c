@@ -214,6 +214,7 @@ test_long_send_queue(void **state)
 	/* The first chunk drained went back at once. */
 	assert_int_equal(sndq_chunks_held(h), (c->sndq.first + c->sndq.count +
 			TCP_SNDQ_CHUNK_MBUFS - 1) / TCP_SNDQ_CHUNK_MBUFS);
+	assert_int_equal(h->stats.tcp_sndq_chunks_used, sndq_chunks_held(h));
 	/* Two segments lost, 10 and 100 segments on: in the queue's first
 	 * chunk, behind the cursor where new data went, and in the next. */
 	for (n = 0; th_next(h, &o); n++) {
@@ -254,6 +255,9 @@ test_long_send_queue(void **state)
 	assert_int_equal(c->sndq.count, 0);
 	assert_int_equal(h->stats.tcp_sndq_mbufs, 0);
 	assert_int_equal(sndq_chunks_held(h), 0);
+	/* the gauges say the same: the growth counted, all given back */
+	assert_true(h->stats.tcp_sndq_chunks_made >= 4);
+	assert_int_equal(h->stats.tcp_sndq_chunks_used, 0);
 	th_free(h);
 }
 

@@ -277,6 +277,10 @@ struct net_stats {
 	 * those connections hold; an idle connection holds none */
 	uint64_t tcp_bufs_made;
 	uint64_t tcp_bufs_used;
+	/* gauges: 1 KiB chunks of send queues' mbuf pointers made (growth
+	 * follows the peak of bytes queued), and of them those queues hold */
+	uint64_t tcp_sndq_chunks_made;
+	uint64_t tcp_sndq_chunks_used;
 	uint64_t tcp_conns_closed;
 	uint64_t tcp_syn_recv;		/* gauge */
 	uint64_t tcp_time_wait;		/* gauge */
