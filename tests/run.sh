@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs what is missing, builds with warnings as errors, runs every test
 # (cmocka unit tests, ThreadSanitizer stress tests, the mutation run, a
-# 2-minute soak with bounded fuzzing beside it at idle priority, pytest
+# 2-minute soak, bounded fuzzing beside them at idle priority, pytest
 # integration tests against the Linux stack through net_tap, net_af_xdp
 # and net_memif in private namespaces), prints each stage's wall time and
 # ends with one line: "N passed, N failed". About 19 minutes on a 2-CPU
@@ -97,39 +97,14 @@ for t in json.load(sys.stdin):
 	NINJA_TARGETS=()
 fi
 
-# The mutation run: each break of the product in tests/mutation/breaks/
-# must make the tests listed beside it fail (a scratch tree of its own,
-# build-mutation/, incremental). Each break counts as one test.
-stage "mutation run (tests/mutation/run.py)"
-log=$(mktemp)
-/usr/bin/python3 tests/mutation/run.py 2>&1 | tee "$log" |
-	grep -E '^(SURVIVED|UNSTEADY|STALE|NO BUILD|CONTROL|mutation:) '
-read -r ok fail < <(mutation_counts "$log")
-[ "$fail" -eq 0 ] || tail -n 60 "$log"
-add_counts "$ok" "$fail"
-rm -f "$log"
-
-# one_test LOG COMMAND...: a command that is one test; the tail of its
-# log shown, longer when it fails.
-one_test() {
-	local log=$1
-	shift
-	if "$@" >"$log" 2>&1; then
-		tail -n 3 "$log"
-		add_counts 1 0
-	else
-		tail -n 30 "$log"
-		add_counts 0 1
-	fi
-}
-
 # Bounded fuzzing, each target one test: the TCP receive path, the
 # HTTP/1.1 server, the HTTP/2 server, the TLS layer. Its build and the
 # fuzzers (two at a time) run in a lane of their own under SCHED_IDLE,
-# beside the soak: they take only the CPU time the soak leaves idle (the
-# soak holds the appliance at 80 % of its capacity), never the soak's.
-# The lane is waited for before the integration tests start, which would
-# otherwise be slowed by it.
+# beside the mutation run and the soak: they take only the CPU time those
+# leave idle (the mutation run's integration catchers wait on timers and
+# peers; the soak holds the appliance at 80 % of its capacity), never
+# theirs. The lane is waited for before the integration tests start,
+# which it would slow.
 fuzz_targets=(fuzz_net_input fuzz_http1 fuzz_h2 fuzz_tls)
 fuzz_lane() {	# the build, then two at a time; exit statuses in /tmp/ewyk-*.rc
 	local t pids=()
@@ -152,9 +127,35 @@ rm -f /tmp/ewyk-fuzz*.rc
 chrt --idle 0 bash -c "$(declare -p fuzz_targets); $(declare -f fuzz_lane); fuzz_lane" &
 fuzz_pid=$!
 
+# The mutation run: each break of the product in tests/mutation/breaks/
+# must make the tests listed beside it fail (a scratch tree of its own,
+# build-mutation/, incremental). Each break counts as one test.
+stage "mutation run (tests/mutation/run.py), the fuzzing lane beside it at idle priority"
+log=$(mktemp)
+/usr/bin/python3 tests/mutation/run.py 2>&1 | tee "$log" |
+	grep -E '^(SURVIVED|UNSTEADY|STALE|NO BUILD|CONTROL|mutation:) '
+read -r ok fail < <(mutation_counts "$log")
+[ "$fail" -eq 0 ] || tail -n 60 "$log"
+add_counts "$ok" "$fail"
+rm -f "$log"
+
+# one_test LOG COMMAND...: a command that is one test; the tail of its
+# log shown, longer when it fails.
+one_test() {
+	local log=$1
+	shift
+	if "$@" >"$log" 2>&1; then
+		tail -n 3 "$log"
+		add_counts 1 0
+	else
+		tail -n 30 "$log"
+		add_counts 0 1
+	fi
+}
+
 # The soak, short: the mix under 1 % loss, no error, no growth, no stall
 # (about 2.5 minutes with its capacity probe).
-stage "soak (${EWYK_SOAK_MINUTES:-2} min), the fuzzing lane beside it at idle priority"
+stage "soak (${EWYK_SOAK_MINUTES:-2} min)"
 one_test /tmp/ewyk-soak.log app/bench/soak.sh "${EWYK_SOAK_MINUTES:-2}" /tmp/ewyk-soak.csv
 
 stage "fuzzing lane: waiting for the last (${EWYK_FUZZ_SECONDS:-45} s a target)"
