@@ -13,15 +13,15 @@ from ewyk_harness import EWYKD, IFACE, Appliance, run
 # Modules that take longest, first: pytest-xdist hands a worker whole
 # modules in the order collected, and a long one collected last would
 # leave the other worker idle while it runs.
-LONG_FIRST = ("test_tls_scan.py", "test_tls_memory.py", "test_alloc.py", "test_proxy.py",
+LONG_FIRST = ("test_tls_scan.py", "test_tls_memory.py", "test_proxy.py",
               "test_load.py", "test_serving.py", "test_exporter.py", "test_faults.py",
               "test_dashboard_figures.py", "test_ipv6.py", "test_ipv6_scapy.py")
 
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "alone: a module that measures the appliance's timing or loads the host "
-        "to capacity; tests/run.sh runs it after the others, with no test beside it")
+        "markers", "alone: a module that measures scheduling, or what a load's peak "
+        "does; tests/run.sh runs it after the others, with no test beside it")
 
 
 def pytest_collection_modifyitems(session, config, items):
