@@ -57,6 +57,8 @@
 # EWYK_DELAY_CPU: the CPU to run ewyk-delay on (default: any).
 # EWYK_MTU: the veths' MTU (default 1500).
 
+. deploy/ewyk-ns.sh	# ewyk_wait_for
+
 DELAY_PATH_PID=""
 DELAY_PATH_NS=""
 DELAY_PATH_CLIENT_NS=""
@@ -134,14 +136,7 @@ delay_path_up() {
 		--seed "$seed" --stats "$DELAY_PATH_STATS" "$@" \
 		</dev/null >"$DELAY_PATH_LOG" 2>&1 &
 	DELAY_PATH_PID=$!
-	for _ in $(seq 100); do
-		grep -q "forwarding" "$DELAY_PATH_LOG" && return 0
-		kill -0 "$DELAY_PATH_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	cat "$DELAY_PATH_LOG" >&2
-	echo "ewyk-delay did not start" >&2
-	return 1
+	ewyk_wait_for forwarding "$DELAY_PATH_LOG" "$DELAY_PATH_PID" ewyk-delay
 }
 
 delay_path_counters() {
