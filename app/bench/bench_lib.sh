@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
-# Sourced by the HTTP benchmarks (from the project's root): what a server
-# and a core have spent so far, read the same way for every server.
+# Sourced by the benchmarks (from the project's root): what a server and a
+# core have spent so far, read the same way for every server, and the
+# median of a series.
 
 # ewykd_counters PREFIX: "busy_us rx_pkts tx_pkts" of the ewykd with that
 # file prefix: its lcores' busy time from /ewyk/lcores (polling that found
@@ -57,4 +58,12 @@ cpu_busy_us() {
 cpu_share() {
 	awk -v cpu="cpu$1" '$1 == cpu { all = 0; for (i = 2; i <= 9; i++) all += $i
 		print all - $5 - $6, all }' /proc/stat
+}
+
+# median [DECIMALS]: the median of the numbers on stdin, one a line (the
+# mean of the middle two for an even count), with DECIMALS places (3).
+median() {
+	sort -n | awk -v d="${1:-3}" '{v[NR] = $1}
+	END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.*f", d, m}'
 }

@@ -33,6 +33,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
+. app/bench/bench_lib.sh	# median
 . app/bench/delay_path.sh
 N=${1:-3}
 CCS=${CCS:-"cubic bbr"}
@@ -124,11 +125,6 @@ one() {
 	fi
 	awk -v r="$r" -v want="$want" -v bound="$BOUND" 'BEGIN {
 		split(r, f, " "); print ((f[1] == 200 && f[2] == want) ? f[3] : bound) }'
-}
-
-median() {
-	sort -n | awk '{v[NR] = $1}
-	END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m}'
 }
 
 # measure SERVER CC RTT LOSS: N downloads and N uploads through the path

@@ -39,6 +39,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
+. app/bench/bench_lib.sh	# median
 N=${1:-5}
 LOSSES=${2:-"0 1 5 10"}
 CCS=${CCS:-"cubic bbr"}
@@ -167,11 +168,6 @@ one() {
 		split(r, f, " "); print ((f[1] == 200 && f[2] == want) ? f[3] : bound) }'
 }
 
-median() {
-	sort -n | awk '{v[NR] = $1}
-	END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.5f", m}'
-}
-
 # series CLIENT_NS BASE_URL KIND SIZE: median seconds of N transfers
 series() {
 	local ns=$1 base=$2 kind=$3 size=$4 bytes bound
@@ -184,7 +180,7 @@ series() {
 			one "$ns" "$base" "$WWW/$size.bin" "$bound" "$bytes"
 		fi
 		echo
-	done | median
+	done | median 5
 }
 
 tcp_counters() {	# ewykd's /ewyk/tcp as "name value" lines
