@@ -50,12 +50,20 @@ invariant(bool ok, const char *what)
 	}
 }
 
+/* The harness's certificate directory goes with the process. */
+static void
+free_harness(void)
+{
+	tlsh_free(h);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
 	h = tlsh_new(TLSH_QUEUED, TIMEOUT_MS);
+	atexit(free_harness);
 	return 0;
 }
 

@@ -46,11 +46,13 @@ def ewyk(www):
 
 @pytest.fixture(scope="module")
 def upload_file():
+    """The body to upload, and beside it the place for an answer."""
     data = os.urandom(3 << 20)
-    with tempfile.NamedTemporaryFile(prefix="ewyk-up-", delete=False) as f:
-        f.write(data)
-    yield f.name, data
-    os.unlink(f.name)
+    with tempfile.TemporaryDirectory(prefix="ewyk-up-") as d:
+        path = os.path.join(d, "body")
+        with open(path, "wb") as f:
+            f.write(data)
+        yield path, data
 
 
 def curl(a, *args, timeout=60):

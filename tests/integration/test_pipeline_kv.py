@@ -142,16 +142,18 @@ def test_kv_never_torn_under_concurrent_writers_and_readers(app):
     # from 8 bytes to 4 KiB) and delete now and then; readers on other
     # connections (RSS spreads them over both shards) check that every
     # value they get is one token repeated: never a mix of two writes.
+    # A count of operations, not a time: a busy host makes it slower, not
+    # weaker.
     out = app.ns_python(f"""
 import http.client, random, threading, time
 KEYS = ["hot%d" % i for i in range(4)]
-stop = time.time() + 3
+stop = time.time() + 40
 errors, reads, writes = [], [0], [0]
 
 def writer(w):
     c = http.client.HTTPConnection("{APP_IP}", 80, timeout=10)
     n = 0
-    while time.time() < stop and n < 20000:
+    while time.time() < stop and n < 400:
         n += 1
         k = random.choice(KEYS)
         if n % 17 == 0:
@@ -167,7 +169,7 @@ def writer(w):
 def reader():
     c = http.client.HTTPConnection("{APP_IP}", 80, timeout=10)
     n = 0
-    while time.time() < stop and n < 40000:
+    while time.time() < stop and n < 600:
         n += 1
         c.request("GET", "/kv/" + random.choice(KEYS))
         r = c.getresponse(); v = r.read().decode()
@@ -185,4 +187,4 @@ print(len(errors), reads[0], writes[0], errors[:3])
 """, timeout=60)
     nerr, reads, writes, _ = out.split(" ", 3)
     assert int(nerr) == 0, out
-    assert int(reads) > 500 and int(writes) > 200, out
+    assert int(reads) == 5 * 600 and int(writes) == 3 * 400, out

@@ -236,20 +236,27 @@ def test_watched_handoff_moves_the_shard_only_for_tasks_that_block(www):
     scheduler keeps the shard's lcore off its CPU (it shares it with the
     watcher, and the host with the client and whatever else runs): a
     bound of a few milliseconds, a scheduler's time slice, would see quick
-    handlers stolen from now and then."""
+    handlers stolen from now and then.
+
+    A request that finds the reserved lcore not yet back in the pool (its
+    watcher still returning, on a busy host) is rightly run PEC, unwatched:
+    the requests go 20 ms apart, and the counts hold for those run EPC."""
     args = ["--shards", "1", "--reserved", "1", "--handoff-us", "50000"]
     with Appliance(www=www["dir"], lcores=LCORES, args=args) as a:
         before = strategy(a)
-        quick = get_many(a, "/blocking-delay?ms=0", 50)
+        quick = get_many(a, "/blocking-delay?ms=0", 50, pause_s=0.02)
         mid = strategy(a)
-        slow = get_many(a, "/blocking-delay?ms=150", 4)
+        slow = get_many(a, "/blocking-delay?ms=150", 4, pause_s=0.02)
         after = strategy(a)
-    assert quick == ["200 delayed 0 ms (epc)"] * 50, quick
-    assert slow == ["200 delayed 150 ms (epc)"] * 4, slow
-    assert mid["watched_tasks"] - before["watched_tasks"] == 50
+    watched_quick = quick.count("200 delayed 0 ms (epc)")
+    watched_slow = slow.count("200 delayed 150 ms (epc)")
+    assert watched_quick + quick.count("200 delayed 0 ms (pec)") == 50, quick
+    assert watched_slow + slow.count("200 delayed 150 ms (pec)") == 4, slow
+    assert watched_quick >= 45 and watched_slow >= 3, (quick, slow)
+    assert mid["watched_tasks"] - before["watched_tasks"] == watched_quick
     assert mid["steals_count"] - before["steals_count"] == 0
-    assert after["watched_tasks"] - mid["watched_tasks"] == 4
-    assert after["steals_count"] - mid["steals_count"] == 4
+    assert after["watched_tasks"] - mid["watched_tasks"] == watched_slow
+    assert after["steals_count"] - mid["steals_count"] == watched_slow
 
 
 @pytest.mark.parametrize("lcores, watched", [("0@0,1@0,2@1", True), (LCORES, False)])

@@ -85,6 +85,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import threading
 import tomllib
@@ -270,6 +271,10 @@ class Spec:
                 env['EWYK_TEST_FILTER'] = self.filter
                 env['LD_PRELOAD'] = ' '.join(filter(None, [
                     os.path.join(build, SHIM), env.get('LD_PRELOAD')]))
+        # A test a break makes fail skips its clean-up: its files go in
+        # a directory of this run's, removed whatever happened.
+        scratch = tempfile.TemporaryDirectory(prefix='ewyk-mut-')
+        env['TMPDIR'] = scratch.name
         t0 = time.monotonic()
         p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT,
@@ -290,6 +295,7 @@ class Spec:
                 out, _ = p.communicate()
             rc = 'timeout'
         took = time.monotonic() - t0
+        scratch.cleanup()
         log = out.decode(errors='replace')
         return rc == 0, count_run(log, self.pytest is not None), took, \
             log if rc != 'timeout' else log + '\n(timed out)\n'

@@ -289,7 +289,7 @@ test_reload_refuses_what_cannot_serve(void **state)
 		{ 3600, 86400, false, "not valid before" },
 	};
 	struct tlsh *h = tlsh_new(TLSH_INLINE, 10000);
-	char err[TLS_ERR_LEN], other[160];
+	char err[TLS_ERR_LEN], other[PATH_MAX];
 	struct tls_config_info info;
 	gnutls_datum_t before, now;
 	size_t i;

@@ -109,7 +109,8 @@ tlsh_new(enum tlsh_offload mode, uint32_t timeout_ms)
 	h->offload = mode;
 	h->th = th_new(NULL);
 	h->hh = hh_new(0, 0);
-	snprintf(h->dir, sizeof(h->dir), "/tmp/ewyk_tlsh_XXXXXX");
+	snprintf(h->dir, sizeof(h->dir), "%s/ewyk_tlsh_XXXXXX",
+		 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
 	assert_non_null(mkdtemp(h->dir));
 	snprintf(h->cert, sizeof(h->cert), "%s/cert.pem", h->dir);
 	snprintf(h->key, sizeof(h->key), "%s/key.pem", h->dir);
@@ -146,7 +147,7 @@ tlsh_new_certificate(struct tlsh *h)
 void
 tlsh_free(struct tlsh *h)
 {
-	char cmd[128];
+	char cmd[PATH_MAX + 16];
 
 	assert_int_equal(h->nsteps, 0);
 	th_free(h->th);		/* every connection ends */

@@ -14,6 +14,7 @@
 #ifndef EWYK_TLS_HARNESS_H
 #define EWYK_TLS_HARNESS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,9 +66,9 @@ struct tlsh {
 	struct tls_work *steps[TLSH_STEPS];
 	unsigned int nsteps;
 	struct tlsc *clients[TLSH_CLIENTS];
-	char dir[64];
-	char cert[128];
-	char key[128];
+	char dir[PATH_MAX - 32];
+	char cert[PATH_MAX];
+	char key[PATH_MAX];
 };
 
 /* A shard listening on TLSH_PORT; timeout_ms is the handshake's. */
