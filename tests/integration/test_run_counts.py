@@ -75,3 +75,13 @@ def test_stress_and_integration_catchers_run_twice():
     assert m.Spec("exec_stress:stress_steal", tests, "/b").timing
     assert not m.Spec("exec_decision:steal_stuck_owner", tests, "/b").timing
     assert m.Spec("pytest:tests/integration/test_x.py::test_y", tests, "/b").timing
+
+
+def test_a_steady_break_runs_its_integration_catcher_once_only():
+    m = mutation_module()
+    tests = {"exec_stress": {"cmd": ["/b/tests/x"], "suite": ["ewyk:unit", "ewyk:tsan"]}}
+    stress = m.Spec("exec_stress:stress_steal", tests, "/b")
+    integration = m.Spec("pytest:tests/integration/test_x.py::test_y", tests, "/b")
+    assert m.runs_on_break({"steady": False}, integration) == 2
+    assert m.runs_on_break({"steady": True}, integration) == 1
+    assert m.runs_on_break({"steady": True}, stress) == 2

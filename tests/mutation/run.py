@@ -70,7 +70,9 @@ outcome may hang on timing or threads (a stress test, one of meson's
 'tsan' suite; an integration test) is run on its break twice, and a break
 whose two runs disagree fails the run as UNSTEADY: give it a catcher that
 drives the interleaving itself (a unit test of the state machine, a hook,
-a step-by-step harness) instead.
+a step-by-step harness) instead. A break marked `steady = true` is one
+whose integration catcher checks what no timing can change (an option
+refused, a file installed, a header that must be there): run once.
 """
 
 import argparse
@@ -132,9 +134,12 @@ def load_breaks(paths):
             if b['name'] in names:
                 raise ListError('%s: name used twice' % where)
             names.add(b['name'])
+            if not isinstance(b.get('steady', False), bool):
+                raise ListError('%s: steady is true or false' % where)
             breaks.append(dict(name=b['name'], file=b['file'],
                                what=b['what'], edits=list(zip(old, new)),
                                tests=list(b['tests']),
+                               steady=b.get('steady', False),
                                source=os.path.relpath(path, ROOT)))
     return breaks
 
@@ -310,6 +315,15 @@ def count_run(log, pytest):
         return sum(n)
     replays = log.count('\nreplay ') + log.startswith('replay ')
     return replays if replays else None
+
+
+def runs_on_break(b, spec):
+    """How many times a catcher runs on its break: twice where timing or
+    threads may decide its outcome, unless the break is steady and the
+    catcher an integration test (a stress test always runs twice)."""
+    if not spec.timing or (b['steady'] and spec.pytest):
+        return 1
+    return 2
 
 
 def judge(outcomes):
@@ -512,6 +526,10 @@ def main():
             for s in b['tests']:
                 if s not in specs:
                     specs[s] = Spec(s, mtests, build)
+            if b['steady'] and not all(specs[s].pytest for s in b['tests']):
+                raise ListError('break %r: steady, but a catcher is not an '
+                                'integration test (a stress test always '
+                                'runs twice)' % b['name'])
     except ListError as e:
         print('mutation: %s' % e)
         return 1
@@ -580,7 +598,7 @@ def main():
                 limit = sp.limit()
                 passed, _, _, log = sp.run(tree, limit)
                 outcomes[s] = [passed]
-                if sp.timing and not opt.find:
+                if runs_on_break(b, sp) == 2 and not opt.find:
                     # Once more: a catcher by chance is no catcher.
                     outcomes[s].append(sp.run(tree, limit)[0])
                 if not passed:
