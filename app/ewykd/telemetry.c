@@ -404,7 +404,8 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(s->net_stats.tcp_rwnd_limited_us));
 	rte_tel_data_add_dict_u64(d, "zero_window_us",
 			SUM(s->net_stats.tcp_zero_window_us));
-	/* Connection send rings (4 KiB blocks): made, and held by connections. */
+	/* Connections' send-side blocks (the send queue's chain and the
+	 * scoreboard's tree): made, and held by connections. */
 	rte_tel_data_add_dict_u64(d, "conn_rings_made_count",
 			SUM(s->net_stats.tcp_bufs_made));
 	rte_tel_data_add_dict_u64(d, "conn_rings_used_count",
@@ -414,6 +415,11 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(s->net_stats.tcp_sndq_chunks_made));
 	rte_tel_data_add_dict_u64(d, "send_queue_chunks_used_count",
 			SUM(s->net_stats.tcp_sndq_chunks_used));
+	/* Scoreboards' entries (80 bytes): made, and in use. */
+	rte_tel_data_add_dict_u64(d, "scoreboard_entries_made_count",
+			SUM(s->net_stats.tcp_sb_entries_made));
+	rte_tel_data_add_dict_u64(d, "scoreboard_entries_used_count",
+			SUM(s->net_stats.tcp_sb_entries_used));
 	drops = rte_tel_data_alloc();
 	if (drops == NULL)
 		return -ENOMEM;

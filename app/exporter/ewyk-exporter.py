@@ -235,15 +235,22 @@ FLAT = {
         "zero_window_us": ("ewyk_tcp_zero_window_seconds_total", C,
                            "Time the receive window advertised was closed", US),
         "conn_rings_made_count": ("ewyk_tcp_conn_rings_made", G,
-                                  "Blocks of TCP connection send rings made (4 KiB each)", 1),
+                                  "Blocks of TCP connections' send-side state made "
+                                  "(the send queue's chain, the scoreboard's tree)", 1),
         "conn_rings_used_count": ("ewyk_tcp_conn_rings_used", G,
-                                  "Blocks of TCP connection send rings connections hold", 1),
+                                  "Blocks of TCP connections' send-side state "
+                                  "connections hold", 1),
         "send_queue_chunks_made_count": ("ewyk_tcp_send_queue_chunks_made", G,
                                          "Chunks of TCP send queues' mbuf pointers made "
                                          "(1 KiB each)", 1),
         "send_queue_chunks_used_count": ("ewyk_tcp_send_queue_chunks_used", G,
                                          "Chunks of TCP send queues' mbuf pointers "
                                          "send queues hold", 1),
+        "scoreboard_entries_made_count": ("ewyk_tcp_scoreboard_entries_made", G,
+                                          "TCP scoreboard entries made (segments in "
+                                          "flight; 80 bytes each)", 1),
+        "scoreboard_entries_used_count": ("ewyk_tcp_scoreboard_entries_used", G,
+                                          "TCP scoreboard entries in use", 1),
     },
     "/ewyk/http": {
         "accepted_conns": ("ewyk_http_accepted_connections_total", C,

@@ -57,6 +57,12 @@ blk_pool_get(struct blk_pool *p)
 	return b;
 }
 
+bool
+blk_pool_ready(struct blk_pool *p)
+{
+	return p->free != NULL || grow(p) == 0;
+}
+
 void
 blk_pool_put(struct blk_pool *p, void *b)
 {

@@ -10,6 +10,7 @@
 #ifndef EWYK_BLK_POOL_H
 #define EWYK_BLK_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,9 @@ void blk_pool_init(struct blk_pool *p, const char *name, size_t size,
 /* A free block; NULL when the limit is reached or the heap has no room. */
 void *blk_pool_get(struct blk_pool *p);
 void blk_pool_put(struct blk_pool *p, void *b);
+/* Whether blk_pool_get() would give a block now (a chunk is grown for it
+ * if need be): a caller that must not fail halfway asks first. */
+bool blk_pool_ready(struct blk_pool *p);
 /* Frees every chunk: the blocks must not be used after. */
 void blk_pool_fini(struct blk_pool *p);
 

@@ -141,6 +141,8 @@ struct net_stack {
 	struct blk_pool bufs;
 	/* The send queues' chunks of mbuf pointers (tcp_output.c). */
 	struct blk_pool sndq_chunks;
+	/* The scoreboards' entries (tcp_sack.c). */
+	struct blk_pool sb_nodes;
 	struct net_stats *stats;
 	/* Where active opens' port search resumes, by local address; the
 	 * IPv4 address the next one tries first (an offset). */

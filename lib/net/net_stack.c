@@ -22,7 +22,10 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->mbuf_reserve = 0;
 	cfg->sndq_mbufs_max = 0;
 	cfg->snd_buf = 256 * 1024;
-	cfg->sb_segs = TCP_SEG_RING;
+	/* 8 MB in flight at the Internet's MSS, and then its splits by
+	 * SACK; a shard's entries, 5 MB at most, are eight such flights. */
+	cfg->sb_segs = TCP_SB_SEGS;
+	cfg->sb_nodes = 8 * TCP_SB_SEGS;
 	cfg->rcv_win_max = 1 << 20;
 	cfg->rto_min_ms = 200;
 	cfg->rto_init_ms = 1000;
@@ -60,8 +63,10 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	net_stack_add_port(ns, ifc, arp, tx_fn, tx_ctx);
 	ns->pool = pool;
 	ns->cfg = *cfg;
-	if (cfg->sb_segs == 0 || cfg->sb_segs > TCP_SEG_RING)
-		ns->cfg.sb_segs = TCP_SEG_RING;
+	if (cfg->sb_segs == 0)
+		ns->cfg.sb_segs = TCP_SB_SEGS;
+	if (cfg->sb_nodes == 0)
+		ns->cfg.sb_nodes = 8 * ns->cfg.sb_segs;
 	ns->stats = stats;
 	ns->now_ms = now_ms;
 	ns->now_us = now_ms * 1000;

@@ -3,6 +3,8 @@
 #ifndef EWYK_TCP_IMPL_H
 #define EWYK_TCP_IMPL_H
 
+#include <bsd/sys/tree.h>
+
 #include "net_priv.h"
 #include "pkt.h"
 #include "tcp.h"
@@ -94,16 +96,20 @@ struct tcp_rcvq {
 };
 
 /* The scoreboard (RFC 6675) and RACK's transmit record (RFC 8985): one
- * entry per segment sent and not yet cumulatively acknowledged, in
- * sequence order, covering [snd_una, snd_max) without gaps. An entry holds
- * its end (the start is the previous entry's end, or snd_una), when it was
- * last (re)sent and in which order, and what is known of it. Running
- * tallies of SACKed, lost and retransmitted bytes give the pipe without a
- * walk. At most cfg.sb_segs (up to TCP_SEG_RING) segments are in flight:
- * new data waits when the scoreboard is full. Only tcp_sack.c knows the
- * ring: everyone else walks it through tcp_sb_*(). */
-#define TCP_SEG_RING 128	/* a power of two */
-
+ * entry per segment sent and not yet cumulatively acknowledged, covering
+ * [snd_una, snd_max) without gaps, each with its bounds, when it was last
+ * (re)sent and in which order, and what is known of it. Running tallies
+ * of SACKed, lost and retransmitted bytes give the pipe without a walk.
+ *
+ * The entries are nodes of the shard's pool (tcp_config.sb_nodes at
+ * most, made as needed), kept two ways: a red-black tree by sequence
+ * (BSD's <sys/tree.h>), so that a SACK block or an ACK finds its entry in
+ * log(n) steps whatever the flight, and a list in send order of those
+ * RACK still times (neither SACKed nor marked lost and waiting to be
+ * resent), so that RACK looks only at the oldest. tcp_config.sb_segs
+ * bounds a connection's entries: new data waits when it is reached or the
+ * pool is out. Only tcp_sack.c changes them: everyone else walks them
+ * through tcp_sb_*(). */
 #define TCP_SEG_SACKED 0x01	/* the peer holds it (SACK) */
 #define TCP_SEG_LOST 0x02	/* marked lost: to be retransmitted */
 #define TCP_SEG_RETRANS 0x04	/* retransmitted, not since found lost */
@@ -111,6 +117,10 @@ struct tcp_rcvq {
 #define TCP_SEG_APP_LIMITED 0x10	/* sent while the sender was app-limited */
 
 struct tcp_seg {
+	RB_ENTRY(tcp_seg) by_seq;
+	struct tcp_seg *sent_prev;	/* send order, while RACK times it */
+	struct tcp_seg *sent_next;
+	uint32_t start;
 	uint32_t end;
 	uint32_t xmit_us;	/* last transmission, low bits of the clock */
 	uint32_t xmit_no;	/* per-connection transmission order */
@@ -121,6 +131,23 @@ struct tcp_seg {
 	uint32_t tx_delivered_us;
 	uint32_t tx_first_us;
 	uint8_t flags;
+	bool timed;		/* in the send-order list */
+};
+
+RB_HEAD(tcp_sb_tree, tcp_seg);
+RB_PROTOTYPE(tcp_sb_tree, tcp_seg, by_seq, tcp_seg_cmp)
+
+#define TCP_SB_SEGS 8192	/* tcp_config.sb_segs's default */
+
+struct tcp_sb {
+	struct tcp_sb_tree tree;
+	struct tcp_seg *first;	/* lowest sequence, NULL: empty */
+	struct tcp_seg *last;
+	struct tcp_seg *sent_first;	/* oldest timed */
+	struct tcp_seg *sent_last;
+	/* No entry below it is marked lost and waits to be resent (NULL:
+	 * look from the first): the resend walk starts there. */
+	struct tcp_seg *lost_hint;
 };
 
 struct tcp_block {
@@ -169,7 +196,7 @@ struct tcp_bbr {
 
 struct tcp_bufs {
 	struct tcp_sndq_chain sndq;
-	struct tcp_seg segs[TCP_SEG_RING];
+	struct tcp_sb sb;
 };
 
 #define TCP_F_FIN_QUEUED 0x0001	/* close requested: FIN follows the data */
@@ -265,8 +292,7 @@ struct tcp_conn {
 	uint32_t sacked_bytes;
 	uint32_t lost_bytes;
 	uint32_t retrans_bytes;
-	uint16_t seg_head;
-	uint16_t nsegs;
+	uint32_t nsegs;		/* the scoreboard's entries */
 	uint32_t ts_offset;	/* random per connection (RFC 7323): here, it
 				 * fills what would be padding */
 	/* the delivery rate (tcp_rate.c, Linux's tcp_rate.c): bytes
@@ -343,7 +369,7 @@ struct tcp_conn {
 	uint64_t rtt_start_us;
 	struct tcp_sndq sndq;
 	struct tcp_rcvq rcvq;
-	struct tcp_seg *segs;	/* TCP_SEG_RING; valid: seg_head, nsegs */
+	struct tcp_sb *sb;	/* in struct tcp_bufs, or NULL */
 };
 
 enum tcp_hystart {
@@ -501,71 +527,59 @@ tcp_ip_hdr_len(uint8_t family)
 	return family == NET_AF_INET6 ? IPV6_HDR_LEN : IPV4_HDR_MIN;
 }
 
-/* Scoreboard access */
-/* Entry i from the oldest: the ring's own arithmetic (tcp_sack.c). */
-static inline struct tcp_seg *
-tcp_seg_at(const struct tcp_conn *c, uint32_t i)
-{
-	return &c->segs[(c->seg_head + i) & (TCP_SEG_RING - 1)];
-}
-
 /* The scoreboard's walk: entries in sequence order, NULL past either
  * end. An entry stays where it is while the walk splits it: next() then
  * gives its second half. */
+static inline int
+tcp_seg_cmp(const struct tcp_seg *a, const struct tcp_seg *b)
+{
+	return SEQ_LT(a->start, b->start) ? -1 : a->start != b->start;
+}
+
 static inline uint32_t
 tcp_sb_count(const struct tcp_conn *c)
 {
 	return c->nsegs;
 }
 
-static inline uint32_t
-tcp_sb_index(const struct tcp_conn *c, const struct tcp_seg *s)
-{
-	return (uint32_t)(s - c->segs - c->seg_head) & (TCP_SEG_RING - 1);
-}
-
 static inline struct tcp_seg *
 tcp_sb_first(const struct tcp_conn *c)
 {
-	return c->nsegs == 0 ? NULL : tcp_seg_at(c, 0);
+	return c->sb == NULL ? NULL : c->sb->first;
 }
 
 static inline struct tcp_seg *
 tcp_sb_last(const struct tcp_conn *c)
 {
-	return c->nsegs == 0 ? NULL : tcp_seg_at(c, c->nsegs - 1u);
+	return c->sb == NULL ? NULL : c->sb->last;
 }
 
 static inline struct tcp_seg *
-tcp_sb_next(const struct tcp_conn *c, const struct tcp_seg *s)
+tcp_sb_next(const struct tcp_conn *c, struct tcp_seg *s)
 {
-	uint32_t i = tcp_sb_index(c, s) + 1;
-
-	return i < c->nsegs ? tcp_seg_at(c, i) : NULL;
+	(void)c;
+	return RB_NEXT(tcp_sb_tree, &c->sb->tree, s);
 }
 
 static inline struct tcp_seg *
-tcp_sb_prev(const struct tcp_conn *c, const struct tcp_seg *s)
+tcp_sb_prev(const struct tcp_conn *c, struct tcp_seg *s)
 {
-	uint32_t i = tcp_sb_index(c, s);
-
-	return i == 0 ? NULL : tcp_seg_at(c, i - 1);
+	(void)c;
+	return RB_PREV(tcp_sb_tree, &c->sb->tree, s);
 }
 
-/* Start of an entry: the previous entry's end, or snd_una. */
 static inline uint32_t
 tcp_sb_start(const struct tcp_conn *c, const struct tcp_seg *s)
 {
-	const struct tcp_seg *p = tcp_sb_prev(c, s);
-
-	return p == NULL ? c->snd_una : p->end;
+	(void)c;
+	return s->start;
 }
 
-/* Forgets every entry (the storage goes back: tcp_bufs_put()). */
-static inline void
-tcp_sb_clear(struct tcp_conn *c)
+/* The timed entries, oldest transmission first (RACK's walk). */
+static inline struct tcp_seg *
+tcp_sb_sent_first(const struct tcp_conn *c)
 {
-	c->nsegs = 0;
+	return c->sb == NULL ? NULL : c->sb->sent_first;
 }
 
 /* The first entry ending after seq, NULL if none (tcp_sack.c). */
@@ -582,7 +596,7 @@ void tcp_bufs_fini(struct net_stack *ns);
 static inline bool
 tcp_bufs_take(struct net_stack *ns, struct tcp_conn *c)
 {
-	return likely(c->segs != NULL) || tcp_bufs_get(ns, c);
+	return likely(c->sb != NULL) || tcp_bufs_get(ns, c);
 }
 
 /* After input: with both rings empty, they go back, once more than
@@ -590,7 +604,7 @@ tcp_bufs_take(struct net_stack *ns, struct tcp_conn *c)
 static inline void
 tcp_bufs_put_idle(struct net_stack *ns, struct tcp_conn *c)
 {
-	if (c->segs != NULL && ns->stats->tcp_bufs_used > ns->cfg.bufs_keep &&
+	if (c->sb != NULL && ns->stats->tcp_bufs_used > ns->cfg.bufs_keep &&
 			c->sndq.count == 0 && tcp_sb_count(c) == 0)
 		tcp_bufs_put(ns, c);
 }
@@ -727,6 +741,9 @@ void tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
 uint32_t tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 		const struct tcp_options *o, uint32_t ack, bool *dsack,
 		struct tcp_ack_info *ai);
+/* Marks an entry lost (to be resent); returns its bytes if it was not
+ * so already (or was resent since). */
+uint32_t tcp_seg_mark_lost(struct tcp_conn *c, struct tcp_seg *s);
 /* Marks every entry not SACKed lost (after a timeout). */
 void tcp_seg_mark_all_lost(struct tcp_conn *c);
 /* Clears every lost mark (a timeout found spurious). */
@@ -883,12 +900,12 @@ tcp_tlp_end(struct tcp_conn *c)
 	c->flags &= ~(TCP_F_TLP_SENT | TCP_F_TLP_RXT);
 	c->tlp_probes = 0;
 }
-/* Whether another segment of new data may enter the scoreboard. */
-static inline bool
-tcp_seg_room(const struct net_stack *ns, const struct tcp_conn *c)
-{
-	return tcp_sb_count(c) < ns->cfg.sb_segs;
-}
+/* Whether another segment of new data may enter the scoreboard: below
+ * the connection's bound, an entry ready in the shard's pool
+ * (tcp_sack.c). */
+bool tcp_seg_room(struct net_stack *ns, const struct tcp_conn *c);
+/* Gives every entry back (tcp_bufs_put()). */
+void tcp_sb_clear(struct net_stack *ns, struct tcp_conn *c);
 
 /* The last mbuf of a queue that holds some. */
 static inline struct rte_mbuf *

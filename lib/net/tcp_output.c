@@ -875,8 +875,11 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 		bool fin;
 
 		/* The scoreboard bounds the segments in flight. */
-		if (!tcp_seg_room(ns, c) && !SEQ_LT(c->snd_nxt, c->snd_max))
+		if (!tcp_seg_room(ns, c) && !SEQ_LT(c->snd_nxt, c->snd_max)) {
+			if (len > 0)
+				ns->stats->tcp.sb_full_waits++;
 			len = 0, usable = 0;
+		}
 		fin = fin_after(c, len) && tcp_seg_room(ns, c);
 
 		/* Sender silly-window avoidance (RFC 9293 3.8.6.2.1): when

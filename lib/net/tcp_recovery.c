@@ -80,37 +80,30 @@ uint32_t
 tcp_rack_detect(struct net_stack *ns, struct tcp_conn *c, uint32_t *timeout)
 {
 	uint32_t reo = tcp_rack_reo_wnd(c), lost = 0;
-	struct tcp_seg *s;
+	struct tcp_seg *s, *next;
 
 	*timeout = 0;
 	if (c->rack_xmit_no == 0)
 		return 0;	/* nothing delivered yet */
-	for (s = tcp_sb_first(c); s != NULL; s = tcp_sb_next(c, s)) {
-		uint32_t len;
+	/* Oldest transmission first, delivered and known lost ones not
+	 * there: the walk ends at the first sent after the newest
+	 * delivered, as do all after it. */
+	for (s = tcp_sb_sent_first(c); s != NULL; s = next) {
 		int32_t remaining;
 
-		if ((s->flags & TCP_SEG_SACKED) || (s->flags &
-				(TCP_SEG_LOST | TCP_SEG_RETRANS)) == TCP_SEG_LOST)
-			continue;	/* delivered, or known lost */
+		next = s->sent_next;
 		if (!sent_after(c->rack_xmit_no, s->xmit_no))
-			continue;	/* sent after the newest delivered */
+			break;
 		remaining = (int32_t)(s->xmit_us + c->rack_rtt_us + reo -
 				(uint32_t)ns->now_us);
 		if (remaining > 0) {
 			*timeout = RTE_MAX(*timeout, (uint32_t)remaining);
 			continue;
 		}
-		len = s->end - tcp_sb_start(c, s);
-		if (s->flags & TCP_SEG_RETRANS) {
+		if (s->flags & TCP_SEG_RETRANS)
 			ns->stats->tcp.lost_retransmits++;
-			c->retrans_bytes -= len;
-		}
-		if (!(s->flags & TCP_SEG_LOST))
-			c->lost_bytes += len;
-		s->flags = (uint8_t)((s->flags | TCP_SEG_LOST) &
-				~TCP_SEG_RETRANS);
 		ns->stats->tcp.rack_losses++;
-		lost += len;
+		lost += tcp_seg_mark_lost(c, s);
 	}
 	return lost;
 }

@@ -572,7 +572,8 @@ th_next_frame(struct th *h, uint8_t *buf, uint16_t size, uint8_t *port)
 		return 0;
 	m = h->out[h->rd];
 	*port = h->out_port[h->rd];
-	h->rd++;
+	if (++h->rd == h->n_out)
+		h->rd = h->n_out = 0;	/* all read: room for as many again */
 	len = rte_pktmbuf_pkt_len(m);
 	assert_true(len <= size);
 	d = rte_pktmbuf_read(m, 0, len, buf);

@@ -195,6 +195,7 @@ test_long_send_queue(void **state)
 		big[i] = (uint8_t)(i * 7 + i / 4099);
 	tcp_config_defaults(&cfg);
 	cfg.snd_buf = sizeof(big);
+	cfg.sb_segs = 128;	/* a flight of a few chunks at a time */
 	h = th_new(&cfg);
 	iss = establish_all_options(h);
 	c = h->app.conn;
@@ -377,10 +378,10 @@ test_rings_held_while_in_use(void **state)
 	cfg.bufs_keep = 0;
 	h = th_new(&cfg);
 	iss = th_handshake(h, PORT, IRS, NULL, 0, 65535);
-	assert_null(h->app.conn->segs);
+	assert_null(h->app.conn->sb);
 	assert_int_equal(h->stats.tcp_bufs_used, 0);
 	assert_int_equal(tcp_write(h->ns, h->app.conn, "hello", 5), 5);
-	assert_non_null(h->app.conn->segs);
+	assert_non_null(h->app.conn->sb);
 	assert_int_equal(h->stats.tcp_bufs_used, 1);
 	tcp_output(h->ns, h->app.conn);
 	net_flush(h->ns);
@@ -393,14 +394,14 @@ test_rings_held_while_in_use(void **state)
 	th_inject(h, &s);
 	assert_int_equal(h->app.conn->rcvq.n, 1);
 	assert_non_null(h->app.conn->rcvq.blk);
-	assert_null(h->app.conn->segs);
+	assert_null(h->app.conn->sb);
 	/* the hole fills: all delivered, all acknowledged, none held */
 	s = seg(IRS + 1, iss + 6, TCP_ACK, 65535);
 	s.data = "0123456789";
 	s.len = 10;
 	th_inject(h, &s);
 	assert_int_equal(h->app.got_len, 15);
-	assert_null(h->app.conn->segs);
+	assert_null(h->app.conn->sb);
 	assert_null(h->app.conn->rcvq.blk);
 	assert_int_equal(h->stats.tcp_bufs_used, 0);
 	assert_true(h->stats.tcp_bufs_made >= 1);
@@ -415,7 +416,7 @@ test_rings_held_while_in_use(void **state)
 	tcp_output(h->ns, first);
 	s = seg(IRS + 1, iss + 2, TCP_ACK, 65535);
 	th_inject(h, &s);
-	assert_non_null(first->segs);	/* kept: one holder */
+	assert_non_null(first->sb);	/* kept: one holder */
 	net_flush(h->ns);
 	th_drain(h);
 	h->app.accepted = 0;
@@ -426,7 +427,7 @@ test_rings_held_while_in_use(void **state)
 	s = seg(IRS + 1, iss2 + 2, TCP_ACK, 65535);
 	s.sport = PORT + 1;
 	th_inject(h, &s);
-	assert_null(h->app.conn->segs);	/* past bufs_keep: given back */
+	assert_null(h->app.conn->sb);	/* past bufs_keep: given back */
 	assert_int_equal(h->stats.tcp_bufs_used, 1);
 	th_drain(h);
 	th_free(h);

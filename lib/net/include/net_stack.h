@@ -130,7 +130,11 @@ struct tcp_config {
 	uint32_t mbuf_reserve;	/* free mbufs below which new SYNs are refused */
 	uint32_t sndq_mbufs_max; /* mbufs all send queues may hold, 0 = no limit */
 	uint32_t snd_buf;	/* bytes queued per connection */
-	uint32_t sb_segs;	/* segments in flight per connection, at most 128 */
+	/* The scoreboard: entries (segments in flight, or parts of them) a
+	 * connection may have, and the shard's pool of them (80 bytes
+	 * each, made as needed). */
+	uint32_t sb_segs;
+	uint32_t sb_nodes;
 	/* Connections that may keep their rings (3 KiB) while they are empty;
 	 * past this many taken, an empty one gives them back at once. Below
 	 * it, a busy connection does not give them back and take them again
@@ -199,7 +203,7 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
 	X(bad_options) X(sack_blocks_in) X(dsacks_in) \
 	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends) \
-	X(arp_requests) X(rss_port_misses) X(sndq_budget_waits) \
+	X(arp_requests) X(rss_port_misses) X(sndq_budget_waits) X(sb_full_waits) \
 	X(ip6_passive_opens) X(ip6_active_opens) X(ip6_segs_in) X(ip6_segs_out) \
 	X(pmtu_lowered) X(hystart_css_entries) X(hystart_exits) \
 	X(dsack_undos) X(eifel_undos) X(loss_undos) X(frto_undos) \
@@ -281,6 +285,8 @@ struct net_stats {
 	 * follows the peak of bytes queued), and of them those queues hold */
 	uint64_t tcp_sndq_chunks_made;
 	uint64_t tcp_sndq_chunks_used;
+	uint64_t tcp_sb_entries_made;	/* gauges: the scoreboards' entries */
+	uint64_t tcp_sb_entries_used;
 	uint64_t tcp_conns_closed;
 	uint64_t tcp_syn_recv;		/* gauge */
 	uint64_t tcp_time_wait;		/* gauge */

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Large flights: the scoreboard without a fixed size. 8 MB in flight with
+ * scattered losses (SACK, RACK, retransmissions of exactly the holes, the
+ * entries given back), SACK blocks that cut segments, and the shard's
+ * pool of entries running out. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <rte_mbuf.h>
+
+#include "tcp_harness.h"
+
+#define IRS 7000000u
+#define PORT 42000
+#define FLIGHT 8000000u		/* bytes: the goal's 8 MB */
+#define MAX_SEGS 8192
+#define RTT_MS 50
+
+static uint8_t data[FLIGHT];
+
+static struct th_seg
+seg(uint32_t seq, uint32_t ack, uint8_t flags)
+{
+	struct th_seg s = { .sport = PORT, .seq = seq, .ack = ack,
+		.flags = flags, .win = 65535 };	/* << 7: 8 MiB */
+
+	return s;
+}
+
+/* MSS 1460, window scale 7, SACK and timestamps, over a path of 50 ms
+ * (the handshake's RTT sets the timers); returns our ISS. */
+static uint32_t
+establish(struct th *h)
+{
+	struct th_seg s = seg(IRS, 0, TCP_SYN);
+	struct th_out o;
+
+	th_opt_mss(&s, 1460);
+	th_opt_sack_ok(&s);
+	th_opt_ts(&s, 100, 0);
+	th_opt_wscale(&s, 7);
+	th_inject(h, &s);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.flags, TCP_SYN | TCP_ACK);
+	th_advance(h, RTT_MS);
+	s = seg(IRS + 1, o.t.seq + 1, TCP_ACK);
+	th_opt_ts(&s, 101, o.t.opt.ts_val);
+	th_inject(h, &s);
+	assert_int_equal(h->app.accepted, 1);
+	return o.t.seq;
+}
+
+/* The peer's ACK, with up to three SACK blocks. */
+static void
+ack(struct th *h, uint32_t to, const uint32_t (*b)[2], int n)
+{
+	static uint32_t tsval = 200;
+	struct th_seg s = seg(IRS + 1, to, TCP_ACK);
+
+	th_opt_ts(&s, tsval++, 0);
+	if (n > 0)
+		th_opt_sack(&s, b, n);
+	th_inject(h, &s);
+}
+
+/* What a flight's segments were: their starts and lengths, in order. */
+struct flight {
+	uint32_t seq[MAX_SEGS];
+	uint32_t len[MAX_SEGS];
+	uint32_t n;
+};
+
+/* Reads what went out: new segments recorded, each byte-exact; returns
+ * how many were retransmissions, and their starts in resent[]. */
+static uint32_t
+read_out(struct th *h, uint32_t iss, struct flight *f, uint32_t *resent)
+{
+	uint32_t again = 0;
+	struct th_out o;
+
+	while (th_next(h, &o)) {
+		if (o.t.len == 0)
+			continue;
+		assert_memory_equal(o.payload, data + (o.t.seq - iss - 1),
+				o.t.len);
+		if (f->n > 0 && SEQ_LT(o.t.seq, f->seq[f->n - 1] +
+				f->len[f->n - 1])) {
+			resent[again++] = o.t.seq;
+			continue;
+		}
+		assert_true(f->n < MAX_SEGS);
+		f->seq[f->n] = o.t.seq;
+		f->len[f->n++] = o.t.len;
+	}
+	return again;
+}
+
+static struct th *
+bulk_sender(uint32_t sb_nodes, uint32_t *iss)
+{
+	struct tcp_config cfg;
+	struct th *h;
+	uint32_t i;
+
+	for (i = 0; i < FLIGHT; i++)
+		data[i] = (uint8_t)(i * 13 + i / 7919);
+	tcp_config_defaults(&cfg);
+	cfg.snd_buf = FLIGHT;
+	cfg.sb_nodes = sb_nodes;
+	h = th_new(&cfg);
+	*iss = establish(h);
+	assert_int_equal(tcp_write(h->ns, h->app.conn, data, FLIGHT), FLIGHT);
+	return h;
+}
+
+/* n segments out (the congestion window lets exactly them go), recorded
+ * in f. */
+static void
+send_segments(struct th *h, uint32_t iss, uint32_t n, struct flight *f)
+{
+	static uint32_t resent[MAX_SEGS];
+	struct tcp_conn *c = h->app.conn;
+
+	c->cwnd = n * tcp_seg_max(c, TCP_TS_LEN);
+	tcp_output(h->ns, c);
+	net_flush(h->ns);
+	assert_int_equal(read_out(h, iss, f, resent), 0);
+	assert_int_equal(f->n, n);
+}
+
+/* 8 MB in flight: thousands of entries, no ring's bound. Every 97th
+ * segment is lost; the peer SACKs the rest as they arrive (its three
+ * most recent blocks, as a receiver does); RACK finds the holes, and
+ * exactly they are resent. Then all is acknowledged and every entry
+ * goes back to the shard's pool. */
+static void
+test_flight_of_8_mb_with_scattered_losses(void **state)
+{
+	static struct flight f;
+	static uint32_t resent[MAX_SEGS];
+	struct tcp_conn *c;
+	struct th *h;
+	uint32_t iss, cw, i, una, holes = 0, again = 0, blocks[3][2];
+	int nb = 0;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	h = bulk_sender(0, &iss);
+	c = h->app.conn;
+	/* The flight opened in steps: the harness captures 4096 frames. */
+	for (cw = 2u << 20; c->snd_max - c->snd_una < FLIGHT; cw += 2u << 20) {
+		c->cwnd = cw;
+		tcp_output(h->ns, c);
+		net_flush(h->ns);
+		assert_int_equal(read_out(h, iss, &f, resent), 0);
+	}
+	assert_int_equal(c->snd_max - c->snd_una, FLIGHT);
+	assert_int_equal(tcp_sb_count(c), f.n);
+	assert_true(f.n > 5000);
+	assert_int_equal(h->stats.tcp_sb_entries_used, f.n);
+	th_advance(h, RTT_MS);
+	una = f.seq[0];
+	for (i = 0; i < f.n; i++) {
+		uint32_t s = f.seq[i], e = s + f.len[i];
+
+		if (i > 0 && i % 97 == 0) {
+			holes++;
+			continue;
+		}
+		c->cwnd = 1u << 20;	/* room: recovery's resends go */
+		if (holes == 0) {
+			una = e;	/* in order: cumulative */
+		} else if (nb > 0 && blocks[0][1] == s) {
+			blocks[0][1] = e;	/* the newest block grows */
+		} else {
+			memmove(blocks[1], blocks[0], sizeof(blocks[0]) * 2);
+			blocks[0][0] = s;
+			blocks[0][1] = e;
+			nb = nb < 3 ? nb + 1 : 3;
+		}
+		ack(h, una, blocks, nb);
+		again += read_out(h, iss, &f, resent + again);
+	}
+	/* RACK's reordering window passes (a quarter of the RTT), not a
+	 * probe's timeout (two RTTs). */
+	th_advance(h, RTT_MS / 2);
+	ack(h, una, blocks, nb);
+	again += read_out(h, iss, &f, resent + again);
+	/* Exactly the holes, each once. */
+	assert_int_equal(again, holes);
+	for (i = 0; i < again; i++)
+		assert_int_equal(resent[i], f.seq[97 * (i + 1)]);
+	assert_int_equal(h->stats.tcp.retransmits, holes);
+	assert_true(c->sacked_bytes > FLIGHT - (holes + 98) * 1448);
+	/* Everything acknowledged: every entry back. */
+	ack(h, c->snd_max, NULL, 0);
+	assert_int_equal(c->snd_una, iss + 1 + FLIGHT);
+	assert_int_equal(tcp_sb_count(c), 0);
+	assert_int_equal(h->stats.tcp_sb_entries_used, 0);
+	assert_int_equal(c->sacked_bytes + c->lost_bytes + c->retrans_bytes, 0);
+	th_free(h);
+}
+
+/* SACK blocks whose edges cut segments: only whole segments are SACKed,
+ * and however many such blocks come, the entries never outnumber the
+ * segments sent. */
+static void
+test_sack_blocks_that_cut_segments_split_no_further(void **state)
+{
+	static struct flight f;
+	static uint32_t resent[MAX_SEGS];
+	struct tcp_conn *c;
+	struct th *h;
+	uint32_t iss, i, sacked;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	h = bulk_sender(0, &iss);
+	c = h->app.conn;
+	send_segments(h, iss, 100, &f);
+	th_advance(h, RTT_MS);
+	/* A block inside one segment: nothing. */
+	{
+		const uint32_t b[1][2] = { { f.seq[10] + 1, f.seq[10] + 700 } };
+
+		ack(h, f.seq[0], b, 1);
+		assert_int_equal(c->sacked_bytes, 0);
+		assert_int_equal(tcp_sb_count(c), 100);
+	}
+	/* Blocks from the middle of one segment to the middle of another,
+	 * byte by byte further: the whole segments between, no more. */
+	for (i = 0; i < 200; i++) {
+		const uint32_t b[1][2] = { { f.seq[20] + 1 + i,
+			f.seq[23] + 1 + i } };
+
+		ack(h, f.seq[0], b, 1);
+		read_out(h, iss, &f, resent);	/* what the SACKs let out */
+		assert_int_equal(tcp_sb_count(c), f.n);
+	}
+	sacked = c->sacked_bytes;
+	assert_int_equal(sacked, f.len[21] + f.len[22]);
+	/* All acknowledged: only what that ACK let out is left. */
+	i = f.n;
+	ack(h, c->snd_max, NULL, 0);
+	read_out(h, iss, &f, resent);
+	assert_int_equal(tcp_sb_count(c), f.n - i);
+	assert_int_equal(c->sacked_bytes, 0);
+	th_free(h);
+}
+
+/* The shard's pool of entries runs out (tcp_config.sb_nodes): new data
+ * waits, counted, and goes as ACKs give entries back; the transfer
+ * completes byte-exact. */
+static void
+test_entries_run_out_new_data_waits(void **state)
+{
+	static struct flight f;
+	static uint32_t resent[MAX_SEGS];
+	struct tcp_conn *c;
+	struct th *h;
+	uint32_t iss;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	h = bulk_sender(300, &iss);
+	c = h->app.conn;
+	c->cwnd = 1u << 24;
+	tcp_output(h->ns, c);
+	net_flush(h->ns);
+	assert_int_equal(read_out(h, iss, &f, resent), 0);
+	assert_int_equal(tcp_sb_count(c), 300);
+	assert_true(h->stats.tcp.sb_full_waits > 0);
+	assert_true(h->ns->sb_nodes.made <= 300);
+	th_advance(h, RTT_MS);
+	while (c->snd_una != iss + 1 + FLIGHT) {
+		c->cwnd = 1u << 24;
+		ack(h, c->snd_max, NULL, 0);
+		assert_int_equal(read_out(h, iss, &f, resent), 0);
+		assert_true(tcp_sb_count(c) <= 300);
+	}
+	assert_int_equal(h->stats.tcp_sb_entries_used, 0);
+	th_free(h);
+}
+
+/* An ACK that covers part of a segment delivers that part: the delivery
+ * rate's count and RACK see it now, not when the rest comes. */
+static void
+test_partial_ack_delivers_its_part(void **state)
+{
+	static struct flight f;
+	struct tcp_conn *c;
+	struct th *h;
+	uint32_t iss, before;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	h = bulk_sender(0, &iss);
+	c = h->app.conn;
+	send_segments(h, iss, 2, &f);
+	th_advance(h, RTT_MS);
+	before = c->delivered;
+	c->cwnd = 0;	/* nothing new: the entries stay as they are */
+	ack(h, f.seq[0] + 700, NULL, 0);
+	assert_int_equal(c->delivered - before, 700);
+	assert_int_equal(tcp_sb_first(c)->start, f.seq[0] + 700);
+	assert_int_equal(c->rack_end, f.seq[0] + f.len[0]);
+	ack(h, f.seq[1] + f.len[1], NULL, 0);
+	assert_int_equal(c->delivered - before, f.len[0] + f.len[1]);
+	th_free(h);
+}
+
+/* Lost marks taken back (an undo) after a resend from the middle of the
+ * flight: RACK's list is in transmission order again, the resent entry
+ * last, the others in their first order before it. */
+static void
+test_undo_puts_entries_back_in_send_order(void **state)
+{
+	static struct flight f;
+	struct tcp_conn *c;
+	struct tcp_seg *s;
+	struct th *h;
+	uint32_t iss, i;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	h = bulk_sender(0, &iss);
+	c = h->app.conn;
+	send_segments(h, iss, 20, &f);
+	tcp_seg_mark_all_lost(c);	/* as a timeout does */
+	assert_null(tcp_sb_sent_first(c));
+	assert_int_equal(tcp_send_range(h->ns, c, f.seq[15], f.len[15]),
+			f.len[15]);
+	tcp_seg_unmark_lost(c);		/* as an undo does */
+	assert_null(tcp_sb_check(c));
+	for (i = 0, s = tcp_sb_sent_first(c); s != NULL; s = s->sent_next, i++)
+		assert_int_equal(s->start, f.seq[i < 15 ? i : i == 19 ? 15 :
+				i + 1]);
+	assert_int_equal(i, 20);
+	th_free(h);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flight_of_8_mb_with_scattered_losses),
+		cmocka_unit_test(test_sack_blocks_that_cut_segments_split_no_further),
+		cmocka_unit_test(test_entries_run_out_new_data_waits),
+		cmocka_unit_test(test_partial_ack_delivers_its_part),
+		cmocka_unit_test(test_undo_puts_entries_back_in_send_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
