@@ -103,6 +103,7 @@ NUM_OPTION(tx_desc, tx_desc, 64, 16384)
 NUM_OPTION(mbufs, mbufs, 1024, 16777216)
 NUM_OPTION(max_conns, max_conns, 16, 4194304)
 NUM_OPTION(snd_buf, snd_buf, 32768, 16777216)
+NUM_OPTION(snd_buf_max, snd_buf_max, 32768, 1 << 28)
 NUM_OPTION(rto_min_ms, rto_min_ms, 1, 60000)
 NUM_OPTION(time_wait_ms, time_wait_ms, 0, 240000)
 NUM_OPTION(idle_sleep_us, idle_sleep_us, 1, 100000)
@@ -983,7 +984,8 @@ static const struct opt_def opts[] = {
 	{ "tx-desc", "N", set_tx_desc, show_tx_desc, "TX descriptors per queue (1024)" },
 	{ "mbufs", "N", set_mbufs, show_mbufs, "mbufs in the pool (32767)" },
 	{ "max-conns", "N", set_max_conns, show_max_conns, "TCP connections per shard (4096)" },
-	{ "snd-buf", "BYTES", set_snd_buf, show_snd_buf, "send queue per connection, 32 KiB at least: an HTTP/2 DATA frame goes whole (262144)" },
+	{ "snd-buf", "BYTES", set_snd_buf, show_snd_buf, "send buffer a TCP connection starts with, 32 KiB at least: an HTTP/2 DATA frame goes whole (262144)" },
+	{ "snd-buf-max", "BYTES", set_snd_buf_max, show_snd_buf_max, "send-buffer autotuning's ceiling: a connection's send buffer follows twice its congestion window from --snd-buf up to this (as Linux's tcp_wmem); equal to --snd-buf: no autotuning; the send queues' share of the mbufs still holds them back together (4194304, or --snd-buf if more)" },
 	{ "rto-min-ms", "MS", set_rto_min_ms, show_rto_min_ms, "lower bound of the retransmission timeout (200)" },
 	{ "time-wait-ms", "MS", set_time_wait_ms, show_time_wait_ms, "TIME-WAIT and FIN-WAIT-2 linger (4000)" },
 	{ "max-time-wait", "N", set_max_time_wait, show_max_time_wait, "TIME-WAIT connections kept per shard (2048)" },
@@ -1031,6 +1033,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->mbufs = 32767;
 	cfg->max_conns = 4096;
 	cfg->snd_buf = 262144;
+	cfg->snd_buf_max = 0;	/* 4 MiB, or --snd-buf if more: check_buffers() */
 	cfg->rto_min_ms = 200;
 	cfg->time_wait_ms = 4000;
 	cfg->syn_backlog = 1024;
@@ -1291,6 +1294,21 @@ check_tls(struct ewykd_config *cfg)
 	return 0;
 }
 
+/* Autotuning's ceiling is not below where the buffer starts; unset, it
+ * is 4 MiB, or --snd-buf if that is more. */
+static int
+check_buffers(struct ewykd_config *cfg)
+{
+	if (cfg->snd_buf_max == 0)
+		cfg->snd_buf_max = RTE_MAX(cfg->snd_buf, 4u << 20);
+	if (cfg->snd_buf_max < cfg->snd_buf) {
+		fprintf(stderr, "ewykd: --snd-buf-max %u is below --snd-buf %u\n",
+				cfg->snd_buf_max, cfg->snd_buf);
+		return OPT_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int
 options_parse(struct ewykd_config *cfg, int argc, char **argv)
 {
@@ -1372,7 +1390,8 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	if (cfg->nb_ips == 0 && cfg->nb_ip6s == 0)
 		add_ip(cfg, "198.18.0.2/24", sub, sizeof(sub));
 	cfg->nb_ports = RTE_MAX(cfg->nb_ips, cfg->nb_ip6s);
-	if (check_upstreams(cfg) != 0 || check_tls(cfg) != 0)
+	if (check_upstreams(cfg) != 0 || check_tls(cfg) != 0 ||
+			check_buffers(cfg) != 0)
 		return OPT_EXIT_USAGE;
 	for (i = 1; i < (size_t)argc; i++)
 		if (strcmp(argv[i], "--check-config") == 0)

@@ -61,7 +61,8 @@ struct ewykd_config {
 	uint16_t tx_desc;
 	uint32_t mbufs;
 	uint32_t max_conns;	/* per shard */
-	uint32_t snd_buf;	/* bytes per connection */
+	uint32_t snd_buf;	/* bytes per connection, at first */
+	uint32_t snd_buf_max;	/* autotuning's ceiling */
 	uint32_t rto_min_ms;
 	uint32_t time_wait_ms;
 	uint32_t syn_backlog;	/* per shard */

@@ -72,6 +72,7 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	tcp_config_defaults(&tcfg);
 	tcfg.max_conns = cfg->max_conns;
 	tcfg.snd_buf = cfg->snd_buf;
+	tcfg.snd_buf_max = cfg->snd_buf_max;
 	tcfg.rto_min_ms = cfg->rto_min_ms;
 	tcfg.time_wait_ms = cfg->time_wait_ms;
 	tcfg.syn_backlog = cfg->syn_backlog;

@@ -22,6 +22,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->mbuf_reserve = 0;
 	cfg->sndq_mbufs_max = 0;
 	cfg->snd_buf = 256 * 1024;
+	cfg->snd_buf_max = 0;	/* fixed */
 	/* 8 MB in flight at the Internet's MSS, and then its splits by
 	 * SACK; a shard's entries, 5 MB at most, are eight such flights. */
 	cfg->sb_segs = TCP_SB_SEGS;

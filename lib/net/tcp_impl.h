@@ -308,6 +308,8 @@ struct tcp_conn {
 	uint64_t pacing_rate;
 	uint64_t pace_next_us;
 	uint32_t pace_slot;
+	/* the send buffer, grown by tcp_sndbuf.c (0: tcp_config.snd_buf) */
+	uint32_t sndbuf;
 	/* congestion control's own state (CUBIC) */
 	uint64_t cc_epoch_ms;	/* start of the current epoch, 0 = none */
 	uint32_t cc_w_max;	/* bytes */
@@ -824,6 +826,14 @@ tcp_rcvq_held_bytes(const struct tcp_conn *c)
 {
 	return c->rcv_nxt - c->rcv_read;
 }
+
+/* The send buffer (tcp_sndbuf.c): its size now; grown after an ACK. */
+static inline uint32_t
+tcp_sndbuf(const struct net_stack *ns, const struct tcp_conn *c)
+{
+	return RTE_MAX(c->sndbuf, ns->cfg.snd_buf);
+}
+void tcp_sndbuf_expand(struct net_stack *ns, struct tcp_conn *c);
 
 /* The receive buffer (tcp_rcvbuf.c) */
 void tcp_rcvbuf_init(struct net_stack *ns, struct tcp_conn *c);

@@ -636,6 +636,7 @@ ack_input(struct net_stack *ns, struct tcp_conn *c, const struct tcp_view *t)
 	}
 	if (acked == 0)
 		return ACK_OK;
+	tcp_sndbuf_expand(ns, c);
 	if (fin && !fin_acked(ns, c))
 		return ACK_OK;
 	return data_acked > 0 ? ACK_FREED : ACK_OK;

@@ -189,8 +189,9 @@ send_buf_room(const struct net_stack *ns, const struct tcp_conn *c)
 {
 	if (c->flags & TCP_F_FIN_QUEUED || c->state == TCP_CLOSED)
 		return 0;
-	return ns->cfg.snd_buf > c->sndq.bytes ?
-		ns->cfg.snd_buf - c->sndq.bytes : 0;
+	uint32_t size = tcp_sndbuf(ns, c);
+
+	return size > c->sndq.bytes ? size - c->sndq.bytes : 0;
 }
 
 uint32_t

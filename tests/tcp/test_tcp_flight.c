@@ -100,19 +100,29 @@ read_out(struct th *h, uint32_t iss, struct flight *f, uint32_t *resent)
 }
 
 static struct th *
+sender(const struct tcp_config *cfg, uint32_t *iss)
+{
+	uint32_t i;
+	struct th *h;
+
+	for (i = 0; i < FLIGHT; i++)
+		data[i] = (uint8_t)(i * 13 + i / 7919);
+	h = th_new(cfg);
+	*iss = establish(h);
+	return h;
+}
+
+/* All FLIGHT bytes written at once. */
+static struct th *
 bulk_sender(uint32_t sb_nodes, uint32_t *iss)
 {
 	struct tcp_config cfg;
 	struct th *h;
-	uint32_t i;
 
-	for (i = 0; i < FLIGHT; i++)
-		data[i] = (uint8_t)(i * 13 + i / 7919);
 	tcp_config_defaults(&cfg);
 	cfg.snd_buf = FLIGHT;
 	cfg.sb_nodes = sb_nodes;
-	h = th_new(&cfg);
-	*iss = establish(h);
+	h = sender(&cfg, iss);
 	assert_int_equal(tcp_write(h->ns, h->app.conn, data, FLIGHT), FLIGHT);
 	return h;
 }
@@ -343,6 +353,64 @@ test_undo_puts_entries_back_in_send_order(void **state)
 	th_free(h);
 }
 
+/* The largest flight a sender that writes what the send buffer takes
+ * reaches in rounds of one RTT, each acknowledged whole (slow start):
+ * the buffer starts at 64 KiB, its ceiling as given. */
+static uint32_t
+flight_with_send_buffer(uint32_t ceiling, uint32_t *sndbuf)
+{
+	static struct flight f;
+	static uint32_t resent[MAX_SEGS];
+	struct tcp_config cfg;
+	struct tcp_conn *c;
+	struct th *h;
+	uint32_t iss, written = 0, most = 0, round, seg, end, to;
+
+	memset(&f, 0, sizeof(f));
+	tcp_config_defaults(&cfg);
+	cfg.snd_buf = 64 * 1024;
+	cfg.snd_buf_max = ceiling;
+	h = sender(&cfg, &iss);
+	c = h->app.conn;
+	seg = tcp_seg_max(c, TCP_TS_LEN);
+	for (round = 0; round < 10 && written < FLIGHT; round++) {
+		written += tcp_write(h->ns, c, data + written, RTE_MIN(
+				tcp_send_space(h->ns, c), FLIGHT - written));
+		tcp_output(h->ns, c);
+		net_flush(h->ns);
+		read_out(h, iss, &f, resent);
+		most = RTE_MAX(most, c->snd_max - c->snd_una);
+		th_advance(h, RTT_MS);
+		/* An ACK every two segments, as a receiver sends them. */
+		for (end = c->snd_max, to = c->snd_una; to != end;) {
+			to = SEQ_LT(to + 2 * seg, end) ? to + 2 * seg : end;
+			ack(h, to, NULL, 0);
+		}
+		read_out(h, iss, &f, resent);
+	}
+	*sndbuf = tcp_sndbuf(h->ns, c);
+	assert_true(*sndbuf <= RTE_MAX(ceiling, cfg.snd_buf));
+	th_free(h);
+	return most;
+}
+
+/* The send buffer follows twice the congestion window up to its
+ * ceiling (send-buffer autotuning): a flight of megabytes where a fixed
+ * buffer of 64 KiB holds it to 64 KiB. */
+static void
+test_send_buffer_follows_the_window(void **state)
+{
+	uint32_t fixed, tuned, buf_fixed, buf_tuned;
+
+	(void)state;
+	fixed = flight_with_send_buffer(64 * 1024, &buf_fixed);
+	tuned = flight_with_send_buffer(4u << 20, &buf_tuned);
+	assert_true(fixed <= 64 * 1024);
+	assert_int_equal(buf_fixed, 64 * 1024);
+	assert_true(tuned > 1u << 20);
+	assert_true(buf_tuned > 2u << 20);
+}
+
 int
 main(void)
 {
@@ -352,6 +420,7 @@ main(void)
 		cmocka_unit_test(test_entries_run_out_new_data_waits),
 		cmocka_unit_test(test_partial_ack_delivers_its_part),
 		cmocka_unit_test(test_undo_puts_entries_back_in_send_order),
+		cmocka_unit_test(test_send_buffer_follows_the_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

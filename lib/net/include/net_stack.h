@@ -129,7 +129,11 @@ struct tcp_config {
 	uint32_t max_time_wait;	/* TIME-WAIT connections kept; more are freed */
 	uint32_t mbuf_reserve;	/* free mbufs below which new SYNs are refused */
 	uint32_t sndq_mbufs_max; /* mbufs all send queues may hold, 0 = no limit */
-	uint32_t snd_buf;	/* bytes queued per connection */
+	/* The send buffer: bytes a connection may queue, from snd_buf; it
+	 * follows twice the congestion window up to snd_buf_max (Linux's
+	 * tcp_wmem autotuning; at or below snd_buf: fixed). */
+	uint32_t snd_buf;
+	uint32_t snd_buf_max;
 	/* The scoreboard: entries (segments in flight, or parts of them) a
 	 * connection may have, and the shard's pool of them (80 bytes
 	 * each, made as needed). */
@@ -204,6 +208,7 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(bad_options) X(sack_blocks_in) X(dsacks_in) \
 	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends) \
 	X(arp_requests) X(rss_port_misses) X(sndq_budget_waits) X(sb_full_waits) \
+	X(snd_buf_grows) \
 	X(ip6_passive_opens) X(ip6_active_opens) X(ip6_segs_in) X(ip6_segs_out) \
 	X(pmtu_lowered) X(hystart_css_entries) X(hystart_exits) \
 	X(dsack_undos) X(eifel_undos) X(loss_undos) X(frto_undos) \
