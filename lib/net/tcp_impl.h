@@ -134,6 +134,11 @@ struct tcp_seg {
 	bool timed;		/* in the send-order list */
 };
 
+struct tcp_block {
+	uint32_t start;
+	uint32_t end;
+};
+
 RB_HEAD(tcp_sb_tree, tcp_seg);
 RB_PROTOTYPE(tcp_sb_tree, tcp_seg, by_seq, tcp_seg_cmp)
 
@@ -148,11 +153,10 @@ struct tcp_sb {
 	/* No entry below it is marked lost and waits to be resent (NULL:
 	 * look from the first): the resend walk starts there. */
 	struct tcp_seg *lost_hint;
-};
-
-struct tcp_block {
-	uint32_t start;
-	uint32_t end;
+	/* The last ACK's SACK blocks, on entry boundaries, all SACKed then
+	 * (Linux's recv_sack_cache): the next ACK's walk skips them. */
+	struct tcp_block sack_cache[TCP_MAX_SACK];
+	uint8_t n_sack_cache;
 };
 
 /* BBR v1's model of the path, as Linux's tcp_bbr.c keeps it, in bytes:

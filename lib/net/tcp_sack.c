@@ -398,20 +398,18 @@ sack_edge(const struct tcp_conn *c, uint32_t seq, bool up)
 		(up ? g->end : g->start);
 }
 
-/* Marks the entries inside [s, e) SACKed; returns the bytes newly so. */
+/* Marks the entries inside [s, e), entry boundaries both, SACKed;
+ * returns the bytes newly so. *whole false if an edge could not be made
+ * (no entry for a split): part of the range is left unmarked. */
 static uint32_t
 sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e,
-		struct tcp_ack_info *ai)
+		struct tcp_ack_info *ai, bool *whole)
 {
 	struct tcp_seg *g;
 	uint32_t n = 0;
 
-	s = sack_edge(c, s, true);
-	e = sack_edge(c, e, false);
-	if (!SEQ_LT(s, e))
-		return 0;
-	seg_split(ns, c, s);
-	seg_split(ns, c, e);
+	if (!seg_split(ns, c, s) || !seg_split(ns, c, e))
+		*whole = false;
 	for (g = tcp_sb_find(c, s); g != NULL; g = tcp_sb_next(c, g)) {
 		if (SEQ_GT(g->end, e))
 			break;		/* beyond, or only partly covered */
@@ -426,16 +424,50 @@ sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e,
 	return n;
 }
 
+/* [s, e) less what the last ACK's blocks covered (SACKed then, and SACKs
+ * are never taken back): a receiver's block mostly grows at one end, and
+ * only its new part is walked. */
+static uint32_t
+sack_new_parts(struct net_stack *ns, struct tcp_conn *c, uint32_t s,
+		uint32_t e, struct tcp_ack_info *ai, bool *whole)
+{
+	const struct tcp_sb *sb = c->sb;
+	uint32_t n = 0;
+
+	while (SEQ_LT(s, e)) {
+		uint32_t to = e;
+		unsigned int k;
+
+		for (k = 0; k < sb->n_sack_cache; k++) {
+			const struct tcp_block *b = &sb->sack_cache[k];
+
+			if (SEQ_LEQ(b->start, s) && SEQ_LT(s, b->end))
+				break;		/* s is inside: skip to its end */
+			if (SEQ_LT(s, b->start) && SEQ_LT(b->start, to))
+				to = b->start;	/* new up to the next one */
+		}
+		if (k < sb->n_sack_cache) {
+			s = sb->sack_cache[k].end;
+			continue;
+		}
+		n += sack_range(ns, c, s, to, ai, whole);
+		s = to;
+	}
+	return n;
+}
+
 uint32_t
 tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 		const struct tcp_options *o, uint32_t ack, bool *dsack,
 		struct tcp_ack_info *ai)
 {
+	struct tcp_block now[TCP_MAX_SACK];
 	uint32_t newly = 0;
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	for (i = 0; i < o->nsack; i++) {
 		uint32_t s = o->sack[i][0], e = o->sack[i][1];
+		bool whole = true;
 
 		ns->stats->tcp.sack_blocks_in++;
 		/* Not a block of ours: reversed, or longer than any window
@@ -455,7 +487,19 @@ tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,
 		/* A block must lie in what we sent and above the ACK. */
 		if (SEQ_GT(e, c->snd_max) || SEQ_LT(s, c->snd_una))
 			continue;
-		newly += sack_range(ns, c, SEQ_LT(s, ack) ? ack : s, e, ai);
+		s = sack_edge(c, SEQ_LT(s, ack) ? ack : s, true);
+		e = sack_edge(c, e, false);
+		if (!SEQ_LT(s, e))
+			continue;
+		newly += sack_new_parts(ns, c, s, e, ai, &whole);
+		if (whole) {	/* a block not marked whole is not skipped */
+			now[n].start = s;
+			now[n++].end = e;
+		}
+	}
+	if (c->sb != NULL) {	/* none: nothing in flight, no block kept */
+		memcpy(c->sb->sack_cache, now, sizeof(now));
+		c->sb->n_sack_cache = (uint8_t)n;
 	}
 	return newly;
 }

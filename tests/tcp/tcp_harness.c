@@ -413,7 +413,7 @@ th_check(const struct th *h)
 {
 	const char *err;
 
-	if (h->app.conn == NULL)
+	if (h->app.conn == NULL || h->unchecked)
 		return;
 	err = tcp_sb_check(h->app.conn);
 	if (err != NULL)

@@ -103,6 +103,9 @@ struct th {
 	/* The driver copies each frame and frees it at once, as net_af_xdp
 	 * does: the stack must not read a sent mbuf. */
 	bool copy_tx;
+	/* No scoreboard check after each step (its walk is the flight's
+	 * length): for the benchmarks' tools, never for tests. */
+	bool unchecked;
 };
 
 /* Sets up a stack; cfg may be NULL for the defaults. */
