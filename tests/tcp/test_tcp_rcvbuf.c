@@ -380,6 +380,27 @@ test_autotuning_follows_what_is_taken(void **state)
 	th_free(h);
 }
 
+/* The window scale is chosen for the buffer's ceiling where it is past
+ * rcv_win_max (6 MiB and 1 MiB: 7, not 5), so that a buffer of 3 MiB is
+ * offered whole rather than cut at 65535 << 5. */
+static void
+test_window_past_rcv_win_max(void **state)
+{
+	struct th *h = open_with(3 << 20, 6 << 20, 1ull << 30, 4000);
+	struct tcp_conn *c = h->app.conn;
+	uint32_t ack = 0, win = 0;
+
+	(void)state;
+	assert_int_equal(h->ns->cfg.rcv_win_max, 1 << 20);
+	assert_int_equal(c->rcv_wscale, 7);
+	peer_sends(h, 2 * SEG, false);
+	assert_true(last_ack(h, &ack, &win));
+	assert_int_equal(ack, 2 * SEG);
+	assert_true(win >= (3u << 20) + 4000 - 2 * SEG - 128);
+	assert_true(win > 65535u << 5);
+	th_free(h);
+}
+
 /* The shard's budget bounds what the buffers grow by. */
 static void
 test_autotuning_within_budget(void **state)
@@ -432,6 +453,7 @@ main(void)
 		cmocka_unit_test(test_autotuning_from_no_buffer),
 		cmocka_unit_test(test_autotuning_follows_what_is_taken),
 		cmocka_unit_test(test_autotuning_within_budget),
+		cmocka_unit_test(test_window_past_rcv_win_max),
 		cmocka_unit_test(test_rwnd_limited_time),
 	};
 

@@ -136,7 +136,10 @@ struct tcp_config {
 	 * it, a busy connection does not give them back and take them again
 	 * between its answers. */
 	uint32_t bufs_keep;
-	uint32_t rcv_win_max;	/* largest window advertised (sets our shift) */
+	/* Largest window advertised; our window scale is chosen for the
+	 * larger of it and rcv_buf_max, so that a grown buffer is offered
+	 * whole. */
+	uint32_t rcv_win_max;
 	uint32_t rto_min_ms;
 	uint32_t rto_init_ms;
 	uint32_t rto_max_ms;
