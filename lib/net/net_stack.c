@@ -41,6 +41,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->rcv_buf_max = 0;
 	cfg->rcv_buf_budget = 0;
 	cfg->rcvq_max = 0;
+	cfg->rcvq_mbufs_max = 0;
 	cfg->cc = TCP_CC_NEWRENO;
 	cfg->pacing = false;
 	cfg->challenge_ack_limit = 1000;

@@ -3,12 +3,12 @@
  * The receive buffer's size, tuned as Linux tunes it (tcp_rcv_space_adjust(),
  * "dynamic right-sizing"): once per round trip, the buffer becomes twice
  * what the upper layer took in that round trip, more while that grows
- * (the sender in slow start), up to tcp_config.rcv_buf_max and half the
- * receive queue's segments, while the shard's buffers grown past
- * rcv_buf_init stay within rcv_buf_budget. The round trip is the
- * receiver's own measure (Linux's tcp_rcv_rtt_measure(): the time a
- * window's worth takes to arrive, the least seen) or the handshake's. A
- * grown buffer idle for TCP_RCVBUF_IDLE_MS goes back to rcv_buf_init.
+ * (the sender in slow start), up to tcp_config.rcv_buf_max, while the
+ * shard's buffers grown past rcv_buf_init stay within rcv_buf_budget.
+ * The round trip is the receiver's own measure (Linux's
+ * tcp_rcv_rtt_measure(): the time a window's worth takes to arrive, the
+ * least seen) or the handshake's. A grown buffer idle for
+ * TCP_RCVBUF_IDLE_MS goes back to rcv_buf_init.
  * And the times of window limits, for telemetry.
  */
 #include "tcp_impl.h"
@@ -78,11 +78,9 @@ tcp_rcvbuf_data_in(struct net_stack *ns, struct tcp_conn *c)
 static void
 grow(struct net_stack *ns, struct tcp_conn *c, uint64_t want)
 {
-	uint64_t max = RTE_MIN((uint64_t)ns->cfg.rcv_buf_max,
-			(uint64_t)TCP_RCVQ_SEGS / 2 * c->mss);
 	uint64_t extra, left;
 
-	want = RTE_MIN(want, max);
+	want = RTE_MIN(want, (uint64_t)ns->cfg.rcv_buf_max);
 	if (want <= c->rcvbuf)
 		return;
 	extra = want - c->rcvbuf;

@@ -18,8 +18,16 @@
 #define SEG 1000
 #define RTT 10		/* ms */
 
-static uint8_t stream[512 * 1024];
+static uint8_t stream[4 << 20];
 static uint32_t iss, sent;	/* ours; the peer's bytes sent */
+
+/* The stream's byte at off (the application checks what it takes
+ * against it when the transfer outgrows its buffer). */
+static uint8_t
+stream_byte(uint32_t off)
+{
+	return (uint8_t)(off * 7 + off / 251);
+}
 
 static struct th *
 open_with(uint32_t init, uint32_t max, uint64_t budget, uint32_t room)
@@ -31,7 +39,7 @@ open_with(uint32_t init, uint32_t max, uint64_t budget, uint32_t room)
 	uint32_t i;
 
 	for (i = 0; i < sizeof(stream); i++)
-		stream[i] = (uint8_t)(i * 7 + i / 251);
+		stream[i] = stream_byte(i);
 	tcp_config_defaults(&cfg);
 	cfg.rcv_buf_init = init;
 	cfg.rcv_buf_max = max;
@@ -380,6 +388,31 @@ test_autotuning_follows_what_is_taken(void **state)
 	th_free(h);
 }
 
+/* An application that drains at once: the buffer grows past 128
+ * segments (the old receive queue's half) towards its ceiling, as far as
+ * the round trips need, and back to its first size once idle. */
+static void
+test_autotuning_past_128_segments(void **state)
+{
+	struct th *h = open_with(10000, 6 << 20, 1ull << 30, 4000);
+	struct tcp_conn *c = h->app.conn;
+	uint32_t i;
+
+	(void)state;
+	h->app.pattern = stream_byte;
+	for (i = 0; i < 12 && c->rcvbuf <= 400u * SEG; i++)
+		round_trip(h);
+	assert_true(c->rcvbuf > 400u * SEG);
+	assert_true(tcp_rcv_window(c) > 128u * SEG);
+	assert_int_equal(h->stats.tcp.rcv_buf_budget_limited, 0);
+	assert_int_equal(h->app.got_len, sent);
+	/* idle: back to its first size */
+	th_advance(h, TCP_RCVBUF_IDLE_MS + 10);
+	assert_int_equal(c->rcvbuf, 10000);
+	assert_int_equal(h->stats.tcp_rcv_buf_bytes, 10000);
+	th_free(h);
+}
+
 /* The window scale is chosen for the buffer's ceiling where it is past
  * rcv_win_max (6 MiB and 1 MiB: 7, not 5), so that a buffer of 3 MiB is
  * offered whole rather than cut at 65535 << 5. */
@@ -453,6 +486,7 @@ main(void)
 		cmocka_unit_test(test_autotuning_from_no_buffer),
 		cmocka_unit_test(test_autotuning_follows_what_is_taken),
 		cmocka_unit_test(test_autotuning_within_budget),
+		cmocka_unit_test(test_autotuning_past_128_segments),
 		cmocka_unit_test(test_window_past_rcv_win_max),
 		cmocka_unit_test(test_rwnd_limited_time),
 	};

@@ -166,9 +166,17 @@ struct tcp_config {
 	uint32_t rcv_buf_max;
 	uint64_t rcv_buf_budget;
 	/* Connections that may hold received segments at once (out of
-	 * order, or waiting for the upper layer), a ring of 256 each (4 KB);
-	 * 0: a quarter of max_conns. */
+	 * order, or waiting for the upper layer), a block of 88 bytes each
+	 * beside the chunks and runs that keep the segments; 0: a quarter
+	 * of max_conns. */
 	uint32_t rcvq_max;
+	/* The mbufs all receive queues may hold, in order and out of
+	 * order; 0 = no limit. Past it (or past a connection's share: twice
+	 * the segments its window takes at full size, 256 at least),
+	 * out-of-order data above an arriving segment is pruned, the highest
+	 * first (ooo_pruned), and what still does not fit is dropped
+	 * unacknowledged. */
+	uint32_t rcvq_mbufs_max;
 	uint8_t cc;		/* enum tcp_cc_algo */
 	/* NewReno and CUBIC pace their sending too (BBR always does). */
 	bool pacing;
@@ -207,7 +215,7 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(pmtu_lowered) X(hystart_css_entries) X(hystart_exits) \
 	X(dsack_undos) X(eifel_undos) X(loss_undos) X(frto_undos) \
 	X(rcv_buf_grows) X(rcv_buf_shrinks) X(rcv_buf_budget_limited) \
-	X(rcvq_dropped) X(rcvq_exhausted) X(pacing_waits) X(bbr_full_bw) X(bbr_probe_rtts) \
+	X(rcvq_dropped) X(rcvq_exhausted) X(ooo_pruned) X(pacing_waits) X(bbr_full_bw) X(bbr_probe_rtts) \
 	X(bbr_cycles)
 
 /* Neighbour discovery and ICMPv6, in the same manner. */
