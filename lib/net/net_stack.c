@@ -233,6 +233,12 @@ net_now_ms(const struct net_stack *ns)
 	return ns->now_ms;
 }
 
+const struct tcp_config *
+net_stack_tcp_config(const struct net_stack *ns)
+{
+	return &ns->cfg;
+}
+
 uint64_t
 net_now_us(const struct net_stack *ns)
 {

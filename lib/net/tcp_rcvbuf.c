@@ -104,14 +104,12 @@ grow(struct net_stack *ns, struct tcp_conn *c, uint64_t want)
 void
 tcp_rcvbuf_taken(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint32_t rtt = c->rcv_rtt_us, copied;
+	uint32_t rtt = tcp_rtt_us(c), copied;
 	uint64_t want;
 
 	if (ns->cfg.rcv_buf_max == 0)
 		return;
 	c->rcvbuf_used_ms = ns->now_ms;
-	if (c->srtt_us != 0 && (rtt == 0 || c->srtt_us < rtt))
-		rtt = c->srtt_us;
 	if (rtt == 0 || ns->now_us - c->rcvq_time_us < rtt)
 		return;
 	copied = c->rcv_read - c->rcvq_seq;

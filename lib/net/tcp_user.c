@@ -291,6 +291,16 @@ tcp_app(const struct tcp_conn *c)
 	return c->app;
 }
 
+uint32_t
+tcp_rtt_us(const struct tcp_conn *c)
+{
+	uint32_t rtt = c->rcv_rtt_us;
+
+	if (c->srtt_us != 0 && (rtt == 0 || c->srtt_us < rtt))
+		rtt = c->srtt_us;
+	return rtt;
+}
+
 void
 tcp_peer(const struct tcp_conn *c, struct net_addr *addr, uint16_t *port)
 {

@@ -332,6 +332,10 @@ int net_stack_listen(struct net_stack *ns, uint16_t port,
  * queue on it: where active opens out of that port want their answers. */
 void net_stack_set_rss(struct net_stack *ns, uint8_t port,
 		const struct net_rss *rss, uint16_t queue);
+/* The stack's TCP configuration, as it was created with (read-only):
+ * the layers above size what they grant from its receive buffer's
+ * ceiling and budget. */
+const struct tcp_config *net_stack_tcp_config(const struct net_stack *ns);
 /* Draining: new SYNs are answered with RST. */
 void net_stack_refuse_new(struct net_stack *ns, bool refuse);
 /* The link came back: connections whose retransmission timer backed off
