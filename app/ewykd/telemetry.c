@@ -734,6 +734,12 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "h2_mem_grows_count", SUM(s->http_stats.mem_grows));
 	rte_tel_data_add_dict_u64(d, "h2_mem_held_bytes", SUM(s->http_stats.mem_bytes));
 	rte_tel_data_add_dict_u64(d, "h2_mem_huge_count", SUM(s->http_stats.mem_huge));
+	/* HTTP/2's receive windows grown with the round trip, and the
+	 * connections' the budget held back. */
+	rte_tel_data_add_dict_u64(d, "h2_window_grows_count",
+			SUM(s->http_stats.h2_window_grows));
+	rte_tel_data_add_dict_u64(d, "h2_window_budget_limited_count",
+			SUM(s->http_stats.h2_window_budget_limited));
 	rte_tel_data_add_dict_u64(d, "chunked_body_errors_count",
 			SUM(s->http_stats.body_errors));
 	rte_tel_data_add_dict_u64(d, "head_timeouts_count",
