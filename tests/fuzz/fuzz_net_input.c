@@ -1016,6 +1016,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c1 & CFG1_TIGHT) {
 		cfg.max_time_wait = 1;
 		cfg.delack_ms = 0;
+		cfg.rcvq_mbufs_max = 24;	/* out-of-order data pruned */
 	}
 	arp_cache_init(&st.arp, 60000);
 	net_nd_init(&st.nd, 60000);
