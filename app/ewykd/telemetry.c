@@ -414,6 +414,9 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(s->net_stats.tcp_sndq_chunks_made));
 	rte_tel_data_add_dict_u64(d, "send_queue_chunks_used_count",
 			SUM(s->net_stats.tcp_sndq_chunks_used));
+	/* Receive queues' blocks, chunks and runs made (their peak). */
+	rte_tel_data_add_dict_u64(d, "receive_queue_memory_bytes",
+			SUM(s->net_stats.tcp_rcvq_mem_bytes));
 	drops = rte_tel_data_alloc();
 	if (drops == NULL)
 		return -ENOMEM;

@@ -244,6 +244,9 @@ FLAT = {
         "send_queue_chunks_used_count": ("ewyk_tcp_send_queue_chunks_used", G,
                                          "Chunks of TCP send queues' mbuf pointers "
                                          "send queues hold", 1),
+        "receive_queue_memory_bytes": ("ewyk_tcp_receive_queue_memory_bytes", G,
+                                       "Memory the TCP receive queues' pools made "
+                                       "(their peak, kept)", 1),
     },
     "/ewyk/http": {
         "accepted_conns": ("ewyk_http_accepted_connections_total", C,

@@ -50,7 +50,7 @@ take_blk(struct net_stack *ns, struct tcp_rcvq *q)
 {
 	if (q->blk != NULL)
 		return true;
-	q->blk = blk_pool_get(&ns->rcvq_blks);
+	q->blk = rcvq_pool_get(ns, &ns->rcvq_blks);
 	if (q->blk == NULL) {
 		ns->stats->tcp.rcvq_exhausted++;
 		return false;

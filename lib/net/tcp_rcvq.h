@@ -60,9 +60,12 @@ struct tcp_rcvq_blk {
 	struct rcvq_run *next[RCVQ_LEVELS];
 };
 
-/* The pools of chunks and runs (tcp_rcvq_runs.c). */
+/* The pools of chunks and runs (tcp_rcvq_runs.c); a block of one of the
+ * receive queues' pools, what they made counted again when it grew
+ * (tcp_rcvq_mem_bytes). */
 void rcvq_store_init(struct net_stack *ns);
 void rcvq_store_fini(struct net_stack *ns);
+void *rcvq_pool_get(struct net_stack *ns, struct blk_pool *p);
 
 /* Chains: an entry in at either end (false: no chunk for it), out at
  * either end (its mbuf is the caller's), two chains joined (b's entries

@@ -23,6 +23,20 @@ rcvq_store_init(struct net_stack *ns)
 			RUNS_PER_CHUNK, 0);
 }
 
+void *
+rcvq_pool_get(struct net_stack *ns, struct blk_pool *p)
+{
+	uint32_t made = p->made;
+	void *b = blk_pool_get(p);
+
+	if (p->made != made)
+		ns->stats->tcp_rcvq_mem_bytes =
+			(uint64_t)ns->rcvq_blks.made * ns->rcvq_blks.size +
+			(uint64_t)ns->rcvq_chunks.made * ns->rcvq_chunks.size +
+			(uint64_t)ns->rcvq_runs.made * ns->rcvq_runs.size;
+	return b;
+}
+
 void
 rcvq_store_fini(struct net_stack *ns)
 {
@@ -37,7 +51,7 @@ rcvq_store_fini(struct net_stack *ns)
 static struct rcvq_chunk *
 chunk_new(struct net_stack *ns, uint8_t at)
 {
-	struct rcvq_chunk *k = blk_pool_get(&ns->rcvq_chunks);
+	struct rcvq_chunk *k = rcvq_pool_get(ns, &ns->rcvq_chunks);
 
 	if (k != NULL) {
 		k->prev = k->next = NULL;
@@ -183,7 +197,7 @@ struct rcvq_run *
 rcvq_run_add(struct net_stack *ns, struct tcp_rcvq_blk *b, uint32_t start)
 {
 	struct rcvq_run **link[RCVQ_LEVELS];
-	struct rcvq_run *r = blk_pool_get(&ns->rcvq_runs), *after;
+	struct rcvq_run *r = rcvq_pool_get(ns, &ns->rcvq_runs), *after;
 	int l;
 
 	if (r == NULL)

@@ -292,6 +292,9 @@ struct net_stats {
 	 * follows the peak of bytes queued), and of them those queues hold */
 	uint64_t tcp_sndq_chunks_made;
 	uint64_t tcp_sndq_chunks_used;
+	/* gauge: bytes the receive queues' pools (their blocks, chunks and
+	 * runs) have made: the peak of what they held, never given back */
+	uint64_t tcp_rcvq_mem_bytes;
 	uint64_t tcp_conns_closed;
 	uint64_t tcp_syn_recv;		/* gauge */
 	uint64_t tcp_time_wait;		/* gauge */
