@@ -55,6 +55,7 @@ tcp_rcvbuf_release(struct net_stack *ns, struct tcp_conn *c)
 void
 tcp_rcvbuf_data_in(struct net_stack *ns, struct tcp_conn *c)
 {
+	uint32_t edge = c->rcv_nxt + tcp_rcv_window(c);
 	uint64_t took;
 
 	if (ns->cfg.rcv_buf_max == 0)
@@ -70,7 +71,14 @@ tcp_rcvbuf_data_in(struct net_stack *ns, struct tcp_conn *c)
 			c->rcv_rtt_us = (uint32_t)RTE_MIN(took,
 					(uint64_t)UINT32_MAX);
 	}
-	c->rcv_rtt_seq = c->rcv_nxt + tcp_rcv_window(c);
+	/* Only a window that reaches past the edge already advertised
+	 * measures: what lies before that edge may be in flight already
+	 * (a closed window's, a full buffer's), and its arrival, at once,
+	 * says nothing of the round trip. */
+	c->rcv_rtt_time_us = 0;
+	if (!SEQ_GT(edge, c->rcv_adv))
+		return;
+	c->rcv_rtt_seq = edge;
 	c->rcv_rtt_time_us = now_stamp(ns);
 }
 
@@ -105,18 +113,22 @@ void
 tcp_rcvbuf_taken(struct net_stack *ns, struct tcp_conn *c)
 {
 	uint32_t rtt = tcp_rtt_us(c), copied;
-	uint64_t want;
+	uint64_t want, span = ns->now_us - c->rcvq_time_us;
 
 	if (ns->cfg.rcv_buf_max == 0)
 		return;
 	c->rcvbuf_used_ms = ns->now_ms;
-	if (rtt == 0 || ns->now_us - c->rcvq_time_us < rtt)
+	if (rtt == 0 || span < rtt)
 		return;
 	copied = c->rcv_read - c->rcvq_seq;
 	if (copied > c->rcvq_space) {
 		want = 2ull * copied + 16ull * c->mss;
-		/* Growing faster than it doubles: more (Linux's grow). */
-		want += 2 * want * (copied - c->rcvq_space) / c->rcvq_space;
+		/* Growing faster than it doubles within a round trip (the
+		 * sender in slow start): more (Linux's grow). Not over a
+		 * longer time: then the upper layer set the pace. */
+		if (span < 2ull * rtt)
+			want += 2 * want * (copied - c->rcvq_space) /
+				c->rcvq_space;
 		grow(ns, c, want);
 		c->rcvq_space = copied;
 	}

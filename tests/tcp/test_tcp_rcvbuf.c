@@ -435,6 +435,44 @@ test_window_past_rcv_win_max(void **state)
 	th_free(h);
 }
 
+/* A window closed (the buffer full) starts no measure of the round trip:
+ * what it covers is in flight already, and a segment that comes right
+ * after the room would say the round trip takes a microsecond
+ * (autotuning would then measure at every taking). */
+static void
+test_closed_window_measures_no_round_trip(void **state)
+{
+	struct th *h = open_with(8000, 60000, 1 << 20, 3200);
+	struct tcp_conn *c = h->app.conn;
+
+	(void)state;
+	peer_sends(h, 3200 + 8000, false);
+	assert_int_equal(tcp_rcv_window(c), 0);
+	th_set_rcv_space(h, 5000);
+	peer_sends(h, SEG, false);	/* at once */
+	assert_int_equal(tcp_rtt_us(c), RTT * 1000);
+	th_free(h);
+}
+
+/* An application that takes at its own pace, much slower than the round
+ * trip: what it took over that time grows the buffer to twice as much,
+ * no more. The faster-than-doubling bonus is for a sender in slow start,
+ * seen within a round trip. */
+static void
+test_slow_taker_grows_no_faster_than_it_takes(void **state)
+{
+	struct th *h = open_with(30000, 1 << 20, 1ull << 30, 0);
+	struct tcp_conn *c = h->app.conn;
+
+	(void)state;
+	peer_sends(h, 20000, false);	/* held: no room */
+	th_advance(h, 10 * RTT);
+	th_set_rcv_space(h, 20000);
+	assert_int_equal(h->app.got_len, 20000);
+	assert_int_equal(c->rcvbuf, 2 * 20000 + 16 * SEG);
+	th_free(h);
+}
+
 /* The shard's budget bounds what the buffers grow by. */
 static void
 test_autotuning_within_budget(void **state)
@@ -489,6 +527,8 @@ main(void)
 		cmocka_unit_test(test_autotuning_within_budget),
 		cmocka_unit_test(test_autotuning_past_128_segments),
 		cmocka_unit_test(test_window_past_rcv_win_max),
+		cmocka_unit_test(test_closed_window_measures_no_round_trip),
+		cmocka_unit_test(test_slow_taker_grows_no_faster_than_it_takes),
 		cmocka_unit_test(test_rwnd_limited_time),
 	};
 
