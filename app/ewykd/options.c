@@ -995,8 +995,8 @@ static const struct opt_def opts[] = {
 	{ "invalid-ack-ms", "MS", set_invalid_ack_ms, show_invalid_ack_ms, "one ACK per MS per connection at most for out-of-window segments, data or not, and challenges (Linux's tcp_invalid_ratelimit), 0 = no limit (500)" },
 	{ "arp-reply-limit", "N", set_arp_reply_limit, show_arp_reply_limit, "ARP replies per second per shard, 0 = no limit (1000)" },
 	{ "nd-reply-limit", "N", set_nd_reply_limit, show_nd_reply_limit, "IPv6 neighbour advertisements answering solicitations, per second per shard, 0 = no limit (1000)" },
-	{ "rcv-win", "BYTES", set_rcv_win, show_rcv_win, "largest TCP receive window, sets the window scale (1048576)" },
-	{ "rcv-buf", "BYTES", set_rcv_buf, show_rcv_buf, "largest TCP receive buffer of a connection, beyond what the application takes: from 64 KB it follows twice what the application takes per round trip (autotuning), at most 128 segments, the shard's buffers within half its mbufs; 0 = the window is the application's room alone (1048576)" },
+	{ "rcv-win", "BYTES", set_rcv_win, show_rcv_win, "largest TCP receive window; the window scale is chosen for the larger of it and --rcv-buf (1048576)" },
+	{ "rcv-buf", "BYTES", set_rcv_buf, show_rcv_buf, "largest TCP receive buffer of a connection, beyond what the application takes: from 64 KB it follows twice what the application takes per round trip (autotuning); the shard's receive queues hold half its mbufs at most, and its buffers grow by as many full segments together; also the ceiling of HTTP/2's receive windows (a stream's; its connection's four times it); 0 = the window is the application's room alone (6291456)" },
 	{ "delack-ms", "MS", set_delack_ms, show_delack_ms, "longest delay of an ACK, 0 = none (40)" },
 	{ "tcp-cc", "ALGO", set_tcp_cc, show_tcp_cc, "congestion control: newreno, cubic or bbr (BBR v1, as Linux's; paced) (cubic)" },
 	{ "tcp-pacing", "on|off", set_tcp_pacing, show_tcp_pacing, "pace NewReno's and CUBIC's sending: twice cwnd per round trip in slow start, 1.2 times after, as Linux (off)" },
@@ -1043,7 +1043,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->nd_reply_limit = 1000;
 	cfg->max_time_wait = 2048;
 	cfg->rcv_win = 1 << 20;
-	cfg->rcv_buf = 1 << 20;
+	cfg->rcv_buf = 6 << 20;	/* Linux's tcp_rmem ceiling */
 	cfg->delack_ms = 40;
 	cfg->tcp_cc = TCP_CC_CUBIC;
 	cfg->syncookies = true;

@@ -97,12 +97,14 @@ shard_init(struct shard *s, uint16_t id, const struct ewykd_config *cfg,
 	tcfg.sndq_mbufs_max = (cfg->mbufs - tcfg.mbuf_reserve) /
 		(cfg->shards ? cfg->shards : 1);
 	/* Receive buffers: from 64 KB (Linux's tcp_rmem's default, half of
-	 * it the window) up to --rcv-buf; what they grow by, together,
-	 * within half of those mbufs filled with full segments. */
+	 * it the window) up to --rcv-buf. The receive queues hold half of
+	 * those mbufs at most (out-of-order data is pruned past it), and the
+	 * buffers grow, together, by as many full segments: the windows
+	 * offered are what the budget holds. */
 	tcfg.rcv_buf_max = cfg->rcv_buf;
 	tcfg.rcv_buf_init = RTE_MIN(cfg->rcv_buf, 64u * 1024);
-	tcfg.rcv_buf_budget = (uint64_t)tcfg.sndq_mbufs_max / 2 *
-		(cfg->mtu - 52u);
+	tcfg.rcvq_mbufs_max = tcfg.sndq_mbufs_max / 2;
+	tcfg.rcv_buf_budget = (uint64_t)tcfg.rcvq_mbufs_max * (cfg->mtu - 52u);
 	s->ns = net_stack_create(&ports[0].ifc, ports[0].arp, pool, &tcfg,
 			tx_burst, &s->q[0], &s->net_stats,
 			tsc_to_us(rte_get_tsc_cycles()) / 1000);

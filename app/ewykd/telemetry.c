@@ -420,6 +420,9 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(s->net_stats.tcp_sb_entries_made));
 	rte_tel_data_add_dict_u64(d, "scoreboard_entries_used_count",
 			SUM(s->net_stats.tcp_sb_entries_used));
+	/* Receive queues' blocks, chunks and runs made (their peak). */
+	rte_tel_data_add_dict_u64(d, "receive_queue_memory_bytes",
+			SUM(s->net_stats.tcp_rcvq_mem_bytes));
 	drops = rte_tel_data_alloc();
 	if (drops == NULL)
 		return -ENOMEM;
@@ -740,6 +743,12 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "h2_mem_grows_count", SUM(s->http_stats.mem_grows));
 	rte_tel_data_add_dict_u64(d, "h2_mem_held_bytes", SUM(s->http_stats.mem_bytes));
 	rte_tel_data_add_dict_u64(d, "h2_mem_huge_count", SUM(s->http_stats.mem_huge));
+	/* HTTP/2's receive windows grown with the round trip, and the
+	 * connections' the budget held back. */
+	rte_tel_data_add_dict_u64(d, "h2_window_grows_count",
+			SUM(s->http_stats.h2_window_grows));
+	rte_tel_data_add_dict_u64(d, "h2_window_budget_limited_count",
+			SUM(s->http_stats.h2_window_budget_limited));
 	rte_tel_data_add_dict_u64(d, "chunked_body_errors_count",
 			SUM(s->http_stats.body_errors));
 	rte_tel_data_add_dict_u64(d, "head_timeouts_count",

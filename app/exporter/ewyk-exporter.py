@@ -251,6 +251,9 @@ FLAT = {
                                           "flight; 80 bytes each)", 1),
         "scoreboard_entries_used_count": ("ewyk_tcp_scoreboard_entries_used", G,
                                           "TCP scoreboard entries in use", 1),
+        "receive_queue_memory_bytes": ("ewyk_tcp_receive_queue_memory_bytes", G,
+                                       "Memory the TCP receive queues' pools made "
+                                       "(their peak, kept)", 1),
     },
     "/ewyk/http": {
         "accepted_conns": ("ewyk_http_accepted_connections_total", C,
@@ -266,6 +269,12 @@ FLAT = {
         "h2_mem_held_bytes": ("ewyk_http2_mem_held_bytes", G, "HTTP/2 memory held", 1),
         "h2_mem_huge_count": ("ewyk_http2_mem_huge_total", C,
                               "Large HTTP/2 memory blocks handed out", 1),
+        "h2_window_grows_count": ("ewyk_http2_window_grows_total", C,
+                                  "HTTP/2 receive windows grown (WINDOW_UPDATEs past "
+                                  "what was taken)", 1),
+        "h2_window_budget_limited_count": ("ewyk_http2_window_budget_limited_total", C,
+                                           "HTTP/2 connection windows the shard's budget "
+                                           "held back", 1),
         "chunked_body_errors_count": ("ewyk_http_chunked_body_errors_total", C,
                                       "Malformed chunked bodies", 1),
         "head_timeouts_count": ("ewyk_http_head_timeouts_total", C,

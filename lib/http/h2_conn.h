@@ -121,6 +121,8 @@ struct h2_stream {
 	uint32_t hcap;		/* hbuf's size: the header list's limit */
 	int32_t recv_window;	/* what the client may still send */
 	uint32_t unacked;	/* taken, not yet given back */
+	uint32_t recv_size;	/* the window granted (h2_window.c) */
+	uint64_t update_ms;	/* its last WINDOW_UPDATE, or its start */
 	int64_t send_window;
 	int64_t rx_body;	/* DATA bytes that came */
 	uint64_t gather_ms;	/* when DATA of a gathered body came last */
@@ -197,6 +199,8 @@ struct h2_conn {
 	uint32_t peer_frame;	/* its SETTINGS_MAX_FRAME_SIZE */
 	int64_t recv_window;	/* what the client may still send */
 	uint32_t unacked;	/* taken, not yet given back */
+	uint32_t recv_size;	/* the window granted (h2_window.c) */
+	uint64_t update_ms;	/* its last WINDOW_UPDATE, or its start */
 	bool updates_owed;	/* a WINDOW_UPDATE found no room */
 	/* Output */
 	uint8_t *out;		/* H2_OUT_CAP bytes: out[out_off, +out_len) */
@@ -310,11 +314,16 @@ void h2_idle_from(struct h2_conn *h);
  * header_timeout_ms) are answered 408; returns when the next falls due
  * (0: none is gathered). */
 uint64_t h2_bodies_overdue(struct h2_conn *h, uint64_t now_ms);
+/* Receive windows (h2_window.c). */
+
 /* n bytes of DATA were taken: the windows open (WINDOW_UPDATE) once half
- * of them is; st NULL for the connection alone. */
+ * of them is, and grow when that came within a round trip; st NULL for
+ * the connection alone. */
 void h2_consumed(struct h2_conn *h, struct h2_stream *st, uint32_t n);
 /* Sends the WINDOW_UPDATEs owed that found no room. */
 void h2_send_updates(struct h2_conn *h);
+/* The session ends: what its window grew by goes back to the budget. */
+void h2_window_release(struct h2_conn *h);
 /* A body-stream route's reader has not read its body to the end. */
 bool h2_body_unfinished(const struct h2_stream *st);
 /* body_ready is owed to st's reader; h2_tell_readers() calls it. */

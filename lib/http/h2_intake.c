@@ -29,6 +29,8 @@ h2_stream_new(struct h2_conn *h, int32_t id)
 	st->id = id;
 	st->hcap = h->list_max;
 	st->recv_window = H2_INITIAL_WINDOW;
+	st->recv_size = H2_INITIAL_WINDOW;
+	st->update_ms = http_conn_now(h->c);
 	st->send_window = h->peer_window;
 	st->req.content_length = -1;
 	st->req.keep_alive = true;
@@ -260,57 +262,6 @@ h2_stream_free(struct h2_conn *h, struct h2_stream *st)
 	http_body_slot_put(st->req.body_slot);	/* a body gathered past */
 	http_mem_free(http_conn_mem(h->c), st->body);	/* the request's own */
 	http_mem_free(http_conn_mem(h->c), st);
-}
-
-/* Windows ------------------------------------------------------------------------ */
-
-static bool
-window_update(struct h2_conn *h, int32_t id, uint32_t n)
-{
-	uint8_t p[4];
-
-	h2_put32(p, n);
-	return h2_out_frame(h, H2_WINDOW_UPDATE, 0, (uint32_t)id, p, 4, false);
-}
-
-/* The windows open as bytes are taken, once half of one was: as
- * nghttp2's automatic updates did, but for a body-stream route's bytes
- * only as its reader takes them. */
-void
-h2_consumed(struct h2_conn *h, struct h2_stream *st, uint32_t n)
-{
-	h->unacked += n;
-	if (h->unacked >= H2_CONN_WINDOW / 2) {
-		if (window_update(h, 0, h->unacked)) {
-			h->recv_window += h->unacked;
-			h->unacked = 0;
-		} else {
-			h->updates_owed = true;
-		}
-	}
-	if (st == NULL || st->remote_closed || st->closed)
-		return;
-	st->unacked += n;
-	if (st->unacked >= H2_INITIAL_WINDOW / 2) {
-		if (window_update(h, st->id, st->unacked)) {
-			st->recv_window += (int32_t)st->unacked;
-			st->unacked = 0;
-		} else {
-			h->updates_owed = true;
-		}
-	}
-}
-
-void
-h2_send_updates(struct h2_conn *h)
-{
-	struct h2_stream *st;
-
-	h->updates_owed = false;
-	h2_consumed(h, NULL, 0);
-	for (st = h->streams; st != NULL; st = st->next)
-		if (st->unacked >= H2_INITIAL_WINDOW / 2)
-			h2_consumed(h, st, 0);
 }
 
 /* Header fields ---------------------------------------------------------------- */

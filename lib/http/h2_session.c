@@ -49,6 +49,7 @@ session_free(struct h2_conn *h)
 
 	while (h->streams != NULL)
 		h2_stream_free(h, h->streams);
+	h2_window_release(h);
 	if (h->inflater != NULL)
 		nghttp2_hd_inflate_del(h->inflater);
 	if (h->deflater != NULL)
@@ -88,6 +89,8 @@ h2_open(struct http_conn *c)
 	h->peer_window = H2_DEFAULT_WINDOW;
 	h->peer_frame = H2_DEFAULT_FRAME;
 	h->recv_window = H2_CONN_WINDOW;
+	h->recv_size = H2_CONN_WINDOW;
+	h->update_ms = http_conn_now(c);
 	h->hq_tail = &h->hq_head;
 	h->dq_tail = &h->dq_head;
 	h->out = http_mem_alloc(m, H2_OUT_CAP);

@@ -82,6 +82,9 @@ struct http_server {
 	uint64_t date_sec;
 	char date[40];		/* IMF-fixdate of date_sec */
 	uint32_t date_len;
+	/* HTTP/2's connection windows grown past H2_CONN_WINDOW, bytes:
+	 * within conf.h2_window_budget (h2_window.c) */
+	uint64_t h2_window_grown;
 	uint8_t scratch[16384];	/* streamed answer bodies pass through */
 	struct http_body_pool bodies;	/* large request bodies */
 };
@@ -109,6 +112,13 @@ static inline uint64_t
 http_conn_now(const struct http_conn *c)
 {
 	return c->tr->now_ms(c->tr_ctx);
+}
+
+/* The transport's round trip, microseconds; 0: not known. */
+static inline uint32_t
+http_conn_rtt_us(const struct http_conn *c)
+{
+	return c->tr->rtt_us != NULL ? c->tr->rtt_us(c->tr_ctx, c->t) : 0;
 }
 
 static inline struct http_stats *

@@ -68,6 +68,13 @@ t_peer(void *ctx, void *t, struct net_addr *addr, uint16_t *port)
 	tcp_peer(t, addr, port);
 }
 
+static uint32_t
+t_rtt_us(void *ctx, void *t)
+{
+	(void)ctx;
+	return tcp_rtt_us(t);
+}
+
 const struct http_transport http_tcp_transport = {
 	.write = t_write,
 	.space = t_space,
@@ -79,6 +86,7 @@ const struct http_transport http_tcp_transport = {
 	.timer_arm = t_timer_arm,
 	.timer_cancel = t_timer_cancel,
 	.peer = t_peer,
+	.rtt_us = t_rtt_us,
 };
 
 /* Upcalls: TCP's calls into the connection layer. */

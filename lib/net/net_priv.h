@@ -114,8 +114,11 @@ struct net_stack {
 	/* the receive buffers grown past tcp_config.rcv_buf_init, bytes: within
 	 * rcv_buf_budget */
 	uint64_t rcv_buf_grown;
-	/* The receive queues' rings, cfg.rcvq_max of them at most. */
+	/* The receive queues' blocks (cfg.rcvq_max of them at most), and
+	 * the chunks and runs that keep their segments (tcp_rcvq.h). */
 	struct blk_pool rcvq_blks;
+	struct blk_pool rcvq_chunks;
+	struct blk_pool rcvq_runs;
 	/* Connections waiting for their pacing time: a binary heap by it
 	 * (tcp_pace.c), max_conns slots. */
 	struct net_pace_ent {

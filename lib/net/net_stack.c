@@ -45,6 +45,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->rcv_buf_max = 0;
 	cfg->rcv_buf_budget = 0;
 	cfg->rcvq_max = 0;
+	cfg->rcvq_mbufs_max = 0;
 	cfg->cc = TCP_CC_NEWRENO;
 	cfg->pacing = false;
 	cfg->challenge_ack_limit = 1000;
@@ -236,6 +237,12 @@ uint64_t
 net_now_ms(const struct net_stack *ns)
 {
 	return ns->now_ms;
+}
+
+const struct tcp_config *
+net_stack_tcp_config(const struct net_stack *ns)
+{
+	return &ns->cfg;
 }
 
 uint64_t

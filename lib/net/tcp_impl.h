@@ -29,8 +29,8 @@ enum tcp_state {
  * A connection's send-side rings (the send queue's chunks, the
  * scoreboard) live in a block of its own, struct tcp_bufs, taken from the
  * shard's pool when the connection first has something to send and given
- * back once both are empty again (tcp_bufs.c); the receive queue's ring
- * is a block of another pool, taken while it holds something
+ * back once both are empty again (tcp_bufs.c); the receive queue's
+ * storage comes from other pools, taken while it holds something
  * (tcp_rcvq.c): an idle connection holds only its counts. Where a ring's
  * pointer is NULL its count is zero.
  */
@@ -66,32 +66,20 @@ struct tcp_sndq {
 	uint32_t bytes;		/* bytes queued from snd_una */
 };
 
-/* The receive queue: received segments the upper layer has not taken,
- * kept as the mbufs they came in, in sequence order without overlap, in a
- * ring. The first `held` entries are in order, [rcv_read, rcv_nxt)
- * without gaps (acknowledged, waiting for the upper layer's room); the
- * others are out of order, after a hole (SACKed). At most TCP_RCVQ_SEGS
- * segments, and what the window allows. The ring is a block of the
- * shard's pool (made as needed, tcp_config.rcvq_max at most), taken while
- * the queue is not empty: most connections never hold anything. */
-#define TCP_RCVQ_SEGS 256	/* a power of two */
-
-struct tcp_rcvq_ent {
-	struct rte_mbuf *m;
-	uint32_t seq;
-	uint16_t off;		/* payload offset in the mbuf */
-	uint16_t len;
-};
-
-struct tcp_rcvq_blk {
-	struct tcp_rcvq_ent e[TCP_RCVQ_SEGS];
-};
+/* The receive queue (tcp_rcvq.c): received segments the upper layer has
+ * not taken, kept as the mbufs they came in, without overlap. The first
+ * `held` are in order, [rcv_read, rcv_nxt) without gaps (acknowledged,
+ * waiting for the upper layer's room); the others are out of order, after
+ * a hole (SACKed), in runs of consecutive segments. Its storage (a block
+ * with the queue's ends, chains of chunks of segments, the runs: private
+ * to tcp_rcvq.h) comes from the shard's pools while the queue holds
+ * something: most connections never hold anything. */
+struct tcp_rcvq_blk;
 
 struct tcp_rcvq {
 	struct tcp_rcvq_blk *blk;	/* NULL while empty */
-	uint16_t head;
-	uint16_t n;
-	uint16_t held;		/* of them, in order */
+	uint32_t n;		/* segments queued */
+	uint32_t held;		/* of them, in order */
 	uint32_t last_seq;	/* most recent out-of-order arrival: first SACK block */
 };
 
@@ -804,8 +792,10 @@ const char *tcp_sb_check(const struct tcp_conn *c);
 void tcp_rcvq_init(struct net_stack *ns);
 void tcp_rcvq_fini(struct net_stack *ns);
 /* Keeps [seq, seq + len) of m (payload at off), seq at or after rcv_nxt:
- * in order, or after a hole. false: not kept (full, a duplicate, or the
- * pool short), the caller frees m. */
+ * in order, or after a hole. Past the shard's budget of mbufs or the
+ * connection's share, out-of-order data above it is pruned to make room.
+ * false: not kept (no room, a duplicate, or no memory for the queue), the
+ * caller frees m. */
 bool tcp_rcvq_insert(struct net_stack *ns, struct tcp_conn *c,
 		struct rte_mbuf *m, uint32_t seq, uint16_t off, uint16_t len);
 /* rcv_nxt past the out-of-order entries that now follow it, which are
@@ -818,6 +808,11 @@ void tcp_rcvq_free(struct net_stack *ns, struct tcp_conn *c);
 /* SACK blocks of the out-of-order entries, the most recent arrival's
  * first. */
 int tcp_rcvq_blocks(const struct tcp_conn *c, struct tcp_block *out, int max);
+/* Checks the receive queue's invariants: held data [rcv_read, rcv_nxt)
+ * without gaps, runs above it in order with gaps between them, each
+ * run's segments its range, the counts, the skip list's levels. NULL if
+ * they hold, else what broke. A walk: for tests and debugging. */
+const char *tcp_rcvq_check(const struct tcp_conn *c);
 /* Whether data after a hole is queued (SACK blocks to send). */
 static inline bool
 tcp_rcvq_has_holes(const struct tcp_conn *c)

@@ -693,13 +693,16 @@ retransmit_lost(struct net_stack *ns, struct tcp_conn *c)
 		tcp_arm_send_timer(ns, c);
 }
 
-/* The shift of the windows we send: enough for rcv_win_max. */
+/* The shift of the windows we send: enough for rcv_win_max and for the
+ * receive buffer's ceiling, whichever is larger (a buffer autotuned to
+ * it is offered whole). */
 uint8_t
 tcp_our_wscale(const struct net_stack *ns)
 {
+	uint32_t want = RTE_MAX(ns->cfg.rcv_win_max, ns->cfg.rcv_buf_max);
 	uint8_t s = 0;
 
-	while (s < 14 && (TCP_WIN_FIELD_MAX << s) < ns->cfg.rcv_win_max)
+	while (s < 14 && (TCP_WIN_FIELD_MAX << s) < want)
 		s++;
 	return s;
 }

@@ -3,12 +3,12 @@
  * The receive buffer's size, tuned as Linux tunes it (tcp_rcv_space_adjust(),
  * "dynamic right-sizing"): once per round trip, the buffer becomes twice
  * what the upper layer took in that round trip, more while that grows
- * (the sender in slow start), up to tcp_config.rcv_buf_max and half the
- * receive queue's segments, while the shard's buffers grown past
- * rcv_buf_init stay within rcv_buf_budget. The round trip is the
- * receiver's own measure (Linux's tcp_rcv_rtt_measure(): the time a
- * window's worth takes to arrive, the least seen) or the handshake's. A
- * grown buffer idle for TCP_RCVBUF_IDLE_MS goes back to rcv_buf_init.
+ * (the sender in slow start), up to tcp_config.rcv_buf_max, while the
+ * shard's buffers grown past rcv_buf_init stay within rcv_buf_budget.
+ * The round trip is the receiver's own measure (Linux's
+ * tcp_rcv_rtt_measure(): the time a window's worth takes to arrive, the
+ * least seen) or the handshake's. A grown buffer idle for
+ * TCP_RCVBUF_IDLE_MS goes back to rcv_buf_init.
  * And the times of window limits, for telemetry.
  */
 #include "tcp_impl.h"
@@ -55,6 +55,7 @@ tcp_rcvbuf_release(struct net_stack *ns, struct tcp_conn *c)
 void
 tcp_rcvbuf_data_in(struct net_stack *ns, struct tcp_conn *c)
 {
+	uint32_t edge = c->rcv_nxt + tcp_rcv_window(c);
 	uint64_t took;
 
 	if (ns->cfg.rcv_buf_max == 0)
@@ -70,7 +71,14 @@ tcp_rcvbuf_data_in(struct net_stack *ns, struct tcp_conn *c)
 			c->rcv_rtt_us = (uint32_t)RTE_MIN(took,
 					(uint64_t)UINT32_MAX);
 	}
-	c->rcv_rtt_seq = c->rcv_nxt + tcp_rcv_window(c);
+	/* Only a window that reaches past the edge already advertised
+	 * measures: what lies before that edge may be in flight already
+	 * (a closed window's, a full buffer's), and its arrival, at once,
+	 * says nothing of the round trip. */
+	c->rcv_rtt_time_us = 0;
+	if (!SEQ_GT(edge, c->rcv_adv))
+		return;
+	c->rcv_rtt_seq = edge;
 	c->rcv_rtt_time_us = now_stamp(ns);
 }
 
@@ -78,11 +86,9 @@ tcp_rcvbuf_data_in(struct net_stack *ns, struct tcp_conn *c)
 static void
 grow(struct net_stack *ns, struct tcp_conn *c, uint64_t want)
 {
-	uint64_t max = RTE_MIN((uint64_t)ns->cfg.rcv_buf_max,
-			(uint64_t)TCP_RCVQ_SEGS / 2 * c->mss);
 	uint64_t extra, left;
 
-	want = RTE_MIN(want, max);
+	want = RTE_MIN(want, (uint64_t)ns->cfg.rcv_buf_max);
 	if (want <= c->rcvbuf)
 		return;
 	extra = want - c->rcvbuf;
@@ -106,21 +112,23 @@ grow(struct net_stack *ns, struct tcp_conn *c, uint64_t want)
 void
 tcp_rcvbuf_taken(struct net_stack *ns, struct tcp_conn *c)
 {
-	uint32_t rtt = c->rcv_rtt_us, copied;
-	uint64_t want;
+	uint32_t rtt = tcp_rtt_us(c), copied;
+	uint64_t want, span = ns->now_us - c->rcvq_time_us;
 
 	if (ns->cfg.rcv_buf_max == 0)
 		return;
 	c->rcvbuf_used_ms = ns->now_ms;
-	if (c->srtt_us != 0 && (rtt == 0 || c->srtt_us < rtt))
-		rtt = c->srtt_us;
-	if (rtt == 0 || ns->now_us - c->rcvq_time_us < rtt)
+	if (rtt == 0 || span < rtt)
 		return;
 	copied = c->rcv_read - c->rcvq_seq;
 	if (copied > c->rcvq_space) {
 		want = 2ull * copied + 16ull * c->mss;
-		/* Growing faster than it doubles: more (Linux's grow). */
-		want += 2 * want * (copied - c->rcvq_space) / c->rcvq_space;
+		/* Growing faster than it doubles within a round trip (the
+		 * sender in slow start): more (Linux's grow). Not over a
+		 * longer time: then the upper layer set the pace. */
+		if (span < 2ull * rtt)
+			want += 2 * want * (copied - c->rcvq_space) /
+				c->rcvq_space;
 		grow(ns, c, want);
 		c->rcvq_space = copied;
 	}

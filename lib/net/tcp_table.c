@@ -168,10 +168,7 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 	c->app = NULL;
 	c->up = l != NULL ? l->up : NULL;
 	c->up_ctx = l != NULL ? l->ctx : NULL;
-	c->rcvq.blk = NULL;
-	c->rcvq.head = 0;
-	c->rcvq.n = 0;
-	c->rcvq.held = 0;
+	c->rcvq = (struct tcp_rcvq){ .blk = NULL };
 	c->raddr = *raddr;
 	c->rport = rport;
 	c->lport = lport;

@@ -187,10 +187,10 @@ tcp_wake_sndq_waiters(struct net_stack *ns)
 static uint32_t
 send_buf_room(const struct net_stack *ns, const struct tcp_conn *c)
 {
-	if (c->flags & TCP_F_FIN_QUEUED || c->state == TCP_CLOSED)
-		return 0;
 	uint32_t size = tcp_sndbuf(ns, c);
 
+	if (c->flags & TCP_F_FIN_QUEUED || c->state == TCP_CLOSED)
+		return 0;
 	return size > c->sndq.bytes ? size - c->sndq.bytes : 0;
 }
 
@@ -290,6 +290,16 @@ void *
 tcp_app(const struct tcp_conn *c)
 {
 	return c->app;
+}
+
+uint32_t
+tcp_rtt_us(const struct tcp_conn *c)
+{
+	uint32_t rtt = c->rcv_rtt_us;
+
+	if (c->srtt_us != 0 && (rtt == 0 || c->srtt_us < rtt))
+		rtt = c->srtt_us;
+	return rtt;
 }
 
 void

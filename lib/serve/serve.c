@@ -70,6 +70,7 @@ static int
 http_create(struct serve *sv)
 {
 	const struct serve_conf *c = &sv->conf;
+	const struct tcp_config *tcp = net_stack_tcp_config(sv->ns);
 	const struct http_server_conf hc = {
 		.transport = &http_tcp_transport,
 		.transport_ctx = sv->ns,
@@ -88,6 +89,10 @@ http_create(struct serve *sv)
 		.idle_release_ms = HTTP_IDLE_RELEASE_MS,
 		.max_body = c->max_body,
 		.body_buffers = c->body_buffers,
+		/* HTTP/2's windows end where TCP's receive buffer does, and
+		 * grow within the same budget. */
+		.h2_window_max = tcp->rcv_buf_max,
+		.h2_window_budget = tcp->rcv_buf_budget,
 	};
 
 	sv->http = http_server_create(&hc);

@@ -471,6 +471,16 @@ t_peer(void *ctx, void *t, struct net_addr *addr, uint16_t *port)
 	*port = 0;
 }
 
+/* HTTP/2's windows over TLS follow the TCP connection's round trip. */
+static uint32_t
+t_rtt_us(void *ctx, void *t)
+{
+	struct tls_conn *tc = t;
+
+	RTE_SET_USED(ctx);
+	return tc->tcp != NULL ? tcp_rtt_us(tc->tcp) : 0;
+}
+
 static const struct http_transport tls_transport = {
 	.write = t_write,
 	.space = t_space,
@@ -482,6 +492,7 @@ static const struct http_transport tls_transport = {
 	.timer_arm = t_timer_arm,
 	.timer_cancel = t_timer_cancel,
 	.peer = t_peer,
+	.rtt_us = t_rtt_us,
 };
 
 /* Records in --------------------------------------------------------------- */

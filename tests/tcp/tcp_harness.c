@@ -24,6 +24,17 @@ th_pool(void)
 	return pool;
 }
 
+uint32_t
+th_blocks_out(const struct blk_pool *p)
+{
+	uint32_t n = p->made;
+	void *b;
+
+	for (b = p->free; b != NULL; b = *(void **)b)
+		n--;
+	return n;
+}
+
 /* The EAL's runtime directory outlives the process unless removed. */
 static void
 eal_cleanup(void)
@@ -139,9 +150,17 @@ app_recv(void *ctx, struct tcp_conn *c, const uint8_t *data, uint32_t len)
 	if (len == 0)
 		return 0;
 
-	if (h->app.got_len + len > TH_APP_BUF)
+	if (h->app.pattern != NULL) {
+		uint32_t i;
+
+		for (i = 0; i < len; i++)
+			if (data[i] != h->app.pattern(h->app.got_len + i))
+				fail_msg("byte %u differs", h->app.got_len + i);
+	} else if (h->app.got_len + len > TH_APP_BUF) {
 		fail_msg("%u bytes more than the test can hold", len);
-	memcpy(h->app.got + h->app.got_len, data, len);
+	} else {
+		memcpy(h->app.got + h->app.got_len, data, len);
+	}
 	h->app.got_len += len;
 	h->app.rcv_space -= RTE_MIN(len, h->app.rcv_space);
 	if (h->app.serve_unit > 0) {
@@ -407,7 +426,8 @@ th_free(struct th *h)
 	free(h);
 }
 
-/* The connection's scoreboard holds its invariants after every step. */
+/* The connection's scoreboard and receive queue hold their invariants
+ * after every step. */
 static void
 th_check(const struct th *h)
 {
@@ -418,6 +438,9 @@ th_check(const struct th *h)
 	err = tcp_sb_check(h->app.conn);
 	if (err != NULL)
 		fail_msg("scoreboard: %s", err);
+	err = tcp_rcvq_check(h->app.conn);
+	if (err != NULL)
+		fail_msg("receive queue: %s", err);
 }
 
 void

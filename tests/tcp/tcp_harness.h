@@ -61,6 +61,9 @@ struct th_app {
 	uint32_t rcv_space;	/* window the app offers */
 	uint32_t got_len;
 	uint8_t *got;		/* TH_APP_BUF bytes */
+	/* Set: what it takes is checked against the byte the stream has at
+	 * each offset, not kept in got (transfers past TH_APP_BUF). */
+	uint8_t (*pattern)(uint32_t off);
 	bool close_on_fin;	/* tcp_close() when the peer closes */
 	/* takes no more than rcv_space, as HTTP/1.1 into its buffer: TCP
 	 * keeps the rest (its receive buffer) */
@@ -187,5 +190,7 @@ void th_opt_ts(struct th_seg *s, uint32_t val, uint32_t ecr);
 void th_opt_sack(struct th_seg *s, const uint32_t (*blocks)[2], int n);
 
 struct rte_mempool *th_pool(void);
+/* Blocks of one of the stack's pools handed out, not back. */
+uint32_t th_blocks_out(const struct blk_pool *p);
 
 #endif /* EWYK_TCP_HARNESS_H */

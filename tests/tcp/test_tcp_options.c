@@ -158,13 +158,7 @@ ack_sack(struct th *h, uint32_t ack, const uint32_t (*b)[2], int n)
 static uint32_t
 sndq_chunks_held(const struct th *h)
 {
-	const struct blk_pool *p = &h->ns->sndq_chunks;
-	uint32_t n = p->made;
-	void *b;
-
-	for (b = p->free; b != NULL; b = *(void **)b)
-		n--;
-	return n;
+	return th_blocks_out(&h->ns->sndq_chunks);
 }
 
 /* Mbuf of the queue (from its head chunk's first slot) holding seq. */

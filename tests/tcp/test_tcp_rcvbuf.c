@@ -18,8 +18,16 @@
 #define SEG 1000
 #define RTT 10		/* ms */
 
-static uint8_t stream[512 * 1024];
+static uint8_t stream[4 << 20];
 static uint32_t iss, sent;	/* ours; the peer's bytes sent */
+
+/* The stream's byte at off (the application checks what it takes
+ * against it when the transfer outgrows its buffer). */
+static uint8_t
+stream_byte(uint32_t off)
+{
+	return (uint8_t)(off * 7 + off / 251);
+}
 
 static struct th *
 open_with(uint32_t init, uint32_t max, uint64_t budget, uint32_t room)
@@ -31,7 +39,7 @@ open_with(uint32_t init, uint32_t max, uint64_t budget, uint32_t room)
 	uint32_t i;
 
 	for (i = 0; i < sizeof(stream); i++)
-		stream[i] = (uint8_t)(i * 7 + i / 251);
+		stream[i] = stream_byte(i);
 	tcp_config_defaults(&cfg);
 	cfg.rcv_buf_init = init;
 	cfg.rcv_buf_max = max;
@@ -356,6 +364,7 @@ test_autotuning_follows_what_is_taken(void **state)
 	uint32_t w0 = tcp_rcv_window(c), w2, i;
 
 	(void)state;
+	assert_int_equal(tcp_rtt_us(c), RTT * 1000);	/* the handshake's */
 	assert_int_equal(w0, 14000);
 	round_trip(h);
 	/* 14000 taken in a round trip: at least twice that */
@@ -377,6 +386,90 @@ test_autotuning_follows_what_is_taken(void **state)
 	assert_int_equal(h->stats.tcp.rcv_buf_shrinks, 1);
 	assert_int_equal(h->stats.tcp_rcv_buf_bytes, 10000);
 	assert_true(SEQ_GEQ(c->rcv_nxt + tcp_rcv_window(c), c->rcv_adv));
+	th_free(h);
+}
+
+/* An application that drains at once: the buffer grows past 128
+ * segments (the old receive queue's half) towards its ceiling, as far as
+ * the round trips need, and back to its first size once idle. */
+static void
+test_autotuning_past_128_segments(void **state)
+{
+	struct th *h = open_with(10000, 6 << 20, 1ull << 30, 4000);
+	struct tcp_conn *c = h->app.conn;
+	uint32_t i;
+
+	(void)state;
+	h->app.pattern = stream_byte;
+	for (i = 0; i < 12 && c->rcvbuf <= 400u * SEG; i++)
+		round_trip(h);
+	assert_true(c->rcvbuf > 400u * SEG);
+	assert_true(tcp_rcv_window(c) > 128u * SEG);
+	assert_int_equal(h->stats.tcp.rcv_buf_budget_limited, 0);
+	assert_int_equal(h->app.got_len, sent);
+	/* idle: back to its first size */
+	th_advance(h, TCP_RCVBUF_IDLE_MS + 10);
+	assert_int_equal(c->rcvbuf, 10000);
+	assert_int_equal(h->stats.tcp_rcv_buf_bytes, 10000);
+	th_free(h);
+}
+
+/* The window scale is chosen for the buffer's ceiling where it is past
+ * rcv_win_max (6 MiB and 1 MiB: 7, not 5), so that a buffer of 3 MiB is
+ * offered whole rather than cut at 65535 << 5. */
+static void
+test_window_past_rcv_win_max(void **state)
+{
+	struct th *h = open_with(3 << 20, 6 << 20, 1ull << 30, 4000);
+	struct tcp_conn *c = h->app.conn;
+	uint32_t ack = 0, win = 0;
+
+	(void)state;
+	assert_int_equal(h->ns->cfg.rcv_win_max, 1 << 20);
+	assert_int_equal(c->rcv_wscale, 7);
+	peer_sends(h, 2 * SEG, false);
+	assert_true(last_ack(h, &ack, &win));
+	assert_int_equal(ack, 2 * SEG);
+	assert_true(win >= (3u << 20) + 4000 - 2 * SEG - 128);
+	assert_true(win > 65535u << 5);
+	th_free(h);
+}
+
+/* A window closed (the buffer full) starts no measure of the round trip:
+ * what it covers is in flight already, and a segment that comes right
+ * after the room would say the round trip takes a microsecond
+ * (autotuning would then measure at every taking). */
+static void
+test_closed_window_measures_no_round_trip(void **state)
+{
+	struct th *h = open_with(8000, 60000, 1 << 20, 3200);
+	struct tcp_conn *c = h->app.conn;
+
+	(void)state;
+	peer_sends(h, 3200 + 8000, false);
+	assert_int_equal(tcp_rcv_window(c), 0);
+	th_set_rcv_space(h, 5000);
+	peer_sends(h, SEG, false);	/* at once */
+	assert_int_equal(tcp_rtt_us(c), RTT * 1000);
+	th_free(h);
+}
+
+/* An application that takes at its own pace, much slower than the round
+ * trip: what it took over that time grows the buffer to twice as much,
+ * no more. The faster-than-doubling bonus is for a sender in slow start,
+ * seen within a round trip. */
+static void
+test_slow_taker_grows_no_faster_than_it_takes(void **state)
+{
+	struct th *h = open_with(30000, 1 << 20, 1ull << 30, 0);
+	struct tcp_conn *c = h->app.conn;
+
+	(void)state;
+	peer_sends(h, 20000, false);	/* held: no room */
+	th_advance(h, 10 * RTT);
+	th_set_rcv_space(h, 20000);
+	assert_int_equal(h->app.got_len, 20000);
+	assert_int_equal(c->rcvbuf, 2 * 20000 + 16 * SEG);
 	th_free(h);
 }
 
@@ -432,6 +525,10 @@ main(void)
 		cmocka_unit_test(test_autotuning_from_no_buffer),
 		cmocka_unit_test(test_autotuning_follows_what_is_taken),
 		cmocka_unit_test(test_autotuning_within_budget),
+		cmocka_unit_test(test_autotuning_past_128_segments),
+		cmocka_unit_test(test_window_past_rcv_win_max),
+		cmocka_unit_test(test_closed_window_measures_no_round_trip),
+		cmocka_unit_test(test_slow_taker_grows_no_faster_than_it_takes),
 		cmocka_unit_test(test_rwnd_limited_time),
 	};
 

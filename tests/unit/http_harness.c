@@ -91,6 +91,13 @@ t_now_ms(void *ctx)
 	return ((struct hh *)ctx)->now;
 }
 
+static uint32_t
+t_rtt_us(void *ctx, void *t)
+{
+	(void)t;
+	return ((struct hh *)ctx)->rtt_us;
+}
+
 /* Deadlines on a wheel of the virtual clock, as lib/net's (hh_advance()):
  * the server's, one server at a time. */
 static struct timer_wheel wheel;
@@ -128,6 +135,7 @@ static const struct http_transport transport = {
 	.now_ms = t_now_ms,
 	.timer_arm = t_timer_arm,
 	.timer_cancel = t_timer_cancel,
+	.rtt_us = t_rtt_us,
 };
 
 static void
@@ -589,6 +597,15 @@ new_server(uint32_t header_timeout_ms, uint32_t keepalive_timeout_ms,
 }
 
 void
+hh_h2_windows(struct hh *h, uint32_t window_max, uint64_t budget,
+		uint32_t rtt_us)
+{
+	h->srv->conf.h2_window_max = window_max;
+	h->srv->conf.h2_window_budget = budget;
+	h->rtt_us = rtt_us;
+}
+
+void
 hh_free(struct hh *h)
 {
 	unsigned int i;
@@ -609,6 +626,8 @@ hh_free(struct hh *h)
 	assert_int_equal(h->stats.body_slots_in_use, 0);
 	for (i = 0; i < HH_TASKS; i++)
 		assert_int_equal(h->tasks[i].state, HH_FREE);
+	/* Every session gave back what its window grew by. */
+	assert_int_equal(h->srv->h2_window_grown, 0);
 	http_server_destroy(h->srv);
 	live = false;
 	free(h);

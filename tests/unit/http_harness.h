@@ -97,6 +97,7 @@ struct hh {
 	unsigned int stale;		/* runs whose connection was gone */
 	unsigned int body_ready;	/* body_ready hook calls */
 	struct http_origin ready_o;	/* ... the last one's */
+	uint32_t rtt_us;	/* the transport's round trip; 0: unknown */
 };
 
 /* Test routes, queued (not inline):
@@ -124,6 +125,11 @@ struct hh *hh_new_limits(uint32_t header_timeout_ms,
  * idle_release_ms. */
 struct hh *hh_new_idle_release(uint32_t keepalive_timeout_ms,
 		uint32_t idle_release_ms);
+/* HTTP/2's receive windows grow up to window_max (a stream's; the
+ * connections' by budget bytes in all), with the transport's round trip
+ * rtt_us (h->rtt_us, which the test may change). */
+void hh_h2_windows(struct hh *h, uint32_t window_max, uint64_t budget,
+		uint32_t rtt_us);
 /* Ends every connection, runs what is still queued (stale), checks that
  * every answer went back exactly once, and frees everything. */
 void hh_free(struct hh *h);

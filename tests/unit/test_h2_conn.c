@@ -631,6 +631,88 @@ test_body_stream(void **state)
 	sink_done(h, c, id, got, body, len);
 }
 
+/* An upload of len bytes to a body-stream route with the windows growing
+ * up to window_max (a stream's) within budget, on a path of 50 ms; the
+ * reader takes what is at hand after wait_ms each time. Returns the most
+ * it found at hand at once: what the windows let the client send ahead. */
+#define WINDOW_RTT_US 50000
+
+static size_t
+upload_through_windows(struct hh *h, size_t len, uint32_t window_max,
+		uint64_t budget, uint64_t wait_ms)
+{
+	uint8_t *body, *got, *to;
+	struct hh_h2 *c;
+	struct http_origin o;
+	size_t most = 0;
+	long last = 1;
+	int32_t id;
+
+	hh_h2_windows(h, window_max, budget, WINDOW_RTT_US);
+	c = sink_client(h, len, 4, &body, &got);
+	id = upload_queued(h, c, "PUT", "/sink/far", body, len);
+	o = h->queue[0]->o;
+	to = got;
+	while (last != 0) {
+		hh_advance(h, wait_ms);
+		most = RTE_MAX(most, sink_read(h, o, &to, &last));
+		if (last == HTTP_SOURCE_AGAIN)
+			hh_h2_pump(c);
+		if ((size_t)(to - got) > len)
+			fail_msg("more than was sent");
+	}
+	assert_int_equal(to - got, len);
+	sink_done(h, c, id, got, body, len);
+	return most;
+}
+
+/*
+ * HTTP/2's windows follow the bandwidth-delay product. A reader that
+ * takes the body as it comes (half a window within a round trip each
+ * time) makes the stream's window grow past its first 256 KiB, and the
+ * connection's past its 1 MiB, up to the ceiling (4 MiB for the stream):
+ * the client then has more than a first window at hand at once, never
+ * more than the ceiling.
+ */
+static void
+test_window_grows_with_the_round_trip(void **state)
+{
+	struct hh *h = *state;
+	size_t most = upload_through_windows(h, 12u << 20, 4u << 20,
+			1ull << 30, 0);
+
+	assert_true(most > 1u << 20);
+	assert_true(most <= 4u << 20);
+	assert_true(h->stats.h2_window_grows >= 4);
+	assert_int_equal(h->stats.h2_window_budget_limited, 0);
+}
+
+/* Updates a round trip apart or more: the reader, not the window, sets
+ * the pace, and the windows keep their first sizes. */
+static void
+test_window_kept_for_a_slow_reader(void **state)
+{
+	struct hh *h = *state;
+	size_t most = upload_through_windows(h, 2u << 20, 4u << 20,
+			1ull << 30, WINDOW_RTT_US / 1000 + 10);
+
+	assert_true(most <= 256u * 1024);
+	assert_int_equal(h->stats.h2_window_grows, 0);
+}
+
+/* The shard's budget spent: the connection's window stays at 1 MiB (the
+ * refusal counted), and a stream's grows no further than it. */
+static void
+test_window_within_budget(void **state)
+{
+	struct hh *h = *state;
+	size_t most = upload_through_windows(h, 8u << 20, 4u << 20, 0, 0);
+
+	assert_true(most > 256u * 1024);
+	assert_true(most <= 1u << 20);
+	assert_true(h->stats.h2_window_budget_limited > 0);
+}
+
 /* Bodies larger than a stream's window (256 KiB), so that each such
  * stream left unread holds a whole window, and more of them than the
  * connection's window (1 MiB) has room for: were their bytes not counted
@@ -766,6 +848,9 @@ main(void)
 		HH_TEST(test_reset_flood),
 		HH_TEST(test_malformed_frames),
 		HH_TEST(test_body_stream),
+		HH_TEST(test_window_grows_with_the_round_trip),
+		HH_TEST(test_window_kept_for_a_slow_reader),
+		HH_TEST(test_window_within_budget),
 		HH_TEST(test_body_stream_reset),
 		HH_TEST(test_body_stream_answered_early),
 		HH_TEST(test_body_stream_length_mismatch),

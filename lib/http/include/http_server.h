@@ -60,6 +60,9 @@ struct http_transport {
 	/* The peer's address and port (the access log's); may be NULL. */
 	void (*peer)(void *ctx, void *t, struct net_addr *addr,
 			uint16_t *port);
+	/* The connection's round trip, microseconds (0: not known yet);
+	 * HTTP/2's receive windows grow with it. May be NULL: they do not. */
+	uint32_t (*rtt_us)(void *ctx, void *t);
 };
 
 /* The default of max_head_bytes (http_server_conf); max_target's is
@@ -136,6 +139,14 @@ struct http_server_conf {
 				 * gathered at once (503 past them), each
 				 * in a buffer of max_body (and a head);
 				 * 0: HTTP_BODY_BUFFERS */
+	/* HTTP/2's receive windows grow with the transport's round trip
+	 * (h2_window.c) up to h2_window_max for a stream (TCP's receive
+	 * buffer ceiling: no more is in flight) and four times that for
+	 * its connection, the connections' windows by h2_window_budget
+	 * bytes at most in all (TCP's receive budget); 0: they keep
+	 * their first sizes. */
+	uint32_t h2_window_max;
+	uint64_t h2_window_budget;
 	/* A routed request the server answered itself, never offered to
 	 * the dispatch hook (404 no route, 405, 413): what the access log
 	 * hears of it. May be NULL. */

@@ -59,6 +59,10 @@ struct http_stats {
 	uint64_t body_slots_short;	/* none free: 503 */
 	uint64_t bodies_too_large;	/* past max_body: 413 */
 	uint64_t body_timeouts;		/* 408: a gathered body stopped */
+	/* HTTP/2's receive windows (h2_window.c): WINDOW_UPDATEs that
+	 * grew one, and connection windows the budget held back. */
+	uint64_t h2_window_grows;
+	uint64_t h2_window_budget_limited;
 } __rte_cache_aligned;
 
 /* Name of an RFC 9113 error code, as a telemetry key. */

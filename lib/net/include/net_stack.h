@@ -144,7 +144,10 @@ struct tcp_config {
 	 * it, a busy connection does not give them back and take them again
 	 * between its answers. */
 	uint32_t bufs_keep;
-	uint32_t rcv_win_max;	/* largest window advertised (sets our shift) */
+	/* Largest window advertised; our window scale is chosen for the
+	 * larger of it and rcv_buf_max, so that a grown buffer is offered
+	 * whole. */
+	uint32_t rcv_win_max;
 	uint32_t rto_min_ms;
 	uint32_t rto_init_ms;
 	uint32_t rto_max_ms;
@@ -171,9 +174,17 @@ struct tcp_config {
 	uint32_t rcv_buf_max;
 	uint64_t rcv_buf_budget;
 	/* Connections that may hold received segments at once (out of
-	 * order, or waiting for the upper layer), a ring of 256 each (4 KB);
-	 * 0: a quarter of max_conns. */
+	 * order, or waiting for the upper layer), a block of 88 bytes each
+	 * beside the chunks and runs that keep the segments; 0: a quarter
+	 * of max_conns. */
 	uint32_t rcvq_max;
+	/* The mbufs all receive queues may hold, in order and out of
+	 * order; 0 = no limit. Past it (or past a connection's share: twice
+	 * the segments its window takes at full size, 256 at least),
+	 * out-of-order data above an arriving segment is pruned, the highest
+	 * first (ooo_pruned), and what still does not fit is dropped
+	 * unacknowledged. */
+	uint32_t rcvq_mbufs_max;
 	uint8_t cc;		/* enum tcp_cc_algo */
 	/* NewReno and CUBIC pace their sending too (BBR always does). */
 	bool pacing;
@@ -213,7 +224,7 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(pmtu_lowered) X(hystart_css_entries) X(hystart_exits) \
 	X(dsack_undos) X(eifel_undos) X(loss_undos) X(frto_undos) \
 	X(rcv_buf_grows) X(rcv_buf_shrinks) X(rcv_buf_budget_limited) \
-	X(rcvq_dropped) X(rcvq_exhausted) X(pacing_waits) X(bbr_full_bw) X(bbr_probe_rtts) \
+	X(rcvq_dropped) X(rcvq_exhausted) X(ooo_pruned) X(pacing_waits) X(bbr_full_bw) X(bbr_probe_rtts) \
 	X(bbr_cycles)
 
 /* Neighbour discovery and ICMPv6, in the same manner. */
@@ -292,6 +303,9 @@ struct net_stats {
 	uint64_t tcp_sndq_chunks_used;
 	uint64_t tcp_sb_entries_made;	/* gauges: the scoreboards' entries */
 	uint64_t tcp_sb_entries_used;
+	/* gauge: bytes the receive queues' pools (their blocks, chunks and
+	 * runs) have made: the peak of what they held, never given back */
+	uint64_t tcp_rcvq_mem_bytes;
 	uint64_t tcp_conns_closed;
 	uint64_t tcp_syn_recv;		/* gauge */
 	uint64_t tcp_time_wait;		/* gauge */
@@ -332,6 +346,10 @@ int net_stack_listen(struct net_stack *ns, uint16_t port,
  * queue on it: where active opens out of that port want their answers. */
 void net_stack_set_rss(struct net_stack *ns, uint8_t port,
 		const struct net_rss *rss, uint16_t queue);
+/* The stack's TCP configuration, as it was created with (read-only):
+ * the layers above size what they grant from its receive buffer's
+ * ceiling and budget. */
+const struct tcp_config *net_stack_tcp_config(const struct net_stack *ns);
 /* Draining: new SYNs are answered with RST. */
 void net_stack_refuse_new(struct net_stack *ns, bool refuse);
 /* The link came back: connections whose retransmission timer backed off

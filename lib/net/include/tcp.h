@@ -93,6 +93,11 @@ struct tcp_conn *tcp_open(struct net_stack *ns, uint32_t raddr,
 struct tcp_conn *tcp_open_addr(struct net_stack *ns,
 		const struct net_addr *raddr, uint16_t rport,
 		const struct tcp_upcalls *up, void *ctx, int *err);
+/* The connection's round trip, microseconds, as receive autotuning sees
+ * it: the smoothed RTT of what it sent, or the receiver's own measure
+ * (the time a window's worth of data takes to arrive) when that is less;
+ * 0 before either. The layers above size their own windows with it. */
+uint32_t tcp_rtt_us(const struct tcp_conn *c);
 /* The peer of a connection (for logs: inet_ntop() prints it). */
 void tcp_peer(const struct tcp_conn *c, struct net_addr *addr, uint16_t *port);
 /* Send RST and drop the connection now (closed upcall follows). */
