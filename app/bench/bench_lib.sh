@@ -62,8 +62,11 @@ cpu_share() {
 
 # median [DECIMALS]: the median of the numbers on stdin, one a line (the
 # mean of the middle two for an even count), with DECIMALS places (3).
+# Blank lines are no numbers: the benchmarks end each transfer's figure
+# with one, and counted as zeros (sorted first) they made the "median" of
+# N transfers half the fastest one.
 median() {
-	sort -n | awk -v d="${1:-3}" '{v[NR] = $1}
-	END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+	sort -n | awk -v d="${1:-3}" 'NF {v[++n] = $1}
+	END {m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 		printf "%.*f", d, m}'
 }

@@ -39,6 +39,9 @@
 #   TSO, GSO, GRO and TX checksum offload are off on every veth end, so
 #   that frames are MTU-sized and whole; DELAY_NS has IPv6 off and no
 #   address, so that it sends nothing of its own.
+#   The namespaces of kernel ends it makes (CLIENT_NS, and SERVER_NS for
+#   "veth") have TCP receive buffers that start at tcp_rmem's maximum
+#   rather than its default (128 KB): see _delay_path_rcvbuf.
 #   Sets DELAY_PATH_PID (ewyk-delay), DELAY_PATH_NS, DELAY_PATH_CLIENT_NS,
 #   DELAY_PATH_SERVER_NS, DELAY_PATH_LOG (its output) and
 #   DELAY_PATH_STATS (its counters: one line a direction, a>b from the
@@ -83,6 +86,25 @@ _delay_path_ns() {
 	ip -n "$1" link set lo up
 }
 
+# _delay_path_rcvbuf NS: TCP receive buffers in NS start at tcp_rmem's
+# maximum. A kernel receiver's window otherwise opens only as far as its
+# autotuning grows the buffer from tcp_rmem's default, and Linux 6.18's
+# autotuning takes what the reader consumed in the last round trip less
+# what still waits in its queue. A sender held to the window sends each
+# round as one burst, which the medium delivers within a fraction of a
+# millisecond: a reader that first reads a round once it is all in (curl,
+# woken after the burst) is measured at one segment a round trip, and the
+# buffer never grows again: 80 KB of window (1.5 MB/s at 50 ms), or the
+# little more it had grown before, for the whole transfer, whatever the
+# server. Memory is only charged as it is used.
+_delay_path_rcvbuf() {
+	local min max
+
+	read -r min _ max < <(ip netns exec "$1" sysctl -n net.ipv4.tcp_rmem) ||
+		return 1
+	ip netns exec "$1" sysctl -qw net.ipv4.tcp_rmem="$min $max $max" >/dev/null
+}
+
 # _delay_path_veth NS DEV ADDR4 ADDR6: a veth from DELAY_NS's DEV to
 # ewyk0 in NS (both ends' MTU $EWYK_MTU), with the addresses.
 _delay_path_veth() {
@@ -123,9 +145,11 @@ delay_path_up() {
 	ip netns exec "$dns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
 		net.ipv6.conf.default.disable_ipv6=1 >/dev/null
 	_delay_path_ns "$cns" || return 1
+	_delay_path_rcvbuf "$cns" || return 1
 	_delay_path_veth "$cns" dc 198.18.0.1/24 2001:2::1/64 || return 1
 	if [ "$sif" = veth ]; then
 		_delay_path_ns "$sns" || return 1
+		_delay_path_rcvbuf "$sns" || return 1
 		_delay_path_veth "$sns" ds 198.18.0.2/24 2001:2::2/64 || return 1
 	else
 		_delay_path_adopt "$sns" "$sif" || return 1

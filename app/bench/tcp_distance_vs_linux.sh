@@ -20,7 +20,9 @@
 #          /upload by the echo module (the body read whole, then "ok").
 #   The client is curl on CPU 0, its kernel TCP using the controller
 #   (set on its route), and nginx's namespace the same. TSO, GSO and GRO
-#   are off on the veths: both stacks send MTU-sized segments.
+#   are off on the veths: both stacks send MTU-sized segments. Both kernel
+#   ends' receive buffers start at tcp_rmem's maximum (delay_path.sh), so
+#   that the client's window never holds a download back.
 #
 # Each figure is the median of N transfers (curl, bounded in time: a failed
 # or truncated transfer counts as its bound); the table gives seconds and

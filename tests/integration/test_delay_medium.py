@@ -379,32 +379,126 @@ echo "stopped $?"
 """
 
 
-def test_shell_library():
-    """delay_path.sh: a veth server behind 40 ms RTT, IPv4 and IPv6
-    (neighbour discovery through the medium), its counters, and nothing
-    left after delay_path_down."""
-    base = f"ewyk-dl{os.getpid()}"
+def lib_script(script, tag, timeout=60, **env):
+    """script (bash, delay_path.sh sourced by it) with NS_D, NS_C and NS_S
+    named for this test, ROOT, PYTHON and PIDFILE (where it writes the
+    medium's pid) in its environment, and env; returns it completed, after
+    removing whatever it left: the medium if it was cut short, and the
+    namespaces."""
+    base = f"ewyk-{tag}{os.getpid()}"
     names = {"NS_D": base + "d", "NS_C": base + "c", "NS_S": base + "s"}
     fd, pidfile = tempfile.mkstemp(prefix=base + "-")
     os.close(fd)
     try:
-        r = subprocess.run(["bash", "-c", LIB_SCRIPT], text=True, capture_output=True,
-                           timeout=60, env={**os.environ, **names, "ROOT": ROOT,
-                                            "PIDFILE": pidfile})
-        assert r.returncode == 0, r.stdout + r.stderr
-        got = rtts(r.stdout)
-        assert len(got) == 6 and all(38 <= t <= 44 for t in got), r.stdout
-        stats = parse_stats("\n".join(line for line in r.stdout.splitlines()
-                                      if line.startswith(("a>b", "b>a"))))
-        assert stats["a>b"]["forwarded"] >= 6 and consistent(stats["b>a"]), stats
-        assert "stopped 0" in r.stdout
+        r = subprocess.run(["bash", "-c", script], text=True, capture_output=True,
+                           timeout=timeout, env={**os.environ, **names, **env,
+                                                 "ROOT": ROOT, "PYTHON": PYTHON,
+                                                 "PIDFILE": pidfile})
         left = run(["ip", "netns", "list"]).stdout
         assert base not in left, left
+        return r
     finally:
-        # the script's medium, if the script was cut short
         pid = read_text(pidfile).strip()
         if pid.isdigit() and read_text(f"/proc/{pid}/comm").strip() == "ewyk-delay":
             os.kill(int(pid), signal.SIGTERM)
         os.unlink(pidfile)
         for ns in names.values():
             run(["ip", "netns", "del", ns], check=False)
+
+
+def lib_stats(out):
+    """The counters delay_path_counters printed among a script's output."""
+    return parse_stats("\n".join(line for line in out.splitlines()
+                                  if line.startswith(("a>b", "b>a"))))
+
+
+def test_shell_library():
+    """delay_path.sh: a veth server behind 40 ms RTT, IPv4 and IPv6
+    (neighbour discovery through the medium), its counters, and nothing
+    left after delay_path_down."""
+    r = lib_script(LIB_SCRIPT, "dl")
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = rtts(r.stdout)
+    assert len(got) == 6 and all(38 <= t <= 44 for t in got), r.stdout
+    stats = lib_stats(r.stdout)
+    assert stats["a>b"]["forwarded"] >= 6 and consistent(stats["b>a"]), stats
+    assert "stopped 0" in r.stdout
+
+
+LATE_BULK = 8 << 20
+LIB_LATE_READER = r"""
+set -euo pipefail
+cd "$ROOT"
+. app/bench/delay_path.sh
+srv=""
+cleanup() {
+	if [ -n "$srv" ]; then kill "$srv" 2>/dev/null || true; fi
+	delay_path_down
+}
+trap cleanup EXIT
+delay_path_up "$NS_D" "$NS_C" "$NS_S" veth 25 0 0 1
+echo "$DELAY_PATH_PID" >"$PIDFILE"
+ip netns exec "$NS_S" "$PYTHON" -c "$SENDER" &
+srv=$!
+ip netns exec "$NS_C" "$PYTHON" -c "$READER"
+wait "$srv"
+srv=""
+delay_path_counters
+"""
+LATE_SENDER = """
+import socket
+s = socket.create_server(("198.18.0.2", 5001))
+s.settimeout(20)
+c, _ = s.accept()
+c.sendall(bytes({n}))
+c.close()
+"""
+LATE_READER = """
+import socket, time
+deadline = time.monotonic() + 10
+while True:	# until the sender listens
+    try:
+        c = socket.create_connection(("198.18.0.2", 5001), timeout=5)
+        break
+    except ConnectionRefusedError:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+c.setblocking(False)
+t0 = time.monotonic()
+n, eof = 0, False
+while not eof and time.monotonic() - t0 < 30:
+    time.sleep(0.06)
+    while True:
+        try:
+            d = c.recv(1 << 22)
+        except BlockingIOError:
+            break
+        eof = not d
+        if eof:
+            break
+        n += len(d)
+print("read", n, time.monotonic() - t0,
+      c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))
+"""
+
+
+def test_window_opens_for_a_late_reader():
+    """delay_path.sh's kernel ends do not wait on receive autotuning: 8 MB
+    from a kernel server through 50 ms RTT to a kernel client that takes
+    what has come every 60 ms, so that each round of the sender's window
+    is whole in its queue when read (as curl found it when the medium
+    delivered a round before curl woke), arrive at 3 MB/s at least and the
+    client's buffer holds megabytes. Linux 6.18's autotuning counts what
+    the reader took in the last round trip less what still waits, one
+    segment here: from tcp_rmem's default (128 KB) the buffer stays within
+    a few hundred KB, and the 8 MB take 8 to 11 s."""
+    r = lib_script(LIB_LATE_READER, "dw", SENDER=LATE_SENDER.format(n=LATE_BULK),
+                   READER=LATE_READER)
+    assert r.returncode == 0, r.stdout + r.stderr
+    line = next(line for line in r.stdout.splitlines() if line.startswith("read "))
+    _, got, secs, rcvbuf = line.split()
+    got, secs, rcvbuf = int(got), float(secs), int(rcvbuf)
+    stats = lib_stats(r.stdout)
+    assert got == LATE_BULK, (got, r.stdout, r.stderr)
+    assert got / secs >= 3e6 and rcvbuf >= 4 << 20, (got / secs, rcvbuf, stats)
+    assert stats["b>a"]["drop_socket"] == 0 and consistent(stats["b>a"]), stats
