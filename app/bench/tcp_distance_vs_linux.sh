@@ -53,6 +53,8 @@ RESULTS=$(mktemp /tmp/ewyk-dist-results.XXXXXX)
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 cleanup() {
+	# The transfers under way: their process group (see measure()).
+	[ -z "${MEASURE_PGID:-}" ] || kill -TERM -- "-$MEASURE_PGID" 2>/dev/null || true
 	stop_nginx
 	delay_path_down
 	ewyk_ns_stop "$NS_A" || true
@@ -130,13 +132,22 @@ one() {
 }
 
 # measure SERVER CC RTT LOSS: N downloads and N uploads through the path
-# that is up; a line each into RESULTS.
+# that is up; a line each into RESULTS. The transfers run as a job of
+# their own (a process group), waited for: a signal then ends the script
+# at once (bash runs a trap only once a foreground command has ended),
+# and cleanup ends the group.
+MEASURE_PGID=""
 measure() {
-	local kind
+	local kind out=$WWW/.median
 	ip -n "$NS_C" route replace 198.18.0.0/24 dev ewyk0 congctl "$2"
 	for kind in download upload; do
-		echo "$1 $2 $3 $4 $kind $(for _ in $(seq "$N"); do one "$kind"; echo; done | median)" \
-			>>"$RESULTS"
+		set -m
+		(for _ in $(seq "$N"); do one "$kind"; echo; done | median >"$out") &
+		MEASURE_PGID=$!
+		set +m
+		wait "$MEASURE_PGID"
+		MEASURE_PGID=""
+		echo "$1 $2 $3 $4 $kind $(cat "$out")" >>"$RESULTS"
 	done
 }
 
