@@ -70,3 +70,26 @@ median() {
 	END {m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 		printf "%.*f", d, m}'
 }
+
+# in_group OUT FUNCTION [ARG...]: FUNCTION's output into the file OUT, run
+# as a job of its own (a process group) and waited for. bash runs a trap
+# only once a foreground command has ended, a command substitution's
+# whole pipeline included: waited for this way, a signal reaches the
+# script's trap at once, and bench_group_stop (from the clean-up) ends
+# what the job still runs (its curl, say).
+BENCH_GROUP=""
+in_group() {
+	local out=$1
+
+	shift
+	set -m
+	"$@" >"$out" &
+	BENCH_GROUP=$!
+	set +m
+	wait "$BENCH_GROUP"
+	BENCH_GROUP=""
+}
+
+bench_group_stop() {
+	[ -z "${BENCH_GROUP:-}" ] || kill -TERM -- "-$BENCH_GROUP" 2>/dev/null || true
+}

@@ -53,8 +53,7 @@ RESULTS=$(mktemp /tmp/ewyk-dist-results.XXXXXX)
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 cleanup() {
-	# The transfers under way: their process group (see measure()).
-	[ -z "${MEASURE_PGID:-}" ] || kill -TERM -- "-$MEASURE_PGID" 2>/dev/null || true
+	bench_group_stop	# the transfers under way (measure())
 	stop_nginx
 	delay_path_down
 	ewyk_ns_stop "$NS_A" || true
@@ -131,22 +130,19 @@ one() {
 		split(r, f, " "); print ((f[1] == 200 && f[2] == want) ? f[3] : bound) }'
 }
 
+# transfers KIND: the median seconds of N transfers
+transfers() {
+	for _ in $(seq "$N"); do one "$1"; echo; done | median
+}
+
 # measure SERVER CC RTT LOSS: N downloads and N uploads through the path
-# that is up; a line each into RESULTS. The transfers run as a job of
-# their own (a process group), waited for: a signal then ends the script
-# at once (bash runs a trap only once a foreground command has ended),
-# and cleanup ends the group.
-MEASURE_PGID=""
+# that is up; a line each into RESULTS (in_group: a signal ends the script
+# at once).
 measure() {
 	local kind out=$WWW/.median
 	ip -n "$NS_C" route replace 198.18.0.0/24 dev ewyk0 congctl "$2"
 	for kind in download upload; do
-		set -m
-		(for _ in $(seq "$N"); do one "$kind"; echo; done | median >"$out") &
-		MEASURE_PGID=$!
-		set +m
-		wait "$MEASURE_PGID"
-		MEASURE_PGID=""
+		in_group "$out" transfers "$kind"
 		echo "$1 $2 $3 $4 $kind $(cat "$out")" >>"$RESULTS"
 	done
 }

@@ -53,6 +53,7 @@ EWYKD_PID=""
 NFT_TABLE=ewyk_bench_loss
 
 cleanup() {
+	bench_group_stop	# the transfers under way (in_group)
 	[ -f "$WWW/.nginx.pid" ] && kill -TERM "$(cat "$WWW/.nginx.pid")" 2>/dev/null
 	ewyk_ns_stop "$NS_A" || true
 	ip netns del "${NS_A}c" 2>/dev/null || true
@@ -229,12 +230,14 @@ for cc in $CCS; do
 		for kind in download upload; do
 			for size in $(sizes "$loss"); do
 				if [ "$kind" = download ]; then
-					a=$(series "${NS_A}c" http://198.18.0.2 download "$size")
-					b=$(series "${NS_B}c" http://198.18.0.2 download "$size")
+					in_group "$WWW/.a" series "${NS_A}c" http://198.18.0.2 download "$size"
+					in_group "$WWW/.b" series "${NS_B}c" http://198.18.0.2 download "$size"
 				else
-					a=$(series "${NS_A}c" http://198.18.0.2/echo upload "$size")
-					b=$(series "${NS_B}c" http://198.18.0.2/echo upload "$size")
+					in_group "$WWW/.a" series "${NS_A}c" http://198.18.0.2/echo upload "$size"
+					in_group "$WWW/.b" series "${NS_B}c" http://198.18.0.2/echo upload "$size"
 				fi
+				a=$(cat "$WWW/.a")
+				b=$(cat "$WWW/.b")
 				row=$(printf '%-6s %-6s %-14s %9s %9s %7s' "$cc" "$loss %" \
 					"$kind $(echo "$size" | tr m M)B" "$a" "$b" \
 					"$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')")
