@@ -93,3 +93,34 @@ in_group() {
 bench_group_stop() {
 	[ -z "${BENCH_GROUP:-}" ] || kill -TERM -- "-$BENCH_GROUP" 2>/dev/null || true
 }
+
+# nginx_echo_conf WWW LOCATION MAX_BODY BUFFER ANSWER: WWW/.nginx.conf for
+# the TCP benchmarks' Linux side: one worker on CPU 1, sendfile, WWW
+# served on 198.18.0.2:80, and at LOCATION a body read whole (up to
+# MAX_BODY, held in a BUFFER-sized buffer) then answered with the echo
+# module's ANSWER directive ("echo ok", "echo_request_body").
+nginx_echo_conf() {
+	cat > "$1/.nginx.conf" <<CONF
+load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
+worker_processes 1;
+worker_cpu_affinity 10;
+daemon on;
+pid $1/.nginx.pid;
+error_log /dev/null crit;
+events { worker_connections 64; }
+http {
+	access_log off;
+	sendfile on;
+	server {
+		listen 198.18.0.2:80;
+		root $1;
+		location $2 {
+			client_max_body_size $3;
+			client_body_buffer_size $4;
+			echo_read_request_body;
+			$5;
+		}
+	}
+}
+CONF
+}

@@ -35,7 +35,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
-. app/bench/bench_lib.sh	# median
+. app/bench/bench_lib.sh	# median, in_group, nginx_echo_conf
 . app/bench/delay_path.sh
 N=${1:-3}
 CCS=${CCS:-"cubic bbr"}
@@ -86,29 +86,7 @@ BYTES=$(stat -c %s "$FILE")
 chmod 755 "$WWW"	# nginx's worker runs as www-data
 chmod 644 "$FILE"
 
-cat > "$WWW/.nginx.conf" <<CONF
-load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
-worker_processes 1;
-worker_cpu_affinity 10;
-daemon on;
-pid $WWW/.nginx.pid;
-error_log /dev/null crit;
-events { worker_connections 64; }
-http {
-	access_log off;
-	sendfile on;
-	server {
-		listen 198.18.0.2:80;
-		root $WWW;
-		location /upload {
-			client_max_body_size 0;
-			client_body_buffer_size $((SIZE_MB + 1))m;
-			echo_read_request_body;
-			echo ok;
-		}
-	}
-}
-CONF
+nginx_echo_conf "$WWW" /upload 0 "$((SIZE_MB + 1))m" "echo ok"
 
 # A transfer's bound: what 0.25 MB/s would take, 60 s at least.
 BOUND=$(( SIZE_MB * 4 > 60 ? SIZE_MB * 4 : 60 ))

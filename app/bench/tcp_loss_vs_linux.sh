@@ -39,7 +39,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
-. app/bench/bench_lib.sh	# median
+. app/bench/bench_lib.sh	# median, in_group, nginx_echo_conf
 N=${1:-5}
 LOSSES=${2:-"0 1 5 10"}
 CCS=${CCS:-"cubic bbr"}
@@ -117,29 +117,7 @@ start_ewykd() {
 veth_ns "$NS_B"
 no_offloads "$NS_B" veth1
 no_offloads "${NS_B}c" veth0
-cat > "$WWW/.nginx.conf" <<CONF
-load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
-worker_processes 1;
-worker_cpu_affinity 10;
-daemon on;
-pid $WWW/.nginx.pid;
-error_log /dev/null crit;
-events { worker_connections 64; }
-http {
-	access_log off;
-	sendfile on;
-	server {
-		listen 198.18.0.2:80;
-		root $WWW;
-		location /echo {
-			client_max_body_size 128m;
-			client_body_buffer_size 128m;
-			echo_read_request_body;
-			echo_request_body;
-		}
-	}
-}
-CONF
+nginx_echo_conf "$WWW" /echo 128m 128m echo_request_body
 ip netns exec "$NS_B" "$NGINX" -c "$WWW/.nginx.conf"
 
 # set_loss P: P % dropped each way on the client's end of each path.
