@@ -112,13 +112,14 @@ sender(const struct tcp_config *cfg, uint32_t *iss)
 	return h;
 }
 
-/* All FLIGHT bytes written at once. */
+/* All FLIGHT bytes written at once; f, for what goes out, cleared. */
 static struct th *
-bulk_sender(uint32_t sb_nodes, uint32_t *iss)
+bulk_sender(uint32_t sb_nodes, struct flight *f, uint32_t *iss)
 {
 	struct tcp_config cfg;
 	struct th *h;
 
+	memset(f, 0, sizeof(*f));
 	tcp_config_defaults(&cfg);
 	cfg.snd_buf = FLIGHT;
 	cfg.sb_nodes = sb_nodes;
@@ -142,6 +143,16 @@ send_segments(struct th *h, uint32_t iss, uint32_t n, struct flight *f)
 	assert_int_equal(f->n, n);
 }
 
+/* A bulk sender with its first n segments out, recorded in f. */
+static struct th *
+opened_flight(uint32_t n, struct flight *f, uint32_t *iss)
+{
+	struct th *h = bulk_sender(0, f, iss);
+
+	send_segments(h, *iss, n, f);
+	return h;
+}
+
 /* 8 MB in flight: thousands of entries, no ring's bound. Every 97th
  * segment is lost; the peer SACKs the rest as they arrive (its three
  * most recent blocks, as a receiver does); RACK finds the holes, and
@@ -158,8 +169,7 @@ test_flight_of_8_mb_with_scattered_losses(void **state)
 	int nb = 0;
 
 	(void)state;
-	memset(&f, 0, sizeof(f));
-	h = bulk_sender(0, &iss);
+	h = bulk_sender(0, &f, &iss);
 	c = h->app.conn;
 	/* The flight opened in steps: the harness captures 4096 frames. */
 	for (cw = 2u << 20; c->snd_max - c->snd_una < FLIGHT; cw += 2u << 20) {
@@ -228,10 +238,8 @@ test_sack_blocks_that_cut_segments_split_no_further(void **state)
 	uint32_t iss, i, sacked;
 
 	(void)state;
-	memset(&f, 0, sizeof(f));
-	h = bulk_sender(0, &iss);
+	h = opened_flight(100, &f, &iss);
 	c = h->app.conn;
-	send_segments(h, iss, 100, &f);
 	th_advance(h, RTT_MS);
 	/* A block inside one segment: nothing. */
 	{
@@ -275,8 +283,7 @@ test_entries_run_out_new_data_waits(void **state)
 	uint32_t iss;
 
 	(void)state;
-	memset(&f, 0, sizeof(f));
-	h = bulk_sender(300, &iss);
+	h = bulk_sender(300, &f, &iss);
 	c = h->app.conn;
 	c->cwnd = 1u << 24;
 	tcp_output(h->ns, c);
@@ -307,10 +314,8 @@ test_partial_ack_delivers_its_part(void **state)
 	uint32_t iss, before;
 
 	(void)state;
-	memset(&f, 0, sizeof(f));
-	h = bulk_sender(0, &iss);
+	h = opened_flight(2, &f, &iss);
 	c = h->app.conn;
-	send_segments(h, iss, 2, &f);
 	th_advance(h, RTT_MS);
 	before = c->delivered;
 	c->cwnd = 0;	/* nothing new: the entries stay as they are */
@@ -336,10 +341,8 @@ test_undo_puts_entries_back_in_send_order(void **state)
 	uint32_t iss, i;
 
 	(void)state;
-	memset(&f, 0, sizeof(f));
-	h = bulk_sender(0, &iss);
+	h = opened_flight(20, &f, &iss);
 	c = h->app.conn;
-	send_segments(h, iss, 20, &f);
 	tcp_seg_mark_all_lost(c);	/* as a timeout does */
 	assert_null(tcp_sb_sent_first(c));
 	assert_int_equal(tcp_send_range(h->ns, c, f.seq[15], f.len[15]),
