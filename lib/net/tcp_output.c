@@ -875,15 +875,16 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 		uint32_t usable = (uint32_t)RTE_MAX(RTE_MIN(by_rwnd, by_cwnd), 0);
 		uint32_t seg_max = tcp_seg_max(c, data_optlen(c));
 		uint32_t len = RTE_MIN(RTE_MIN(avail, usable), seg_max);
-		bool fin;
+		bool fin, room;
 
 		/* The scoreboard bounds the segments in flight. */
-		if (!tcp_seg_room(ns, c) && !SEQ_LT(c->snd_nxt, c->snd_max)) {
+		room = tcp_seg_room(ns, c);
+		if (!room && !SEQ_LT(c->snd_nxt, c->snd_max)) {
 			if (len > 0)
 				ns->stats->tcp.sb_full_waits++;
 			len = 0, usable = 0;
 		}
-		fin = fin_after(c, len) && tcp_seg_room(ns, c);
+		fin = fin_after(c, len) && room;
 
 		/* Sender silly-window avoidance (RFC 9293 3.8.6.2.1): when
 		 * the windows cut a segment short, it goes only if it fills
