@@ -85,3 +85,34 @@ def test_a_steady_break_runs_its_integration_catcher_once_only():
     assert m.runs_on_break({"steady": False}, integration) == 2
     assert m.runs_on_break({"steady": True}, integration) == 1
     assert m.runs_on_break({"steady": True}, stress) == 2
+
+
+def test_the_control_runs_a_cmocka_program_once_for_all_its_filters():
+    m = mutation_module()
+    tests = {"tcp_edges": {"cmd": ["/b/tests/e"], "suite": ["ewyk:unit"]},
+             "store": {"cmd": ["/b/tests/s"], "suite": ["ewyk:unit"]},
+             "fuzz_replay": {"cmd": ["/b/tests/f", "corpus"], "suite": ["ewyk:unit"]}}
+    names = ["tcp_edges:test_rst_*", "tcp_edges:test_ack_?", "tcp_edges", "store:test_x",
+             "fuzz_replay@tests/fuzz/one", "pytest:tests/integration/test_x.py::test_y"]
+    specs = {n: m.Spec(n, tests, "/b") for n in names}
+    units = m.control_units(specs, set(names))
+    by_names = {tuple(sorted(ns)): whole for whole, ns in units}
+    assert sorted(by_names) == sorted([
+        ("tcp_edges", "tcp_edges:test_ack_?", "tcp_edges:test_rst_*"), ("store:test_x",),
+        ("fuzz_replay@tests/fuzz/one",), ("pytest:tests/integration/test_x.py::test_y",)])
+    # The program runs whole (no filter), the filters' specs untouched.
+    whole = by_names[("tcp_edges", "tcp_edges:test_ack_?", "tcp_edges:test_rst_*")]
+    assert whole.filter is None and whole.cmd == ["/b/tests/e"]
+    assert specs["tcp_edges:test_rst_*"].filter == "test_rst_*"
+    assert by_names[("store:test_x",)].filter is None
+
+
+def test_a_filter_counts_the_cases_it_selects_in_the_whole_run():
+    count = mutation_module().count_cases
+    log = ("[==========] Running 3 test(s).\n[ RUN      ] test_rst_in_window\n"
+           "[       OK ] test_rst_in_window\n[ RUN      ] test_rst_old\n"
+           "[ RUN      ] test_ack_a\n[==========] 3 test(s) run.\n")
+    assert count(log, "test_rst_*") == 2
+    assert count(log, "test_ack_?") == 1
+    assert count(log, "test_ack") == 0	# a glob matches whole names only
+    assert count(log, "*") == 3

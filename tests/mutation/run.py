@@ -13,7 +13,8 @@ builds stay incremental from one run to the next), builds there what the
 breaks' tests need (unoptimised, without debug information, through
 ccache: a compile is what each break costs, and a file put back or a
 break of an earlier run is a hit), runs every test the breaks name on the unbroken
-tree (the control: each must pass and run at least one test), then, two
+tree (the control: each must pass and run at least one test; a cmocka
+program runs once, whole, for all its filters), then, two
 at a time, patches one file for a break, rebuilds only the targets its
 tests need, runs them, and puts the file back. Exit status 1 if a break
 survives, if its old text is no longer found exactly once (the list must
@@ -77,6 +78,7 @@ refused, a file installed, a header that must be there): run once.
 
 import argparse
 import concurrent.futures
+import copy
 import fcntl
 import fnmatch
 import glob
@@ -317,6 +319,35 @@ def count_run(log, pytest):
     return replays if replays else None
 
 
+def count_cases(log, pattern):
+    """How many of a cmocka program's cases, as its output names them,
+    the filter pattern selects (cmocka's glob: '*' and '?')."""
+    return sum(fnmatch.fnmatchcase(n, pattern) for n in
+               re.findall(r'^\[ RUN      \] (\S+)$', log, re.M))
+
+
+def control_units(specs, used):
+    """The control's runs, [(spec to run, names it answers for)]: a cmocka
+    program once, whole, for every test of the list that is a filter of
+    it (its output names the cases each filter selects; the process and
+    EAL start-up, most of a filtered run's time, is paid once), every
+    other test on its own."""
+    programs, units = {}, []
+    for s in sorted(used):
+        sp = specs[s]
+        if sp.pytest is not None or sp.args is not None:
+            units.append((sp, [s]))
+            continue
+        key = (tuple(sp.cmd), sp.workdir, tuple(sorted(sp.env.items())))
+        if key not in programs:
+            whole = copy.copy(sp)
+            whole.filter = None
+            programs[key] = (whole, [])
+            units.append(programs[key])
+        programs[key][1].append(s)
+    return units
+
+
 def runs_on_break(b, spec):
     """How many times a catcher runs on its break: twice where timing or
     threads may decide its outcome, unless the break is steady and the
@@ -538,8 +569,13 @@ def main():
     used = {s for b in live for s in b['tests']}
     targets = [t for s in used for t in specs[s].targets]
     t0 = time.monotonic()
-    built = in_parallel([lambda t=t: ninja(os.path.join(t, 'build'), targets)
-                         for t in trees])
+    # The first tree alone (ninja uses every CPU), then the others side by
+    # side: what the first compiled is in ccache for them (paths hashed
+    # relative to the tree), where building all at once compiled every
+    # file once per tree.
+    built = [ninja(os.path.join(trees[0], 'build'), targets)]
+    built += in_parallel([lambda t=t: ninja(os.path.join(t, 'build'), targets)
+                          for t in trees[1:]])
     print('mutation: control build, %d target(s): %.0f s' % (
         len(set(targets)), time.monotonic() - t0))
     for ok, log in built:
@@ -553,20 +589,27 @@ def main():
     # appliance of its own, as in tests/run.sh's integration stage).
     t0 = time.monotonic()
 
-    def control(s):
-        sp = specs[s]
-        passed, ran, took, log = sp.run(tree, sp.timeout_cap)
-        sp.control = took
-        if passed and ran != 0:
-            return True
-        say(log[-3000:])
-        say('CONTROL   %-40s %s' % (s, 'ran no test' if passed
-                                    else 'fails on the unbroken tree'))
-        return False
+    def control(unit):
+        whole, names = unit
+        passed, ran, took, log = whole.run(tree, whole.timeout_cap)
+        ok = True
+        for s in names:
+            sp = specs[s]
+            sp.control = took
+            n = ran if sp.filter is None else count_cases(log, sp.filter)
+            if passed and n != 0:
+                continue
+            if ok:
+                say(log[-3000:])
+            ok = False
+            say('CONTROL   %-40s %s' % (s, 'ran no test' if passed
+                                        else 'fails on the unbroken tree'))
+        return ok
 
     # Integration tests first: the longest.
-    order = sorted(used, key=lambda s: (specs[s].pytest is None, s))
-    results = in_parallel([lambda s=s: control(s) for s in order],
+    units = sorted(control_units(specs, used),
+                   key=lambda u: (u[0].pytest is None, u[1][0]))
+    results = in_parallel([lambda u=u: control(u) for u in units],
                           workers=len(trees))
     print('mutation: control run of %d test(s): %.0f s' % (
         len(used), time.monotonic() - t0))

@@ -74,8 +74,10 @@ t_abort(void *ctx, void *t)
 static void
 t_output(void *ctx, void *t)
 {
+	struct hh_conn *k = t;
+
 	(void)ctx;
-	(void)t;
+	k->pushed = k->out_len;
 }
 
 static void
@@ -916,10 +918,13 @@ read_req_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length,
 		uint32_t *flags, nghttp2_data_source *src, void *user)
 {
 	struct hh_stream *st = hh_h2_stream(user, id);
-	size_t n = st->req_left < length ? st->req_left : length;
+	size_t can = st->req_left - st->req_held;
+	size_t n = can < length ? can : length;
 
 	(void)ng;
 	(void)src;
+	if (n == 0)
+		return NGHTTP2_ERR_DEFERRED;	/* stalled */
 	memcpy(buf, st->req_body, n);
 	st->req_body += n;
 	st->req_left -= n;

@@ -53,6 +53,8 @@ struct hh_conn {
 	uint32_t out_len;
 	uint32_t out_cap;
 	uint32_t rd;		/* what the test has read of it */
+	uint32_t pushed;	/* out_len at the last output(): what the
+				 * server told the transport to send */
 	uint32_t space;		/* send space left; writes take from it */
 	uint32_t rcv_space;	/* as last pushed */
 	bool closed;		/* close() */
@@ -188,6 +190,7 @@ struct hh_stream {
 	uint32_t error;		/* of the close */
 	const uint8_t *req_body;	/* what the client still sends */
 	size_t req_left;
+	size_t req_held;	/* of req_left, kept back: the body stalls */
 };
 
 /* Client options. */

@@ -69,6 +69,52 @@ test_gathered_body(void **state)
 	hh_h2_free(c);
 }
 
+/* Two streams whose bodies stop coming half way, one in a body buffer
+ * (50,000 of 100,000 bytes), one small (100 of 200, in the shard's
+ * memory): each is answered 408 once the header timeout passes without
+ * DATA, at once (no other event on the connection), its buffer comes
+ * back, and the connection serves a whole body after. */
+static void
+test_stalled_bodies_cut(void **state)
+{
+	struct hh *h = hh_new(2000, 0);
+	struct hh_h2 *c = hh_h2_new(hh_connect(h), NULL, 0, 0);
+	const char *const big[] = { "content-length", "100000", NULL };
+	const char *const small[] = { "content-length", "200", NULL };
+	int32_t a, b, d;
+	uint32_t out;
+
+	(void)state;
+	a = hh_h2_request_with(c, "POST", "/q/a", big, hh_big(), 100000);
+	hh_h2_stream(c, a)->req_held = 50000;
+	b = hh_h2_request_with(c, "POST", "/q/b", small, hh_big(), 200);
+	hh_h2_stream(c, b)->req_held = 100;
+	hh_h2_pump(c);
+	assert_int_equal(h->stats.body_slots_in_use, 1);
+	assert_int_equal(h->nqueued, 0);	/* neither body is whole */
+	hh_advance(h, 1900);
+	hh_h2_pump(c);
+	assert_false(hh_h2_stream(c, a)->closed || hh_h2_stream(c, b)->closed);
+	out = c->k->out_len;
+	hh_advance(h, 200);
+	/* The timeout wrote, and told the transport to send it. */
+	assert_true(c->k->out_len > out);
+	assert_int_equal(c->k->pushed, c->k->out_len);
+	hh_h2_pump(c);
+	assert_int_equal(hh_h2_stream(c, a)->status, 408);
+	assert_int_equal(hh_h2_stream(c, b)->status, 408);
+	assert_int_equal(h->stats.body_timeouts, 2);
+	assert_int_equal(h->stats.body_slots_in_use, 0);
+	assert_false(c->goaway);
+	d = hh_h2_request(c, "POST", "/q/d", hh_big(), 30000);
+	hh_h2_pump(c);
+	assert_true(hh_run(h, 0));
+	hh_h2_pump(c);
+	expect_stream(c, d, 200, "q /q/d\n", 7);
+	hh_h2_free(c);
+	hh_free(h);
+}
+
 /* Queued handlers answered in reverse: each stream ends when its own
  * answer comes, whatever the order. */
 static void
@@ -855,6 +901,7 @@ main(void)
 		HH_TEST(test_body_stream_answered_early),
 		HH_TEST(test_body_stream_length_mismatch),
 		HH_TEST(test_gathered_body),
+		cmocka_unit_test(test_stalled_bodies_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -340,6 +340,32 @@ test_header_timeout(void **state)
 	hh_free(h);
 }
 
+/* A request answered without its body (405: static files take no POST)
+ * whose body then stops coming: the connection waits for the rest (to
+ * keep the next request's bytes apart) no longer than the header
+ * timeout from the last byte skipped, then closes. */
+static void
+test_skipped_body_that_stops_coming(void **state)
+{
+	struct hh *h = hh_new(5000, 0);
+	struct hh_conn *k = hh_connect(h);
+	struct hh_resp r;
+
+	(void)state;
+	hh_sends(k, "POST /a.txt HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 100\r\n\r\nabc");
+	next(k, &r, false);
+	assert_int_equal(r.status, 405);
+	hh_advance(h, 3000);
+	hh_sends(k, "defg");	/* skipped: the wait starts again */
+	hh_advance(h, 4900);
+	assert_false(k->closed);
+	hh_advance(h, 200);
+	assert_true(k->closed);
+	assert_int_equal(k->rd, k->out_len);	/* nothing more said */
+	hh_free(h);
+}
+
 static void
 test_keepalive_timeout(void **state)
 {
@@ -710,6 +736,7 @@ main(void)
 		HH_TEST(test_drain),
 		cmocka_unit_test(test_header_timeout),
 		cmocka_unit_test(test_keepalive_timeout),
+		cmocka_unit_test(test_skipped_body_that_stops_coming),
 		cmocka_unit_test(test_idle_release),
 		cmocka_unit_test(test_deadline_moves),
 		HH_TEST(test_malformed_matrix),
