@@ -3,6 +3,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_bus.h>
+#include <rte_dev.h>
 #include <rte_ethdev.h>
 
 #include "net_stack.h"
@@ -190,6 +192,12 @@ port_start(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 		ifc->tx_multiseg = true;
 	}
+	/* A virtual device (net_tap, net_af_xdp, net_memif) reads what it
+	 * sends with the CPU: static files go out of the send queue without
+	 * a copy (tcp_write_ref()). A device that DMAs would need their
+	 * memory mapped for it, which is not done: it gets copies. */
+	ifc->tx_any_memory = strcmp(rte_bus_name(rte_dev_bus(info.device)),
+			"vdev") == 0;
 	if ((info.tx_offload_capa & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
 			RTE_ETH_TX_OFFLOAD_TCP_CKSUM)) ==
 			(RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM) &&

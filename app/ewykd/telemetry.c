@@ -420,6 +420,12 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(s->net_stats.tcp_sb_entries_made));
 	rte_tel_data_add_dict_u64(d, "scoreboard_entries_used_count",
 			SUM(s->net_stats.tcp_sb_entries_used));
+	/* Blocks of static files' writes whose mbufs point into the file
+	 * (64 bytes): made, and in use while any of those mbufs is. */
+	rte_tel_data_add_dict_u64(d, "zero_copy_refs_made_count",
+			SUM(s->net_stats.tcp_ext_refs_made));
+	rte_tel_data_add_dict_u64(d, "zero_copy_refs_used_count",
+			SUM(s->net_stats.tcp_ext_refs_used));
 	/* Receive queues' blocks, chunks and runs made (their peak). */
 	rte_tel_data_add_dict_u64(d, "receive_queue_memory_bytes",
 			SUM(s->net_stats.tcp_rcvq_mem_bytes));

@@ -251,6 +251,12 @@ FLAT = {
                                           "flight; 80 bytes each)", 1),
         "scoreboard_entries_used_count": ("ewyk_tcp_scoreboard_entries_used", G,
                                           "TCP scoreboard entries in use", 1),
+        "zero_copy_refs_made_count": ("ewyk_tcp_zero_copy_refs_made", G,
+                                      "Blocks of static files' writes sent without a "
+                                      "copy, made (64 bytes each)", 1),
+        "zero_copy_refs_used_count": ("ewyk_tcp_zero_copy_refs_used", G,
+                                      "Blocks of static files' writes whose mbufs are "
+                                      "still queued or in flight", 1),
         "receive_queue_memory_bytes": ("ewyk_tcp_receive_queue_memory_bytes", G,
                                        "Memory the TCP receive queues' pools made "
                                        "(their peak, kept)", 1),

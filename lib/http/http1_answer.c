@@ -10,6 +10,7 @@
 #include <rte_common.h>
 
 #include "http1_conn.h"
+#include "tcp.h"
 
 #define CHUNKED_LEN UINT64_MAX	/* write_head(): Transfer-Encoding: chunked */
 #define NO_BODY_LEN (UINT64_MAX - 1)	/* write_head(): no framing (204; or
@@ -99,14 +100,23 @@ h1_refuse(struct h1 *h, int status, bool head_only, const char *allow)
 	snprintf(ps->allow, sizeof(ps->allow), "%s", allow != NULL ? allow : "");
 }
 
-/* Queues as much of the pending body as the send queue takes. */
+/* Queues as much of the pending body as the send queue takes: lent to
+ * the transport where the answer can hold its bytes for it (a static
+ * file's), else copied. */
 static void
 pump(struct h1 *h)
 {
+	const struct http_answer *a = h->writing;
+	const struct tcp_ref ref = a != NULL && a->hold != NULL ?
+		(struct tcp_ref){ a->hold, a->done, a->done_arg } :
+		(struct tcp_ref){ NULL, NULL, NULL };
+
 	while (h->body_left > 0) {
 		uint32_t chunk = h->body_left > UINT32_MAX ? UINT32_MAX :
 			(uint32_t)h->body_left;
-		uint32_t n = http_conn_write(h->c, h->body, chunk);
+		uint32_t n = ref.hold != NULL ?
+			http_conn_write_ref(h->c, h->body, chunk, &ref) :
+			http_conn_write(h->c, h->body, chunk);
 
 		if (n == 0)
 			return;

@@ -96,6 +96,17 @@ http_conn_write(struct http_conn *c, const void *data, uint32_t len)
 	return len == 0 ? 0 : c->tr->write(c->tr_ctx, c->t, data, len);
 }
 
+/* The same for bytes that stay unchanged until ref's done: lent to the
+ * transport where it takes them so. */
+static inline uint32_t
+http_conn_write_ref(struct http_conn *c, const void *data, uint32_t len,
+		const struct tcp_ref *ref)
+{
+	if (c->tr->write_ref == NULL)
+		return http_conn_write(c, data, len);
+	return len == 0 ? 0 : c->tr->write_ref(c->tr_ctx, c->t, data, len, ref);
+}
+
 static inline uint32_t
 http_conn_space(const struct http_conn *c)
 {

@@ -219,6 +219,7 @@ http_answer_init(struct http_answer *a)
 	a->body = NULL;
 	a->len = 0;
 	a->done = NULL;
+	a->hold = NULL;
 	a->heap = NULL;
 	a->src.done = NULL;
 }
@@ -359,6 +360,7 @@ ewyk_respond_borrow(struct ewyk_request *q, int status, const char *ctype,
 	a->body = body;
 	a->len = len;
 	a->done = done;
+	a->hold = NULL;
 	a->done_arg = arg;
 	a->kind = HTTP_BODY_BYTES;
 	return 0;
@@ -440,6 +442,7 @@ http_answer_release(struct http_answer *a)
 		a->src.done(a->src.arg);
 	free(a->heap);
 	a->done = NULL;
+	a->hold = NULL;
 	a->src.done = NULL;
 	a->heap = NULL;
 	a->kind = HTTP_BODY_UNSET;

@@ -40,14 +40,27 @@ given_back(void *arg)
 	lent_here()->n[(uintptr_t)arg]--;
 }
 
+/* Another hold on a body already lent (the send queue's, pointing into
+ * the file until it is sent): the tree stays while any is out. */
+static void
+lent_again(void *arg)
+{
+	lent_here()->n[(uintptr_t)arg]++;
+}
+
 /* A body lent from the tree of generation gen, counted until it is back. */
 static int
 lend(struct ewyk_request *q, int status, const void *body, size_t len,
 		uint32_t gen)
 {
-	lent_here()->n[gen & 1]++;
-	return ewyk_respond_borrow(q, status, NULL, body, len, given_back,
+	int rc = ewyk_respond_borrow(q, status, NULL, body, len, given_back,
 			(void *)(uintptr_t)(gen & 1));
+
+	if (rc == 0) {
+		lent_here()->n[gen & 1]++;
+		q->ans.hold = lent_again;
+	}
+	return rc;
 }
 
 /* Error answers of a handler are the same as the server's own. */

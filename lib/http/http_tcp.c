@@ -13,6 +13,13 @@ t_write(void *ctx, void *t, const void *data, uint32_t len)
 }
 
 static uint32_t
+t_write_ref(void *ctx, void *t, const void *data, uint32_t len,
+		const struct tcp_ref *ref)
+{
+	return tcp_write_ref(ctx, t, data, len, ref);
+}
+
+static uint32_t
 t_space(void *ctx, void *t)
 {
 	return tcp_send_space(ctx, t);
@@ -77,6 +84,7 @@ t_rtt_us(void *ctx, void *t)
 
 const struct http_transport http_tcp_transport = {
 	.write = t_write,
+	.write_ref = t_write_ref,
 	.space = t_space,
 	.close = t_close,
 	.abort = t_abort,

@@ -146,6 +146,8 @@ struct net_stack {
 	struct blk_pool sndq_chunks;
 	/* The scoreboards' entries (tcp_sack.c). */
 	struct blk_pool sb_nodes;
+	/* Blocks of writes that lend their bytes (tcp_ext.c). */
+	struct blk_pool ext_refs;
 	struct net_stats *stats;
 	/* Where active opens' port search resumes, by local address; the
 	 * IPv4 address the next one tries first (an offset). */

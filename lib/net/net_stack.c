@@ -27,6 +27,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	 * SACK; a shard's entries, 5 MB at most, are eight such flights. */
 	cfg->sb_segs = TCP_SB_SEGS;
 	cfg->sb_nodes = 8 * TCP_SB_SEGS;
+	cfg->ext_refs = 8 * TCP_SB_SEGS;
 	cfg->rcv_win_max = 1 << 20;
 	cfg->rto_min_ms = 200;
 	cfg->rto_init_ms = 1000;

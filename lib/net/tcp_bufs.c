@@ -33,6 +33,7 @@ tcp_bufs_init(struct net_stack *ns)
 			BUFS_PER_CHUNK, 0);
 	blk_pool_init(&ns->sb_nodes, "tcp_sb", sizeof(struct tcp_seg),
 			SB_NODES_PER_CHUNK, ns->cfg.sb_nodes);
+	tcp_ext_init(ns);
 }
 
 bool
@@ -69,4 +70,5 @@ tcp_bufs_fini(struct net_stack *ns)
 	blk_pool_fini(&ns->bufs);
 	blk_pool_fini(&ns->sndq_chunks);
 	blk_pool_fini(&ns->sb_nodes);
+	tcp_ext_fini(ns);
 }

@@ -586,6 +586,9 @@ void tcp_bufs_init(struct net_stack *ns);
 bool tcp_bufs_get(struct net_stack *ns, struct tcp_conn *c);
 void tcp_bufs_put(struct net_stack *ns, struct tcp_conn *c);
 void tcp_bufs_fini(struct net_stack *ns);
+/* The pool of tcp_write_ref()'s blocks (tcp_ext.c). */
+void tcp_ext_init(struct net_stack *ns);
+void tcp_ext_fini(struct net_stack *ns);
 
 static inline bool
 tcp_bufs_take(struct net_stack *ns, struct tcp_conn *c)

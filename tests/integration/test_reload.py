@@ -63,6 +63,11 @@ def test_sighup_serves_the_new_tree(tmp_path):
 
 
 def test_answer_in_flight_keeps_the_old_file(tmp_path):
+    """A slow download of the old file while the tree is replaced: its
+    bytes go out of the send queue without a copy, pointing into the old
+    tree (net_tap), which stays until the last of them is acknowledged,
+    not only until the answer is all queued; new requests get the new
+    file meanwhile."""
     www = tmp_path / "www"
     www.mkdir()
     old = os.urandom(8 * MB)
@@ -91,6 +96,11 @@ def test_answer_in_flight_keeps_the_old_file(tmp_path):
         assert slow.wait(60) == 0
         assert hashlib.sha256(out.read_bytes()).digest() == hashlib.sha256(old).digest()
         wait_for(lambda: info(a)["retiring"] == 0)
+        # Both downloads' bytes were lent from the trees (whole mbufs of
+        # 2 KiB), and every lend came back.
+        tcp = a.telemetry("/ewyk/tcp")
+        assert tcp["zero_copy_mbufs_count"] > 2 * 8 * MB // 2176 * 9 // 10, tcp
+        assert tcp["zero_copy_refs_used_count"] == 0, tcp
 
 
 def test_bad_new_tree_keeps_the_old_one(tmp_path):

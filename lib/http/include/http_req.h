@@ -57,6 +57,9 @@ struct http_answer {
 	const uint8_t *body;
 	uint64_t len;
 	void (*done)(void *arg);	/* borrowed bytes go back */
+	/* NULL, or another hold on the borrowed bytes, given back by its
+	 * own done: the transport may then point at them until sent */
+	void (*hold)(void *arg);
 	void *done_arg;
 	struct ewyk_source src;
 	void *heap;		/* a copy larger than inline */

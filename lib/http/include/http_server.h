@@ -36,9 +36,16 @@ struct http_origin {
 };
 
 /* The byte stream under the connections; t is one connection's handle. */
+struct tcp_ref;
+
 struct http_transport {
 	/* Queues bytes (copied); returns how many fit. */
 	uint32_t (*write)(void *ctx, void *t, const void *data, uint32_t len);
+	/* Queues bytes that stay unchanged until ref's done (a preloaded
+	 * file's): the transport may point at them rather than copy them
+	 * (tcp_write_ref(), whose rules it follows). May be NULL: write. */
+	uint32_t (*write_ref)(void *ctx, void *t, const void *data,
+			uint32_t len, const struct tcp_ref *ref);
 	/* Room in the send queue, in bytes. */
 	uint32_t (*space)(void *ctx, void *t);
 	/* Ends the stream after the queued bytes. */

@@ -50,6 +50,8 @@ struct net_if {
 	uint8_t prefix6;	/* its prefix length; 0: no IPv6 on the port */
 	uint16_t mtu;
 	bool tx_multiseg;	/* the device takes chained mbufs */
+	bool tx_any_memory;	/* it reads payloads with the CPU (a virtual
+				 * device): an mbuf may point anywhere */
 	bool rx_cksum_offload;	/* the device flags L3/L4 checksums */
 	bool tx_cksum_offload;	/* the device fills IPv4 and TCP checksums
 				 * (TCP's over IPv6 too) */
@@ -139,6 +141,10 @@ struct tcp_config {
 	 * each, made as needed). */
 	uint32_t sb_segs;
 	uint32_t sb_nodes;
+	/* Writes that lend their bytes (tcp_write_ref()) the shard may have
+	 * queued at once (64 bytes each, made as needed); past it they are
+	 * copied. */
+	uint32_t ext_refs;
 	/* Connections that may keep their rings (3 KiB) while they are empty;
 	 * past this many taken, an empty one gives them back at once. Below
 	 * it, a busy connection does not give them back and take them again
@@ -219,7 +225,7 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(bad_options) X(sack_blocks_in) X(dsacks_in) \
 	X(rack_losses) X(tlp_recoveries) X(spurious_retransmits) X(prr_sends) \
 	X(arp_requests) X(rss_port_misses) X(sndq_budget_waits) X(sb_full_waits) \
-	X(snd_buf_grows) \
+	X(snd_buf_grows) X(zero_copy_mbufs) X(zero_copy_refs_full) \
 	X(ip6_passive_opens) X(ip6_active_opens) X(ip6_segs_in) X(ip6_segs_out) \
 	X(pmtu_lowered) X(hystart_css_entries) X(hystart_exits) \
 	X(dsack_undos) X(eifel_undos) X(loss_undos) X(frto_undos) \
@@ -303,6 +309,10 @@ struct net_stats {
 	uint64_t tcp_sndq_chunks_used;
 	uint64_t tcp_sb_entries_made;	/* gauges: the scoreboards' entries */
 	uint64_t tcp_sb_entries_used;
+	/* gauges: blocks of writes that lend their bytes (tcp_write_ref()),
+	 * made and in use: those whose mbufs are still queued or in flight */
+	uint64_t tcp_ext_refs_made;
+	uint64_t tcp_ext_refs_used;
 	/* gauge: bytes the receive queues' pools (their blocks, chunks and
 	 * runs) have made: the peak of what they held, never given back */
 	uint64_t tcp_rcvq_mem_bytes;

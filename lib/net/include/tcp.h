@@ -59,6 +59,21 @@ uint32_t tcp_send_space(const struct net_stack *ns, const struct tcp_conn *c);
 /* Queue bytes (copied) for sending; returns how many fit. */
 uint32_t tcp_write(struct net_stack *ns, struct tcp_conn *c, const void *data,
 		uint32_t len);
+/* Bytes the caller keeps unchanged until told: hold(arg) when the send
+ * queue takes a reference to them, done(arg) once it is gone. */
+struct tcp_ref {
+	void (*hold)(void *arg);
+	void (*done)(void *arg);
+	void *arg;
+};
+/* tcp_write() of bytes that stay where they are until ref's done: on a
+ * port whose device reads any memory, the send queue points into them
+ * rather than copying them (whole mbufs; a write under 16 KiB, the tail's
+ * room and the rest under an mbuf are copied). Returns how many were
+ * queued; 0 also when less than 16 KiB of room is free for a longer
+ * write (the sent upcall says when there is more). */
+uint32_t tcp_write_ref(struct net_stack *ns, struct tcp_conn *c,
+		const void *data, uint32_t len, const struct tcp_ref *ref);
 /* Send FIN after the queued data. */
 void tcp_close(struct net_stack *ns, struct tcp_conn *c);
 /* Active open towards raddr:rport (network/host order) from lport; the
