@@ -707,17 +707,19 @@ tcp_our_wscale(const struct net_stack *ns)
 	return s;
 }
 
-/* The upper layer made room: tell the peer once the window grew enough to
- * matter (receiver silly-window avoidance, RFC 9293 3.8.6.2.2), and always
- * when it reopens a window that had fallen below one segment. */
+/* The upper layer made room: tell the peer when the window at least
+ * doubles what is left of it (Linux's tcp_cleanup_rbuf()), and always when
+ * it reopens a window that had fallen below one segment. Less rides on the
+ * ACKs of the data the window left still brings: an update for every few
+ * kilobytes taken from a large buffer is a segment each for nothing (an
+ * upload read 8 KB at a time: five of the six segments we sent). */
 bool
 tcp_window_grew(const struct tcp_conn *c)
 {
 	uint32_t old = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
 	uint32_t now = tcp_rcv_window(c);
 
-	return now > old && (now - old >= 2u * c->mss ||
-			(old < c->mss && now >= RTE_MIN((uint32_t)c->mss, now)));
+	return now > old && (old < c->mss || now >= 2ull * old);
 }
 
 /* Timers armed as segments go out ------------------------------------- */

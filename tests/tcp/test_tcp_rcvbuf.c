@@ -195,6 +195,43 @@ test_held_offered_while_taken(void **state)
 	th_free(h);
 }
 
+/* An application that takes a large buffer's data a few kilobytes at a
+ * time (an upload read 8 KB at a time) is not answered with a window
+ * update for each: one goes when the window at least doubles what is
+ * left of it, and the ACKs of the data still coming carry the rest. */
+static void
+test_window_update_when_it_doubles(void **state)
+{
+	struct th *h = open_with(60000, 60000, 1 << 20, 0);
+	uint32_t ack = 0, win = 0;
+
+	(void)state;
+	peer_sends(h, 20000, false);
+	assert_true(last_ack(h, &ack, &win));
+	assert_int_equal(ack, 20000);
+	assert_int_equal(win, 40000);
+	/* 8000 taken: 48000 against the 40000 left, no update */
+	th_set_rcv_space(h, 8000);
+	assert_int_equal(h->app.got_len, 8000);
+	assert_int_equal(th_pending(h), 0);
+	/* the data's ACKs carry it */
+	peer_sends(h, 30000, false);
+	assert_true(last_ack(h, &ack, &win));
+	assert_int_equal(ack, 50000);
+	assert_int_equal(win, 18000);
+	/* 18000 left: 26000 and 34000 do not double it, 42000 does */
+	th_set_rcv_space(h, 8000);
+	th_set_rcv_space(h, 8000);
+	assert_int_equal(th_pending(h), 0);
+	th_set_rcv_space(h, 8000);
+	assert_true(last_ack(h, &ack, &win));
+	assert_int_equal(ack, 50000);
+	assert_int_equal(win, 42000);
+	assert_int_equal(h->app.got_len, 32000);
+	assert_memory_equal(h->app.got, stream, 32000);
+	th_free(h);
+}
+
 /* We closed first and the peer still sends: in FIN-WAIT-2 held data
  * taken opens the window, and the update goes out as in any other state
  * that receives. */
@@ -521,6 +558,7 @@ main(void)
 		cmocka_unit_test(test_fin_after_held_data),
 		cmocka_unit_test(test_held_offered_while_taken),
 		cmocka_unit_test(test_room_pushed_during_the_flush_is_listed),
+		cmocka_unit_test(test_window_update_when_it_doubles),
 		cmocka_unit_test(test_window_reopens_in_fin_wait_2),
 		cmocka_unit_test(test_autotuning_from_no_buffer),
 		cmocka_unit_test(test_autotuning_follows_what_is_taken),
