@@ -397,7 +397,7 @@ def test_slow_client_holds_the_upstream_back(proxy_env):
 
 @pytest.mark.parametrize("proto", ["h1", "h2"])
 def test_slow_upstream_holds_the_client_back(proxy_env, tmp_path, proto):
-    """An upstream that takes nothing for 1 s: ewykd reads the client's body
+    """An upstream that takes nothing for 1.5 s: ewykd reads the client's body
     no faster than the upstream takes it, so what it took from the client
     (bytes_acked of curl's socket) stays bounded by its receive buffer and
     its send queue to the upstream, HELD_BOUND (HTTP/2: by the windows,
@@ -419,7 +419,17 @@ def test_slow_upstream_holds_the_client_back(proxy_env, tmp_path, proto):
     client = subprocess.Popen(["ip", "netns", "exec", a.client, *cmd],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(0.7)
+        # Once the client has sent its first bytes (its start-up takes its
+        # time on a busy host), the proxy's buffers fill in milliseconds;
+        # measured well within the upstream's 1.5 s of taking nothing.
+        deadline = time.monotonic() + 10
+        acked, ss = [], ""
+        while not acked and time.monotonic() < deadline:
+            time.sleep(0.05)
+            ss = a.ns(["ss", "-tniH", "state", "established", "dport", "=", ":80"]).stdout
+            acked = [int(w.split(":")[1]) for w in ss.split()
+                     if w.startswith("bytes_acked:") and int(w.split(":")[1]) > 1]
+        time.sleep(0.3)
         ss = a.ns(["ss", "-tniH", "state", "established", "dport", "=", ":80"]).stdout
         acked = [int(w.split(":")[1]) for w in ss.split() if w.startswith("bytes_acked:")]
         out, err = client.communicate(timeout=30)

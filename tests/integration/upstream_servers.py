@@ -62,10 +62,10 @@ def once(c):
     c.close()
 
 def sink(c):
-    # Takes nothing for 1 s (less than --upstream-timeout-ms), then the
+    # Takes nothing for 1.5 s (less than --upstream-timeout-ms), then the
     # body; answers its sha256.
     head = read_head(c)
-    time.sleep(1)
+    time.sleep(1.5)
     top, body = head.split(b"\\r\\n\\r\\n", 1)
     length = int(top.lower().split(b"content-length: ")[1].split(b"\\r\\n")[0])
     while len(body) < length:
