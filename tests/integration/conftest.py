@@ -69,7 +69,7 @@ def serve_module(a):
     whatever they did, every mbuf must come back once its connections are
     gone."""
     a.start()
-    idle = a.wait_idle(a.stats()["mbufs_in_use_mbufs"], timeout=15)["mbufs_in_use_mbufs"]
+    idle = a.idle_baseline()["mbufs_in_use_mbufs"]
     yield a
     try:
         a.wait_idle(idle, timeout=20)
@@ -86,8 +86,7 @@ def serve_hostile(a, prepare=None):
         if prepare:
             prepare(a)
         a.mac = a.telemetry("/ewyk/info")["mac"]
-        a.idle_mbufs = a.wait_idle(a.stats()["mbufs_in_use_mbufs"],
-                                   timeout=15)["mbufs_in_use_mbufs"]
+        a.idle_mbufs = a.idle_baseline()["mbufs_in_use_mbufs"]
         yield a
     finally:
         a.close()

@@ -563,17 +563,37 @@ while True:
     def stats(self):
         return self.telemetry("/ewyk/stats")
 
+    def _idle_sample(self):
+        if self.medium == "af_xdp":
+            # net_af_xdp frees a sent frame's mbuf only when it sends
+            # again (it reaps the completion ring then): a ping makes
+            # the last frame out the same kind as at the baseline's.
+            self.ns(["ping", "-c", "1", "-W", "1", APP_IP], check=False)
+        return self.stats()
+
+    def idle_baseline(self, timeout=15):
+        """The stats once the appliance is idle: no connection, and the
+        same mbufs in use for a whole second. One sample alone may catch
+        a frame of its own start-up in flight (IPv6's duplicate address
+        probes and reports), a baseline it would never come back to."""
+        deadline = time.time() + timeout
+        last, since = None, time.time()
+        while time.time() < deadline:
+            s = self._idle_sample()
+            if s["open_conns"] == 0 and s["mbufs_in_use_mbufs"] == last:
+                if time.time() - since >= 1.0:
+                    return s
+            else:
+                last, since = s["mbufs_in_use_mbufs"], time.time()
+            time.sleep(0.2)
+        raise AssertionError(f"not idle after {timeout}s: {s}")
+
     def wait_idle(self, baseline_mbufs, timeout=10):
         """Waits for connections to close and mbufs to return to idle."""
         deadline = time.time() + timeout
         s = self.stats()
         while time.time() < deadline:
-            if self.medium == "af_xdp":
-                # net_af_xdp frees a sent frame's mbuf only when it sends
-                # again (it reaps the completion ring then): a ping makes
-                # the last frame out the same kind as at the baseline's.
-                self.ns(["ping", "-c", "1", "-W", "1", APP_IP], check=False)
-            s = self.stats()
+            s = self._idle_sample()
             if s["open_conns"] == 0 and s["mbufs_in_use_mbufs"] == baseline_mbufs:
                 return s
             time.sleep(0.2)

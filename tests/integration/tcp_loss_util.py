@@ -75,8 +75,7 @@ def lossy_appliance(www_dir, args=()):
     a = Appliance(www=www_dir, args=args, client_ns=True, ip6=True)
     try:
         a.start()
-        a.idle_mbufs = a.wait_idle(a.stats()["mbufs_in_use_mbufs"],
-                                   timeout=15)["mbufs_in_use_mbufs"]
+        a.idle_mbufs = a.idle_baseline()["mbufs_in_use_mbufs"]
         yield a
     finally:
         a.close()      # the namespaces go, and the nft tables with them

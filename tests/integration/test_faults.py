@@ -68,7 +68,7 @@ print(codes)
 
 
 def idle_baseline(a):
-    return a.wait_idle(a.stats()["mbufs_in_use_mbufs"], timeout=15)["mbufs_in_use_mbufs"]
+    return a.idle_baseline()["mbufs_in_use_mbufs"]
 
 
 # -- (a) the mbuf pool nearly exhausted -----------------------------------

@@ -147,7 +147,7 @@ def test_telemetry_info_and_stats(appliance):
 
 
 def test_mbufs_return_to_idle_after_traffic(appliance):
-    idle = appliance.wait_idle(appliance.stats()["mbufs_in_use_mbufs"], timeout=15)
+    idle = appliance.idle_baseline()
     baseline = idle["mbufs_in_use_mbufs"]
     r = appliance.ns(["h2load", "--h1", "-n", "400", "-c", "8", "-m", "1",
                       appliance.url("/big.bin"), appliance.url("/hello.txt")], timeout=120)
