@@ -136,15 +136,26 @@ import json, socket, time
 s = socket.create_connection(("{ip}", 80), timeout=30)
 s.sendall(b"GET /bytes?n=1073741824 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
 end = time.monotonic() + {seconds}
-last, gaps = time.monotonic(), []
-while time.monotonic() < end:
-    if not s.recv(1 << 16):
-        break
-    now = time.monotonic()
-    if now - last > 0.3:
-        gaps.append([last, now])
-    last = now
-print(json.dumps(gaps))
+last, gaps, error = time.monotonic(), [], None
+try:
+    while time.monotonic() < end:
+        # Waits no later than the end: a download that finished early (a
+        # fast medium) is not an error, nor is the silence after it.
+        s.settimeout(max(0.05, end - time.monotonic()))
+        try:
+            d = s.recv(1 << 16)
+        except socket.timeout:
+            break
+        if not d:
+            error = "the download ended early"
+            break
+        now = time.monotonic()
+        if now - last > 0.3:
+            gaps.append([last, now])
+        last = now
+except OSError as e:
+    error = repr(e)
+print(json.dumps({{"gaps": gaps, "error": error, "at": time.monotonic()}}))
 """
 OUTAGE_S = 4.5  # between two backed-off RTOs (200 ms doubling: 3.0 s, 6.2 s)
 
@@ -176,13 +187,16 @@ def test_link_down_and_up_under_load_keeps_connections(www):
             deadline = time.time() + 10
             while not a.stats()["link_up"] and time.time() < deadline:
                 time.sleep(0.1)
-            gaps = json.loads(watched.communicate(timeout=60)[0])
+            watch = json.loads(watched.communicate(timeout=60)[0])
         finally:
             for p in (load, watched):
                 if p.poll() is None:
                     p.kill()
                     p.wait()
         after = a.stats()
+        # The watched download went on through the outage, and after it.
+        assert watch["error"] is None, (watch, t_up)
+        gaps = watch["gaps"]
         # The outage is the gap the link's return ends.
         outage = [g for g in gaps if g[0] < t_up < g[1]]
         resumed = outage[0][1] - t_up if outage else None
