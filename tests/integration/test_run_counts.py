@@ -116,3 +116,18 @@ def test_a_filter_counts_the_cases_it_selects_in_the_whole_run():
     assert count(log, "test_ack_?") == 1
     assert count(log, "test_ack") == 0	# a glob matches whole names only
     assert count(log, "*") == 3
+
+
+def test_the_soak_counts_only_its_own_answers_that_were_not_2xx():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "soak", os.path.join(ROOT, "app", "bench", "soak.py"))
+    soak = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(soak)
+    # The capacity probe, flat out, had a 503 and a 408: figures, not
+    # failures. The soak that follows adds a 503 of its own.
+    before = {"200": 1000, "503": 1, "408": 1}
+    assert soak.not_2xx({"requests_by_status_reqs": {"200": 5000, "503": 1, "408": 1}},
+                        before) == {}
+    assert soak.not_2xx({"requests_by_status_reqs": {"200": 5000, "503": 2, "408": 1,
+                                                     "201": 7}}, before) == {"503": 1}
