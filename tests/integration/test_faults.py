@@ -135,6 +135,8 @@ WATCHED_DOWNLOAD = """
 import json, socket, time
 s = socket.create_connection(("{ip}", 80), timeout=30)
 s.sendall(b"GET /bytes?n=1073741824 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+s.recv(1 << 16)
+print("receiving", flush=True)
 end = time.monotonic() + {seconds}
 last, gaps, error = time.monotonic(), [], None
 try:
@@ -172,6 +174,10 @@ def test_link_down_and_up_under_load_keeps_connections(www):
         watched = a.ns_popen_python(WATCHED_DOWNLOAD.format(ip=APP_IP,
                                                             seconds=OUTAGE_S + 6))
         try:
+            # The link goes down under a download already receiving (the
+            # script's start-up takes its time on a busy host: a connect
+            # after the link went down fails at once).
+            assert watched.stdout.readline().strip() == "receiving"
             time.sleep(0.5)
             a.ip("link", "set", "dev", IFACE, "down")
             deadline = time.time() + 10
