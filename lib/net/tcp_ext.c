@@ -65,12 +65,12 @@ ext_put(struct tcp_ext *x)
 		ext_free(NULL, x);
 }
 
-/* Queues up to n mbufs' worth of data, each mbuf pointing into it. */
+/* Queues n bytes, whole mbufs of room bytes, each pointing into data;
+ * fewer when mbufs run out. */
 static uint32_t
 lend(struct net_stack *ns, struct tcp_conn *c, struct tcp_ext *x,
-		const uint8_t *data, uint32_t n)
+		const uint8_t *data, uint32_t n, uint16_t room)
 {
-	uint16_t room = rte_pktmbuf_data_room_size(ns->pool);
 	uint32_t done = 0;
 
 	while (done + room <= n) {
@@ -97,12 +97,36 @@ lend(struct net_stack *ns, struct tcp_conn *c, struct tcp_ext *x,
 	return done;
 }
 
+/* A block for one write's mbufs, the caller's hold taken; NULL when the
+ * pool is at its limit. */
+static struct tcp_ext *
+ext_new(struct net_stack *ns, const struct tcp_ref *ref)
+{
+	struct tcp_ext *x = blk_pool_get(&ns->ext_refs);
+
+	if (x == NULL)
+		return NULL;
+	ns->stats->tcp_ext_refs_made = ns->ext_refs.made;
+	ns->stats->tcp_ext_refs_used++;
+	x->sh.free_cb = ext_free;
+	x->sh.fcb_opaque = x;
+	x->ns = ns;
+	x->done = ref->done;
+	x->arg = ref->arg;
+	/* The writer's own reference, dropped once its mbufs are queued: a
+	 * push that fails and frees its mbuf cannot free the block. */
+	rte_mbuf_ext_refcnt_set(&x->sh, 1);
+	ref->hold(ref->arg);
+	return x;
+}
+
 uint32_t
 tcp_write_ref(struct net_stack *ns, struct tcp_conn *c, const void *data,
 		uint32_t len, const struct tcp_ref *ref)
 {
 	uint16_t room = rte_pktmbuf_data_room_size(ns->pool);
-	uint32_t space, head, n;
+	const uint8_t *p = data;
+	uint32_t space, done, whole, lent;
 	struct tcp_ext *x;
 
 	if (len < TCP_REF_MIN || ns->cfg.ext_refs == 0 ||
@@ -112,34 +136,25 @@ tcp_write_ref(struct net_stack *ns, struct tcp_conn *c, const void *data,
 	if (space < TCP_REF_MIN)
 		return 0;
 	/* The tail's room, copied: then whole mbufs. */
-	head = tcp_write(ns, c, data, RTE_MIN(space,
+	done = tcp_write(ns, c, data, RTE_MIN(space,
 			tcp_sndq_tail_room(&c->sndq)));
-	n = (space - head) / room * room;
-	if (n == 0)
-		return head;
-	x = blk_pool_get(&ns->ext_refs);
-	if (x == NULL) {
-		ns->stats->tcp.zero_copy_refs_full++;
-		return head + tcp_write(ns, c, (const uint8_t *)data + head,
-				space - head);
+	whole = (space - done) / room * room;
+	if (whole > 0) {
+		x = ext_new(ns, ref);
+		if (x == NULL) {
+			ns->stats->tcp.zero_copy_refs_full++;
+			return done + tcp_write(ns, c, p + done, space - done);
+		}
+		lent = lend(ns, c, x, p + done, whole, room);
+		ext_put(x);
+		done += lent;
+		if (lent < whole)
+			return done;	/* out of mbufs: the rest later */
 	}
-	ns->stats->tcp_ext_refs_made = ns->ext_refs.made;
-	ns->stats->tcp_ext_refs_used++;
-	x->sh.free_cb = ext_free;
-	x->sh.fcb_opaque = x;
-	x->ns = ns;
-	x->done = ref->done;
-	x->arg = ref->arg;
-	/* The writer's own reference, dropped below: a push that fails
-	 * and frees its mbuf cannot free the block under the loop. */
-	rte_mbuf_ext_refcnt_set(&x->sh, 1);
-	ref->hold(ref->arg);
-	n = head + lend(ns, c, x, (const uint8_t *)data + head, n);
-	ext_put(x);
 	/* The write's last bytes, under an mbuf, copied; in the middle of
 	 * the room they wait for the next write, which then begins on an
 	 * mbuf's edge. */
-	if (space == len && n < len && n == space - (space - head) % room)
-		n += tcp_write(ns, c, (const uint8_t *)data + n, len - n);
-	return n;
+	if (space == len)
+		done += tcp_write(ns, c, p + done, len - done);
+	return done;
 }
