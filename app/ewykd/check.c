@@ -8,8 +8,8 @@
 
 #include "check.h"
 #include "ewyk_tls.h"
-#include "eal.h"
 #include "lcores.h"
+#include "port_eal.h"
 #include "plugin.h"
 #include "services.h"
 
@@ -28,7 +28,8 @@ typedef enum ewykd_err (*check_fn)(struct check *c, char *err,
 static enum ewykd_err
 check_eal(struct check *c, char *err, size_t errlen)
 {
-	return eal_check(c->eal_argc, c->eal_argv, &c->lcores, err, errlen);
+	return ewykd_err_of_eal(port_eal_check(c->eal_argc, c->eal_argv,
+			&c->lcores, err, errlen));
 }
 
 static enum ewykd_err

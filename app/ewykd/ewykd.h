@@ -21,6 +21,7 @@
 #include "http_static.h"
 #include "net_stack.h"
 #include "options.h"
+#include "port_eal.h"
 #include "www.h"
 
 struct arp_cache;
@@ -128,6 +129,18 @@ ewykd_err_status(enum ewykd_err err)
 	return err == EWYKD_ERR_NOMEM || err == EWYKD_ERR_DEVICE ||
 		err == EWYKD_ERR_THREADS || err == EWYKD_ERR_EAL_BUSY ?
 		EWYKD_EXIT_RESOURCE : EWYKD_EXIT_CONFIG;
+}
+
+/* What the EAL's start said, as ewykd's start-up error. */
+static inline enum ewykd_err
+ewykd_err_of_eal(enum port_eal_status status)
+{
+	static const enum ewykd_err kinds[] = {
+		EWYKD_OK, EWYKD_ERR_EAL, EWYKD_ERR_EAL_BUSY, EWYKD_ERR_NOMEM,
+		EWYKD_ERR_THREADS,
+	};
+
+	return kinds[status];
 }
 
 /* Large enough for a path and what is said about it. */

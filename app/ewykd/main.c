@@ -28,13 +28,13 @@
 #include <rte_pdump.h>
 
 #include "check.h"
-#include "eal.h"
 #include "executors.h"
 #include "lcores.h"
 #include "reload.h"
 #include "ewykd.h"
 #include "options.h"
 #include "port.h"
+#include "port_eal.h"
 #include "reload.h"
 #include "services.h"
 #include "shard.h"
@@ -61,24 +61,10 @@ on_signal(int sig)
 
 /* Without "--", the arguments are ewykd's own if they ask for help, the
  * version, a config file or its check, and the EAL's otherwise. */
-static int
-find_split(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return i;
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--config") == 0 ||
-				strncmp(argv[i], "--config=", 9) == 0 ||
-				strcmp(argv[i], "--check-config") == 0 ||
-				strcmp(argv[i], "--help") == 0 ||
-				strcmp(argv[i], "-h") == 0 ||
-				strcmp(argv[i], "--version") == 0)
-			return 0;
-	return argc;
-}
+static const char *const own_options[] = {
+	"--config", "--config=", "--check-config", "--help", "-h", "--version",
+	NULL,
+};
 
 /* How many arguments at argv[i] are ewykd's although they stand before
  * "--": --config FILE (--config=FILE) and --check-config, which the EAL
@@ -137,13 +123,14 @@ eal_argv(char **cli, int ncli, char *args, char **out)
 	return n;
 }
 
-/* ewykd's options after "--" (or all of them, see find_split()), then the
+/* ewykd's options after "--" (or all of them, see own_options), then the
  * EAL's. 0, OPT_EXIT_OK or OPT_EXIT_USAGE (its line printed). */
 static int
 parse_args(struct ewykd *e, int argc, char **argv, char **eal_args,
 		int *eal_argc)
 {
-	int split = find_split(argc, argv), app_argc, cli_argc, rc;
+	int split = port_eal_split(argc, argv, own_options), app_argc, cli_argc,
+	    rc;
 	char **app_argv = calloc((size_t)argc + 1, sizeof(*app_argv));
 	char *cli[MAX_EAL_ARGS];
 
@@ -170,7 +157,8 @@ parse_args(struct ewykd *e, int argc, char **argv, char **eal_args,
 static enum ewykd_err
 eal_start(struct ewykd *e, int argc, char **argv, char *err, size_t errlen)
 {
-	enum ewykd_err rc = eal_init(argc, argv, err, errlen);
+	enum ewykd_err rc = ewykd_err_of_eal(port_eal_init(argc, argv, err,
+			errlen));
 
 	if (rc != EWYKD_OK)
 		return rc;
@@ -208,19 +196,32 @@ lcores_assign(struct ewykd *e, char *err, size_t errlen)
 	return EWYKD_OK;
 }
 
+/* What lib/port reads of ewykd's configuration. */
+static struct port_config
+port_config_of(const struct ewykd_config *cfg)
+{
+	return (struct port_config){
+		.first_id = cfg->port_id, .nb_ports = cfg->nb_ports,
+		.addr_option = cfg->nb_ips >= cfg->nb_ip6s ? "--ip" : "--ip6",
+		.mtu = cfg->mtu, .rx_desc = cfg->rx_desc, .tx_desc = cfg->tx_desc,
+		.sw_cksum = cfg->sw_cksum,
+	};
+}
+
 /* A port for each --ip (or --ip6), each able to serve every shard. */
 static enum ewykd_err
 port_find(struct ewykd *e, char *err, size_t errlen)
 {
 	const struct ewykd_config *cfg = &e->cfg;
+	const struct port_config pc = port_config_of(cfg);
 	uint16_t ids[EWYKD_PORTS_MAX], i;
 
-	if (port_assign(cfg, ids, err, errlen) != 0)
+	if (port_assign(&pc, ids, err, errlen) != 0)
 		return EWYKD_ERR_PORT;
 	for (i = 0; i < cfg->nb_ports; i++) {
 		struct ewykd_port *p = &e->ports[i];
 
-		if (port_check(cfg, ids[i], e->nb_shards, err, errlen) != 0)
+		if (port_check(&pc, ids[i], e->nb_shards, err, errlen) != 0)
 			return EWYKD_ERR_PORT;
 		p->id = ids[i];
 		rte_eth_dev_get_name_by_port(p->id, p->name);
@@ -242,6 +243,7 @@ static enum ewykd_err
 port_open(struct ewykd *e, char *err, size_t errlen)
 {
 	const struct ewykd_config *cfg = &e->cfg;
+	const struct port_config pc = port_config_of(cfg);
 	uint16_t i;
 
 	e->pool = rte_pktmbuf_pool_create("ewyk_mbufs", cfg->mbufs, MBUF_CACHE,
@@ -255,7 +257,7 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 	for (i = 0; i < e->nb_ports; i++) {
 		struct ewykd_port *p = &e->ports[i];
 
-		if (port_start(cfg, p->id, e->nb_shards, e->pool, &p->ifc,
+		if (port_start(&pc, p->id, e->nb_shards, e->pool, &p->ifc,
 				&p->rss, &p->mc, err, errlen) != 0)
 			return EWYKD_ERR_DEVICE;
 		p->started = true;

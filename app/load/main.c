@@ -20,10 +20,9 @@
 #include <rte_mbuf.h>
 
 #include "digest.h"
-#include "eal.h"
 #include "load.h"
-#include "options.h"
 #include "port.h"
+#include "port_eal.h"
 
 #define MBUF_CACHE 256
 #define RING_DESC 1024
@@ -35,25 +34,8 @@ on_signal(int sig)
 	__atomic_store_n(&load_quit, true, __ATOMIC_RELAXED);
 }
 
-/* ewyk-load's own arguments follow "--"; without it, all are its own
- * when they ask for help, else the EAL's. */
-static int
-find_split(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return i;
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-			return 0;
-	return argc;
-}
-
 struct load {
 	struct load_conf conf;
-	struct ewykd_config port_cfg;	/* what port.c reads */
 	uint16_t port;
 	bool port_started;
 	struct rte_mempool *pool;
@@ -96,30 +78,23 @@ netmask(uint8_t prefix)
 	return rte_cpu_to_be_32(prefix == 0 ? 0 : ~0u << (32 - prefix));
 }
 
-/* The port and its pool, as ewykd's port.c sets them up. */
+/* The port and its pool (lib/port, as ewykd's). */
 static void
 port_open(struct load *l)
 {
-	struct ewykd_config *pc = &l->port_cfg;
 	const struct load_conf *conf = &l->conf;
+	const struct port_config pc = {
+		.first_id = conf->port_id, .nb_ports = 1,
+		.addr_option = conf->ip != 0 ? "--ip" : "--ip6",
+		.mtu = conf->mtu, .rx_desc = RING_DESC, .tx_desc = RING_DESC,
+	};
 	char err[512];
 	const char *mc;
 	uint16_t ids[1];
 	uint32_t mbufs;
 
-	pc->port_id = conf->port_id;
-	pc->nb_ports = 1;
-	pc->nb_ips = conf->ip != 0 ? 1 : 0;
-	pc->ip[0] = conf->ip;
-	pc->prefix[0] = conf->prefix;
-	pc->nb_ip6s = conf->prefix6 != 0 ? 1 : 0;
-	memcpy(pc->ip6[0], conf->ip6, 16);
-	pc->prefix6[0] = conf->prefix6;
-	pc->mtu = conf->mtu;
-	pc->rx_desc = RING_DESC;
-	pc->tx_desc = RING_DESC;
-	if (port_assign(pc, ids, err, sizeof(err)) != 0 ||
-			port_check(pc, ids[0], l->nb_workers, err,
+	if (port_assign(&pc, ids, err, sizeof(err)) != 0 ||
+			port_check(&pc, ids[0], l->nb_workers, err,
 			sizeof(err)) != 0)
 		die(l, 2, "%s", err);
 	l->port = ids[0];
@@ -135,7 +110,7 @@ port_open(struct load *l)
 	l->ifc.netmask = netmask(conf->prefix);
 	memcpy(l->ifc.ip6, conf->ip6, 16);
 	l->ifc.prefix6 = conf->prefix6;
-	if (port_start(pc, l->port, l->nb_workers, l->pool, &l->ifc, &l->rss,
+	if (port_start(&pc, l->port, l->nb_workers, l->pool, &l->ifc, &l->rss,
 			&mc, err, sizeof(err)) != 0)
 		die(l, 1, "%s", err);
 	l->port_started = true;
@@ -225,9 +200,12 @@ int
 main(int argc, char **argv)
 {
 	static struct load l;
-	int split = find_split(argc, argv), app_argc, rc;
-	char **app_argv, err[EWYKD_ERR_LEN];
-	enum ewykd_err erc;
+	/* Its own arguments follow "--"; without it, all are its own when
+	 * they ask for help, else the EAL's. */
+	static const char *const own[] = { "--help", "-h", NULL };
+	int split = port_eal_split(argc, argv, own), app_argc, rc;
+	char **app_argv, err[1024];
+	enum port_eal_status erc;
 	double elapsed;
 
 	app_argc = split < argc ? argc - split : 1;
@@ -242,10 +220,10 @@ main(int argc, char **argv)
 				"SHA-256 (libcrypto was not found)\n");
 		return 2;
 	}
-	erc = eal_init(split, argv, err, sizeof(err));
-	if (erc != EWYKD_OK) {
+	erc = port_eal_init(split, argv, err, sizeof(err));
+	if (erc != PORT_EAL_OK) {
 		fprintf(stderr, "ewyk-load: %s\n", err);
-		return ewykd_err_status(erc);
+		return port_eal_exit_status(erc);
 	}
 	l.eal_ready = true;
 	signal(SIGINT, on_signal);

@@ -8,35 +8,34 @@
 #include <rte_ethdev.h>
 
 #include "net_stack.h"
-#include "options.h"
 #include "port.h"
 
 int
-port_assign(const struct ewykd_config *cfg, uint16_t *ids, char *err,
+port_assign(const struct port_config *cfg, uint16_t *ids, char *err,
 		size_t errlen)
 {
 	uint16_t port, n = 0;
 
-	if (!rte_eth_dev_is_valid_port(cfg->port_id)) {
+	if (!rte_eth_dev_is_valid_port(cfg->first_id)) {
 		snprintf(err, errlen, "--port-id %u: no such port (%u available; "
-				"give a device with -a or --vdev)", cfg->port_id,
+				"give a device with -a or --vdev)", cfg->first_id,
 				rte_eth_dev_count_avail());
 		return -1;
 	}
 	RTE_ETH_FOREACH_DEV(port) {
-		if (port < cfg->port_id)
+		if (port < cfg->first_id)
 			continue;
 		if (n < cfg->nb_ports)
 			ids[n] = port;
 		n++;
 	}
 	if (n < cfg->nb_ports) {
-		const char *opt = cfg->nb_ips >= cfg->nb_ip6s ? "--ip" : "--ip6";
+		const char *opt = cfg->addr_option;
 
 		snprintf(err, errlen, "%u %s addresses, but %u DPDK port%s from "
 				"port %u on (one port per %s: give each a "
 				"device with -a or --vdev)", cfg->nb_ports, opt, n,
-				n == 1 ? "" : "s", cfg->port_id, opt);
+				n == 1 ? "" : "s", cfg->first_id, opt);
 		return -1;
 	}
 	return 0;
@@ -93,7 +92,7 @@ af_xdp_chunk_fits(uint16_t mtu)
 }
 
 int
-port_check(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
+port_check(const struct port_config *cfg, uint16_t port, uint16_t nb_queues,
 		char *err, size_t errlen)
 {
 	struct rte_eth_dev_info info;
@@ -113,7 +112,7 @@ port_check(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
 		return -1;
 	}
 	/* net_memif takes 1518-byte frames; net_af_xdp about 3.5 KB, less
-	 * with ewykd's mbufs as its frames. */
+	 * with these mbufs as its frames. */
 	max = info.max_mtu;
 	if (strcmp(info.driver_name, "net_af_xdp") == 0)
 		while (max > info.min_mtu && !af_xdp_chunk_fits(max))
@@ -171,7 +170,7 @@ rss_read(uint16_t port, const struct rte_eth_dev_info *info,
 }
 
 int
-port_start(const struct ewykd_config *cfg, uint16_t port, uint16_t nb_queues,
+port_start(const struct port_config *cfg, uint16_t port, uint16_t nb_queues,
 		struct rte_mempool *pool, struct net_if *ifc, struct net_rss *rss,
 		const char **mc, char *err, size_t errlen)
 {

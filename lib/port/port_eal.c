@@ -17,20 +17,42 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_log.h>
 
-#include "eal.h"
+#include "port_eal.h"
 
 #define CAPTURE_MAX (256 * 1024)
+
+int
+port_eal_split(int argc, char **argv, const char *const *own)
+{
+	const char *const *o;
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	for (i = 1; i < argc; i++)
+		for (o = own; *o != NULL; o++) {
+			size_t n = strlen(*o);
+
+			if ((*o)[n - 1] == '=' ? strncmp(argv[i], *o, n) == 0 :
+					strcmp(argv[i], *o) == 0)
+				return 0;
+		}
+	return argc;
+}
 
 /* Lines a healthy start prints that are not errors, and why. */
 static const char *const harmless[] = {
 	/* Only 2 MiB pages are reserved: the 1 GiB size has none. */
 	"No free 1048576 kB hugepages",
 	/* net_tap on a kernel without the multiq qdisc or flower: rte_flow
-	 * is off, which ewykd does not use. */
+	 * is off, which ewyk does not use. */
 	"Specified qdisc kind is unknown",
 	"Could not add multiq qdisc",
 	"failed to create multiq qdisc",
@@ -82,7 +104,7 @@ filtered_write(void *cookie, const char *buf, size_t size)
 }
 
 void
-eal_log_filter(void)
+port_eal_log_filter(void)
 {
 	static const cookie_io_functions_t io = { .write = filtered_write };
 	FILE *f = fopencookie(NULL, "w", io);
@@ -185,7 +207,7 @@ eal_cause(const char *out, char *line, size_t cap)
 static int
 eal_init_captured(int argc, char **argv, char *out, size_t cap)
 {
-	int fd = memfd_create("ewykd-eal", 0), saved1, saved2, rc;
+	int fd = memfd_create("port-eal", 0), saved1, saved2, rc;
 	ssize_t n;
 
 	if (fd < 0)
@@ -211,7 +233,7 @@ eal_init_captured(int argc, char **argv, char *out, size_t cap)
 
 /* What a refused start (out: what the EAL printed) says of the cause:
  * the line in err, its kind returned. */
-static enum ewykd_err
+static enum port_eal_status
 explain_failure(const char *out, int argc, char **argv, const char *failed,
 		char *err, size_t errlen)
 {
@@ -221,14 +243,15 @@ explain_failure(const char *out, int argc, char **argv, const char *failed,
 	if (strstr(out, "Usage:") != NULL &&
 			(bad = unknown_option(argc, argv, out)) != NULL) {
 		snprintf(err, errlen, "EAL option '%s': unknown to the EAL "
-				"(ewykd's own options go after --)", bad);
-		return EWYKD_ERR_EAL;
+				"(%s's own options go after --)", bad,
+				program_invocation_short_name);
+		return PORT_EAL_REFUSED;
 	}
 	if (strstr(out, "Is another primary process running") != NULL) {
 		snprintf(err, errlen, "another process uses file prefix '%s': "
 				"stop it, or give this one another --file-prefix",
 				prefix);
-		return EWYKD_ERR_EAL_BUSY;
+		return PORT_EAL_BUSY;
 	}
 	if (strstr(out, "Not enough memory available") != NULL ||
 			strstr(out, "Cannot get hugepage information") != NULL ||
@@ -238,21 +261,21 @@ explain_failure(const char *out, int argc, char **argv, const char *failed,
 				"(%s): reserve more (deploy/setup.sh, "
 				"EWYK_HUGEPAGES), ask less with -m, or run "
 				"with --no-huge", line);
-		return EWYKD_ERR_NOMEM;
+		return PORT_EAL_NOMEM;
 	}
 	if (!eal_cause(out, line, sizeof(line)))
 		snprintf(line, sizeof(line), "%s", rte_strerror(rte_errno));
 	snprintf(err, errlen, "%s: %s (check the EAL options before --)",
 			failed, line);
-	return EWYKD_ERR_EAL;
+	return PORT_EAL_REFUSED;
 }
 
-enum ewykd_err
-eal_init(int argc, char **argv, char *err, size_t errlen)
+enum port_eal_status
+port_eal_init(int argc, char **argv, char *err, size_t errlen)
 {
 	char *out = calloc(1, CAPTURE_MAX), path[256];
 	const char *prefix = file_prefix(argc, argv);
-	enum ewykd_err rc;
+	enum port_eal_status rc;
 	char *l, *save = NULL;
 
 	/* Under systemd's RuntimeDirectory= the EAL would put its files (the
@@ -264,18 +287,18 @@ eal_init(int argc, char **argv, char *err, size_t errlen)
 				"(its telemetry socket %s answers): stop it, or give "
 				"this one another --file-prefix", prefix, path);
 		free(out);
-		return EWYKD_ERR_EAL_BUSY;
+		return PORT_EAL_BUSY;
 	}
 	if (out == NULL)
-		return rte_eal_init(argc, argv) < 0 ? EWYKD_ERR_EAL : EWYKD_OK;
-	eal_log_filter();
+		return rte_eal_init(argc, argv) < 0 ? PORT_EAL_REFUSED : PORT_EAL_OK;
+	port_eal_log_filter();
 	if (eal_init_captured(argc, argv, out, CAPTURE_MAX) >= 0) {
 		for (l = strtok_r(out, "\n", &save); l != NULL;
 				l = strtok_r(NULL, "\n", &save))
 			if (!has_any(l, harmless, RTE_DIM(harmless)))
 				fprintf(stderr, "%s\n", l);
 		free(out);
-		return EWYKD_OK;
+		return PORT_EAL_OK;
 	}
 	rc = explain_failure(out, argc, argv, "EAL initialisation failed", err,
 			errlen);
@@ -285,7 +308,7 @@ eal_init(int argc, char **argv, char *err, size_t errlen)
 
 /* --check-config ------------------------------------------------------- */
 
-#define LCORES_MARK "ewykd-check lcores "
+#define LCORES_MARK "port-eal-check lcores "
 
 /* In the checking child, as it exits: the lcores its options gave. */
 static void
@@ -316,20 +339,20 @@ check_child(int fd, int argc, char **argv)
 	_exit(3);	/* refused: no atexit, its output read as a failure */
 }
 
-enum ewykd_err
-eal_check(int argc, char **argv, unsigned int *lcores, char *err,
+enum port_eal_status
+port_eal_check(int argc, char **argv, unsigned int *lcores, char *err,
 		size_t errlen)
 {
-	int fd = memfd_create("ewykd-eal-check", 0), status = 0;
+	int fd = memfd_create("port-eal-check", 0), status = 0;
 	char *out = calloc(1, CAPTURE_MAX), *mark;
-	enum ewykd_err rc = EWYKD_OK;
+	enum port_eal_status rc = PORT_EAL_OK;
 	ssize_t n;
 	pid_t pid;
 
 	if (fd < 0 || out == NULL) {
 		snprintf(err, errlen, "cannot check the EAL options: %s",
 				strerror(errno));
-		rc = EWYKD_ERR_NOMEM;
+		rc = PORT_EAL_NOMEM;
 		goto out;
 	}
 	fflush(stdout);
@@ -340,7 +363,7 @@ eal_check(int argc, char **argv, unsigned int *lcores, char *err,
 	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
 		snprintf(err, errlen, "cannot check the EAL options: %s",
 				strerror(errno));
-		rc = EWYKD_ERR_THREADS;
+		rc = PORT_EAL_NO_CHECK;
 		goto out;
 	}
 	n = pread(fd, out, CAPTURE_MAX - 1, 0);
