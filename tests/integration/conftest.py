@@ -31,6 +31,27 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=rank)	# stable: a module's tests keep their order
 
 
+MODULE_SECONDS = {}	# module file name: set-up, call and tear-down seconds
+
+
+def pytest_runtest_logreport(report):
+    # On the controller too under xdist: each worker's reports arrive there.
+    name = report.nodeid.split("::")[0].rsplit("/", 1)[-1]
+    MODULE_SECONDS[name] = MODULE_SECONDS.get(name, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Where the time went, module by module (a test's own durations are
+    --durations's): the modules worth making faster, first."""
+    if not MODULE_SECONDS or hasattr(terminalreporter.config, "workerinput"):
+        return
+    top = sorted(MODULE_SECONDS.items(), key=lambda kv: -kv[1])[:15]
+    terminalreporter.write_sep("=", f"slowest modules (of {sum(MODULE_SECONDS.values()):.0f} "
+                               "worker-seconds)")
+    for name, secs in top:
+        terminalreporter.write_line(f"{secs:7.1f}s  {name}")
+
+
 def pytest_sessionstart(session):
     # These tests need what a deployment has: root, /dev/net/tun and the
     # built appliance. Missing pieces are failures, never silent skips.
