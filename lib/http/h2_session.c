@@ -12,9 +12,6 @@
 
 #include "h2_conn.h"
 
-static const uint8_t magic[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-#define MAGIC_LEN 24
-
 /* Sessions ------------------------------------------------------------------ */
 
 /* The HPACK tables' allocations come from the shard's memory. */
@@ -838,14 +835,14 @@ read_frames(struct h2_conn *h, const uint8_t *data, uint32_t len)
 
 		switch (h->in) {
 		case H2_IN_PREFACE:
-			n = RTE_MIN(avail, (uint32_t)MAGIC_LEN - h->left);
-			if (memcmp(p, magic + h->left, n) != 0) {
+			n = RTE_MIN(avail, (uint32_t)H2_PREFACE_LEN - h->left);
+			if (memcmp(p, H2_PREFACE + h->left, n) != 0) {
 				h2_conn_error(h, H2_PROTOCOL_ERROR);
 				break;
 			}
 			h->left += n;
 			p += n;
-			if (h->left == MAGIC_LEN)
+			if (h->left == H2_PREFACE_LEN)
 				h->in = H2_IN_HEAD;
 			break;
 		case H2_IN_HEAD:

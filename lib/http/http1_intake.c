@@ -10,12 +10,11 @@
 
 #include <rte_common.h>
 
+#include "h2_frame.h"
 #include "http1_conn.h"
 #include "http_body_pool.h"
 #include "http1_parse.h"
 
-#define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-#define H2_PREFACE_LEN 24
 #define DISCARD_MAX (1 << 20)	/* a refused body larger than this closes */
 
 /* What take_request() did with a request. */
