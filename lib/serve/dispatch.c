@@ -154,7 +154,7 @@ dispatch_drain_completions(struct serve *sv)
 	do {
 		n = rte_ring_sc_dequeue_burst(sv->done, (void **)done, 32, NULL);
 		for (i = 0; i < n; i++)
-			if (done[i]->run == dispatch_run)
+			if (done[i]->kind == SERVE_TASK_REQUEST)
 				dispatch_complete(sv, (struct serve_task *)done[i]);
 			else
 				tls_offload_complete(sv, done[i]);
@@ -230,7 +230,7 @@ dispatch_consumed(void *ctx, struct ewyk_task *task, int rc, bool owner)
 {
 	struct serve_task *t = (struct serve_task *)task;
 
-	if (task->run != dispatch_run) {
+	if (task->kind == SERVE_TASK_TLS) {
 		tls_offload_consumed(ctx, task, owner);
 		return;
 	}
@@ -250,7 +250,7 @@ dispatch_rejected(void *ctx, struct ewyk_task *task, int err)
 	struct serve_task *t = (struct serve_task *)task;
 
 	RTE_SET_USED(err);
-	if (task->run != dispatch_run) {
+	if (task->kind == SERVE_TASK_TLS) {
 		tls_offload_rejected(ctx, task);
 		return;
 	}

@@ -34,6 +34,7 @@ tasks_init(struct serve *sv, uint32_t n, uint32_t extra,
 	sv->ready_cap = n + extra;
 	for (i = n; i-- > 0;) {
 		sv->tasks[i].base.run = run;
+		sv->tasks[i].base.kind = SERVE_TASK_REQUEST;
 		sv->tasks[i].sv = sv;
 		task_free(sv, &sv->tasks[i]);
 	}

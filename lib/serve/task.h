@@ -43,6 +43,12 @@ struct serve_task;
 struct tls_shard;
 struct tls_task;
 
+/* What a task of the runtime's is (struct ewyk_task's kind). */
+enum serve_task_kind {
+	SERVE_TASK_REQUEST,	/* a request's handler (struct serve_task) */
+	SERVE_TASK_TLS,		/* a TLS handshake step (struct tls_task) */
+};
+
 /* dispatched requests in flight per shard, besides those on fibers */
 #define SERVE_TASKS 512
 #define TASK_PARKED 2	/* consuming a task left its handler parked */

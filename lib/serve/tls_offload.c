@@ -123,6 +123,7 @@ tls_offload_create(struct serve *sv)
 		struct tls_task *t = &sv->tls_tasks[i];
 
 		t->base.run = run;
+		t->base.kind = SERVE_TASK_TLS;
 		t->sv = sv;
 		t->free_next = sv->free_tls_tasks;
 		sv->free_tls_tasks = t;

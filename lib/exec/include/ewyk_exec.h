@@ -58,6 +58,9 @@ struct ewyk_task {
 	int (*run)(struct ewyk_task *task);
 	uint8_t type;		/* enum ewyk_invocation */
 	uint8_t mode;		/* enum ewyk_consume, set by the strategy */
+	uint8_t kind;		/* the embedder's, to tell its tasks apart in
+				 * the consumed and rejected hooks; never read
+				 * by the strategy */
 } __attribute__((aligned(8)));
 
 /* Per-thread non-blocking flag: "this thread must not block". */
