@@ -4,7 +4,7 @@
 #include "routes.h"
 
 enum ewyk_result
-text(struct ewyk_request *req, int status, const char *msg)
+routes_text(struct ewyk_request *req, int status, const char *msg)
 {
 	if (status == 503)
 		ewyk_respond_header(req, "Retry-After", "1");
@@ -14,7 +14,7 @@ text(struct ewyk_request *req, int status, const char *msg)
 }
 
 int64_t
-param_value(struct ewyk_str v, int64_t max)
+routes_param_value(struct ewyk_str v, int64_t max)
 {
 	int64_t n = 0;
 	size_t i;
@@ -30,11 +30,12 @@ param_value(struct ewyk_str v, int64_t max)
 }
 
 long
-param_number(const struct ewyk_request *req, const char *name, uint32_t max)
+routes_param_number(const struct ewyk_request *req, const char *name,
+		uint32_t max)
 {
 	struct ewyk_str v;
 
 	if (!ewyk_request_param(req, name, &v))
 		return -1;
-	return (long)param_value(v, max);
+	return (long)routes_param_value(v, max);
 }

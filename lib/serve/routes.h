@@ -10,11 +10,12 @@
 struct store;
 
 /* A short text/plain answer (Retry-After on 503). */
-enum ewyk_result text(struct ewyk_request *req, int status, const char *msg);
+enum ewyk_result routes_text(struct ewyk_request *req, int status,
+		const char *msg);
 /* Decimal digits in [0, max]; -1 when empty, not digits, or over. */
-int64_t param_value(struct ewyk_str v, int64_t max);
+int64_t routes_param_value(struct ewyk_str v, int64_t max);
 /* "name=N" in the query, N in [0, max]; -1 when absent or bad. */
-long param_number(const struct ewyk_request *req, const char *name,
+long routes_param_number(const struct ewyk_request *req, const char *name,
 		uint32_t max);
 /* /kv/KEY over an in-memory store (routes_store.c). */
 int routes_kv_add(struct ewyk_router *r, struct store *kv);

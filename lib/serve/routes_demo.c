@@ -42,7 +42,7 @@ static enum ewyk_result
 test_handler(struct ewyk_request *req, void *ctx)
 {
 	const struct test_route *tr = ctx;
-	long arg = param_number(req, tr->param, tr->max);
+	long arg = routes_param_number(req, tr->param, tr->max);
 	const char *what = "delayed";
 	char body[96];
 	long spin;
@@ -50,13 +50,13 @@ test_handler(struct ewyk_request *req, void *ctx)
 	if (arg < 0) {
 		snprintf(body, sizeof(body), "%s=N expected, N <= %u\n",
 				tr->param, tr->max);
-		return text(req, 400, body);
+		return routes_text(req, 400, body);
 	}
 	switch (tr->kind) {
 	case TEST_DELAY:
 		/* Computing first, without a wait: a fiber that does not park
 		 * for long is what the watchdog relieves. */
-		if ((spin = param_number(req, "spin_us", 1000000)) > 0)
+		if ((spin = routes_param_number(req, "spin_us", 1000000)) > 0)
 			spin_us((uint32_t)spin);
 		ewyk_sleep(req, (uint32_t)arg);
 		break;
@@ -68,7 +68,7 @@ test_handler(struct ewyk_request *req, void *ctx)
 		/* May block, unless run under the non-blocking flag: then
 		 * it answers at once, or (defer=1) asks for the pool. */
 		if (!ewyk_request_may_block(req)) {
-			if (param_number(req, "defer", 1) == 1)
+			if (routes_param_number(req, "defer", 1) == 1)
 				return EWYK_DEFER;
 			what = "not delayed (non-blocking)";
 			break;
@@ -79,7 +79,7 @@ test_handler(struct ewyk_request *req, void *ctx)
 	snprintf(body, sizeof(body), "%s %ld %s (%s)\n", what, arg,
 			tr->kind == TEST_SPIN ? "us" : "ms",
 			ewyk_consume_name(serve_consume_mode(req)));
-	return text(req, 200, body);
+	return routes_text(req, 200, body);
 }
 
 /* Streamed bodies on a fiber: /upload and /bytes -------------------------- */
@@ -107,8 +107,8 @@ static enum ewyk_result
 upload_handler(struct ewyk_request *req, void *ctx)
 {
 	uint8_t buf[STREAM_IO_MAX];
-	long chunk = param_number(req, "chunk", STREAM_IO_MAX);
-	long ms = param_number(req, "ms", 10000);
+	long chunk = routes_param_number(req, "chunk", STREAM_IO_MAX);
+	long ms = routes_param_number(req, "ms", 10000);
 	uint64_t h = FNV1A_SEED, total = 0;
 	char body[96];
 	ssize_t n;
@@ -124,15 +124,15 @@ upload_handler(struct ewyk_request *req, void *ctx)
 			break;
 	}
 	if (n == -EPERM)
-		return text(req, 503, "no fiber free\n");
+		return routes_text(req, 503, "no fiber free\n");
 	if (n < 0) {
 		snprintf(body, sizeof(body), "body read failed: %s\n",
 				strerror((int)-n));
-		return text(req, n == -ETIMEDOUT ? 408 : 400, body);
+		return routes_text(req, n == -ETIMEDOUT ? 408 : 400, body);
 	}
 	snprintf(body, sizeof(body), "bytes %llu fnv1a64 %016llx\n",
 			(unsigned long long)total, (unsigned long long)h);
-	return text(req, 200, body);
+	return routes_text(req, 200, body);
 }
 
 /* Byte i of /bytes' body: a pattern a test can check anywhere. */
@@ -150,21 +150,21 @@ static enum ewyk_result
 bytes_handler(struct ewyk_request *req, void *ctx)
 {
 	uint8_t stack_buf[STREAM_IO_MAX], *buf = stack_buf;
-	long n = param_number(req, "n", 1u << 30);
-	long chunk = param_number(req, "chunk", STREAM_IO_BIG);
-	long ms = param_number(req, "ms", 10000);
-	bool chunked = param_number(req, "chunked", 1) == 1;
-	long wait_ms = param_number(req, "wait_ms", STREAM_TIMEOUT_MS);
+	long n = routes_param_number(req, "n", 1u << 30);
+	long chunk = routes_param_number(req, "chunk", STREAM_IO_BIG);
+	long ms = routes_param_number(req, "ms", 10000);
+	bool chunked = routes_param_number(req, "chunked", 1) == 1;
+	long wait_ms = routes_param_number(req, "wait_ms", STREAM_TIMEOUT_MS);
 	uint64_t off = 0;
 	int rc;
 
 	RTE_SET_USED(ctx);
 	if (n < 0)
-		return text(req, 400, "n=N expected, N <= 2^30\n");
+		return routes_text(req, 400, "n=N expected, N <= 2^30\n");
 	if (chunk <= 0)
 		chunk = STREAM_IO_MAX;
 	if (chunk > STREAM_IO_MAX && (buf = malloc((size_t)chunk)) == NULL)
-		return text(req, 503, "no memory\n");
+		return routes_text(req, 503, "no memory\n");
 	rc = ewyk_respond_begin(req, 200, "application/octet-stream",
 			chunked ? -1 : n);
 	while (rc == 0 && off < (uint64_t)n) {
@@ -182,7 +182,7 @@ bytes_handler(struct ewyk_request *req, void *ctx)
 	if (buf != stack_buf)
 		free(buf);
 	if (rc == -EPERM)
-		return text(req, 503, "no fiber free\n");
+		return routes_text(req, 503, "no fiber free\n");
 	return EWYK_ANSWERED;
 }
 
@@ -200,13 +200,13 @@ echo_handler(struct ewyk_request *req, void *ctx)
 
 	RTE_SET_USED(ctx);
 	if (ewyk_request_header(req, "content-length", &cl))
-		length = param_value(cl, INT64_MAX);
+		length = routes_param_value(cl, INT64_MAX);
 	n = ewyk_body_read(req, buf, sizeof(buf), STREAM_TIMEOUT_MS);
 	if (n == -EPERM)
-		return text(req, 503, "no fiber free\n");
+		return routes_text(req, 503, "no fiber free\n");
 	if (n < 0)
-		return text(req, n == -ETIMEDOUT ? 408 : 400, n == -ECANCELED ?
-				"" : "the body broke off\n");
+		return routes_text(req, n == -ETIMEDOUT ? 408 : 400,
+				n == -ECANCELED ? "" : "the body broke off\n");
 	rc = ewyk_respond_begin(req, 200, "application/octet-stream", length);
 	while (rc == 0 && n > 0) {
 		rc = ewyk_body_write(req, buf, (size_t)n, STREAM_TIMEOUT_MS);

@@ -68,7 +68,8 @@ store_handler(struct ewyk_request *req, void *ctx)
 	const struct store_route *sr = ctx;
 	struct ewyk_str key = ewyk_request_rest(req);
 	const char *m = ewyk_request_method(req);
-	bool durable = sr->journaled && param_number(req, "durable", 1) == 1;
+	bool durable = sr->journaled &&
+		routes_param_number(req, "durable", 1) == 1;
 	char val[STORE_VAL_MAX], body[64];
 	uint64_t v;
 	long n;
@@ -77,14 +78,15 @@ store_handler(struct ewyk_request *req, void *ctx)
 	if (!authorized(req, sr->token)) {
 		ewyk_respond_header(req, "WWW-Authenticate",
 				"Bearer realm=\"ewyk state\"");
-		return text(req, 401, "401 a bearer token is required\n");
+		return routes_text(req, 401, "401 a bearer token is required\n");
 	}
 	if (!ewyk_state_key_ok(key.p, key.len))
-		return text(req, 400, "keys are 1 to 64 of [A-Za-z0-9._-]\n");
+		return routes_text(req, 400,
+				"keys are 1 to 64 of [A-Za-z0-9._-]\n");
 	if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
 		n = store_get(sr->store, key.p, key.len, val, sizeof(val), &v);
 		if (n < 0)
-			return text(req, 404, "no such key\n");
+			return routes_text(req, 404, "no such key\n");
 		etag(req, v);
 		ewyk_respond_copy(req, 200, "application/octet-stream", val,
 				(size_t)n);
@@ -98,18 +100,18 @@ store_handler(struct ewyk_request *req, void *ctx)
 	if (strcmp(m, "DELETE") == 0) {
 		v = store_delete(sr->store, key.p, key.len);
 		if (v == 0)
-			return text(req, 404, "no such key\n");
+			return routes_text(req, 404, "no such key\n");
 	} else {
 		struct ewyk_str b = ewyk_request_body(req);
 
 		/* The server gives bodies up to --max-body; a value is
 		 * smaller. */
 		if (b.len > STORE_VAL_MAX)
-			return text(req, 413, "a value is at most "
+			return routes_text(req, 413, "a value is at most "
 					RTE_STR(STORE_VAL_MAX) " bytes\n");
 		v = store_put(sr->store, key.p, key.len, b.p, b.len);
 		if (v == 0)
-			return text(req, 507, "the store is full\n");
+			return routes_text(req, 507, "the store is full\n");
 	}
 	if (durable) {
 		/* Group commit: whichever batch carries a version at least
@@ -119,18 +121,18 @@ store_handler(struct ewyk_request *req, void *ctx)
 		 * failed: 507 when the journal's disk is full, as WebDAV's
 		 * Insufficient Storage, else 503. */
 		if (rc == -ENOSPC || rc == -EDQUOT)
-			return text(req, 507, "no space for the journal: the "
-					"value is kept, not on disk\n");
+			return routes_text(req, 507, "no space for the journal: "
+					"the value is kept, not on disk\n");
 		if (rc != 0)
-			return text(req, 503, rc == -ENOTSUP ? "no --state-dir: "
-					"nothing is durable\n" : rc == -ETIMEDOUT ?
-					"not yet on disk\n" : "the journal cannot "
-					"be written\n");
+			return routes_text(req, 503, rc == -ENOTSUP ?
+					"no --state-dir: nothing is durable\n" :
+					rc == -ETIMEDOUT ? "not yet on disk\n" :
+					"the journal cannot be written\n");
 	}
 	etag(req, v);
 	snprintf(body, sizeof(body), "version %llu%s\n", (unsigned long long)v,
 			durable ? " on disk" : "");
-	return text(req, 200, body);
+	return routes_text(req, 200, body);
 }
 
 static const uint32_t store_methods = EWYK_METHOD_GET | EWYK_METHOD_HEAD |
