@@ -80,7 +80,8 @@ open_section(struct ini *ini, char *p, int no, const char *file, char *err,
 }
 
 int
-ini_load(struct ini *ini, const char *file, char *err, size_t errlen)
+options_ini_load(struct ini *ini, const char *file, char *err,
+		size_t errlen)
 {
 	char line[LINE_MAX_BYTES];
 	FILE *f = fopen(file, "r");
@@ -142,12 +143,12 @@ ini_load(struct ini *ini, const char *file, char *err, size_t errlen)
 	return 0;
 fail:
 	fclose(f);
-	ini_free(ini);
+	options_ini_free(ini);
 	return -1;
 }
 
 void
-ini_free(struct ini *ini)
+options_ini_free(struct ini *ini)
 {
 	int i;
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ewykd's options: one table serves the command line, the INI file
- * (--config, parsed with rte_cfgfile) and --help, so the three never drift.
+ * ewykd's configuration, its model and its parsing: one table serves the
+ * command line, the INI file (--config, ini.c) and --help, so the three
+ * never drift. A library, so that what the configuration describes grows
+ * here and not in the process's code.
  */
-#ifndef EWYKD_OPTIONS_H
-#define EWYKD_OPTIONS_H
+#ifndef EWYK_OPTIONS_H
+#define EWYK_OPTIONS_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -165,4 +167,4 @@ int options_ip_holding(const struct ewykd_config *cfg, uint32_t addr);
 /* The port whose --ip subnet or --ip6 prefix holds a, or -1. */
 int options_addr_holding(const struct ewykd_config *cfg, const struct net_addr *a);
 
-#endif /* EWYKD_OPTIONS_H */
+#endif /* EWYK_OPTIONS_H */

@@ -1195,7 +1195,7 @@ load_config(struct ewykd_config *cfg, char *err, size_t errlen)
 	struct ini ini;
 	int i, rc = 0;
 
-	if (ini_load(&ini, cfg->config_file, err, errlen) != 0)
+	if (options_ini_load(&ini, cfg->config_file, err, errlen) != 0)
 		return -1;
 	for (i = 0; i < ini.nsections && rc == 0; i++) {
 		const struct ini_section *sec = &ini.sections[i];
@@ -1210,7 +1210,7 @@ load_config(struct ewykd_config *cfg, char *err, size_t errlen)
 	}
 	for (i = 0; i < ini.n && rc == 0; i++)
 		rc = load_entry(cfg, &ini, i, cfg->config_file, err, errlen);
-	ini_free(&ini);
+	options_ini_free(&ini);
 	return rc;
 }
 

@@ -6,8 +6,8 @@
  * an error names it; a section given twice is refused, since one of them
  * would be silently ignored otherwise.
  */
-#ifndef EWYKD_INI_H
-#define EWYKD_INI_H
+#ifndef EWYK_OPTIONS_INI_H
+#define EWYK_OPTIONS_INI_H
 
 #include <stddef.h>
 
@@ -35,7 +35,8 @@ struct ini {
 
 /* Reads file. 0, or -1 with "FILE:LINE: what is wrong" (or "FILE: why
  * it cannot be read") in err. */
-int ini_load(struct ini *ini, const char *file, char *err, size_t errlen);
-void ini_free(struct ini *ini);
+int options_ini_load(struct ini *ini, const char *file, char *err,
+		size_t errlen);
+void options_ini_free(struct ini *ini);
 
-#endif /* EWYKD_INI_H */
+#endif /* EWYK_OPTIONS_INI_H */
