@@ -18,7 +18,8 @@
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 
-#include "delay.h"
+#include "options.h"
+#include "path.h"
 
 #define SOCK_BUF (8 << 20)	/* socket buffers: a burst while we send */
 #define LINK_HDRS (ETH_HLEN + 8)	/* Ethernet and two VLAN tags */
@@ -29,7 +30,6 @@
 
 static volatile sig_atomic_t force_quit;
 static volatile sig_atomic_t dump_stats;
-static uint64_t start_ns;
 
 struct port {
 	const char *name;
@@ -45,22 +45,6 @@ on_signal(int sig)
 		dump_stats = 1;
 	else
 		force_quit = 1;
-}
-
-static uint64_t
-monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Relative to the start, so that picoseconds fit in 64 bits for years. */
-uint64_t
-delay_now_ns(void)
-{
-	return monotonic_ns() - start_ns;
 }
 
 /* Socket buffers beyond the sysctl limits where we may (root). */
@@ -322,7 +306,7 @@ main(int argc, char **argv)
 	ret = delay_options(argc, argv, &cfg);
 	if (ret != 0)
 		return ret == 1 ? 0 : 2;
-	start_ns = monotonic_ns() - 1;
+	delay_clock_start();
 	signals_init(&wait_mask);
 	ports[0].name = cfg.a;
 	ports[1].name = cfg.b;

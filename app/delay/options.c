@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "delay.h"
+#include "options.h"
 
 #define ERR(...) do { \
 	fprintf(stderr, "ewyk-delay: " __VA_ARGS__); \

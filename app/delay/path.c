@@ -11,7 +11,31 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "delay.h"
+#include "path.h"
+
+static uint64_t start_ns;
+
+static uint64_t
+monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void
+delay_clock_start(void)
+{
+	start_ns = monotonic_ns() - 1;
+}
+
+/* Relative to the start, so that picoseconds fit in 64 bits for years. */
+uint64_t
+delay_now_ns(void)
+{
+	return monotonic_ns() - start_ns;
+}
 
 #define RX_ROUNDS 8	/* batches read per wake-up before sending again */
 

@@ -20,19 +20,6 @@ static _Atomic int last_rc;
 static char last_msg[TLS_ERR_LEN];	/* written before done moves */
 
 void
-reload_note_tree(struct ewykd *e)
-{
-	const struct www *w = e->www;
-
-	__atomic_store_n(&e->reload.files, w != NULL ? w->nfiles : 0,
-			__ATOMIC_RELAXED);
-	__atomic_store_n(&e->reload.skipped, w != NULL ? w->skipped : 0,
-			__ATOMIC_RELAXED);
-	__atomic_store_n(&e->reload.bytes, w != NULL ? w->bytes : 0,
-			__ATOMIC_RELAXED);
-}
-
-void
 reload_ask(void)
 {
 	atomic_fetch_add_explicit(&asked, 1, memory_order_relaxed);
@@ -70,7 +57,7 @@ swap_in(struct ewykd *e, struct www *next, uint64_t t0)
 	http_static_swap(&e->statics, next);
 	e->www_retiring = e->www;
 	e->www = next;
-	reload_note_tree(e);
+	services_note_tree(e);
 	e->reload.pending = true;
 	__atomic_fetch_add(&e->reload.done, 1, __ATOMIC_RELAXED);
 	printf("ewykd: reloaded --www %s: %u files (was %u), %u left out, "

@@ -18,8 +18,6 @@
 
 struct ewykd;
 
-/* The counts of the tree served, for telemetry (at start and each swap). */
-void reload_note_tree(struct ewykd *e);
 /* Async-signal-safe: asks for a reload, done by the next reload_step(). */
 void reload_ask(void);
 /* Main lcore, now and then: a reload asked is done, a replaced tree

@@ -8,7 +8,6 @@
 #include "ewyk_tls.h"
 #include "http_static.h"
 #include "plugin.h"
-#include "reload.h"
 #include "services.h"
 #include "store.h"
 
@@ -36,6 +35,19 @@ stores_open(struct ewykd *e, char *err, size_t errlen)
 		return EWYKD_ERR_NOMEM;	/* a store in memory only */
 	}
 	return EWYKD_OK;
+}
+
+void
+services_note_tree(struct ewykd *e)
+{
+	const struct www *w = e->www;
+
+	__atomic_store_n(&e->reload.files, w != NULL ? w->nfiles : 0,
+			__ATOMIC_RELAXED);
+	__atomic_store_n(&e->reload.skipped, w != NULL ? w->skipped : 0,
+			__ATOMIC_RELAXED);
+	__atomic_store_n(&e->reload.bytes, w != NULL ? w->bytes : 0,
+			__ATOMIC_RELAXED);
 }
 
 struct www *
@@ -145,7 +157,7 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 		}
 		e->statics.www = e->www;
 	}
-	reload_note_tree(e);
+	services_note_tree(e);
 	rc = tls_open(e, err, errlen);
 	if (rc != EWYKD_OK)
 		return rc;

@@ -26,6 +26,9 @@ void services_close(struct ewykd *e);
 struct www *services_www_load(const struct ewykd *e, char *err,
 		size_t errlen);
 void services_www_free(struct www *w);
+/* The counts of the tree served, for telemetry (at start and each
+ * reload's swap). */
+void services_note_tree(struct ewykd *e);
 /* The TLS certificates and keys of the configuration, loaded and checked
  * (lib/tls), with credentials for each of shards; NULL with the reason in
  * err. */

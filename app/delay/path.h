@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
- * ewyk-delay: an L2 delay medium between two interfaces, for tests and
- * benchmarks on kernels without netem. Each direction is a path: random
- * loss, a rate-limited bottleneck with a drop-tail queue, then a fixed
- * delay line, all in one thread over AF_PACKET sockets.
- */
-#ifndef EWYK_DELAY_H
-#define EWYK_DELAY_H
+/* One direction of the medium: loss, the bottleneck's queue, the delay
+ * line, over AF_PACKET sockets; and the clock they keep time by. */
+#ifndef EWYK_DELAY_PATH_H
+#define EWYK_DELAY_PATH_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,22 +11,9 @@
 #include <sys/socket.h>
 #include <linux/if_packet.h>
 
-#define DELAY_BATCH 64			/* frames per recvmmsg/sendmmsg */
-#define DELAY_FRAMES_DEFAULT 65536u	/* ring frames per direction */
-#define DELAY_QUEUE_MIN (64u * 1024)	/* default queue's floor, bytes */
+#include "options.h"
 
-struct delay_config {
-	const char *a;			/* interface names */
-	const char *b;
-	double delay_ms;		/* one-way, each direction */
-	double loss_pct;		/* each direction */
-	double rate_mbit;		/* 0: unlimited */
-	uint64_t queue_bytes;		/* 0 with rate 0: unlimited */
-	uint64_t seed;
-	uint32_t frames;		/* ring frames per direction */
-	const char *stats;		/* NULL: stderr */
-	bool no_realtime;		/* keep the default scheduling */
-};
+#define DELAY_BATCH 64			/* frames per recvmmsg/sendmmsg */
 
 /* What became of the frames one direction received. At any time
  * received == forwarded + every drop + queued. */
@@ -98,14 +81,11 @@ struct delay_path {
 	uint64_t last_arrival_ns;	/* arrivals never go back */
 };
 
-/* options.c */
-void delay_usage(FILE *out);
-int delay_options(int argc, char **argv, struct delay_config *cfg);
-
-/* delay.c: nanoseconds since start, CLOCK_MONOTONIC */
+/* The clock starts now: delay_now_ns() counts from here. */
+void delay_clock_start(void);
+/* Nanoseconds since the start, CLOCK_MONOTONIC. */
 uint64_t delay_now_ns(void);
 
-/* path.c */
 int delay_path_init(struct delay_path *p, const struct delay_config *cfg,
 		unsigned int dir, uint32_t buf_size);
 void delay_path_free(struct delay_path *p);
@@ -115,4 +95,4 @@ int64_t delay_path_next_ns(const struct delay_path *p);
 uint32_t delay_path_queued(const struct delay_path *p);
 void delay_path_print(struct delay_path *p, FILE *out);
 
-#endif /* EWYK_DELAY_H */
+#endif /* EWYK_DELAY_PATH_H */
