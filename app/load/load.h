@@ -139,6 +139,13 @@ struct load_conn;
 /* How a connection's bytes move: plain TCP, or a TLS session between the
  * protocol and TCP (tls.c). */
 struct load_transport {
+	/* TCP is established: the connection is ready, or TLS's session
+	 * begins (its handshake keeps it connecting until over). 0, or <0
+	 * with no memory. */
+	int (*established)(struct load_conn *c);
+	/* TCP's bytes, for a transport between it and the protocol; NULL:
+	 * they go to the protocol as they are. */
+	void (*recv)(struct load_conn *c, const uint8_t *data, uint32_t len);
 	uint32_t (*write)(struct load_conn *c, const void *p, uint32_t n);
 	uint32_t (*space)(struct load_conn *c);
 	/* Push what was written outside a receive upcall. */
@@ -215,17 +222,13 @@ void conn_after_input(struct load_conn *c);
 /* The server said it sends no more (FIN, or TLS's close_notify). */
 void conn_peer_closed(struct load_conn *c);
 
-/* tls.c: https. A session on TCP's established connection (its handshake
- * keeps the connection connecting until over): 0, or <0 with no memory. */
-int load_tls_start(struct load_conn *c);
-/* TCP's bytes through the session to the protocol. */
-void load_tls_recv(struct load_conn *c, const uint8_t *data, uint32_t len);
-
 /* The worker of an lcore. */
 struct load_worker {
 	uint16_t id;
 	uint16_t queue;
 	uint16_t port;
+	/* between the protocol and TCP (https's); NULL: plain TCP */
+	const struct load_transport *transport;
 	struct net_stack *ns;
 	struct net_stats net_stats;
 	const struct load_conf *conf;

@@ -138,6 +138,7 @@ workers_create(struct load *l)
 		struct load_worker *w = &l->workers[l->ready];
 
 		w->port = l->port;
+		w->transport = l->conf.tls ? &load_tls_transport : NULL;
 		w->all = l->workers;
 		w->nb_all = l->nb_workers;
 		if (worker_init(w, l->ready, l->nb_workers, &l->conf, &l->ifc,

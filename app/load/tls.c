@@ -72,8 +72,10 @@ static const struct tls_client_upcalls upcalls = {
 	.failed = on_failed,
 };
 
-int
-load_tls_start(struct load_conn *c)
+/* The transport ------------------------------------------------------ */
+
+static int
+tls_t_established(struct load_conn *c)
 {
 	const struct load_conf *conf = conn_conf(c);
 
@@ -82,14 +84,12 @@ load_tls_start(struct load_conn *c)
 	return c->tls != NULL ? 0 : -1;
 }
 
-void
-load_tls_recv(struct load_conn *c, const uint8_t *data, uint32_t len)
+static void
+tls_t_recv(struct load_conn *c, const uint8_t *data, uint32_t len)
 {
 	tls_client_recv(c->tls, data, len);
 	conn_after_input(c);
 }
-
-/* The transport ------------------------------------------------------ */
 
 static uint32_t
 tls_t_write(struct load_conn *c, const void *p, uint32_t n)
@@ -122,6 +122,8 @@ tls_t_abort(struct load_conn *c)
 }
 
 const struct load_transport load_tls_transport = {
+	.established = tls_t_established,
+	.recv = tls_t_recv,
 	.write = tls_t_write,
 	.space = tls_t_space,
 	.push = tls_t_push,

@@ -58,6 +58,12 @@ tcp_t_write(struct load_conn *c, const void *p, uint32_t n)
 	return tcp_write(c->w->ns, c->tc, p, n);
 }
 
+static int
+tcp_t_established(struct load_conn *c)
+{
+	return conn_ready(c, c->proto);
+}
+
 static uint32_t
 tcp_t_space(struct load_conn *c)
 {
@@ -83,6 +89,7 @@ tcp_t_abort(struct load_conn *c)
 }
 
 static const struct load_transport tcp_transport = {
+	.established = tcp_t_established,
 	.write = tcp_t_write,
 	.space = tcp_t_space,
 	.push = tcp_t_push,
@@ -348,9 +355,7 @@ on_established(void *ctx, struct tcp_conn *tc)
 
 	/* Everything is taken as it comes: the window stays wide open. */
 	tcp_set_rcv_space(w->ns, tc, 4u << 20);
-	if (w->conf->tls)
-		return load_tls_start(c);	/* connecting until TLS is up */
-	return conn_ready(c, c->proto);
+	return c->tr->established(c);
 }
 
 static uint32_t
@@ -360,8 +365,8 @@ on_recv(void *ctx, struct tcp_conn *tc, const uint8_t *data, uint32_t len)
 	struct load_conn *c = tcp_app(tc);
 
 	w->stats.bytes_in += len;
-	if (c->tls != NULL) {
-		load_tls_recv(c, data, len);
+	if (c->tr->recv != NULL) {
+		c->tr->recv(c, data, len);
 		return len;
 	}
 	if (c->state != CONN_OPEN)
@@ -553,7 +558,7 @@ open_slots(struct load_worker *w, uint64_t now)
 		w->unresolved_tsc = 0;
 		tcp_set_app(tc, c);
 		c->tc = tc;
-		c->tr = w->conf->tls ? &load_tls_transport : &tcp_transport;
+		c->tr = w->transport != NULL ? w->transport : &tcp_transport;
 		c->state = CONN_CONNECTING;
 		c->listed_open = false;
 		c->sent_on_conn = 0;

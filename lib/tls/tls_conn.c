@@ -210,7 +210,7 @@ tls_push(gnutls_transport_ptr_t p, const void *data, size_t len)
 
 /* Fatal: the connection ends with GnuTLS's alert, then FIN. */
 static void
-conn_fail(struct tls_conn *tc, int rc)
+session_fail(struct tls_conn *tc, int rc)
 {
 	tc->sh->st->errors++;
 	tc->state = TC_CLOSED;
@@ -262,7 +262,7 @@ send_record(struct tls_conn *tc, const uint8_t *p, uint32_t n)
 	int rc = tls_record_send(tc->s, tc->sh->st, p, n, &tc->send_pending);
 
 	if (rc < 0)
-		conn_fail(tc, rc);
+		session_fail(tc, rc);
 }
 
 bool
@@ -559,7 +559,7 @@ read_records(struct tls_conn *tc)
 			n = GNUTLS_E_UNEXPECTED_HANDSHAKE_PACKET;
 		}
 		tls_mem_leave();
-		conn_fail(tc, (int)n);
+		session_fail(tc, (int)n);
 		return;
 	}
 	tls_mem_leave();
