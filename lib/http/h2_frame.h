@@ -8,11 +8,6 @@
 
 #include <stdint.h>
 
-/* The client's connection preface (RFC 9113 3.4), which an HTTP/1.1
- * connection may also start with (prior knowledge). */
-#define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-#define H2_PREFACE_LEN 24
-
 #define H2_FRAME_HEADER 9
 #define H2_DEFAULT_FRAME 16384		/* SETTINGS_MAX_FRAME_SIZE's floor */
 #define H2_MAX_FRAME_LIMIT 16777215	/* ... and its ceiling */

@@ -10,7 +10,6 @@
 
 #include <rte_common.h>
 
-#include "h2_frame.h"
 #include "http1_conn.h"
 #include "http_body_pool.h"
 #include "http1_parse.h"

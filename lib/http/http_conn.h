@@ -225,6 +225,11 @@ http_conn_scratch(struct http_conn *c, size_t *cap)
 	return c->srv->scratch;
 }
 
+/* HTTP/2's connection preface (RFC 9113 3.4): what HTTP/2 begins with,
+ * and what tells the HTTP/1.1 intake to switch (prior knowledge). */
+#define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#define H2_PREFACE_LEN 24
+
 /*
  * Protocol switches, called by HTTP/1.1 as the last thing it does: the
  * HTTP/1.1 state is gone when they return true.
