@@ -29,6 +29,9 @@
 
 #include "tcp_harness.h"
 
+/* Flights of up to 8 MB. */
+unsigned int th_pool_mbufs = 16383;
+
 #define IRS 1000u
 #define SNDBUF (12u << 20)
 

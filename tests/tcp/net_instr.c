@@ -25,6 +25,9 @@
 
 #include "tcp_harness.h"
 
+/* Large answers in flight. */
+unsigned int th_pool_mbufs = 16383;
+
 #define IRS 1000u
 
 int

@@ -53,6 +53,12 @@ eal_cleanup(void)
 	}
 }
 
+/* The pool's size: filling it is most of a test program's start (each
+ * mbuf's first write faults its page in), so it is as small as most
+ * tests allow; a program that holds megabytes in flight defines its own
+ * th_pool_mbufs. */
+__attribute__((weak)) unsigned int th_pool_mbufs = 4095;
+
 static void
 eal_once(void)
 {
@@ -71,7 +77,7 @@ eal_once(void)
 		fprintf(stderr, "EAL init failed\n");
 		exit(1);
 	}
-	pool = rte_pktmbuf_pool_create("th_pool", 16383, 0, 0,
+	pool = rte_pktmbuf_pool_create("th_pool", th_pool_mbufs, 0, 0,
 			RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (pool == NULL) {
 		fprintf(stderr, "mempool failed\n");

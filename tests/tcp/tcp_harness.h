@@ -190,6 +190,8 @@ void th_opt_ts(struct th_seg *s, uint32_t val, uint32_t ecr);
 void th_opt_sack(struct th_seg *s, const uint32_t (*blocks)[2], int n);
 
 struct rte_mempool *th_pool(void);
+/* The pool's mbufs (4,095); a program defines it to have more. */
+extern unsigned int th_pool_mbufs;
 /* Blocks of one of the stack's pools handed out, not back. */
 uint32_t th_blocks_out(const struct blk_pool *p);
 

@@ -14,6 +14,9 @@
 
 #include "tcp_harness.h"
 
+/* Flights and send queues of megabytes. */
+unsigned int th_pool_mbufs = 16383;
+
 #define IRS 7000000u
 #define PORT 42000
 #define FLIGHT 8000000u		/* bytes: the goal's 8 MB */

@@ -15,6 +15,9 @@
 
 #include "tcp_harness.h"
 
+/* Receive queues of megabytes, held whole. */
+unsigned int th_pool_mbufs = 16383;
+
 #define IRS 7000000u
 #define SEG 1400
 #define MANY 4400		/* 6.16 MB: a window of 6 MiB at SEG */
