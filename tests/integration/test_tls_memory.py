@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What an idle TLS connection holds: ewykd's resident memory grows by
-what 800 connections keep once each has done its handshake and one
+what 400 connections keep once each has done its handshake and one
 request. Cleartext first, which touches the TCP and HTTP slots the TLS
 connections then reuse; so the growth over TLS is TLS's own: the GnuTLS
 session, and lib/tls's slot (GnuTLS frees its record buffers once a record
@@ -14,7 +14,7 @@ from conftest import serve_module
 from ewyk_harness import APP_IP, Appliance
 from tls_certs import CA
 
-CONNS = 800
+CONNS = 400
 BUDGET = 24 * 1024	# bytes per idle TLS connection, beyond cleartext's
 
 OPEN = """
