@@ -51,6 +51,21 @@ def inside(dest, path):
     return dest["root"] + path
 
 
+def test_the_install_plan_puts_each_piece_where_it_is_looked_for():
+    """Meson's plan, read without installing (a second, where the install
+    takes a build and a copy): the pkg-config file where pkg-config looks
+    under the prefix, the handler header beside the other headers, the
+    plugins in their folder."""
+    plan = set(json.loads(run(["meson", "introspect", "--installed", BUILD]).stdout).values())
+    prefix = build_option("prefix")
+    libdir = os.path.join(prefix, build_option("libdir"))
+    want = {os.path.join(libdir, "pkgconfig", "ewyk.pc"),
+            os.path.join(prefix, build_option("includedir"), "ewyk", "ewyk_http.h"),
+            os.path.join(libdir, "ewyk", "plugins", "ewyk-hello.so"),
+            os.path.join(prefix, build_option("bindir"), "ewykd")}
+    assert want <= plan, sorted(want - plan)
+
+
 def test_what_is_installed(dest):
     want = [
         f"{dest['bindir']}/ewykd", f"{dest['bindir']}/ewyk-exporter",
