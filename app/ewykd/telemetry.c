@@ -197,6 +197,11 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, #n "_" #unit, SUM(s->net_stats.nd.n));
 	ND_COUNTERS(ND_COUNTER_TEL)
 #undef ND_COUNTER_TEL
+#define UDP_COUNTER_TEL(n, unit) \
+	rte_tel_data_add_dict_u64(d, #n "_" #unit, \
+			SUM(s->net_stats.udp.n##_##unit));
+	UDP_COUNTERS(UDP_COUNTER_TEL)
+#undef UDP_COUNTER_TEL
 	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->net_stats.tcp_conns_open));
 	rte_tel_data_add_dict_u64(d, "open_conns_ip6",
 			SUM(s->net_stats.tcp_conns_open6));

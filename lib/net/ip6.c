@@ -228,7 +228,7 @@ ipv6_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 		icmp6_input(ns, m, eth, &ip, group);
 		return;
 	}
-	/* TCP: from a unicast address to a unicast one. */
+	/* TCP and UDP: from a unicast address to a unicast one. */
 	why = NET_DROP_IP6_SRC_INVALID;
 	if (net_ip_is_zero(&ip.src) || (ip.src.w[0] | ip.src.w[1] |
 			ip.src.w[2]) == 0)	/* :: and ::1, ::/96 */
@@ -236,6 +236,15 @@ ipv6_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 	why = NET_DROP_IP6_NOT_OURS;
 	if (group)
 		goto drop;
+	if (ip.proto == IPPROTO_UDP_) {
+		why = udp_input(ns, m, &ip);
+		if (why == NET_DROP_UDP_NO_PORT)	/* code 4: port */
+			icmp6_error(ns, eth, &ip, ICMP6_DEST_UNREACH, 4, 0);
+		if (why != NET_OK)
+			goto drop;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	why = tcp_parse(&ip, net_l4_cksum(ns, m), &t);
 	if (why != NET_OK)
 		goto drop;

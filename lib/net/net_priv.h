@@ -99,6 +99,13 @@ struct net_stack {
 		void *ctx;
 	} listeners[NET_MAX_LISTENERS];
 	uint8_t nb_listeners;
+	/* The bound UDP ports, each with its upcall. */
+	struct net_udp_bind {
+		uint16_t port;	/* host order */
+		net_udp_recv_fn recv;
+		void *ctx;
+	} udp_binds[NET_MAX_UDP_BINDS];
+	uint8_t nb_udp_binds;
 	struct tcp_config cfg;
 	uint64_t now_ms;	/* now_us / 1000: the wheel's ticks, keepalive */
 	uint64_t now_us;	/* the clock (net_set_clock()) */
@@ -109,6 +116,7 @@ struct net_stack {
 	struct rate_limit arp_replies;
 	struct rate_limit nd_replies;
 	struct rate_limit icmp6_errors;
+	struct rate_limit icmp_errors;
 	struct net_pmtu pmtu[NET_PMTU_CACHE];
 	uint32_t sndq_waiters;	/* connections with sndq_wait set */
 	/* the receive buffers grown past tcp_config.rcv_buf_init, bytes: within
@@ -255,6 +263,12 @@ void ip6_hdr_fill(uint8_t *ip, const union net_ip *src, const union net_ip *dst,
  * headers, or one of hbh_len bytes) and queues the frame. */
 void icmp6_send(struct net_stack *ns, uint8_t port, struct rte_mbuf *m,
 		uint16_t hbh_len);
+
+/* UDP (udp.c): a datagram to us, its IP header checked, handed to its
+ * port's upcall; NET_OK, or why it was not (NET_DROP_UDP_NO_PORT: the
+ * caller owes ICMP's Port Unreachable). The caller frees m. */
+enum net_drop udp_input(struct net_stack *ns, const struct rte_mbuf *m,
+		const struct ip_view *ip);
 
 /* Neighbour discovery (nd.c). */
 void nd_input(struct net_stack *ns, struct rte_mbuf *m,

@@ -54,6 +54,7 @@ tcp_config_defaults(struct tcp_config *cfg)
 	cfg->arp_reply_limit = 1000;
 	cfg->nd_reply_limit = 1000;
 	cfg->icmp6_error_limit = 100;
+	cfg->icmp_error_limit = 100;
 }
 
 static int
@@ -83,6 +84,7 @@ net_stack_init(struct net_stack *ns, const struct net_if *ifc,
 	rate_limit_init(&ns->arp_replies, cfg->arp_reply_limit);
 	rate_limit_init(&ns->nd_replies, cfg->nd_reply_limit);
 	rate_limit_init(&ns->icmp6_errors, cfg->icmp6_error_limit);
+	rate_limit_init(&ns->icmp_errors, cfg->icmp_error_limit);
 	tw_init(&ns->wheel, now_ms);
 	return tcp_table_init(ns);
 }
@@ -493,6 +495,65 @@ icmp_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth,
 	net_tx(ns, ns->cur_port, m);
 }
 
+/* The most of the datagram an ICMP error quotes: all of it that fits in
+ * 576 bytes (RFC 1812 4.3.2.3). */
+#define ICMP_ERR_QUOTE (576 - IPV4_HDR_MIN - 8)
+
+/* ICMP's Destination Unreachable with code about the datagram ip (to an
+ * address of ours, so never a broadcast), within the shard's budget
+ * (RFC 1812 4.3.2.8): never to a source that is not one host. */
+static void
+icmp_unreachable(struct net_stack *ns, const struct eth_view *eth,
+		const struct ip_view *ip, uint8_t code)
+{
+	uint16_t quote = (uint16_t)RTE_MIN((uint32_t)ICMP_ERR_QUOTE,
+			(uint32_t)ip->hdr_len + ip->len);
+	uint32_t src = rte_be_to_cpu_32(ip->src.v4);
+	uint8_t *p, *iph, *icmp;
+	struct rte_mbuf *m;
+	uint16_t sum;
+
+	if (src == 0 || src >= 0xe0000000u || (src >> 24) == 127)
+		return;		/* none, multicast or broadcast, loopback */
+	if (!rate_limit_take(&ns->icmp_errors, ns->now_ms)) {
+		ns->stats->udp.icmp_errors_limited_pkts++;
+		return;
+	}
+	m = net_alloc(ns);
+	if (m == NULL)
+		return;
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(ETH_HDR_LEN +
+			IPV4_HDR_MIN + 8 + quote));
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	memcpy(p, eth->src, 6);
+	memcpy(p + 6, net_ifc(ns, ns->cur_port)->mac, 6);
+	pkt_wr16(p + 12, ETHERTYPE_IPV4);
+	iph = p + ETH_HDR_LEN;
+	iph[0] = 0x45;
+	iph[1] = 0xc0;		/* internetwork control, as Linux's */
+	pkt_wr16(iph + 2, (uint16_t)(IPV4_HDR_MIN + 8 + quote));
+	pkt_wr16(iph + 4, ns->ip_id++);
+	pkt_wr16(iph + 6, 0);
+	iph[8] = NET_TTL;
+	iph[9] = IPPROTO_ICMP_;
+	iph[10] = iph[11] = 0;
+	memcpy(iph + 12, &ip->dst.v4, 4);	/* the address it asked */
+	memcpy(iph + 16, &ip->src.v4, 4);
+	sum = cksum_buf(iph, IPV4_HDR_MIN);
+	memcpy(iph + 10, &sum, 2);
+	icmp = iph + IPV4_HDR_MIN;
+	icmp[0] = 3;		/* destination unreachable */
+	icmp[1] = code;
+	memset(icmp + 2, 0, 6);
+	memcpy(icmp + 8, ip->hdr, quote);
+	sum = cksum_buf(icmp, (size_t)8 + quote);
+	memcpy(icmp + 2, &sum, 2);
+	ns->stats->udp.icmp_unreachable_out_pkts++;
+	net_tx(ns, ns->cur_port, m);
+}
 
 /* A packet not for the port's first IPv4 address: for one of its
  * further ones (ip->local set), or not ours. Out of line: a port with one
@@ -535,6 +596,15 @@ ipv4_input(struct net_stack *ns, struct rte_mbuf *m, const struct eth_view *eth)
 			rte_pktmbuf_free(m);
 		return;
 	}
+	case IPPROTO_UDP_:
+		why = udp_input(ns, m, &ip);
+		if (why == NET_DROP_UDP_NO_PORT)
+			icmp_unreachable(ns, eth, &ip, 3);	/* port */
+		if (why == NET_OK) {
+			rte_pktmbuf_free(m);
+			return;
+		}
+		break;
 	default:
 		why = NET_DROP_IP_PROTO;
 		break;

@@ -211,3 +211,37 @@ tcp_parse(const struct ip_view *ip, enum l4_cksum nic, struct tcp_view *v)
 	tcp_parse_options(p + TCP_HDR_MIN, doff - TCP_HDR_MIN, &v->opt);
 	return NET_OK;
 }
+
+enum net_drop
+udp_parse(const struct ip_view *ip, enum l4_cksum nic, struct udp_view *v)
+{
+	const uint8_t *p = ip->payload;
+	uint16_t len, sum;
+
+	if (ip->len < UDP_HDR_LEN)
+		return NET_DROP_UDP_SHORT;
+	len = pkt_rd16(p + 4);
+	if (len < UDP_HDR_LEN || len > ip->len)
+		return NET_DROP_UDP_LEN;
+	sum = pkt_rd16(p + 6);
+	if (sum == 0) {
+		if (ip->family == NET_AF_INET6)
+			return NET_DROP_UDP_CKSUM;
+	} else if (nic == L4_CKSUM_BAD) {
+		return NET_DROP_UDP_CKSUM;
+	} else if (nic == L4_CKSUM_UNKNOWN || len != ip->len) {
+		struct cksum c;
+
+		cksum_init(&c);
+		cksum_pseudo(&c, ip->family, &ip->src, &ip->dst, IPPROTO_UDP_,
+				len);
+		cksum_feed(&c, p, len);
+		if (cksum_finish(&c) != 0)
+			return NET_DROP_UDP_CKSUM;
+	}
+	v->sport = pkt_rd16(p);
+	v->dport = pkt_rd16(p + 2);
+	v->payload = p + UDP_HDR_LEN;
+	v->len = (uint16_t)(len - UDP_HDR_LEN);
+	return NET_OK;
+}

@@ -20,6 +20,7 @@
 #define IPV4_HDR_MIN 20
 #define IPV6_HDR_LEN 40
 #define TCP_HDR_MIN 20
+#define UDP_HDR_LEN 8
 #define ETHERTYPE_IPV4 0x0800
 #define ETHERTYPE_ARP 0x0806
 #define ETHERTYPE_IPV6 0x86dd
@@ -27,6 +28,7 @@
 #define ETHERTYPE_QINQ 0x88a8
 #define IPPROTO_ICMP_ 1
 #define IPPROTO_TCP_ 6
+#define IPPROTO_UDP_ 17
 #define IPPROTO_ICMPV6_ 58
 /* IPv6 extension headers (RFC 8200 4) that the walk knows. */
 #define IP6_NH_HOP_BY_HOP 0
@@ -224,5 +226,19 @@ enum l4_cksum {
 enum net_drop tcp_parse(const struct ip_view *ip, enum l4_cksum nic,
 		struct tcp_view *v);
 void tcp_parse_options(const uint8_t *p, size_t len, struct tcp_options *o);
+
+/* A UDP header and what it carries (its length field's worth; bytes past
+ * it in the IP payload are ignored, as RFC 768 has it). */
+struct udp_view {
+	uint16_t sport;
+	uint16_t dport;
+	const uint8_t *payload;
+	uint16_t len;
+};
+
+/* The length, then the checksum: IPv4's may be absent (0), IPv6's may
+ * not (RFC 8200 8.1). */
+enum net_drop udp_parse(const struct ip_view *ip, enum l4_cksum nic,
+		struct udp_view *v);
 
 #endif /* EWYK_PKT_H */

@@ -82,7 +82,8 @@ ipv6_parse(const uint8_t *p, size_t len, struct ip_view *v)
 		const uint8_t *h = p + off;
 		uint16_t hlen;
 
-		if (nh == IPPROTO_TCP_ || nh == IPPROTO_ICMPV6_)
+		if (nh == IPPROTO_TCP_ || nh == IPPROTO_ICMPV6_ ||
+				nh == IPPROTO_UDP_)
 			break;
 		if (nh == IP6_NH_NONE)		/* nothing follows: nothing to do */
 			return NET_DROP_IP6_NEXT_HEADER;

@@ -1,5 +1,6 @@
 # UDP flood into an ewykd port: junk that every layer of ewykd must drop,
-# count by reason (ip_proto) and free, while it goes on serving its other
+# count by reason (udp_no_port), answer within the budget of its Port
+# Unreachables (100 a second) and free, while it goes on serving its other
 # ports. dpdk-testpmd (DPDK 22.11, Debian package dpdk), txonly forwarding:
 # 64-byte IPv4/UDP frames, as fast as the port takes them.
 #
@@ -17,7 +18,7 @@
 # Without a terminal, testpmd starts forwarding once this file is read and
 # floods until SIGINT; interactively (-i), type "start", then "stop".
 # Watch ewykd meanwhile: /ewyk/ports (that port's drop_by_reason_pkts
-# ip_proto rises with its rx_pkts, its eth_rx_missed_pkts shows what the
+# udp_no_port rises with its rx_pkts, its eth_rx_missed_pkts shows what the
 # ring could not take) and /ewyk/stats (mbufs_in_use_mbufs back to its
 # idle level once the flood stops). tests/integration/test_ports.py runs
 # this file.

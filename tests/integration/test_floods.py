@@ -17,7 +17,8 @@ kernel side.
   the rest is counted, and the connection still serves;
 - udp-junk.pkt: every size and ports across the range at ewykd's address,
   a tenth copied to another address; every frame counted as a drop by
-  reason, curl served;
+  reason, those to ewykd answered with Port Unreachables within their
+  budget, curl served;
 - arp-storm.pkt: arp-storm.py's pcap: a MAC of its own per sender, never
   ewykd's or the generator's; only ewykd's requests answered, within
   --arp-reply-limit, the rest counted, curl served;
@@ -48,6 +49,7 @@ EWYKD_MAC = "02:00:00:00:00:02"         # the scripts' ewykd
 GENERATOR_MAC = "02:00:00:00:00:01"     # the scripts' generator (README.md there)
 LIMIT = 100		# --challenge-ack-limit and --arp-reply-limit
 BUDGET = LIMIT * 3 // 2	# the most a second's budget can be (rate_limit.h)
+ICMP_BUDGET = 150	# Port Unreachables a second at most (100, drawn up to 1.5x)
 INVALID_ACK_MS = 500	# ewykd's default --invalid-ack-ms
 HELLO = "hello from ewyk\n"
 PKT_FILES = sorted(n for n in os.listdir(SCRIPTS) if n.endswith(".pkt"))
@@ -370,8 +372,10 @@ def test_junk_udp_flood(app, idle_after):
     every size from 64 to 1518, ports across the range, no gap wider than
     the step), at ewykd's address, and a tenth copied to an address of the
     subnet that is not its own (a switch flooding a frame): every frame that
-    reaches ewykd is a drop counted by reason (ip_proto, ip_not_ours); none
-    is answered; curl is served throughout."""
+    reaches ewykd is a drop counted by reason (udp_no_port, ip_not_ours);
+    those to its address are owed ICMP's Port Unreachable, sent within the
+    shard's budget (100 a second) or counted over it, the others nothing;
+    curl is served throughout."""
     packets = distinct(pktgen("udp-junk.pkt"))
     assert {p["proto"] for p in packets} == {"udp"}
     sizes = {p["size"] + FCS for p in packets}
@@ -397,13 +401,18 @@ def test_junk_udp_flood(app, idle_after):
     d = delta(before, counters(app))
     lost = tap_dropped(app) - dropped     # the tap's queue was full
     print(f"\n  {r['sent']} UDP frames in {r['seconds']:.2f}s, {lost} lost in the tap: "
-          f"ip_proto {d['drop_ip_proto']}, ip_not_ours {d['drop_ip_not_ours']}")
+          f"udp_no_port {d['drop_udp_no_port']}, ip_not_ours {d['drop_ip_not_ours']}; "
+          f"{d['icmp_unreachable_out_pkts']} Port Unreachables, "
+          f"{d['icmp_errors_limited_pkts']} over the budget")
     assert r["sent"] >= r["total"] * 0.9
     assert_served(r["fetches"])
-    counted = d["drop_ip_proto"] + d["drop_ip_not_ours"]
+    counted = d["drop_udp_no_port"] + d["drop_ip_not_ours"]
     assert r["sent"] - lost <= counted <= r["sent"], (r["sent"], lost, d)
     assert d["drop_ip_not_ours"] >= r["sent"] // 11 - lost
-    assert d["tx_pkts"] < 20 * len(r["fetches"]), "ewykd answered junk"
+    answered = d["icmp_unreachable_out_pkts"]
+    assert answered + d["icmp_errors_limited_pkts"] == d["drop_udp_no_port"], d
+    assert answered <= ICMP_BUDGET * (r["seconds"] + 2), (answered, r["seconds"])
+    assert d["tx_pkts"] < 20 * len(r["fetches"]) + answered, "ewykd answered junk"
 
 
 # -- arp-storm.pkt ---------------------------------------------------------------
@@ -515,12 +524,12 @@ def test_size_sweep(app, idle_after):
     eth = app.telemetry("/ethdev/stats,0")
     ierrors = eth["ierrors"] - eth_before["ierrors"]
     print(f"\n  sizes 64-1518: {r['sent'][0]}, runts {r['sent'][1]}, oversize {r['sent'][2]}: "
-          f"ip_proto {d['drop_ip_proto']}, ip_short {d['drop_ip_short']}, "
+          f"udp_no_port {d['drop_udp_no_port']}, ip_short {d['drop_ip_short']}, "
           f"ip_totlen {d['drop_ip_totlen']}, port receive errors {ierrors}")
     assert r["sent"] == [SWEEP, 3, 3]
     lost = r["lost"]
     print(f"  lost on the tap's kernel side: {lost}")
-    assert SWEEP - lost[0] <= d["drop_ip_proto"] <= SWEEP
+    assert SWEEP - lost[0] <= d["drop_udp_no_port"] <= SWEEP
     if lost[1] == 0:
         assert d["drop_ip_short"] == 2 and d["drop_ip_totlen"] == 1
     assert 3 - lost[1] <= d["drop_ip_short"] + d["drop_ip_totlen"] <= 3

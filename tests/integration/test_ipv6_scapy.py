@@ -194,12 +194,12 @@ def test_refused_extension_headers_are_counted(app, idle_after, ext, reason):
     assert d["passive_opens_count"] == 0
 
 
-def test_unknown_option_and_udp_get_parameter_problems(app, idle_after):
+def test_unknown_option_and_an_unknown_next_header_get_parameter_problems(app, idle_after):
     before = counters(app)
     r = scapy_session(app, """
         opt = IPv6ExtHdrDestOpt(options=[HBHOptUnknown(otype=0x87, optdata=b"ab")])
         send(IPv6(src=HOST, dst=APP) / opt / TCP(sport=21999, dport=80, flags="S"))
-        send(IPv6(src=HOST, dst=APP) / UDP(sport=5000, dport=5000) / b"junk")
+        send(IPv6(src=HOST, dst=APP, nh=132) / b"sctp, say")
         pp = replies(1.0, lambda p: ICMPv6ParamProblem in p)
         result["pp"] = sorted([p[ICMPv6ParamProblem].code, p[ICMPv6ParamProblem].ptr]
                               for p in pp)
@@ -209,6 +209,23 @@ def test_unknown_option_and_udp_get_parameter_problems(app, idle_after):
     assert r["pp"] == [[1, 6], [2, 42]]
     assert d["icmp6_errors_out_pkts"] == 2
     assert d["drop_ip6_option"] == 1 and d["drop_ip6_next_header"] == 1
+
+
+def test_udp_to_a_closed_port_gets_port_unreachable(app, idle_after):
+    """UDP is an upper layer ewykd knows: to a port not bound, ICMPv6's
+    Destination Unreachable, code 4 (port), quoting the datagram; with a
+    checksum of 0 (forbidden over IPv6), nothing."""
+    before = counters(app)
+    r = scapy_session(app, """
+        send(IPv6(src=HOST, dst=APP) / UDP(sport=5000, dport=5001) / b"junk")
+        send(IPv6(src=HOST, dst=APP) / UDP(sport=5000, dport=5002, chksum=0) / b"junk")
+        du = replies(1.0, lambda p: ICMPv6DestUnreach in p)
+        result["du"] = [[p[ICMPv6DestUnreach].code, p[UDPerror].dport] for p in du]
+    """)
+    d = delta(before, counters(app))
+    assert r["du"] == [[4, 5001]]
+    assert d["drop_udp_no_port"] == 1 and d["drop_udp_cksum"] == 1
+    assert d["icmp6_errors_out_pkts"] == 1
 
 
 def test_fragmented_ping_is_dropped(app, idle_after):

@@ -12,8 +12,9 @@ with an address of its own (the harness's second_port, see its text).
   udp-flood.cmd as a memif client of port 1 for FLOOD_S seconds at full
   speed, while CURLS curls are served on port 0: every frame testpmd got
   into the ring (but the ring's last when it leaves) is counted on port 1
-  and dropped as ip_proto, none on port 0, and the mbufs come back to
-  their idle level.
+  and dropped as udp_no_port (UDP to a port not bound), none on port 0,
+  each answered with ICMP's Port Unreachable within the shard's budget or
+  counted over it, and the mbufs come back to their idle level.
 """
 import hashlib
 import os
@@ -32,6 +33,7 @@ FLOOD_S = 3
 CURLS = 20
 ONE_MB = 1 << 20
 QUIET_BYTES = 4096	# what the idle port may send meanwhile (ARP, a ping)
+ICMP_BUDGET = 150	# Port Unreachables a second at most (100, drawn up to 1.5x)
 MEMIF_RING = 1024	# slots of a memif ring (rsize=10, the default)
 FAR_PORT = 8097		# the upstream on port 1's link
 
@@ -214,7 +216,7 @@ def tx_packets(log):
 def test_udp_flood_on_port_1_while_port_0_serves(flood_target):
     a = flood_target
     idle = a.stats()["mbufs_in_use_mbufs"]
-    before = ports(a)
+    before, stats0 = ports(a), a.stats()
     flood = subprocess.Popen(flood_cmd(a, before["port_1"]["mac"]), stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
                              start_new_session=True)
@@ -233,7 +235,7 @@ def test_udp_flood_on_port_1_while_port_0_serves(flood_target):
         stop_process(flood, timeout=10)
     log = flood.stdout.read()
     sent = tx_packets(log)
-    after = ports(a)
+    after, stats1 = ports(a), a.stats()
     assert codes == ["200"] * CURLS, codes
 
     def grew(key, field):
@@ -246,13 +248,20 @@ def test_udp_flood_on_port_1_while_port_0_serves(flood_target):
     assert sent > 10000, log[-2000:]
     # Every frame testpmd got into the ring was received, but those still
     # in the ring when it left (memif drops them), and every one received
-    # was dropped as UDP, on port 1 only.
+    # was dropped as UDP to a port not bound, on port 1 only.
     got = grew("port_1", "rx_pkts")
     assert sent - MEMIF_RING <= got <= sent, (sent, got)
-    assert dropped("port_1", "ip_proto", after) == got
+    assert dropped("port_1", "udp_no_port", after) == got
     assert grew("port_1", "drop_pkts") == got
-    assert grew("port_1", "tx_pkts") == 0
-    assert dropped("port_0", "ip_proto", after) == 0
+    # Each was owed a Port Unreachable: sent within the budget, or counted
+    # over it (the flood's source is one host).
+    answered = stats1["icmp_unreachable_out_pkts"] - stats0["icmp_unreachable_out_pkts"]
+    over = stats1["icmp_errors_limited_pkts"] - stats0["icmp_errors_limited_pkts"]
+    elapsed = time.monotonic() - t0
+    assert 0 < answered <= ICMP_BUDGET * (elapsed + 1), (answered, elapsed)
+    assert answered + over == got, (answered, over, got)
+    assert grew("port_1", "tx_pkts") <= answered
+    assert dropped("port_0", "udp_no_port", after) == 0
     assert grew("port_0", "tx_bytes") > 0
     # While it ran the device counted it too (memif forgets its counters
     # when its client leaves).

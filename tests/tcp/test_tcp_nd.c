@@ -400,10 +400,10 @@ test_echo_router_messages_and_errors(void **state)
 			all_nodes, 255, msg, 16));
 	assert_int_equal(th_pending(h), 0);
 	assert_int_equal(h->stats.drop[NET_DROP_ND_ROUTER], 1);
-	/* UDP, which we do not speak: Parameter Problem, code 1, pointing
+	/* SCTP, which we do not speak: Parameter Problem, code 1, pointing
 	 * at the next header field, within the budget. */
 	n = icmp6_frame(f, h->ifc.mac, peer_mac, peer.ip.v6, h->ifc.ip6, 64, msg, 16);
-	f[20] = 17;
+	f[20] = 132;
 	for (i = 0; i < 20; i++)
 		th_rx_frame(h, 0, f, n);
 	assert_true(th_pending(h) >= 2 && th_pending(h) <= 6);

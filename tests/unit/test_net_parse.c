@@ -354,7 +354,7 @@ test_ipv6_rejects(void **state)
 	assert_int_equal(ipv6_parse(p, sizeof(syn6), &ip),
 			NET_DROP_IP6_SRC_MULTICAST);
 	p[8] = 0x20;
-	p[6] = 17;		/* UDP: no upper layer of ours */
+	p[6] = 132;		/* SCTP: no upper layer of ours */
 	assert_int_equal(ipv6_parse(p, sizeof(syn6), &ip), NET_DROP_IP6_NEXT_HEADER);
 	assert_int_equal(ip.pp_code, 1);
 	assert_int_equal(ip.pp_ptr, 6);	/* the fixed header's next header */

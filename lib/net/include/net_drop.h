@@ -2,7 +2,7 @@
 /*
  * Why a received frame was dropped: one counter per reason, per shard.
  * IPv6's own reasons begin ip6_, icmp6_ and nd_ (docs/tcp.md says what
- * each means); TCP's are the same for both families.
+ * each means); TCP's and UDP's are the same for both families.
  */
 #ifndef EWYK_NET_DROP_H
 #define EWYK_NET_DROP_H
@@ -53,6 +53,10 @@
 	X(TCP_OUT_OF_WINDOW, "tcp_out_of_window") \
 	X(TCP_OUT_OF_ORDER, "tcp_out_of_order") \
 	X(TCP_BAD_ACK, "tcp_bad_ack") \
+	X(UDP_SHORT, "udp_short") \
+	X(UDP_LEN, "udp_len") \
+	X(UDP_CKSUM, "udp_cksum") \
+	X(UDP_NO_PORT, "udp_no_port") \
 	X(RX_MULTISEG, "rx_multiseg") \
 	X(NO_MBUF, "no_mbuf") \
 	X(TX_FULL, "tx_full")

@@ -31,6 +31,7 @@ struct rte_mempool;
 
 #define NET_MAX_PORTS 4
 #define NET_MAX_LISTENERS 8	/* TCP ports listened on */
+#define NET_MAX_UDP_BINDS 4	/* UDP ports bound */
 
 /* Interface settings, shared read-only by the shards of a port. A port
  * runs IPv4 with an ip, IPv6 with a prefix6 (and then also the link-local
@@ -205,8 +206,11 @@ struct tcp_config {
 	/* Neighbour advertisements answering solicitations, per second;
 	 * 0 = no limit. */
 	uint32_t nd_reply_limit;
-	/* ICMPv6 errors of our own (Parameter Problem) per second. */
+	/* ICMPv6 errors of our own (Parameter Problem, Port Unreachable)
+	 * per second. */
 	uint32_t icmp6_error_limit;
+	/* ICMP (IPv4) errors of our own (Port Unreachable) per second. */
+	uint32_t icmp_error_limit;
 };
 
 void tcp_config_defaults(struct tcp_config *cfg);
@@ -255,6 +259,22 @@ struct nd_counters {
 #define ND_COUNTER_FIELD(n, unit) uint64_t n;
 	ND_COUNTERS(ND_COUNTER_FIELD)
 #undef ND_COUNTER_FIELD
+};
+
+/* UDP, either family, and IPv4's ICMP errors (each name with its
+ * telemetry key's suffix): datagrams handed to a bound port and sent,
+ * datagrams not sent for want of the peer's MAC (a solicitation went
+ * instead), ICMP Port Unreachables sent over IPv4 and those over the
+ * budget (icmp_error_limit; IPv6's count as icmp6_errors_*). */
+#define UDP_COUNTERS(X) \
+	X(udp_in, dgrams) X(udp_in, bytes) X(udp_out, dgrams) X(udp_out, bytes) \
+	X(udp_out_unresolved, dgrams) \
+	X(icmp_unreachable_out, pkts) X(icmp_errors_limited, pkts)
+
+struct udp_counters {
+#define UDP_COUNTER_FIELD(n, unit) uint64_t n##_##unit;
+	UDP_COUNTERS(UDP_COUNTER_FIELD)
+#undef UDP_COUNTER_FIELD
 };
 
 struct tcp_counters {
@@ -321,6 +341,7 @@ struct net_stats {
 	uint64_t tcp_time_wait;		/* gauge */
 	struct tcp_counters tcp;
 	struct nd_counters nd;
+	struct udp_counters udp;
 	struct net_port_stats port[NET_MAX_PORTS];
 } __rte_cache_aligned;
 
@@ -352,6 +373,38 @@ void net_stack_destroy(struct net_stack *ns);
  */
 int net_stack_listen(struct net_stack *ns, uint16_t port,
 		const struct tcp_upcalls *up, void *ctx);
+/*
+ * UDP (udp.c). A datagram as it came in, or as it goes out: the stack's
+ * port and address on one end, the peer on the other; the ECN bits of
+ * its IP header; the payload (valid during the upcall only).
+ */
+struct net_udp_dgram {
+	uint8_t port;
+	union net_ip local;
+	uint16_t local_port;	/* host order */
+	struct net_addr peer;
+	uint16_t peer_port;	/* host order */
+	uint8_t ecn;		/* IP's ECN field, 0 to 3 */
+	const uint8_t *data;
+	uint16_t len;
+};
+
+/* A datagram for a bound port, on the shard's lcore. */
+typedef void (*net_udp_recv_fn)(void *ctx, struct net_stack *ns,
+		const struct net_udp_dgram *d);
+/* Binds a UDP port (host order) of every address of the stack (start-up
+ * only); datagrams to a port not bound are counted (udp_no_port) and
+ * answered with ICMP's Port Unreachable within the budget. 0, or -EINVAL,
+ * -EEXIST (bound already) or -ENOSPC (NET_MAX_UDP_BINDS). */
+int net_udp_bind(struct net_stack *ns, uint16_t port, net_udp_recv_fn recv,
+		void *ctx);
+/* Sends d's payload from its local end to its peer, whole (never
+ * fragmented: IPv4's DF set), with d's ECN bits. 0; -EMSGSIZE past the
+ * port's MTU; -EHOSTUNREACH while the peer's MAC is unknown (a
+ * solicitation goes out, udp_out_unresolved counts it); -ENOBUFS without
+ * an mbuf. */
+int net_udp_send(struct net_stack *ns, const struct net_udp_dgram *d);
+
 /* A port's RSS (shared, read-only; NULL: one queue) and this stack's
  * queue on it: where active opens out of that port want their answers. */
 void net_stack_set_rss(struct net_stack *ns, uint8_t port,
