@@ -156,6 +156,77 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 	} \
 	_t; })
 
+/* A figure of the shards summed over them: its key, and where its
+ * uint64_t lies in struct shard. The replies below are mostly tables of
+ * these; what is not a plain sum stays code. */
+struct shard_sum {
+	const char *key;
+	size_t off;
+};
+
+/* The field must be a uint64_t: anything else fails to compile. */
+#define SHARD_SUM(key, field) { key, offsetof(struct shard, field) + \
+	0 * sizeof(char[__builtin_types_compatible_p( \
+		__typeof__(((struct shard *)0)->field), uint64_t) ? 1 : -1]) }
+
+static uint64_t
+sum_at(size_t off)
+{
+	uint64_t t = 0;
+	uint16_t i;
+
+	for (i = 0; i < ew->nb_shards; i++)
+		t += __atomic_load_n((const uint64_t *)(const void *)
+				((const char *)&ew->shards[i] + off),
+				__ATOMIC_RELAXED);
+	return t;
+}
+
+static void
+add_sums(struct rte_tel_data *d, const struct shard_sum *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		rte_tel_data_add_dict_u64(d, t[i].key, sum_at(t[i].off));
+}
+
+/* /ewyk/stats: the traffic, the drops, the connections, the requests. */
+static const struct shard_sum stats_traffic[] = {
+	SHARD_SUM("rx_pkts", net_stats.rx_pkts),
+	SHARD_SUM("tx_pkts", net_stats.tx_pkts),
+	SHARD_SUM("rx_bytes", net_stats.rx_bytes),
+	SHARD_SUM("tx_bytes", net_stats.tx_bytes),
+};
+
+static const struct shard_sum stats_sums[] = {
+	SHARD_SUM("arp_in_pkts", net_stats.arp_in),
+	SHARD_SUM("arp_reply_pkts", net_stats.arp_replies),
+	SHARD_SUM("arp_other_target_pkts", net_stats.arp_other_targets),
+	SHARD_SUM("arp_reply_limited_pkts", net_stats.arp_replies_limited),
+	SHARD_SUM("icmp_echo_pkts", net_stats.icmp_echo),
+	SHARD_SUM("rx_ip4_pkts", net_stats.rx_ip4_pkts),
+	SHARD_SUM("rx_ip6_pkts", net_stats.rx_ip6_pkts),
+	SHARD_SUM("tx_ip4_pkts", net_stats.tx_ip4_pkts),
+	SHARD_SUM("tx_ip6_pkts", net_stats.tx_ip6_pkts),
+#define ND_COUNTER_SUM(n, unit) SHARD_SUM(#n "_" #unit, net_stats.nd.n),
+	ND_COUNTERS(ND_COUNTER_SUM)
+#undef ND_COUNTER_SUM
+#define UDP_COUNTER_SUM(n, unit) \
+	SHARD_SUM(#n "_" #unit, net_stats.udp.n##_##unit),
+	UDP_COUNTERS(UDP_COUNTER_SUM)
+#undef UDP_COUNTER_SUM
+	SHARD_SUM("open_conns", net_stats.tcp_conns_open),
+	SHARD_SUM("open_conns_ip6", net_stats.tcp_conns_open6),
+	SHARD_SUM("total_conns", net_stats.tcp.passive_opens),
+	SHARD_SUM("closed_conns", net_stats.tcp_conns_closed),
+	SHARD_SUM("refused_conns", http_stats.conns_refused),
+	SHARD_SUM("tcp_retransmit_segs", net_stats.tcp.retransmits),
+	SHARD_SUM("tcp_reset_out_segs", net_stats.tcp.resets_out),
+	SHARD_SUM("requests_reqs", http_stats.requests),
+	SHARD_SUM("body_out_bytes", http_stats.body_bytes_out),
+};
+
 static int
 tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 		struct rte_tel_data *d)
@@ -165,10 +236,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	unsigned int r;
 
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "rx_pkts", SUM(s->net_stats.rx_pkts));
-	rte_tel_data_add_dict_u64(d, "tx_pkts", SUM(s->net_stats.tx_pkts));
-	rte_tel_data_add_dict_u64(d, "rx_bytes", SUM(s->net_stats.rx_bytes));
-	rte_tel_data_add_dict_u64(d, "tx_bytes", SUM(s->net_stats.tx_bytes));
+	add_sums(d, stats_traffic, RTE_DIM(stats_traffic));
 	drops = rte_tel_data_alloc();
 	if (drops == NULL)
 		return -ENOMEM;
@@ -181,41 +249,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	}
 	rte_tel_data_add_dict_u64(d, "drop_pkts", drop_total);
 	rte_tel_data_add_dict_container(d, "drop_by_reason_pkts", drops, 0);
-	rte_tel_data_add_dict_u64(d, "arp_in_pkts", SUM(s->net_stats.arp_in));
-	rte_tel_data_add_dict_u64(d, "arp_reply_pkts",
-			SUM(s->net_stats.arp_replies));
-	rte_tel_data_add_dict_u64(d, "arp_other_target_pkts",
-			SUM(s->net_stats.arp_other_targets));
-	rte_tel_data_add_dict_u64(d, "arp_reply_limited_pkts",
-			SUM(s->net_stats.arp_replies_limited));
-	rte_tel_data_add_dict_u64(d, "icmp_echo_pkts", SUM(s->net_stats.icmp_echo));
-	rte_tel_data_add_dict_u64(d, "rx_ip4_pkts", SUM(s->net_stats.rx_ip4_pkts));
-	rte_tel_data_add_dict_u64(d, "rx_ip6_pkts", SUM(s->net_stats.rx_ip6_pkts));
-	rte_tel_data_add_dict_u64(d, "tx_ip4_pkts", SUM(s->net_stats.tx_ip4_pkts));
-	rte_tel_data_add_dict_u64(d, "tx_ip6_pkts", SUM(s->net_stats.tx_ip6_pkts));
-#define ND_COUNTER_TEL(n, unit) \
-	rte_tel_data_add_dict_u64(d, #n "_" #unit, SUM(s->net_stats.nd.n));
-	ND_COUNTERS(ND_COUNTER_TEL)
-#undef ND_COUNTER_TEL
-#define UDP_COUNTER_TEL(n, unit) \
-	rte_tel_data_add_dict_u64(d, #n "_" #unit, \
-			SUM(s->net_stats.udp.n##_##unit));
-	UDP_COUNTERS(UDP_COUNTER_TEL)
-#undef UDP_COUNTER_TEL
-	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->net_stats.tcp_conns_open));
-	rte_tel_data_add_dict_u64(d, "open_conns_ip6",
-			SUM(s->net_stats.tcp_conns_open6));
-	rte_tel_data_add_dict_u64(d, "total_conns",
-			SUM(s->net_stats.tcp.passive_opens));
-	rte_tel_data_add_dict_u64(d, "closed_conns",
-			SUM(s->net_stats.tcp_conns_closed));
-	rte_tel_data_add_dict_u64(d, "refused_conns",
-			SUM(s->http_stats.conns_refused));
-	rte_tel_data_add_dict_u64(d, "tcp_retransmit_segs",
-			SUM(s->net_stats.tcp.retransmits));
-	rte_tel_data_add_dict_u64(d, "tcp_reset_out_segs",
-			SUM(s->net_stats.tcp.resets_out));
-	rte_tel_data_add_dict_u64(d, "requests_reqs", SUM(s->http_stats.requests));
+	add_sums(d, stats_sums, RTE_DIM(stats_sums));
 	status = rte_tel_data_alloc();
 	if (status == NULL)
 		return -ENOMEM;
@@ -231,8 +265,6 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(status, key, SUM(s->http_stats.by_status[r]));
 	}
 	rte_tel_data_add_dict_container(d, "requests_by_status_reqs", status, 0);
-	rte_tel_data_add_dict_u64(d, "body_out_bytes",
-			SUM(s->http_stats.body_bytes_out));
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use_mbufs",
 			rte_mempool_in_use_count(ew->pool));
 	rte_tel_data_add_dict_u64(d, "mbufs_total_mbufs", ew->pool->size);
@@ -379,6 +411,43 @@ tel_ports(const char *cmd __rte_unused, const char *params,
 	return 0;
 }
 
+/* /ewyk/tcp: every TCP counter with its unit, and the gauges of the
+ * connections and their memory. */
+static const struct shard_sum tcp_sums[] = {
+#define TCP_COUNTER_SUM(n) SHARD_SUM(#n "_count", net_stats.tcp.n),
+	TCP_COUNTERS(TCP_COUNTER_SUM)
+#undef TCP_COUNTER_SUM
+	SHARD_SUM("open_conns", net_stats.tcp_conns_open),
+	SHARD_SUM("open_conns_ip6", net_stats.tcp_conns_open6),
+	SHARD_SUM("syn_received_conns", net_stats.tcp_syn_recv),
+	SHARD_SUM("time_wait_conns", net_stats.tcp_time_wait),
+	SHARD_SUM("send_queue_mbufs", net_stats.tcp_sndq_mbufs),
+	SHARD_SUM("receive_queue_mbufs", net_stats.tcp_rcvq_mbufs),
+	SHARD_SUM("receive_buffer_bytes", net_stats.tcp_rcv_buf_bytes),
+	SHARD_SUM("rwnd_limited_us", net_stats.tcp_rwnd_limited_us),
+	SHARD_SUM("zero_window_us", net_stats.tcp_zero_window_us),
+	/* Connections' send-side blocks (the send queue's chain and the
+	 * scoreboard's tree): made, and held by connections. */
+	SHARD_SUM("conn_rings_made_count", net_stats.tcp_bufs_made),
+	SHARD_SUM("conn_rings_used_count", net_stats.tcp_bufs_used),
+	/* Send queues' chunks of mbuf pointers (1 KiB): made, and held. */
+	SHARD_SUM("send_queue_chunks_made_count",
+			net_stats.tcp_sndq_chunks_made),
+	SHARD_SUM("send_queue_chunks_used_count",
+			net_stats.tcp_sndq_chunks_used),
+	/* Scoreboards' entries (80 bytes): made, and in use. */
+	SHARD_SUM("scoreboard_entries_made_count",
+			net_stats.tcp_sb_entries_made),
+	SHARD_SUM("scoreboard_entries_used_count",
+			net_stats.tcp_sb_entries_used),
+	/* Blocks of static files' writes whose mbufs point into the file
+	 * (64 bytes): made, and in use while any of those mbufs is. */
+	SHARD_SUM("zero_copy_refs_made_count", net_stats.tcp_ext_refs_made),
+	SHARD_SUM("zero_copy_refs_used_count", net_stats.tcp_ext_refs_used),
+	/* Receive queues' blocks, chunks and runs made (their peak). */
+	SHARD_SUM("receive_queue_memory_bytes", net_stats.tcp_rcvq_mem_bytes),
+};
+
 /* netstat -s in telemetry: every TCP counter, summed, with its unit. */
 static int
 tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
@@ -388,52 +457,7 @@ tel_tcp(const char *cmd __rte_unused, const char *params __rte_unused,
 	unsigned int r;
 
 	rte_tel_data_start_dict(d);
-#define TCP_COUNTER_TEL(n) \
-	rte_tel_data_add_dict_u64(d, #n "_count", SUM(s->net_stats.tcp.n));
-	TCP_COUNTERS(TCP_COUNTER_TEL)
-#undef TCP_COUNTER_TEL
-	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->net_stats.tcp_conns_open));
-	rte_tel_data_add_dict_u64(d, "open_conns_ip6",
-			SUM(s->net_stats.tcp_conns_open6));
-	rte_tel_data_add_dict_u64(d, "syn_received_conns",
-			SUM(s->net_stats.tcp_syn_recv));
-	rte_tel_data_add_dict_u64(d, "time_wait_conns",
-			SUM(s->net_stats.tcp_time_wait));
-	rte_tel_data_add_dict_u64(d, "send_queue_mbufs",
-			SUM(s->net_stats.tcp_sndq_mbufs));
-	rte_tel_data_add_dict_u64(d, "receive_queue_mbufs",
-			SUM(s->net_stats.tcp_rcvq_mbufs));
-	rte_tel_data_add_dict_u64(d, "receive_buffer_bytes",
-			SUM(s->net_stats.tcp_rcv_buf_bytes));
-	rte_tel_data_add_dict_u64(d, "rwnd_limited_us",
-			SUM(s->net_stats.tcp_rwnd_limited_us));
-	rte_tel_data_add_dict_u64(d, "zero_window_us",
-			SUM(s->net_stats.tcp_zero_window_us));
-	/* Connections' send-side blocks (the send queue's chain and the
-	 * scoreboard's tree): made, and held by connections. */
-	rte_tel_data_add_dict_u64(d, "conn_rings_made_count",
-			SUM(s->net_stats.tcp_bufs_made));
-	rte_tel_data_add_dict_u64(d, "conn_rings_used_count",
-			SUM(s->net_stats.tcp_bufs_used));
-	/* Send queues' chunks of mbuf pointers (1 KiB): made, and held. */
-	rte_tel_data_add_dict_u64(d, "send_queue_chunks_made_count",
-			SUM(s->net_stats.tcp_sndq_chunks_made));
-	rte_tel_data_add_dict_u64(d, "send_queue_chunks_used_count",
-			SUM(s->net_stats.tcp_sndq_chunks_used));
-	/* Scoreboards' entries (80 bytes): made, and in use. */
-	rte_tel_data_add_dict_u64(d, "scoreboard_entries_made_count",
-			SUM(s->net_stats.tcp_sb_entries_made));
-	rte_tel_data_add_dict_u64(d, "scoreboard_entries_used_count",
-			SUM(s->net_stats.tcp_sb_entries_used));
-	/* Blocks of static files' writes whose mbufs point into the file
-	 * (64 bytes): made, and in use while any of those mbufs is. */
-	rte_tel_data_add_dict_u64(d, "zero_copy_refs_made_count",
-			SUM(s->net_stats.tcp_ext_refs_made));
-	rte_tel_data_add_dict_u64(d, "zero_copy_refs_used_count",
-			SUM(s->net_stats.tcp_ext_refs_used));
-	/* Receive queues' blocks, chunks and runs made (their peak). */
-	rte_tel_data_add_dict_u64(d, "receive_queue_memory_bytes",
-			SUM(s->net_stats.tcp_rcvq_mem_bytes));
+	add_sums(d, tcp_sums, RTE_DIM(tcp_sums));
 	drops = rte_tel_data_alloc();
 	if (drops == NULL)
 		return -ENOMEM;
@@ -716,6 +740,40 @@ add_routes(struct rte_tel_data *d)
 
 /* HTTP: by protocol, method and status; connections, HTTP/2 streams and
  * errors by kind; each route with its latency. */
+/* /ewyk/http's plain sums; the rest of the reply is derived. */
+static const struct shard_sum http_sums[] = {
+	SHARD_SUM("accepted_conns", http_stats.conns_accepted),
+	SHARD_SUM("http2_conns", http_stats.h2_conns),
+	SHARD_SUM("refused_conns", http_stats.conns_refused),
+	SHARD_SUM("body_out_bytes", http_stats.body_bytes_out),
+	/* HTTP/2's memory: blocks handed out, of them new from the heap
+	 * (growth: flat once warm), held, and the large ones. */
+	SHARD_SUM("h2_mem_allocs_count", http_stats.mem_allocs),
+	SHARD_SUM("h2_mem_grows_count", http_stats.mem_grows),
+	SHARD_SUM("h2_mem_held_bytes", http_stats.mem_bytes),
+	SHARD_SUM("h2_mem_huge_count", http_stats.mem_huge),
+	/* HTTP/2's receive windows grown with the round trip, and the
+	 * connections' the budget held back. */
+	SHARD_SUM("h2_window_grows_count", http_stats.h2_window_grows),
+	SHARD_SUM("h2_window_budget_limited_count",
+			http_stats.h2_window_budget_limited),
+	SHARD_SUM("chunked_body_errors_count", http_stats.body_errors),
+	SHARD_SUM("head_timeouts_count", http_stats.head_timeouts),
+	SHARD_SUM("idle_closes_count", http_stats.idle_closes),
+	/* HTTP/1.1 connections idle long enough to give their state back. */
+	SHARD_SUM("h1_idle_releases_count", http_stats.h1_releases),
+	SHARD_SUM("pipeline_full_count", http_stats.pipeline_full),
+	/* Bodies gathered whole past 4 KiB, in the shards' body buffers
+	 * (--max-body, --body-buffers), and those refused. */
+	SHARD_SUM("body_buffers_taken_count", http_stats.body_slots_taken),
+	SHARD_SUM("body_buffers_short_count", http_stats.body_slots_short),
+	SHARD_SUM("bodies_too_large_count", http_stats.bodies_too_large),
+	SHARD_SUM("body_timeouts_count", http_stats.body_timeouts),
+	SHARD_SUM("http2_streams_count", http_stats.h2_streams),
+	SHARD_SUM("http2_resets_in_count", http_stats.h2_resets_in),
+	SHARD_SUM("http2_reset_floods_count", http_stats.h2_reset_floods),
+};
+
 static int
 tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 		struct rte_tel_data *d)
@@ -732,8 +790,7 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "requests_reqs", all);
 	rte_tel_data_add_dict_u64(d, "http1_reqs", all - h2);
 	rte_tel_data_add_dict_u64(d, "http2_reqs", h2);
-	rte_tel_data_add_dict_u64(d, "accepted_conns", SUM(s->http_stats.conns_accepted));
-	rte_tel_data_add_dict_u64(d, "http2_conns", SUM(s->http_stats.h2_conns));
+	add_sums(d, http_sums, RTE_DIM(http_sums));
 	if (ew->access_log != NULL) {
 		const struct serve_log_stats *ls = serve_log_stats(ew->access_log);
 
@@ -746,49 +803,10 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(d, "access_log_reopens_count",
 				LOAD(ls->reopens));
 	}
-	rte_tel_data_add_dict_u64(d, "refused_conns", SUM(s->http_stats.conns_refused));
-	rte_tel_data_add_dict_u64(d, "body_out_bytes", SUM(s->http_stats.body_bytes_out));
-	/* HTTP/2's memory: blocks handed out, of them new from the heap
-	 * (growth: flat once warm), held, and the large ones. */
-	rte_tel_data_add_dict_u64(d, "h2_mem_allocs_count", SUM(s->http_stats.mem_allocs));
-	rte_tel_data_add_dict_u64(d, "h2_mem_grows_count", SUM(s->http_stats.mem_grows));
-	rte_tel_data_add_dict_u64(d, "h2_mem_held_bytes", SUM(s->http_stats.mem_bytes));
-	rte_tel_data_add_dict_u64(d, "h2_mem_huge_count", SUM(s->http_stats.mem_huge));
-	/* HTTP/2's receive windows grown with the round trip, and the
-	 * connections' the budget held back. */
-	rte_tel_data_add_dict_u64(d, "h2_window_grows_count",
-			SUM(s->http_stats.h2_window_grows));
-	rte_tel_data_add_dict_u64(d, "h2_window_budget_limited_count",
-			SUM(s->http_stats.h2_window_budget_limited));
-	rte_tel_data_add_dict_u64(d, "chunked_body_errors_count",
-			SUM(s->http_stats.body_errors));
-	rte_tel_data_add_dict_u64(d, "head_timeouts_count",
-			SUM(s->http_stats.head_timeouts));
-	rte_tel_data_add_dict_u64(d, "idle_closes_count", SUM(s->http_stats.idle_closes));
-	/* HTTP/1.1 connections idle long enough to give their state back. */
-	rte_tel_data_add_dict_u64(d, "h1_idle_releases_count",
-			SUM(s->http_stats.h1_releases));
 	rte_tel_data_add_dict_int(d, "h1_released_conns", (int)released);
-	rte_tel_data_add_dict_u64(d, "pipeline_full_count",
-			SUM(s->http_stats.pipeline_full));
-	/* Bodies gathered whole past 4 KiB, in the shards' body buffers
-	 * (--max-body, --body-buffers), and those refused. */
-	rte_tel_data_add_dict_u64(d, "body_buffers_taken_count",
-			SUM(s->http_stats.body_slots_taken));
 	rte_tel_data_add_dict_int(d, "body_buffers_busy",
 			(int)SUM(s->http_stats.body_slots_in_use));
-	rte_tel_data_add_dict_u64(d, "body_buffers_short_count",
-			SUM(s->http_stats.body_slots_short));
-	rte_tel_data_add_dict_u64(d, "bodies_too_large_count",
-			SUM(s->http_stats.bodies_too_large));
-	rte_tel_data_add_dict_u64(d, "body_timeouts_count",
-			SUM(s->http_stats.body_timeouts));
-	rte_tel_data_add_dict_u64(d, "http2_streams_count", SUM(s->http_stats.h2_streams));
 	rte_tel_data_add_dict_int(d, "http2_open_streams", (int)open);
-	rte_tel_data_add_dict_u64(d, "http2_resets_in_count",
-			SUM(s->http_stats.h2_resets_in));
-	rte_tel_data_add_dict_u64(d, "http2_reset_floods_count",
-			SUM(s->http_stats.h2_reset_floods));
 	add_counters(d, "by_status_reqs", offsetof(struct http_stats, by_status),
 			HTTP_ST__COUNT, status_name);
 	add_counters(d, "by_method_reqs", offsetof(struct http_stats, by_method),
@@ -1024,6 +1042,33 @@ add_tls_certs(struct rte_tel_data *d, const struct tls_config_info *info)
 			(int)RTE_MIN(soonest - now, (int64_t)INT_MAX));
 }
 
+/* /ewyk/tls's plain sums over the shards' TLS counters. */
+static const struct shard_sum tls_sums[] = {
+	SHARD_SUM("accepted_conns", tls_stats.accepted),
+	SHARD_SUM("refused_conns", tls_stats.refused),
+	SHARD_SUM("handshakes_resumed_count", tls_stats.handshakes_resumed),
+	SHARD_SUM("tls12_conns", tls_stats.tls12),
+	SHARD_SUM("tls13_conns", tls_stats.tls13),
+	SHARD_SUM("alpn_h2_conns", tls_stats.alpn_h2),
+	SHARD_SUM("alpn_http11_conns", tls_stats.alpn_http11),
+	SHARD_SUM("alpn_none_conns", tls_stats.alpn_none),
+	SHARD_SUM("hs_steps_offloaded_count", tls_stats.hs_steps_offloaded),
+	SHARD_SUM("hs_steps_inline_count", tls_stats.hs_steps_inline),
+	SHARD_SUM("hs_staging_waits_count", tls_stats.hs_waits),
+	SHARD_SUM("renegotiations_refused_count",
+			tls_stats.renegotiations_refused),
+	SHARD_SUM("close_notify_sent_count", tls_stats.close_notify_sent),
+	SHARD_SUM("close_notify_received_count",
+			tls_stats.close_notify_received),
+	SHARD_SUM("records_in_count", tls_stats.records_in),
+	SHARD_SUM("records_out_count", tls_stats.records_out),
+	SHARD_SUM("records_held_count", tls_stats.records_held),
+	SHARD_SUM("plaintext_in_bytes", tls_stats.bytes_in),
+	SHARD_SUM("plaintext_out_bytes", tls_stats.bytes_out),
+	SHARD_SUM("record_errors_count", tls_stats.errors),
+	SHARD_SUM("credential_switches_count", tls_stats.gen_switches),
+};
+
 static int
 tel_tls(const char *cmd __rte_unused, const char *params __rte_unused,
 		struct rte_tel_data *d)
@@ -1049,46 +1094,21 @@ tel_tls(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "reload_failures_count", info.reload_failures);
 	rte_tel_data_add_dict_u64(d, "ticket_rotations_count", info.ticket_rotations);
 	rte_tel_data_add_dict_u64(d, "ticket_key_age_s", info.ticket_key_age_s);
-	rte_tel_data_add_dict_u64(d, "accepted_conns", SUM(s->tls_stats.accepted));
-	rte_tel_data_add_dict_u64(d, "refused_conns", SUM(s->tls_stats.refused));
+	add_sums(d, tls_sums, RTE_DIM(tls_sums));
+	/* gauges of 32 bits */
 	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->tls_stats.conns));
-	rte_tel_data_add_dict_u64(d, "handshaking_conns", SUM(s->tls_stats.handshaking));
+	rte_tel_data_add_dict_u64(d, "handshaking_conns",
+			SUM(s->tls_stats.handshaking));
 	rte_tel_data_add_dict_u64(d, "handshakes_full_count", full);
-	rte_tel_data_add_dict_u64(d, "handshakes_resumed_count",
-			SUM(s->tls_stats.handshakes_resumed));
 	for (k = 0; k < TLS_FAIL__COUNT; k++)
 		failed += SUM(s->tls_stats.failed[k]);
 	rte_tel_data_add_dict_u64(d, "handshakes_failed_count", failed);
 	add_tls_counters(d, "handshakes_failed_by_reason",
 			offsetof(struct tls_stats, failed), TLS_FAIL__COUNT,
 			tls_fail_names);
-	rte_tel_data_add_dict_u64(d, "tls12_conns", SUM(s->tls_stats.tls12));
-	rte_tel_data_add_dict_u64(d, "tls13_conns", SUM(s->tls_stats.tls13));
-	rte_tel_data_add_dict_u64(d, "alpn_h2_conns", SUM(s->tls_stats.alpn_h2));
-	rte_tel_data_add_dict_u64(d, "alpn_http11_conns", SUM(s->tls_stats.alpn_http11));
-	rte_tel_data_add_dict_u64(d, "alpn_none_conns", SUM(s->tls_stats.alpn_none));
 	add_tls_counters(d, "cipher_conns", offsetof(struct tls_stats, cipher),
 			TLS_CIPHER__COUNT, tls_cipher_names);
-	rte_tel_data_add_dict_u64(d, "hs_steps_offloaded_count",
-			SUM(s->tls_stats.hs_steps_offloaded));
-	rte_tel_data_add_dict_u64(d, "hs_steps_inline_count",
-			SUM(s->tls_stats.hs_steps_inline));
-	rte_tel_data_add_dict_u64(d, "hs_staging_waits_count", SUM(s->tls_stats.hs_waits));
 	rte_tel_data_add_dict_u64(d, "hs_cpu_us", cpu_ns / 1000);
-	rte_tel_data_add_dict_u64(d, "renegotiations_refused_count",
-			SUM(s->tls_stats.renegotiations_refused));
-	rte_tel_data_add_dict_u64(d, "close_notify_sent_count",
-			SUM(s->tls_stats.close_notify_sent));
-	rte_tel_data_add_dict_u64(d, "close_notify_received_count",
-			SUM(s->tls_stats.close_notify_received));
-	rte_tel_data_add_dict_u64(d, "records_in_count", SUM(s->tls_stats.records_in));
-	rte_tel_data_add_dict_u64(d, "records_out_count", SUM(s->tls_stats.records_out));
-	rte_tel_data_add_dict_u64(d, "records_held_count", SUM(s->tls_stats.records_held));
-	rte_tel_data_add_dict_u64(d, "plaintext_in_bytes", SUM(s->tls_stats.bytes_in));
-	rte_tel_data_add_dict_u64(d, "plaintext_out_bytes", SUM(s->tls_stats.bytes_out));
-	rte_tel_data_add_dict_u64(d, "record_errors_count", SUM(s->tls_stats.errors));
-	rte_tel_data_add_dict_u64(d, "credential_switches_count",
-			SUM(s->tls_stats.gen_switches));
 	tls_mem_stats(&mem);
 	rte_tel_data_add_dict_u64(d, "mem_cache_hits_count", mem.hits);
 	rte_tel_data_add_dict_u64(d, "mem_cache_grows_count", mem.grows);
