@@ -1,10 +1,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """An external TLS scanner, Debian's testssl.sh, against ewykd's default
-TLS settings with an ECDSA and an RSA certificate: protocols, cipher
-categories and vulnerabilities (--fast -p -s -U, about 30-60 s here). No
-finding may be LOW or worse, nothing older than TLS 1.2 may be offered.
-It runs offline: the scanner's reverse look-up and OCSP checks have no
-network to reach and say so (docs/tls.md)."""
+TLS settings with an ECDSA and an RSA certificate: protocols and
+vulnerabilities (--fast -p -U, about 60 s here). No finding may be LOW or
+worse, nothing older than TLS 1.2 may be offered. It runs offline: the
+scanner's reverse look-up and OCSP checks have no network to reach and say
+so (docs/tls.md).
+
+The cipher categories (testssl's -s, 48 s of its own sockets in bash) are
+asked of ewykd directly by OpenSSL's client, one handshake each: every
+category it can offer that the default leaves out must be refused, and
+the default's own suites taken. What it can no longer offer (export,
+single DES, 3DES, RC4, SEED, IDEA) -U's FREAK, LOGJAM and SWEET32 checks
+probe with testssl's own sockets for export and 3DES; the rest the default
+priority leaves out by starting from NONE (lib/tls's TLS_PRIORITY_DEFAULT),
+and EWYK_TLS_PRIORITY shows these tests failing on a weaker one."""
 import json
 import os
 
@@ -34,7 +43,7 @@ def app(www, tmp_path_factory):
 
 def test_testssl_finds_nothing(app, tmp_path):
     report = tmp_path / "scan.json"
-    r = app.ns(["testssl", "--fast", "-p", "-s", "-U", "--quiet", "--color", "0",
+    r = app.ns(["testssl", "--fast", "-p", "-U", "--quiet", "--color", "0",
                 "--warnings", "batch", "--jsonfile", str(report), f"{APP_IP}:443"],
                check=False, timeout=600)
     assert report.exists(), r.stdout + r.stderr
@@ -51,3 +60,43 @@ def test_testssl_finds_nothing(app, tmp_path):
                  "secure_client_renego", "CRIME_TLS", "POODLE_SSL", "fallback_SCSV",
                  "SWEET32", "FREAK", "DROWN", "LOGJAM", "BEAST", "LUCKY13"):
         assert findings[vuln]["severity"] == "OK", findings[vuln]
+
+
+# OpenSSL cipher strings of what the default leaves out, each one that
+# OpenSSL 3's client can still offer (@SECLEVEL=0 lets it).
+REFUSED = {
+    "null": "eNULL",
+    "anonymous": "aNULL",
+    "cbc": "HIGH:MEDIUM:!AESGCM:!CHACHA20:!AESCCM:!ARIAGCM:!aNULL:!eNULL",
+    "rsa-key-exchange": "kRSA",
+    "dhe": "kDHE",
+}
+TAKEN = ["ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES256-GCM-SHA384",
+         "ECDHE-ECDSA-CHACHA20-POLY1305"]
+
+
+def handshake(app, ciphers):
+    """OpenSSL's client over TLS 1.2 offering only ciphers: the suite
+    agreed, or None when the server refused them all."""
+    offered = app.ns(["openssl", "ciphers", "-tls1_2", ciphers + ":@SECLEVEL=0"],
+                     check=False).stdout.strip()
+    assert offered and any(not c.startswith("TLS_") for c in offered.split(":")), \
+        f"this client cannot offer {ciphers!r}: the check would prove nothing"
+    r = app.ns(["openssl", "s_client", "-connect", f"{APP_IP}:443", "-tls1_2",
+                "-cipher", ciphers + ":@SECLEVEL=0", "-servername", "x"],
+               check=False, input="", timeout=30)
+    for line in r.stdout.splitlines():
+        if "Cipher is " in line:
+            agreed = line.split("Cipher is ", 1)[1].strip()
+            return None if agreed == "(NONE)" else agreed
+    return None
+
+
+@pytest.mark.parametrize("category", sorted(REFUSED))
+def test_cipher_category_left_out_is_refused(app, category):
+    assert handshake(app, REFUSED[category]) is None
+
+
+@pytest.mark.parametrize("suite", TAKEN)
+def test_default_suites_are_taken(app, suite):
+    assert handshake(app, suite) == suite
