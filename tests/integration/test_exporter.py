@@ -216,7 +216,10 @@ print(i)
             b.screenshot(png)
         assert png.stat().st_size > 20000
     finally:
+        # The browser has seen what it needed: the loads (bounded anyway)
+        # end now rather than at their own end, seconds later.
         for p in (h2, h2v6, load, hs):
+            p.terminate()
             try:
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:
