@@ -252,7 +252,6 @@ def test_udp_flood_on_port_1_while_port_0_serves(flood_target):
     got = grew("port_1", "rx_pkts")
     assert sent - MEMIF_RING <= got <= sent, (sent, got)
     assert dropped("port_1", "udp_no_port", after) == got
-    assert grew("port_1", "drop_pkts") == got
     # Each was owed a Port Unreachable: sent within the budget, or counted
     # over it (the flood's source is one host).
     answered = stats1["icmp_unreachable_out_pkts"] - stats0["icmp_unreachable_out_pkts"]
@@ -260,7 +259,12 @@ def test_udp_flood_on_port_1_while_port_0_serves(flood_target):
     elapsed = time.monotonic() - t0
     assert 0 < answered <= ICMP_BUDGET * (elapsed + 1), (answered, elapsed)
     assert answered + over == got, (answered, over, got)
-    assert grew("port_1", "tx_pkts") <= answered
+    # testpmd in txonly mode reads nothing: once its ring is full, the
+    # answers are dropped at ewykd's transmit (tx_full), counted too.
+    unsent = dropped("port_1", "tx_full", after)
+    assert unsent <= answered, (unsent, answered)
+    assert grew("port_1", "drop_pkts") == got + unsent
+    assert grew("port_1", "tx_pkts") + unsent <= answered
     assert dropped("port_0", "udp_no_port", after) == 0
     assert grew("port_0", "tx_bytes") > 0
     # While it ran the device counted it too (memif forgets its counters
