@@ -136,8 +136,11 @@ static inline enum ewykd_err
 ewykd_err_of_eal(enum port_eal_status status)
 {
 	static const enum ewykd_err kinds[] = {
-		EWYKD_OK, EWYKD_ERR_EAL, EWYKD_ERR_EAL_BUSY, EWYKD_ERR_NOMEM,
-		EWYKD_ERR_THREADS,
+		[PORT_EAL_OK] = EWYKD_OK,
+		[PORT_EAL_REFUSED] = EWYKD_ERR_EAL,
+		[PORT_EAL_BUSY] = EWYKD_ERR_EAL_BUSY,
+		[PORT_EAL_NOMEM] = EWYKD_ERR_NOMEM,
+		[PORT_EAL_NO_CHECK] = EWYKD_ERR_THREADS,
 	};
 
 	return kinds[status];

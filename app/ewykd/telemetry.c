@@ -192,14 +192,11 @@ add_sums(struct rte_tel_data *d, const struct shard_sum *t, size_t n)
 }
 
 /* /ewyk/stats: the traffic, the drops, the connections, the requests. */
-static const struct shard_sum stats_traffic[] = {
+static const struct shard_sum stats_sums[] = {
 	SHARD_SUM("rx_pkts", net_stats.rx_pkts),
 	SHARD_SUM("tx_pkts", net_stats.tx_pkts),
 	SHARD_SUM("rx_bytes", net_stats.rx_bytes),
 	SHARD_SUM("tx_bytes", net_stats.tx_bytes),
-};
-
-static const struct shard_sum stats_sums[] = {
 	SHARD_SUM("arp_in_pkts", net_stats.arp_in),
 	SHARD_SUM("arp_reply_pkts", net_stats.arp_replies),
 	SHARD_SUM("arp_other_target_pkts", net_stats.arp_other_targets),
@@ -236,7 +233,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	unsigned int r;
 
 	rte_tel_data_start_dict(d);
-	add_sums(d, stats_traffic, RTE_DIM(stats_traffic));
+	add_sums(d, stats_sums, RTE_DIM(stats_sums));
 	drops = rte_tel_data_alloc();
 	if (drops == NULL)
 		return -ENOMEM;
@@ -249,7 +246,6 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	}
 	rte_tel_data_add_dict_u64(d, "drop_pkts", drop_total);
 	rte_tel_data_add_dict_container(d, "drop_by_reason_pkts", drops, 0);
-	add_sums(d, stats_sums, RTE_DIM(stats_sums));
 	status = rte_tel_data_alloc();
 	if (status == NULL)
 		return -ENOMEM;

@@ -16,25 +16,6 @@
 #include "net_priv.h"
 #include "pkt.h"
 
-int
-net_udp_bind(struct net_stack *ns, uint16_t port, net_udp_recv_fn recv,
-		void *ctx)
-{
-	uint8_t i;
-
-	if (port == 0 || recv == NULL)
-		return -EINVAL;
-	for (i = 0; i < ns->nb_udp_binds; i++)
-		if (ns->udp_binds[i].port == port)
-			return -EEXIST;
-	if (ns->nb_udp_binds == NET_MAX_UDP_BINDS)
-		return -ENOSPC;
-	ns->udp_binds[ns->nb_udp_binds++] = (struct net_udp_bind){
-		.port = port, .recv = recv, .ctx = ctx,
-	};
-	return 0;
-}
-
 static const struct net_udp_bind *
 bound(const struct net_stack *ns, uint16_t port)
 {
@@ -44,6 +25,22 @@ bound(const struct net_stack *ns, uint16_t port)
 		if (ns->udp_binds[i].port == port)
 			return &ns->udp_binds[i];
 	return NULL;
+}
+
+int
+net_udp_bind(struct net_stack *ns, uint16_t port, net_udp_recv_fn recv,
+		void *ctx)
+{
+	if (port == 0 || recv == NULL)
+		return -EINVAL;
+	if (bound(ns, port) != NULL)
+		return -EEXIST;
+	if (ns->nb_udp_binds == NET_MAX_UDP_BINDS)
+		return -ENOSPC;
+	ns->udp_binds[ns->nb_udp_binds++] = (struct net_udp_bind){
+		.port = port, .recv = recv, .ctx = ctx,
+	};
+	return 0;
 }
 
 /* The ECN field of the IP header: IPv4's TOS, IPv6's traffic class. */
