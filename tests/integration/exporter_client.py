@@ -22,11 +22,20 @@ def free_port():
     return port
 
 
+# The exporter's wait for a telemetry reply. Its default, 1 s, keeps a
+# scrape short on a host of its own; a test host running other tests
+# beside it can hold ewykd's telemetry thread off its CPU longer than that
+# (once: one command timed out, the scrape said ewyk_up 0). The tests
+# check the metrics, not that deadline.
+TELEMETRY_TIMEOUT_S = 5
+
+
 class Exporter:
     def __init__(self, prefix):
         self.port = free_port()
         self.proc = subprocess.Popen([EXPORTER, "--file-prefix", prefix, "--listen",
-                                      f"127.0.0.1:{self.port}"],
+                                      f"127.0.0.1:{self.port}",
+                                      "--timeout", str(TELEMETRY_TIMEOUT_S)],
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True)
         self.base = f"http://127.0.0.1:{self.port}"
