@@ -86,14 +86,23 @@ def test_no_allocation_per_large_body_after_warm_up(counted, tmp_path):
         load(counted, 2000, h1, "/hello/inspect", body)	# warm-up
     before, threads0 = lcore_allocs(counted)
     counted.telemetry("/ewyk_test/allocs_arm")
-    taken0 = counted.telemetry("/ewyk/http")["body_buffers_taken_count"]
+    http0 = counted.telemetry("/ewyk/http")
     for h1 in (False, True):
         load(counted, 5000, h1, "/hello/inspect", body)
     after, threads1 = lcore_allocs(counted)
     http = counted.telemetry("/ewyk/http")
-    assert http["body_buffers_taken_count"] - taken0 == 10000, http
+    assert http["body_buffers_taken_count"] - http0["body_buffers_taken_count"] == 10000, http
     assert http["body_buffers_busy"] == 0
-    assert after - before == 0, (threads0, threads1, worker_sites(counted))
+    # A HEADERS frame split between two TCP segments is gathered in a
+    # 16 KiB block of the shard's HTTP/2 pool, as are bodies that arrive
+    # before their handler takes them; how many are held at once is the
+    # peers' timing, so the window may set a new peak the warm-up did not
+    # (seen once in a CI run: one block). Every lcore allocation must be
+    # such a growth of the pool, and a handful at most in 10 000 requests:
+    # nothing per request or per body.
+    grows = http["h2_mem_grows_count"] - http0["h2_mem_grows_count"]
+    assert after - before == grows, (threads0, threads1, worker_sites(counted))
+    assert grows <= 4, (grows, worker_sites(counted))
 
 
 def test_the_counter_sees_allocations(counted, tmp_path):
