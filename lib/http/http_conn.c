@@ -250,24 +250,14 @@ http_conn_dispatch(struct http_conn *c, const struct http_route *rt,
 		struct http_answer **ans)
 {
 	const struct http_server_conf *k = &c->srv->conf;
-	int status;
+	int status = http_route_admit(rt, r, allow, allow_cap);
 
-	if (rt == NULL) {
-		status = 404;
-	} else if (!(rt->methods & http_method_bit(r->method))) {
-		http_route_allow(rt, allow, allow_cap);
-		status = 405;
-	} else if (!(rt->flags & HTTP_ROUTE_BODY_STREAM) && r->body == NULL &&
-			(r->chunked || r->content_length > 0)) {
-		/* A body is handed whole (up to max_body: the intake
-		 * gathers no larger one), or read by the route's reader. */
-		status = 413;
-		k->stats->bodies_too_large++;
-	} else {
+	if (status == 0)
 		return k->dispatch(k->dispatch_ctx, rt, r, http_version,
 				(struct http_origin){ c->index, c->gen, stream,
 				seq }, ans);
-	}
+	if (status == 413)
+		k->stats->bodies_too_large++;
 	http_conn_refused(c, r, status, http_version, stream, seq);
 	return status;
 }

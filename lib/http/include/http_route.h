@@ -7,6 +7,7 @@
 #ifndef EWYK_HTTP_ROUTE_H
 #define EWYK_HTTP_ROUTE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ewyk_http.h"
@@ -48,5 +49,14 @@ struct ewyk_router {
  * target of OPTIONS *) is the root's: the route of "/", if any. */
 const struct http_route *http_route_find(const struct ewyk_router *r,
 		const char *path, uint32_t len);
+
+struct http_head;
+
+/* Whether route rt takes request r, by either protocol: 0, or the status
+ * to refuse it with: 404 (no route), 405 (the method not taken: allow
+ * then lists those that are), 413 (a body that was not gathered whole,
+ * for a route that does not read bodies itself). */
+int http_route_admit(const struct http_route *rt, const struct http_head *r,
+		char *allow, size_t allow_cap);
 
 #endif /* EWYK_HTTP_ROUTE_H */
