@@ -325,6 +325,39 @@ tls_gen_release(struct tls_gen *g)
 		gen_free(g);
 }
 
+void *
+tls_creds_take(struct tls_config *cfg, uint16_t id, void **held)
+{
+	struct tls_gen *g = tls_gen_take(cfg);
+
+	*held = g;
+	if (g == NULL || id >= g->shards) {
+		tls_gen_release(g);
+		*held = NULL;
+		return NULL;
+	}
+	return g->per[id].creds;
+}
+
+void
+tls_creds_hold(void *held)
+{
+	atomic_fetch_add_explicit(&((struct tls_gen *)held)->holders, 1,
+			memory_order_relaxed);
+}
+
+bool
+tls_creds_current(struct tls_config *cfg, const void *held)
+{
+	return tls_gen_current(cfg, held);
+}
+
+void
+tls_creds_release(void *held)
+{
+	tls_gen_release(held);
+}
+
 /* The priority string, as GnuTLS reads it: no protocol older than
  * TLS 1.2, and one of 1.2 and 1.3 at least. */
 static int

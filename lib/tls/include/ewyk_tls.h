@@ -296,6 +296,19 @@ const char *tls_client_version(const struct tls_client *tc);
 const char *tls_client_cipher(const struct tls_client *tc);
 
 /*
+ * The certificates for another TLS user of the shard (QUIC, lib/quic): the
+ * current generation's credentials of shard id (a
+ * gnutls_certificate_credentials_t), with a reference in *held that keeps
+ * them until tls_creds_release(); NULL when there are none.
+ * tls_creds_hold() takes another reference (one per session on them),
+ * tls_creds_current() says whether a reload made newer ones since.
+ */
+void *tls_creds_take(struct tls_config *cfg, uint16_t id, void **held);
+void tls_creds_hold(void *held);
+bool tls_creds_current(struct tls_config *cfg, const void *held);
+void tls_creds_release(void *held);
+
+/*
  * Allocation caches for GnuTLS's record buffers (tls_mem.c). GnuTLS has no
  * allocator hook and takes 16.7-16.9 KB buffers from malloc for every
  * record; while a thread runs lib/tls's record calls, allocations up to
