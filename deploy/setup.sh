@@ -15,6 +15,9 @@ PACKAGES=(
 	# TLS (docs/tls.md): the libraries tls-bench measures, the scanner and
 	# the second server of the side-by-side benchmark
 	openssl libssl-dev libgnutls28-dev libwolfssl-dev testssl.sh h2o
+	# HTTP/3 (docs/http3.md): QUIC on ngtcp2 with GnuTLS, nghttp3, and
+	# ngtcp2's client (gtlsclient), the tests' peer
+	libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev ngtcp2-client
 	# the tests' certificate authority, certificates and OCSP responses
 	python3-cryptography
 	# the mutation run's compiles (tests/mutation/run.py): a file put back

@@ -16,6 +16,7 @@
 #include <rte_common.h>
 #include <rte_lcore.h>
 
+#include "ewyk_quic.h"
 #include "ewyk_serve.h"
 #include "ewyk_tls.h"
 #include "net_stack.h"
@@ -52,6 +53,7 @@ struct shard {
 	struct net_stats net_stats;
 	struct http_stats http_stats;
 	struct tls_stats tls_stats;
+	struct quic_stats quic_stats;
 	struct shard_stats stats;
 	bool draining;		/* owner: drain started */
 	bool drained;		/* owner: no connection left but TIME-WAIT */

@@ -1114,6 +1114,42 @@ tel_tls(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+/* /ewyk/quic: the shards' QUIC endpoints and their HTTP/3. */
+static const struct shard_sum quic_sums[] = {
+	SHARD_SUM("dgrams_in_count", quic_stats.dgrams_in),
+	SHARD_SUM("dgrams_out_count", quic_stats.dgrams_out),
+	SHARD_SUM("in_bytes", quic_stats.bytes_in),
+	SHARD_SUM("out_bytes", quic_stats.bytes_out),
+	SHARD_SUM("dropped_count", quic_stats.dropped),
+	SHARD_SUM("version_negotiations_count",
+			quic_stats.version_negotiations),
+	SHARD_SUM("accepted_conns", quic_stats.accepted),
+	SHARD_SUM("refused_conns", quic_stats.refused),
+	SHARD_SUM("handshakes_count", quic_stats.handshakes),
+	SHARD_SUM("handshakes_failed_count", quic_stats.failed),
+	SHARD_SUM("closed_conns", quic_stats.closed),
+	SHARD_SUM("idle_timeouts_count", quic_stats.idle_timeouts),
+	SHARD_SUM("send_errors_count", quic_stats.send_errors),
+	SHARD_SUM("requests_reqs", quic_stats.requests),
+	SHARD_SUM("streams_reset_count", quic_stats.streams_reset),
+	SHARD_SUM("h3_errors_count", quic_stats.h3_errors),
+};
+
+static int
+tel_quic(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "enabled", ew->cfg.http3);
+	rte_tel_data_add_dict_int(d, "port", ew->cfg.quic_port);
+	add_sums(d, quic_sums, RTE_DIM(quic_sums));
+	/* gauges of 32 bits */
+	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->quic_stats.conns));
+	rte_tel_data_add_dict_u64(d, "handshaking_conns",
+			SUM(s->quic_stats.handshaking));
+	return 0;
+}
+
 static int
 tel_tls_reload(const char *cmd __rte_unused, const char *params __rte_unused,
 		struct rte_tel_data *d)
@@ -1170,6 +1206,8 @@ static const struct {
 	{ "/ewyk/tls", tel_tls, "TLS: certificates, expiry, handshakes, "
 		"failures by reason, versions, ALPN, ciphers, reloads. No "
 		"parameters" },
+	{ "/ewyk/quic", tel_quic, "QUIC and HTTP/3 (--http3): datagrams, "
+		"connections, handshakes, requests, drops" },
 	{ "/ewyk/tls_reload", tel_tls_reload, "Reads the TLS certificates and "
 		"keys again, as SIGHUP does. No parameters" },
 };

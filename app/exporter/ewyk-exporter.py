@@ -39,7 +39,7 @@ CHARTJS_DIR = "/usr/share/javascript/chart.js"
 
 EWYK_COMMANDS = ("/ewyk/info", "/ewyk/stats", "/ewyk/tcp", "/ewyk/http",
                  "/ewyk/shards", "/ewyk/strategy", "/ewyk/reserved",
-                 "/ewyk/lcores", "/ewyk/conflate", "/ewyk/tls")
+                 "/ewyk/lcores", "/ewyk/conflate", "/ewyk/tls", "/ewyk/quic")
 # Only these commands are ever sent: /ewyk/strategy,MODE would switch the
 # appliance's mode, so no command ever carries a parameter but a port id.
 
@@ -377,6 +377,38 @@ FLAT = {
         "journal_errno": ("ewyk_store_journal_errno", G,
                           "errno of the last failed journal write while not mended (0)", 1),
     },
+}
+
+FLAT["/ewyk/quic"] = {
+    "enabled": ("ewyk_quic_enabled", G, "1 when HTTP/3 is served (--http3)", 1),
+    "port": ("ewyk_quic_port", G, "The UDP port of HTTP/3 (--quic-port)", 1),
+    "dgrams_in_count": ("ewyk_quic_datagrams_in_total", C, "Datagrams to the QUIC port", 1),
+    "dgrams_out_count": ("ewyk_quic_datagrams_out_total", C, "Datagrams the QUIC port sent", 1),
+    "in_bytes": ("ewyk_quic_in_bytes_total", C, "UDP payload received on the QUIC port", 1),
+    "out_bytes": ("ewyk_quic_out_bytes_total", C, "UDP payload sent from the QUIC port", 1),
+    "dropped_count": ("ewyk_quic_dropped_datagrams_total", C,
+                      "Datagrams that were not QUIC or named no connection", 1),
+    "version_negotiations_count": ("ewyk_quic_version_negotiations_total", C,
+                                   "Version Negotiation packets sent", 1),
+    "accepted_conns": ("ewyk_quic_accepted_connections_total", C, "QUIC connections begun", 1),
+    "refused_conns": ("ewyk_quic_refused_connections_total", C,
+                      "Initials dropped: no connection slot free", 1),
+    "handshakes_count": ("ewyk_quic_handshakes_total", C, "QUIC handshakes completed", 1),
+    "handshakes_failed_count": ("ewyk_quic_handshakes_failed_total", C,
+                                "QUIC connections closed before their handshake ended", 1),
+    "closed_conns": ("ewyk_quic_closed_connections_total", C, "QUIC connections ended", 1),
+    "idle_timeouts_count": ("ewyk_quic_idle_timeouts_total", C,
+                            "QUIC connections ended by their idle timeout", 1),
+    "send_errors_count": ("ewyk_quic_send_errors_total", C,
+                          "Datagrams the stack did not take (no buffer, no neighbour)", 1),
+    "requests_reqs": ("ewyk_quic_requests_total", C, "HTTP/3 requests", 1),
+    "streams_reset_count": ("ewyk_quic_streams_reset_total", C,
+                            "HTTP/3 streams reset by the client", 1),
+    "h3_errors_count": ("ewyk_quic_h3_errors_total", C,
+                        "Connections closed for an HTTP/3 or QPACK error", 1),
+    "open_conns": ("ewyk_quic_open_connections", G, "QUIC connections open", 1),
+    "handshaking_conns": ("ewyk_quic_handshaking_connections", G,
+                          "QUIC connections in their handshake", 1),
 }
 
 FLAT["/ewyk/tls"] = {
@@ -863,6 +895,7 @@ COLLECT = {
     "/ewyk/conflate": lambda f, r: flat(f, "/ewyk/conflate", r),
     "/ewyk/ports": collect_ports,
     "/ewyk/tls": collect_tls,
+    "/ewyk/quic": lambda f, r: flat(f, "/ewyk/quic", r),
 }
 
 

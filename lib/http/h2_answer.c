@@ -208,7 +208,8 @@ encode(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 		bool keep, uint8_t *at)
 {
 	static const char server[] = "ewyk/" EWYK_VERSION;
-	nghttp2_nv v[HTTP_ANSWER_HEADERS + 2];
+	nghttp2_nv v[HTTP_ANSWER_HEADERS + 3];
+	const char *alt = http_conn_alt_svc(h->c);
 	uint16_t plain[HTTP_ANSWER_HEADERS];
 	bool no_body = a->status == 204 || a->status == 304;
 	uint32_t i, np = 0, blen;
@@ -224,6 +225,9 @@ encode(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 	v[n++] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)code, 7, 3, 0 };
 	v[n++] = (nghttp2_nv){ (uint8_t *)"server", (uint8_t *)server, 6,
 		sizeof(server) - 1, 0 };
+	if (alt != NULL)
+		v[n++] = (nghttp2_nv){ (uint8_t *)"alt-svc", (uint8_t *)alt, 7,
+			strnlen(alt, HTTP_ALT_SVC_MAX), 0 };
 	for (i = 0; i < a->nheaders; i++) {
 		char *name = a->hbuf + a->h[i].name;
 

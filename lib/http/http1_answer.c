@@ -39,7 +39,10 @@ write_head(struct h1 *h, const struct http_answer *a, uint64_t length)
 	uint32_t date_len;
 
 	/* status line (reasons are under 40), Server and Date, framing */
-	_Static_assert(16 + 40 + sizeof(server) + 40 + 40 <= HEAD_FIXED_MAX,
+	const char *alt = http_conn_alt_svc(h->c);
+
+	_Static_assert(16 + 40 + sizeof(server) + 40 + 40 + 11 +
+			HTTP_ALT_SVC_MAX <= HEAD_FIXED_MAX,
 			"the fixed part of a head outgrew HEAD_FIXED_MAX");
 	if (a->status == 200) {
 		put(head, &n, ok, sizeof(ok) - 1);
@@ -60,6 +63,11 @@ write_head(struct h1 *h, const struct http_answer *a, uint64_t length)
 	} else if (length != NO_BODY_LEN) {
 		put(head, &n, "Content-Length: ", 16);
 		n += http_fmt_u64(head + n, length);
+		put(head, &n, "\r\n", 2);
+	}
+	if (alt != NULL) {
+		put(head, &n, "Alt-Svc: ", 9);
+		put(head, &n, alt, strnlen(alt, HTTP_ALT_SVC_MAX));
 		put(head, &n, "\r\n", 2);
 	}
 	put(head, &n, a->hbuf, a->hused);	/* the fields, framed */

@@ -217,6 +217,13 @@ void http_conn_release(struct http_conn *c, struct http_answer *a);
 /* RFC 9110 6.6.1: an origin server with a clock sends Date. Formatted at
  * most once a second per shard. */
 const char *http_conn_date(struct http_conn *c, uint32_t *len);
+/* The Alt-Svc value c's answers carry, NULL when none (not over TLS, or
+ * no HTTP/3). */
+static inline const char *
+http_conn_alt_svc(const struct http_conn *c)
+{
+	return c->tr->secure ? c->srv->conf.alt_svc : NULL;
+}
 /* Bytes a streamed answer body passes through. */
 static inline uint8_t *
 http_conn_scratch(struct http_conn *c, size_t *cap)

@@ -153,6 +153,7 @@ NUM_OPTION(body_buffers, body_buffers, 1, 65536)
 NUM_OPTION(tls_handshake_timeout_ms, tls_handshake_timeout_ms, 100, 600000)
 NUM_OPTION(tls_ticket_rotate_s, tls_ticket_rotate_s, 0, 604800)
 NUM_SET(tls_port, tls_port, 1, 65535)
+NUM_SET(quic_port, quic_port, 1, 65535)
 
 
 static int
@@ -370,6 +371,7 @@ ON_OFF_OPTION(tcp_pacing, tcp_pacing)
 ON_OFF_OPTION(demo_routes, demo_routes)
 ON_OFF_OPTION(state_api, state_api)
 ON_OFF_OPTION(tls_offload, tls_offload)
+ON_OFF_OPTION(http3, http3)
 
 /* Repeatable: --tls-cert and --tls-key come in pairs, in order; the
  * first pair is the default certificate. */
@@ -915,6 +917,15 @@ show_tls_ocsp(const struct ewykd_config *cfg, const char *key, FILE *f)
 }
 
 static void
+show_quic_port(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	if (cfg->quic_port == 0)
+		show_unset(key, "--tls-port's, with --http3", f);
+	else
+		fprintf(f, "%s = %u\n", key, cfg->quic_port);
+}
+
+static void
 show_tls_port(const struct ewykd_config *cfg, const char *key, FILE *f)
 {
 	if (cfg->tls_port == 0)
@@ -976,6 +987,8 @@ static const struct opt_def opts[] = {
 	{ "tls-priority", "STRING", set_tls_priority, show_tls_priority, "GnuTLS priority string, checked at start: no protocol older than TLS 1.2 (TLS 1.3 and 1.2, AES-GCM and ChaCha20-Poly1305, ECDHE on X25519 or P-256, the server's order: see docs/tls.md)" },
 	{ "tls-handshake-timeout-ms", "MS", set_tls_handshake_timeout_ms, show_tls_handshake_timeout_ms, "reset a connection whose TLS handshake takes longer, counted (10000)" },
 	{ "tls-ticket-rotate-s", "S", set_tls_ticket_rotate_s, show_tls_ticket_rotate_s, "a new session ticket key, shared by every shard, this often; tickets under the old one then resume no more, 0 = never (43200)" },
+	{ "http3", NULL, set_http3, show_http3, "serve HTTP/3 over QUIC on UDP --quic-port with the TLS certificates (refused without one); answers over TLS then carry Alt-Svc: h3=\":PORT\" (off)" },
+	{ "quic-port", "N", set_quic_port, show_quic_port, "UDP port of HTTP/3 (--tls-port)" },
 	{ "tls-offload", "on|off", set_tls_offload, show_tls_offload, "on: a full handshake is a task of the strategy, handed to a reserved lcore or the blocking pool so that polling goes on; off: every handshake runs inline where it arrives, a baseline (on)" },
 	{ "port-id", "N", set_port_id, show_port_id, "DPDK ethdev port of the first --ip (0)" },
 	{ "shards", "N", set_shards, show_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
@@ -1278,6 +1291,16 @@ check_tls(struct ewykd_config *cfg)
 		return OPT_EXIT_USAGE;
 	}
 	if (cfg->nb_tls_certs == 0) {
+		if (cfg->http3) {
+			fprintf(stderr, "ewykd: --http3 without --tls-cert and "
+					"--tls-key: QUIC needs a certificate\n");
+			return OPT_EXIT_USAGE;
+		}
+		if (cfg->quic_port != 0) {
+			fprintf(stderr, "ewykd: --quic-port %u without "
+					"--http3\n", cfg->quic_port);
+			return OPT_EXIT_USAGE;
+		}
 		if (cfg->tls_port == 0)
 			return 0;
 		fprintf(stderr, "ewykd: --tls-port %u without --tls-cert and "
@@ -1286,6 +1309,13 @@ check_tls(struct ewykd_config *cfg)
 	}
 	if (cfg->tls_port == 0)
 		cfg->tls_port = 443;
+	if (cfg->quic_port != 0 && !cfg->http3) {
+		fprintf(stderr, "ewykd: --quic-port %u without --http3\n",
+				cfg->quic_port);
+		return OPT_EXIT_USAGE;
+	}
+	if (cfg->http3 && cfg->quic_port == 0)
+		cfg->quic_port = cfg->tls_port;
 	if (cfg->tls_port == cfg->listen_port) {
 		fprintf(stderr, "ewykd: --tls-port %u is --listen-port too\n",
 				cfg->tls_port);

@@ -198,7 +198,8 @@ format(struct serve_log *l, const struct access_rec *r)
 {
 	struct timespec t = wall_of(l, r->end_tsc);
 	uint64_t us = (r->end_tsc - r->start_tsc) * 1000000 / l->hz;
-	const char *proto = r->version == 2 ? "HTTP/2.0" : "HTTP/1.1";
+	const char *proto = r->version == 3 ? "HTTP/3" :
+		r->version == 2 ? "HTTP/2.0" : "HTTP/1.1";
 	size_t ml = strnlen(r->method, sizeof(r->method));
 	char frac[7];
 	int i;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "body.h"
+#include "h3.h"
 #include "wait.h"
 
 /* The watch ------------------------------------------------------------ */
@@ -209,7 +210,7 @@ begin_arm(struct ewyk_wait *w)
 	struct serve *sv = t->sv;
 
 	t->early.begun = true;
-	if (http_server_answer(sv->http, t->origin, &t->req.ans)) {
+	if (serve_answer(sv, t->origin, &t->req.ans)) {
 		ewyk_wait_wake(w);
 		return;
 	}

@@ -19,6 +19,8 @@
 #include "body.h"
 #include "dispatch.h"
 #include "fetch.h"
+#include "ewyk_quic.h"
+#include "h3.h"
 #include "tls_offload.h"
 #include "wait.h"
 
@@ -122,10 +124,9 @@ dispatch_complete(struct serve *sv, struct serve_task *t)
 	answer_fallback(t);
 	record(sv, t);
 	log_answer(t);
-	if (t->abandoned)
+	if (t->abandoned && !quic_origin(t->origin))
 		http_server_abandon(sv->http, t->origin);
-	if (t->abandoned ||
-			!http_server_answer(sv->http, t->origin, &t->req.ans)) {
+	if (t->abandoned || !serve_answer(sv, t->origin, &t->req.ans)) {
 		sv->st.stale++;
 		log_done(sv, t, 499);
 		http_answer_release(&t->req.ans);
@@ -288,7 +289,7 @@ log_now(struct serve *sv, const struct http_head *r, int version,
 	struct access_rec *rec;
 	uint16_t port = 0;
 
-	http_server_peer(sv->http, o, &peer, &port);
+	serve_peer(sv, o, &peer, &port);
 	rec = access_rec_take(sv->log, r, version, &peer, port);
 	if (rec != NULL)
 		access_rec_done(sv->log, rec, status);
@@ -336,7 +337,7 @@ dispatch_hook(void *ctx, const struct http_route *rt,
 		struct net_addr peer = { .family = 0 };
 		uint16_t port = 0;
 
-		http_server_peer(sv->http, o, &peer, &port);
+		serve_peer(sv, o, &peer, &port);
 		t->log = access_rec_take(sv->log, r, version, &peer, port);
 	}
 	t->route = rt;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The runtime of a shard as its embedder sees it (ewyk_serve.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,8 @@
 #include "dispatch.h"
 #include "fetch.h"
 #include "state.h"
+#include "ewyk_quic.h"
+#include "h3.h"
 #include "tls_offload.h"
 #include "wait.h"
 
@@ -71,7 +74,7 @@ http_create(struct serve *sv)
 {
 	const struct serve_conf *c = &sv->conf;
 	const struct tcp_config *tcp = net_stack_tcp_config(sv->ns);
-	const struct http_server_conf hc = {
+	struct http_server_conf hc = {
 		.transport = &http_tcp_transport,
 		.transport_ctx = sv->ns,
 		.router = c->router,
@@ -95,6 +98,11 @@ http_create(struct serve *sv)
 		.h2_window_budget = tcp->rcv_buf_budget,
 	};
 
+	if (c->http3) {
+		snprintf(sv->alt_svc, sizeof(sv->alt_svc), "h3=\":%u\"",
+				c->quic_port);
+		hc.alt_svc = sv->alt_svc;
+	}
 	sv->http = http_server_create(&hc);
 	if (sv->http == NULL || body_watch_init(sv, c->max_conns) != 0)
 		return -1;
@@ -140,6 +148,7 @@ serve_create(const struct serve_conf *conf)
 			dispatch_run) != 0 ||
 			waits_init(sv) != 0 || strategy_create(sv) != 0 ||
 			http_create(sv) != 0 || tls_offload_create(sv) != 0 ||
+			h3_create(sv) != 0 ||
 			upstream_create(sv) != 0) {
 		serve_destroy(sv);
 		return NULL;
@@ -165,6 +174,7 @@ serve_destroy(struct serve *sv)
 		return;
 	serve_close(sv);
 	fetch_pool_free(sv->fetches);
+	h3_destroy(sv);
 	tls_offload_destroy(sv);
 	/* The server lets its answers go before the watch. */
 	http_server_destroy(sv->http);
@@ -228,6 +238,8 @@ void
 serve_drain(struct serve *sv)
 {
 	http_server_drain(sv->http);
+	if (sv->quic != NULL)
+		quic_endpoint_drain(sv->quic);
 	if (sv->upstream != NULL)
 		upstream_client_drain(sv->upstream);
 }

@@ -11,6 +11,7 @@
 #include <rte_lcore.h>
 #include <rte_ring.h>
 
+#include "h3.h"
 #include "task.h"
 
 int
@@ -117,5 +118,5 @@ task_client_gone(const struct serve_task *t)
 	 * was whole tells of a client gone. */
 	if (e->begun)
 		return e->released && !e->handler_over && !early_answer_whole(e);
-	return !http_server_awaits(t->sv->http, t->origin);
+	return !serve_awaits(t->sv, t->origin);
 }

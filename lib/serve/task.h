@@ -153,6 +153,8 @@ struct serve {
 	uint32_t body_watch_n;
 	struct fetch_pool *fetches;	/* fetch.c; NULL: no upstreams */
 	struct tls_shard *tls;		/* NULL: no TLS port */
+	struct quic_endpoint *quic;	/* h3.c; NULL: no HTTP/3 */
+	char alt_svc[HTTP_ALT_SVC_MAX + 1];	/* what TLS answers offer */
 	struct tls_task *tls_tasks;	/* tls_offload.c */
 	struct tls_task *free_tls_tasks;
 	struct ilink *durable;		/* state.c: durable writes waited for */

@@ -493,6 +493,7 @@ static const struct http_transport tls_transport = {
 	.timer_cancel = t_timer_cancel,
 	.peer = t_peer,
 	.rtt_us = t_rtt_us,
+	.secure = true,
 };
 
 /* Records in --------------------------------------------------------------- */

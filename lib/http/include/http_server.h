@@ -70,7 +70,12 @@ struct http_transport {
 	/* The connection's round trip, microseconds (0: not known yet);
 	 * HTTP/2's receive windows grow with it. May be NULL: they do not. */
 	uint32_t (*rtt_us)(void *ctx, void *t);
+	/* Encrypted (TLS): answers carry the server's alt_svc. */
+	bool secure;
 };
+
+/* The longest Alt-Svc value http_server_conf takes. */
+#define HTTP_ALT_SVC_MAX 32
 
 /* The default of max_head_bytes (http_server_conf); max_target's is
  * HTTP_MAX_TARGET. */
@@ -159,6 +164,10 @@ struct http_server_conf {
 	 * hears of it. May be NULL. */
 	void (*refused)(void *ctx, const struct http_head *r, int status,
 			int http_version, struct http_origin o);
+	/* An Alt-Svc value for every answer over a secure transport (HTTP/3
+	 * offered: h3=":443"), at most HTTP_ALT_SVC_MAX characters; NULL:
+	 * none. */
+	const char *alt_svc;
 };
 
 /* Allocates the connection slots (start-up only); NULL when out of

@@ -133,6 +133,8 @@ struct ewykd_config {
 	uint32_t tls_handshake_timeout_ms;
 	uint32_t tls_ticket_rotate_s;	/* 0: never */
 	bool tls_offload;	/* off: every handshake inline (a baseline) */
+	bool http3;		/* HTTP/3 over QUIC (needs a certificate) */
+	uint16_t quic_port;	/* UDP; 0: --tls-port */
 	char eal_args[1024];	/* [eal] args= of the config file */
 	bool check_only;	/* --check-config: check, print, start nothing */
 };

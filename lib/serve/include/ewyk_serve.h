@@ -94,6 +94,12 @@ struct serve_conf {
 	uint16_t tls_port;
 	struct tls_stats *tls_stats;
 	bool tls_inline;
+	/* HTTP/3 over QUIC on UDP port quic_port (host order), with the TLS
+	 * configuration's certificates (tls required), into the same
+	 * routes and dispatch; the endpoint's counters. */
+	bool http3;
+	uint16_t quic_port;
+	struct quic_stats *quic_stats;
 	/* Upstreams for ewyk_fetch() and the proxy; NULL: none. */
 	const struct upstream_conf *upstream;
 	struct serve_lcore_time *lcore_time;	/* NULL: not counted */

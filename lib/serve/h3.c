@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * HTTP/3 into the same runtime: the shard's QUIC endpoint offers each
+ * request to the routes and the dispatch hook the HTTP server uses, so
+ * a request over HTTP/3 is routed, counted, logged and run under the
+ * strategy like one over TCP; its origin (QUIC_ORIGIN) sends its answer
+ * back to the endpoint rather than to the HTTP server.
+ */
+#include <stdio.h>
+
+#include "dispatch.h"
+#include "ewyk_quic.h"
+#include "h3.h"
+#include "task.h"
+
+/* quic_request_fn: the checks http_conn_dispatch() makes, then the hook. */
+static int
+h3_request(void *ctx, const struct http_head *r, struct http_origin o,
+		char *allow, size_t allow_cap, struct http_answer **ans)
+{
+	struct serve *sv = ctx;
+	const struct http_route *rt = http_route_find(sv->conf.router,
+			r->path.p, r->path.len);
+	int status = http_route_admit(rt, r, allow, allow_cap);
+
+	if (status != 0) {
+		dispatch_refused(sv, r, status, 3, o);
+		return status;
+	}
+	return dispatch_hook(sv, rt, r, 3, o, ans);
+}
+
+int
+h3_create(struct serve *sv)
+{
+	const struct serve_conf *c = &sv->conf;
+	struct quic_conf qc = {
+		.id = c->id,
+		.ns = sv->ns,
+		.tls = c->tls,
+		.port = c->quic_port,
+		.max_conns = c->max_conns,
+		.idle_timeout_ms = c->keepalive_timeout_ms != 0 ?
+			c->keepalive_timeout_ms : 30000,
+		.request = h3_request,
+		.released = dispatch_released,
+		.ctx = sv,
+		.stats = c->quic_stats,
+	};
+
+	if (!c->http3)
+		return 0;
+	sv->quic = quic_endpoint_create(&qc);
+	return sv->quic != NULL ? 0 : -1;
+}
+
+void
+h3_destroy(struct serve *sv)
+{
+	quic_endpoint_destroy(sv->quic);
+	sv->quic = NULL;
+}
+
+bool
+serve_answer(struct serve *sv, struct http_origin o, struct http_answer *a)
+{
+	return quic_origin(o) ? sv->quic != NULL && quic_answer(sv->quic, o, a) :
+		http_server_answer(sv->http, o, a);
+}
+
+bool
+serve_peer(struct serve *sv, struct http_origin o, struct net_addr *addr,
+		uint16_t *port)
+{
+	return quic_origin(o) ? sv->quic != NULL &&
+		quic_peer(sv->quic, o, addr, port) :
+		http_server_peer(sv->http, o, addr, port);
+}
+
+bool
+serve_awaits(struct serve *sv, struct http_origin o)
+{
+	return quic_origin(o) ? sv->quic != NULL && quic_awaits(sv->quic, o) :
+		http_server_awaits(sv->http, o);
+}

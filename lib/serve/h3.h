@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shard's HTTP/3 endpoint (h3.c), and where an origin's answer goes:
+ * the HTTP server's connections or the QUIC endpoint's streams.
+ */
+#ifndef EWYK_SERVE_H3_H
+#define EWYK_SERVE_H3_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "http_server.h"
+
+struct serve;
+struct net_addr;
+
+/* With --http3 (serve_conf.http3): the endpoint on quic_port. */
+int h3_create(struct serve *sv);
+void h3_destroy(struct serve *sv);
+
+bool serve_answer(struct serve *sv, struct http_origin o,
+		struct http_answer *a);
+bool serve_peer(struct serve *sv, struct http_origin o, struct net_addr *addr,
+		uint16_t *port);
+bool serve_awaits(struct serve *sv, struct http_origin o);
+
+#endif /* EWYK_SERVE_H3_H */
