@@ -324,6 +324,7 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.tls_inline = !cfg->tls_offload,
 		.http3 = cfg->http3,
 		.quic_port = cfg->quic_port,
+		.quic_retry_threshold = cfg->quic_retry_threshold,
 		.quic_stats = &s->quic_stats,
 		.upstream = cfg->nb_upstreams > 0 ? &uc : NULL,
 		.lcore_time = e->lcore_time,

@@ -1123,6 +1123,8 @@ static const struct shard_sum quic_sums[] = {
 	SHARD_SUM("dropped_count", quic_stats.dropped),
 	SHARD_SUM("version_negotiations_count",
 			quic_stats.version_negotiations),
+	SHARD_SUM("retries_count", quic_stats.retries),
+	SHARD_SUM("bad_tokens_count", quic_stats.bad_tokens),
 	SHARD_SUM("accepted_conns", quic_stats.accepted),
 	SHARD_SUM("refused_conns", quic_stats.refused),
 	SHARD_SUM("handshakes_count", quic_stats.handshakes),

@@ -154,6 +154,7 @@ NUM_OPTION(tls_handshake_timeout_ms, tls_handshake_timeout_ms, 100, 600000)
 NUM_OPTION(tls_ticket_rotate_s, tls_ticket_rotate_s, 0, 604800)
 NUM_SET(tls_port, tls_port, 1, 65535)
 NUM_SET(quic_port, quic_port, 1, 65535)
+NUM_OPTION(quic_retry_threshold, quic_retry_threshold, 0, 1 << 20)
 
 
 static int
@@ -989,6 +990,7 @@ static const struct opt_def opts[] = {
 	{ "tls-ticket-rotate-s", "S", set_tls_ticket_rotate_s, show_tls_ticket_rotate_s, "a new session ticket key, shared by every shard, this often; tickets under the old one then resume no more, 0 = never (43200)" },
 	{ "http3", NULL, set_http3, show_http3, "serve HTTP/3 over QUIC on UDP --quic-port with the TLS certificates (refused without one); answers over TLS then carry Alt-Svc: h3=\":PORT\" (off)" },
 	{ "quic-port", "N", set_quic_port, show_quic_port, "UDP port of HTTP/3 (--tls-port)" },
+	{ "quic-retry-threshold", "N", set_quic_retry_threshold, show_quic_retry_threshold, "QUIC handshakes under way on a shard past which a new client must first prove its address with a Retry; 0: every client (64)" },
 	{ "tls-offload", "on|off", set_tls_offload, show_tls_offload, "on: a full handshake is a task of the strategy, handed to a reserved lcore or the blocking pool so that polling goes on; off: every handshake runs inline where it arrives, a baseline (on)" },
 	{ "port-id", "N", set_port_id, show_port_id, "DPDK ethdev port of the first --ip (0)" },
 	{ "shards", "N", set_shards, show_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
@@ -1040,6 +1042,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->tls_handshake_timeout_ms = 10000;
 	cfg->tls_ticket_rotate_s = 43200;
 	cfg->tls_offload = true;
+	cfg->quic_retry_threshold = 64;
 	cfg->mtu = 1500;
 	cfg->rx_desc = 1024;
 	cfg->tx_desc = 1024;

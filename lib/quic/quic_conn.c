@@ -235,7 +235,7 @@ tls_start(struct quic_conn *c)
 
 int
 quic_conn_start(struct quic_conn *c, const struct net_udp_dgram *d,
-		const ngtcp2_pkt_hd *hd)
+		const ngtcp2_pkt_hd *hd, const ngtcp2_cid *odcid)
 {
 	struct quic_endpoint *e = c->e;
 	struct sockaddr_storage local, remote;
@@ -262,6 +262,12 @@ quic_conn_start(struct quic_conn *c, const struct net_udp_dgram *d,
 	params.max_idle_timeout = (uint64_t)e->conf.idle_timeout_ms *
 		NGTCP2_MILLISECONDS;
 	params.original_dcid = hd->dcid;
+	if (odcid != NULL) {	/* RFC 9000 7.3: the Retry's, then the first */
+		params.original_dcid = *odcid;
+		params.retry_scid = hd->dcid;
+		params.retry_scid_present = 1;
+		settings.token = hd->token;
+	}
 	params.stateless_reset_token_present = 1;
 	if (ngtcp2_crypto_generate_stateless_reset_token(
 			params.stateless_reset_token, e->secret,

@@ -27,6 +27,8 @@
 	"+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:-GROUP-ALL:" \
 	"+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:" \
 	"%DISABLE_TLS13_COMPAT_MODE"
+/* How long a Retry's token is good for: a round trip, and then some. */
+#define QUIC_RETRY_TOKEN_LIFE (10 * NGTCP2_SECONDS)
 /* Datagrams one flush may send before the others get their turn. */
 #define QUIC_BURST 64
 
@@ -330,36 +332,87 @@ quic_conn_free(struct quic_conn *c)
 	e->free_slots[e->nfree++] = c->slot;
 }
 
+/* A packet written in e->out for no connection, back to d's sender;
+ * true when sent. */
+static bool
+reply(struct quic_endpoint *e, const struct net_udp_dgram *d, ngtcp2_ssize n)
+{
+	struct net_udp_dgram out = *d;
+
+	if (n <= 0)
+		return false;
+	out.data = e->out;
+	out.len = (uint16_t)n;
+	if (net_udp_send(e->conf.ns, &out) != 0) {
+		e->conf.stats->send_errors++;
+		return false;
+	}
+	e->conf.stats->dgrams_out++;
+	e->conf.stats->bytes_out += (uint64_t)n;
+	return true;
+}
+
 /* Version Negotiation for a client that spoke none of ours (RFC 9000 6). */
 static void
 negotiate(struct quic_endpoint *e, const struct net_udp_dgram *d,
 		const ngtcp2_version_cid *vc)
 {
 	static const uint32_t versions[] = { NGTCP2_PROTO_VER_V1 };
-	struct net_udp_dgram out = *d;
 	uint8_t unused;
+
+	if (gnutls_rnd(GNUTLS_RND_NONCE, &unused, 1) == 0 && reply(e, d,
+			ngtcp2_pkt_write_version_negotiation(e->out,
+			sizeof(e->out), unused, vc->scid, vc->scidlen,
+			vc->dcid, vc->dcidlen, versions, 1)))
+		e->conf.stats->version_negotiations++;
+}
+
+/* A Retry: the client comes back with the token, which only this
+ * endpoint's secret makes, for its address (RFC 9000 8.1.2). */
+static void
+retry(struct quic_endpoint *e, const struct net_udp_dgram *d,
+		const ngtcp2_pkt_hd *hd)
+{
+	uint8_t token[NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN];
+	struct sockaddr_storage local, remote;
+	ngtcp2_cid scid = { .datalen = QUIC_CID_LEN };
+	ngtcp2_path path;
 	ngtcp2_ssize n;
 
-	if (gnutls_rnd(GNUTLS_RND_NONCE, &unused, 1) != 0)
+	if (gnutls_rnd(GNUTLS_RND_NONCE, scid.data, QUIC_CID_LEN) != 0)
 		return;
-	n = ngtcp2_pkt_write_version_negotiation(e->out, sizeof(e->out),
-			unused, vc->scid, vc->scidlen, vc->dcid, vc->dcidlen,
-			versions, 1);
-	if (n <= 0)
-		return;
-	out.local = d->local;
-	out.data = e->out;
-	out.len = (uint16_t)n;
-	if (net_udp_send(e->conf.ns, &out) == 0) {
-		e->conf.stats->version_negotiations++;
-		e->conf.stats->dgrams_out++;
-		e->conf.stats->bytes_out += (uint64_t)n;
-	}
+	quic_path_of(d, &path, &local, &remote);
+	n = ngtcp2_crypto_generate_retry_token(token, e->secret,
+			QUIC_SECRET_LEN, hd->version, path.remote.addr,
+			path.remote.addrlen, &scid, &hd->dcid, quic_now_ns(e));
+	if (n > 0 && reply(e, d, ngtcp2_crypto_write_retry(e->out,
+			sizeof(e->out), hd->version, &hd->scid, &scid,
+			&hd->dcid, token, (size_t)n)))
+		e->conf.stats->retries++;
+}
+
+/* The client's first destination ID from its Retry token: false when the
+ * token is not one of this endpoint's Retry tokens for this address, or
+ * is stale. */
+static bool
+retried(struct quic_endpoint *e, const struct net_udp_dgram *d,
+		const ngtcp2_pkt_hd *hd, ngtcp2_cid *odcid)
+{
+	struct sockaddr_storage local, remote;
+	ngtcp2_path path;
+
+	if (hd->token.base[0] != NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY)
+		return false;	/* NEW_TOKEN's: none issued yet */
+	quic_path_of(d, &path, &local, &remote);
+	return ngtcp2_crypto_verify_retry_token(odcid, hd->token.base,
+			hd->token.len, e->secret, QUIC_SECRET_LEN, hd->version,
+			path.remote.addr, path.remote.addrlen, &hd->dcid,
+			QUIC_RETRY_TOKEN_LIFE, quic_now_ns(e)) == 0;
 }
 
 static struct quic_conn *
 accept_conn(struct quic_endpoint *e, const struct net_udp_dgram *d,
-		const ngtcp2_pkt_hd *hd)
+		const ngtcp2_pkt_hd *hd, const ngtcp2_cid *odcid)
 {
 	struct quic_stats *st = e->conf.stats;
 	struct quic_conn *c;
@@ -388,7 +441,7 @@ accept_conn(struct quic_endpoint *e, const struct net_udp_dgram *d,
 	c->path = *d;
 	c->path.data = NULL;
 	net_timer_init(&c->timer, on_timer);
-	if (quic_conn_start(c, d, hd) != 0) {
+	if (quic_conn_start(c, d, hd, odcid) != 0) {
 		st->refused++;
 		return NULL;
 	}
@@ -426,13 +479,24 @@ on_dgram(void *ctx, struct net_stack *ns, const struct net_udp_dgram *d)
 	}
 	c = conn_find(e, vc.dcid, vc.dcidlen);
 	if (c == NULL) {
+		ngtcp2_cid odcid;
 		ngtcp2_pkt_hd hd;
 
-		if (e->draining || ngtcp2_accept(&hd, d->data, d->len) != 0) {
+		if (e->draining || ngtcp2_accept(&hd, d->data, d->len) != 0 ||
+				hd.type == NGTCP2_PKT_0RTT) {
 			st->dropped++;
 			return;
 		}
-		c = accept_conn(e, d, &hd);
+		if (hd.token.len > 0 && !retried(e, d, &hd, &odcid)) {
+			st->bad_tokens++;
+			return;
+		}
+		if (hd.token.len == 0 &&
+				st->handshaking >= e->conf.retry_threshold) {
+			retry(e, d, &hd);
+			return;
+		}
+		c = accept_conn(e, d, &hd, hd.token.len > 0 ? &odcid : NULL);
 		if (c == NULL)
 			return;
 	}

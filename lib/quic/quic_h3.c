@@ -5,8 +5,9 @@
  * HTTP/2) and offered to the embedder once the stream ends; the answer
  * it gives, lib/http's, goes out as HEADERS and DATA, its bytes lent to
  * nghttp3 until acknowledged, then given back through the released hook
- * when the stream closes. Request bodies and streamed answers are not
- * taken over HTTP/3 yet: 501.
+ * when the stream closes. A request body is gathered whole, up to
+ * EWYK_REQUEST_BODY_MAX (413 past it); streamed answers are not taken
+ * over HTTP/3 yet: 501.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,9 +150,6 @@ recv_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf *name,
 		return 0;
 	case NGHTTP3_QPACK_TOKEN__SCHEME:
 		return 0;
-	case NGHTTP3_QPACK_TOKEN_CONTENT_LENGTH:
-		st->has_body = st->has_body || !(vl == 1 && vp[0] == '0');
-		break;
 	default:
 		if (n.len > 0 && n.base[0] == ':') {
 			st->pseudo_bad = true;	/* :protocol and others */
@@ -171,9 +169,14 @@ recv_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t len,
 	struct h3_stream *st = sud;
 
 	(void)h3;
-	(void)data;
-	if (st != NULL)
-		st->has_body = true;
+	if (st != NULL && !st->body_over) {
+		if (len > sizeof(st->body) - st->body_len) {
+			st->body_over = true;
+		} else {
+			memcpy(st->body + st->body_len, data, len);
+			st->body_len += (uint32_t)len;
+		}
+	}
 	consumed(conn_of(cud), id, len);
 	return 0;
 }
@@ -290,6 +293,20 @@ submit_error(struct h3_stream *st, int status, const char *allow)
 	return submit(st, st->own);
 }
 
+/* The body gathered, as the head tells a handler (Content-Length: what
+ * came, whatever the field said: nghttp3 checked they agree). */
+static void
+with_body(struct h3_stream *st)
+{
+	struct http_head *r = &st->head;
+
+	if (st->body_len == 0)
+		return;
+	r->body = st->body;
+	r->body_len = st->body_len;
+	r->content_length = st->body_len;
+}
+
 static int
 end_stream(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 {
@@ -310,13 +327,15 @@ end_stream(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 		rc = 400;
 	else if (st->head_over)
 		rc = 431;
-	else if (st->has_body)
-		rc = 501;
-	else
+	else if (st->body_over)
+		rc = 413;
+	else {
+		with_body(st);
 		rc = e->conf.request(e->conf.ctx, &st->head,
 				(struct http_origin){ c->slot | QUIC_ORIGIN,
 				c->gen, (uint32_t)id, 0 }, allow,
 				sizeof(allow), &ans);
+	}
 	if (rc == HTTP_DISPATCH_TAKEN)
 		return 0;
 	if (rc == HTTP_DISPATCH_ANSWERED)

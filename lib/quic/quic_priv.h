@@ -40,7 +40,7 @@ struct h3_stream {
 	uint32_t hused;
 	bool head_over;		/* larger than H3_HEAD_BUF: 431 */
 	bool pseudo_bad;	/* a malformed request (RFC 9114 4.3.1) */
-	bool has_body;		/* DATA came: not taken over HTTP/3 yet */
+	bool body_over;		/* past EWYK_REQUEST_BODY_MAX: 413 */
 	bool dispatched;	/* offered to the embedder */
 	bool answered;		/* its answer is submitted */
 	struct http_answer *ans;	/* the embedder's, until released */
@@ -49,7 +49,9 @@ struct h3_stream {
 	uint64_t out_left;
 	char code[4];
 	char length[24];
+	uint32_t body_len;
 	char hbuf[H3_HEAD_BUF];
+	char body[EWYK_REQUEST_BODY_MAX];	/* gathered whole */
 };
 
 struct quic_conn {
@@ -109,9 +111,11 @@ void quic_conn_close(struct quic_conn *c,
 void quic_conn_end(struct quic_conn *c);
 
 /* quic_conn.c */
-/* c's QUIC and TLS state for the Initial hd on path d: 0, or -1. */
+/* c's QUIC and TLS state for the Initial hd on path d: 0, or -1.
+ * odcid: the client's first destination ID when hd answers a Retry (its
+ * token checked); NULL when there was none. */
 int quic_conn_start(struct quic_conn *c, const struct net_udp_dgram *d,
-		const ngtcp2_pkt_hd *hd);
+		const ngtcp2_pkt_hd *hd, const ngtcp2_cid *odcid);
 /* Frees c's QUIC, TLS and HTTP/3 state (quic_conn_free()'s part). */
 void quic_conn_fini(struct quic_conn *c);
 void quic_path_of(const struct net_udp_dgram *d, ngtcp2_path *path,

@@ -23,6 +23,10 @@ h3_request(void *ctx, const struct http_head *r, struct http_origin o,
 			r->path.p, r->path.len);
 	int status = http_route_admit(rt, r, allow, allow_cap);
 
+	/* A route that reads its body as it comes (the proxy, uploads) reads
+	 * it from the HTTP server's connections: not HTTP/3's yet. */
+	if (status == 0 && (rt->flags & HTTP_ROUTE_BODY_STREAM))
+		status = 501;
 	if (status != 0) {
 		dispatch_refused(sv, r, status, 3, o);
 		return status;
@@ -42,6 +46,7 @@ h3_create(struct serve *sv)
 		.max_conns = c->max_conns,
 		.idle_timeout_ms = c->keepalive_timeout_ms != 0 ?
 			c->keepalive_timeout_ms : 30000,
+		.retry_threshold = c->quic_retry_threshold,
 		.request = h3_request,
 		.released = dispatch_released,
 		.ctx = sv,

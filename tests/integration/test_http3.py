@@ -17,8 +17,10 @@ import time
 import pytest
 
 from conftest import serve_module
-from ewyk_harness import APP_IP, APP_IP6, EWYKD, PYTHON, Appliance
+from ewyk_harness import APP_IP, APP_IP6, EWYKD, PYTHON, ROOT, Appliance
 from tls_certs import CA
+
+HELLO = os.path.join(ROOT, "build", "app", "plugins", "ewyk-hello.so")
 
 HOST = "ewyk.test"
 QUIC_PORT = 8443
@@ -42,7 +44,8 @@ def app(www, pki, access_log):
     yield from serve_module(Appliance(
         www=www["dir"], ip6=True,
         args=["--tls-cert", pki["cert"], "--tls-key", pki["key"], "--http3",
-              "--quic-port", str(QUIC_PORT), "--access-log", str(access_log)]))
+              "--quic-port", str(QUIC_PORT), "--access-log", str(access_log),
+              "--plugin", HELLO]))
 
 
 def fetch(a, ip, paths, tmp_path, *args):
@@ -106,6 +109,51 @@ def test_answers_carry_the_static_semantics(app, tmp_path):
     assert re.search(r"\[etag: \"[^\"]+\"\]", text), text[-2000:]
     assert re.search(r"\[content-type: text/plain", text), text[-2000:]
     assert "[server: ewyk/" in text and "[date: " in text, text[-2000:]
+
+
+def test_handlers_of_every_kind(app, tmp_path):
+    """The plugin's handlers answer over HTTP/3 as over the others: a
+    copied body, a borrowed one, a fiber that waits (its answer comes back
+    through the shard's completions), one that may block."""
+    paths = ["/hello?name=h3", "/hello/big?kb=64", "/hello/nap?ms=20",
+             "/hello/slow?ms=5"]
+    out, text = fetch(app, APP_IP, paths, tmp_path)
+    assert statuses(text) == [200] * 4, text[-3000:]
+    # gtlsclient names each download after its target's last segment.
+    assert (out / "big?kb=64").stat().st_size == 64 * 1024
+    assert "hello, h3" in (out / "hello?name=h3").read_text()
+
+
+def test_body_reaches_a_plain_handler(app, tmp_path):
+    body = os.urandom(3000)
+    (tmp_path / "body").write_bytes(body)
+    out, text = fetch(app, APP_IP, ["/hello/inspect"], tmp_path,
+                      f"--data={tmp_path / 'body'}", "--http-method=POST")
+    assert statuses(text) == [200], text[-2000:]
+    seen = (out / "inspect").read_text()
+    h = 0xcbf29ce484222325
+    for b in body:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    assert "method POST" in seen and "version 3" in seen, seen
+    assert "body 3000\n" in seen and f"body fnv1a64 {h:016x}" in seen, seen
+
+
+def test_body_past_4k_is_413(app, tmp_path):
+    (tmp_path / "body").write_bytes(os.urandom(10000))
+    _, text = fetch(app, APP_IP, ["/hello/inspect"], tmp_path,
+                    f"--data={tmp_path / 'body'}", "--http-method=POST")
+    assert statuses(text) == [413], text[-2000:]
+
+
+def test_streamed_answers_and_bodies_are_not_taken_yet(app, tmp_path):
+    """A source's answer and a route that reads its body as it comes are
+    501 over HTTP/3 in this step; the connection goes on serving."""
+    (tmp_path / "body").write_bytes(b"shout this")
+    _, text = fetch(app, APP_IP, ["/hello/shout"], tmp_path,
+                    f"--data={tmp_path / 'body'}", "--http-method=POST")
+    assert statuses(text) == [501], text[-2000:]
+    _, text = fetch(app, APP_IP, ["/hello/count?n=5", "/hello.txt"], tmp_path)
+    assert sorted(statuses(text)) == [200, 501], text[-2000:]
 
 
 def test_access_log_says_http3(app, tmp_path, access_log):
@@ -206,6 +254,45 @@ def test_hostile_datagrams_are_counted_and_survived(app, tmp_path):
     assert after["dropped_count"] - before["dropped_count"] >= 190, (before, after)
     _, text = fetch(app, APP_IP, ["/hello.txt"], tmp_path)
     assert statuses(text) == [200]
+
+
+# An Initial of version 1 carrying a token that starts as a Retry token
+# does (0xb6) but that ewykd never made, padded to 1200 bytes.
+FORGED_TOKEN = """
+import os, socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+token = bytes([0xb6]) + os.urandom(40)
+hdr = (bytes([0xc3, 0, 0, 0, 1, 8]) + os.urandom(8) + bytes([8]) + os.urandom(8)
+       + bytes([len(token)]) + token)
+body = os.urandom(1200 - len(hdr) - 2)
+s.sendto(hdr + bytes([0x40 | len(body) >> 8, len(body) & 0xff]) + body,
+         (sys.argv[1], int(sys.argv[2])))
+"""
+
+
+def test_retry_proves_the_address_first(www, pki, tmp_path):
+    """With --quic-retry-threshold 0 every new client gets a Retry first,
+    comes back with its token and is served; a token ewykd never made is
+    dropped and counted."""
+    with Appliance(www=www["dir"],
+                   args=["--tls-cert", pki["cert"], "--tls-key", pki["key"], "--http3",
+                         "--quic-port", str(QUIC_PORT),
+                         "--quic-retry-threshold", "0"]) as a:
+        out, text = fetch(a, APP_IP, ["/hello.txt"], tmp_path)
+        assert statuses(text) == [200], text[-2000:]
+        assert (out / "hello.txt").read_text() == "hello from ewyk\n"
+        q = quic(a)
+        assert q["retries_count"] == 1 and q["handshakes_count"] == 1, q
+        assert q["accepted_conns"] == 1 and q["bad_tokens_count"] == 0, q
+        a.ns([PYTHON, "-c", FORGED_TOKEN, APP_IP, str(QUIC_PORT)])
+        q = quic(a)
+        assert q["bad_tokens_count"] == 1 and q["accepted_conns"] == 1, q
+
+
+def test_no_retry_below_the_threshold(app, tmp_path):
+    before = quic(app)
+    fetch(app, APP_IP, ["/hello.txt"], tmp_path)
+    assert quic(app)["retries_count"] == before["retries_count"]
 
 
 def test_http3_without_a_certificate_is_refused(www):

@@ -135,6 +135,8 @@ struct ewykd_config {
 	bool tls_offload;	/* off: every handshake inline (a baseline) */
 	bool http3;		/* HTTP/3 over QUIC (needs a certificate) */
 	uint16_t quic_port;	/* UDP; 0: --tls-port */
+	uint32_t quic_retry_threshold;	/* handshakes under way per shard
+					 * before Retry; 0: always */
 	char eal_args[1024];	/* [eal] args= of the config file */
 	bool check_only;	/* --check-config: check, print, start nothing */
 };

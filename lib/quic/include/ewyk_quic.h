@@ -44,6 +44,9 @@ struct quic_stats {
 	uint64_t bytes_out;
 	uint64_t dropped;		/* not QUIC, or for no connection */
 	uint64_t version_negotiations;	/* sent: a version not spoken */
+	uint64_t retries;		/* Retry sent: the address to prove */
+	uint64_t bad_tokens;		/* Initials with a token not ours, or
+					 * stale: dropped */
 	uint64_t accepted;		/* connections begun */
 	uint64_t refused;		/* no slot free: dropped */
 	uint64_t handshakes;		/* completed */
@@ -75,6 +78,10 @@ struct quic_conf {
 	uint16_t port;			/* UDP, host order */
 	uint32_t max_conns;		/* connections at once */
 	uint32_t idle_timeout_ms;	/* QUIC's max_idle_timeout */
+	/* Handshakes in progress on the endpoint past which a new client
+	 * must prove its address first (a Retry, RFC 9000 8.1.2); 0: every
+	 * client does. */
+	uint32_t retry_threshold;
 	quic_request_fn request;
 	http_released_fn released;	/* a taken or inline answer is done */
 	void *ctx;
