@@ -836,7 +836,7 @@ read_frames(struct h2_conn *h, const uint8_t *data, uint32_t len)
 		switch (h->in) {
 		case H2_IN_PREFACE:
 			n = RTE_MIN(avail, (uint32_t)H2_PREFACE_LEN - h->left);
-			if (memcmp(p, H2_PREFACE + h->left, n) != 0) {
+			if (memcmp(p, &H2_PREFACE[h->left], n) != 0) {
 				h2_conn_error(h, H2_PROTOCOL_ERROR);
 				break;
 			}
