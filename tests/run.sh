@@ -98,14 +98,14 @@ for t in json.load(sys.stdin):
 fi
 
 # Bounded fuzzing, each target one test: the TCP receive path, the
-# HTTP/1.1 server, the HTTP/2 server, the TLS layer. Its build and the
+# HTTP/1.1 server, the HTTP/2 server, the TLS layer, the QUIC endpoint. Its build and the
 # fuzzers (two at a time) run in a lane of their own under SCHED_IDLE,
 # beside the mutation run and the soak: they take only the CPU time those
 # leave idle (the mutation run's integration catchers wait on timers and
 # peers; the soak holds the appliance at 80 % of its capacity), never
 # theirs. The lane is waited for before the integration tests start,
 # which it would slow.
-fuzz_targets=(fuzz_net_input fuzz_http1 fuzz_h2 fuzz_tls)
+fuzz_targets=(fuzz_net_input fuzz_http1 fuzz_h2 fuzz_tls fuzz_quic)
 fuzz_lane() {	# the build, then two at a time; exit statuses in /tmp/ewyk-*.rc
 	local t pids=()
 	tests/fuzz/run_fuzz.sh build >/tmp/ewyk-fuzz-build.log 2>&1

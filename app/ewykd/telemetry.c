@@ -1131,6 +1131,7 @@ static const struct shard_sum quic_sums[] = {
 	SHARD_SUM("handshakes_failed_count", quic_stats.failed),
 	SHARD_SUM("closed_conns", quic_stats.closed),
 	SHARD_SUM("idle_timeouts_count", quic_stats.idle_timeouts),
+	SHARD_SUM("handshake_timeouts_count", quic_stats.handshake_timeouts),
 	SHARD_SUM("send_errors_count", quic_stats.send_errors),
 	SHARD_SUM("requests_reqs", quic_stats.requests),
 	SHARD_SUM("streams_reset_count", quic_stats.streams_reset),

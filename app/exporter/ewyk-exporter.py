@@ -403,6 +403,9 @@ FLAT["/ewyk/quic"] = {
     "closed_conns": ("ewyk_quic_closed_connections_total", C, "QUIC connections ended", 1),
     "idle_timeouts_count": ("ewyk_quic_idle_timeouts_total", C,
                             "QUIC connections ended by their idle timeout", 1),
+    "handshake_timeouts_count": ("ewyk_quic_handshake_timeouts_total", C,
+                                 "QUIC handshakes dropped unfinished after "
+                                 "--tls-handshake-timeout-ms", 1),
     "send_errors_count": ("ewyk_quic_send_errors_total", C,
                           "Datagrams the stack did not take (no buffer, no neighbour)", 1),
     "requests_reqs": ("ewyk_quic_requests_total", C, "HTTP/3 requests", 1),

@@ -252,6 +252,10 @@ quic_conn_start(struct quic_conn *c, const struct net_udp_dgram *d,
 	settings.max_tx_udp_payload_size = QUIC_DGRAM_MAX;
 	settings.max_window = QUIC_MAX_WINDOW * 4;
 	settings.max_stream_window = QUIC_MAX_WINDOW;
+	/* ngtcp2 holds a handshake that stopped half-way for its probe
+	 * timeouts, not its idle timeout: this ends it. */
+	settings.handshake_timeout = (uint64_t)e->conf.handshake_timeout_ms *
+		NGTCP2_MILLISECONDS;
 	ngtcp2_transport_params_default(&params);
 	params.initial_max_stream_data_bidi_local = QUIC_STREAM_WINDOW;
 	params.initial_max_stream_data_bidi_remote = QUIC_STREAM_WINDOW;

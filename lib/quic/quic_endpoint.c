@@ -300,9 +300,12 @@ on_timer(struct net_timer *t)
 		return;
 	}
 	rc = ngtcp2_conn_handle_expiry(c->qc, quic_now_ns(c->e));
-	if (rc == NGTCP2_ERR_IDLE_CLOSE) {
-		c->e->conf.stats->idle_timeouts++;
-		quic_conn_free(c);
+	if (rc == NGTCP2_ERR_IDLE_CLOSE || rc == NGTCP2_ERR_HANDSHAKE_TIMEOUT) {
+		if (rc == NGTCP2_ERR_IDLE_CLOSE)
+			c->e->conf.stats->idle_timeouts++;
+		else
+			c->e->conf.stats->handshake_timeouts++;
+		quic_conn_free(c);	/* silently (RFC 9000 10.1) */
 		return;
 	}
 	if (rc != 0) {
@@ -468,6 +471,10 @@ on_dgram(void *ctx, struct net_stack *ns, const struct net_udp_dgram *d)
 	(void)ns;
 	st->dgrams_in++;
 	st->bytes_in += d->len;
+	if (d->len == 0) {	/* ngtcp2 asserts there is a byte */
+		st->dropped++;
+		return;
+	}
 	rc = ngtcp2_pkt_decode_version_cid(&vc, d->data, d->len, QUIC_CID_LEN);
 	if (rc == NGTCP2_ERR_VERSION_NEGOTIATION) {
 		negotiate(e, d, &vc);

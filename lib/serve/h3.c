@@ -46,6 +46,7 @@ h3_create(struct serve *sv)
 		.max_conns = c->max_conns,
 		.idle_timeout_ms = c->keepalive_timeout_ms != 0 ?
 			c->keepalive_timeout_ms : 30000,
+		.handshake_timeout_ms = c->quic_handshake_timeout_ms,
 		.retry_threshold = c->quic_retry_threshold,
 		.request = h3_request,
 		.released = dispatch_released,

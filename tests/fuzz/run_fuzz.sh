@@ -25,7 +25,7 @@ JOBS=${FUZZ_JOBS:-1}
 case "$SECONDS_BUDGET" in
 build) ;;
 '' | *[!0-9]*)
-	echo "usage: $0 SECONDS|build [fuzz_net_input|fuzz_http1|fuzz_h2|fuzz_tls]" >&2
+	echo "usage: $0 SECONDS|build [fuzz_net_input|fuzz_http1|fuzz_h2|fuzz_tls|fuzz_quic]" >&2
 	exit 2
 	;;
 esac
@@ -44,6 +44,11 @@ fuzz_http1 | fuzz_h2)
 	;;
 fuzz_tls)
 	inputs=(tests/fuzz/tls/corpus tests/fuzz/tls/regressions)
+	name=$TARGET
+	dict=()
+	;;
+fuzz_quic)
+	inputs=(tests/fuzz/quic/corpus tests/fuzz/quic/regressions)
 	name=$TARGET
 	dict=()
 	;;
@@ -68,7 +73,8 @@ if [ -z "${FUZZ_PREBUILT:-}" ]; then
 	fi || { echo "run_fuzz.sh: meson setup failed" >&2; exit 1; }
 	targets=("tests/fuzz/$TARGET")
 	[ "$SECONDS_BUDGET" = build ] &&
-		targets=(tests/fuzz/fuzz_net_input tests/fuzz/fuzz_http1 tests/fuzz/fuzz_h2 tests/fuzz/fuzz_tls)
+		targets=(tests/fuzz/fuzz_net_input tests/fuzz/fuzz_http1 tests/fuzz/fuzz_h2 tests/fuzz/fuzz_tls
+			tests/fuzz/fuzz_quic)
 	ninja -C "$BUILD" "${targets[@]}" ||
 		{ echo "run_fuzz.sh: build failed" >&2; exit 1; }
 fi

@@ -53,6 +53,7 @@ struct quic_stats {
 	uint64_t failed;		/* closed before their handshake ended */
 	uint64_t closed;		/* connections ended, every way */
 	uint64_t idle_timeouts;
+	uint64_t handshake_timeouts;
 	uint64_t send_errors;		/* a datagram lib/net did not take */
 	uint64_t requests;		/* HTTP/3 requests begun */
 	uint64_t streams_reset;		/* by the client */
@@ -78,6 +79,8 @@ struct quic_conf {
 	uint16_t port;			/* UDP, host order */
 	uint32_t max_conns;		/* connections at once */
 	uint32_t idle_timeout_ms;	/* QUIC's max_idle_timeout */
+	uint32_t handshake_timeout_ms;	/* a handshake not done by then is
+					 * dropped silently */
 	/* Handshakes in progress on the endpoint past which a new client
 	 * must prove its address first (a Retry, RFC 9000 8.1.2); 0: every
 	 * client does. */

@@ -100,6 +100,7 @@ struct serve_conf {
 	bool http3;
 	uint16_t quic_port;
 	uint32_t quic_retry_threshold;	/* handshakes under way, then Retry */
+	uint32_t quic_handshake_timeout_ms;
 	struct quic_stats *quic_stats;
 	/* Upstreams for ewyk_fetch() and the proxy; NULL: none. */
 	const struct upstream_conf *upstream;
