@@ -155,7 +155,10 @@ thread_cap(void **state)
 	ewyk_bpool_stats(bp, &st);
 	assert_int_equal(st.peak_threads, 2);
 	assert_int_equal(st.started, 2);
-	assert_int_equal(atomic_load(&max_concurrent), 2);
+	/* At most the cap ran at once; that both did is the scheduler's
+	 * choice (a CI run once had the second thread start after the first
+	 * had run all ten), so it is not asked. */
+	assert_true(atomic_load(&max_concurrent) <= 2);
 	ewyk_bpool_free(bp);
 }
 
