@@ -61,7 +61,7 @@ handshake_completed(ngtcp2_conn *qc, void *user_data)
 	struct quic_stats *st = c->e->conf.stats;
 
 	(void)qc;
-	c->handshake_done = true;
+	quic_conn_handshake_done(c);
 	st->handshaking--;
 	st->handshakes++;
 	return quic_h3_start(c);

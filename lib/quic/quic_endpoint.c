@@ -90,28 +90,26 @@ quic_cid_forget(struct quic_conn *c, const ngtcp2_cid *cid)
 static struct quic_conn *
 conn_find(struct quic_endpoint *e, const uint8_t *dcid, size_t len)
 {
-	uint32_t slot, i;
+	struct quic_conn *c;
+	uint32_t slot;
 	uint8_t k;
 
 	if (len == QUIC_CID_LEN) {
 		memcpy(&slot, dcid, 4);
 		slot ^= slot_mask(e, dcid);
 		if (slot < e->conf.max_conns && e->conns[slot].live) {
-			struct quic_conn *c = &e->conns[slot];
-
+			c = &e->conns[slot];
 			for (k = 0; k < c->ncids; k++)
 				if (memcmp(c->cids[k], dcid, len) == 0)
 					return c;
 		}
 	}
-	/* The client's own first ID, until it takes one of ours. */
-	for (i = 0; i < e->conf.max_conns; i++) {
-		struct quic_conn *c = &e->conns[i];
-
-		if (c->live && !c->handshake_done && c->odcid.datalen == len &&
+	/* The client's own first ID, until it takes one of ours: among the
+	 * handshakes under way only (Retry bounds them under a flood). */
+	for (c = e->handshaking; c != NULL; c = c->hs_next)
+		if (c->odcid.datalen == len &&
 				memcmp(c->odcid.data, dcid, len) == 0)
 			return c;
-	}
 	return NULL;
 }
 
@@ -316,6 +314,15 @@ on_timer(struct net_timer *t)
 }
 
 void
+quic_conn_handshake_done(struct quic_conn *c)
+{
+	c->handshake_done = true;
+	*c->hs_pprev = c->hs_next;
+	if (c->hs_next != NULL)
+		c->hs_next->hs_pprev = c->hs_pprev;
+}
+
+void
 quic_conn_free(struct quic_conn *c)
 {
 	struct quic_endpoint *e = c->e;
@@ -324,6 +331,7 @@ quic_conn_free(struct quic_conn *c)
 	quic_h3_streams_end(c);
 	net_timer_cancel(e->conf.ns, &c->timer);
 	if (!c->handshake_done) {
+		quic_conn_handshake_done(c);	/* off the list */
 		st->handshaking--;
 		st->failed++;
 	}
@@ -450,6 +458,11 @@ accept_conn(struct quic_endpoint *e, const struct net_udp_dgram *d,
 	}
 	e->nfree--;
 	c->live = true;
+	c->hs_next = e->handshaking;
+	if (e->handshaking != NULL)
+		e->handshaking->hs_pprev = &c->hs_next;
+	c->hs_pprev = &e->handshaking;
+	e->handshaking = c;
 	st->accepted++;
 	st->conns++;
 	st->handshaking++;
@@ -578,6 +591,7 @@ quic_endpoint_destroy(struct quic_endpoint *e)
 	for (i = 0; i < e->conf.max_conns; i++)
 		if (e->conns[i].live)
 			quic_conn_free(&e->conns[i]);
+	quic_h3_spares_free(e);
 	if (e->creds_held != NULL)
 		tls_creds_release(e->creds_held);
 	gnutls_priority_deinit(e->prio);

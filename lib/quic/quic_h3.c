@@ -9,6 +9,7 @@
  * EWYK_REQUEST_BODY_MAX (413 past it); streamed answers are not taken
  * over HTTP/3 yet: 501.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,38 @@ stream_free(struct h3_stream *st)
 	*st->pprev = st->next;
 	if (st->next != NULL)
 		st->next->pprev = st->pprev;
-	free(st);
+	if (c->e->nspare == QUIC_STREAMS_KEPT) {
+		free(st);
+		return;
+	}
+	st->next = c->e->spare;
+	c->e->spare = st;
+	c->e->nspare++;
+}
+
+void
+quic_h3_spares_free(struct quic_endpoint *e)
+{
+	while (e->spare != NULL) {
+		struct h3_stream *st = e->spare;
+
+		e->spare = st->next;
+		free(st);
+	}
+	e->nspare = 0;
+}
+
+/* A stream as new: a spare one when there is. */
+static struct h3_stream *
+stream_new(struct quic_endpoint *e)
+{
+	struct h3_stream *st = e->spare;
+
+	if (st == NULL)
+		return malloc(sizeof(*st));
+	e->spare = st->next;
+	e->nspare--;
+	return st;
 }
 
 static int
@@ -57,9 +89,11 @@ begin_headers(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 	struct h3_stream *st;
 
 	(void)sud;
-	st = calloc(1, sizeof(*st));
+	st = stream_new(c->e);
 	if (st == NULL)
 		return NGHTTP3_ERR_CALLBACK_FAILURE;
+	/* All but the buffers, which hused and body_len bound. */
+	memset(st, 0, offsetof(struct h3_stream, hbuf));
 	st->id = id;
 	st->c = c;
 	st->head.content_length = -1;

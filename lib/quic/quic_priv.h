@@ -25,6 +25,7 @@
 #define QUIC_SECRET_LEN 32
 #define QUIC_STREAMS_BIDI 100	/* requests at once per connection */
 #define H3_HEAD_BUF 8192	/* a request head's names and values */
+#define QUIC_STREAMS_KEPT 256	/* spare streams an endpoint keeps */
 
 #define QUIC_DIM(a) (sizeof(a) / sizeof((a)[0]))
 #define QUIC_MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -75,6 +76,9 @@ struct quic_conn {
 					 * last datagram; data unused */
 	struct net_timer timer;
 	struct h3_stream *streams;
+	/* On the endpoint's list of handshakes under way (found by the
+	 * client's first ID), until the handshake is done or c ends. */
+	struct quic_conn *hs_next, **hs_pprev;
 };
 
 struct quic_endpoint {
@@ -86,6 +90,11 @@ struct quic_endpoint {
 	struct quic_conn *conns;
 	uint32_t *free_slots;
 	uint32_t nfree;
+	struct quic_conn *handshaking;	/* the list of hs_next */
+	/* Streams let go, kept for the next requests (up to
+	 * QUIC_STREAMS_KEPT): none allocated per request once warm. */
+	struct h3_stream *spare;
+	uint32_t nspare;
 	bool draining;
 	uint8_t out[QUIC_DGRAM_MAX];
 };
@@ -98,6 +107,8 @@ int quic_cid_new(struct quic_conn *c, ngtcp2_cid *cid, uint8_t *token);
 void quic_cid_forget(struct quic_conn *c, const ngtcp2_cid *cid);
 /* Sends what c has to send, then arms its timer. */
 void quic_conn_flush(struct quic_conn *c);
+/* c's handshake is done: off the list of those under way. */
+void quic_conn_handshake_done(struct quic_conn *c);
 /* Ends c now: its streams' answers go back, its slot is free. */
 void quic_conn_free(struct quic_conn *c);
 
@@ -134,6 +145,8 @@ int quic_h3_stream_reset(struct quic_conn *c, int64_t id);
 int quic_h3_unblock(struct quic_conn *c, int64_t id);
 /* Gives back every stream's answer (the connection ends). */
 void quic_h3_streams_end(struct quic_conn *c);
+/* Frees the endpoint's spare streams. */
+void quic_h3_spares_free(struct quic_endpoint *e);
 struct h3_stream *quic_h3_stream_find(struct quic_conn *c, int64_t id);
 bool quic_h3_answer(struct h3_stream *st, struct http_answer *a);
 

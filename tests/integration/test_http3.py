@@ -291,6 +291,34 @@ def test_retry_proves_the_address_first(www, pki, tmp_path):
         assert q["bad_tokens_count"] == 1 and q["accepted_conns"] == 1, q
 
 
+# A real client's first Initial (tests/fuzz/quic/corpus/initial, past its
+# record header), sent once: the handshake begins and is never finished.
+HALF_HANDSHAKE = """
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.sendto(open(sys.argv[3], "rb").read()[3:], (sys.argv[1], int(sys.argv[2])))
+"""
+
+
+def test_a_handshake_left_half_way_is_dropped(www, pki):
+    """ngtcp2 would probe a client that left its handshake for as long as
+    ewykd lets it; --tls-handshake-timeout-ms ends it, silently."""
+    initial = os.path.join(ROOT, "tests", "fuzz", "quic", "corpus", "initial")
+    with Appliance(www=www["dir"],
+                   args=["--tls-cert", pki["cert"], "--tls-key", pki["key"], "--http3",
+                         "--quic-port", str(QUIC_PORT),
+                         "--tls-handshake-timeout-ms", "500"]) as a:
+        a.ns([PYTHON, "-c", HALF_HANDSHAKE, APP_IP, str(QUIC_PORT), initial])
+        q = quic(a)
+        assert q["accepted_conns"] == 1 and q["dgrams_out_count"] >= 1, q
+        deadline = time.monotonic() + 10
+        while quic(a)["open_conns"] > 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        q = quic(a)
+        assert q["open_conns"] == 0 and q["handshaking_conns"] == 0, q
+        assert q["handshake_timeouts_count"] == 1 and q["handshakes_count"] == 0, q
+
+
 def test_no_retry_below_the_threshold(app, tmp_path):
     before = quic(app)
     fetch(app, APP_IP, ["/hello.txt"], tmp_path)
