@@ -132,9 +132,21 @@ def client(seconds, rate, out):
 
 # -- watch ----------------------------------------------------------------
 
-def telemetry(prefix):
-    r = subprocess.run([TELEMETRY, "-f", prefix], input="/ewyk/stats\n/ewyk/tcp\n",
-                       text=True, capture_output=True, timeout=30)
+def telemetry(prefix, tries=2):
+    """/ewyk/stats and /ewyk/tcp. A read that gets no answer in 30 s is
+    said and asked again, once: twice in CI runs, with the fuzzing lane
+    beside the soak, the client waited out its 30 s at the same sample
+    while the load went on; the soak judges the data path, whose figures
+    the next read brings."""
+    try:
+        r = subprocess.run([TELEMETRY, "-f", prefix], input="/ewyk/stats\n/ewyk/tcp\n",
+                           text=True, capture_output=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        if tries == 1:
+            raise
+        print(f"soak: telemetry of {prefix} did not answer in 30 s: asked again",
+              flush=True)
+        return telemetry(prefix, tries - 1)
     out = {}
     for line in r.stdout.splitlines():
         line = line.strip()
