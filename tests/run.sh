@@ -112,7 +112,7 @@ fuzz_lane() {	# the build, then two at a time; exit statuses in /tmp/ewyk-*.rc
 	echo $? >/tmp/ewyk-fuzz-build.rc
 	[ "$(cat /tmp/ewyk-fuzz-build.rc)" = 0 ] || return
 	for t in "${fuzz_targets[@]}"; do
-		(FUZZ_PREBUILT=1 tests/fuzz/run_fuzz.sh "${EWYK_FUZZ_SECONDS:-45}" "$t" \
+		(FUZZ_PREBUILT=1 tests/fuzz/run_fuzz.sh "${EWYK_FUZZ_SECONDS:-36}" "$t" \
 			>"/tmp/ewyk-$t.log" 2>&1
 		echo $? >"/tmp/ewyk-$t.rc") &
 		pids+=($!)
@@ -158,7 +158,7 @@ one_test() {
 stage "soak (${EWYK_SOAK_MINUTES:-2} min)"
 one_test /tmp/ewyk-soak.log app/bench/soak.sh "${EWYK_SOAK_MINUTES:-2}" /tmp/ewyk-soak.csv
 
-stage "fuzzing lane: waiting for the last (${EWYK_FUZZ_SECONDS:-45} s a target)"
+stage "fuzzing lane: waiting for the last (${EWYK_FUZZ_SECONDS:-36} s a target)"
 wait "$fuzz_pid"
 if [ "$(cat /tmp/ewyk-fuzz-build.rc 2>/dev/null)" != 0 ]; then
 	echo "-- fuzzing build failed"
