@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gnutls/crypto.h>
 #include <ngtcp2/ngtcp2_crypto.h>
@@ -113,12 +114,42 @@ conn_find(struct quic_endpoint *e, const uint8_t *dcid, size_t len)
 	return NULL;
 }
 
+/* A datagram out, counted; true when lib/net took it. */
+static bool
+udp_out(struct quic_endpoint *e, const struct net_udp_dgram *d)
+{
+	struct quic_stats *st = e->conf.stats;
+
+	if (net_udp_send(e->conf.ns, d) != 0) {
+		st->send_errors++;
+		return false;
+	}
+	st->dgrams_out++;
+	st->bytes_out += d->len;
+	return true;
+}
+
+const char *
+quic_date(struct quic_endpoint *e, size_t *len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (now != e->date_sec) {
+		e->date_sec = now;
+		gmtime_r(&now, &tm);
+		e->date_len = strftime(e->date, sizeof(e->date),
+				"%a, %d %b %Y %H:%M:%S GMT", &tm);
+	}
+	*len = e->date_len;
+	return e->date;
+}
+
 /* Puts a datagram of c's out on the path ngtcp2 chose. */
 static void
 send_dgram(struct quic_conn *c, const ngtcp2_path *p, uint8_t ecn,
 		const uint8_t *data, size_t len)
 {
-	struct quic_stats *st = c->e->conf.stats;
 	struct net_udp_dgram d = c->path;
 	const struct sockaddr *l = (const struct sockaddr *)p->local.addr;
 	const struct sockaddr *r = (const struct sockaddr *)p->remote.addr;
@@ -145,12 +176,7 @@ send_dgram(struct quic_conn *c, const ngtcp2_path *p, uint8_t ecn,
 	d.ecn = ecn;
 	d.data = data;
 	d.len = (uint16_t)len;
-	if (net_udp_send(c->e->conf.ns, &d) != 0) {
-		st->send_errors++;
-		return;
-	}
-	st->dgrams_out++;
-	st->bytes_out += len;
+	udp_out(c->e, &d);
 }
 
 static void
@@ -354,13 +380,7 @@ reply(struct quic_endpoint *e, const struct net_udp_dgram *d, ngtcp2_ssize n)
 		return false;
 	out.data = e->out;
 	out.len = (uint16_t)n;
-	if (net_udp_send(e->conf.ns, &out) != 0) {
-		e->conf.stats->send_errors++;
-		return false;
-	}
-	e->conf.stats->dgrams_out++;
-	e->conf.stats->bytes_out += (uint64_t)n;
-	return true;
+	return udp_out(e, &out);
 }
 
 /* Version Negotiation for a client that spoke none of ours (RFC 9000 6). */

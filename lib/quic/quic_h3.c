@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "quic_priv.h"
 
@@ -247,14 +246,19 @@ read_body(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
 static bool
 left_out(const char *name, uint16_t len)
 {
-	static const char *const names[] = {
-		"connection", "keep-alive", "proxy-connection",
-		"transfer-encoding", "upgrade", "content-length",
+#define NAME(s) { s, sizeof(s) - 1 }
+	static const struct {
+		const char *s;
+		uint16_t len;
+	} names[] = {
+		NAME("connection"), NAME("keep-alive"), NAME("proxy-connection"),
+		NAME("transfer-encoding"), NAME("upgrade"), NAME("content-length"),
 	};
+#undef NAME
 	size_t i;
 
 	for (i = 0; i < QUIC_DIM(names); i++)
-		if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
+		if (names[i].len == len && memcmp(names[i].s, name, len) == 0)
 			return true;
 	return false;
 }
@@ -275,10 +279,8 @@ submit(struct h3_stream *st, struct http_answer *a)
 	nghttp3_nv v[HTTP_ANSWER_HEADERS + 4];
 	bool no_body = a->status == 204 || a->status == 304 ||
 		(a->status >= 100 && a->status < 200);
-	char date[40];
-	struct tm tm;
-	time_t now = time(NULL);
-	size_t n = 0;
+	size_t n = 0, date_len;
+	const char *date = quic_date(st->c->e, &date_len);
 	uint32_t i;
 
 	st->code[0] = (char)('0' + a->status / 100 % 10);
@@ -286,9 +288,7 @@ submit(struct h3_stream *st, struct http_answer *a)
 	st->code[2] = (char)('0' + a->status % 10);
 	v[n++] = nv(":status", 7, st->code, 3);
 	v[n++] = nv("server", 6, server, sizeof(server) - 1);
-	gmtime_r(&now, &tm);
-	v[n++] = nv("date", 4, date, strftime(date, sizeof(date),
-			"%a, %d %b %Y %H:%M:%S GMT", &tm));
+	v[n++] = nv("date", 4, date, date_len);
 	for (i = 0; i < a->nheaders; i++) {
 		char *name = a->hbuf + a->h[i].name;
 		uint16_t k;

@@ -9,6 +9,7 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <gnutls/gnutls.h>
 #include <nghttp3/nghttp3.h>
@@ -96,11 +97,16 @@ struct quic_endpoint {
 	struct h3_stream *spare;
 	uint32_t nspare;
 	bool draining;
+	time_t date_sec;	/* the Date of answers, made once a second */
+	size_t date_len;
+	char date[40];
 	uint8_t out[QUIC_DGRAM_MAX];
 };
 
 /* quic_endpoint.c */
 uint64_t quic_now_ns(const struct quic_endpoint *e);
+/* RFC 9110 6.6.1's Date, formatted at most once a second. */
+const char *quic_date(struct quic_endpoint *e, size_t *len);
 /* A new connection ID for c (its slot inside, masked), with its
  * stateless-reset token: 0 or -1. */
 int quic_cid_new(struct quic_conn *c, ngtcp2_cid *cid, uint8_t *token);
