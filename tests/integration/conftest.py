@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from ewyk_harness import EWYKD, IFACE, Appliance, run
+from ewyk_harness import EWYKD, IFACE, Appliance, live_appliances, run
 
 
 # Modules that take longest, first: pytest-xdist hands a worker whole
@@ -50,6 +50,21 @@ def pytest_terminal_summary(terminalreporter):
                                "worker-seconds)")
     for name, secs in top:
         terminalreporter.write_line(f"{secs:7.1f}s  {name}")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test's report carries what each appliance alive in this
+    worker looked like then: its log's end, its ports and counters. Its
+    module's tear-down removes the log, and a medium that stopped answering
+    leaves nothing else behind to read."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed:
+        return
+    for a in live_appliances():
+        report.sections.append((f"{a.name} ({a.medium}) when {report.when} failed",
+                                a.post_mortem()))
 
 
 def pytest_sessionstart(session):

@@ -58,6 +58,11 @@ _seq = itertools.count()
 _live = set()
 
 
+def live_appliances():
+    """The appliances this process started and has not closed."""
+    return list(_live)
+
+
 # Root reads and writes any file whatever its mode (CAP_DAC_OVERRIDE): a
 # command to run ewykd under without the two capabilities that bypass file
 # permissions, so that a mode 000 file or a mode 555 directory is what it
@@ -472,6 +477,23 @@ class Appliance:
                 return f.read()
         except (OSError, TypeError):
             return ""
+
+    def post_mortem(self):
+        """What to read when a test failed beside this appliance: whether it
+        runs, its log's end, its ports' and data path's counters (or why
+        telemetry gave none) and its kernel peer's counters."""
+        state = "running" if self.proc and self.proc.poll() is None else \
+            f"exited {self.proc.returncode if self.proc else None}"
+        parts = [f"ewykd {state}; log's end:\n{self.read_log()[-4000:]}"]
+        try:
+            parts.append(json.dumps(self.telemetry("/ewyk/ports", "/ewyk/stats", "/ewyk/tcp"),
+                                    sort_keys=True))
+        except (AssertionError, subprocess.SubprocessError, OSError, ValueError) as e:
+            parts.append(f"no telemetry: {e}")
+        for netns in dict.fromkeys((self.name, self.client)):
+            r = run(["ip", "-n", netns, "-s", "link"], check=False)
+            parts.append(f"{netns}: {r.stdout}{r.stderr}")
+        return "\n".join(parts) + self.read_wire_log()
 
     def read_wire_log(self):
         return "".join(f"\ndpdk-testpmd ({what}):\n" + read_text(path)
