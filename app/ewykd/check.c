@@ -12,6 +12,7 @@
 #include "port_eal.h"
 #include "plugin.h"
 #include "services.h"
+#include "sites.h"
 
 /* What the checks found, for the summary. */
 struct check {
@@ -54,7 +55,7 @@ check_www(struct check *c, char *err, size_t errlen)
 
 	if (c->e->cfg.www[0] == '\0')
 		return EWYKD_OK;
-	w = services_www_load(c->e, sub, sizeof(sub));
+	w = services_www_load(c->e, c->e->cfg.www, sub, sizeof(sub));
 	if (w == NULL) {
 		snprintf(err, errlen, "--www: %s", sub);
 		return EWYKD_ERR_WWW;
@@ -63,6 +64,30 @@ check_www(struct check *c, char *err, size_t errlen)
 			(unsigned long long)w->bytes, w->skipped);
 	services_www_free(w);
 	return EWYKD_OK;
+}
+
+/* The sites' trees and routers, made by the start's own code, then let
+ * go. */
+static enum ewykd_err
+check_sites(struct check *c, char *err, size_t errlen)
+{
+	const struct sites_conf *s = &c->e->cfg.sites;
+	enum ewykd_err rc;
+	uint32_t files, skipped;
+	uint64_t bytes;
+
+	if (s->nsites == 0)
+		return EWYKD_OK;
+	rc = sites_open(c->e, err, errlen);
+	if (rc == EWYKD_OK) {
+		sites_count(c->e, &files, &skipped, &bytes);
+		printf("; sites: %d, routes: %d, trees: %u (%u files, %llu bytes, "
+				"%u left out)\n", s->nsites, s->nroutes,
+				c->e->ntrees, files, (unsigned long long)bytes,
+				skipped);
+	}
+	sites_close(c->e);
+	return rc;
 }
 
 /* Whether the start could create or write what is at path (a directory
@@ -159,7 +184,7 @@ check_tls(struct check *c, char *err, size_t errlen)
 {
 	struct tls_config *tls;
 
-	if (c->e->cfg.nb_tls_certs == 0)
+	if (options_tls_pairs(&c->e->cfg) == 0)
 		return EWYKD_OK;
 	tls = services_tls_load(&c->e->cfg, c->shards, err, errlen);
 	if (tls == NULL)
@@ -185,6 +210,7 @@ static const struct {
 	{ "the lcores for the shards and --reserved", check_lcores },
 	{ "something to serve", check_served },
 	{ "the static tree (loaded by the start's loader, then let go)", check_www },
+	{ "the sites and routes (their trees loaded, then let go)", check_sites },
 	{ "the TLS certificates and keys (loaded by the start's loader, then let go)", check_tls },
 	{ "the state directory and its journal (may they be written)", check_state_dir },
 	{ "the access log (may it be written)", check_access_log },

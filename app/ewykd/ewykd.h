@@ -18,6 +18,7 @@
 
 #include "ewyk_serve.h"
 #include "http_route.h"
+#include "http_site.h"
 #include "http_static.h"
 #include "net_stack.h"
 #include "options.h"
@@ -44,6 +45,8 @@ struct ewykd_port {
 	bool started;
 };
 
+struct site_tree;
+
 struct ewykd {
 	struct ewykd_config cfg;
 
@@ -61,7 +64,16 @@ struct ewykd {
 	struct store *state;		/* /v1/state: journaled */
 	struct store *kv;		/* /kv: memory */
 	struct serve_log *access_log;	/* --access-log; NULL: none */
-	struct ewyk_router router;	/* read-only once shards run */
+	struct ewyk_router router;	/* read-only once shards run; with
+					 * sites, every site's */
+	/* Sites and the configuration's routes (sites.c): sites.n == 0
+	 * without [site] sections. Each distinct root is one tree. */
+	struct http_sites sites;
+	struct site_tree *trees;
+	uint16_t ntrees;
+	struct serve_route *conf_routes;	/* one per [route], per site */
+	uint32_t nconf_routes;
+	const char **conf_headers;	/* their add-header values */
 	struct tls_config *tls;		/* NULL: no TLS port */
 
 	/* The ports (one per --ip or --ip6) and the mbufs their queues share. */

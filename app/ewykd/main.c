@@ -431,11 +431,12 @@ announce(struct ewykd *e)
 	if (e->tls != NULL && len < sizeof(line))
 		len += (size_t)snprintf(line + len, sizeof(line) - len,
 				", TLS port %u (%u certificate%s)",
-				e->cfg.tls_port, e->cfg.nb_tls_certs,
-				e->cfg.nb_tls_certs == 1 ? "" : "s");
+				e->cfg.tls_port, options_tls_pairs(&e->cfg),
+				options_tls_pairs(&e->cfg) == 1 ? "" : "s");
 	printf("ewykd %s: serving %s, %u shard(s), %u static file(s)\n",
 			EWYK_VERSION, line, e->nb_shards,
-			e->www != NULL ? e->www->nfiles : 0);
+			(unsigned int)__atomic_load_n(&e->reload.files,
+			__ATOMIC_RELAXED));
 	RTE_ETH_FOREACH_DEV(port) {
 		char name[RTE_ETH_NAME_MAX_LEN];
 

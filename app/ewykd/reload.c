@@ -12,6 +12,7 @@
 #include "reload.h"
 #include "services.h"
 #include "shard.h"
+#include "sites.h"
 
 /* Requests and completions are counted: a waiter knows its own. */
 static _Atomic unsigned long asked;
@@ -66,6 +67,33 @@ swap_in(struct ewykd *e, struct www *next, uint64_t t0)
 	fflush(stdout);
 }
 
+/* Every site's and route's tree, all or none. */
+static void
+reload_sites(struct ewykd *e)
+{
+	char err[EWYKD_ERR_LEN];
+	uint64_t t0 = now_ms();
+	uint16_t i;
+
+	for (i = 0; i < e->nb_shards; i++)
+		e->reload.polls_at_swap[i] = __atomic_load_n(
+				&e->shards[i].stats.polls, __ATOMIC_RELAXED);
+	if (sites_reload(e, err, sizeof(err)) != 0) {
+		__atomic_fetch_add(&e->reload.failed, 1, __ATOMIC_RELAXED);
+		fprintf(stderr, "ewykd: reload of the sites' files refused: %s; "
+				"still serving the %u files loaded before\n", err,
+				(unsigned int)__atomic_load_n(&e->reload.files,
+				__ATOMIC_RELAXED));
+		return;
+	}
+	e->reload.pending = true;
+	__atomic_fetch_add(&e->reload.done, 1, __ATOMIC_RELAXED);
+	printf("ewykd: reloaded the sites' %u trees: %u files, in %llu ms\n",
+			e->ntrees, (unsigned int)__atomic_load_n(&e->reload.files,
+			__ATOMIC_RELAXED), (unsigned long long)(now_ms() - t0));
+	fflush(stdout);
+}
+
 static void
 reload_www(struct ewykd *e)
 {
@@ -73,9 +101,13 @@ reload_www(struct ewykd *e)
 	uint64_t t0 = now_ms();
 	struct www *next;
 
+	if (e->ntrees > 0) {
+		reload_sites(e);
+		return;
+	}
 	if (e->cfg.www[0] == '\0')
 		return;
-	next = services_www_load(e, err, sizeof(err));
+	next = services_www_load(e, e->cfg.www, err, sizeof(err));
 	if (next == NULL) {
 		__atomic_fetch_add(&e->reload.failed, 1, __ATOMIC_RELAXED);
 		fprintf(stderr, "ewykd: reload of --www %s refused: %s; still "
@@ -115,6 +147,9 @@ reload_step(struct ewykd *e)
 	unsigned long a = atomic_load_explicit(&asked, memory_order_acquire);
 	const struct www *old;
 
+	if (e->reload.pending && shards_moved_on(e) && e->ntrees > 0 &&
+			sites_retire(e))
+		e->reload.pending = false;
 	if (e->reload.pending && shards_moved_on(e) &&
 			http_static_retired(&e->statics, &old)) {
 		services_www_free(e->www_retiring);

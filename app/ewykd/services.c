@@ -9,6 +9,7 @@
 #include "http_static.h"
 #include "plugin.h"
 #include "services.h"
+#include "sites.h"
 #include "store.h"
 
 static enum ewykd_err
@@ -41,22 +42,25 @@ void
 services_note_tree(struct ewykd *e)
 {
 	const struct www *w = e->www;
+	uint32_t files = w != NULL ? w->nfiles : 0;
+	uint32_t skipped = w != NULL ? w->skipped : 0;
+	uint64_t bytes = w != NULL ? w->bytes : 0;
 
-	__atomic_store_n(&e->reload.files, w != NULL ? w->nfiles : 0,
-			__ATOMIC_RELAXED);
-	__atomic_store_n(&e->reload.skipped, w != NULL ? w->skipped : 0,
-			__ATOMIC_RELAXED);
-	__atomic_store_n(&e->reload.bytes, w != NULL ? w->bytes : 0,
-			__ATOMIC_RELAXED);
+	if (e->ntrees > 0)
+		sites_count(e, &files, &skipped, &bytes);
+	__atomic_store_n(&e->reload.files, files, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->reload.skipped, skipped, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->reload.bytes, bytes, __ATOMIC_RELAXED);
 }
 
 struct www *
-services_www_load(const struct ewykd *e, char *err, size_t errlen)
+services_www_load(const struct ewykd *e, const char *root, char *err,
+		size_t errlen)
 {
 	const struct ewykd_config *cfg = &e->cfg;
 	const char *cache[EWYKD_CACHE_RULES_MAX], *types[EWYKD_MIME_TYPES_MAX];
 	struct www_conf wc = {
-		.root = cfg->www,
+		.root = root,
 		.max_bytes = cfg->www_max_mb << 20,
 		.mime_types = cfg->mime_types_file[0] == '\0' ? NULL :
 			strcmp(cfg->mime_types_file, "none") == 0 ? "" :
@@ -100,18 +104,27 @@ services_tls_load(const struct ewykd_config *cfg, uint16_t shards, char *err,
 		size_t errlen)
 {
 	struct tls_conf tc = {
-		.n_pairs = cfg->nb_tls_certs,
+		.n_pairs = options_tls_pairs(cfg),
 		.priority = cfg->tls_priority[0] ? cfg->tls_priority : NULL,
 		.handshake_timeout_ms = cfg->tls_handshake_timeout_ms,
 		.ticket_rotate_s = cfg->tls_ticket_rotate_s,
 		.shards = shards,
 	};
-	uint16_t i;
+	unsigned int n = cfg->nb_tls_certs;
+	int i;
 
 	for (i = 0; i < cfg->nb_tls_certs; i++) {
 		tc.pairs[i].cert = cfg->tls_cert[i];
 		tc.pairs[i].key = cfg->tls_key[i];
 		tc.pairs[i].ocsp = cfg->tls_ocsp[i][0] ? cfg->tls_ocsp[i] : NULL;
+	}
+	for (i = 0; i < cfg->sites.nsites; i++) {
+		const struct site_conf *site = &cfg->sites.sites[i];
+
+		if (site->tls_cert[0] == '\0')
+			continue;
+		tc.pairs[n].cert = site->tls_cert;
+		tc.pairs[n++].key = site->tls_key;
 	}
 	return tls_config_create(&tc, err, errlen);
 }
@@ -120,7 +133,7 @@ services_tls_load(const struct ewykd_config *cfg, uint16_t shards, char *err,
 static enum ewykd_err
 tls_open(struct ewykd *e, char *err, size_t errlen)
 {
-	if (e->cfg.nb_tls_certs == 0)
+	if (options_tls_pairs(&e->cfg) == 0)
 		return EWYKD_OK;
 	e->tls = services_tls_load(&e->cfg, e->nb_shards, err, errlen);
 	return e->tls != NULL ? EWYKD_OK : EWYKD_ERR_TLS;
@@ -130,9 +143,11 @@ enum ewykd_err
 services_check_served(const struct ewykd_config *cfg, char *err, size_t errlen)
 {
 	if (cfg->www[0] == '\0' && !cfg->demo_routes && !cfg->state_api &&
-			cfg->nb_plugins == 0 && cfg->nb_upstreams == 0) {
+			cfg->nb_plugins == 0 && cfg->nb_upstreams == 0 &&
+			cfg->sites.nsites == 0) {
 		snprintf(err, errlen, "nothing to serve: give --www DIR (or "
-				"--plugin, --upstream, --state-api, --demo-routes)");
+				"--plugin, --upstream, --state-api, --demo-routes, "
+				"or [site] sections)");
 		return EWYKD_ERR_CONFIG;
 	}
 	return EWYKD_OK;
@@ -150,7 +165,7 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	if (rc != EWYKD_OK)
 		return rc;
 	if (cfg->www[0] != '\0') {
-		e->www = services_www_load(e, sub, sizeof(sub));
+		e->www = services_www_load(e, cfg->www, sub, sizeof(sub));
 		if (e->www == NULL) {
 			snprintf(err, errlen, "--www: %s", sub);
 			return EWYKD_ERR_WWW;
@@ -180,7 +195,8 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	if (err_no == 0 && cfg->state_api)
 		err_no = serve_state_routes_add(&e->router, e->state,
 				cfg->fibers > 0, cfg->state_api_token);
-	if (err_no == 0)
+	/* With sites, each site's files are its own routes'. */
+	if (err_no == 0 && cfg->sites.nsites == 0)
 		err_no = http_static_route_add(&e->router, &e->statics);
 	if (err_no == 0 && cfg->nb_upstreams > 0)
 		err_no = serve_proxy_route_add(&e->router);
@@ -190,7 +206,7 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	}
 	if (plugins_load(cfg, &e->router, err, errlen) != 0)
 		return EWYKD_ERR_PLUGIN;
-	return EWYKD_OK;
+	return sites_open(e, err, errlen);
 }
 
 void
@@ -207,6 +223,7 @@ services_close(struct ewykd *e)
 	e->www = NULL;
 	services_www_free(e->www_retiring);
 	e->www_retiring = NULL;
+	sites_close(e);
 	tls_config_destroy(e->tls);	/* after the shards' */
 	e->tls = NULL;
 }

@@ -303,6 +303,7 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.id = s->id,
 		.ns = s->ns,
 		.router = &e->router,
+		.sites = e->sites.n > 0 ? &e->sites : NULL,
 		.produce = shard_produce,
 		.produce_ctx = s,
 		.mode = cfg->strategy,

@@ -625,7 +625,7 @@ static const struct http_route *
 route_of(struct h2_conn *h, struct h2_stream *st)
 {
 	if (!st->routed) {
-		st->route = http_conn_route(h->c, &st->req.path);
+		st->route = http_conn_route(h->c, &st->req);
 		st->routed = true;
 	}
 	return st->route;

@@ -255,7 +255,7 @@ gather_dispatch(struct h1 *h)
 	req.body_slot = g;
 	if (!req.keep_alive || http_conn_draining(h->c))
 		h->close_after = true;
-	take_request(h, &req, http_conn_route(h->c, &req.path),
+	take_request(h, &req, http_conn_route(h->c, &req),
 			(int)h->gather_head);
 	gather_drop(h);		/* refused, or answered already */
 	http_conn_stats(h->c)->by_method[req.method]++;
@@ -447,7 +447,7 @@ serve_in(struct h1 *h, struct http_conn *c)
 			continue;
 		}
 		/* One lookup serves the body's gathering and the dispatch. */
-		rt = http_conn_route(c, &req.path);
+		rt = http_conn_route(c, &req);
 		g = gather_body(h, &req, rt, rc);
 		if (g == GATHER_WAIT) {
 			if (c->peer_closed && h1_owed(h) == 0)

@@ -11,6 +11,7 @@
 #include "h2_proto.h"
 #include "http1_proto.h"
 #include "http_conn.h"
+#include "http_site.h"
 
 #define CLOSING_RCV_SPACE 8192	/* input after our close is taken, dropped */
 
@@ -238,9 +239,9 @@ http_conn_abort(struct http_conn *c)
 }
 
 const struct http_route *
-http_conn_route(const struct http_conn *c, const struct http_str *path)
+http_conn_route(const struct http_conn *c, const struct http_head *r)
 {
-	return http_route_find(c->srv->conf.router, path->p, path->len);
+	return http_route_lookup(c->srv->conf.router, c->srv->conf.sites, r);
 }
 
 int

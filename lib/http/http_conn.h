@@ -188,9 +188,10 @@ void http_conn_close(struct http_conn *c);
 /* Resets it; the protocol's free() may run before this returns. */
 void http_conn_abort(struct http_conn *c);
 
-/* The route a path goes to; NULL when none does. */
+/* The route a request goes to (by its Host too, with sites); NULL when
+ * none does. */
 const struct http_route *http_conn_route(const struct http_conn *c,
-		const struct http_str *path);
+		const struct http_head *r);
 /*
  * Routes a request and offers it to the dispatch hook. Returns
  * HTTP_DISPATCH_TAKEN, HTTP_DISPATCH_ANSWERED with *ans, or the status to

@@ -61,9 +61,6 @@ const struct http_str *http_head_find(const struct http_head *r,
 
 /* Routes ------------------------------------------------------------------ */
 
-/* ewyk_route_add() with HTTP_ROUTE_* flags, for lib/http's own routes. */
-int http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
-		uint32_t flags);
 /* "GET, HEAD, ..." for an Allow header. */
 void http_route_allow(const struct http_route *rt, char *buf, size_t cap);
 
@@ -76,10 +73,6 @@ http_method_bit(enum http_method m)
 
 /* Answers ----------------------------------------------------------------- */
 
-/* Adds a field lib/http itself knows to be valid and not the server's
- * own (no check: handlers' fields go through ewyk_respond_header). */
-int http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
-		const char *value, size_t vl);
 /* The body of an error answer (http_answer_error()): "404 Not
  * Found\n"; static. */
 const char *http_error_text(int status);

@@ -136,6 +136,10 @@ http_route_find(const struct ewyk_router *r, const char *path, uint32_t len)
 		if (rt->path_len > len || (rt->match == EWYK_MATCH_EXACT &&
 				rt->path_len != len) || !route_prefix_of(rt, path))
 			continue;
+		if ((rt->flags & HTTP_ROUTE_BOUNDARY) && len > rt->path_len &&
+				path[rt->path_len] != '/' &&
+				rt->path[rt->path_len - 1] != '/')
+			continue;
 		if (best == NULL || rt->path_len > best->path_len ||
 				(rt->path_len == best->path_len &&
 				 rt->match == EWYK_MATCH_EXACT))

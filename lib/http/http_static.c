@@ -96,7 +96,8 @@ options(struct ewyk_request *q, const struct http_static *st,
 	uint32_t i;
 
 	if (path.len == 1 && path.p[0] == '*') {
-		for (i = 0; i < st->router->n; i++)
+		all.methods = st->router != NULL ? 0 : STATIC_METHODS;
+		for (i = 0; st->router != NULL && i < st->router->n; i++)
 			all.methods |= st->router->routes[i].methods;
 		http_route_allow(&all, allow, sizeof(allow));
 		add_field(q, "Allow", allow, strlen(allow));
@@ -136,11 +137,10 @@ to_directory(struct ewyk_request *q, struct ewyk_str path)
 	return answered(add_field(q, "Location", loc, n), q);
 }
 
-static enum ewyk_result
-static_file(struct ewyk_request *q, void *ctx)
+enum ewyk_result
+http_static_answer(struct ewyk_request *q, const struct http_static *st,
+		struct ewyk_str path)
 {
-	const struct http_static *st = ctx;
-	struct ewyk_str path = ewyk_request_path(q);
 	/* The generation before the tree: a swap between the two loads
 	 * counts this lend against the older tree, which waits for it. */
 	uint32_t gen = __atomic_load_n(&st->gen, __ATOMIC_ACQUIRE);
@@ -159,7 +159,7 @@ static_file(struct ewyk_request *q, void *ctx)
 	if (f == NULL)
 		return error(q, 404);
 	if (f->dir)
-		return to_directory(q, path);
+		return to_directory(q, ewyk_request_path(q));
 	http_cond_fields(&c, q->hdr, q->nheaders);
 	rep = f;
 	if (f->has_coded) {
@@ -207,6 +207,12 @@ static_file(struct ewyk_request *q, void *ctx)
 	}
 	return answered(lend(q, r > 0 ? 206 : 200, rep->data + from,
 			rep->size > 0 ? to - from + 1 : 0, gen), q);
+}
+
+static enum ewyk_result
+static_file(struct ewyk_request *q, void *ctx)
+{
+	return http_static_answer(q, ctx, ewyk_request_path(q));
 }
 
 int

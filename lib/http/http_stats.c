@@ -50,8 +50,14 @@ http_reason(int status)
 	case 204: return "No Content";
 	case 206: return "Partial Content";
 	case 301: return "Moved Permanently";
+	case 302: return "Found";
+	case 303: return "See Other";
 	case 304: return "Not Modified";
+	case 307: return "Temporary Redirect";
+	case 308: return "Permanent Redirect";
 	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 408: return "Request Timeout";
@@ -63,6 +69,8 @@ http_reason(int status)
 	case 414: return "URI Too Long";
 	case 416: return "Range Not Satisfiable";
 	case 417: return "Expectation Failed";
+	case 421: return "Misdirected Request";
+	case 429: return "Too Many Requests";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	case 501: return "Not Implemented";

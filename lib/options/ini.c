@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,75 +9,135 @@
 
 #define LINE_MAX_BYTES 4096
 
-/* The line without its comment and the blanks around what is left. */
+/* p without the blanks (and line end) around it. */
 static char *
-strip(char *p)
+trim(char *p)
 {
 	char *end;
 
-	p[strcspn(p, ";\r\n")] = '\0';
 	while (*p == ' ' || *p == '\t')
 		p++;
 	end = p + strlen(p);
-	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' ||
+			end[-1] == '\r' || end[-1] == '\n'))
 		*--end = '\0';
 	return p;
 }
 
-static int
-add_entry(struct ini *ini, const char *section, const char *key,
-		const char *value, int line)
+static bool
+name_ok(const char *s, size_t len)
 {
-	struct ini_entry *e;
+	size_t i;
 
-	e = realloc(ini->entries, sizeof(*e) * (size_t)(ini->n + 1));
-	if (e == NULL)
-		return -1;
-	ini->entries = e;
-	e = &ini->entries[ini->n];
-	snprintf(e->section, sizeof(e->section), "%s", section);
-	snprintf(e->key, sizeof(e->key), "%s", key);
-	e->line = line;
-	e->value = strdup(value);
-	if (e->value == NULL)
-		return -1;
-	ini->n++;
-	return 0;
+	if (len == 0)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+				(s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+				s[i] == '-'))
+			return false;
+	return true;
 }
 
-/* A "[name]" line: the section from here on; each name once. */
+void *
+options_grow(void **array, int n, size_t size)
+{
+	void *a = realloc(*array, size * (size_t)(n + 1));
+
+	if (a != NULL)
+		*array = a;
+	return a;
+}
+
+/* A "[KIND]" or "[KIND NAME]" line: the section from here on. */
 static int
 open_section(struct ini *ini, char *p, int no, const char *file, char *err,
 		size_t errlen)
 {
-	char *close = strchr(p, ']'), *name;
+	size_t len = strlen(p), kind_len;
+	struct ini_section *sec;
+	char *body = p + 1, *space;
 	int i;
 
-	if (close == NULL || close[1] != '\0') {
-		snprintf(err, errlen, "%s:%d: expected [section]", file, no);
+	if (len < 3 || p[len - 1] != ']') {
+		snprintf(err, errlen, "%s:%d: expected [KIND] or [KIND NAME]",
+				file, no);
 		return -1;
 	}
-	*close = '\0';
-	name = strip(p + 1);
-	if (name[0] == '\0' || strlen(name) >= INI_NAME_MAX) {
-		snprintf(err, errlen, "%s:%d: expected [section]", file, no);
+	p[len - 1] = '\0';
+	space = strchr(body, ' ');
+	kind_len = space != NULL ? (size_t)(space - body) : strlen(body);
+	if (!name_ok(body, kind_len) || kind_len >= INI_NAME_MAX ||
+			(space != NULL && (!name_ok(space + 1, strlen(space + 1)) ||
+			strlen(space + 1) > INI_SECTION_NAME_MAX))) {
+		snprintf(err, errlen, "%s:%d: [%s]: expected [KIND] or [KIND NAME] "
+				"(one space; a NAME of letters, digits, '_' and '-', "
+				"up to %d)", file, no, body, INI_SECTION_NAME_MAX);
 		return -1;
 	}
-	for (i = 0; i < ini->nsections; i++)
-		if (strcmp(ini->sections[i].name, name) == 0) {
+	if (space != NULL)
+		*space = '\0';
+	for (i = 0; i < ini->nsections; i++) {
+		sec = &ini->sections[i];
+		if (strcmp(sec->kind, body) == 0 &&
+				strcmp(sec->name, space != NULL ? space + 1 : "") == 0) {
+			if (space != NULL)
+				*space = ' ';
 			snprintf(err, errlen, "%s:%d: section [%s] given twice "
 					"(first on line %d): its keys go in one",
-					file, no, name, ini->sections[i].line);
+					file, no, body, sec->line);
 			return -1;
 		}
-	if (ini->nsections == INI_SECTIONS_MAX) {
-		snprintf(err, errlen, "%s:%d: more than %d sections", file, no,
-				INI_SECTIONS_MAX);
+	}
+	if (options_grow((void **)&ini->sections, ini->nsections, sizeof(*sec)) == NULL) {
+		snprintf(err, errlen, "%s: %s", file, strerror(ENOMEM));
 		return -1;
 	}
-	snprintf(ini->sections[ini->nsections].name, INI_NAME_MAX, "%s", name);
-	ini->sections[ini->nsections++].line = no;
+	sec = &ini->sections[ini->nsections++];
+	snprintf(sec->kind, sizeof(sec->kind), "%s", body);
+	snprintf(sec->name, sizeof(sec->name), "%s", space != NULL ? space + 1 : "");
+	sec->line = no;
 	return 0;
+}
+
+/* A "key = value" line of the last section. */
+static int
+add_entry(struct ini *ini, char *p, int no, const char *file, char *err,
+		size_t errlen)
+{
+	char *eq = strchr(p, '='), *key;
+	struct ini_entry *e;
+
+	if (eq == NULL || eq == p) {
+		snprintf(err, errlen, "%s:%d: expected [KIND NAME] or key = value",
+				file, no);
+		return -1;
+	}
+	if (ini->nsections == 0) {
+		snprintf(err, errlen, "%s:%d: a key before any [section]", file, no);
+		return -1;
+	}
+	*eq = '\0';
+	key = trim(p);
+	if (strlen(key) >= INI_NAME_MAX || !name_ok(key, strlen(key))) {
+		snprintf(err, errlen, "%s:%d: unknown key '%.*s'", file, no,
+				INI_NAME_MAX, key);
+		return -1;
+	}
+	if (options_grow((void **)&ini->entries, ini->n, sizeof(*e)) == NULL)
+		goto nomem;
+	e = &ini->entries[ini->n];
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	e->section = ini->nsections - 1;
+	e->line = no;
+	e->value = strdup(trim(eq + 1));
+	if (e->value == NULL)
+		goto nomem;
+	ini->n++;
+	return 0;
+nomem:
+	snprintf(err, errlen, "%s: %s", file, strerror(ENOMEM));
+	return -1;
 }
 
 int
@@ -85,66 +146,33 @@ options_ini_load(struct ini *ini, const char *file, char *err,
 {
 	char line[LINE_MAX_BYTES];
 	FILE *f = fopen(file, "r");
-	int no = 0;
+	int no = 0, rc = 0;
 
-	ini->entries = NULL;
-	ini->n = 0;
-	ini->nsections = 0;
+	*ini = (struct ini){ 0 };
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: %s", file, strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *p = line, *eq, *key;
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		char *p;
 
 		no++;
 		if (strchr(line, '\n') == NULL && !feof(f)) {
 			snprintf(err, errlen, "%s:%d: a line longer than %d "
 					"bytes", file, no, LINE_MAX_BYTES - 2);
-			goto fail;
+			rc = -1;
+			break;
 		}
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '#')
+		p = trim(line);
+		if (*p == '\0' || *p == ';' || *p == '#')
 			continue;
-		p = strip(p);
-		if (*p == '\0')
-			continue;
-		if (*p == '[') {
-			if (open_section(ini, p, no, file, err, errlen) != 0)
-				goto fail;
-			continue;
-		}
-		eq = strchr(p, '=');
-		if (eq == NULL || eq == p) {
-			snprintf(err, errlen, "%s:%d: expected [section] or "
-					"key = value", file, no);
-			goto fail;
-		}
-		if (ini->nsections == 0) {
-			snprintf(err, errlen, "%s:%d: a key before any [section]",
-					file, no);
-			goto fail;
-		}
-		*eq = '\0';
-		key = strip(p);
-		if (strlen(key) >= INI_NAME_MAX) {
-			snprintf(err, errlen, "%s:%d: unknown key '%s'", file,
-					no, key);
-			goto fail;
-		}
-		if (add_entry(ini, ini->sections[ini->nsections - 1].name, key,
-				strip(eq + 1), no) != 0) {
-			snprintf(err, errlen, "%s: %s", file, strerror(ENOMEM));
-			goto fail;
-		}
+		rc = *p == '[' ? open_section(ini, p, no, file, err, errlen) :
+			add_entry(ini, p, no, file, err, errlen);
 	}
 	fclose(f);
-	return 0;
-fail:
-	fclose(f);
-	options_ini_free(ini);
-	return -1;
+	if (rc != 0)
+		options_ini_free(ini);
+	return rc;
 }
 
 void
@@ -155,6 +183,6 @@ options_ini_free(struct ini *ini)
 	for (i = 0; i < ini->n; i++)
 		free(ini->entries[i].value);
 	free(ini->entries);
-	ini->entries = NULL;
-	ini->n = 0;
+	free(ini->sections);
+	*ini = (struct ini){ 0 };
 }

@@ -1146,17 +1146,47 @@ repeatable(const struct opt_def *o)
 			o->set == set_tls_ocsp);
 }
 
-/* The first entry of the same key before entries[i], or -1. */
+/* The first entry of the same key in the same section before entries[i],
+ * or -1. */
 static int
 earlier_entry(const struct ini *ini, int i)
 {
 	int j;
 
-	for (j = 0; j < i; j++)
-		if (strcmp(ini->entries[j].section, ini->entries[i].section) == 0 &&
-				strcmp(ini->entries[j].key, ini->entries[i].key) == 0)
+	for (j = i - 1; j >= 0 && ini->entries[j].section ==
+			ini->entries[i].section; j--)
+		;
+	for (j++; j < i; j++)
+		if (strcmp(ini->entries[j].key, ini->entries[i].key) == 0)
 			return j;
 	return -1;
+}
+
+/* "[eal] args = EAL options". */
+static int
+load_eal(struct ewykd_config *cfg, const struct ini_entry *en,
+		const char *file, char *err, size_t errlen)
+{
+	if (strcmp(en->key, "args") != 0) {
+		snprintf(err, errlen, "%s:%d: unknown key '%s' ([" EAL_SECTION
+				"] takes one key, args = EAL options)",
+				file, en->line, en->key);
+		return -1;
+	}
+	if (strlen(en->value) >= sizeof(cfg->eal_args)) {
+		snprintf(err, errlen, "%s:%d: args: longer than %zu bytes",
+				file, en->line, sizeof(cfg->eal_args) - 1);
+		return -1;
+	}
+	snprintf(cfg->eal_args, sizeof(cfg->eal_args), "%s", en->value);
+	return 0;
+}
+
+/* Keys of [site] and [route] that may come more than once. */
+static bool
+site_key_repeatable(const char *key)
+{
+	return strcmp(key, "host") == 0 || strcmp(key, "add-header") == 0;
 }
 
 /* One entry of the file into cfg: each key known, given once unless it
@@ -1166,36 +1196,32 @@ load_entry(struct ewykd_config *cfg, const struct ini *ini, int i,
 		const char *file, char *err, size_t errlen)
 {
 	const struct ini_entry *en = &ini->entries[i];
-	const struct opt_def *o = strcmp(en->section, SECTION) == 0 ?
-		find_opt(en->key) : NULL;
+	const struct ini_section *sec = &ini->sections[en->section];
+	bool ours = strcmp(sec->kind, SECTION) == 0;
+	const struct opt_def *o = ours ? find_opt(en->key) : NULL;
 	int first = earlier_entry(ini, i);
-	char sub[256];
+	char sub[512];
 
-	if (strcmp(en->section, EAL_SECTION) == 0) {
-		if (strcmp(en->key, "args") != 0) {
-			snprintf(err, errlen, "%s:%d: unknown key '%s' ([" EAL_SECTION
-					"] takes one key, args = EAL options)",
-					file, en->line, en->key);
-			return -1;
-		}
-		o = NULL;
-	} else if (o == NULL || o->set == NULL || o->set == set_config) {
+	if (ours && (o == NULL || o->set == NULL || o->set == set_config)) {
 		snprintf(err, errlen, "%s:%d: unknown key '%s'", file, en->line,
 				en->key);
 		return -1;
 	}
-	if (first >= 0 && !repeatable(o)) {
+	if (first >= 0 && (ours ? !repeatable(o) :
+			!site_key_repeatable(en->key))) {
 		snprintf(err, errlen, "%s:%d: %s given twice (first on line %d)",
 				file, en->line, en->key, ini->entries[first].line);
 		return -1;
 	}
-	if (o == NULL) {
-		if (strlen(en->value) >= sizeof(cfg->eal_args)) {
-			snprintf(err, errlen, "%s:%d: args: longer than %zu bytes",
-					file, en->line, sizeof(cfg->eal_args) - 1);
+	if (strcmp(sec->kind, EAL_SECTION) == 0)
+		return load_eal(cfg, en, file, err, errlen);
+	if (!ours) {
+		if (sites_conf_key(&cfg->sites, sec->kind, en->key, en->value,
+				sub, sizeof(sub)) != 0) {
+			snprintf(err, errlen, "%s:%d: [%s %s] %s", file, en->line,
+					sec->kind, sec->name, sub);
 			return -1;
 		}
-		snprintf(cfg->eal_args, sizeof(cfg->eal_args), "%s", en->value);
 		return 0;
 	}
 	if (o->set(cfg, en->value, sub, sizeof(sub)) != 0) {
@@ -1205,27 +1231,75 @@ load_entry(struct ewykd_config *cfg, const struct ini *ini, int i,
 	return 0;
 }
 
+/* A section of a kind this file takes: [ewykd] and [eal] once, unnamed;
+ * [site NAME] and [route NAME], each NAME once. */
+static int
+load_section(struct ewykd_config *cfg, const struct ini_section *sec,
+		const char *file, char *err, size_t errlen)
+{
+	bool named = strcmp(sec->kind, "site") == 0 ||
+		strcmp(sec->kind, "route") == 0;
+	char sub[256];
+
+	if (!named && (strcmp(sec->kind, SECTION) == 0 ||
+			strcmp(sec->kind, EAL_SECTION) == 0)) {
+		if (sec->name[0] == '\0')
+			return 0;
+		snprintf(err, errlen, "%s:%d: [%s %s]: [%s] has no name", file,
+				sec->line, sec->kind, sec->name, sec->kind);
+		return -1;
+	}
+	if (strcmp(sec->kind, "upstream") == 0) {
+		snprintf(err, errlen, "%s:%d: [upstream %s]: upstream pools are "
+				"not served by this version of ewykd yet (a route's "
+				"upstream is an --upstream NAME=ADDR:PORT)", file,
+				sec->line, sec->name);
+		return -1;
+	}
+	if (!named) {
+		snprintf(err, errlen, "%s:%d: unknown section [%s%s%s] (expected ["
+				SECTION "], [" EAL_SECTION "], [site NAME] or [route "
+				"NAME])", file, sec->line, sec->kind,
+				sec->name[0] ? " " : "", sec->name);
+		return -1;
+	}
+	if (sec->name[0] == '\0') {
+		snprintf(err, errlen, "%s:%d: [%s] needs a name: [%s NAME]", file,
+				sec->line, sec->kind, sec->kind);
+		return -1;
+	}
+	if (sites_conf_section(&cfg->sites, sec->kind, sec->name, sec->line,
+			sub, sizeof(sub)) != 0) {
+		snprintf(err, errlen, "%s:%d: %s", file, sec->line, sub);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 load_config(struct ewykd_config *cfg, char *err, size_t errlen)
 {
+	const char *file = cfg->config_file;
+	char sub[512];
 	struct ini ini;
-	int i, rc = 0;
+	int i, s = 0, rc = 0;
 
-	if (options_ini_load(&ini, cfg->config_file, err, errlen) != 0)
+	if (options_ini_load(&ini, file, err, errlen) != 0)
 		return -1;
-	for (i = 0; i < ini.nsections && rc == 0; i++) {
-		const struct ini_section *sec = &ini.sections[i];
-
-		if (strcmp(sec->name, SECTION) == 0 ||
-				strcmp(sec->name, EAL_SECTION) == 0)
-			continue;
-		snprintf(err, errlen, "%s:%d: unknown section [%s] (expected ["
-				SECTION "] or [" EAL_SECTION "])",
-				cfg->config_file, sec->line, sec->name);
+	/* Entries follow their sections: each section is opened before its
+	 * keys are read into it. */
+	for (i = 0; i < ini.n && rc == 0; i++) {
+		while (rc == 0 && s <= ini.entries[i].section)
+			rc = load_section(cfg, &ini.sections[s++], file, err, errlen);
+		if (rc == 0)
+			rc = load_entry(cfg, &ini, i, file, err, errlen);
+	}
+	while (rc == 0 && s < ini.nsections)
+		rc = load_section(cfg, &ini.sections[s++], file, err, errlen);
+	if (rc == 0 && sites_conf_finish(&cfg->sites, sub, sizeof(sub)) != 0) {
+		snprintf(err, errlen, "%s:%s", file, sub);
 		rc = -1;
 	}
-	for (i = 0; i < ini.n && rc == 0; i++)
-		rc = load_entry(cfg, &ini, i, cfg->config_file, err, errlen);
 	options_ini_free(&ini);
 	return rc;
 }
@@ -1244,6 +1318,64 @@ options_write(const struct ewykd_config *cfg, const char *eal_args, FILE *f)
 	for (i = 0; i < NOPTS; i++)
 		if (opts[i].show != NULL)
 			opts[i].show(cfg, opts[i].name, f);
+	sites_conf_write(&cfg->sites, f);
+}
+
+void
+options_free(struct ewykd_config *cfg)
+{
+	sites_conf_free(&cfg->sites);
+}
+
+unsigned int
+options_tls_pairs(const struct ewykd_config *cfg)
+{
+	unsigned int n = cfg->nb_tls_certs;
+	int i;
+
+	for (i = 0; i < cfg->sites.nsites; i++)
+		n += cfg->sites.sites[i].tls_cert[0] != '\0';
+	return n;
+}
+
+/* With sites, --www is refused (each site has its root), a route's
+ * upstream is an --upstream, and the certificates fit the TLS layer. */
+static int
+check_sites(struct ewykd_config *cfg)
+{
+	const struct sites_conf *s = &cfg->sites;
+	int i;
+	uint16_t j;
+
+	if (s->nsites == 0)
+		return 0;
+	if (cfg->www[0] != '\0') {
+		fprintf(stderr, "ewykd: --www %s with [site] sections: each site "
+				"names its own root\n", cfg->www);
+		return OPT_EXIT_USAGE;
+	}
+	for (i = 0; i < s->nroutes; i++) {
+		const struct route_conf *rt = &s->routes[i];
+
+		if (rt->kind != ROUTE_UPSTREAM)
+			continue;
+		for (j = 0; j < cfg->nb_upstreams; j++)
+			if (strcmp(cfg->upstreams[j].name, rt->target) == 0)
+				break;
+		if (j == cfg->nb_upstreams) {
+			fprintf(stderr, "ewykd: %s:%d: [route %s] upstream: %s: no "
+					"such --upstream\n", cfg->config_file,
+					rt->line, rt->name, rt->target);
+			return OPT_EXIT_USAGE;
+		}
+	}
+	if (options_tls_pairs(cfg) > TLS_PAIRS_MAX) {
+		fprintf(stderr, "ewykd: %u certificates of --tls-cert and the "
+				"sites' tls-cert: at most %d in all\n",
+				options_tls_pairs(cfg), TLS_PAIRS_MAX);
+		return OPT_EXIT_USAGE;
+	}
+	return 0;
 }
 
 /* Upstreams are reached on the link of one of the ports: there is no
@@ -1293,7 +1425,7 @@ check_tls(struct ewykd_config *cfg)
 				cfg->nb_tls_keys);
 		return OPT_EXIT_USAGE;
 	}
-	if (cfg->nb_tls_certs == 0) {
+	if (options_tls_pairs(cfg) == 0) {
 		if (cfg->http3) {
 			fprintf(stderr, "ewykd: --http3 without --tls-cert and "
 					"--tls-key: QUIC needs a certificate\n");
@@ -1423,7 +1555,8 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	if (cfg->nb_ips == 0 && cfg->nb_ip6s == 0)
 		add_ip(cfg, "198.18.0.2/24", sub, sizeof(sub));
 	cfg->nb_ports = RTE_MAX(cfg->nb_ips, cfg->nb_ip6s);
-	if (check_upstreams(cfg) != 0 || check_tls(cfg) != 0 ||
+	if (check_upstreams(cfg) != 0 || check_sites(cfg) != 0 ||
+			check_tls(cfg) != 0 ||
 			check_buffers(cfg) != 0)
 		return OPT_EXIT_USAGE;
 	for (i = 1; i < (size_t)argc; i++)

@@ -11,6 +11,7 @@
 #include "dispatch.h"
 #include "ewyk_quic.h"
 #include "h3.h"
+#include "http_site.h"
 #include "task.h"
 
 /* quic_request_fn: the checks http_conn_dispatch() makes, then the hook. */
@@ -19,8 +20,8 @@ h3_request(void *ctx, const struct http_head *r, struct http_origin o,
 		char *allow, size_t allow_cap, struct http_answer **ans)
 {
 	struct serve *sv = ctx;
-	const struct http_route *rt = http_route_find(sv->conf.router,
-			r->path.p, r->path.len);
+	const struct http_route *rt = http_route_lookup(sv->conf.router,
+			sv->conf.sites, r);
 	int status = http_route_admit(rt, r, allow, allow_cap);
 
 	/* A route that reads its body as it comes (the proxy, uploads) reads

@@ -14,6 +14,7 @@
 
 #include "ewyk_serve.h"
 #include "http_req.h"
+#include "routes.h"
 
 #define PROXY_PREFIX "/proxy/"
 
@@ -39,29 +40,19 @@ failed(struct ewyk_request *req, int rc)
 	return EWYK_ANSWERED;
 }
 
-static enum ewyk_result
-proxy_handler(struct ewyk_request *req, void *ctx)
+enum ewyk_result
+serve_proxy_forward(struct ewyk_request *req, const char *name,
+		struct ewyk_str path)
 {
-	struct ewyk_str rest = ewyk_request_rest(req);
 	struct ewyk_str q = ewyk_request_query(req);
-	const char *slash = memchr(rest.p, '/', rest.len);
-	size_t nl = slash != NULL ? (size_t)(slash - rest.p) : rest.len;
-	char name[UPSTREAM_NAME_MAX], target[HTTP_MAX_TARGET + 2];
+	char target[HTTP_MAX_TARGET + 2];
 	struct ewyk_fetch_req fr = { .target = target,
 		.flags = EWYK_FETCH_FORWARD };
 	struct ewyk_fetch *f;
 	int n, rc;
 
-	RTE_SET_USED(ctx);
-	if (nl >= sizeof(name))
-		return error(req, 404);
-	memcpy(name, rest.p, nl);
-	name[nl] = '\0';
-	/* /proxy/NAME/REST?Q -> /REST?Q */
-	n = snprintf(target, sizeof(target), "/%.*s%s%.*s",
-			(int)(rest.len - nl - (slash != NULL)),
-			slash != NULL ? slash + 1 : "", q.len ? "?" : "",
-			(int)q.len, q.p);
+	n = snprintf(target, sizeof(target), "%.*s%s%.*s", (int)path.len,
+			path.p, q.len ? "?" : "", (int)q.len, q.p);
 	if (n < 0 || (size_t)n >= sizeof(target))
 		return error(req, 414);
 	rc = ewyk_fetch(req, name, &fr, &f);
@@ -74,6 +65,25 @@ proxy_handler(struct ewyk_request *req, void *ctx)
 		return error(req, 503);
 	}
 	return EWYK_ANSWERED;
+}
+
+/* /proxy/NAME/REST?Q -> /REST?Q of upstream NAME. */
+static enum ewyk_result
+proxy_handler(struct ewyk_request *req, void *ctx)
+{
+	struct ewyk_str rest = ewyk_request_rest(req);
+	const char *slash = memchr(rest.p, '/', rest.len);
+	size_t nl = slash != NULL ? (size_t)(slash - rest.p) : rest.len;
+	char name[UPSTREAM_NAME_MAX];
+
+	RTE_SET_USED(ctx);
+	if (nl >= sizeof(name))
+		return error(req, 404);
+	memcpy(name, rest.p, nl);
+	name[nl] = '\0';
+	return serve_proxy_forward(req, name, slash != NULL ?
+			(struct ewyk_str){ slash, rest.len - nl } :
+			(struct ewyk_str){ "/", 1 });
 }
 
 int

@@ -17,6 +17,10 @@ int64_t routes_param_value(struct ewyk_str v, int64_t max);
 /* "name=N" in the query, N in [0, max]; -1 when absent or bad. */
 long routes_param_number(const struct ewyk_request *req, const char *name,
 		uint32_t max);
+/* The request forwarded to upstream name as path (and the request's
+ * query), the answer streamed back (proxy.c); 502/504 saying why. */
+enum ewyk_result serve_proxy_forward(struct ewyk_request *req,
+		const char *name, struct ewyk_str path);
 /* /kv/KEY over an in-memory store (routes_store.c). */
 int routes_kv_add(struct ewyk_router *r, struct store *kv);
 

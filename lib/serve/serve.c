@@ -78,6 +78,7 @@ http_create(struct serve *sv)
 		.transport = &http_tcp_transport,
 		.transport_ctx = sv->ns,
 		.router = c->router,
+		.sites = c->sites,
 		.dispatch = dispatch_hook,
 		.released = dispatch_released,
 		.refused = dispatch_refused,

@@ -58,6 +58,13 @@ _seq = itertools.count()
 _live = set()
 
 
+def nonzero(v):
+    """v without its zero counters (dicts of them, recursively)."""
+    if isinstance(v, dict):
+        return {k: nonzero(x) for k, x in v.items() if x not in (0, {}) and nonzero(x) != {}}
+    return v
+
+
 def live_appliances():
     """The appliances this process started and has not closed."""
     return list(_live)
@@ -486,8 +493,8 @@ class Appliance:
             f"exited {self.proc.returncode if self.proc else None}"
         parts = [f"ewykd {state}; log's end:\n{self.read_log()[-4000:]}"]
         try:
-            parts.append(json.dumps(self.telemetry("/ewyk/ports", "/ewyk/stats", "/ewyk/tcp"),
-                                    sort_keys=True))
+            parts.append(json.dumps(nonzero(self.telemetry("/ewyk/ports", "/ewyk/stats",
+                                                           "/ewyk/tcp")), sort_keys=True))
         except (AssertionError, subprocess.SubprocessError, OSError, ValueError) as e:
             parts.append(f"no telemetry: {e}")
         for netns in dict.fromkeys((self.name, self.client)):

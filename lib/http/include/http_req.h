@@ -128,6 +128,12 @@ void http_answer_text(struct http_answer *a, int status, const char *text);
  * static, so the answer itself need not outlive its serialization.
  */
 void http_answer_error(struct http_answer *a, int status, const char *allow);
+/* Adds a field known to be valid and not the server's own (no check:
+ * handlers' fields go through ewyk_respond_header; a configured route's
+ * were checked when the configuration was read), whatever the answer's
+ * state. */
+int http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
+		const char *value, size_t vl);
 /* Gives back what the answer borrowed; call once, on the owner. */
 void http_answer_release(struct http_answer *a);
 

@@ -40,6 +40,10 @@ struct http_route {
  * the reader takes), on the owner: the proxy's upstream client, or a
  * fiber's ewyk_body_read() (EWYK_ROUTE_BODY_STREAM). */
 #define HTTP_ROUTE_BODY_STREAM 0x4
+
+/* A prefix that matches at a '/' boundary only, as a configured route's:
+ * "/api" takes "/api" and "/api/x", not "/apix". */
+#define HTTP_ROUTE_BOUNDARY 0x8
 struct ewyk_router {
 	uint32_t n;
 	struct http_route routes[HTTP_ROUTES_MAX];
@@ -51,6 +55,11 @@ const struct http_route *http_route_find(const struct ewyk_router *r,
 		const char *path, uint32_t len);
 
 struct http_head;
+
+/* ewyk_route_add() with HTTP_ROUTE_* flags, for the routes of lib/http
+ * and lib/serve themselves (static files, the configuration's). */
+int http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
+		uint32_t flags);
 
 /* Whether route rt takes request r, by either protocol: 0, or the status
  * to refuse it with: 404 (no route), 405 (the method not taken: allow

@@ -21,6 +21,7 @@
 #include "http_stats.h"
 
 struct http_server;
+struct http_sites;
 struct net_addr;
 struct http_conn;
 struct net_timer;
@@ -119,6 +120,9 @@ struct http_server_conf {
 	const struct http_transport *transport;
 	void *transport_ctx;
 	const struct ewyk_router *router;
+	/* Sites: the route by the request's Host, router the shared one;
+	 * NULL: router alone, for every host. */
+	const struct http_sites *sites;
 	http_dispatch_fn dispatch;
 	http_released_fn released;
 	http_body_ready_fn body_ready;	/* may be NULL */

@@ -22,7 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ewyk_router;
+#include "ewyk_http.h"
+
 struct www;
 
 /* What the static files' route answers from; the caller's, for as long
@@ -41,6 +42,12 @@ struct http_static {
 /* Adds the route, st->router being r. Returns 0 or the negative errno
  * of ewyk_route_add(). */
 int http_static_route_add(struct ewyk_router *r, struct http_static *st);
+/* The answer from st's tree to q for path, looked up under the tree (a
+ * configured route's path after its prefix); a directory's redirect and
+ * OPTIONS' answer are for the request's own path. For a route of the
+ * caller's own; the caller's router stands for OPTIONS * then. */
+enum ewyk_result http_static_answer(struct ewyk_request *q,
+		const struct http_static *st, struct ewyk_str path);
 /* Answers from next from now on. The tree it replaces must be kept until
  * http_static_retired() says so; -EBUSY while an earlier one is still
  * retiring (nothing changed), else 0. */

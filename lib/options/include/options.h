@@ -16,6 +16,7 @@
 #include "ewyk_exec.h"
 #include "ewyk_tls.h"
 #include "http_upstream.h"
+#include "sites_conf.h"
 #include "www.h"
 
 enum idle_mode {
@@ -137,6 +138,7 @@ struct ewykd_config {
 	uint16_t quic_port;	/* UDP; 0: --tls-port */
 	uint32_t quic_retry_threshold;	/* handshakes under way per shard
 					 * before Retry; 0: always */
+	struct sites_conf sites;	/* [site] and [route] of the file */
 	char eal_args[1024];	/* [eal] args= of the config file */
 	bool check_only;	/* --check-config: check, print, start nothing */
 };
@@ -146,6 +148,11 @@ struct ewykd_config {
 #define OPT_EXIT_HELP 3		/* --help: print options_usage() */
 
 void options_defaults(struct ewykd_config *cfg);
+/* The certificate and key pairs of --tls-cert and of the sites: the
+ * command line's first, then each site's in the file's order. */
+unsigned int options_tls_pairs(const struct ewykd_config *cfg);
+/* Gives back what parsing took (the sites and routes). */
+void options_free(struct ewykd_config *cfg);
 /* --help's list of ewykd's options. */
 void options_usage(const char *prog);
 /* Parses ewykd's own arguments (after "--"), loading --config first so the
@@ -155,7 +162,7 @@ void options_usage(const char *prog);
 int options_parse(struct ewykd_config *cfg, int argc, char **argv);
 /* The configuration as a file ewykd reads back: [eal] args = eal_args,
  * then every option of [ewykd] with its value, those without one as
- * comments saying what that means. */
+ * comments saying what that means, then the sites and routes. */
 void options_write(const struct ewykd_config *cfg, const char *eal_args,
 		FILE *f);
 /* "A.B.C.D/N" of port i, for the log and telemetry ("" without IPv4). */

@@ -30,6 +30,7 @@
 #include "http_upstream.h"
 #include "lat_hist.h"
 
+struct http_sites;
 struct net_stack;
 struct serve;
 struct serve_log;
@@ -68,6 +69,7 @@ struct serve_conf {
 	uint16_t id;			/* the shard's: names its ring */
 	struct net_stack *ns;		/* TCP, the clock and the timers */
 	const struct ewyk_router *router;	/* read-only once serving */
+	const struct http_sites *sites;	/* by Host, router shared; may be NULL */
 	/* The strategy: its producer is the embedder's poll loop. */
 	struct ewyk_task *(*produce)(void *ctx);
 	void *produce_ctx;
@@ -222,5 +224,32 @@ int serve_state_routes_add(struct ewyk_router *r, struct store *state,
 		bool fibers, const char *token);
 /* /proxy/NAME/REST to the upstream NAME, when there are upstreams. */
 int serve_proxy_route_add(struct ewyk_router *r);
+
+/* A route of the configuration file ([route NAME]): its path matched at
+ * a '/' boundary (prefix) or whole (exact), and what it does. */
+enum serve_route_kind {
+	SERVE_ROUTE_ROOT,	/* files: the path after the prefix in files */
+	SERVE_ROUTE_UPSTREAM,	/* forwarded to the upstream named target */
+	SERVE_ROUTE_REDIRECT,	/* code to target, {host} and {uri} filled */
+	SERVE_ROUTE_STATUS,	/* code, its reason for a body */
+};
+
+struct http_static;
+
+struct serve_route {
+	const char *path;
+	bool exact;
+	enum serve_route_kind kind;
+	const struct http_static *files;	/* ROOT's tree */
+	const char *target;	/* UPSTREAM's name, REDIRECT's URL */
+	uint16_t code;
+	bool strip_prefix;	/* UPSTREAM: the path after the prefix */
+	const char *const *headers;	/* "NAME: VALUE", added to answers */
+	uint16_t nb_headers;
+};
+
+/* Adds route sr (the caller's, for as long as r serves) to r. 0, or the
+ * negative errno of ewyk_route_add(). */
+int serve_route_add(struct ewyk_router *r, const struct serve_route *sr);
 
 #endif /* EWYK_SERVE_H */

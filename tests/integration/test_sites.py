@@ -1,0 +1,397 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Sites and routes of the configuration file ([site NAME], [route NAME];
+DESIGN.md "Sites, routes and upstreams"): a request's Host (HTTP/2's
+:authority) chooses the site, exact name before a one-label wildcard,
+the first site for any other; its normalised path chooses the route,
+longer before shorter, exact before prefix, the site's own before every
+site's; a prefix matches at a '/' boundary. Driven with curl and nghttp
+over HTTP/1.1 and HTTP/2, cleartext, TLS (each site's certificate by
+SNI) and IPv6; a reload swaps every site's files or none."""
+import os
+import signal
+import time
+
+import pytest
+
+from ewyk_harness import APP_IP, APP_IP6, EWYKD, Appliance, run
+from tls_certs import CA
+from upstream_servers import upstream_args, upstreams_serving
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """Three sites' roots, a route's root, certificates for two sites and
+    the configuration naming them."""
+    d = str(tmp_path_factory.mktemp("sites"))
+    for site in ("a", "b", "c"):
+        write(f"{d}/{site}/index.html", f"site {site}\n")
+        write(f"{d}/{site}/page.txt", f"page of {site}\n")
+    write(f"{d}/a/imgx.txt", "imgx of a\n")
+    write(f"{d}/img/logo.txt", "the logo\n")
+    write(f"{d}/b-img/logo.txt", "b's own logo\n")
+    write(f"{d}/docs/index.html", "docs index\n")
+    ca = CA(d)
+    a_cert, a_key, _ = ca.issue("a", names=("a.example.test",), ip=None)
+    b_cert, b_key, _ = ca.issue("b", names=("b.example.test", "*.b.example.test"),
+                                ip=None)
+    conf = f"""# sites: the first is the default
+[ewykd]
+upstream-timeout-ms = 3000
+
+[site a]
+host = a.example.test
+root = {d}/a
+tls-cert = {a_cert}
+tls-key = {a_key}
+
+[site b]
+host = b.example.test
+host = *.b.example.test
+root = {d}/b
+tls-cert = {b_cert}
+tls-key = {b_key}
+
+[site c]
+host = C.Example.Test
+root = {d}/c
+
+; every site's
+[route img]
+prefix = /img
+root = {d}/img
+add-header = X-Route: img; every site
+
+; b's own on the same path beats every site's
+[route b-img]
+site = b
+prefix = /img
+root = {d}/b-img
+
+[route docs]
+prefix = /docs/
+root = {d}/docs
+
+[route page-exact]
+site = c
+exact = /page.txt
+status = 403
+
+[route old]
+site = b
+exact = /old
+redirect = 301 https://{{host}}/new{{uri}}
+
+[route gone]
+prefix = /gone
+status = 410
+
+[route app]
+site = c
+prefix = /app
+upstream = ng
+strip-prefix = on
+add-header = X-Via-Route: app
+
+[route raw]
+site = c
+prefix = /raw
+upstream = ng
+"""
+    path = f"{d}/ewykd.conf"
+    write(path, conf)
+    return {"dir": d, "conf": path, "ca": ca.path}
+
+
+@pytest.fixture(scope="module")
+def sites(tree):
+    a = Appliance(args=["--config", tree["conf"], "--tls-port", "443"] +
+                  upstream_args("ng"), demo=False, ip6=True, client_ns=True)
+    try:
+        a.start()
+        with upstreams_serving(a, {}) as (prefix, files):
+            write(os.path.join(prefix, "www", "app.txt"), "from the app\n")
+            write(os.path.join(prefix, "www", "raw", "r.txt"), "raw\n")
+            yield {"a": a, "tree": tree, "nginx": prefix}
+    finally:
+        a.close()
+
+
+def get(a, path, host=None, proto="h1", ip=APP_IP, extra=()):
+    """(status, headers dict in lower case, body) of one request with curl."""
+    args = ["curl", "-sS", "-m", "10", "--path-as-is", "-D", "-", *extra]
+    if proto == "h2":
+        args.append("--http2-prior-knowledge")
+    if host is not None:
+        args += ["-H", f"Host: {host}"]
+    r = a.ns(args + [f"http://{ip if ':' not in ip else '[' + ip + ']'}{path}"],
+             check=False)
+    assert r.returncode == 0, r.stderr
+    return parse(r.stdout)
+
+
+def parse(out):
+    head, _, body = out.replace("\r\n", "\n").partition("\n\n")
+    lines = head.split("\n")
+    status = int(lines[0].split()[1])
+    fields = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(":")
+        fields[k.strip().lower()] = v.strip()
+    return status, fields, body
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_host_chooses_the_site(sites, proto):
+    a = sites["a"]
+    cases = [("a.example.test", "site a"), ("b.example.test", "site b"),
+             ("B.EXAMPLE.test:80", "site b"),	# any case, a port
+             ("b.example.test.", "site b"),	# a final dot
+             ("x.b.example.test", "site b"),	# the wildcard's one label
+             ("y.x.b.example.test", "site a"),	# two labels: not the wildcard's
+             ("c.example.test", "site c"),	# named in capitals
+             ("unknown.test", "site a"),	# the default
+             (APP_IP, "site a")]
+    for host, body in cases:
+        status, _, got = get(a, "/", host, proto)
+        assert (status, got) == (200, body + "\n"), host
+
+
+def test_nghttp_authority_chooses_the_site(sites):
+    """An independent HTTP/2 client: nghttp's :authority alone."""
+    a = sites["a"]
+    for host, body in (("b.example.test", "site b"), ("c.example.test", "site c")):
+        r = a.ns(["nghttp", "-H", f":authority: {host}", f"http://{APP_IP}/"])
+        assert r.stdout == body + "\n", (host, r.stdout)
+
+
+def test_http10_without_host_gets_the_default_site(sites):
+    r = sites["a"].ns(["curl", "-sS", "-m", "10", "--http1.0", "-H", "Host:",
+                       f"http://{APP_IP}/"])
+    assert r.stdout == "site a\n"
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_routes_by_longest_prefix_at_a_boundary(sites, proto):
+    a = sites["a"]
+    status, f, body = get(a, "/img/logo.txt", "a.example.test", proto)
+    assert (status, body) == (200, "the logo\n")
+    assert f["x-route"] == "img; every site"	# a value may hold ';'
+    # b's own route on the same path wins over every site's.
+    status, f, body = get(a, "/img/logo.txt", "b.example.test", proto)
+    assert (status, body) == (200, "b's own logo\n") and "x-route" not in f
+    # "/img" does not take "/imgx.txt": the site's root does.
+    status, _, body = get(a, "/imgx.txt", "a.example.test", proto)
+    assert (status, body) == (200, "imgx of a\n")
+    # The path after the prefix is looked up under the route's root.
+    status, _, body = get(a, "/docs/", "a.example.test", proto)
+    assert (status, body) == (200, "docs index\n")
+    # Exact beats the site's root on its one path only.
+    assert get(a, "/page.txt", "c.example.test", proto)[:3:2] == (403, "403 Forbidden\n")
+    assert get(a, "/page.txt", "a.example.test", proto)[2] == "page of a\n"
+    status, _, body = get(a, "/gone/x", "b.example.test", proto)
+    assert (status, body) == (410, "410 Gone\n")
+    # An error answer carries no route field (as nginx's add_header).
+    status, f, _ = get(a, "/img/none", "a.example.test", proto)
+    assert status == 404 and "x-route" not in f
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_redirect_fills_host_and_uri(sites, proto):
+    a = sites["a"]
+    status, f, _ = get(a, "/old?x=1", "b.example.test", proto)
+    assert status == 301
+    assert f["location"] == "https://b.example.test/new/old?x=1"
+    assert get(a, "/old", "a.example.test", proto)[0] == 404	# b's own
+
+
+@pytest.mark.parametrize("path,where", [
+    ("/x/../img/logo.txt", "/img/logo.txt"),
+    ("/img/./logo.txt", "/img/logo.txt"),
+    ("//img//logo.txt", "/img/logo.txt"),
+    ("/%69mg/logo.txt?q=%2e", "/img/logo.txt?q=%2e"),	# unreserved decoded
+    ("/a/b/../../..", "/"),		# never above the root
+])
+def test_a_path_not_in_normal_form_is_sent_to_it(sites, path, where):
+    """The route is chosen on the normalised path: a path that is not (dot
+    segments, '//', escaped unreserved bytes) is redirected to it, so that
+    what chose the route and what a handler or upstream reads are one."""
+    status, f, _ = get(sites["a"], path, "a.example.test")
+    assert status == 308 and f["location"] == where
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_upstream_route_strips_its_prefix_or_not(sites, proto):
+    a = sites["a"]
+    status, f, body = get(a, "/app/app.txt", "c.example.test", proto)
+    assert (status, body) == (200, "from the app\n")
+    assert f["x-via-route"] == "app"
+    # Without strip-prefix the upstream sees the whole path.
+    assert get(a, "/raw/app.txt", "c.example.test", proto)[0] == 404
+    assert get(a, "/raw/r.txt", "c.example.test", proto)[2] == "raw\n"
+    # Another site has no such route.
+    assert get(a, "/app/app.txt", "a.example.test", proto)[0] == 404
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_each_site_has_its_certificate_over_tls(sites, proto):
+    a, tree = sites["a"], sites["tree"]
+    # (A wildcard certificate is not chosen by SNI yet: GnuTLS matches the
+    # SNI against a certificate's names exactly; its Host chooses the site.)
+    for host, body in (("a.example.test", "site a"), ("b.example.test", "site b")):
+        r = a.ns(["curl", "-sS", "-m", "10", "--cacert", tree["ca"],
+                  "--http2" if proto == "h2" else "--http1.1",
+                  "--resolve", f"{host}:443:{APP_IP}", "-w", "\n%{http_version}",
+                  f"https://{host}/"], check=False)
+        assert r.returncode == 0, (host, r.stderr)	# the name was verified
+        got, version = r.stdout.rsplit("\n", 1)
+        assert got == body + "\n"
+        assert version == ("2" if proto == "h2" else "1.1")
+
+
+def test_sites_over_ipv6(sites):
+    status, _, body = get(sites["a"], "/", "b.example.test", "h2", ip=APP_IP6)
+    assert (status, body) == (200, "site b\n")
+    assert get(sites["a"], "/img/logo.txt", "c.example.test", ip=APP_IP6)[2] == \
+        "the logo\n"
+
+
+def reloaded(a, n):
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if a.read_log().count("ewykd: reload") >= n:
+            return a.read_log()
+        time.sleep(0.1)
+    raise AssertionError(a.read_log()[-2000:])
+
+
+def test_reload_swaps_every_site_or_none(sites):
+    a, d = sites["a"], sites["tree"]["dir"]
+    write(f"{d}/b/index.html", "site b, reloaded\n")
+    write(f"{d}/img/new.txt", "new logo\n")
+    a.proc.send_signal(signal.SIGHUP)
+    log = reloaded(a, 2)
+    assert "reloaded the sites' " in log, log[-1500:]
+    assert get(a, "/", "b.example.test")[2] == "site b, reloaded\n"
+    assert get(a, "/img/new.txt", "a.example.test")[2] == "new logo\n"
+    # One root gone: nothing is swapped, every site serves what it had.
+    os.rename(f"{d}/docs", f"{d}/docs.away")
+    write(f"{d}/a/index.html", "site a, not yet\n")
+    try:
+        a.proc.send_signal(signal.SIGHUP)
+        log = reloaded(a, 4)
+        assert "reload of the sites' files refused: root " + f"{d}/docs" in log, \
+            log[-1500:]
+        assert get(a, "/", "a.example.test")[2] == "site a\n"
+        assert get(a, "/docs/", "a.example.test")[2] == "docs index\n"
+    finally:
+        os.rename(f"{d}/docs.away", f"{d}/docs")
+    assert a.telemetry("/ewyk/info")["www"]["reload_failures_count"] == 1
+
+
+def check(conf_text, tmp_path, *args):
+    """ewykd --check-config on a file of conf_text: (exit status, stderr)."""
+    p = tmp_path / "c.conf"
+    p.write_text(conf_text)
+    r = run(["ip", "netns", "exec", "ewyk-sites-cc", EWYKD, "--no-huge",
+             "--no-pci", "--", "--config", str(p), "--check-config", *args],
+            check=False, timeout=30)
+    return r.returncode, r.stdout, r.stderr
+
+
+@pytest.fixture(scope="module")
+def cc_ns():
+    run(["ip", "netns", "add", "ewyk-sites-cc"])
+    try:
+        yield
+    finally:
+        run(["ip", "netns", "del", "ewyk-sites-cc"], check=False)
+
+
+SITE = "[site a]\nroot = {d}\n"
+
+
+@pytest.mark.parametrize("body,words", [
+    ("[site]\n", ":1: [site] needs a name"),
+    ("[site a b]\n", ":1: [site a b]: expected [KIND] or [KIND NAME]"),
+    ("[site  a]\n", ":1: [site  a]: expected"),
+    ("[site a]\n[site a]\n", ":2: section [site a] given twice (first on line 1)"),
+    ("[place a]\n", ":1: unknown section [place a]"),
+    ("[ewykd x]\n", ":1: [ewykd x]: [ewykd] has no name"),
+    (SITE + "colour = red\n", ":3: [site a] unknown key 'colour'"),
+    (SITE + "host = a..test\n", ":3: [site a] host: 'a..test' is not a host name"),
+    (SITE + "[site b]\nhost = x.test\nhost = X.test\n",
+     "[site b]: host x.test is [site b]'s already"),
+    (SITE + "[site b]\nroot = {d}\n", "[site b]: no host"),
+    (SITE + "tls-cert = /x.pem\n", "[site a]: tls-cert and tls-key come together"),
+    (SITE + "[route r]\nprefix = /x\n", "[route r]: needs prefix or exact, and one of"),
+    (SITE + "[route r]\nprefix = x\nstatus = 404\n", "prefix: a path that begins with '/'"),
+    (SITE + "[route r]\nprefix = /x\nexact = /y\n", "exact: a route has one prefix or exact"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\nroot = {d}\n",
+     "root: a route does one thing"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 99\n", "status: a status code from 200"),
+    (SITE + "[route r]\nprefix = /x\nredirect = 200 /y\n", "redirect: CODE URL"),
+    (SITE + "[route r]\nsite = z\nprefix = /x\nstatus = 404\n", "site z: no such [site]"),
+    (SITE + "[route r]\nprefix = /x\nroot = {d}\nstrip-prefix = on\n",
+     "strip-prefix is for an upstream"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\nadd-header = Content-Length: 1\n",
+     "add-header: content-length is the server's own field"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\nadd-header = X-A:b\n",
+     "add-header: NAME: VALUE"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\nlimit-rps = 5\n",
+     "limit-rps: not served by this version of ewykd yet"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\n[route s]\nprefix = /x\nstatus = 403\n",
+     "[route s]: prefix /x is [route r]'s already"),
+    (SITE + "[route r]\nprefix = /x\nupstream = nobody\n", "[route r] upstream: nobody: no such --upstream"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\nsite = a\nsite = a\n",
+     ":7: site given twice (first on line 6)"),
+    ("[route r]\nprefix = /x\nstatus = 404\n", "routes belong to sites"),
+    (SITE + "[upstream u]\nserver = 198.18.0.1:80\n",
+     ":3: [upstream u]: upstream pools are not served by this version"),
+])
+def test_bad_sites_are_refused_with_file_line_and_key(cc_ns, tmp_path, body, words):
+    rc, out, err = check(body.format(d=tmp_path), tmp_path)
+    lines = err.strip().splitlines()
+    assert rc == 2, (out, err)
+    assert len(lines) == 1 and lines[0].startswith("ewykd: "), err
+    assert words in lines[0], lines[0]
+    assert "configuration good" not in out
+
+
+def test_www_with_sites_is_refused(cc_ns, tmp_path):
+    rc, _, err = check(SITE.format(d=tmp_path), tmp_path, "--www", str(tmp_path))
+    assert rc == 2 and "with [site] sections: each site names its own root" in err
+
+
+def test_missing_root_is_refused_by_check_config(cc_ns, tmp_path):
+    rc, _, err = check(SITE.format(d=tmp_path / "nowhere"), tmp_path)
+    assert rc == 2 and "[site a] root " in err and "nowhere" in err, err
+
+
+def test_hundreds_of_sections_and_comments_read_back_the_same(cc_ns, tmp_path):
+    """A file of 300 sites and 300 routes, comments on lines of their own
+    (';' or '#'), a ';' kept inside a value; --check-config prints it as a
+    file that checks again to the same."""
+    d = tmp_path / "www"
+    write(str(d / "index.html"), "x\n")
+    parts = ["; many sites\n"]
+    for i in range(300):
+        parts.append(f"[site s{i}]\n# site {i}\nhost = s{i}.example.test\nroot = {d}\n")
+        parts.append(f"[route r{i}]\nsite = s{i}\nprefix = /r{i}\n"
+                     f"add-header = X-N: {i}; n\nstatus = 204\n")
+    rc, out, err = check("".join(parts), tmp_path)
+    assert rc == 0, err
+    assert "; sites: 300, routes: 300, trees: 1 " in out
+    assert "add-header = X-N: 299; n" in out
+    printed = "\n".join(line for line in out.splitlines()
+                        if not line.startswith("; checked") and
+                        not line.startswith("; configuration good"))
+    rc2, out2, err2 = check(printed, tmp_path)
+    assert rc2 == 0, err2
+    strip = lambda o: [l for l in o.splitlines() if not l.startswith("; configuration good")]
+    assert strip(out2) == strip(out)
