@@ -958,6 +958,13 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(ud, "answers_reqs", UP_SUM(answers));
 		rte_tel_data_add_dict_u64(ud, "cut_reqs", UP_SUM(cut));
 		rte_tel_data_add_dict_u64(ud, "evicted_conns", UP_SUM(evicted));
+		/* A pool's server: its share, and how its failures took it out
+		 * (per shard: each shard judges by what it sees). */
+		rte_tel_data_add_dict_u64(ud, "weight", t->weight > 1 ? t->weight : 1);
+		rte_tel_data_add_dict_u64(ud, "backup", t->backup);
+		rte_tel_data_add_dict_u64(ud, "out_shards", UP_SUM(down));
+		rte_tel_data_add_dict_u64(ud, "taken_out_count", UP_SUM(downs));
+		rte_tel_data_add_dict_u64(ud, "failovers_reqs", UP_SUM(failovers));
 		/* Containers nest one level: the kinds are keys of their own. */
 		for (e = 0; e < UPSTREAM_ERR__COUNT; e++) {
 			snprintf(key, sizeof(key), "error_%s_reqs",
@@ -969,7 +976,20 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(ud, "p90_ns", lat_percentile(&h, 0.90));
 		rte_tel_data_add_dict_u64(ud, "p99_ns", lat_percentile(&h, 0.99));
 		rte_tel_data_add_dict_u64(ud, "max_ns", h.max_ns);
-		snprintf(key, sizeof(key), "upstream_%s", t->name);
+		/* The Nth server of a pool of several: upstream_NAME_N. */
+		if ((i + 1 < cfg->nb_upstreams && strcmp(cfg->upstreams[i + 1].name,
+				t->name) == 0) || (i > 0 && strcmp(
+				cfg->upstreams[i - 1].name, t->name) == 0)) {
+			uint16_t first = i;
+
+			while (first > 0 && strcmp(cfg->upstreams[first - 1].name,
+					t->name) == 0)
+				first--;
+			snprintf(key, sizeof(key), "upstream_%s_%u", t->name,
+					i - first);
+		} else {
+			snprintf(key, sizeof(key), "upstream_%s", t->name);
+		}
 		for (e = 0; key[e] != '\0'; e++)
 			if (key[e] == '-')
 				key[e] = '_';

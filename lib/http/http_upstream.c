@@ -87,6 +87,12 @@ struct upstream_client {
 	struct net_stack *ns;
 	struct upstream_conf conf;
 	struct upstream_target targets[UPSTREAM_MAX];
+	/* Each server's health and share, this shard's own view. */
+	struct up_health {
+		uint32_t fails;		/* in a row */
+		uint64_t out_until_ms;	/* taken out until then; 0: in */
+		int32_t rr_current;	/* smooth round robin's */
+	} health[UPSTREAM_MAX];
 	struct upstream_stats *stats;	/* one per target */
 	uint64_t ns_mult;		/* TSC cycles to ns (lat_ns_mult) */
 	struct up_conn *conns;
@@ -140,6 +146,69 @@ static struct upstream_stats *
 stats_of(const struct upstream_client *cl, unsigned int target)
 {
 	return &cl->stats[target];
+}
+
+/* The fetch's server's own timeouts, else the client's. */
+static uint32_t
+connect_timeout(const struct upstream_fetch *f)
+{
+	uint32_t ms = f->cl->targets[f->target].connect_timeout_ms;
+
+	return ms != 0 ? ms : f->cl->conf.connect_timeout_ms;
+}
+
+static uint32_t
+answer_timeout(const struct upstream_fetch *f)
+{
+	uint32_t ms = f->cl->targets[f->target].answer_timeout_ms;
+
+	return ms != 0 ? ms : f->cl->conf.answer_timeout_ms;
+}
+
+/* Health ------------------------------------------------------------------ */
+
+/* A failure of the server's (it refused, timed out, broke before its
+ * answer, or answered 5xx): health_fails in a row take it out for
+ * health_interval_ms, after which it is tried again. */
+static void
+health_failed(struct upstream_client *cl, unsigned int target)
+{
+	const struct upstream_target *t = &cl->targets[target];
+	struct up_health *h = &cl->health[target];
+
+	if (t->health_fails == 0 || ++h->fails < t->health_fails)
+		return;
+	if (h->out_until_ms == 0) {
+		stats_of(cl, target)->down = 1;
+		stats_of(cl, target)->downs++;
+	}
+	h->out_until_ms = now_ms(cl) + t->health_interval_ms;
+	h->fails = 0;
+}
+
+static void
+health_answered(struct upstream_client *cl, unsigned int target)
+{
+	struct up_health *h = &cl->health[target];
+
+	h->fails = 0;
+	h->out_until_ms = 0;
+	stats_of(cl, target)->down = 0;
+}
+
+static bool
+health_in(struct upstream_client *cl, unsigned int target)
+{
+	struct up_health *h = &cl->health[target];
+
+	if (h->out_until_ms == 0)
+		return true;
+	if (now_ms(cl) < h->out_until_ms)
+		return false;
+	/* Its time out is over: the next request tries it; a failure takes
+	 * it out again at once, an answer puts it back. */
+	h->fails = cl->targets[target].health_fails - 1;
+	return true;
 }
 
 /* Connections ------------------------------------------------------------- */
@@ -301,6 +370,10 @@ fetch_break(struct upstream_fetch *f, enum upstream_err why)
 	bool before_head = !f->head_seen;
 
 	stats_of(f->cl, f->target)->errors[why]++;
+	if (before_head && why != UPSTREAM_ERR_no_conn &&
+			why != UPSTREAM_ERR_request_head &&
+			why != UPSTREAM_ERR_client_body)
+		health_failed(f->cl, f->target);
 	fetch_detach(f, false);
 	fetch_deadline(f, 0);
 	f->head_seen = true;	/* nothing more to hear */
@@ -358,7 +431,7 @@ fetch_connect(struct upstream_fetch *f)
 	uc->f = f;
 	f->reused = false;
 	f->head_sent = 0;
-	fetch_deadline(f, now_ms(f->cl) + f->cl->conf.connect_timeout_ms);
+	fetch_deadline(f, now_ms(f->cl) + connect_timeout(f));
 	err = conn_open(uc);
 	if (err == 0)
 		return 0;
@@ -412,6 +485,10 @@ fetch_head(struct upstream_fetch *f, const struct http_head *h, int len)
 	uc->in_off += (uint32_t)len;
 	f->head_seen = true;
 	st->answers++;
+	if (h->status >= 500)
+		health_failed(f->cl, f->target);
+	else
+		health_answered(f->cl, f->target);
 	lat_record(&st->lat, lat_cycles_ns(rte_get_tsc_cycles() - f->t0_tsc,
 			f->cl->ns_mult));
 	if (f->head_req || h->status == 204 || h->status == 304)
@@ -531,7 +608,7 @@ fetch_send(struct upstream_fetch *f, bool pull)
 		f->req_pulled += (uint64_t)n;
 	}
 	if (!f->head_seen)
-		fetch_deadline(f, now_ms(cl) + cl->conf.answer_timeout_ms);
+		fetch_deadline(f, now_ms(cl) + answer_timeout(f));
 	if (f->req_done && f->body_done && f->uc != NULL)
 		fetch_detach(f, f->keep);	/* the answer came first */
 out:
@@ -649,7 +726,7 @@ upstream_fetch_start(struct upstream_client *cl, int idx,
 		f->reused = true;
 		stats_of(cl, idx)->reused++;
 		fetch_send(f, false);
-		fetch_deadline(f, now_ms(cl) + cl->conf.answer_timeout_ms);
+		fetch_deadline(f, now_ms(cl) + answer_timeout(f));
 		return f;
 	}
 	err = fetch_connect(f);
@@ -712,7 +789,7 @@ upstream_fetch_read(struct upstream_fetch *f, void *buf, size_t cap)
 		return -1;
 	}
 	fetch_deadline(f, now_ms(f->cl) +
-			f->cl->conf.answer_timeout_ms);
+			answer_timeout(f));
 	return HTTP_SOURCE_AGAIN;
 }
 
@@ -969,6 +1046,112 @@ upstream_client_drain(struct upstream_client *cl)
 			idle_remove(uc);
 			conn_end(uc, false);
 		}
+}
+
+const struct upstream_target *
+upstream_target_of(const struct upstream_client *cl, int idx)
+{
+	return &cl->targets[idx];
+}
+
+struct upstream_stats *
+upstream_stats_of(struct upstream_client *cl, int idx)
+{
+	return stats_of(cl, (unsigned int)idx);
+}
+
+bool
+upstream_err_before_request(enum upstream_err e)
+{
+	return e == UPSTREAM_ERR_connect_refused ||
+		e == UPSTREAM_ERR_connect_timeout ||
+		e == UPSTREAM_ERR_unreachable;
+}
+
+/* A 64-bit mix of key and server i (SplitMix64's finaliser). */
+static uint64_t
+mix(uint64_t key, unsigned int i)
+{
+	uint64_t z = key + 0x9e3779b97f4a7c15ull * (i + 1);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t
+weight_of(const struct upstream_target *t)
+{
+	return t->weight > 1 ? t->weight : 1;
+}
+
+/* Among the servers of [first, end) that are in and not tried, with
+ * backup as given: the pool's choice, or -1. */
+static int
+choose(struct upstream_client *cl, unsigned int first, unsigned int end,
+		uint64_t key, uint64_t tried, bool backup)
+{
+	const struct upstream_target *pool = &cl->targets[first];
+	int best = -1;
+	uint64_t best_score = 0;
+	int32_t total = 0;
+	unsigned int i;
+
+	for (i = first; i < end; i++) {
+		const struct upstream_target *t = &cl->targets[i];
+		struct up_health *h = &cl->health[i];
+		uint64_t score;
+
+		if (t->backup != backup || (tried >> i & 1) || !health_in(cl, i))
+			continue;
+		switch (pool->balance) {
+		case UPSTREAM_LEAST_CONN: {
+			/* Fewest busy connections per share: busy * 2^20 / weight,
+			 * inverted so that the highest score wins. */
+			uint64_t busy = stats_of(cl, i)->conns_open -
+				stats_of(cl, i)->conns_idle;
+
+			score = UINT64_MAX - (busy << 20) / weight_of(t);
+			break;
+		}
+		case UPSTREAM_HASH:
+			/* Highest random weight: a server's requests stay its
+			 * own while it is in, and only its own move when it is
+			 * taken out. */
+			score = mix(key, i) / (UINT64_MAX / 1024 + 1) *
+				weight_of(t) + 1;
+			break;
+		default:
+			h->rr_current += (int32_t)weight_of(t);
+			total += (int32_t)weight_of(t);
+			score = (uint64_t)((int64_t)h->rr_current + INT32_MAX);
+			break;
+		}
+		if (best < 0 || score > best_score) {
+			best = (int)i;
+			best_score = score;
+		}
+	}
+	if (best >= 0 && pool->balance == UPSTREAM_ROUND_ROBIN)
+		cl->health[best].rr_current -= total;
+	return best;
+}
+
+int
+upstream_pick(struct upstream_client *cl, int first, uint64_t key,
+		uint64_t tried)
+{
+	unsigned int end = (unsigned int)first + 1;
+	int i;
+
+	if (first < 0 || (unsigned int)first >= cl->conf.n)
+		return -1;
+	while (end < cl->conf.n && strcmp(cl->targets[end].name,
+			cl->targets[first].name) == 0)
+		end++;
+	i = choose(cl, (unsigned int)first, end, key, tried, false);
+	return i >= 0 ? i : choose(cl, (unsigned int)first, end, key, tried,
+			true);
 }
 
 int

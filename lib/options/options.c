@@ -808,9 +808,10 @@ show_upstream(const struct ewykd_config *cfg, const char *key, FILE *f)
 	char a[INET6_ADDRSTRLEN + 8];
 	uint16_t i;
 
-	if (cfg->nb_upstreams == 0)
+	/* The pools' servers are their sections'. */
+	if (cfg->nb_cli_upstreams == 0)
 		show_unset(key, "none", f);
-	for (i = 0; i < cfg->nb_upstreams; i++) {
+	for (i = 0; i < cfg->nb_cli_upstreams; i++) {
 		const struct upstream_target *t = &cfg->upstreams[i];
 
 		net_addr_format(&t->addr, t->port, a, sizeof(a));
@@ -1182,11 +1183,12 @@ load_eal(struct ewykd_config *cfg, const struct ini_entry *en,
 	return 0;
 }
 
-/* Keys of [site] and [route] that may come more than once. */
+/* Keys of [site], [route] and [upstream] that may come more than once. */
 static bool
 site_key_repeatable(const char *key)
 {
-	return strcmp(key, "host") == 0 || strcmp(key, "add-header") == 0;
+	return strcmp(key, "host") == 0 || strcmp(key, "add-header") == 0 ||
+		strcmp(key, "server") == 0;
 }
 
 /* One entry of the file into cfg: each key known, given once unless it
@@ -1238,7 +1240,8 @@ load_section(struct ewykd_config *cfg, const struct ini_section *sec,
 		const char *file, char *err, size_t errlen)
 {
 	bool named = strcmp(sec->kind, "site") == 0 ||
-		strcmp(sec->kind, "route") == 0;
+		strcmp(sec->kind, "route") == 0 ||
+		strcmp(sec->kind, "upstream") == 0;
 	char sub[256];
 
 	if (!named && (strcmp(sec->kind, SECTION) == 0 ||
@@ -1249,17 +1252,10 @@ load_section(struct ewykd_config *cfg, const struct ini_section *sec,
 				sec->line, sec->kind, sec->name, sec->kind);
 		return -1;
 	}
-	if (strcmp(sec->kind, "upstream") == 0) {
-		snprintf(err, errlen, "%s:%d: [upstream %s]: upstream pools are "
-				"not served by this version of ewykd yet (a route's "
-				"upstream is an --upstream NAME=ADDR:PORT)", file,
-				sec->line, sec->name);
-		return -1;
-	}
 	if (!named) {
 		snprintf(err, errlen, "%s:%d: unknown section [%s%s%s] (expected ["
-				SECTION "], [" EAL_SECTION "], [site NAME] or [route "
-				"NAME])", file, sec->line, sec->kind,
+				SECTION "], [" EAL_SECTION "], [site NAME], [route "
+				"NAME] or [upstream NAME])", file, sec->line, sec->kind,
 				sec->name[0] ? " " : "", sec->name);
 		return -1;
 	}
@@ -1325,6 +1321,102 @@ void
 options_free(struct ewykd_config *cfg)
 {
 	sites_conf_free(&cfg->sites);
+}
+
+/* "ADDR:PORT", then "weight=N" and "backup" in any order. */
+static int
+pool_server(struct upstream_target *t, const struct pool_conf *pl,
+		const char *spec, char *err, size_t errlen)
+{
+	char buf[POOL_SERVER_MAX], *save = NULL, *word;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (word = strtok_r(buf, " \t", &save); word != NULL;
+			word = strtok_r(NULL, " \t", &save), n++) {
+		char *end;
+		unsigned long w;
+
+		if (n == 0) {
+			if (parse_endpoint(word, &t->addr, &t->port, err,
+					errlen) != 0)
+				return -1;
+		} else if (strcmp(word, "backup") == 0) {
+			t->backup = true;
+		} else if (strncmp(word, "weight=", 7) == 0) {
+			w = strtoul(word + 7, &end, 10);
+			if (word[7] < '0' || word[7] > '9' || *end != '\0' ||
+					w == 0 || w > 1000) {
+				snprintf(err, errlen, "%s: a weight from 1 to 1000",
+						word);
+				return -1;
+			}
+			t->weight = (uint16_t)w;
+		} else {
+			snprintf(err, errlen, "'%s': ADDR:PORT, then weight=N or "
+					"backup", word);
+			return -1;
+		}
+	}
+	if (strlen(pl->name) >= sizeof(t->name)) {
+		snprintf(err, errlen, "the upstream's name: at most %zu "
+				"characters", sizeof(t->name) - 1);
+		return -1;
+	}
+	memcpy(t->name, pl->name, strlen(pl->name) + 1);
+	t->balance = pl->balance;
+	snprintf(t->hash_field, sizeof(t->hash_field), "%s", pl->hash_field);
+	t->health_fails = pl->health_fails;
+	t->health_interval_ms = pl->health_interval_ms;
+	t->connect_timeout_ms = pl->connect_timeout_ms;
+	t->answer_timeout_ms = pl->timeout_ms;
+	return n > 0 ? 0 : (snprintf(err, errlen, "needs ADDR:PORT"), -1);
+}
+
+/* Each [upstream]'s servers after the --upstream ones, as consecutive
+ * targets of its name: a pool, to lib/http. */
+static int
+pools_into_upstreams(struct ewykd_config *cfg)
+{
+	const struct sites_conf *s = &cfg->sites;
+	char err[256];
+	int i, j;
+	uint16_t k;
+
+	cfg->nb_cli_upstreams = cfg->nb_upstreams;
+	for (i = 0; i < s->npools; i++) {
+		const struct pool_conf *pl = &s->pools[i];
+
+		for (k = 0; k < cfg->nb_upstreams; k++)
+			if (strcmp(cfg->upstreams[k].name, pl->name) == 0) {
+				fprintf(stderr, "ewykd: %s:%d: [upstream %s]: an "
+						"--upstream has that name\n",
+						cfg->config_file, pl->line, pl->name);
+				return OPT_EXIT_USAGE;
+			}
+		for (j = 0; j < pl->nb_servers; j++) {
+			struct upstream_target *t;
+
+			if (cfg->nb_upstreams == UPSTREAM_MAX) {
+				fprintf(stderr, "ewykd: %s:%d: [upstream %s]: more "
+						"than %d servers in all\n",
+						cfg->config_file, pl->line, pl->name,
+						UPSTREAM_MAX);
+				return OPT_EXIT_USAGE;
+			}
+			t = &cfg->upstreams[cfg->nb_upstreams];
+			*t = (struct upstream_target){ 0 };
+			if (pool_server(t, pl, pl->servers[j], err,
+					sizeof(err)) != 0) {
+				fprintf(stderr, "ewykd: %s:%d: [upstream %s] server "
+						"%s: %s\n", cfg->config_file, pl->line,
+						pl->name, pl->servers[j], err);
+				return OPT_EXIT_USAGE;
+			}
+			cfg->nb_upstreams++;
+		}
+	}
+	return 0;
 }
 
 unsigned int
@@ -1555,7 +1647,8 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	if (cfg->nb_ips == 0 && cfg->nb_ip6s == 0)
 		add_ip(cfg, "198.18.0.2/24", sub, sizeof(sub));
 	cfg->nb_ports = RTE_MAX(cfg->nb_ips, cfg->nb_ip6s);
-	if (check_upstreams(cfg) != 0 || check_sites(cfg) != 0 ||
+	if (pools_into_upstreams(cfg) != 0 ||
+			check_upstreams(cfg) != 0 || check_sites(cfg) != 0 ||
 			check_tls(cfg) != 0 ||
 			check_buffers(cfg) != 0)
 		return OPT_EXIT_USAGE;

@@ -241,11 +241,104 @@ route_key(struct route_conf *rt, const char *key, const char *value,
 	return -1;
 }
 
+/* A number of milliseconds or a count: digits, 1 to 2^31 - 1 (or 0 when
+ * zero is). */
+static int
+number(const char *key, const char *value, bool zero, uint32_t *out,
+		char *err, size_t errlen)
+{
+	char *end;
+	unsigned long n = strtoul(value, &end, 10);
+
+	if (value[0] < '0' || value[0] > '9' || *end != '\0' || n > INT32_MAX ||
+			(n == 0 && !zero))
+		return fail(err, errlen, key, zero ? "a number from 0" :
+				"a number from 1");
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int
+pool_key(struct pool_conf *pl, const char *key, const char *value,
+		char *err, size_t errlen)
+{
+	if (strcmp(key, "server") == 0) {
+		if (pl->nb_servers == POOL_SERVERS_MAX)
+			return fail(err, errlen, key, "at most 16 per upstream");
+		return copy(pl->servers[pl->nb_servers++], POOL_SERVER_MAX, value,
+				key, err, errlen);
+	}
+	if (strcmp(key, "balance") == 0) {
+		static const char *const ways[] = { "round-robin", "least-conn",
+			"hash" };
+		uint8_t i;
+
+		for (i = 0; i < 3; i++)
+			if (strcmp(value, ways[i]) == 0) {
+				pl->balance = i;
+				return 0;
+			}
+		return fail(err, errlen, key, "round-robin, least-conn or hash");
+	}
+	if (strcmp(key, "hash-key") == 0) {
+		pl->hash_key_set = true;
+		if (strcmp(value, "client") == 0)
+			return 0;
+		if (strncmp(value, "header ", 7) == 0 && value[7] != '\0' &&
+				strlen(value + 7) < sizeof(pl->hash_field) &&
+				strpbrk(value + 7, " \t:") == NULL) {
+			memcpy(pl->hash_field, value + 7, strlen(value + 7) + 1);
+			return 0;
+		}
+		return fail(err, errlen, key, "client, or header NAME");
+	}
+	if (strcmp(key, "protocol") == 0) {
+		if (strcmp(value, "http1") == 0)
+			return 0;
+		if (strcmp(value, "h2c") == 0 || strcmp(value, "https") == 0 ||
+				strcmp(value, "h2") == 0)
+			return fail(err, errlen, key, "only http1 is served by this "
+					"version of ewykd yet");
+		return fail(err, errlen, key, "http1, h2c, https or h2");
+	}
+	if (strcmp(key, "health-uri") == 0)
+		return fail(err, errlen, key, "active health checks are not served "
+				"by this version of ewykd yet (passive ones are: "
+				"health-fails, health-interval-ms)");
+	if (strcmp(key, "health-fails") == 0)
+		return number(key, value, true, &pl->health_fails, err, errlen);
+	if (strcmp(key, "health-interval-ms") == 0)
+		return number(key, value, false, &pl->health_interval_ms, err,
+				errlen);
+	if (strcmp(key, "connect-timeout-ms") == 0)
+		return number(key, value, false, &pl->connect_timeout_ms, err,
+				errlen);
+	if (strcmp(key, "timeout-ms") == 0)
+		return number(key, value, false, &pl->timeout_ms, err, errlen);
+	snprintf(err, errlen, "unknown key '%s' (an [upstream] takes server, "
+			"balance, hash-key, protocol, health-fails, "
+			"health-interval-ms, connect-timeout-ms, timeout-ms)", key);
+	return -1;
+}
+
 int
 sites_conf_section(struct sites_conf *s, const char *kind, const char *name,
 		int line, char *err, size_t errlen)
 {
 	bool site = strcmp(kind, "site") == 0;
+
+	if (strcmp(kind, "upstream") == 0) {
+		struct pool_conf *pl;
+
+		if (options_grow((void **)&s->pools, s->npools,
+				sizeof(*s->pools)) == NULL)
+			return fail(err, errlen, kind, strerror(ENOMEM));
+		pl = &s->pools[s->npools++];
+		*pl = (struct pool_conf){ .line = line, .health_fails = 3,
+			.health_interval_ms = 10000 };
+		snprintf(pl->name, sizeof(pl->name), "%s", name);
+		return 0;
+	}
 
 	if (site ? options_grow((void **)&s->sites, s->nsites,
 			sizeof(*s->sites)) == NULL : options_grow((void **)&s->routes,
@@ -271,6 +364,9 @@ sites_conf_key(struct sites_conf *s, const char *kind, const char *key,
 {
 	if (strcmp(kind, "site") == 0)
 		return site_key(&s->sites[s->nsites - 1], key, value, err,
+				errlen);
+	if (strcmp(kind, "upstream") == 0)
+		return pool_key(&s->pools[s->npools - 1], key, value, err,
 				errlen);
 	return route_key(&s->routes[s->nroutes - 1], key, value, err, errlen);
 }
@@ -374,6 +470,20 @@ sites_conf_finish(struct sites_conf *s, char *err, size_t errlen)
 	for (i = 0; i < s->nroutes; i++)
 		if (finish_route(s, i, err, errlen) != 0)
 			return -1;
+	for (i = 0; i < s->npools; i++) {
+		const struct pool_conf *pl = &s->pools[i];
+
+		if (pl->nb_servers == 0) {
+			snprintf(err, errlen, "%d: [upstream %s]: no server",
+					pl->line, pl->name);
+			return -1;
+		}
+		if (pl->hash_key_set && pl->balance != 2) {
+			snprintf(err, errlen, "%d: [upstream %s]: hash-key is for "
+					"balance = hash", pl->line, pl->name);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -386,6 +496,7 @@ sites_conf_free(struct sites_conf *s)
 		free(s->sites[i].hosts);
 	free(s->sites);
 	free(s->routes);
+	free(s->pools);
 	*s = (struct sites_conf){ 0 };
 }
 
@@ -409,6 +520,26 @@ sites_conf_write(const struct sites_conf *s, FILE *f)
 		if (site->tls_cert[0] != '\0')
 			fprintf(f, "tls-cert = %s\ntls-key = %s\n",
 					site->tls_cert, site->tls_key);
+	}
+	for (i = 0; i < s->npools; i++) {
+		static const char *const ways[] = { "round-robin", "least-conn",
+			"hash" };
+		const struct pool_conf *pl = &s->pools[i];
+
+		fprintf(f, "\n[upstream %s]\n", pl->name);
+		for (j = 0; j < pl->nb_servers; j++)
+			fprintf(f, "server = %s\n", pl->servers[j]);
+		fprintf(f, "balance = %s\n", ways[pl->balance]);
+		if (pl->balance == 2)
+			fprintf(f, "hash-key = %s%s\n", pl->hash_field[0] ?
+					"header " : "client", pl->hash_field);
+		fprintf(f, "health-fails = %u\nhealth-interval-ms = %u\n",
+				pl->health_fails, pl->health_interval_ms);
+		if (pl->connect_timeout_ms != 0)
+			fprintf(f, "connect-timeout-ms = %u\n",
+					pl->connect_timeout_ms);
+		if (pl->timeout_ms != 0)
+			fprintf(f, "timeout-ms = %u\n", pl->timeout_ms);
 	}
 	for (i = 0; i < s->nroutes; i++) {
 		const struct route_conf *rt = &s->routes[i];

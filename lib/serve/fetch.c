@@ -18,6 +18,7 @@
 
 #include "body.h"
 #include "fetch.h"
+#include "h3.h"
 #include "wait.h"
 
 struct fetch_start;
@@ -52,7 +53,10 @@ struct ewyk_fetch {
 struct fetch_start {
 	struct ewyk_wait w;
 	const char *upstream;
-	int idx;			/* the upstream's, found by arm */
+	int first;			/* the pool's first server, found by arm */
+	int idx;			/* the server picked */
+	uint64_t key;			/* the request's, for a hash pool */
+	uint64_t tried;			/* servers that failed to connect */
 	struct upstream_req ur;
 	const struct ewyk_fetch_req *r;
 	struct ewyk_fetch *f;		/* its handle, once it has one */
@@ -153,6 +157,20 @@ begin(struct fetch_start *st, struct ewyk_fetch *f)
 	f->timeout_ms = r->timeout_ms != 0 ? r->timeout_ms : EWYK_WAIT_FOREVER;
 	f->uf = upstream_fetch_start(t->sv->upstream, st->idx, &st->ur,
 			&events, f, &why);
+	while (f->uf == NULL && upstream_err_before_request(why)) {
+		/* Off the link, say: another server of the pool may do. */
+		int next;
+
+		st->tried |= 1ull << st->idx;
+		next = upstream_pick(t->sv->upstream, st->first, st->key,
+				st->tried);
+		if (next < 0)
+			break;
+		upstream_stats_of(t->sv->upstream, st->idx)->failovers++;
+		st->idx = next;
+		f->uf = upstream_fetch_start(t->sv->upstream, st->idx, &st->ur,
+				&events, f, &why);
+	}
 	if (f->uf == NULL) {
 		f->start = NULL;
 		fail_start(st, why);
@@ -250,27 +268,71 @@ fetch_end(struct ewyk_fetch *f)
 }
 
 static void
+queue_add(struct fetch_pool *p, struct fetch_start *st)
+{
+	st->queued = true;
+	st->qnext = NULL;
+	st->qprev = p->queue_tail;
+	*p->queue_tail = st;
+	p->queue_tail = &st->qnext;
+}
+
+/* FNV-1a of n bytes, into h. */
+static uint64_t
+hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The request's key for a hash pool: a field's value, or the client's
+ * address (an IPv6 client's /64, as one host). */
+static uint64_t
+request_key(struct serve_task *t, const struct upstream_target *pool)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	struct net_addr peer = { .family = 0 };
+	struct ewyk_str v;
+	uint16_t port;
+
+	if (pool->hash_field[0] != '\0')
+		return ewyk_request_header(&t->req, pool->hash_field, &v) ?
+			hash_bytes(h, v.p, v.len) : h;
+	serve_peer(t->sv, t->origin, &peer, &port);
+	return peer.family == NET_AF_INET6 ? hash_bytes(h, peer.ip.v6, 8) :
+		hash_bytes(h, &peer.ip.v4, 4);
+}
+
+static void
 start_arm(struct ewyk_wait *w)
 {
 	struct fetch_start *st = container_of(w, struct fetch_start, w);
-	struct serve *sv = wait_task(w)->sv;
+	struct serve_task *t = wait_task(w);
+	struct serve *sv = t->sv;
 	struct fetch_pool *p = sv->fetches;
 	struct ewyk_fetch *f;
 
-	st->idx = sv->upstream == NULL ? -1 : upstream_find(sv->upstream,
+	st->first = sv->upstream == NULL ? -1 : upstream_find(sv->upstream,
 			st->upstream, strlen(st->upstream));
-	if (st->idx < 0) {
+	if (st->first < 0) {
 		finish_start(st, -ENOENT);
+		return;
+	}
+	st->key = request_key(t, upstream_target_of(sv->upstream, st->first));
+	st->tried = 0;
+	st->idx = upstream_pick(sv->upstream, st->first, st->key, st->tried);
+	if (st->idx < 0) {
+		finish_start(st, -EHOSTDOWN);	/* every server taken out */
 		return;
 	}
 	f = p->queue == NULL ? handle_get(p) : NULL;	/* first come first */
 	if (f == NULL) {
 		p->st->queued++;
-		st->queued = true;
-		st->qnext = NULL;
-		st->qprev = p->queue_tail;
-		*p->queue_tail = st;
-		p->queue_tail = &st->qnext;
+		queue_add(p, st);
 		return;
 	}
 	if (!begin(st, f))
@@ -338,12 +400,38 @@ on_head(void *arg, const struct http_head *h, bool body)
 	finish_start(st, 0);
 }
 
+/* Nothing of the request went out (it could not connect): another
+ * server of its pool may take it. In the queue, for the poll loop: no
+ * fetch starts inside an upstream event. */
+static bool
+fail_over(struct ewyk_fetch *f, struct fetch_start *st,
+		enum upstream_err why)
+{
+	struct serve *sv = f->task->sv;
+	int next;
+
+	if (!upstream_err_before_request(why))
+		return false;
+	st->tried |= 1ull << st->idx;
+	next = upstream_pick(sv->upstream, st->first, st->key, st->tried);
+	if (next < 0)
+		return false;
+	upstream_stats_of(sv->upstream, st->idx)->failovers++;
+	st->idx = next;
+	st->f = NULL;
+	fetch_end(f);
+	queue_add(sv->fetches, st);
+	return true;
+}
+
 static void
 on_failed(void *arg, enum upstream_err why)
 {
 	struct ewyk_fetch *f = arg;
 	struct fetch_start *st = f->start;
 
+	if (fail_over(f, st, why))
+		return;
 	st->f = NULL;
 	fetch_end(f);
 	fail_start(st, why);

@@ -500,7 +500,28 @@ class Appliance:
         for netns in dict.fromkeys((self.name, self.client)):
             r = run(["ip", "-n", netns, "-s", "link"], check=False)
             parts.append(f"{netns}: {r.stdout}{r.stderr}")
+        if state == "running":
+            parts.append(self._stuck_threads())
         return "\n".join(parts) + self.read_wire_log()
+
+    def _stuck_threads(self):
+        """Whether the shards still turn their poll loops (their polls
+        counted twice, half a second apart); if one does not, every
+        thread's stack, read with gdb: where a shard is stuck."""
+        try:
+            before = self.telemetry("/ewyk/shards")
+            time.sleep(0.5)
+            after = self.telemetry("/ewyk/shards")
+        except (AssertionError, subprocess.SubprocessError, OSError, ValueError) as e:
+            return f"no /ewyk/shards: {e}"
+        polls = lambda t: {k: v.get("polls_count") for k, v in t.items()
+                           if isinstance(v, dict)}
+        if polls(before) != polls(after):
+            return f"shards polling: {polls(before)} -> {polls(after)}"
+        r = run(["gdb", "-p", str(self.proc.pid), "-batch", "-nx",
+                 "-ex", "thread apply all bt 16"], check=False, timeout=90)
+        return (f"shards NOT polling: {polls(before)} -> {polls(after)}; their stacks:\n"
+                + r.stdout[-12000:] + r.stderr[-2000:])
 
     def read_wire_log(self):
         return "".join(f"\ndpdk-testpmd ({what}):\n" + read_text(path)

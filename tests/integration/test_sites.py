@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from ewyk_harness import APP_IP, APP_IP6, EWYKD, Appliance, run
+from ewyk_harness import APP_IP, APP_IP6, EWYKD, HOST_IP, Appliance, run
 from tls_certs import CA
 from upstream_servers import upstream_args, upstreams_serving
 
@@ -351,8 +351,6 @@ SITE = "[site a]\nroot = {d}\n"
     (SITE + "[route r]\nprefix = /x\nstatus = 404\nsite = a\nsite = a\n",
      ":7: site given twice (first on line 6)"),
     ("[route r]\nprefix = /x\nstatus = 404\n", "routes belong to sites"),
-    (SITE + "[upstream u]\nserver = 198.18.0.1:80\n",
-     ":3: [upstream u]: upstream pools are not served by this version"),
 ])
 def test_bad_sites_are_refused_with_file_line_and_key(cc_ns, tmp_path, body, words):
     rc, out, err = check(body.format(d=tmp_path), tmp_path)
@@ -395,3 +393,173 @@ def test_hundreds_of_sections_and_comments_read_back_the_same(cc_ns, tmp_path):
     assert rc2 == 0, err2
     strip = lambda o: [l for l in o.splitlines() if not l.startswith("; configuration good")]
     assert strip(out2) == strip(out)
+
+
+# Upstream pools ([upstream NAME]) ---------------------------------------------
+
+POOL_SERVERS = f"""
+import http.server, socketserver, threading
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        body = ("server %d %s\\n" % (self.server.server_address[1], self.path)).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+for port in (8101, 8102, 8103):
+    s = Server(("{HOST_IP}", port), Handler)
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+print("ready", flush=True)
+threading.Event().wait()
+"""
+
+POOLS_CONF = """
+[site any]
+
+[upstream weighted]
+server = {h}:8101 weight=3
+server = {h}:8102
+
+[upstream hashed]
+server = {h}:8101
+server = {h}:8102
+balance = hash
+hash-key = header X-User
+
+[upstream dead]
+server = {h}:8109
+server = {h}:8102
+health-fails = 3
+health-interval-ms = 60000
+
+[upstream backed]
+server = {h}:8109
+server = {h}:8103 backup
+
+[upstream spare]
+server = {h}:8101
+server = {h}:8103 backup
+
+[upstream busy]
+server = {h}:8101
+server = {h}:8102
+balance = least-conn
+
+"""
+
+
+# A route /NAME to each pool, its prefix stripped.
+POOLS_CONF += "".join(f"\n[route {n}]\nprefix = /{n}\nupstream = {n}\nstrip-prefix = on\n"
+                      for n in ("weighted", "hashed", "dead", "backed", "spare", "busy"))
+
+
+@pytest.fixture(scope="module")
+def pools(tmp_path_factory):
+    d = tmp_path_factory.mktemp("pools")
+    conf = d / "pools.conf"
+    conf.write_text(POOLS_CONF.format(h=HOST_IP))
+    a = Appliance(args=["--config", str(conf)], demo=False, client_ns=True)
+    servers = None
+    try:
+        a.start()
+        servers = a.ns_popen_python(POOL_SERVERS)
+        assert servers.stdout.readline().strip() == "ready"
+        yield a
+    finally:
+        if servers is not None:
+            servers.send_signal(signal.SIGTERM)
+            servers.wait(10)
+        a.close()
+
+
+def bodies(a, path, n, proto="h1", headers=()):
+    """The bodies of n GETs of path on one connection: curl's one after
+    the other over HTTP/1.1, nghttp's side by side over HTTP/2 (curl
+    7.88's --http2-prior-knowledge breaks on reusing its connection: curl
+    issue 10634)."""
+    args = ["nghttp"] if proto == "h2" else ["curl", "-sS", "-m", "20", "--http1.1"]
+    for h in headers:
+        args += ["-H", h]
+    urls = [a.url(f"{path}{i}") for i in range(n)]	# nghttp fetches a URL once
+    r = a.ns(args + urls)
+    return r.stdout.splitlines()
+
+
+def servers_of(lines):
+    return [int(line.split()[1]) for line in lines]
+
+
+def pool_stats(a, name):
+    return a.telemetry("/ewyk/upstreams")[f"upstream_{name}"]
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_round_robin_follows_the_weights(pools, proto):
+    got = servers_of(bodies(pools, "/weighted/x", 20, proto))
+    assert len(got) == 20
+    # Smooth weighted round robin: 3 to 1 in every run of four.
+    assert got.count(8101) == 15 and got.count(8102) == 5, got
+
+
+def test_hash_keeps_a_key_on_one_server(pools):
+    seen = {}
+    for user in ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"):
+        got = set(servers_of(bodies(pools, "/hashed/x", 4, headers=[f"X-User: {user}"])))
+        assert len(got) == 1, (user, got)
+        seen[user] = got.pop()
+    assert set(seen.values()) == {8101, 8102}, seen	# eight keys, both used
+
+
+def test_a_dead_server_costs_its_threshold_then_nothing(pools):
+    """Nothing listens on 8109: a request sent there fails to connect and
+    goes to the other server, never to the client as an error; after
+    health-fails (3) such failures the server is out, and no request tries
+    it again until health-interval-ms has passed."""
+    got = servers_of(bodies(pools, "/dead/x", 12))
+    assert got == [8102] * 12
+    st = pool_stats(pools, "dead_0")
+    assert st["failovers_reqs"] == 3 and st["taken_out_count"] == 1, st
+    assert st["out_shards"] == 1 and st["error_connect_refused_reqs"] == 3, st
+    assert servers_of(bodies(pools, "/dead/y", 6)) == [8102] * 6
+    assert pool_stats(pools, "dead_0")["failovers_reqs"] == 3
+
+
+def test_backup_only_while_no_other_is_in(pools):
+    assert set(servers_of(bodies(pools, "/spare/x", 6))) == {8101}
+    assert servers_of(bodies(pools, "/backed/x", 6)) == [8103] * 6
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_least_conn_uses_both_servers(pools, proto):
+    """One request at a time: each finds both servers idle, and the tie
+    goes to the first; the test is that it picks among the servers in
+    and answers (its choice under load is the unit's)."""
+    got = servers_of(bodies(pools, "/busy/x", 4, proto))
+    assert len(got) == 4 and set(got) <= {8101, 8102}
+
+
+@pytest.mark.parametrize("body,words", [
+    ("[upstream u]\n", "[upstream u]: no server"),
+    ("[upstream u]\nserver = 198.18.0.1\n", "[upstream u] server 198.18.0.1"),
+    ("[upstream u]\nserver = 198.18.0.1:80 weight=0\n", "weight=0: a weight from 1"),
+    ("[upstream u]\nserver = 198.18.0.1:80 heavy\n", "'heavy': ADDR:PORT, then weight=N or backup"),
+    ("[upstream u]\nserver = 198.18.0.1:80\nbalance = random\n", "balance: round-robin, least-conn or hash"),
+    ("[upstream u]\nserver = 198.18.0.1:80\nhash-key = client\n", "hash-key is for balance = hash"),
+    ("[upstream u]\nserver = 198.18.0.1:80\nprotocol = h2c\n", "protocol: only http1 is served"),
+    ("[upstream u]\nserver = 198.18.0.1:80\nhealth-uri = /up\n", "health-uri: active health checks are not served"),
+    ("[upstream u]\nserver = 198.18.0.1:80\nhealth-interval-ms = 0\n", "health-interval-ms: a number from 1"),
+    ("[upstream u]\nserver = 10.0.0.1:80\n", "is not on the link"),
+])
+def test_bad_pools_are_refused(cc_ns, tmp_path, body, words):
+    rc, out, err = check(body, tmp_path, "--demo-routes")
+    assert rc == 2, (out, err)
+    assert words in err, err

@@ -28,7 +28,7 @@ struct net_stack;
 struct upstream_client;
 struct upstream_fetch;
 
-#define UPSTREAM_MAX 16
+#define UPSTREAM_MAX 64	/* servers, of every pool; a bit each in a mask */
 #define UPSTREAM_NAME_MAX 32
 #define UPSTREAM_HEAD_MAX 8192	/* a request head as sent */
 
@@ -54,10 +54,29 @@ int upstream_err_errno(enum upstream_err e);
 /* 504 for the timeouts, 502 for the rest. */
 int upstream_err_status(enum upstream_err e);
 
+/* How a pool of several servers chooses one for a request. */
+enum upstream_balance {
+	UPSTREAM_ROUND_ROBIN,	/* smooth weighted round robin (nginx's) */
+	UPSTREAM_LEAST_CONN,	/* fewest busy connections per weight */
+	UPSTREAM_HASH,		/* highest random weight of the request's key */
+};
+
+/* One server. The servers of a pool are consecutive targets of one name,
+ * and the pool's settings are repeated in each. */
 struct upstream_target {
 	char name[UPSTREAM_NAME_MAX];
 	struct net_addr addr;	/* IPv4 or IPv6, on a port's link */
 	uint16_t port;		/* host order */
+	uint16_t weight;	/* 0 or 1: one share */
+	bool backup;		/* only while no other is in */
+	uint8_t balance;	/* enum upstream_balance */
+	char hash_field[32];	/* UPSTREAM_HASH's key: this request field's
+				 * value; "": the client's address */
+	uint32_t health_fails;	/* consecutive failures that take it out;
+				 * 0: never taken out */
+	uint32_t health_interval_ms;	/* out for this long, then tried */
+	uint32_t connect_timeout_ms;	/* 0: the client's */
+	uint32_t answer_timeout_ms;	/* 0: the client's */
 };
 
 struct upstream_conf {
@@ -82,6 +101,10 @@ struct upstream_stats {
 	uint64_t answers;	/* answer heads received */
 	uint64_t errors[UPSTREAM_ERR__COUNT];
 	uint64_t cut;		/* let go before the answer's end: reset */
+	uint64_t down;		/* gauge: 1 while taken out by its failures */
+	uint64_t downs;		/* times taken out */
+	uint64_t failovers;	/* requests sent on to another server after
+				 * this one refused or failed to connect */
 	uint64_t evicted;	/* idle ones reset to make room for another's */
 	struct lat_hist lat;	/* fetch start to answer head, ns */
 };
@@ -118,9 +141,23 @@ struct upstream_client *upstream_client_create(struct net_stack *ns,
 void upstream_client_destroy(struct upstream_client *cl);
 /* Graceful stop: pooled connections close now, and no more are pooled. */
 void upstream_client_drain(struct upstream_client *cl);
-/* The index of the upstream of that name, or -1. */
+/* The index of the upstream of that name (its pool's first server), or
+ * -1. */
 int upstream_find(const struct upstream_client *cl, const char *name,
 		size_t len);
+/* A server of the pool whose first is first, for a request of key (its
+ * hash: client address or a field's value; for UPSTREAM_HASH), none of
+ * those in tried (a bit per target): of the servers in, by the pool's
+ * balance; the backups only when no other is in. -1 when none is. */
+int upstream_pick(struct upstream_client *cl, int first, uint64_t key,
+		uint64_t tried);
+/* Server idx's settings and this shard's counters of it. */
+const struct upstream_target *upstream_target_of(
+		const struct upstream_client *cl, int idx);
+struct upstream_stats *upstream_stats_of(struct upstream_client *cl, int idx);
+/* Whether a fetch that failed so may go to another server: it failed to
+ * connect, so nothing of the request went out. */
+bool upstream_err_before_request(enum upstream_err e);
 
 /* Starts a fetch from upstream idx. NULL with *why when it cannot start
  * (no fetch or connection free: no_conn; off the link: unreachable; a

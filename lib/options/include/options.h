@@ -108,6 +108,8 @@ struct ewykd_config {
 	uint16_t nb_plugins;
 	char plugins[EWYKD_PLUGINS_MAX][PATH_MAX];	/* FILE.so[:ARG] */
 	uint16_t nb_upstreams;
+	uint16_t nb_cli_upstreams;	/* of them --upstream's; the rest are
+					 * [upstream] pools' servers */
 	struct upstream_target upstreams[UPSTREAM_MAX];	/* --upstream */
 	uint32_t upstream_conns;	/* per shard, all upstreams */
 	uint32_t upstream_connect_ms;

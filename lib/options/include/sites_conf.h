@@ -54,14 +54,35 @@ struct route_conf {
 	int line;
 };
 
+#define POOL_SERVERS_MAX 16
+#define POOL_SERVER_MAX 96	/* "ADDR:PORT weight=N backup", NUL */
+
+/* [upstream NAME]: a pool of servers. Its addresses are parsed where the
+ * --upstream ones are (options.c); the rest here. */
+struct pool_conf {
+	char name[SITE_NAME_MAX];
+	char servers[POOL_SERVERS_MAX][POOL_SERVER_MAX];	/* as given */
+	uint16_t nb_servers;
+	uint8_t balance;	/* enum upstream_balance */
+	char hash_field[32];	/* "hash-key = header NAME"; "": client */
+	bool hash_key_set;
+	uint32_t health_fails;	/* 3 unless set */
+	uint32_t health_interval_ms;	/* 10000 unless set */
+	uint32_t connect_timeout_ms;	/* 0: --upstream-connect-timeout-ms */
+	uint32_t timeout_ms;	/* 0: --upstream-timeout-ms */
+	int line;
+};
+
 struct sites_conf {
 	struct site_conf *sites;	/* the first is the default */
 	int nsites;
 	struct route_conf *routes;	/* in the file's order */
 	int nroutes;
+	struct pool_conf *pools;
+	int npools;
 };
 
-/* A new section: "site" or "route" (kind) named name. 0, or -1 with the
+/* A new section: "site", "route" or "upstream" (kind) named name. 0, or -1 with the
  * reason in err (out of memory). */
 int sites_conf_section(struct sites_conf *s, const char *kind,
 		const char *name, int line, char *err, size_t errlen);
