@@ -382,6 +382,7 @@ teardown(struct ewykd *e)
 		rte_pdump_uninit();
 		rte_eal_cleanup();
 	}
+	options_free(&e->cfg);
 }
 
 /* A start-up error: one line, everything stopped, its exit status. */

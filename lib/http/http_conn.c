@@ -241,7 +241,18 @@ http_conn_abort(struct http_conn *c)
 const struct http_route *
 http_conn_route(const struct http_conn *c, const struct http_head *r)
 {
-	return http_route_lookup(c->srv->conf.router, c->srv->conf.sites, r);
+	const struct http_sites *sites = c->srv->conf.sites;
+
+	if (sites != NULL && c->tr->server_name != NULL) {
+		char sni[256];
+		size_t n = c->tr->server_name(c->tr_ctx, c->t, sni, sizeof(sni));
+		const struct http_route *rt = http_sites_misdirected(sites, sni,
+				n, r);
+
+		if (rt != NULL)
+			return rt;
+	}
+	return http_route_lookup(c->srv->conf.router, sites, r);
 }
 
 int
@@ -412,6 +423,14 @@ http_server_peer(struct http_server *s, struct http_origin o,
 		return false;
 	c->tr->peer(c->tr_ctx, c->t, addr, port);
 	return true;
+}
+
+bool
+http_server_secure(struct http_server *s, struct http_origin o)
+{
+	struct http_conn *c = origin_conn(s, o);
+
+	return c != NULL && c->tr->secure;
 }
 
 bool

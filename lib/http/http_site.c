@@ -294,26 +294,60 @@ static const struct http_route normal_form_route = {
 	.handler = to_normal_form, .flags = HTTP_ROUTE_INLINE,
 };
 
+static enum ewyk_result
+misdirected(struct ewyk_request *q, void *ctx)
+{
+	(void)ctx;
+	http_answer_error(&q->ans, 421, NULL);
+	return EWYK_ANSWERED;
+}
+
+static const struct http_route misdirected_route = {
+	.path = "/", .path_len = 1, .match = EWYK_MATCH_PREFIX,
+	.methods = EWYK_METHOD_ANY, .type = EWYK_HANDLER_NON_BLOCKING,
+	.handler = misdirected, .flags = HTTP_ROUTE_INLINE,
+};
+
+/* The request's Host (HTTP/2's :authority is one by now); "" without. */
+static struct ewyk_str
+host_of(const struct http_head *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nheaders; i++)
+		if (r->headers[i].name.len == 4 && strncasecmp(
+				r->headers[i].name.p, "host", 4) == 0)
+			return (struct ewyk_str){ r->headers[i].value.p,
+				r->headers[i].value.len };
+	return (struct ewyk_str){ "", 0 };
+}
+
+const struct http_route *
+http_sites_misdirected(const struct http_sites *s, const char *sni,
+		size_t sni_len, const struct http_head *r)
+{
+	struct ewyk_str host;
+
+	if (s == NULL || sni_len == 0)
+		return NULL;
+	host = host_of(r);
+	return host.len > 0 && http_sites_find(s, host.p, host.len) !=
+		http_sites_find(s, sni, sni_len) ? &misdirected_route : NULL;
+}
+
 const struct http_route *
 http_route_lookup(const struct ewyk_router *router,
 		const struct http_sites *sites, const struct http_head *r)
 {
 	const struct http_site *site;
-	struct ewyk_str host = { NULL, 0 };
-	uint32_t i;
+	struct ewyk_str host;
 
 	if (sites == NULL)
 		return http_route_find(router, r->path.p, r->path.len);
 	if (!normal(r->path.p, r->path.len))
 		return &normal_form_route;
-	for (i = 0; i < r->nheaders; i++)
-		if (r->headers[i].name.len == 4 && strncasecmp(
-				r->headers[i].name.p, "host", 4) == 0) {
-			host = (struct ewyk_str){ r->headers[i].value.p,
-				r->headers[i].value.len };
-			break;
-		}
-	site = http_sites_find(sites, host.p != NULL ? host.p : "", host.len);
+	host = host_of(r);
+	site = http_sites_find(sites, host.p, host.len);
 	return better(http_route_find(&site->router, r->path.p, r->path.len),
 			http_route_find(sites->shared, r->path.p, r->path.len));
 }

@@ -649,32 +649,72 @@ head_field(struct upstream_fetch *f, const char *name, struct http_str v)
 		head_put(f, v.p, v.len) && head_put(f, "\r\n", 2);
 }
 
+/* Fields a forwarded request's client may not set: who it is, and how it
+ * came, are this hop's to say (no address is trusted to say them). */
+static bool
+untrusted(struct http_str n)
+{
+	return http_str_eq_nocase(n, "x-forwarded-for") ||
+		http_str_eq_nocase(n, "x-forwarded-proto") ||
+		http_str_eq_nocase(n, "x-forwarded-host") ||
+		http_str_eq_nocase(n, "forwarded");
+}
+
+/* X-Forwarded-For and -Proto, Forwarded (RFC 7239: an IPv6 address
+ * quoted in brackets) and our Via (RFC 9110 7.6.3) after the client's. */
+static bool
+forwarded_fields(struct upstream_fetch *f, const struct upstream_req *r,
+		struct http_str host)
+{
+	struct http_str proto = r->https ? (struct http_str){ "https", 5 } :
+		(struct http_str){ "http", 4 };
+	bool v6 = memchr(r->client.p, ':', r->client.len) != NULL;
+
+	return head_field(f, "X-Forwarded-For", r->client) &&
+		head_field(f, "X-Forwarded-Proto", proto) &&
+		head_put(f, "Forwarded: for=", 15) &&
+		head_put(f, v6 ? "\"[" : "", v6 ? 2 : 0) &&
+		head_put(f, r->client.p, r->client.len) &&
+		head_put(f, v6 ? "]\"" : "", v6 ? 2 : 0) &&
+		head_put(f, ";proto=", 7) && head_put(f, proto.p, proto.len) &&
+		(host.len == 0 || (head_put(f, ";host=\"", 7) &&
+		 head_put(f, host.p, host.len) && head_put(f, "\"", 1))) &&
+		head_put(f, "\r\n", 2) &&
+		head_field(f, "Via", (struct http_str){ "1.1 ewyk", 8 });
+}
+
 static bool
 build_head(struct upstream_fetch *f, const struct upstream_req *r)
 {
 	const struct upstream_target *t = &f->cl->targets[f->target];
-	char host[INET6_ADDRSTRLEN + 8], len[24];
+	char addr[INET6_ADDRSTRLEN + 8], len[24];
+	struct http_str host = { NULL, 0 };
 	uint32_t i;
 	bool ok;
 
 	f->head_len = 0;
-	net_addr_format(&t->addr, t->port, host, sizeof(host));
+	net_addr_format(&t->addr, t->port, addr, sizeof(addr));
+	for (i = 0; r->forwarded && i < r->nheaders; i++)
+		if (http_str_eq_nocase(r->headers[i].name, "host"))
+			host = r->headers[i].value;
+	/* A forwarded request keeps its Host; any other, or one without,
+	 * names the upstream. */
 	ok = head_put(f, r->method.p, r->method.len) && head_put(f, " ", 1) &&
 		head_put(f, r->target.p, r->target.len) &&
 		head_put(f, " HTTP/1.1\r\n", 11) &&
-		head_field(f, "Host", (struct http_str){ host,
-				(uint32_t)strlen(host) });
+		head_field(f, "Host", host.len > 0 ? host : (struct http_str){
+				addr, (uint32_t)strlen(addr) });
 	for (i = 0; ok && i < r->nheaders; i++) {
 		const struct http_header *h = &r->headers[i];
 
-		if (http_str_eq_nocase(h->name, "host"))
-			ok = head_field(f, "X-Forwarded-Host", h->value);
-		else if (!hop_by_hop(h->name))
+		if (!hop_by_hop(h->name) && !(r->forwarded && untrusted(h->name)))
 			ok = head_put(f, h->name.p, h->name.len) &&
 				head_put(f, ": ", 2) &&
 				head_put(f, h->value.p, h->value.len) &&
 				head_put(f, "\r\n", 2);
 	}
+	if (ok && r->forwarded)
+		ok = forwarded_fields(f, r, host);
 	if (ok && r->body_len > 0)
 		ok = head_field(f, "Content-Length", (struct http_str){ len,
 				(uint32_t)snprintf(len, sizeof(len), "%lld",

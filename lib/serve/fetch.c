@@ -12,6 +12,7 @@
  * from the fetch (ewyk_respond_fetch(), the proxy's), and a request body
  * forwarded from the client as it arrives (EWYK_FETCH_FORWARD).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ struct fetch_start {
 	int first;			/* the pool's first server, found by arm */
 	int idx;			/* the server picked */
 	uint64_t key;			/* the request's, for a hash pool */
+	char client[INET6_ADDRSTRLEN];	/* its client's address */
 	uint64_t tried;			/* servers that failed to connect */
 	struct upstream_req ur;
 	const struct ewyk_fetch_req *r;
@@ -307,6 +309,22 @@ request_key(struct serve_task *t, const struct upstream_target *pool)
 		hash_bytes(h, &peer.ip.v4, 4);
 }
 
+/* Who asked and how, for a forwarded request's fields (on the owner,
+ * where the connection is). */
+static void
+forwarded_from(struct serve_task *t, struct fetch_start *st)
+{
+	struct net_addr peer = { .family = 0 };
+	uint16_t port;
+
+	st->client[0] = '\0';
+	if (serve_peer(t->sv, t->origin, &peer, &port))
+		net_addr_format(&peer, 0, st->client, sizeof(st->client));
+	st->ur.client = (struct http_str){ st->client,
+		(uint32_t)strlen(st->client) };
+	st->ur.https = serve_secure(t->sv, t->origin);
+}
+
 static void
 start_arm(struct ewyk_wait *w)
 {
@@ -323,6 +341,8 @@ start_arm(struct ewyk_wait *w)
 		return;
 	}
 	st->key = request_key(t, upstream_target_of(sv->upstream, st->first));
+	if (st->ur.forwarded)
+		forwarded_from(t, st);
 	st->tried = 0;
 	st->idx = upstream_pick(sv->upstream, st->first, st->key, st->tried);
 	if (st->idx < 0) {
@@ -612,6 +632,7 @@ forward_request(const struct serve_task *t, const struct ewyk_fetch_req *r,
 			t->body.len : (int64_t)q->body.len,
 		.idempotent = http_method_idempotent(q->method),
 		.head = q->method == HTTP_HEAD,
+		.forwarded = true,
 	};
 	return 0;
 }

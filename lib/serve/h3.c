@@ -85,6 +85,12 @@ serve_peer(struct serve *sv, struct http_origin o, struct net_addr *addr,
 }
 
 bool
+serve_secure(struct serve *sv, struct http_origin o)
+{
+	return quic_origin(o) || http_server_secure(sv->http, o);
+}
+
+bool
 serve_awaits(struct serve *sv, struct http_origin o)
 {
 	return quic_origin(o) ? sv->quic != NULL && quic_awaits(sv->quic, o) :

@@ -23,5 +23,7 @@ bool serve_answer(struct serve *sv, struct http_origin o,
 bool serve_peer(struct serve *sv, struct http_origin o, struct net_addr *addr,
 		uint16_t *port);
 bool serve_awaits(struct serve *sv, struct http_origin o);
+/* Whether o came over TLS or QUIC. */
+bool serve_secure(struct serve *sv, struct http_origin o);
 
 #endif /* EWYK_SERVE_H3_H */

@@ -471,6 +471,22 @@ t_peer(void *ctx, void *t, struct net_addr *addr, uint16_t *port)
 	*port = 0;
 }
 
+/* Which site a request may name: the one its handshake's SNI chose. */
+static size_t
+t_server_name(void *ctx, void *t, char *buf, size_t cap)
+{
+	struct tls_conn *tc = t;
+	unsigned int type;
+	size_t len = cap;
+
+	RTE_SET_USED(ctx);
+	if (gnutls_server_name_get(tc->s, buf, &len, &type, 0) != 0 ||
+			type != GNUTLS_NAME_DNS || len >= cap)
+		return 0;
+	buf[len] = '\0';
+	return len;
+}
+
 /* HTTP/2's windows over TLS follow the TCP connection's round trip. */
 static uint32_t
 t_rtt_us(void *ctx, void *t)
@@ -493,6 +509,7 @@ static const struct http_transport tls_transport = {
 	.timer_cancel = t_timer_cancel,
 	.peer = t_peer,
 	.rtt_us = t_rtt_us,
+	.server_name = t_server_name,
 	.secure = true,
 };
 

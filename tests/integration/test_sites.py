@@ -254,6 +254,22 @@ def test_each_site_has_its_certificate_over_tls(sites, proto):
         assert version == ("2" if proto == "h2" else "1.1")
 
 
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_host_of_another_site_than_the_sni_gets_421(sites, proto):
+    """A TLS connection made for a.example.test (its certificate) asking
+    for b.example.test's pages: 421, so that the client opens one of its
+    own for that name (RFC 9110 15.5.20); the same name, or a name of the
+    same site, is served."""
+    a, tree = sites["a"], sites["tree"]
+    base = ["curl", "-sS", "-m", "10", "--cacert", tree["ca"], "-o", "/dev/null",
+            "-w", "%{http_code}", "--http2" if proto == "h2" else "--http1.1",
+            "--resolve", f"a.example.test:443:{APP_IP}"]
+    r = a.ns(base + ["-H", "Host: b.example.test", "https://a.example.test/"])
+    assert r.stdout == "421", r.stdout
+    r = a.ns(base + ["-H", "Host: A.example.test:443", "https://a.example.test/"])
+    assert r.stdout == "200", r.stdout
+
+
 def test_sites_over_ipv6(sites):
     status, _, body = get(sites["a"], "/", "b.example.test", "h2", ip=APP_IP6)
     assert (status, body) == (200, "site b\n")
@@ -404,6 +420,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def do_GET(self):
         body = ("server %d %s\\n" % (self.server.server_address[1], self.path)).encode()
+        if self.path.endswith("/headers"):
+            body = "".join("%s: %s\\n" % kv for kv in self.headers.items()).encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -563,3 +581,24 @@ def test_bad_pools_are_refused(cc_ns, tmp_path, body, words):
     rc, out, err = check(body, tmp_path, "--demo-routes")
     assert rc == 2, (out, err)
     assert words in err, err
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_forwarded_request_keeps_host_and_says_who_asked(pools, proto):
+    """The upstream sees the client's Host, and who asked and how in
+    X-Forwarded-For, X-Forwarded-Proto, Forwarded and Via; what the client
+    itself said of who it is is not passed on (no address is trusted)."""
+    args = ["curl", "-sS", "-m", "10", "-H", "Host: app.example.test",
+            "-H", "X-Forwarded-For: 203.0.113.9", "-H", "Forwarded: for=203.0.113.9",
+            "-H", "Via: 1.0 elsewhere"]
+    args.append("--http2-prior-knowledge" if proto == "h2" else "--http1.1")
+    r = pools.ns(args + [pools.url("/spare/headers")])
+    got = {}
+    for line in r.stdout.splitlines():
+        k, _, v = line.partition(": ")
+        got.setdefault(k.lower(), []).append(v)
+    assert got["host"] == ["app.example.test"], got
+    assert got["x-forwarded-for"] == [HOST_IP], got
+    assert got["x-forwarded-proto"] == ["http"], got
+    assert got["forwarded"] == [f'for={HOST_IP};proto=http;host="app.example.test"'], got
+    assert got["via"] == ["1.0 elsewhere", "1.1 ewyk"], got

@@ -224,6 +224,7 @@ class Spec:
         self.filter = None
         self.args = None
         self.pytest = None
+        self.pytest_ids = None	# a control run's: all of one file at once
         if text.startswith('pytest:'):
             self.pytest = text[len('pytest:'):]
             self.targets = ['app/ewykd', 'app/ewyk-load',
@@ -265,8 +266,10 @@ class Spec:
         build = os.path.join(tree, 'build')
         env = dict(os.environ)
         if self.pytest is not None:
-            cmd = [PYTHON, '-m', 'pytest', '-q', '-x', '-p',
-                   'no:cacheprovider', os.path.join(tree, self.pytest)]
+            ids = self.pytest_ids or [self.pytest]
+            cmd = [PYTHON, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
+                   '-rA' if self.pytest_ids else '-x',
+                   *[os.path.join(tree, i) for i in ids]]
             cwd = tree
         else:
             def here(v):	# the same file in this tree
@@ -335,7 +338,19 @@ def control_units(specs, used):
     programs, units = {}, []
     for s in sorted(used):
         sp = specs[s]
-        if sp.pytest is not None or sp.args is not None:
+        if sp.pytest is not None:
+            # One pytest run for a file's catchers: its module's
+            # appliance starts once, not once per catcher.
+            key = ('pytest', sp.pytest.split('::')[0])
+            if key not in programs:
+                whole = copy.copy(sp)
+                whole.pytest_ids = []
+                programs[key] = (whole, [])
+                units.append(programs[key])
+            programs[key][0].pytest_ids.append(sp.pytest)
+            programs[key][1].append(s)
+            continue
+        if sp.args is not None:
             units.append((sp, [s]))
             continue
         key = (tuple(sp.cmd), sp.workdir, tuple(sorted(sp.env.items())))
@@ -591,12 +606,19 @@ def main():
 
     def control(unit):
         whole, names = unit
-        passed, ran, took, log = whole.run(tree, whole.timeout_cap)
+        cap = whole.timeout_cap * (len(whole.pytest_ids or [None]))
+        passed, ran, took, log = whole.run(tree, cap)
         ok = True
         for s in names:
             sp = specs[s]
             sp.control = took
             n = ran if sp.filter is None else count_cases(log, sp.filter)
+            if whole.pytest_ids:
+                # Each catcher of the file by its own line; its time a
+                # share of the run's (the appliance started once).
+                sp.control = took / len(names) + 2
+                n = int(re.search(r'(?m)^PASSED ' + re.escape(sp.pytest) +
+                                  r'$', log) is not None)
             if passed and n != 0:
                 continue
             if ok:

@@ -83,12 +83,103 @@ test_host_chooses_site(void **state)
 	http_sites_free(&s);
 }
 
+static enum ewyk_result
+nothing(struct ewyk_request *q, void *ctx)
+{
+	(void)q;
+	(void)ctx;
+	return EWYK_ANSWERED;
+}
+
+/* A route of r at path; flags HTTP_ROUTE_BOUNDARY as a configured one. */
+static void
+route(struct ewyk_router *r, const char *path, enum ewyk_match match,
+		uint32_t flags)
+{
+	struct ewyk_route rt = { .path = path, .match = match,
+		.methods = EWYK_METHOD_GET, .type = EWYK_HANDLER_NON_BLOCKING,
+		.handler = nothing };
+
+	assert_int_equal(http_route_add(r, &rt, flags), 0);
+}
+
+/* The route a GET of path with Host host takes: its path, or "-". */
+static const char *
+lookup(const struct http_sites *s, const char *host, const char *path)
+{
+	static struct http_head r;
+
+	memset(&r, 0, sizeof(r));
+	r.method = HTTP_GET;
+	r.path = (struct http_str){ path, (uint32_t)strlen(path) };
+	r.nheaders = 1;
+	r.headers[0] = (struct http_header){ { "Host", 4 },
+		{ host, (uint32_t)strlen(host) } };
+	const struct http_route *rt = http_route_lookup(NULL, s, &r);
+
+	return rt == NULL ? "-" : rt->handler == nothing ? rt->path : "other";
+}
+
+static void
+test_route_by_site_and_path(void **state)
+{
+	const char *names[] = { "a", "b" };
+	static struct ewyk_router shared;
+	struct http_sites s;
+
+	(void)state;
+	route(&shared, "/img", EWYK_MATCH_PREFIX, HTTP_ROUTE_BOUNDARY);
+	route(&shared, "/api/", EWYK_MATCH_PREFIX, 0);
+	assert_int_equal(http_sites_init(&s, 2, names, &shared), 0);
+	assert_int_equal(http_sites_host_add(&s, "b.test", 1), 0);
+	route(&s.sites[1].router, "/", EWYK_MATCH_PREFIX, HTTP_ROUTE_BOUNDARY);
+	route(&s.sites[1].router, "/img", EWYK_MATCH_EXACT, HTTP_ROUTE_BOUNDARY);
+	/* A prefix at a '/' boundary only. */
+	assert_string_equal(lookup(&s, "a.test", "/img"), "/img");
+	assert_string_equal(lookup(&s, "a.test", "/img/x"), "/img");
+	assert_string_equal(lookup(&s, "a.test", "/imgx"), "-");
+	assert_string_equal(lookup(&s, "b.test", "/imgx"), "/");
+	/* The longer wins; on one path the site's own (exact) wins. */
+	assert_string_equal(lookup(&s, "b.test", "/img"), "/img");
+	assert_string_equal(lookup(&s, "b.test", "/img/x"), "/img");
+	assert_string_equal(lookup(&s, "b.test", "/api/x"), "/api/");
+	/* Not in normal form: the route that sends it there. */
+	assert_string_equal(lookup(&s, "a.test", "/x/../img"), "other");
+	assert_string_equal(lookup(&s, "a.test", "/%69mg"), "other");
+	assert_string_equal(lookup(&s, "a.test", "//img"), "other");
+	http_sites_free(&s);
+}
+
+static void
+test_sni_and_host_of_two_sites(void **state)
+{
+	const char *names[] = { "a", "b" };
+	struct http_head r;
+	struct http_sites s;
+
+	(void)state;
+	assert_int_equal(http_sites_init(&s, 2, names, NULL), 0);
+	assert_int_equal(http_sites_host_add(&s, "a.test", 0), 0);
+	assert_int_equal(http_sites_host_add(&s, "*.b.test", 1), 0);
+	memset(&r, 0, sizeof(r));
+	r.nheaders = 1;
+	r.headers[0] = (struct http_header){ { "host", 4 }, { "x.b.test", 8 } };
+	assert_non_null(http_sites_misdirected(&s, "a.test", 6, &r));
+	assert_null(http_sites_misdirected(&s, "y.b.test", 8, &r));
+	assert_null(http_sites_misdirected(&s, "", 0, &r));	/* no SNI */
+	r.headers[0].value = (struct http_str){ "A.TEST:443", 10 };
+	assert_null(http_sites_misdirected(&s, "a.test", 6, &r));
+	http_sites_free(&s);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_normal_form),
 		cmocka_unit_test(test_host_chooses_site),
+		cmocka_unit_test(test_route_by_site_and_path),
+		cmocka_unit_test(test_sni_and_host_of_two_sites),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

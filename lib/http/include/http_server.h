@@ -71,6 +71,10 @@ struct http_transport {
 	/* The connection's round trip, microseconds (0: not known yet);
 	 * HTTP/2's receive windows grow with it. May be NULL: they do not. */
 	uint32_t (*rtt_us)(void *ctx, void *t);
+	/* The server name the client asked for in its TLS handshake (SNI):
+	 * its length (at most cap - 1, NUL-terminated in buf), 0 without
+	 * one. May be NULL: never one. */
+	size_t (*server_name)(void *ctx, void *t, char *buf, size_t cap);
 	/* Encrypted (TLS): answers carry the server's alt_svc. */
 	bool secure;
 };
@@ -194,6 +198,8 @@ bool http_server_answer(struct http_server *s, struct http_origin o,
  * connection is gone or the transport cannot say. */
 bool http_server_peer(struct http_server *s, struct http_origin o,
 		struct net_addr *addr, uint16_t *port);
+/* Whether o's connection is over a secure transport (TLS). */
+bool http_server_secure(struct http_server *s, struct http_origin o);
 /* Whether the client still waits for that answer, on the owner: false
  * once the connection is gone or closing, the HTTP/2 stream reset, or an
  * HTTP/1.1 client has shut its side (it left: nginx's 499). */

@@ -54,6 +54,13 @@ const struct http_site *http_sites_find(const struct http_sites *s,
 const struct http_route *http_route_lookup(const struct ewyk_router *router,
 		const struct http_sites *sites, const struct http_head *r);
 
+/* Over TLS, the route of a request whose Host names another site than
+ * the connection's SNI (sni, len) did: one that answers 421 (RFC 9110
+ * 15.5.20: the client may try again on a connection of its own for that
+ * name). NULL when both name one site, or without sites or SNI. */
+const struct http_route *http_sites_misdirected(const struct http_sites *s,
+		const char *sni, size_t sni_len, const struct http_head *r);
+
 /* RFC 3986's normal form of a path, in place: percent-encoded unreserved
  * bytes decoded, "." and ".." segments removed (never above the root),
  * runs of '/' made one. Returns the new length (at most len). */

@@ -118,6 +118,12 @@ struct upstream_req {
 	int64_t body_len;		/* -1: chunked, of unknown length */
 	bool idempotent;		/* may be retried on a fresh connection */
 	bool head;			/* HEAD: the answer has no body */
+	/* A client's request passed on (a proxy's): its Host kept, and who
+	 * asked, how, and through whom said (X-Forwarded-For and -Proto,
+	 * Forwarded, Via); what the client said of those is not taken. */
+	bool forwarded;
+	bool https;			/* the client's came over TLS */
+	struct http_str client;		/* its address, "ADDR" */
 };
 
 struct upstream_events {
