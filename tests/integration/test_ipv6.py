@@ -280,7 +280,8 @@ s.serve_forever()
 def test_upstream_over_ipv6(www, tmp_path, medium):
     """--upstream NAME=[ADDR6]:PORT: /proxy/NAME/ reaches an upstream over
     IPv6 (neighbour discovery, then TCP), for clients of either family;
-    the Host it is sent is [ADDR6]:PORT; telemetry names it so."""
+    the client's Host is kept (an IPv6 client's "[ADDR6]"); telemetry
+    names the upstream [ADDR6]:PORT."""
     with Appliance(www=www["dir"], medium=medium, ip6=True,
                    args=["--upstream", f"six=[{HOST_IP6}]:8086"]) as a:
         server = a.ns_popen_python(UPSTREAM6)
@@ -294,8 +295,8 @@ def test_upstream_over_ipv6(www, tmp_path, medium):
                           "-w", "%{http_code}", url], check=False)
                 assert r.stdout == "200", r.stderr
                 assert sha256(out) == digest
-            r = a.ns(["curl", "-sS", "--max-time", "20", a.url("/proxy/six/host")])
-            assert r.stdout == f"[{HOST_IP6}]:8086"
+            r = a.ns(["curl", "-sS", "--max-time", "20", a.url6("/proxy/six/host")])
+            assert r.stdout == f"[{APP_IP6}]", r.stdout
             up = a.telemetry("/ewyk/upstreams")["upstream_six"]
             assert up["addr"] == f"[{HOST_IP6}]:8086" and up["requests_reqs"] == 3, up
         finally:
