@@ -46,15 +46,23 @@ shards_moved_on(const struct ewykd *e)
 	return true;
 }
 
+/* What each shard had polled at a swap: shards_moved_on() counts from it. */
 static void
-swap_in(struct ewykd *e, struct www *next, uint64_t t0)
+note_polls(struct ewykd *e)
 {
-	uint32_t was = e->www != NULL ? e->www->nfiles : 0;
 	uint16_t i;
 
 	for (i = 0; i < e->nb_shards; i++)
 		e->reload.polls_at_swap[i] = __atomic_load_n(
 				&e->shards[i].stats.polls, __ATOMIC_RELAXED);
+}
+
+static void
+swap_in(struct ewykd *e, struct www *next, uint64_t t0)
+{
+	uint32_t was = e->www != NULL ? e->www->nfiles : 0;
+
+	note_polls(e);
 	http_static_swap(&e->statics, next);
 	e->www_retiring = e->www;
 	e->www = next;
@@ -73,11 +81,8 @@ reload_sites(struct ewykd *e)
 {
 	char err[EWYKD_ERR_LEN];
 	uint64_t t0 = now_ms();
-	uint16_t i;
 
-	for (i = 0; i < e->nb_shards; i++)
-		e->reload.polls_at_swap[i] = __atomic_load_n(
-				&e->shards[i].stats.polls, __ATOMIC_RELAXED);
+	note_polls(e);
 	if (sites_reload(e, err, sizeof(err)) != 0) {
 		__atomic_fetch_add(&e->reload.failed, 1, __ATOMIC_RELAXED);
 		fprintf(stderr, "ewykd: reload of the sites' files refused: %s; "

@@ -242,17 +242,11 @@ const struct http_route *
 http_conn_route(const struct http_conn *c, const struct http_head *r)
 {
 	const struct http_sites *sites = c->srv->conf.sites;
+	char sni[256];
+	size_t n = sites != NULL && c->tr->server_name != NULL ?
+		c->tr->server_name(c->tr_ctx, c->t, sni, sizeof(sni)) : 0;
 
-	if (sites != NULL && c->tr->server_name != NULL) {
-		char sni[256];
-		size_t n = c->tr->server_name(c->tr_ctx, c->t, sni, sizeof(sni));
-		const struct http_route *rt = http_sites_misdirected(sites, sni,
-				n, r);
-
-		if (rt != NULL)
-			return rt;
-	}
-	return http_route_lookup(c->srv->conf.router, sites, r);
+	return http_route_lookup(c->srv->conf.router, sites, r, sni, n);
 }
 
 int

@@ -288,11 +288,14 @@ to_normal_form(struct ewyk_request *q, void *ctx)
 	return EWYK_ANSWERED;
 }
 
-static const struct http_route normal_form_route = {
-	.path = "/", .path_len = 1, .match = EWYK_MATCH_PREFIX,
-	.methods = EWYK_METHOD_ANY, .type = EWYK_HANDLER_NON_BLOCKING,
-	.handler = to_normal_form, .flags = HTTP_ROUTE_INLINE,
-};
+/* A route of lib/http's own that answers any request at once. */
+#define ANSWERING_ROUTE(fn) { .path = "/", .path_len = 1, \
+	.match = EWYK_MATCH_PREFIX, .methods = EWYK_METHOD_ANY, \
+	.type = EWYK_HANDLER_NON_BLOCKING, .handler = fn, \
+	.flags = HTTP_ROUTE_INLINE }
+
+static const struct http_route normal_form_route =
+	ANSWERING_ROUTE(to_normal_form);
 
 static enum ewyk_result
 misdirected(struct ewyk_request *q, void *ctx)
@@ -302,11 +305,8 @@ misdirected(struct ewyk_request *q, void *ctx)
 	return EWYK_ANSWERED;
 }
 
-static const struct http_route misdirected_route = {
-	.path = "/", .path_len = 1, .match = EWYK_MATCH_PREFIX,
-	.methods = EWYK_METHOD_ANY, .type = EWYK_HANDLER_NON_BLOCKING,
-	.handler = misdirected, .flags = HTTP_ROUTE_INLINE,
-};
+static const struct http_route misdirected_route =
+	ANSWERING_ROUTE(misdirected);
 
 /* The request's Host (HTTP/2's :authority is one by now); "" without. */
 static struct ewyk_str
@@ -322,32 +322,45 @@ host_of(const struct http_head *r)
 	return (struct ewyk_str){ "", 0 };
 }
 
+/* Whether a request whose Host (host; "" without) chose site came on a
+ * connection whose SNI named another site. */
+static bool
+is_misdirected(const struct http_sites *s, const struct http_site *site,
+		struct ewyk_str host, const char *sni, size_t sni_len)
+{
+	return sni_len > 0 && host.len > 0 &&
+		site != http_sites_find(s, sni, sni_len);
+}
+
 const struct http_route *
 http_sites_misdirected(const struct http_sites *s, const char *sni,
 		size_t sni_len, const struct http_head *r)
 {
 	struct ewyk_str host;
 
-	if (s == NULL || sni_len == 0)
+	if (s == NULL)
 		return NULL;
 	host = host_of(r);
-	return host.len > 0 && http_sites_find(s, host.p, host.len) !=
-		http_sites_find(s, sni, sni_len) ? &misdirected_route : NULL;
+	return is_misdirected(s, http_sites_find(s, host.p, host.len), host, sni,
+			sni_len) ? &misdirected_route : NULL;
 }
 
 const struct http_route *
 http_route_lookup(const struct ewyk_router *router,
-		const struct http_sites *sites, const struct http_head *r)
+		const struct http_sites *sites, const struct http_head *r,
+		const char *sni, size_t sni_len)
 {
 	const struct http_site *site;
 	struct ewyk_str host;
 
 	if (sites == NULL)
 		return http_route_find(router, r->path.p, r->path.len);
-	if (!normal(r->path.p, r->path.len))
-		return &normal_form_route;
 	host = host_of(r);
 	site = http_sites_find(sites, host.p, host.len);
+	if (is_misdirected(sites, site, host, sni, sni_len))
+		return &misdirected_route;
+	if (!normal(r->path.p, r->path.len))
+		return &normal_form_route;
 	return better(http_route_find(&site->router, r->path.p, r->path.len),
 			http_route_find(sites->shared, r->path.p, r->path.len));
 }

@@ -129,6 +129,25 @@ fail_start(struct fetch_start *st, enum upstream_err why)
 static const struct upstream_events events;
 static void forward_ready(struct serve_task *t);
 
+/* Nothing of st's request went out (its server could not be connected
+ * to: why): the next server of its pool that it has not tried, counted
+ * as the failed one's failover. False when there is none. */
+static bool
+next_server(struct serve *sv, struct fetch_start *st, enum upstream_err why)
+{
+	int next;
+
+	if (!upstream_err_before_request(why))
+		return false;
+	st->tried |= 1ull << st->idx;
+	next = upstream_pick(sv->upstream, st->first, st->key, st->tried);
+	if (next < 0)
+		return false;
+	upstream_stats_of(sv->upstream, st->idx)->failovers++;
+	st->idx = next;
+	return true;
+}
+
 /* Starts st's request on handle f: false (st woken with the error) when
  * it cannot start, and f is the caller's again. */
 static bool
@@ -159,20 +178,10 @@ begin(struct fetch_start *st, struct ewyk_fetch *f)
 	f->timeout_ms = r->timeout_ms != 0 ? r->timeout_ms : EWYK_WAIT_FOREVER;
 	f->uf = upstream_fetch_start(t->sv->upstream, st->idx, &st->ur,
 			&events, f, &why);
-	while (f->uf == NULL && upstream_err_before_request(why)) {
-		/* Off the link, say: another server of the pool may do. */
-		int next;
-
-		st->tried |= 1ull << st->idx;
-		next = upstream_pick(t->sv->upstream, st->first, st->key,
-				st->tried);
-		if (next < 0)
-			break;
-		upstream_stats_of(t->sv->upstream, st->idx)->failovers++;
-		st->idx = next;
+	/* Off the link, say: another server of the pool may do. */
+	while (f->uf == NULL && next_server(t->sv, st, why))
 		f->uf = upstream_fetch_start(t->sv->upstream, st->idx, &st->ur,
 				&events, f, &why);
-	}
 	if (f->uf == NULL) {
 		f->start = NULL;
 		fail_start(st, why);
@@ -428,16 +437,9 @@ fail_over(struct ewyk_fetch *f, struct fetch_start *st,
 		enum upstream_err why)
 {
 	struct serve *sv = f->task->sv;
-	int next;
 
-	if (!upstream_err_before_request(why))
+	if (!next_server(sv, st, why))
 		return false;
-	st->tried |= 1ull << st->idx;
-	next = upstream_pick(sv->upstream, st->first, st->key, st->tried);
-	if (next < 0)
-		return false;
-	upstream_stats_of(sv->upstream, st->idx)->failovers++;
-	st->idx = next;
 	st->f = NULL;
 	fetch_end(f);
 	queue_add(sv->fetches, st);

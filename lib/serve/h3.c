@@ -21,7 +21,7 @@ h3_request(void *ctx, const struct http_head *r, struct http_origin o,
 {
 	struct serve *sv = ctx;
 	const struct http_route *rt = http_route_lookup(sv->conf.router,
-			sv->conf.sites, r);
+			sv->conf.sites, r, NULL, 0);
 	int status = http_route_admit(rt, r, allow, allow_cap);
 
 	/* A route that reads its body as it comes (the proxy, uploads) reads

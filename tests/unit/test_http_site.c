@@ -115,7 +115,7 @@ lookup(const struct http_sites *s, const char *host, const char *path)
 	r.nheaders = 1;
 	r.headers[0] = (struct http_header){ { "Host", 4 },
 		{ host, (uint32_t)strlen(host) } };
-	const struct http_route *rt = http_route_lookup(NULL, s, &r);
+	const struct http_route *rt = http_route_lookup(NULL, s, &r, NULL, 0);
 
 	return rt == NULL ? "-" : rt->handler == nothing ? rt->path : "other";
 }

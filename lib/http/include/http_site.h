@@ -49,10 +49,13 @@ const struct http_site *http_sites_find(const struct http_sites *s,
 		const char *host, size_t len);
 
 /* The request's route: by its Host's site when sites is given, else in
- * router alone. With sites, a path not in normal form takes a route that
+ * router alone. With sites, a Host of another site than the connection's
+ * SNI (sni, sni_len; 0 without) takes a route that answers 421 (as
+ * http_sites_misdirected()), and a path not in normal form one that
  * answers 308 to its normal form. NULL when none takes it. */
 const struct http_route *http_route_lookup(const struct ewyk_router *router,
-		const struct http_sites *sites, const struct http_head *r);
+		const struct http_sites *sites, const struct http_head *r,
+		const char *sni, size_t sni_len);
 
 /* Over TLS, the route of a request whose Host names another site than
  * the connection's SNI (sni, len) did: one that answers 421 (RFC 9110
