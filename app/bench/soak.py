@@ -212,11 +212,12 @@ def watch(pid, prefix, seconds, warmup, csv_path, client_out):
                   f"  {rate:.0f} req/s  not 2xx {bad}  client {cok} ok {cerr} errors",
                   flush=True)
             if bad:
-                return fail(f"{bad} answers were not 2xx during the soak: {grew}")
+                return fail(f"{bad} answers were not 2xx during the soak: {grew}; "
+                            f"the client's last error: {clast}", prefix)
             if cerr:
-                return fail(f"{cerr} client request errors, the last: {clast}")
+                return fail(f"{cerr} client request errors, the last: {clast}", prefix)
             if reqs == last_reqs:
-                return fail(f"stall: no request served from {t - PERIOD_S} s to {t} s")
+                return fail(f"stall: no request served from {t - PERIOD_S} s to {t} s", prefix)
             last_reqs = reqs
             if t <= warmup:
                 peak_rss, peak_mbufs = max(peak_rss, rss), max(peak_mbufs, mbufs)
@@ -232,8 +233,20 @@ def watch(pid, prefix, seconds, warmup, csv_path, client_out):
     return 0
 
 
-def fail(why):
+# What says where a refusal came from: the tasks and waits (/ewyk/strategy:
+# overloaded_reqs, deferred_reqs, fiber_no_stack_count, ...), the store's
+# durable writes (/ewyk/conflate), the body buffers (/ewyk/http).
+DIAGNOSIS = ("/ewyk/strategy", "/ewyk/conflate", "/ewyk/http")
+
+
+def fail(why, prefix=None):
     print(f"soak: FAIL: {why}", flush=True)
+    if prefix is not None:
+        r = subprocess.run([TELEMETRY, "-f", prefix], input="\n".join(DIAGNOSIS) + "\n",
+                           text=True, capture_output=True, timeout=30, check=False)
+        for line in r.stdout.splitlines():
+            if line.strip().startswith("{"):
+                print(f"soak: at the failure: {line.strip()[:4000]}", flush=True)
     return 1
 
 

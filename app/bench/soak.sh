@@ -198,7 +198,9 @@ fi
 set_loss 0
 why=()
 for g in "${GENERATORS[@]}"; do
-	grep -E '^(finished in|requests:|status codes:)' "$WORK/$g.out" | sed "s/^/soak: $g: /"
+	# (|| true: a generator stopped early may have printed none.)
+	grep -E '^(finished in|requests:|status codes:)' "$WORK/$g.out" |
+		sed "s/^/soak: $g: /" || true
 	e=$(h2load_errors "$g")
 	[ -z "$e" ] || why+=("$g:$e")
 done
