@@ -233,6 +233,10 @@ port_find(struct ewykd *e, char *err, size_t errlen)
 			memcpy(p->ifc.ip6, cfg->ip6[i], 16);
 			p->ifc.prefix6 = cfg->prefix6[i];
 		}
+		if (options_has_gateway(cfg, i, NET_AF_INET))
+			p->ifc.gateway = cfg->gateway[i];
+		if (options_has_gateway(cfg, i, NET_AF_INET6))
+			memcpy(p->ifc.gateway6, cfg->gateway6[i], 16);
 	}
 	e->nb_ports = cfg->nb_ports;
 	return EWYKD_OK;
@@ -267,9 +271,10 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 	 * hashes (a key and a table covering every queue) lets the opener
 	 * choose its port for that. net_tap does not: the kernel's tun picks
 	 * the queue with a hash of its own. Each upstream is reached by the
-	 * port whose subnet holds it (options.c made sure one does). */
+	 * port whose subnet holds it, or by a gateway (options.c made sure
+	 * one does). */
 	for (i = 0; i < cfg->nb_upstreams && e->nb_shards > 1; i++) {
-		const struct ewykd_port *p = &e->ports[options_addr_holding(cfg,
+		const struct ewykd_port *p = &e->ports[options_port_to(cfg,
 				&cfg->upstreams[i].addr)];
 
 		if (p->rss.reta_size != 0)

@@ -44,6 +44,7 @@ route_made(struct ewykd *e, const struct route_conf *rc, struct serve_route *sr,
 		.path = rc->path, .exact = rc->exact, .target = rc->target,
 		.code = rc->code, .strip_prefix = rc->strip_prefix,
 		.headers = headers, .nb_headers = rc->nb_headers,
+		.limit = { rc->limit_rps, rc->limit_burst, rc->limit_conns },
 	};
 	for (j = 0; j < rc->nb_headers; j++)
 		headers[j] = rc->headers[j];

@@ -75,11 +75,15 @@ static void
 add_port_identity(struct rte_tel_data *d, uint16_t i)
 {
 	const struct ewykd_port *p = &ew->ports[i];
-	char ip[32], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	char ip[32], mac[RTE_ETHER_ADDR_FMT_SIZE], gw[INET6_ADDRSTRLEN];
 
 	options_format_ip(&ew->cfg, i, ip, sizeof(ip));
 	rte_tel_data_add_dict_string(d, "ip", ip);
 	add_port_ip6(d, i);
+	options_format_gateway(&ew->cfg, i, NET_AF_INET, gw, sizeof(gw));
+	rte_tel_data_add_dict_string(d, "gateway", gw);
+	options_format_gateway(&ew->cfg, i, NET_AF_INET6, gw, sizeof(gw));
+	rte_tel_data_add_dict_string(d, "gateway6", gw);
 	rte_tel_data_add_dict_int(d, "port_id", p->id);
 	rte_tel_data_add_dict_string(d, "port_name", p->name);
 	rte_ether_format_addr(mac, sizeof(mac),
@@ -787,6 +791,15 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "http1_reqs", all - h2);
 	rte_tel_data_add_dict_u64(d, "http2_reqs", h2);
 	add_sums(d, http_sums, RTE_DIM(http_sums));
+	/* The routes' limits per client address ([route] limit-*). */
+	rte_tel_data_add_dict_u64(d, "limit_rate_refused_reqs",
+			SUM(serve_stats(s->serve)->limits.rate_refused));
+	rte_tel_data_add_dict_u64(d, "limit_conns_refused_reqs",
+			SUM(serve_stats(s->serve)->limits.conns_refused));
+	rte_tel_data_add_dict_u64(d, "limit_evicted_count",
+			SUM(serve_stats(s->serve)->limits.evicted));
+	rte_tel_data_add_dict_u64(d, "limit_untracked_reqs",
+			SUM(serve_stats(s->serve)->limits.untracked));
 	if (ew->access_log != NULL) {
 		const struct serve_log_stats *ls = serve_log_stats(ew->access_log);
 
@@ -945,9 +958,10 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_start_dict(ud);
 		net_addr_format(&t->addr, t->port, addr, sizeof(addr));
 		rte_tel_data_add_dict_string(ud, "addr", addr);
-		/* The way to it: the port whose subnet holds it. */
+		/* The way to it: the port whose subnet holds it, or whose
+		 * gateway leads to it. */
 		rte_tel_data_add_dict_u64(ud, "port_id", ew->ports[
-				options_addr_holding(cfg, &t->addr)].id);
+				options_port_to(cfg, &t->addr)].id);
 #define UP_SUM(f) SUM(serve_stats(s->serve)->upstream[i].f)
 		rte_tel_data_add_dict_u64(ud, "open_conns", UP_SUM(conns_open));
 		rte_tel_data_add_dict_u64(ud, "idle_conns", UP_SUM(conns_idle));
@@ -965,6 +979,9 @@ tel_upstreams(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(ud, "out_shards", UP_SUM(down));
 		rte_tel_data_add_dict_u64(ud, "taken_out_count", UP_SUM(downs));
 		rte_tel_data_add_dict_u64(ud, "failovers_reqs", UP_SUM(failovers));
+		rte_tel_data_add_dict_u64(ud, "health_checks_count", UP_SUM(checks));
+		rte_tel_data_add_dict_u64(ud, "health_checks_failed_count",
+				UP_SUM(checks_failed));
 		/* Containers nest one level: the kinds are keys of their own. */
 		for (e = 0; e < UPSTREAM_ERR__COUNT; e++) {
 			snprintf(key, sizeof(key), "error_%s_reqs",

@@ -294,6 +294,18 @@ FLAT = {
         "h2_window_budget_limited_count": ("ewyk_http2_window_budget_limited_total", C,
                                            "HTTP/2 connection windows the shard's budget "
                                            "held back", 1),
+        "limit_rate_refused_reqs": ("ewyk_http_limit_rate_refused_requests_total", C,
+                                    "Requests answered 429: beyond a route's limit-rps "
+                                    "and limit-burst for their client", 1),
+        "limit_conns_refused_reqs": ("ewyk_http_limit_conns_refused_requests_total", C,
+                                     "Requests answered 429: their client had a "
+                                     "route's limit-conns in progress", 1),
+        "limit_evicted_count": ("ewyk_http_limit_evicted_total", C,
+                                "Clients' limit entries taken for others while they "
+                                "still owed (the table's bound)", 1),
+        "limit_untracked_reqs": ("ewyk_http_limit_untracked_requests_total", C,
+                                 "Requests served uncounted by the limits: their set "
+                                 "of the table all held", 1),
         "chunked_body_errors_count": ("ewyk_http_chunked_body_errors_total", C,
                                       "Malformed chunked bodies", 1),
         "head_timeouts_count": ("ewyk_http_head_timeouts_total", C,
@@ -482,7 +494,7 @@ SKIP = {
     "/ewyk/info": {"version", "dpdk", "ip", "listen_port", "port_id", "port_name",
                    "tx_cksum", "rx_cksum", "tx_segments", "idle", "shard_lcores", "www",
                    "ip6", "ip6_state", "ip6_link_local", "ip6_link_local_state",
-                   "ip6_multicast"},
+                   "ip6_multicast", "gateway", "gateway6"},
     "/ewyk/stats": {"drop_pkts", "drop_by_reason_pkts", "total_conns", "refused_conns",
                     "tcp_retransmit_segs", "tcp_reset_out_segs", "requests_reqs",
                     "requests_by_status_reqs", "body_out_bytes", "rx_ip4_pkts",
@@ -776,7 +788,7 @@ PORT_GAUGES = {
 PORT_SKIP = {"ip", "port_id", "port_name", "mac", "mtu", "tx_cksum", "rx_cksum",
              "tx_segments", "link", "link_duplex", "link_speed_mbps", "drop_pkts",
              "drop_by_reason_pkts", "xstats", "ip6", "ip6_link_local", "ip6_multicast",
-             "ip6_state", "ip6_link_local_state"}
+             "ip6_state", "ip6_link_local_state", "gateway", "gateway6"}
 
 
 def collect_ports(fams, r):
@@ -788,6 +800,8 @@ def collect_ports(fams, r):
                  1, {**lab, "name": str(pd.get("port_name", "")),
                      "ip": str(pd.get("ip", "")), "ip6": str(pd.get("ip6", "")),
                      "ip6_link_local": str(pd.get("ip6_link_local", "")),
+                     "gateway": str(pd.get("gateway", "")),
+                     "gateway6": str(pd.get("gateway6", "")),
                      "mac": str(pd.get("mac", ""))})
         for addr, key in (("global", "ip6_state"), ("link_local", "ip6_link_local_state")):
             if pd.get(key):

@@ -424,7 +424,9 @@ http_answer_error(struct http_answer *a, int status, const char *allow)
 	a->status = status;
 	http_answer_add_field(a, "Content-Type", 12, HTTP_TEXT_PLAIN,
 			sizeof(HTTP_TEXT_PLAIN) - 1);
-	if (status == 503)
+	/* A client limited by rate waits at most 1 / limit-rps (a whole
+	 * number from 1): a second is always enough. */
+	if (status == 503 || status == 429)
 		http_answer_add_field(a, "Retry-After", 11, "1", 1);
 	if (allow != NULL && allow[0] != '\0')
 		add_header(a, "Allow", allow);

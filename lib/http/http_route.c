@@ -102,6 +102,7 @@ http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
 	rt->handler = route->handler;
 	rt->ctx = route->ctx;
 	rt->flags = flags;
+	rt->limit = NULL;
 	rt->id = (uint16_t)r->n++;
 	return 0;
 }

@@ -100,6 +100,16 @@ struct upstream_client {
 	struct up_conn *idle[UPSTREAM_MAX];
 	struct upstream_fetch *fetches;
 	struct upstream_fetch *free_fetches;
+	/* Active health checks: a GET of health_uri to each server that has
+	 * one, every health_interval_ms, one at a time. */
+	struct up_probe {
+		struct upstream_client *cl;
+		struct net_timer timer;
+		struct upstream_fetch *f;	/* in flight, or NULL */
+		uint64_t next_ms;		/* the next probe's start */
+		uint8_t target;
+		bool over;			/* f answered or failed */
+	} probes[UPSTREAM_MAX];
 	uint32_t in_upcall;		/* TCP sends after input by itself */
 	bool draining;			/* nothing goes back to the pool */
 	uint8_t scratch[16384];
@@ -169,7 +179,8 @@ answer_timeout(const struct upstream_fetch *f)
 
 /* A failure of the server's (it refused, timed out, broke before its
  * answer, or answered 5xx): health_fails in a row take it out for
- * health_interval_ms, after which it is tried again. */
+ * health_interval_ms, after which it is tried again (a probed server:
+ * until its probe is answered). */
 static void
 health_failed(struct upstream_client *cl, unsigned int target)
 {
@@ -203,6 +214,10 @@ health_in(struct upstream_client *cl, unsigned int target)
 
 	if (h->out_until_ms == 0)
 		return true;
+	/* Probed: out until a probe is answered (health_answered()), no
+	 * request sent to find out. */
+	if (cl->targets[target].health_uri[0] != '\0')
+		return false;
 	if (now_ms(cl) < h->out_until_ms)
 		return false;
 	/* Its time out is over: the next request tries it; a failure takes
@@ -1012,6 +1027,132 @@ static const struct tcp_upcalls upcalls = {
 
 /* The client ------------------------------------------------------------- */
 
+/* Active health checks ------------------------------------------------------ */
+
+/* A probe's answer or failure has already counted for its server's health
+ * (fetch_head(), fetch_break()); what is left is to let the fetch go, on
+ * the probe's own timer: never inside the fetch's upcall. */
+static void
+probe_over(struct up_probe *p, bool failed)
+{
+	if (failed)
+		stats_of(p->cl, p->target)->checks_failed++;
+	p->over = true;
+	net_timer_arm(p->cl->ns, &p->timer, now_ms(p->cl));
+}
+
+static void
+probe_head(void *arg, const struct http_head *h, bool body)
+{
+	struct up_probe *p = arg;
+
+	if (h->status >= 500)
+		stats_of(p->cl, p->target)->checks_failed++;
+	if (!body)
+		probe_over(p, false);
+}
+
+/* The body, read and dropped (a probe wants its status only). */
+static void
+probe_readable(void *arg)
+{
+	struct up_probe *p = arg;
+	long n;
+
+	if (p->over)
+		return;
+	while ((n = upstream_fetch_read(p->f, p->cl->scratch,
+			sizeof(p->cl->scratch))) > 0)
+		;
+	if (n != HTTP_SOURCE_AGAIN)
+		probe_over(p, false);
+}
+
+static void
+probe_failed(void *arg, enum upstream_err why)
+{
+	RTE_SET_USED(why);
+	probe_over(arg, true);
+}
+
+static long
+probe_no_body(void *arg, void *buf, size_t cap)
+{
+	RTE_SET_USED(arg);
+	RTE_SET_USED(buf);
+	RTE_SET_USED(cap);
+	return 0;
+}
+
+static const struct upstream_events probe_events = {
+	.head = probe_head,
+	.readable = probe_readable,
+	.failed = probe_failed,
+	.req_body = probe_no_body,
+};
+
+/* The probe's timer: the last probe let go, the next one started on time
+ * (one still waiting for its answer ends by its own deadlines first). */
+static void
+probe_tick(struct net_timer *tm)
+{
+	struct up_probe *p = container_of(tm, struct up_probe, timer);
+	struct upstream_client *cl = p->cl;
+	const struct upstream_target *t = &cl->targets[p->target];
+	uint64_t now = now_ms(cl);
+	struct upstream_req r = {
+		.method = { "GET", 3 },
+		.target = { t->health_uri, (uint32_t)strlen(t->health_uri) },
+		.idempotent = true,
+	};
+	enum upstream_err why;
+
+	if (p->f != NULL && p->over) {
+		upstream_fetch_release(p->f);
+		p->f = NULL;
+	}
+	if (p->f == NULL && now >= p->next_ms && !cl->draining) {
+		p->over = false;
+		p->next_ms = now + t->health_interval_ms;
+		stats_of(cl, p->target)->checks++;
+		p->f = upstream_fetch_start(cl, p->target, &r, &probe_events, p,
+				&why);
+		if (p->f == NULL)
+			stats_of(cl, p->target)->checks_failed++;
+	}
+	net_timer_arm(cl->ns, tm, p->f != NULL && p->next_ms <= now ?
+			now + t->health_interval_ms : p->next_ms);
+}
+
+/* Probes start spread over the first interval, not all at once. */
+static void
+probes_start(struct upstream_client *cl)
+{
+	unsigned int i;
+
+	for (i = 0; i < cl->conf.n; i++) {
+		struct up_probe *p = &cl->probes[i];
+
+		p->cl = cl;
+		p->target = (uint8_t)i;
+		net_timer_init(&p->timer, probe_tick);
+		if (cl->targets[i].health_uri[0] == '\0')
+			continue;
+		p->next_ms = now_ms(cl) + 1 + (uint64_t)
+			cl->targets[i].health_interval_ms * i / cl->conf.n;
+		net_timer_arm(cl->ns, &p->timer, p->next_ms);
+	}
+}
+
+static void
+probes_stop(struct upstream_client *cl)
+{
+	unsigned int i;
+
+	for (i = 0; i < cl->conf.n; i++)
+		net_timer_cancel(cl->ns, &cl->probes[i].timer);
+}
+
 struct upstream_client *
 upstream_client_create(struct net_stack *ns, const struct upstream_conf *conf,
 		struct upstream_stats *stats)
@@ -1046,6 +1187,7 @@ upstream_client_create(struct net_stack *ns, const struct upstream_conf *conf,
 		cl->fetches[i].next_free = cl->free_fetches;
 		cl->free_fetches = &cl->fetches[i];
 	}
+	probes_start(cl);
 	return cl;
 }
 
@@ -1056,6 +1198,7 @@ upstream_client_destroy(struct upstream_client *cl)
 
 	if (cl == NULL)
 		return;
+	probes_stop(cl);
 	for (i = 0; cl->conns != NULL && cl->fetches != NULL &&
 			i < cl->conf.max_conns; i++) {
 		struct up_conn *uc = &cl->conns[i];

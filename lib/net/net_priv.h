@@ -190,8 +190,9 @@ net_listener(const struct net_stack *ns, uint16_t lport)
 	return NULL;
 }
 
-/* The MAC of ip on port's link: true from the port's cache (ARP's or
- * ND's by the family); false after sending an ARP request or a neighbour
+/* The MAC of ip's next hop on port's link (ip itself, or the port's
+ * gateway when ip is off the link and the port has one): true from the
+ * port's cache (ARP's or ND's by the family); false after sending an ARP request or a neighbour
  * solicitation out of the port (at most one per NET_ARP_RETRY_MS for the
  * same address). */
 bool net_resolve(struct net_stack *ns, uint8_t port, const struct net_addr *ip,
@@ -208,9 +209,10 @@ net_ifc(const struct net_stack *ns, uint8_t port)
 	return ns->port[port].ifc;
 }
 
-/* The port whose subnet holds addr (an active open's way out), and in
- * *local which of its addresses talks to it; -1 when none does (a
- * link-local address: the first port with IPv6). */
+/* The port whose subnet holds addr (an active open's way out; a
+ * link-local address: the first port with IPv6), else the first with a
+ * gateway for its family; in *local which of its addresses talks to it.
+ * -1 when none does. */
 int net_route(const struct net_stack *ns, const struct net_addr *addr,
 		uint8_t *local);
 

@@ -158,30 +158,44 @@ prefix_match(const uint8_t *a, const uint8_t *b, unsigned int bits)
 		((a[whole] ^ b[whole]) & (uint8_t)(0xff00 >> rest)) == 0);
 }
 
+/* Whether addr is on ifc's link: its IPv4 subnet, its IPv6 prefix, or
+ * link-local (on every link). */
+static bool
+on_link(const struct net_if *ifc, const struct net_addr *addr)
+{
+	if (addr->family == NET_AF_INET)
+		return ifc->ip != 0 && ((addr->ip.v4 ^ ifc->ip) & ifc->netmask) == 0;
+	return ip6_is_link_local(&addr->ip) || (ifc->prefix6 != 0 &&
+			prefix_match(addr->ip.v6, ifc->ip6, ifc->prefix6));
+}
+
+static bool
+has_gateway(const struct net_if *ifc, uint8_t family)
+{
+	static const uint8_t none[16];
+
+	return family == NET_AF_INET ? ifc->gateway != 0 :
+		memcmp(ifc->gateway6, none, 16) != 0;
+}
+
 int
 net_route(const struct net_stack *ns, const struct net_addr *addr,
 		uint8_t *local)
 {
 	uint8_t i;
 
-	for (i = 0; i < ns->nb_ports; i++) {
-		const struct net_if *ifc = ns->port[i].ifc;
-
-		if (!net_port_has(ns, i, addr->family))
-			continue;
-		if (addr->family == NET_AF_INET) {
-			*local = NET_LOCAL_V4;
-			if (((addr->ip.v4 ^ ifc->ip) & ifc->netmask) == 0)
-				return i;
-			continue;
-		}
-		/* A link-local peer is on every link: the first port's. */
-		*local = ip6_is_link_local(&addr->ip) ? NET_LOCAL_V6_LL :
-			NET_LOCAL_V6;
-		if (*local == NET_LOCAL_V6_LL ||
-				prefix_match(addr->ip.v6, ifc->ip6, ifc->prefix6))
+	*local = addr->family == NET_AF_INET ? NET_LOCAL_V4 :
+		ip6_is_link_local(&addr->ip) ? NET_LOCAL_V6_LL : NET_LOCAL_V6;
+	/* The port whose link it is on (a link-local peer: the first
+	 * port's), else the first with a gateway for its family. */
+	for (i = 0; i < ns->nb_ports; i++)
+		if (net_port_has(ns, i, addr->family) &&
+				on_link(ns->port[i].ifc, addr))
 			return i;
-	}
+	for (i = 0; i < ns->nb_ports; i++)
+		if (net_port_has(ns, i, addr->family) &&
+				has_gateway(ns->port[i].ifc, addr->family))
+			return i;
 	return -1;
 }
 
@@ -437,22 +451,30 @@ arp_request(struct net_stack *ns, uint8_t port, uint32_t ip)
 }
 
 bool
-net_resolve(struct net_stack *ns, uint8_t port, const struct net_addr *ip,
+net_resolve(struct net_stack *ns, uint8_t port, const struct net_addr *addr,
 		uint8_t mac[6])
 {
 	struct net_port *p = &ns->port[port];
-	bool v6 = ip->family == NET_AF_INET6;
+	bool v6 = addr->family == NET_AF_INET6;
+	union net_ip hop = addr->ip;
 
-	if (neigh_lookup(v6 ? &p->nd->cache : p->arp, &ip->ip, mac, ns->now_ms))
+	/* Off the link: the frame goes to the port's gateway. */
+	if (!on_link(p->ifc, addr) && has_gateway(p->ifc, addr->family)) {
+		if (v6)
+			memcpy(hop.v6, p->ifc->gateway6, 16);
+		else
+			hop = net_ip4(p->ifc->gateway);
+	}
+	if (neigh_lookup(v6 ? &p->nd->cache : p->arp, &hop, mac, ns->now_ms))
 		return true;
-	if (!net_ip_eq(&ip->ip, &p->nbr_last) ||
+	if (!net_ip_eq(&hop, &p->nbr_last) ||
 			ns->now_ms - p->nbr_last_ms >= NET_ARP_RETRY_MS) {
-		p->nbr_last = ip->ip;
+		p->nbr_last = hop;
 		p->nbr_last_ms = ns->now_ms;
 		if (v6)
-			nd_solicit(ns, port, &ip->ip);
+			nd_solicit(ns, port, &hop);
 		else
-			arp_request(ns, port, ip->ip.v4);
+			arp_request(ns, port, hop.v4);
 	}
 	return false;
 }

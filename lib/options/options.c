@@ -605,6 +605,49 @@ add_ip6(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
 	return add_addr(cfg, val, AF_INET6, err, errlen);
 }
 
+/* A port's next hop (--gateway, --gateway6): an address, or "none" for
+ * a port without one; checked against the ports' links once all are
+ * read (check_gateways()). */
+static int
+add_gateway(struct ewykd_config *cfg, const char *val, int af, char *err,
+		size_t errlen)
+{
+	bool v6 = af == AF_INET6;
+	uint16_t *n = v6 ? &cfg->nb_gateway6s : &cfg->nb_gateways;
+	struct in6_addr a = { 0 };
+
+	if (*n == EWYKD_PORTS_MAX) {
+		snprintf(err, errlen, "%s: at most %u ports, one gateway each",
+				val, EWYKD_PORTS_MAX);
+		return -1;
+	}
+	if (strcmp(val, "none") != 0 && (inet_pton(af, val, &a) != 1 ||
+			(v6 ? IN6_IS_ADDR_UNSPECIFIED(&a) ||
+			 IN6_IS_ADDR_MULTICAST(&a) : a.s6_addr32[0] == 0))) {
+		snprintf(err, errlen, "'%s' is not a unicast IPv%c address (or "
+				"none)", val, v6 ? '6' : '4');
+		return -1;
+	}
+	memcpy(v6 ? cfg->gateway6[*n] : (uint8_t *)&cfg->gateway[*n], &a,
+			v6 ? 16 : 4);
+	(*n)++;
+	return 0;
+}
+
+static int
+add_gateway4(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_gateway(cfg, val, AF_INET, err, errlen);
+}
+
+static int
+add_gateway6(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_gateway(cfg, val, AF_INET6, err, errlen);
+}
+
 /* A list of addresses, one per port in order, split by commas or blanks:
  * "--ip A --ip B" on the command line, "ip = A, B" in the file (or the
  * key repeated). */
@@ -635,6 +678,19 @@ static int
 set_ip(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
 {
 	return add_list(cfg, val, err, errlen, add_ip, "A.B.C.D/N");
+}
+
+static int
+set_gateway(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+{
+	return add_list(cfg, val, err, errlen, add_gateway4, "A.B.C.D");
+}
+
+static int
+set_gateway6(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	return add_list(cfg, val, err, errlen, add_gateway6, "ADDR");
 }
 
 static int
@@ -754,6 +810,48 @@ static void
 show_ip6(const struct ewykd_config *cfg, const char *key, FILE *f)
 {
 	show_addrs(cfg, key, cfg->nb_ip6s, options_format_ip6, "none", f);
+}
+
+void
+options_format_gateway(const struct ewykd_config *cfg, uint16_t i,
+		uint8_t family, char *buf, size_t len)
+{
+	bool v6 = family == NET_AF_INET6;
+
+	if (!options_has_gateway(cfg, i, family))
+		snprintf(buf, len, "none");
+	else
+		inet_ntop(v6 ? AF_INET6 : AF_INET, v6 ? (const void *)
+				cfg->gateway6[i] : (const void *)&cfg->gateway[i],
+				buf, (socklen_t)len);
+}
+
+static void
+format_gateway(const struct ewykd_config *cfg, uint16_t i, char *buf,
+		size_t len)
+{
+	options_format_gateway(cfg, i, NET_AF_INET, buf, len);
+}
+
+static void
+format_gateway6(const struct ewykd_config *cfg, uint16_t i, char *buf,
+		size_t len)
+{
+	options_format_gateway(cfg, i, NET_AF_INET6, buf, len);
+}
+
+static void
+show_gateway(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_addrs(cfg, key, cfg->nb_gateways, format_gateway,
+			"none: upstreams on the ports' links only", f);
+}
+
+static void
+show_gateway6(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	show_addrs(cfg, key, cfg->nb_gateway6s, format_gateway6,
+			"none: upstreams on the ports' links only", f);
 }
 
 static void
@@ -950,6 +1048,13 @@ static const struct opt_def opts[] = {
 		"ports (see below)" },
 	{ "ip6", "ADDR/PREFIX", set_ip6, show_ip6, "IPv6 address of a port "
 		"(2001:2::2/64), beside the link-local one its MAC gives; repeat "
+		"it for the next ports (none)" },
+	{ "gateway", "ADDR", set_gateway, show_gateway, "next hop for IPv4 "
+		"addresses off a port's link (upstreams elsewhere), on the port's "
+		"subnet; repeat it for the next ports, 'none' for a port without "
+		"one (none)" },
+	{ "gateway6", "ADDR", set_gateway6, show_gateway6, "next hop for IPv6 "
+		"addresses off a port's link, on its prefix or link-local; repeat "
 		"it for the next ports (none)" },
 	{ "www", "DIR", set_www, show_www, "static files, loaded into memory at start (none)" },
 	{ "demo-routes", NULL, set_demo_routes, show_demo_routes, "serve the demonstration and test routes /echo, /kv/, /bytes, /spin, /delay, /blocking-delay, /either, /upload: unauthenticated, they store, reflect and burn CPU on request, never on a public address (off)" },
@@ -1368,6 +1473,7 @@ pool_server(struct upstream_target *t, const struct pool_conf *pl,
 	snprintf(t->hash_field, sizeof(t->hash_field), "%s", pl->hash_field);
 	t->health_fails = pl->health_fails;
 	t->health_interval_ms = pl->health_interval_ms;
+	memcpy(t->health_uri, pl->health_uri, sizeof(t->health_uri));
 	t->connect_timeout_ms = pl->connect_timeout_ms;
 	t->answer_timeout_ms = pl->timeout_ms;
 	return n > 0 ? 0 : (snprintf(err, errlen, "needs ADDR:PORT"), -1);
@@ -1470,8 +1576,76 @@ check_sites(struct ewykd_config *cfg)
 	return 0;
 }
 
-/* Upstreams are reached on the link of one of the ports: there is no
- * gateway to route by. */
+/* Each gateway belongs to a port of its family and lies on that port's
+ * link (an IPv6 one may be link-local), not one of its addresses. */
+static int
+check_gateways(const struct ewykd_config *cfg)
+{
+	char a[INET6_ADDRSTRLEN + 8], ip[INET6_ADDRSTRLEN + 8];
+	uint16_t i;
+
+	for (i = 0; i < cfg->nb_gateways + cfg->nb_gateway6s; i++) {
+		bool v6 = i >= cfg->nb_gateways;
+		uint16_t p = v6 ? (uint16_t)(i - cfg->nb_gateways) : i;
+		struct net_addr g = { .family = v6 ? NET_AF_INET6 : NET_AF_INET };
+		bool ll = v6 && IN6_IS_ADDR_LINKLOCAL(
+				(const struct in6_addr *)cfg->gateway6[p]);
+
+		if (!options_has_gateway(cfg, p, g.family))
+			continue;
+		if (v6)
+			memcpy(g.ip.v6, cfg->gateway6[p], 16);
+		else
+			g.ip = net_ip4(cfg->gateway[p]);
+		net_addr_format(&g, 0, a, sizeof(a));
+		if (p >= (v6 ? cfg->nb_ip6s : cfg->nb_ips)) {
+			fprintf(stderr, "ewykd: --gateway%s %s: port %u has no "
+					"--ip%s\n", v6 ? "6" : "", a, p,
+					v6 ? "6" : "");
+			return OPT_EXIT_USAGE;
+		}
+		if (v6)
+			options_format_ip6(cfg, p, ip, sizeof(ip));
+		else
+			options_format_ip(cfg, p, ip, sizeof(ip));
+		if ((!ll && options_addr_holding(cfg, &g) != p) ||
+				memcmp(&g.ip, v6 ? (const void *)cfg->ip6[p] :
+				(const void *)&cfg->ip[p], v6 ? 16 : 4) == 0) {
+			fprintf(stderr, "ewykd: --gateway%s %s: not another "
+					"address on the link of port %u's --ip%s "
+					"%s\n", v6 ? "6" : "", a, p, v6 ? "6" : "",
+					ip);
+			return OPT_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+int
+options_port_to(const struct ewykd_config *cfg, const struct net_addr *a)
+{
+	int port = options_addr_holding(cfg, a);
+	uint16_t i;
+
+	for (i = 0; port < 0 && i < cfg->nb_ports; i++)
+		if (options_has_gateway(cfg, i, a->family))
+			port = i;
+	return port;
+}
+
+bool
+options_has_gateway(const struct ewykd_config *cfg, uint16_t i,
+		uint8_t family)
+{
+	static const uint8_t none[16];
+
+	if (family == NET_AF_INET)
+		return i < cfg->nb_gateways && cfg->gateway[i] != 0;
+	return i < cfg->nb_gateway6s && memcmp(cfg->gateway6[i], none, 16) != 0;
+}
+
+/* Upstreams are reached on the link of one of the ports, or through a
+ * port's gateway for their family. */
 static int
 check_upstreams(const struct ewykd_config *cfg)
 {
@@ -1488,6 +1662,8 @@ check_upstreams(const struct ewykd_config *cfg)
 				cfg->ip6[port] : (const void *)&cfg->ip[port],
 				v6 ? 16 : 4) != 0)
 			continue;
+		if (port < 0 && options_port_to(cfg, &t->addr) >= 0)
+			continue;	/* through a gateway */
 		net_addr_format(&t->addr, 0, a, sizeof(a));
 		fprintf(stderr, "ewykd: --upstream %s: %s is not on the link of ",
 				t->name, a);
@@ -1499,8 +1675,9 @@ check_upstreams(const struct ewykd_config *cfg)
 			fprintf(stderr, "%s--ip%s %s", j > 0 ? " or " : "",
 					v6 ? "6" : "", ip);
 		}
-		fprintf(stderr, "%s (no gateway is used)\n", n == 0 ?
-				(v6 ? "any --ip6" : "any --ip") : "");
+		fprintf(stderr, "%s, and no --gateway%s is given\n", n == 0 ?
+				(v6 ? "any --ip6" : "any --ip") : "",
+				v6 ? "6" : "");
 		return OPT_EXIT_USAGE;
 	}
 	return 0;
@@ -1624,6 +1801,16 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 				cfg->ip6_from_cli = true;
 				cfg->nb_ip6s = 0;
 			}
+			if (opts[idx].set == set_gateway &&
+					!cfg->gateway_from_cli) {
+				cfg->gateway_from_cli = true;
+				cfg->nb_gateways = 0;
+			}
+			if (opts[idx].set == set_gateway6 &&
+					!cfg->gateway6_from_cli) {
+				cfg->gateway6_from_cli = true;
+				cfg->nb_gateway6s = 0;
+			}
 			/* A flag (no value) sets on. */
 			if (opts[idx].set(cfg, optarg, sub, sizeof(sub)) != 0) {
 				fprintf(stderr, "ewykd: --%s: %s\n", opts[idx].name, sub);
@@ -1647,7 +1834,7 @@ options_parse(struct ewykd_config *cfg, int argc, char **argv)
 	if (cfg->nb_ips == 0 && cfg->nb_ip6s == 0)
 		add_ip(cfg, "198.18.0.2/24", sub, sizeof(sub));
 	cfg->nb_ports = RTE_MAX(cfg->nb_ips, cfg->nb_ip6s);
-	if (pools_into_upstreams(cfg) != 0 ||
+	if (check_gateways(cfg) != 0 || pools_into_upstreams(cfg) != 0 ||
 			check_upstreams(cfg) != 0 || check_sites(cfg) != 0 ||
 			check_tls(cfg) != 0 ||
 			check_buffers(cfg) != 0)

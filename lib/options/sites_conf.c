@@ -11,8 +11,7 @@
 /* Keys of the contract that this version does not serve yet: refused by
  * name, never accepted and ignored. */
 static const char *const later[] = {
-	"plugin", "websocket", "compress", "limit-rps", "limit-burst",
-	"limit-conns",
+	"plugin", "websocket", "compress",
 };
 
 static int
@@ -204,6 +203,38 @@ route_target(struct route_conf *rt, enum route_kind kind, const char *key,
 	return copy(rt->target, sizeof(rt->target), value, key, err, errlen);
 }
 
+/* A number of milliseconds or a count: digits, 1 to 2^31 - 1 (or 0 when
+ * zero is). */
+static int
+number(const char *key, const char *value, bool zero, uint32_t *out,
+		char *err, size_t errlen)
+{
+	char *end;
+	unsigned long n = strtoul(value, &end, 10);
+
+	if (value[0] < '0' || value[0] > '9' || *end != '\0' || n > INT32_MAX ||
+			(n == 0 && !zero))
+		return fail(err, errlen, key, zero ? "a number from 0" :
+				"a number from 1");
+	*out = (uint32_t)n;
+	return 0;
+}
+
+/* The limits' bound: a rate or count beyond it limits nothing. */
+#define LIMIT_MAX 1000000u
+
+static int
+limit_set(const char *key, const char *value, bool zero, uint32_t *out,
+		char *err, size_t errlen)
+{
+	if (number(key, value, zero, out, err, errlen) != 0)
+		return -1;
+	if (*out > LIMIT_MAX)
+		return fail(err, errlen, key, zero ? "a number from 0 to 1000000" :
+				"a number from 1 to 1000000");
+	return 0;
+}
+
 static int
 route_key(struct route_conf *rt, const char *key, const char *value,
 		char *err, size_t errlen)
@@ -231,31 +262,22 @@ route_key(struct route_conf *rt, const char *key, const char *value,
 	}
 	if (strcmp(key, "add-header") == 0)
 		return header_add(rt, value, err, errlen);
+	if (strcmp(key, "limit-rps") == 0)
+		return limit_set(key, value, false, &rt->limit_rps, err, errlen);
+	if (strcmp(key, "limit-burst") == 0)
+		return limit_set(key, value, true, &rt->limit_burst, err, errlen);
+	if (strcmp(key, "limit-conns") == 0)
+		return limit_set(key, value, false, &rt->limit_conns, err,
+				errlen);
 	for (i = 0; i < sizeof(later) / sizeof(later[0]); i++)
 		if (strcmp(key, later[i]) == 0)
 			return fail(err, errlen, key, "not served by this version "
 					"of ewykd yet");
 	snprintf(err, errlen, "unknown key '%s' (a [route] takes site, prefix "
 			"or exact, one of root, upstream, redirect and status, "
-			"strip-prefix, add-header)", key);
+			"strip-prefix, add-header, limit-rps, limit-burst, "
+			"limit-conns)", key);
 	return -1;
-}
-
-/* A number of milliseconds or a count: digits, 1 to 2^31 - 1 (or 0 when
- * zero is). */
-static int
-number(const char *key, const char *value, bool zero, uint32_t *out,
-		char *err, size_t errlen)
-{
-	char *end;
-	unsigned long n = strtoul(value, &end, 10);
-
-	if (value[0] < '0' || value[0] > '9' || *end != '\0' || n > INT32_MAX ||
-			(n == 0 && !zero))
-		return fail(err, errlen, key, zero ? "a number from 0" :
-				"a number from 1");
-	*out = (uint32_t)n;
-	return 0;
 }
 
 static int
@@ -301,10 +323,20 @@ pool_key(struct pool_conf *pl, const char *key, const char *value,
 					"version of ewykd yet");
 		return fail(err, errlen, key, "http1, h2c, https or h2");
 	}
-	if (strcmp(key, "health-uri") == 0)
-		return fail(err, errlen, key, "active health checks are not served "
-				"by this version of ewykd yet (passive ones are: "
-				"health-fails, health-interval-ms)");
+	if (strcmp(key, "health-uri") == 0) {
+		size_t i, len = strlen(value);
+
+		if (value[0] != '/' || len >= sizeof(pl->health_uri))
+			return fail(err, errlen, key, "a path that begins with "
+					"'/', up to 127 bytes");
+		for (i = 0; i < len; i++)
+			if ((unsigned char)value[i] <= ' ' || value[i] == '#' ||
+					value[i] == 0x7f)
+				return fail(err, errlen, key, "a path (and query) "
+						"without blanks, controls or '#'");
+		memcpy(pl->health_uri, value, len + 1);
+		return 0;
+	}
 	if (strcmp(key, "health-fails") == 0)
 		return number(key, value, true, &pl->health_fails, err, errlen);
 	if (strcmp(key, "health-interval-ms") == 0)
@@ -316,7 +348,7 @@ pool_key(struct pool_conf *pl, const char *key, const char *value,
 	if (strcmp(key, "timeout-ms") == 0)
 		return number(key, value, false, &pl->timeout_ms, err, errlen);
 	snprintf(err, errlen, "unknown key '%s' (an [upstream] takes server, "
-			"balance, hash-key, protocol, health-fails, "
+			"balance, hash-key, protocol, health-uri, health-fails, "
 			"health-interval-ms, connect-timeout-ms, timeout-ms)", key);
 	return -1;
 }
@@ -432,6 +464,12 @@ finish_route(struct sites_conf *s, int i, char *err, size_t errlen)
 				rt->line, rt->name);
 		return -1;
 	}
+	if (rt->limit_burst != 0 && rt->limit_rps == 0) {
+		snprintf(err, errlen, "%d: [route %s]: limit-burst is a burst "
+				"beyond limit-rps, which is not given", rt->line,
+				rt->name);
+		return -1;
+	}
 	if (rt->strip_prefix && rt->kind != ROUTE_UPSTREAM) {
 		snprintf(err, errlen, "%d: [route %s]: strip-prefix is for an "
 				"upstream (a root always looks up the path after "
@@ -533,6 +571,8 @@ sites_conf_write(const struct sites_conf *s, FILE *f)
 		if (pl->balance == 2)
 			fprintf(f, "hash-key = %s%s\n", pl->hash_field[0] ?
 					"header " : "client", pl->hash_field);
+		if (pl->health_uri[0] != '\0')
+			fprintf(f, "health-uri = %s\n", pl->health_uri);
 		fprintf(f, "health-fails = %u\nhealth-interval-ms = %u\n",
 				pl->health_fails, pl->health_interval_ms);
 		if (pl->connect_timeout_ms != 0)
@@ -559,5 +599,11 @@ sites_conf_write(const struct sites_conf *s, FILE *f)
 			fprintf(f, "strip-prefix = on\n");
 		for (j = 0; j < rt->nb_headers; j++)
 			fprintf(f, "add-header = %s\n", rt->headers[j]);
+		if (rt->limit_rps != 0)
+			fprintf(f, "limit-rps = %u\n", rt->limit_rps);
+		if (rt->limit_burst != 0)
+			fprintf(f, "limit-burst = %u\n", rt->limit_burst);
+		if (rt->limit_conns != 0)
+			fprintf(f, "limit-conns = %u\n", rt->limit_conns);
 	}
 }

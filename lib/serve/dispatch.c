@@ -312,6 +312,19 @@ static const uint8_t invocation_of[] = {
 	[EWYK_HANDLER_FIBER] = EWYK_FIBER_CAPABLE,
 };
 
+/* Whether route rt's limits let client peer's request through now: 0
+ * (its hold, if any, in t), or 429. */
+static int
+limit_check(struct serve *sv, struct serve_task *t, const struct http_route *rt,
+		const struct net_addr *peer)
+{
+	if (rt->limit == NULL || peer->family == 0)
+		return 0;
+	return limit_admit(sv->limits, rt->limit, rt, peer,
+			rte_get_tsc_cycles(), rte_get_tsc_hz(), &t->limit) ==
+		LIMIT_PASS ? 0 : 429;
+}
+
 /* http_dispatch_fn: on the owner, while it parses (either protocol). */
 int
 dispatch_hook(void *ctx, const struct http_route *rt,
@@ -319,7 +332,10 @@ dispatch_hook(void *ctx, const struct http_route *rt,
 		struct http_answer **ans)
 {
 	struct serve *sv = ctx;
+	struct net_addr peer = { .family = 0 };
 	struct serve_task *t;
+	uint16_t port = 0;
+	int refused;
 
 	t = task_alloc(sv);
 	if (t == NULL) {
@@ -327,19 +343,17 @@ dispatch_hook(void *ctx, const struct http_route *rt,
 		dispatch_refused(sv, r, 503, version, o);
 		return 503;
 	}
-	if (http_req_fill(&t->req, r, rt, version) != 0) {
-		task_free(sv, t);
-		dispatch_refused(sv, r, 431, version, o);
-		return 431;
-	}
-	t->log = NULL;
-	if (sv->log != NULL) {
-		struct net_addr peer = { .family = 0 };
-		uint16_t port = 0;
-
+	if (sv->log != NULL || rt->limit != NULL)
 		serve_peer(sv, o, &peer, &port);
-		t->log = access_rec_take(sv->log, r, version, &peer, port);
+	refused = http_req_fill(&t->req, r, rt, version) != 0 ? 431 :
+		limit_check(sv, t, rt, &peer);
+	if (refused != 0) {
+		task_free(sv, t);
+		dispatch_refused(sv, r, refused, version, o);
+		return refused;
 	}
+	t->log = sv->log != NULL ? access_rec_take(sv->log, r, version, &peer,
+			port) : NULL;
 	t->route = rt;
 	t->origin = o;
 	t->t0 = rte_get_tsc_cycles();

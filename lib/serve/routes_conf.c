@@ -137,6 +137,11 @@ serve_route_add(struct ewyk_router *r, const struct serve_route *sr)
 		.ctx = (void *)(uintptr_t)sr,
 	};
 
-	return http_route_add(r, &route, HTTP_ROUTE_BOUNDARY | (up ?
+	int rc = http_route_add(r, &route, HTTP_ROUTE_BOUNDARY | (up ?
 			HTTP_ROUTE_BODY_STREAM : HTTP_ROUTE_INLINE));
+
+	/* Added last: its limits, if any, checked by dispatch_hook(). */
+	if (rc == 0 && (sr->limit.rps != 0 || sr->limit.conns != 0))
+		r->routes[r->n - 1].limit = &sr->limit;
+	return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_random.h>
 
 #include "http_tcp.h"
 #include "access_log.h"
@@ -144,7 +145,9 @@ serve_create(const struct serve_conf *conf)
 		serve_destroy(sv);
 		return NULL;
 	}
-	if (tasks_init(sv, SERVE_TASKS + conf->fibers,
+	sv->limits = limit_table_create(LIMIT_ENTRIES, rte_rand(),
+			&sv->st.limits);
+	if (sv->limits == NULL || tasks_init(sv, SERVE_TASKS + conf->fibers,
 			conf->tls != NULL ? SERVE_TLS_HANDSHAKES : 0,
 			dispatch_run) != 0 ||
 			waits_init(sv) != 0 || strategy_create(sv) != 0 ||
@@ -184,6 +187,7 @@ serve_destroy(struct serve *sv)
 		ewyk_strategy_free(sv->strategy);
 	waits_fini(sv);
 	tasks_fini(sv);
+	limit_table_free(sv->limits);
 	free(sv);
 }
 

@@ -37,6 +37,7 @@ tasks_init(struct serve *sv, uint32_t n, uint32_t extra,
 		sv->tasks[i].base.run = run;
 		sv->tasks[i].base.kind = SERVE_TASK_REQUEST;
 		sv->tasks[i].sv = sv;
+		sv->tasks[i].limit.slot = LIMIT_NO_HOLD;
 		task_free(sv, &sv->tasks[i]);
 	}
 	return 0;
@@ -68,6 +69,7 @@ task_free(struct serve *sv, struct serve_task *t)
 {
 	/* A large body's buffer goes back to the HTTP server. */
 	http_req_release_body(&t->req);
+	limit_release(sv->limits, &t->limit);
 	t->free_next = sv->free_tasks;
 	sv->free_tasks = t;
 }

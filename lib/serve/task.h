@@ -31,6 +31,7 @@
 #include "http_req.h"
 #include "http_route.h"
 #include "ilist.h"
+#include "limit.h"
 #include "net_stack.h"
 
 struct ewyk_fiber;
@@ -120,6 +121,7 @@ struct serve_task {
 	int fetch_failure;	/* the last failed fetch's enum
 				 * upstream_err, or -1 */
 	struct access_rec *log;	/* its access log line, or NULL */
+	struct limit_hold limit;	/* its place under limit-conns */
 	struct ewyk_request req;	/* and, after its handler, the answer */
 };
 
@@ -159,6 +161,7 @@ struct serve {
 	struct tls_task *free_tls_tasks;
 	struct ilink *durable;		/* state.c: durable writes waited for */
 	struct access_ring *log;	/* the access log's rings; NULL: none */
+	struct limit_table *limits;	/* the routes' limits (limit.c) */
 	/* The strategy's own tasks (dispatch.c). */
 	struct ewyk_task start;		/* starts production on a reserved lcore */
 	struct ewyk_task steal;		/* relieves a stuck owner */

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from app_servers import app_servers
 from ewyk_harness import APP_IP, APP_IP6, EWYKD, HOST_IP, Appliance, run
 from tls_certs import CA
 from upstream_servers import upstream_args, upstreams_serving
@@ -102,6 +103,11 @@ add-header = X-Via-Route: app
 site = c
 prefix = /raw
 upstream = ng
+
+[route lim]
+exact = /lim
+status = 204
+limit-rps = 1
 """
     path = f"{d}/ewykd.conf"
     write(path, conf)
@@ -359,8 +365,16 @@ SITE = "[site a]\nroot = {d}\n"
      "add-header: content-length is the server's own field"),
     (SITE + "[route r]\nprefix = /x\nstatus = 404\nadd-header = X-A:b\n",
      "add-header: NAME: VALUE"),
-    (SITE + "[route r]\nprefix = /x\nstatus = 404\nlimit-rps = 5\n",
-     "limit-rps: not served by this version of ewykd yet"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\ncompress = on\n",
+     "compress: not served by this version of ewykd yet"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\nlimit-rps = 0\n",
+     ":6: [route r] limit-rps: a number from 1"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\nlimit-conns = 2000000\n",
+     "limit-conns: a number from 1 to 1000000"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\nlimit-burst = ten\n",
+     "limit-burst: a number from 0"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\nlimit-burst = 5\n",
+     "[route r]: limit-burst is a burst beyond limit-rps, which is not given"),
     (SITE + "[route r]\nprefix = /x\nstatus = 404\n[route s]\nprefix = /x\nstatus = 403\n",
      "[route s]: prefix /x is [route r]'s already"),
     (SITE + "[route r]\nprefix = /x\nupstream = nobody\n", "[route r] upstream: nobody: no such --upstream"),
@@ -413,32 +427,7 @@ def test_hundreds_of_sections_and_comments_read_back_the_same(cc_ns, tmp_path):
 
 # Upstream pools ([upstream NAME]) ---------------------------------------------
 
-POOL_SERVERS = f"""
-import http.server, socketserver, threading
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        body = ("server %d %s\\n" % (self.server.server_address[1], self.path)).encode()
-        if self.path.endswith("/headers"):
-            body = "".join("%s: %s\\n" % kv for kv in self.headers.items()).encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-for port in (8101, 8102, 8103):
-    s = Server(("{HOST_IP}", port), Handler)
-    threading.Thread(target=s.serve_forever, daemon=True).start()
-print("ready", flush=True)
-threading.Event().wait()
-"""
+POOL_SERVERS = app_servers(HOST_IP, (8101, 8102, 8103))
 
 POOLS_CONF = """
 [site any]
@@ -472,12 +461,44 @@ server = {h}:8101
 server = {h}:8102
 balance = least-conn
 
+[upstream checked]
+server = {h}:8101
+server = {h}:8104
+health-uri = /health?from=ewykd
+health-fails = 2
+health-interval-ms = 200
+
 """
 
 
+# Limits per client address: a rate with a burst (a route per protocol,
+# each test its client's own allowance), requests at once.
+for proto in ("h1", "h2"):
+    POOLS_CONF += f"""
+[route rate-{proto}]
+prefix = /rate-{proto}
+status = 204
+limit-rps = 1
+limit-burst = 2
+"""
+POOLS_CONF += """
+[route one-h1]
+prefix = /one-h1
+upstream = spare
+strip-prefix = on
+limit-conns = 1
+
+[route one-h2]
+prefix = /one-h2
+upstream = spare
+strip-prefix = on
+limit-conns = 1
+"""
+
 # A route /NAME to each pool, its prefix stripped.
 POOLS_CONF += "".join(f"\n[route {n}]\nprefix = /{n}\nupstream = {n}\nstrip-prefix = on\n"
-                      for n in ("weighted", "hashed", "dead", "backed", "spare", "busy"))
+                      for n in ("weighted", "hashed", "dead", "backed", "spare", "busy",
+                                "checked"))
 
 
 @pytest.fixture(scope="module")
@@ -573,7 +594,8 @@ def test_least_conn_uses_both_servers(pools, proto):
     ("[upstream u]\nserver = 198.18.0.1:80\nbalance = random\n", "balance: round-robin, least-conn or hash"),
     ("[upstream u]\nserver = 198.18.0.1:80\nhash-key = client\n", "hash-key is for balance = hash"),
     ("[upstream u]\nserver = 198.18.0.1:80\nprotocol = h2c\n", "protocol: only http1 is served"),
-    ("[upstream u]\nserver = 198.18.0.1:80\nhealth-uri = /up\n", "health-uri: active health checks are not served"),
+    ("[upstream u]\nserver = 198.18.0.1:80\nhealth-uri = up\n", "health-uri: a path that begins with '/'"),
+    ("[upstream u]\nserver = 198.18.0.1:80\nhealth-uri = /a b\n", "health-uri: a path (and query) without blanks"),
     ("[upstream u]\nserver = 198.18.0.1:80\nhealth-interval-ms = 0\n", "health-interval-ms: a number from 1"),
     ("[upstream u]\nserver = 10.0.0.1:80\n", "is not on the link"),
 ])
@@ -602,3 +624,121 @@ def test_forwarded_request_keeps_host_and_says_who_asked(pools, proto):
     assert got["x-forwarded-proto"] == ["http"], got
     assert got["forwarded"] == [f'for={HOST_IP};proto=http;host="app.example.test"'], got
     assert got["via"] == ["1.0 elsewhere", "1.1 ewyk"], got
+
+
+# Limits per client address ([route] limit-rps, limit-burst, limit-conns) --------
+
+def codes(a, path, n, proto):
+    """The statuses of n requests of path at once: curl's one after the
+    other on one connection over HTTP/1.1, h2load's as concurrent streams
+    of one connection over HTTP/2 (its summary: counts by class)."""
+    if proto == "h2":
+        r = a.ns(["h2load", "-n", str(n), "-c", "1", "-m", str(n), a.url(path)])
+        line = next(l for l in r.stdout.splitlines() if l.startswith("status codes:"))
+        return line
+    r = a.ns(["curl", "-sS", "-m", "10", "--http1.1", "-w", "%{http_code}\\n"] +
+             ["-o", "/dev/null", a.url(path)] * n)	# an -o per URL
+    return r.stdout.split()
+
+
+def refused(a, which):
+    return a.telemetry("/ewyk/http")[f"limit_{which}_refused_reqs"]
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_rate_limit_answers_429_beyond_the_burst(pools, proto):
+    """limit-rps = 1 with limit-burst = 2: three requests at once are
+    served, the rest of eight within the second get 429 with Retry-After;
+    a second later one more is served."""
+    before = refused(pools, "rate")
+    t0 = time.monotonic()
+    got = codes(pools, f"/rate-{proto}/x", 8, proto)
+    took = time.monotonic() - t0
+    if proto == "h2":
+        assert got == "status codes: 3 2xx, 0 3xx, 5 4xx, 0 5xx", got
+    else:
+        assert got[:3] == ["204"] * 3, got
+        # Each later one gets 429 unless a second has passed since the
+        # first (then one more is on time).
+        assert got[3:].count("429") >= 5 - int(took), (got, took)
+    assert refused(pools, "rate") - before == (5 if proto == "h2" else got.count("429"))
+    r = pools.ns(["curl", "-sS", "-m", "10", "-D", "-", "-o", "/dev/null",
+                  pools.url(f"/rate-{proto}/y")])
+    status, fields, _ = parse(r.stdout)
+    if status == 429:
+        assert fields["retry-after"] == "1", fields
+    else:	# the run above took a second: its allowance came back
+        assert took >= 0.9 and status == 204, (status, took)
+    time.sleep(1.1)
+    assert codes(pools, f"/rate-{proto}/z", 1, proto) in (["204"], "status codes: 1 2xx, 0 3xx, 0 4xx, 0 5xx")
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_limit_conns_refuses_the_second_request_at_once(pools, proto):
+    """limit-conns = 1 on a route to an application that takes 1.5 s: of
+    two requests at once (two connections over HTTP/1.1, two streams of
+    one over HTTP/2), one is answered, the other gets 429; once it is,
+    the next is served (its place given back)."""
+    before = refused(pools, "conns")
+    path = f"/one-{proto}/slow"
+    if proto == "h2":
+        got = codes(pools, path, 2, proto)
+        assert got == "status codes: 1 2xx, 0 3xx, 1 4xx, 0 5xx", got
+    else:
+        procs = [pools.ns_popen(["curl", "-sS", "-m", "10", "-o", "/dev/null",
+                                 "-w", "%{http_code}", pools.url(path)])
+                 for _ in range(2)]
+        got = sorted(p.communicate(timeout=20)[0].strip() for p in procs)
+        assert got == ["200", "429"], got
+    assert refused(pools, "conns") - before == 1
+    assert codes(pools, f"/one-{proto}/x", 1, proto) in (["200"], "status codes: 1 2xx, 0 3xx, 0 4xx, 0 5xx")
+
+
+def test_rate_limit_over_tls_and_ipv6(sites):
+    """The same limit from a client over TLS (HTTP/2) and one over IPv6:
+    each has its own allowance (an IPv6 client is its /64)."""
+    a, tree = sites["a"], sites["tree"]
+    tls = ["curl", "-sS", "-m", "10", "--cacert", tree["ca"], "--http2",
+           "-w", "%{http_code}\\n", "--resolve", f"a.example.test:443:{APP_IP}"]
+    r = a.ns(tls + ["-o", "/dev/null", "https://a.example.test/lim"] * 2)
+    assert r.stdout.split() == ["204", "429"], r.stdout
+    v6 = ["curl", "-sS", "-m", "10", "-w", "%{http_code}\\n"]
+    r = a.ns(v6 + ["-o", "/dev/null", f"http://[{APP_IP6}]/lim"] * 2)
+    assert r.stdout.split() == ["204", "429"], r.stdout
+
+
+def until(what, timeout=5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = what()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"not within {timeout} s")
+
+
+def test_active_checks_take_a_dead_server_out_and_put_it_back(pools):
+    """health-uri: each server is probed every health-interval-ms (200);
+    8104 refuses until the test starts it: two failed probes take it out
+    before any request is sent there, so requests meet no failover; once
+    it answers its probe it is back, and stopped again it is taken out
+    by its probes alone."""
+    out = lambda: pool_stats(pools, "checked_1")["out_shards"] == 1
+    until(out)
+    st = pool_stats(pools, "checked_1")
+    assert st["health_checks_failed_count"] >= 2, st
+    assert servers_of(bodies(pools, "/checked/x", 6)) == [8101] * 6
+    assert pool_stats(pools, "checked_1")["failovers_reqs"] == 0
+    late = pools.ns_popen_python(app_servers(HOST_IP, (8104,)))
+    try:
+        assert late.stdout.readline().strip() == "ready"
+        until(lambda: pool_stats(pools, "checked_1")["out_shards"] == 0)
+        assert set(servers_of(bodies(pools, "/checked/y", 6))) == {8101, 8104}
+    finally:
+        late.send_signal(signal.SIGTERM)
+        late.wait(10)
+    downs = pool_stats(pools, "checked_1")["taken_out_count"]
+    until(out)
+    st = pool_stats(pools, "checked_1")
+    assert st["taken_out_count"] == downs + 1 and st["requests_reqs"] >= st["health_checks_count"], st
+    assert pool_stats(pools, "checked_0")["out_shards"] == 0

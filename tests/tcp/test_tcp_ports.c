@@ -195,6 +195,52 @@ test_open_goes_out_of_the_peers_port(void **state)
 	th_free(h);
 }
 
+/* An address off every port's link: none without a gateway; with port
+ * 0's, an ARP request (a neighbour solicitation) for the gateway, then
+ * the SYN to the gateway's MAC with the far address as its destination. */
+static void
+test_open_off_the_link_goes_to_the_gateway(void **state)
+{
+	static const uint8_t gw_mac[6] = { 2, 0, 0, 0, 9, 9 };
+	struct th *h = th_new(NULL);
+	struct net_addr gw = th_peer(h), far = gw;
+	struct tcp_conn *c;
+	struct th_out o;
+	int err;
+
+	(void)state;
+	if (far.family == NET_AF_INET6)
+		far.ip.v6[3] ^= 0x40;	/* another /64 */
+	else
+		far.ip.v4 ^= 0x00400000u;	/* 198.18.64.1 */
+	assert_null(tcp_open_addr(h->ns, &far, 80, NULL, NULL, &err));
+	assert_int_equal(err, -ENETUNREACH);
+	if (gw.family == NET_AF_INET6)
+		memcpy(h->ifc.gateway6, gw.ip.v6, 16);
+	else
+		h->ifc.gateway = gw.ip.v4;
+	assert_null(tcp_open_addr(h->ns, &far, 80, NULL, NULL, &err));
+	assert_int_equal(err, -EAGAIN);
+	net_flush(h->ns);
+	assert_int_equal(h->n_out, 1);
+	assert_true(th_is_solicitation(h, rte_pktmbuf_mtod(h->out[0],
+			const uint8_t *), 0, &gw));
+	th_drain(h);
+	th_learn(h, 0, &gw, gw_mac);
+	c = tcp_open_addr(h->ns, &far, 80, NULL, NULL, &err);
+	assert_non_null(c);
+	assert_int_equal(c->port, 0);
+	net_flush(h->ns);
+	assert_int_equal(h->n_out, 1);
+	assert_memory_equal(rte_pktmbuf_mtod(h->out[0], const uint8_t *),
+			gw_mac, 6);
+	assert_true(th_next(h, &o));
+	assert_int_equal(o.t.flags, TCP_SYN);
+	tcp_abort(h->ns, c);
+	th_drain(h);
+	th_free(h);
+}
+
 /* 198.18.1.2 + off, network order. */
 static union net_ip
 ip4_plus(uint32_t off)
@@ -308,6 +354,7 @@ main(void)
 		cmocka_unit_test(test_other_ports_address_is_not_ours),
 		cmocka_unit_test(test_no_more_ports_than_the_stack_holds),
 		cmocka_unit_test(test_open_goes_out_of_the_peers_port),
+		cmocka_unit_test(test_open_off_the_link_goes_to_the_gateway),
 		cmocka_unit_test(test_port_with_several_ipv4_addresses),
 	};
 

@@ -16,6 +16,15 @@
 #define HTTP_ROUTES_MAX 64
 #define HTTP_ROUTE_PATH_MAX 128
 
+/* Limits per client address that a route asks of its dispatcher (an
+ * IPv6 client counted per /64): limit-rps with limit-burst, limit-conns.
+ * lib/http only carries them; the serving side keeps the counts. */
+struct http_limit {
+	uint32_t rps;		/* requests per second; 0: no rate */
+	uint32_t burst;		/* beyond the rate at once */
+	uint32_t conns;		/* requests in progress; 0: no bound */
+};
+
 struct http_route {
 	char path[HTTP_ROUTE_PATH_MAX];
 	uint32_t path_len;
@@ -26,6 +35,7 @@ struct http_route {
 	void *ctx;
 	uint32_t flags;		/* HTTP_ROUTE_* */
 	uint16_t id;		/* index: per-route counters */
+	const struct http_limit *limit;	/* the adder's, or NULL */
 };
 
 /* The handler is short and bounded by construction (it answers from

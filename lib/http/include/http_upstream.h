@@ -31,6 +31,7 @@ struct upstream_fetch;
 #define UPSTREAM_MAX 64	/* servers, of every pool; a bit each in a mask */
 #define UPSTREAM_NAME_MAX 32
 #define UPSTREAM_HEAD_MAX 8192	/* a request head as sent */
+#define UPSTREAM_HEALTH_URI_MAX 128
 
 /* Why a fetch failed, and the errno a blocking fetch (ewyk_fetch())
  * returns for it; the proxy answers 504 to the timeouts, 502 else. */
@@ -74,7 +75,9 @@ struct upstream_target {
 				 * value; "": the client's address */
 	uint32_t health_fails;	/* consecutive failures that take it out;
 				 * 0: never taken out */
-	uint32_t health_interval_ms;	/* out for this long, then tried */
+	uint32_t health_interval_ms;	/* out for this long, then tried;
+					 * with health_uri, probed as often */
+	char health_uri[UPSTREAM_HEALTH_URI_MAX];	/* "": no probes */
 	uint32_t connect_timeout_ms;	/* 0: the client's */
 	uint32_t answer_timeout_ms;	/* 0: the client's */
 };
@@ -106,6 +109,8 @@ struct upstream_stats {
 	uint64_t failovers;	/* requests sent on to another server after
 				 * this one refused or failed to connect */
 	uint64_t evicted;	/* idle ones reset to make room for another's */
+	uint64_t checks;	/* health_uri probes sent */
+	uint64_t checks_failed;	/* of them, failed or answered 5xx */
 	struct lat_hist lat;	/* fetch start to answer head, ns */
 };
 

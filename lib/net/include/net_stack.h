@@ -49,6 +49,10 @@ struct net_if {
 	uint16_t ip_count;
 	uint8_t ip6[16];	/* the global IPv6 address */
 	uint8_t prefix6;	/* its prefix length; 0: no IPv6 on the port */
+	/* The next hops for addresses off the port's link (--gateway,
+	 * --gateway6): 0, and all zeros, for none. */
+	uint32_t gateway;	/* network order, on the port's subnet */
+	uint8_t gateway6[16];	/* on its prefix, or link-local */
 	uint16_t mtu;
 	bool tx_multiseg;	/* the device takes chained mbufs */
 	bool tx_any_memory;	/* it reads payloads with the CPU (a virtual

@@ -43,8 +43,16 @@ struct ewykd_config {
 	uint8_t prefix6[EWYKD_PORTS_MAX];
 	uint16_t nb_ip6s;
 	uint16_t nb_ports;	/* the larger of nb_ips and nb_ip6s */
+	/* The Nth --gateway (--gateway6) is the Nth port's next hop for
+	 * addresses off its link; 0 (all zeros): "none". */
+	uint32_t gateway[EWYKD_PORTS_MAX];	/* network order */
+	uint16_t nb_gateways;
+	uint8_t gateway6[EWYKD_PORTS_MAX][16];
+	uint16_t nb_gateway6s;
 	bool ip_from_cli;	/* parsing: the command line's replace the file's */
 	bool ip6_from_cli;
+	bool gateway_from_cli;
+	bool gateway6_from_cli;
 	char www[PATH_MAX];	/* empty: no static files */
 	uint64_t www_max_mb;
 	/* "PREFIX=VALUE": Cache-Control of the files under PREFIX */
@@ -171,6 +179,13 @@ void options_write(const struct ewykd_config *cfg, const char *eal_args,
 void options_format_ip(const struct ewykd_config *cfg, uint16_t i, char *buf,
 		size_t len);
 /* Its IPv6 address "ADDR/N" in RFC 5952's form ("" without IPv6). */
+/* Whether port i has a gateway for the family (NET_AF_INET or
+ * NET_AF_INET6). */
+bool options_has_gateway(const struct ewykd_config *cfg, uint16_t i,
+		uint8_t family);
+/* Port i's gateway for the family, or "none". */
+void options_format_gateway(const struct ewykd_config *cfg, uint16_t i,
+		uint8_t family, char *buf, size_t len);
 void options_format_ip6(const struct ewykd_config *cfg, uint16_t i, char *buf,
 		size_t len);
 /* The netmask (network order) of port i's --ip. */
@@ -179,5 +194,9 @@ uint32_t options_netmask(const struct ewykd_config *cfg, uint16_t i);
 int options_ip_holding(const struct ewykd_config *cfg, uint32_t addr);
 /* The port whose --ip subnet or --ip6 prefix holds a, or -1. */
 int options_addr_holding(const struct ewykd_config *cfg, const struct net_addr *a);
+/* The port an active open to a goes by: the one whose link holds it,
+ * else the first with a gateway for its family (as lib/net's
+ * net_route()); -1 when none does. */
+int options_port_to(const struct ewykd_config *cfg, const struct net_addr *a);
 
 #endif /* EWYK_OPTIONS_H */

@@ -51,6 +51,9 @@ struct route_conf {
 	bool strip_prefix;
 	char headers[ROUTE_HEADERS_MAX][ROUTE_HEADER_MAX];	/* "NAME: VALUE" */
 	uint16_t nb_headers;
+	uint32_t limit_rps;	/* per client address; 0: no limit */
+	uint32_t limit_burst;	/* requests beyond the rate at once */
+	uint32_t limit_conns;	/* requests at once; 0: no limit */
 	int line;
 };
 
@@ -66,6 +69,7 @@ struct pool_conf {
 	uint8_t balance;	/* enum upstream_balance */
 	char hash_field[32];	/* "hash-key = header NAME"; "": client */
 	bool hash_key_set;
+	char health_uri[128];	/* "": no active checks */
 	uint32_t health_fails;	/* 3 unless set */
 	uint32_t health_interval_ms;	/* 10000 unless set */
 	uint32_t connect_timeout_ms;	/* 0: --upstream-connect-timeout-ms */

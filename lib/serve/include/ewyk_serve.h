@@ -26,6 +26,7 @@
 
 #include "ewyk_exec.h"
 #include "ewyk_http.h"
+#include "http_route.h"
 #include "http_server.h"
 #include "http_upstream.h"
 #include "lat_hist.h"
@@ -137,6 +138,14 @@ struct serve_fetch_stats {
 	uint64_t left_open;	/* closed by their handler's return */
 };
 
+/* The routes' limits per client address (limit.h). */
+struct limit_stats {
+	uint64_t rate_refused;	/* 429: beyond limit-rps and limit-burst */
+	uint64_t conns_refused;	/* 429: limit-conns in progress */
+	uint64_t evicted;	/* a client's entry taken while it owed */
+	uint64_t untracked;	/* served uncounted: its set all held */
+};
+
 /* Written by the owner, read by telemetry (relaxed loads). */
 struct serve_stats {
 	uint64_t overloaded;	/* no task free: 503 */
@@ -146,6 +155,7 @@ struct serve_stats {
 	struct serve_fiber_stats fib;
 	struct serve_fetch_stats fetch;
 	struct upstream_stats upstream[UPSTREAM_MAX];
+	struct limit_stats limits;
 	struct serve_route_stats routes[HTTP_ROUTES_MAX];
 };
 
@@ -246,6 +256,7 @@ struct serve_route {
 	bool strip_prefix;	/* UPSTREAM: the path after the prefix */
 	const char *const *headers;	/* "NAME: VALUE", added to answers */
 	uint16_t nb_headers;
+	struct http_limit limit;	/* per client address; zeros: none */
 };
 
 /* Adds route sr (the caller's, for as long as r serves) to r. 0, or the
