@@ -135,11 +135,11 @@ def counted_tls(www, tmp_path_factory):
         env={"LD_PRELOAD": COUNTER}))
 
 
-def steady_window(a, h1, warm_s=3, window_s=3):
+def steady_window(a, h1, warm_s=2, window_s=2):
     """Requests and the lcores' allocations over a window of an h2load
     run over TLS that began before it: its connections' handshakes are
     over by then, only requests on established connections remain."""
-    args = ["h2load", "-D", str(warm_s + window_s + 2), "-c", "4", "-m", "8"]
+    args = ["h2load", "-D", str(warm_s + window_s + 1), "-c", "4", "-m", "8"]
     if h1:
         args.insert(1, "--h1")
     load = a.ns_popen(args + [f"https://{APP_IP}/hello.txt"])
