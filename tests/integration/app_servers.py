@@ -2,17 +2,20 @@
 """Small kernel HTTP/1.1 servers that stand for an application behind
 ewykd (a pool's servers, an upstream behind a gateway), as Python source
 that a test runs in a namespace (Appliance.ns_popen_python): it prints
-"ready" once every port listens. GET answers "server PORT PATH"; a path
-ending in /headers the request's fields, one a line; /peer the address
-the connection came from; a path holding "slow" waits 1.5 s first."""
+"ready SHA256" once every port listens (ready() reads it). GET answers
+"server PORT PATH"; a path ending in /headers the request's fields, one a
+line; /host the Host it was given; /peer the address the connection came
+from; /blob 300,000 random bytes, the same at every port, whose sha256 the
+ready line gives; a path holding "slow" waits 1.5 s first."""
 
 
 def app_servers(host, ports):
-    """The source of servers on host (an IPv4 address, or "::" for both
-    families) at each of ports."""
+    """The source of servers on host (an IPv4 or IPv6 address; "::" takes
+    both families) at each of ports."""
     family = "AF_INET6" if ":" in host else "AF_INET"
     return f"""
-import http.server, socket, socketserver, threading, time
+import hashlib, http.server, os, socket, socketserver, threading, time
+BLOB = os.urandom(300000)
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -24,6 +27,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body = "".join("%s: %s\\n" % kv for kv in self.headers.items()).encode()
         if self.path.endswith("/peer"):
             body = (self.client_address[0] + "\\n").encode()
+        if self.path.endswith("/host"):
+            body = self.headers["Host"].encode()
+        if self.path.endswith("/blob"):
+            body = BLOB
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -43,6 +50,14 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 for port in {tuple(ports)!r}:
     s = Server(("{host}", port), Handler)
     threading.Thread(target=s.serve_forever, daemon=True).start()
-print("ready", flush=True)
+print("ready", hashlib.sha256(BLOB).hexdigest(), flush=True)
 threading.Event().wait()
 """
+
+
+def ready(server):
+    """Waits for the servers started from app_servers() to listen; returns
+    the sha256 of their /blob."""
+    word, digest = server.stdout.readline().split()
+    assert word == "ready" and len(digest) == 64, (word, digest)
+    return digest

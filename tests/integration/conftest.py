@@ -163,15 +163,25 @@ def survived(a):
     a.wait_idle(a.idle_mbufs, timeout=15)
 
 
-@pytest.fixture
-def netns():
-    """An empty network namespace of the test's own, removed after it."""
+def empty_netns():
     name = f"ewyk-ns{os.getpid()}-{uuid.uuid4().hex[:6]}"
     run(["ip", "netns", "add", name])
     try:
         yield name
     finally:
         run(["ip", "netns", "del", name], check=False)
+
+
+@pytest.fixture
+def netns():
+    """An empty network namespace of the test's own, removed after it."""
+    yield from empty_netns()
+
+
+@pytest.fixture(scope="module")
+def cc_ns():
+    """An empty network namespace for a module's --check-config runs."""
+    yield from empty_netns()
 
 
 @pytest.fixture(scope="module")

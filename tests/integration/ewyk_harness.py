@@ -117,6 +117,14 @@ def run(cmd, check=True, **kw):
     return subprocess.run(cmd, check=check, text=True, capture_output=True, **kw)
 
 
+def check_config(ns, *args):
+    """ewykd ARGS --check-config in namespace ns (no device, no memory):
+    (exit status, stdout, stderr)."""
+    r = run(["ip", "netns", "exec", ns, EWYKD, "--no-huge", "--no-pci", "--",
+             *args, "--check-config"], check=False, timeout=30)
+    return r.returncode, r.stdout, r.stderr
+
+
 def fnv1a64(data):
     """FNV-1a, 64 bits: the digest ewykd's /upload and the example
     plugin's fetch answer with."""

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from ewyk_harness import APP_IP, HOST_IP, Appliance
+from ewyk_harness import HOST_IP, Appliance
 
 COMBINED = re.compile(r'^(\S+) - - \[(\d\d/\w\w\w/\d{4}:\d\d:\d\d:\d\d \+0000)\] '
                       r'"(\S+) (\S+) (HTTP/[\d.]+)" (\d{3}) (\d+|-) "(.*)" "(.*)"$')

@@ -17,7 +17,6 @@ telemetry, and recovered from without a restart:
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 

@@ -6,7 +6,6 @@ fiber that computes without parking loses the shard to the watchdog; no
 fiber free falls back to the blocking pool; a durable PUT parks until the
 journal has it."""
 import re
-import subprocess
 import tempfile
 import time
 

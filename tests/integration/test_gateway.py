@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from app_servers import app_servers
-from ewyk_harness import APP_IP, EWYKD, HOST_IP, HOST_IP6, PYTHON, Appliance, run
+from app_servers import app_servers, ready
+from ewyk_harness import APP_IP, HOST_IP, HOST_IP6, PYTHON, Appliance, check_config, run
 
 FAR_IP, FAR_IP6 = "198.18.1.2", "2001:2:0:1::2"
 ROUTER_IP, ROUTER_IP6 = "198.18.1.1", "2001:2:0:1::1"
@@ -59,7 +59,7 @@ def routed():
         server = subprocess.Popen(["ip", "netns", "exec", far, PYTHON, "-c", FAR_SERVER],
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                   text=True)
-        assert server.stdout.readline().strip() == "ready"
+        ready(server)
         yield a
     finally:
         if server is not None:
@@ -86,21 +86,6 @@ def test_ports_say_their_gateways(routed):
     assert (p["gateway"], p["gateway6"]) == (HOST_IP, HOST_IP6), p
 
 
-def check(*args):
-    r = run(["ip", "netns", "exec", "ewyk-gw-cc", EWYKD, "--no-huge", "--no-pci", "--",
-             *args, "--check-config"], check=False, timeout=30)
-    return r.returncode, r.stdout, r.stderr
-
-
-@pytest.fixture(scope="module")
-def cc_ns():
-    run(["ip", "netns", "add", "ewyk-gw-cc"])
-    try:
-        yield
-    finally:
-        run(["ip", "netns", "del", "ewyk-gw-cc"], check=False)
-
-
 @pytest.mark.parametrize("args,words", [
     (["--upstream", f"far={FAR_IP}:8080"],
      f"--upstream far: {FAR_IP} is not on the link of --ip 198.18.0.2/24, and no "
@@ -116,13 +101,13 @@ def cc_ns():
      "--gateway 198.18.0.3: port 1 has no --ip"),
 ])
 def test_bad_gateways_are_refused(cc_ns, args, words):
-    rc, out, err = check(*args)
+    rc, out, err = check_config(cc_ns, *args)
     assert rc == 2, (out, err)
     assert words in err, err
 
 
 def test_gateways_read_back(cc_ns):
-    rc, out, err = check("--ip", "198.18.0.2/24", "--ip6", "2001:2::2/64",
+    rc, out, err = check_config(cc_ns, "--ip", "198.18.0.2/24", "--ip6", "2001:2::2/64",
                          "--gateway", "198.18.0.1",
                          "--gateway6", "fe80::1", "--upstream", f"far=[{FAR_IP6}]:8080")
     assert rc == 0, err

@@ -22,6 +22,7 @@ import pytest
 
 from conftest import serve_module
 from ewyk_harness import APP_IP, APP_IP6, EWYKD, HOST_IP6, IFACE, MEDIA, Appliance, run
+from app_servers import app_servers, ready
 
 PROTOCOLS = {"h1": ["--http1.1"], "h2": ["--http2-prior-knowledge"]}
 
@@ -252,30 +253,6 @@ s.send(raw(Ether(dst="{p['mac']}", src=s.getsockname()[4]) /
         assert a.proc.poll() is None
 
 
-# An upstream over IPv6: a kernel HTTP server on 2001:2::1 in the client's
-# namespace that echoes the Host it was given and serves random bytes.
-UPSTREAM6 = """
-import http.server, os, socket, sys
-BODY = os.urandom(300000)
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        body = BODY if self.path == "/blob" else self.headers["Host"].encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-class S(http.server.ThreadingHTTPServer):
-    address_family = socket.AF_INET6
-s = S(("2001:2::1", 8086), H)
-sys.stdout.write(__import__("hashlib").sha256(BODY).hexdigest() + "\\n")
-sys.stdout.flush()
-s.serve_forever()
-"""
-
-
 @pytest.mark.parametrize("medium", ["tap", "af_xdp"])
 def test_upstream_over_ipv6(www, tmp_path, medium):
     """--upstream NAME=[ADDR6]:PORT: /proxy/NAME/ reaches an upstream over
@@ -284,10 +261,10 @@ def test_upstream_over_ipv6(www, tmp_path, medium):
     names the upstream [ADDR6]:PORT."""
     with Appliance(www=www["dir"], medium=medium, ip6=True,
                    args=["--upstream", f"six=[{HOST_IP6}]:8086"]) as a:
-        server = a.ns_popen_python(UPSTREAM6)
+        # A kernel HTTP server on 2001:2::1 in the client's namespace.
+        server = a.ns_popen_python(app_servers(HOST_IP6, (8086,)))
         try:
-            digest = server.stdout.readline().strip()
-            assert len(digest) == 64
+            digest = ready(server)
             for family, url in (("-4", a.url("/proxy/six/blob")),
                                 ("-6", a.url6("/proxy/six/blob"))):
                 out = tmp_path / f"blob{family}"

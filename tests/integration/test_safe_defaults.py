@@ -4,9 +4,6 @@ turns more on. The demonstration routes (they store, reflect and burn CPU
 on request) come with --demo-routes, the journaled store's API with
 --state-api, and --state-api-token makes the latter ask for a bearer
 token."""
-import os
-
-import pytest
 
 from ewyk_harness import Appliance
 

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from app_servers import app_servers
-from ewyk_harness import APP_IP, APP_IP6, EWYKD, HOST_IP, Appliance, run
+from app_servers import app_servers, ready
+from ewyk_harness import APP_IP, APP_IP6, HOST_IP, Appliance, check_config
 from tls_certs import CA
 from upstream_servers import upstream_args, upstreams_serving
 
@@ -316,23 +316,12 @@ def test_reload_swaps_every_site_or_none(sites):
     assert a.telemetry("/ewyk/info")["www"]["reload_failures_count"] == 1
 
 
-def check(conf_text, tmp_path, *args):
-    """ewykd --check-config on a file of conf_text: (exit status, stderr)."""
+def check(ns, conf_text, tmp_path, *args):
+    """ewykd --check-config on a file of conf_text: (exit status, stdout,
+    stderr)."""
     p = tmp_path / "c.conf"
     p.write_text(conf_text)
-    r = run(["ip", "netns", "exec", "ewyk-sites-cc", EWYKD, "--no-huge",
-             "--no-pci", "--", "--config", str(p), "--check-config", *args],
-            check=False, timeout=30)
-    return r.returncode, r.stdout, r.stderr
-
-
-@pytest.fixture(scope="module")
-def cc_ns():
-    run(["ip", "netns", "add", "ewyk-sites-cc"])
-    try:
-        yield
-    finally:
-        run(["ip", "netns", "del", "ewyk-sites-cc"], check=False)
+    return check_config(ns, "--config", str(p), *args)
 
 
 SITE = "[site a]\nroot = {d}\n"
@@ -383,7 +372,7 @@ SITE = "[site a]\nroot = {d}\n"
     ("[route r]\nprefix = /x\nstatus = 404\n", "routes belong to sites"),
 ])
 def test_bad_sites_are_refused_with_file_line_and_key(cc_ns, tmp_path, body, words):
-    rc, out, err = check(body.format(d=tmp_path), tmp_path)
+    rc, out, err = check(cc_ns, body.format(d=tmp_path), tmp_path)
     lines = err.strip().splitlines()
     assert rc == 2, (out, err)
     assert len(lines) == 1 and lines[0].startswith("ewykd: "), err
@@ -392,12 +381,12 @@ def test_bad_sites_are_refused_with_file_line_and_key(cc_ns, tmp_path, body, wor
 
 
 def test_www_with_sites_is_refused(cc_ns, tmp_path):
-    rc, _, err = check(SITE.format(d=tmp_path), tmp_path, "--www", str(tmp_path))
+    rc, _, err = check(cc_ns, SITE.format(d=tmp_path), tmp_path, "--www", str(tmp_path))
     assert rc == 2 and "with [site] sections: each site names its own root" in err
 
 
 def test_missing_root_is_refused_by_check_config(cc_ns, tmp_path):
-    rc, _, err = check(SITE.format(d=tmp_path / "nowhere"), tmp_path)
+    rc, _, err = check(cc_ns, SITE.format(d=tmp_path / "nowhere"), tmp_path)
     assert rc == 2 and "[site a] root " in err and "nowhere" in err, err
 
 
@@ -412,14 +401,14 @@ def test_hundreds_of_sections_and_comments_read_back_the_same(cc_ns, tmp_path):
         parts.append(f"[site s{i}]\n# site {i}\nhost = s{i}.example.test\nroot = {d}\n")
         parts.append(f"[route r{i}]\nsite = s{i}\nprefix = /r{i}\n"
                      f"add-header = X-N: {i}; n\nstatus = 204\n")
-    rc, out, err = check("".join(parts), tmp_path)
+    rc, out, err = check(cc_ns, "".join(parts), tmp_path)
     assert rc == 0, err
     assert "; sites: 300, routes: 300, trees: 1 " in out
     assert "add-header = X-N: 299; n" in out
     printed = "\n".join(line for line in out.splitlines()
                         if not line.startswith("; checked") and
                         not line.startswith("; configuration good"))
-    rc2, out2, err2 = check(printed, tmp_path)
+    rc2, out2, err2 = check(cc_ns, printed, tmp_path)
     assert rc2 == 0, err2
     strip = lambda o: [l for l in o.splitlines() if not l.startswith("; configuration good")]
     assert strip(out2) == strip(out)
@@ -511,7 +500,7 @@ def pools(tmp_path_factory):
     try:
         a.start()
         servers = a.ns_popen_python(POOL_SERVERS)
-        assert servers.stdout.readline().strip() == "ready"
+        ready(servers)
         yield a
     finally:
         if servers is not None:
@@ -600,7 +589,7 @@ def test_least_conn_uses_both_servers(pools, proto):
     ("[upstream u]\nserver = 10.0.0.1:80\n", "is not on the link"),
 ])
 def test_bad_pools_are_refused(cc_ns, tmp_path, body, words):
-    rc, out, err = check(body, tmp_path, "--demo-routes")
+    rc, out, err = check(cc_ns, body, tmp_path, "--demo-routes")
     assert rc == 2, (out, err)
     assert words in err, err
 
@@ -731,7 +720,7 @@ def test_active_checks_take_a_dead_server_out_and_put_it_back(pools):
     assert pool_stats(pools, "checked_1")["failovers_reqs"] == 0
     late = pools.ns_popen_python(app_servers(HOST_IP, (8104,)))
     try:
-        assert late.stdout.readline().strip() == "ready"
+        ready(late)
         until(lambda: pool_stats(pools, "checked_1")["out_shards"] == 0)
         assert set(servers_of(bodies(pools, "/checked/y", 6))) == {8101, 8104}
         # Read while it answers: once it stops, two probes (400 ms) may
