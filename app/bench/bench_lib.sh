@@ -94,11 +94,12 @@ bench_group_stop() {
 	[ -z "${BENCH_GROUP:-}" ] || kill -TERM -- "-$BENCH_GROUP" 2>/dev/null || true
 }
 
-# nginx_echo_conf WWW LOCATION MAX_BODY BUFFER ANSWER: WWW/.nginx.conf for
-# the TCP benchmarks' Linux side: one worker on CPU 1, sendfile, WWW
-# served on 198.18.0.2:80, and at LOCATION a body read whole (up to
-# MAX_BODY, held in a BUFFER-sized buffer) then answered with the echo
-# module's ANSWER directive ("echo ok", "echo_request_body").
+# nginx_echo_conf WWW LOCATION MAX_BODY BUFFER ANSWER [SERVER_LINES]:
+# WWW/.nginx.conf for the TCP benchmarks' Linux side: one worker on CPU 1,
+# sendfile, WWW served on 198.18.0.2:80, and at LOCATION a body read whole
+# (up to MAX_BODY, held in a BUFFER-sized buffer) then answered with the
+# echo module's ANSWER directive ("echo ok", "echo_request_body");
+# SERVER_LINES go into the server block (more listeners, a certificate).
 nginx_echo_conf() {
 	cat > "$1/.nginx.conf" <<CONF
 load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
@@ -113,6 +114,7 @@ http {
 	sendfile on;
 	server {
 		listen 198.18.0.2:80;
+		${6:-}
 		root $1;
 		location $2 {
 			client_max_body_size $3;
