@@ -204,7 +204,7 @@ port_config_of(const struct ewykd_config *cfg)
 		.first_id = cfg->port_id, .nb_ports = cfg->nb_ports,
 		.addr_option = cfg->nb_ips >= cfg->nb_ip6s ? "--ip" : "--ip6",
 		.mtu = cfg->mtu, .rx_desc = cfg->rx_desc, .tx_desc = cfg->tx_desc,
-		.sw_cksum = cfg->sw_cksum,
+		.sw_cksum = cfg->sw_cksum, .no_tso = cfg->no_tso,
 	};
 }
 

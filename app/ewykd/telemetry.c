@@ -96,6 +96,7 @@ add_port_identity(struct rte_tel_data *d, uint16_t i)
 			"offload" : "software");
 	rte_tel_data_add_dict_string(d, "tx_segments", p->ifc.tx_multiseg ?
 			"chained" : "copied");
+	rte_tel_data_add_dict_string(d, "tso", p->ifc.tx_tso ? "offload" : "off");
 }
 
 static int

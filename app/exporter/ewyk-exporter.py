@@ -788,7 +788,7 @@ PORT_GAUGES = {
 PORT_SKIP = {"ip", "port_id", "port_name", "mac", "mtu", "tx_cksum", "rx_cksum",
              "tx_segments", "link", "link_duplex", "link_speed_mbps", "drop_pkts",
              "drop_by_reason_pkts", "xstats", "ip6", "ip6_link_local", "ip6_multicast",
-             "ip6_state", "ip6_link_local_state", "gateway", "gateway6"}
+             "ip6_state", "ip6_link_local_state", "gateway", "gateway6", "tso"}
 
 
 def collect_ports(fams, r):
@@ -802,6 +802,7 @@ def collect_ports(fams, r):
                      "ip6_link_local": str(pd.get("ip6_link_local", "")),
                      "gateway": str(pd.get("gateway", "")),
                      "gateway6": str(pd.get("gateway6", "")),
+                     "tso": str(pd.get("tso", "")),
                      "mac": str(pd.get("mac", ""))})
         for addr, key in (("global", "ip6_state"), ("link_local", "ip6_link_local_state")):
             if pd.get(key):

@@ -16,6 +16,9 @@
 #include "timer_wheel.h"
 
 #define NET_TX_BATCH 32
+/* The mbufs a port's batch may hold before it goes: TSO frames are chains
+ * of tens, and a batch of them would hold the pool's reserve. */
+#define NET_TX_BATCH_MBUFS 128
 
 struct tcp_cc_ops;
 
@@ -53,6 +56,7 @@ struct net_port {
 	net_tx_fn tx_fn;
 	void *tx_ctx;
 	uint16_t tx_n;
+	uint16_t tx_mbufs;	/* in the batch, chains counted whole */
 	struct rte_mbuf *tx[NET_TX_BATCH];
 	/* Its addresses by enum net_local (zero where it has none), and the
 	 * multicast MACs it takes (IPv6's groups). */

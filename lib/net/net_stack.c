@@ -340,6 +340,7 @@ port_flush(struct net_stack *ns, uint8_t port)
 	ps->tx_bytes += bytes;
 	ps->tx_pkts += sent;
 	p->tx_n = 0;
+	p->tx_mbufs = 0;
 }
 
 void
@@ -358,7 +359,8 @@ net_tx(struct net_stack *ns, uint8_t port, struct rte_mbuf *m)
 	struct net_port *p = &ns->port[port];
 
 	p->tx[p->tx_n++] = m;
-	if (p->tx_n == NET_TX_BATCH)
+	p->tx_mbufs += m->nb_segs;
+	if (p->tx_n == NET_TX_BATCH || p->tx_mbufs >= NET_TX_BATCH_MBUFS)
 		port_flush(ns, port);
 }
 

@@ -120,6 +120,8 @@ struct tcp_seg {
 	uint32_t tx_first_us;
 	uint8_t flags;
 	bool timed;		/* in the send-order list */
+	uint16_t unit;		/* its segments' payload when new data went
+				 * as a TSO frame, else 0 (sack_edge()) */
 };
 
 struct tcp_block {
@@ -722,17 +724,20 @@ void tcp_pace_run(struct net_stack *ns);
  * times after. */
 void tcp_pace_update(struct net_stack *ns, struct tcp_conn *c);
 
-/* Records a (re)transmission of [seq, end) at the stack's clock. */
+/* Records a (re)transmission of [seq, end) at the stack's clock; unit:
+ * the payload of each of its segments when new data left as one TSO
+ * frame, else 0. */
 void tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
-		uint32_t end);
+		uint32_t end, uint16_t unit);
 /* Forgets entries the cumulative ACK covers; counts what it delivered
  * to RACK. Call before snd_una moves. */
 void tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
 		struct tcp_ack_info *ai);
-/* RACK (RFC 8985 6.2 steps 2 and 3): a segment was delivered (SACKed or
- * newly acknowledged). */
+/* RACK (RFC 8985 6.2 steps 2 and 3): s was delivered (SACKed or newly
+ * acknowledged) up to end, all of it or its first part. */
 void tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_seg *s, struct tcp_ack_info *ai, bool by_sack);
+		const struct tcp_seg *s, uint32_t end, struct tcp_ack_info *ai,
+		bool by_sack);
 /* The peer's SACK blocks into the scoreboard. Returns the bytes newly
  * SACKed; *dsack is set if one reported a duplicate (RFC 2883). */
 uint32_t tcp_sack_update(struct net_stack *ns, struct tcp_conn *c,

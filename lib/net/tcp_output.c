@@ -17,6 +17,8 @@
 #include "tcp_impl.h"
 
 #define TCP_COPY_MAX 128	/* below this a copy is cheaper than a clone */
+#define TCP_TSO_SEGS 44		/* a TSO frame's segments without pacing:
+				 * 64 KB less headers, Linux's GSO size */
 
 struct seg_spec {
 	uint8_t port;		/* of the stack: the way out */
@@ -39,7 +41,7 @@ struct seg_spec {
  * attached. */
 static struct rte_mbuf *
 start_segment(struct net_stack *ns, const struct seg_spec *s,
-		uint16_t payload_len)
+		uint32_t payload_len)
 {
 	uint16_t tcp_len = (uint16_t)(TCP_HDR_MIN + s->optlen);
 	uint16_t ip_len = tcp_ip_hdr_len(s->family);
@@ -102,21 +104,40 @@ offload_ok(const struct rte_mbuf *m)
 	return true;
 }
 
+/* Sends the segment, or with tso_segsz a frame the device cuts into
+ * segments of that much payload (TSO), each with these headers: the
+ * sequence number, IP length and checksums its own, FIN and PSH on the
+ * last alone. */
 static void
 finish_segment(struct net_stack *ns, const struct seg_spec *s,
-		struct rte_mbuf *m)
+		struct rte_mbuf *m, uint16_t tso_segsz)
 {
 	uint16_t ip_len = tcp_ip_hdr_len(s->family);
+	uint16_t tcp_len = (uint16_t)(TCP_HDR_MIN + s->optlen);
 	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, ETH_HDR_LEN);
-	uint16_t l4_len = (uint16_t)(rte_pktmbuf_pkt_len(m) - ETH_HDR_LEN -
-			ip_len);
+	uint32_t l4_len = rte_pktmbuf_pkt_len(m) - ETH_HDR_LEN - ip_len;
+	uint32_t segs = 1;
 	struct rte_mbuf *seg;
 	struct cksum c;
 	uint16_t sum;
 
+	/* With TSO, the pseudo header's sum without the length, which each
+	 * segment has its own (as DPDK's rte_ipv4_phdr_cksum()). */
 	cksum_init(&c);
-	cksum_pseudo(&c, s->family, s->saddr, s->daddr, IPPROTO_TCP_, l4_len);
-	if (net_ifc(ns, s->port)->tx_cksum_offload && offload_ok(m)) {
+	cksum_pseudo(&c, s->family, s->saddr, s->daddr, IPPROTO_TCP_,
+			tso_segsz != 0 ? 0 : (uint16_t)l4_len);
+	if (tso_segsz != 0) {
+		segs = (l4_len - tcp_len + tso_segsz - 1) / tso_segsz;
+		sum = (uint16_t)~cksum_finish(&c);
+		m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_TCP_CKSUM |
+			(s->family == NET_AF_INET6 ? RTE_MBUF_F_TX_IPV6 :
+			 RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
+		m->l2_len = ETH_HDR_LEN;
+		m->l3_len = ip_len;
+		m->l4_len = tcp_len;
+		m->tso_segsz = tso_segsz;
+		ns->stats->tcp.tso_frames++;
+	} else if (net_ifc(ns, s->port)->tx_cksum_offload && offload_ok(m)) {
 		/* The device sums the segment; it wants the pseudo header's
 		 * sum, folded but not complemented, in the checksum field. */
 		sum = (uint16_t)~cksum_finish(&c);
@@ -139,8 +160,8 @@ finish_segment(struct net_stack *ns, const struct seg_spec *s,
 		sum = cksum_finish(&c);
 	}
 	memcpy(ip + ip_len + 16, &sum, 2);
-	ns->stats->tcp.segs_out++;
-	ns->stats->tcp.ip6_segs_out += s->family == NET_AF_INET6;
+	ns->stats->tcp.segs_out += segs;
+	ns->stats->tcp.ip6_segs_out += s->family == NET_AF_INET6 ? segs : 0;
 	net_tx(ns, s->port, m);
 }
 
@@ -257,7 +278,7 @@ send_bare(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint8_t flags)
 	conn_spec(ns, c, &s, seq, flags, opts);
 	m = start_segment(ns, &s, 0);
 	if (m != NULL)
-		finish_segment(ns, &s, m);
+		finish_segment(ns, &s, m, 0);
 }
 
 /* SYN and SYN-ACK options: MSS, then what the peer offered (or, for our
@@ -311,7 +332,7 @@ send_syn_common(struct net_stack *ns, struct tcp_conn *c, uint8_t flags)
 	s.optlen = syn_options(ns, c, opts);
 	m = start_segment(ns, &s, 0);
 	if (m != NULL)
-		finish_segment(ns, &s, m);
+		finish_segment(ns, &s, m, 0);
 	c->snd_nxt = c->iss + 1;
 	if (SEQ_LT(c->snd_max, c->snd_nxt))
 		c->snd_max = c->snd_nxt;
@@ -367,7 +388,7 @@ tcp_send_cookie_syn_ack(struct net_stack *ns, const struct ip_view *ip,
 	m = start_segment(ns, &s, 0);
 	if (m != NULL) {
 		ns->stats->tcp.syncookies_sent++;
-		finish_segment(ns, &s, m);
+		finish_segment(ns, &s, m, 0);
 	}
 }
 
@@ -413,7 +434,7 @@ tcp_reply_rst(struct net_stack *ns, const struct ip_view *ip,
 	m = start_segment(ns, &s, 0);
 	if (m != NULL) {
 		ns->stats->tcp.resets_out++;
-		finish_segment(ns, &s, m);
+		finish_segment(ns, &s, m, 0);
 	}
 }
 
@@ -575,10 +596,12 @@ attach_payload(struct net_stack *ns, uint8_t port, struct rte_mbuf *m,
 	return 0;
 }
 
-/* Sends [seq, seq + len) of the queue, with FIN after it if asked. */
+/* Sends [seq, seq + len) of the queue, with FIN after it if asked; with
+ * tso_segsz, as one frame the device cuts into segments of that much,
+ * one entry of the scoreboard (as a Linux skb of several segments). */
 static bool
 send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
-		bool fin)
+		bool fin, uint16_t tso_segsz)
 {
 	uint8_t flags = TCP_ACK, opts[TCP_HDR_OPT_MAX];
 	struct seg_spec s;
@@ -593,7 +616,7 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 	if (len > 0 && seq + len == c->snd_una + c->sndq.bytes)
 		flags |= TCP_PSH;
 	conn_spec(ns, c, &s, seq, flags, opts);
-	m = start_segment(ns, &s, (uint16_t)len);
+	m = start_segment(ns, &s, len);
 	if (m == NULL)
 		return false;
 	if (len > 0 && attach_payload(ns, c->port, m, &c->sndq, seq - c->snd_una,
@@ -601,7 +624,14 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 		rte_pktmbuf_free(m);
 		return false;
 	}
-	finish_segment(ns, &s, m);
+	/* The device sums a TSO frame's segments: a chain with pieces of
+	 * odd length goes as segments summed here instead (offload_ok()). */
+	if (tso_segsz != 0 && !offload_ok(m)) {
+		ns->stats->tcp.tso_odd_chains++;
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	finish_segment(ns, &s, m, tso_segsz);
 	if (SEQ_LT(seq, c->snd_max)) {
 		ns->stats->tcp.retransmits++;
 		tcp_undo_retransmitted(c, (c->flags & TCP_F_OPT_TS) ?
@@ -611,7 +641,7 @@ send_data(struct net_stack *ns, struct tcp_conn *c, uint32_t seq, uint32_t len,
 		c->prr_out += len + fin;
 		ns->stats->tcp.prr_sends++;
 	}
-	tcp_seg_sent(ns, c, seq, seq + len + fin);
+	tcp_seg_sent(ns, c, seq, seq + len + fin, tso_segsz);
 	tcp_pace_sent(ns, c, len + fin);
 	return true;
 }
@@ -644,7 +674,7 @@ tcp_send_range(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 		fin = true;
 	if (len == 0 && !fin)
 		return 0;
-	return send_data(ns, c, seq, len, fin) ? len + fin : 0;
+	return send_data(ns, c, seq, len, fin, 0) ? len + fin : 0;
 }
 
 /* The FIN rides on the segment that carries the last queued byte (or goes
@@ -662,7 +692,7 @@ tcp_send_probe(struct net_stack *ns, struct tcp_conn *c)
 	/* The first unacknowledged byte, into a zero window (RFC 9293
 	 * 3.8.6.1). snd_nxt stays: if the window opens without the byte
 	 * being taken, sending resumes from it. */
-	if (c->sndq.bytes > 0 && send_data(ns, c, c->snd_una, 1, false)) {
+	if (c->sndq.bytes > 0 && send_data(ns, c, c->snd_una, 1, false, 0)) {
 		ns->stats->tcp.window_probes++;
 		if (SEQ_GT(c->snd_una + 1, c->snd_max))
 			c->snd_max = c->snd_una + 1;
@@ -829,6 +859,38 @@ tcp_output_listed(struct net_stack *ns)
 	}
 }
 
+/* Largest payload of the next frame of new data: one segment (seg_max),
+ * or on a port with TSO as many segments of *unit as a burst may have
+ * (tcp_pace_burst_segs(), TCP_TSO_SEGS without pacing) and the device's
+ * chain takes. Not in recovery nor when resending after a timeout, whose
+ * segments go one by one; not when SACK blocks shorten our segments. */
+static uint32_t
+frame_max(struct net_stack *ns, const struct tcp_conn *c, uint32_t seg_max,
+		uint32_t *unit)
+{
+	const struct net_if *ifc = net_ifc(ns, c->port);
+	uint32_t segs;
+
+	*unit = seg_max;
+	if (!ifc->tx_tso || c->snd_nxt != c->snd_max ||
+			(tcp_family(c) == NET_AF_INET6 && !ifc->tso_ipv6) ||
+			(c->flags & (TCP_F_RECOVERY | TCP_F_LOSS)) ||
+			seg_max != tcp_seg_max(c, (c->flags & TCP_F_OPT_TS) ?
+				TCP_TS_LEN : 0))
+		return seg_max;
+	/* net_tap (22.11) refuses a TSO frame whose segments, Ethernet
+	 * header included, exceed the MTU: theirs a little shorter. */
+	if (ifc->tso_l2_in_mtu)
+		*unit = seg_max - ETH_HDR_LEN;
+	segs = (c->flags & TCP_F_PACING) && c->pacing_rate != 0 ?
+		tcp_pace_burst_segs(c) : TCP_TSO_SEGS;
+	/* The IP length field, and the chain: a mbuf of the queue holds
+	 * 1 KB at least, but for the ends. */
+	segs = RTE_MIN(segs, (UINT16_MAX - 320u) / *unit);
+	segs = RTE_MIN(segs, (ifc->tso_segs_max - 2u) * 1024u / *unit);
+	return segs > 1 ? segs * *unit : seg_max;
+}
+
 /* The send loop: what the windows allow goes out, and an owed ACK. */
 void
 tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
@@ -875,9 +937,15 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 			(int32_t)(c->cwnd - tcp_pipe(c)) :
 			(int32_t)(c->snd_una + c->cwnd + extra - c->snd_nxt);
 		uint32_t usable = (uint32_t)RTE_MAX(RTE_MIN(by_rwnd, by_cwnd), 0);
-		uint32_t seg_max = tcp_seg_max(c, data_optlen(c));
-		uint32_t len = RTE_MIN(RTE_MIN(avail, usable), seg_max);
+		uint32_t seg_max = tcp_seg_max(c, data_optlen(c)), unit;
+		uint32_t len = RTE_MIN(RTE_MIN(avail, usable),
+				frame_max(ns, c, seg_max, &unit));
 		bool fin, room;
+
+		/* A frame of several segments ends on a whole one, unless
+		 * it takes the last of the queue. */
+		if (len > seg_max && len < avail)
+			len -= len % unit;
 
 		/* The scoreboard bounds the segments in flight. */
 		room = tcp_seg_room(ns, c);
@@ -917,8 +985,24 @@ tcp_transmit(struct net_stack *ns, struct tcp_conn *c)
 		}
 		if (c->snd_una == c->snd_max && ns->cc->tx_start != NULL)
 			ns->cc->tx_start(ns, c);
-		if (!send_data(ns, c, c->snd_nxt, len, fin))
-			return;		/* out of mbufs: the timer retries */
+		if (!send_data(ns, c, c->snd_nxt, len, fin,
+				len > seg_max ? (uint16_t)unit : 0)) {
+			/* Out of mbufs: a frame's chain may be what does
+			 * not fit; one segment may. Else the timer tries
+			 * again, even with nothing in flight to time. */
+			bool sent = false;
+
+			if (len > seg_max) {
+				len = seg_max;
+				fin = fin_after(c, len) && room;
+				sent = send_data(ns, c, c->snd_nxt, len, fin, 0);
+			}
+			if (!sent) {
+				if (!tw_is_armed(&c->rexmit))
+					tcp_arm_rexmit(ns, c);
+				return;
+			}
+		}
 		c->snd_nxt += len + fin;
 		if (SEQ_GT(c->snd_nxt, c->snd_max))
 			c->snd_max = c->snd_nxt;

@@ -20,7 +20,8 @@ sent_after(uint32_t a_no, uint32_t b_no)
 
 void
 tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
-		const struct tcp_seg *s, struct tcp_ack_info *ai, bool by_sack)
+		const struct tcp_seg *s, uint32_t end, struct tcp_ack_info *ai,
+		bool by_sack)
 {
 	uint32_t rtt = (uint32_t)ns->now_us - s->xmit_us;
 
@@ -28,10 +29,10 @@ tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
 		c->rack_fack = c->snd_una;	/* kept in the window */
 	/* Step 3: delivered below what was delivered before, never
 	 * resent: the network reorders. */
-	if (!(s->flags & TCP_SEG_EVER_RETRANS) && SEQ_LT(s->end, c->rack_fack))
+	if (!(s->flags & TCP_SEG_EVER_RETRANS) && SEQ_LT(end, c->rack_fack))
 		c->rack_reord = 1;
-	if (SEQ_GT(s->end, c->rack_fack))
-		c->rack_fack = s->end;
+	if (SEQ_GT(end, c->rack_fack))
+		c->rack_fack = end;
 	if (s->flags & TCP_SEG_EVER_RETRANS) {
 		if (!by_sack)
 			ai->retrans_acked = true;
@@ -42,7 +43,7 @@ tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
 	} else {
 		uint32_t *oldest = by_sack ? &ai->sack_rtt_us : &ai->seq_rtt_us;
 
-		if (SEQ_LEQ(s->end, c->recover))
+		if (SEQ_LEQ(end, c->recover))
 			ai->orig_delivered = true;
 		if (*oldest == UINT32_MAX || rtt > *oldest)
 			*oldest = rtt;
@@ -55,7 +56,7 @@ tcp_rack_delivered(struct net_stack *ns, struct tcp_conn *c,
 		c->rack_rtt_us = rtt;
 		c->rack_xmit_us = s->xmit_us;
 		c->rack_xmit_no = s->xmit_no;
-		c->rack_end = s->end;
+		c->rack_end = end;
 	}
 }
 

@@ -267,7 +267,7 @@ seg_stamp(struct net_stack *ns, struct tcp_conn *c, struct tcp_seg *s)
 
 void
 tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
-		uint32_t end)
+		uint32_t end, uint16_t unit)
 {
 	struct tcp_sb *sb = c->sb;
 	uint32_t sb_end = sb->last != NULL ? sb->last->end : c->snd_una;
@@ -305,6 +305,7 @@ tcp_seg_sent(struct net_stack *ns, struct tcp_conn *c, uint32_t seq,
 	memset(s, 0, sizeof(*s));
 	s->start = sb_end;
 	s->end = end;
+	s->unit = unit;
 	RB_INSERT(tcp_sb_tree, &sb->tree, s);
 	if (sb->first == NULL)
 		sb->first = s;
@@ -323,7 +324,7 @@ tcp_seg_acked(struct net_stack *ns, struct tcp_conn *c, uint32_t ack,
 		uint32_t upto = SEQ_LT(ack, s->end) ? ack : s->end;
 
 		if (!(s->flags & TCP_SEG_SACKED)) {
-			tcp_rack_delivered(ns, c, s, ai, false);
+			tcp_rack_delivered(ns, c, s, upto, ai, false);
 			tcp_rate_delivered(c, s, upto - s->start, ai);
 		}
 		seg_tally(c, s->flags, upto - s->start, false);
@@ -379,19 +380,21 @@ tcp_seg_unmark_lost(struct tcp_conn *c)
 }
 
 /* Where a SACK block's edge splits the entry it falls in: at a whole
- * segment from the entry's start, up for a block's start, down for its
- * end (Linux's tcp_match_skb_to_sack()). A block that covers part of a
+ * segment from the entry's start (of the size its TSO frame was cut
+ * into, else a full one), up for a block's start, down for its end
+ * (Linux's tcp_match_skb_to_sack()). A block that covers part of a
  * segment SACKs none of it, and a peer's blocks cannot cut the flight
  * into more entries than it has segments. */
 static uint32_t
 sack_edge(const struct tcp_conn *c, uint32_t seq, bool up)
 {
 	const struct tcp_seg *g = tcp_sb_find(c, seq);
-	uint32_t unit = tcp_seg_max(c, (c->flags & TCP_F_OPT_TS) ?
-			TCP_TS_LEN : 0), off, k;
+	uint32_t unit, off, k;
 
 	if (g == NULL || !SEQ_GT(seq, g->start))
 		return seq;
+	unit = g->unit != 0 ? g->unit : tcp_seg_max(c,
+			(c->flags & TCP_F_OPT_TS) ? TCP_TS_LEN : 0);
 	off = seq - g->start;
 	k = off / unit + (up && off % unit != 0);
 	return k * unit < g->end - g->start ? g->start + k * unit :
@@ -415,7 +418,7 @@ sack_range(struct net_stack *ns, struct tcp_conn *c, uint32_t s, uint32_t e,
 			break;		/* beyond, or only partly covered */
 		if (SEQ_LT(g->start, s) || (g->flags & TCP_SEG_SACKED))
 			continue;
-		tcp_rack_delivered(ns, c, g, ai, true);
+		tcp_rack_delivered(ns, c, g, g->end, ai, true);
 		tcp_rate_delivered(c, g, g->end - g->start, ai);
 		seg_set_flags(c, g, TCP_SEG_SACKED |
 				(g->flags & TCP_SEG_EVER_RETRANS));

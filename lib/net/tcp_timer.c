@@ -175,7 +175,12 @@ rexmit_fire(struct net_stack *ns, struct tcp_conn *c)
 			return;
 		}
 		enter_loss(ns, c);
+		return;
 	}
+	/* Nothing in flight: data that found no mbufs goes now (the
+	 * interval backs off while the pool stays empty). */
+	if (c->sndq.bytes > 0 || (c->flags & TCP_F_FIN_QUEUED))
+		tcp_transmit(ns, c);
 }
 
 void

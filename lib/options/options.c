@@ -978,6 +978,26 @@ show_tx_cksum(const struct ewykd_config *cfg, const char *key, FILE *f)
 	fprintf(f, "%s = %s\n", key, cfg->sw_cksum ? "software" : "offload");
 }
 
+static int
+set_tso(struct ewykd_config *cfg, const char *val, char *err, size_t errlen)
+{
+	if (strcmp(val, "offload") == 0)
+		cfg->no_tso = false;
+	else if (strcmp(val, "off") == 0)
+		cfg->no_tso = true;
+	else {
+		snprintf(err, errlen, "'%s' is neither offload nor off", val);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+show_tso(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	fprintf(f, "%s = %s\n", key, cfg->no_tso ? "off" : "offload");
+}
+
 static void
 show_idle(const struct ewykd_config *cfg, const char *key, FILE *f)
 {
@@ -1124,6 +1144,7 @@ static const struct opt_def opts[] = {
 	{ "keepalive-ms", "MS", set_keepalive_ms, show_keepalive_ms, "idle time before keepalive probes, 0 = off (0)" },
 	{ "idle-timeout-ms", "MS", set_idle_timeout_ms, show_idle_timeout_ms, "reset connections idle this long, 0 = off (0)" },
 	{ "tx-cksum", "MODE", set_tx_cksum, show_tx_cksum, "offload (when the NIC offers it) or software (offload)" },
+	{ "tso", "MODE", set_tso, show_tso, "offload: a large answer leaves in frames of up to 64 KB that the NIC cuts into segments (TSO, when it offers it with checksum offload and chained mbufs); off: every segment built here (offload)" },
 	{ "header-timeout-ms", "MS", set_header_timeout_ms, show_header_timeout_ms, "408 when a request head takes longer, 0 = off (10000)" },
 	{ "keepalive-timeout-ms", "MS", set_keepalive_timeout_ms, show_keepalive_timeout_ms, "close keep-alive connections idle this long, 0 = off (60000)" },
 	{ "max-target", "BYTES", set_max_target, show_max_target, "longest request target (URL) of either protocol, 414 past it (8192)" },

@@ -205,6 +205,22 @@ port_start(const struct port_config *cfg, uint16_t port, uint16_t nb_queues,
 			RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
 		ifc->tx_cksum_offload = true;
 	}
+	/* TSO on chains of the send queue's mbufs, the device summing. */
+	if ((info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO) &&
+			info.tx_desc_lim.nb_seg_max >= 3 &&
+			ifc->tx_cksum_offload && ifc->tx_multiseg && !cfg->no_tso) {
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_TSO;
+		ifc->tx_tso = true;
+		ifc->tso_segs_max = RTE_MIN(info.tx_desc_lim.nb_seg_max,
+				(uint16_t)UINT8_MAX);
+		/* net_tap's TSO is DPDK's GSO library (22.11): TCP over
+		 * IPv4 only (an IPv6 frame would leave whole), and it checks
+		 * a segment's frame, not its IP packet, against the MTU. */
+		bool tap = strcmp(info.driver_name, "net_tap") == 0;
+
+		ifc->tso_ipv6 = !tap;
+		ifc->tso_l2_in_mtu = tap;
+	}
 	if ((info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
 			RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) ==
 			(RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM)) {

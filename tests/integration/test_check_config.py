@@ -98,11 +98,12 @@ def test_the_printed_configuration_reads_back_the_same(site, tmp_path):
             "--upstream", "a=198.18.0.5:8080", "--cache-control", "/=no-cache",
             "--mime-type", "dat=application/x-dat", "--tcp-cc", "newreno",
             "--state-api-token", site["token"], "--plugin", HELLO + ":hi",
-            "--tx-cksum", "software", "--idle", "poll", "--handoff-us", "20",
+            "--tx-cksum", "software", "--tso", "off", "--idle", "poll", "--handoff-us", "20",
             "--store-conflate", "off", "--access-log-format", "json"]
     rc, first, err, _, _ = check(args)
     assert rc == 0, err
     assert "tcp-cc = newreno" in first, "newreno was read as cubic"
+    assert "\ntso = off\n" in first, first
     assert "s3cret" not in first, "the token itself must not be printed"
     saved = tmp_path / "saved.conf"
     saved.write_text(first)

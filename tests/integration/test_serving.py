@@ -24,12 +24,23 @@ def test_ping_is_answered(appliance):
 
 
 def test_download_1mb_byte_exact(appliance, www, tmp_path):
+    """Byte-exact on every medium; on net_tap, which offers TSO, in frames
+    of many segments that the device cuts (the others offer none)."""
     out = tmp_path / "big.bin"
+    before = appliance.telemetry("/ewyk/tcp")
     r = appliance.ns(["curl", "-sS", "-m", "30", "-o", str(out), "-w", "%{http_code}",
                       appliance.url("/big.bin")])
     assert r.stdout == "200"
     assert out.stat().st_size == www["big_size"]
     assert hashlib.sha256(out.read_bytes()).hexdigest() == www["big_sha256"]
+    after = appliance.telemetry("/ewyk/tcp")
+    frames = after["tso_frames_count"] - before["tso_frames_count"]
+    segs = after["segs_out_count"] - before["segs_out_count"]
+    tso = appliance.telemetry("/ewyk/ports")["port_0"]["tso"]
+    if appliance.medium == "tap":
+        assert tso == "offload" and frames > 0 and segs > 5 * frames, (frames, segs)
+    else:
+        assert tso == "off" and frames == 0
 
 
 def test_head_has_headers_and_no_body(appliance, www):

@@ -86,6 +86,135 @@ eal_once(void)
 	atexit(eal_cleanup);
 }
 
+static void
+keep(struct th *h, struct th_tx *tx, struct rte_mbuf *m)
+{
+	if (h->n_out == TH_MAX_CAPTURE) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	h->out_at[h->n_out] = h->now_us;
+	h->out_port[h->n_out] = tx->port;
+	h->out[h->n_out++] = m;
+}
+
+/* A device's TSO: m's payload in segments of tso_segsz, each with m's
+ * headers, its own sequence number, IP length, IP ID (IPv4) and
+ * checksums, FIN and PSH on the last alone (as DPDK's GSO library and
+ * NICs do). The frame must be well-formed for it: its header lengths,
+ * flags and pseudo-header sum are checked here. */
+static void
+cut_tso_frame(struct th *h, struct th_tx *tx, struct rte_mbuf *m)
+{
+	static uint8_t frame[UINT16_MAX + 64];
+	uint32_t len = rte_pktmbuf_pkt_len(m), hl, off, k = 0;
+	bool v6 = m->ol_flags & RTE_MBUF_F_TX_IPV6;
+	const uint8_t *ip = frame + 14, *tcp;
+	uint16_t unit = m->tso_segsz, id;
+	const void *d;
+
+	assert_true(len <= sizeof(frame));
+	d = rte_pktmbuf_read(m, 0, len, frame);
+	if (d != frame)
+		memcpy(frame, d, len);
+	hl = m->l2_len + m->l3_len + m->l4_len;
+	assert_int_equal(m->l2_len, 14);
+	assert_int_equal(m->l3_len, v6 ? 40 : 20);
+	tcp = ip + m->l3_len;
+	assert_int_equal(m->l4_len, (tcp[12] >> 4) * 4);
+	assert_true(m->ol_flags & RTE_MBUF_F_TX_TCP_CKSUM);
+	assert_true(v6 || (m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM));
+	assert_true(unit > 0 && len > hl + unit);
+	id = (uint16_t)(ip[4] << 8 | ip[5]);
+	h->tso_frames++;
+	h->tso_segsz = unit;
+	for (off = 0; off < len - hl; off += unit, k++) {
+		uint32_t n = RTE_MIN((uint32_t)unit, len - hl - off);
+		struct rte_mbuf *s = rte_pktmbuf_alloc(pool);
+		uint8_t fam = v6 ? NET_AF_INET6 : NET_AF_INET;
+		union net_ip src, dst;
+		uint8_t *p, *sip, *st;
+		uint32_t seq;
+		struct cksum c;
+		uint16_t sum;
+
+		assert_non_null(s);
+		p = (uint8_t *)rte_pktmbuf_append(s, (uint16_t)(hl + n));
+		assert_non_null(p);
+		memcpy(p, frame, hl);
+		memcpy(p + hl, frame + hl + off, n);
+		sip = p + 14;
+		st = sip + m->l3_len;
+		seq = (uint32_t)(st[4] << 24 | st[5] << 16 | st[6] << 8 | st[7]) + off;
+		st[4] = (uint8_t)(seq >> 24), st[5] = (uint8_t)(seq >> 16);
+		st[6] = (uint8_t)(seq >> 8), st[7] = (uint8_t)seq;
+		if (off + n < len - hl)
+			st[13] &= (uint8_t)~(TCP_FIN | TCP_PSH);
+		if (v6) {
+			sip[4] = (uint8_t)((m->l4_len + n) >> 8);
+			sip[5] = (uint8_t)(m->l4_len + n);
+		} else {
+			sip[2] = (uint8_t)((20 + m->l4_len + n) >> 8);
+			sip[3] = (uint8_t)(20 + m->l4_len + n);
+			sip[4] = (uint8_t)((id + k) >> 8);
+			sip[5] = (uint8_t)(id + k);
+			sip[10] = sip[11] = 0;
+			sum = cksum_buf(sip, 20);
+			memcpy(sip + 10, &sum, 2);
+		}
+		/* The stack left the pseudo header's sum without the length
+		 * in the field: the device adds the length and the rest. */
+		memset(&src, 0, sizeof(src));
+		memset(&dst, 0, sizeof(dst));
+		memcpy(&src, v6 ? sip + 8 : sip + 12, v6 ? 16 : 4);
+		memcpy(&dst, v6 ? sip + 24 : sip + 16, v6 ? 16 : 4);
+		cksum_init(&c);
+		cksum_pseudo(&c, fam, &src, &dst, 6, 0);
+		sum = (uint16_t)~cksum_finish(&c);
+		assert_memory_equal(st + 16, &sum, 2);
+		st[16] = st[17] = 0;
+		cksum_init(&c);
+		cksum_pseudo(&c, fam, &src, &dst, 6, (uint16_t)(m->l4_len + n));
+		cksum_feed(&c, st, m->l4_len + n);
+		sum = cksum_finish(&c);
+		memcpy(st + 16, &sum, 2);
+		keep(h, tx, s);
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* A device's checksum offload: the IPv4 header's, and TCP's from the
+ * pseudo header's sum the stack left in its field. */
+static void
+fill_cksums(struct rte_mbuf *m)
+{
+	static uint8_t frame[UINT16_MAX + 64];
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, m->l2_len);
+	uint8_t *tcp = ip + m->l3_len;
+	const void *d;
+	struct cksum c;
+	uint16_t sum;
+
+	if (m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM) {
+		ip[10] = ip[11] = 0;
+		sum = cksum_buf(ip, m->l3_len);
+		memcpy(ip + 10, &sum, 2);
+	}
+	if (!(m->ol_flags & RTE_MBUF_F_TX_TCP_CKSUM))
+		return;
+	d = rte_pktmbuf_read(m, 0, len, frame);
+	if (d != frame)
+		memcpy(frame, d, len);
+	/* The field holds the pseudo header's sum, folded: summing the
+	 * segment over it gives the whole. */
+	cksum_init(&c);
+	cksum_feed(&c, frame + m->l2_len + m->l3_len,
+			len - m->l2_len - m->l3_len);
+	sum = cksum_finish(&c);
+	memcpy(tcp + 16, &sum, 2);
+}
+
 static uint16_t
 capture(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -104,13 +233,12 @@ capture(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 			pkts[i]->pkt_len = 0;
 			rte_pktmbuf_free(pkts[i]);
 		}
-		if (h->n_out == TH_MAX_CAPTURE) {
-			rte_pktmbuf_free(m);
+		if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
+			cut_tso_frame(h, tx, m);
 			continue;
 		}
-		h->out_at[h->n_out] = h->now_us;
-		h->out_port[h->n_out] = tx->port;
-		h->out[h->n_out++] = m;
+		fill_cksums(m);
+		keep(h, tx, m);
 	}
 	return n;
 }
@@ -731,4 +859,14 @@ th_handshake(struct th *h, uint16_t sport, uint32_t irs, const uint8_t *opts,
 	th_inject(h, &s);
 	assert_int_equal(h->app.accepted, 1);
 	return o.t.seq;
+}
+
+void
+th_tso(struct th *h, bool l2_in_mtu)
+{
+	h->ifc.tx_cksum_offload = true;
+	h->ifc.tx_tso = true;
+	h->ifc.tso_ipv6 = true;
+	h->ifc.tso_l2_in_mtu = l2_in_mtu;
+	h->ifc.tso_segs_max = UINT8_MAX;
 }

@@ -109,10 +109,18 @@ struct th {
 	/* No scoreboard check after each step (its walk is the flight's
 	 * length): for the benchmarks' tools, never for tests. */
 	bool unchecked;
+	/* TSO frames the driver cut into segments (th_tso()), and the
+	 * last one's segment payload. */
+	unsigned int tso_frames;
+	uint16_t tso_segsz;
 };
 
 /* Sets up a stack; cfg may be NULL for the defaults. */
 struct th *th_new(const struct tcp_config *cfg);
+/* The port offers TSO (and checksum offload, which it implies): the
+ * driver cuts each TSO frame into segments as a NIC does, and the test
+ * reads those. l2_in_mtu: net_tap's quirk (struct net_if). */
+void th_tso(struct th *h, bool l2_in_mtu);
 /* Tears down; fails the test if mbufs leaked. */
 void th_free(struct th *h);
 

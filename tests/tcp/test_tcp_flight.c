@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -156,23 +157,28 @@ opened_flight(uint32_t n, struct flight *f, uint32_t *iss)
 	return h;
 }
 
+enum tso { NO_TSO, TSO, TSO_L2_IN_MTU };
+
 /* 8 MB in flight: thousands of entries, no ring's bound. Every 97th
  * segment is lost; the peer SACKs the rest as they arrive (its three
  * most recent blocks, as a receiver does); RACK finds the holes, and
  * exactly they are resent. Then all is acknowledged and every entry
- * goes back to the shard's pool. */
+ * goes back to the shard's pool. With TSO, the new data leaves in frames
+ * of many segments, an entry each, which the SACK blocks split at the
+ * segments the device cut them into: the same holes, resent alone. */
 static void
-test_flight_of_8_mb_with_scattered_losses(void **state)
+scattered_losses(enum tso tso)
 {
 	static struct flight f;
 	static uint32_t resent[MAX_SEGS];
 	struct tcp_conn *c;
 	struct th *h;
-	uint32_t iss, cw, i, una, holes = 0, again = 0, blocks[3][2];
+	uint32_t iss, cw, i, una, holes = 0, again = 0, blocks[3][2], entries;
 	int nb = 0;
 
-	(void)state;
 	h = bulk_sender(0, &f, &iss);
+	if (tso != NO_TSO)
+		th_tso(h, tso == TSO_L2_IN_MTU);
 	c = h->app.conn;
 	/* The flight opened in steps: the harness captures 4096 frames.
 	 * Each step must send more (a flight held at some size fails here,
@@ -187,9 +193,21 @@ test_flight_of_8_mb_with_scattered_losses(void **state)
 		assert_true(SEQ_GT(c->snd_max, before));
 	}
 	assert_int_equal(c->snd_max - c->snd_una, FLIGHT);
-	assert_int_equal(tcp_sb_count(c), f.n);
 	assert_true(f.n > 5000);
-	assert_int_equal(h->stats.tcp_sb_entries_used, f.n);
+	entries = tso == NO_TSO ? f.n : h->tso_frames;
+	assert_int_equal(tcp_sb_count(c), entries);
+	assert_int_equal(h->stats.tcp_sb_entries_used, entries);
+	if (tso != NO_TSO) {
+		/* Frames of many segments, each but the last whole. */
+		uint16_t unit = (uint16_t)(tcp_seg_max(c, TCP_TS_LEN) -
+				(tso == TSO_L2_IN_MTU ? 14 : 0));
+
+		assert_int_equal(h->tso_segsz, unit);
+		assert_true(h->tso_frames < f.n / 20);
+		assert_int_equal(h->stats.tcp.tso_frames, h->tso_frames);
+		for (i = 0; i + 1 < f.n; i++)
+			assert_int_equal(f.len[i], unit);
+	}
 	th_advance(h, RTT_MS);
 	una = f.seq[0];
 	for (i = 0; i < f.n; i++) {
@@ -223,13 +241,154 @@ test_flight_of_8_mb_with_scattered_losses(void **state)
 	for (i = 0; i < again; i++)
 		assert_int_equal(resent[i], f.seq[97 * (i + 1)]);
 	assert_int_equal(h->stats.tcp.retransmits, holes);
-	assert_true(c->sacked_bytes > FLIGHT - (holes + 98) * 1448);
+	assert_true(c->sacked_bytes > FLIGHT - (holes + 98) * f.len[0]);
 	/* Everything acknowledged: every entry back. */
 	ack(h, c->snd_max, NULL, 0);
 	assert_int_equal(c->snd_una, iss + 1 + FLIGHT);
 	assert_int_equal(tcp_sb_count(c), 0);
 	assert_int_equal(h->stats.tcp_sb_entries_used, 0);
 	assert_int_equal(c->sacked_bytes + c->lost_bytes + c->retrans_bytes, 0);
+	th_free(h);
+}
+
+static void
+test_flight_of_8_mb_with_scattered_losses(void **state)
+{
+	(void)state;
+	scattered_losses(NO_TSO);
+}
+
+static void
+test_tso_flight_of_8_mb_with_scattered_losses(void **state)
+{
+	(void)state;
+	scattered_losses(TSO);
+}
+
+/* net_tap's TSO: segments 14 bytes short of a full one. */
+static void
+test_tso_short_segments_flight_with_scattered_losses(void **state)
+{
+	(void)state;
+	scattered_losses(TSO_L2_IN_MTU);
+}
+
+/* What is queued goes, the windows open wide. */
+static void
+send_with_open_windows(struct th *h, struct tcp_conn *c)
+{
+	c->cwnd = 1u << 20;
+	c->snd_wnd = 1u << 20;
+	tcp_output(h->ns, c);
+	net_flush(h->ns);
+}
+
+/* TSO: an answer and its FIN leave in frames of many segments that end
+ * on whole segments; the FIN rides the last segment alone. */
+static void
+test_tso_frames_end_on_whole_segments_with_fin_last(void **state)
+{
+	const uint32_t n = 100000;
+	struct tcp_conn *c;
+	struct th_out o;
+	struct th *h;
+	uint32_t iss, fins = 0, bytes = 0, seg;
+	uint64_t segs_before;
+
+	(void)state;
+	h = sender(NULL, &iss);
+	th_tso(h, false);
+	c = h->app.conn;
+	seg = tcp_seg_max(c, TCP_TS_LEN);
+	segs_before = h->stats.tcp.segs_out;
+	assert_int_equal(tcp_write(h->ns, c, data, n), n);
+	tcp_close(h->ns, c);
+	send_with_open_windows(h, c);
+	while (th_next(h, &o)) {
+		assert_memory_equal(o.payload, data + (o.t.seq - iss - 1), o.t.len);
+		assert_int_equal(o.t.seq, iss + 1 + bytes);
+		bytes += o.t.len;
+		if (o.t.flags & TCP_FIN) {
+			fins++;
+			assert_int_equal(bytes, n);
+		} else {
+			assert_int_equal(o.t.len, seg);
+		}
+	}
+	assert_int_equal(fins, 1);
+	assert_int_equal(bytes, n);
+	/* Frames of up to 44 segments (fewer as pacing sizes bursts), an
+	 * entry each; the counter counts segments, not frames. */
+	assert_true(h->tso_frames >= 2 && h->tso_frames <= 10);
+	assert_int_equal(h->stats.tcp.tso_frames, h->tso_frames);
+	assert_int_equal(tcp_sb_count(c), h->tso_frames);
+	assert_int_equal(h->tso_segsz, seg);
+	assert_int_equal(h->stats.tcp.segs_out - segs_before, (n + seg - 1) / seg);
+	th_free(h);
+}
+
+/* A device whose TSO cuts TCP over IPv4 only (net_tap's, DPDK's GSO
+ * library): IPv6 answers go segment by segment, IPv4 ones in frames. */
+static void
+test_tso_over_ipv4_only_where_the_device_says(void **state)
+{
+	const uint32_t n = 100000;
+	struct tcp_conn *c;
+	struct th_out o;
+	struct th *h;
+	uint32_t iss, bytes = 0;
+
+	(void)state;
+	h = sender(NULL, &iss);
+	th_tso(h, true);
+	h->ifc.tso_ipv6 = false;
+	c = h->app.conn;
+	assert_int_equal(tcp_write(h->ns, c, data, n), n);
+	send_with_open_windows(h, c);
+	while (th_next(h, &o)) {
+		assert_memory_equal(o.payload, data + (o.t.seq - iss - 1), o.t.len);
+		bytes += o.t.len;
+	}
+	assert_int_equal(bytes, n);
+	if (th_family() == NET_AF_INET6)
+		assert_int_equal(h->tso_frames, 0);
+	else
+		assert_true(h->tso_frames > 0);
+	th_free(h);
+}
+
+/* The pool empty when an answer is written: nothing goes, nothing is in
+ * flight to time, yet the retransmission timer tries again and the
+ * answer leaves once mbufs are back. */
+static void
+test_send_without_mbufs_is_tried_again(void **state)
+{
+	static struct rte_mbuf *held[16384];
+	const uint32_t n = 5000;
+	struct tcp_conn *c;
+	struct th_out o;
+	struct th *h;
+	uint32_t iss, bytes = 0, k = 0;
+
+	(void)state;
+	h = sender(NULL, &iss);
+	c = h->app.conn;
+	assert_int_equal(tcp_write(h->ns, c, data, n), n);	/* queued */
+	while (k < RTE_DIM(held) && (held[k] = rte_pktmbuf_alloc(h->ns->pool)) != NULL)
+		k++;
+	assert_true(k < RTE_DIM(held));
+	tcp_output(h->ns, c);
+	net_flush(h->ns);
+	assert_int_equal(c->snd_max, iss + 1);
+	assert_int_equal(th_pending(h), 0);
+	while (k > 0)
+		rte_pktmbuf_free(held[--k]);
+	th_advance(h, 2000);
+	while (th_next(h, &o)) {	/* the answer, and resent once unACKed */
+		assert_memory_equal(o.payload, data + (o.t.seq - iss - 1), o.t.len);
+		bytes = RTE_MAX(bytes, o.t.seq + o.t.len - iss - 1);
+	}
+	assert_int_equal(bytes, n);
 	th_free(h);
 }
 
@@ -312,7 +471,9 @@ test_entries_run_out_new_data_waits(void **state)
 }
 
 /* An ACK that covers part of a segment delivers that part: the delivery
- * rate's count and RACK see it now, not when the rest comes. */
+ * rate's count and RACK see it now, not when the rest comes, and RACK
+ * sees that part alone: the rest, SACKed later, is no reordering (a TSO
+ * frame is one entry, ACKed a few segments at a time). */
 static void
 test_partial_ack_delivers_its_part(void **state)
 {
@@ -330,7 +491,8 @@ test_partial_ack_delivers_its_part(void **state)
 	ack(h, f.seq[0] + 700, NULL, 0);
 	assert_int_equal(c->delivered - before, 700);
 	assert_int_equal(tcp_sb_first(c)->start, f.seq[0] + 700);
-	assert_int_equal(c->rack_end, f.seq[0] + f.len[0]);
+	assert_int_equal(c->rack_end, f.seq[0] + 700);
+	assert_int_equal(c->rack_fack, f.seq[0] + 700);
 	ack(h, f.seq[1] + f.len[1], NULL, 0);
 	assert_int_equal(c->delivered - before, f.len[0] + f.len[1]);
 	th_free(h);
@@ -427,6 +589,11 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flight_of_8_mb_with_scattered_losses),
+		cmocka_unit_test(test_tso_flight_of_8_mb_with_scattered_losses),
+		cmocka_unit_test(test_tso_short_segments_flight_with_scattered_losses),
+		cmocka_unit_test(test_tso_frames_end_on_whole_segments_with_fin_last),
+		cmocka_unit_test(test_tso_over_ipv4_only_where_the_device_says),
+		cmocka_unit_test(test_send_without_mbufs_is_tried_again),
 		cmocka_unit_test(test_sack_blocks_that_cut_segments_split_no_further),
 		cmocka_unit_test(test_entries_run_out_new_data_waits),
 		cmocka_unit_test(test_partial_ack_delivers_its_part),

@@ -60,6 +60,14 @@ struct net_if {
 	bool rx_cksum_offload;	/* the device flags L3/L4 checksums */
 	bool tx_cksum_offload;	/* the device fills IPv4 and TCP checksums
 				 * (TCP's over IPv6 too) */
+	/* The device cuts a TCP frame of up to 64 KB into segments (TSO):
+	 * over IPv6 too with tso_ipv6; a frame's chain has at most
+	 * tso_segs_max mbufs; tso_l2_in_mtu: it counts a segment's
+	 * Ethernet header against the MTU. */
+	bool tx_tso;
+	bool tso_ipv6;
+	bool tso_l2_in_mtu;
+	uint16_t tso_segs_max;
 };
 
 /* The link-local address (fe80::/64) of a MAC: its modified EUI-64
@@ -239,7 +247,7 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(dsack_undos) X(eifel_undos) X(loss_undos) X(frto_undos) \
 	X(rcv_buf_grows) X(rcv_buf_shrinks) X(rcv_buf_budget_limited) \
 	X(rcvq_dropped) X(rcvq_exhausted) X(ooo_pruned) X(pacing_waits) X(bbr_full_bw) X(bbr_probe_rtts) \
-	X(bbr_cycles)
+	X(bbr_cycles) X(tso_frames) X(tso_odd_chains)
 
 /* Neighbour discovery and ICMPv6, in the same manner. */
 /* Neighbour discovery and ICMPv6, with the unit of each (a telemetry

@@ -91,6 +91,7 @@ struct ewykd_config {
 	uint32_t idle_timeout_ms;	/* 0: off */
 	bool syncookies;
 	bool sw_cksum;		/* compute TX checksums even if the NIC could */
+	bool no_tso;		/* segment TCP ourselves even if the NIC could */
 	enum ewyk_mode strategy;
 	uint16_t reserved;	/* worker lcores beyond the shards' */
 	bool reserved_set;

@@ -24,6 +24,7 @@ struct port_config {
 	uint16_t rx_desc;
 	uint16_t tx_desc;
 	bool sw_cksum;		/* compute TX checksums even if the NIC could */
+	bool no_tso;		/* segment TCP ourselves even if the NIC could */
 };
 
 /* The ports for cfg: the valid ethdev ports in id order from first_id,
