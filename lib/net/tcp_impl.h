@@ -938,6 +938,14 @@ tcp_seg_max(const struct tcp_conn *c, uint32_t optlen)
 	return c->mss > optlen + 8 ? c->mss - optlen : 8;
 }
 
+/* A full segment's payload: timestamps its only option. The unit of TSO
+ * frames and of SACK edges. */
+static inline uint32_t
+tcp_seg_full(const struct tcp_conn *c)
+{
+	return tcp_seg_max(c, (c->flags & TCP_F_OPT_TS) ? TCP_TS_LEN : 0);
+}
+
 /* Send after the burst (at net_flush); the list, sent. */
 void tcp_output_later(struct net_stack *ns, struct tcp_conn *c);
 void tcp_output_listed(struct net_stack *ns);

@@ -126,18 +126,10 @@ finish_segment(struct net_stack *ns, const struct seg_spec *s,
 	cksum_init(&c);
 	cksum_pseudo(&c, s->family, s->saddr, s->daddr, IPPROTO_TCP_,
 			tso_segsz != 0 ? 0 : (uint16_t)l4_len);
-	if (tso_segsz != 0) {
-		segs = (l4_len - tcp_len + tso_segsz - 1) / tso_segsz;
-		sum = (uint16_t)~cksum_finish(&c);
-		m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_TCP_CKSUM |
-			(s->family == NET_AF_INET6 ? RTE_MBUF_F_TX_IPV6 :
-			 RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
-		m->l2_len = ETH_HDR_LEN;
-		m->l3_len = ip_len;
-		m->l4_len = tcp_len;
-		m->tso_segsz = tso_segsz;
-		ns->stats->tcp.tso_frames++;
-	} else if (net_ifc(ns, s->port)->tx_cksum_offload && offload_ok(m)) {
+	/* A TSO frame's chain was checked in send_data(): the device sums
+	 * every segment it cuts. */
+	if (tso_segsz != 0 || (net_ifc(ns, s->port)->tx_cksum_offload &&
+			offload_ok(m))) {
 		/* The device sums the segment; it wants the pseudo header's
 		 * sum, folded but not complemented, in the checksum field. */
 		sum = (uint16_t)~cksum_finish(&c);
@@ -147,6 +139,13 @@ finish_segment(struct net_stack *ns, const struct seg_spec *s,
 			RTE_MBUF_F_TX_TCP_CKSUM;
 		m->l2_len = ETH_HDR_LEN;
 		m->l3_len = ip_len;
+		if (tso_segsz != 0) {
+			segs = (l4_len - tcp_len + tso_segsz - 1) / tso_segsz;
+			m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
+			m->l4_len = tcp_len;
+			m->tso_segsz = tso_segsz;
+			ns->stats->tcp.tso_frames++;
+		}
 	} else {
 		if (s->family == NET_AF_INET) {
 			sum = cksum_buf(ip, IPV4_HDR_MIN);
@@ -875,8 +874,7 @@ frame_max(struct net_stack *ns, const struct tcp_conn *c, uint32_t seg_max,
 	if (!ifc->tx_tso || c->snd_nxt != c->snd_max ||
 			(tcp_family(c) == NET_AF_INET6 && !ifc->tso_ipv6) ||
 			(c->flags & (TCP_F_RECOVERY | TCP_F_LOSS)) ||
-			seg_max != tcp_seg_max(c, (c->flags & TCP_F_OPT_TS) ?
-				TCP_TS_LEN : 0))
+			seg_max != tcp_seg_full(c))
 		return seg_max;
 	/* net_tap (22.11) refuses a TSO frame whose segments, Ethernet
 	 * header included, exceed the MTU: theirs a little shorter. */

@@ -393,8 +393,7 @@ sack_edge(const struct tcp_conn *c, uint32_t seq, bool up)
 
 	if (g == NULL || !SEQ_GT(seq, g->start))
 		return seq;
-	unit = g->unit != 0 ? g->unit : tcp_seg_max(c,
-			(c->flags & TCP_F_OPT_TS) ? TCP_TS_LEN : 0);
+	unit = g->unit != 0 ? g->unit : tcp_seg_full(c);
 	off = seq - g->start;
 	k = off / unit + (up && off % unit != 0);
 	return k * unit < g->end - g->start ? g->start + k * unit :
