@@ -238,6 +238,7 @@ struct tcp_conn {
 	uint8_t backoff;	/* consecutive timeouts */
 	uint8_t dupacks;
 	uint8_t acks_owed;	/* full segments received since our last ACK */
+	uint8_t quick_acks;	/* data segments still acknowledged at once */
 	uint8_t ka_probes;	/* keepalive probes unanswered */
 	uint8_t snd_wscale;	/* shift of the windows the peer sends */
 	uint8_t rcv_wscale;	/* shift of the windows we send */
@@ -505,6 +506,11 @@ extern const struct tcp_cc_ops tcp_cc_bbr;
  * the minimum RTO (hundreds of round trips on a sub-millisecond path). */
 #define TCP_TLP_MAX 2
 #define TCP_TS_LEN 12		/* NOP NOP kind len val ecr */
+/* Data segments acknowledged at once on a new connection, and again after
+ * the peer was silent longer than an RTO (Linux's quickack mode,
+ * TCP_MAX_QUICKACKS): a peer whose Nagle holds its second small write
+ * for our ACK (a TLS Finished, then the request) waits no delack_ms. */
+#define TCP_QUICK_ACKS 16
 /* Added to the probe timeout of a flight of more than one segment:
  * Linux's TCP_TIMEOUT_MIN (two jiffies), against the timers' granularity
  * and the peer's scheduling. */

@@ -672,7 +672,9 @@ fin_input(struct net_stack *ns, struct tcp_conn *c)
 }
 
 /* ACK now, or within delack_ms: every second full segment, anything out
- * of order or filling a hole, and FINs are acknowledged at once. */
+ * of order or filling a hole, FINs, and the first TCP_QUICK_ACKS data
+ * segments are acknowledged at once. "At once" is the flush after the
+ * burst: an answer written by then carries the ACK. */
 static void
 schedule_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t len,
 		bool immediate)
@@ -681,6 +683,12 @@ schedule_ack(struct net_stack *ns, struct tcp_conn *c, uint32_t len,
 		c->acks_owed++;
 	if (immediate || c->acks_owed >= 2 || ns->cfg.delack_ms == 0) {
 		c->flags |= TCP_F_ACK_NOW;
+		return;
+	}
+	if (c->quick_acks > 0) {
+		c->quick_acks--;
+		c->flags |= TCP_F_ACK_NOW;
+		ns->stats->tcp.quick_acks++;
 		return;
 	}
 	if (!tw_is_armed(&c->delack)) {
@@ -781,6 +789,9 @@ conn_input(struct net_stack *ns, struct tcp_conn *c, struct rte_mbuf *m,
 	uint32_t win;
 	int acked;
 
+	/* Silent longer than an RTO: the peer starts afresh (Linux). */
+	if ((ns->now_ms - c->last_rx_ms) * 1000 > c->rto_us)
+		c->quick_acks = TCP_QUICK_ACKS;
 	c->last_rx_ms = ns->now_ms;
 	c->ka_probes = 0;
 	if (c->state == TCP_SYN_SENT) {

@@ -179,6 +179,7 @@ tcp_conn_new(struct net_stack *ns, uint8_t port, uint8_t local,
 	memcpy(c->peer_mac, peer_mac, 6);
 	c->ts_offset = (uint32_t)rte_rand();
 	c->last_rx_ms = ns->now_ms;
+	c->quick_acks = TCP_QUICK_ACKS;
 	memset(&c->sndq, 0, sizeof(c->sndq));
 	ns->stats->tcp_conns_open++;
 	ns->stats->tcp_conns_open6 += net_local_is_v6(local);

@@ -596,6 +596,8 @@ th_rx_frame(struct th *h, uint8_t port, const void *frame, uint16_t len)
 	assert_non_null(p);
 	memcpy(p, frame, len);
 	net_rx_us(h->ns, port, &m, 1, h->now_us);
+	if (h->hold_flush)
+		return;
 	net_flush(h->ns);
 	th_check(h);
 }

@@ -106,6 +106,9 @@ struct th {
 	/* The driver copies each frame and frees it at once, as net_af_xdp
 	 * does: the stack must not read a sent mbuf. */
 	bool copy_tx;
+	/* A frame put in is not followed by the flush: the test writes what
+	 * the upper layer would answer inside the burst, then flushes. */
+	bool hold_flush;
 	/* No scoreboard check after each step (its walk is the flight's
 	 * length): for the benchmarks' tools, never for tests. */
 	bool unchecked;

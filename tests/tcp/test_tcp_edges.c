@@ -359,10 +359,70 @@ test_second_full_segment_is_acked_at_once(void **state)
 
 	(void)state;
 	th_drain(h);
+	h->app.conn->quick_acks = 0;	/* past the start (below) */
 	send_data(h, iss, 0, MSS, 0);
 	assert_int_equal(th_pending(h), 0);	/* delayed */
 	send_data(h, iss, MSS, MSS, 0);
 	th_expect(h, &o, TCP_ACK, iss + 1, IRS + 1 + 2 * MSS);
+	assert_int_equal(th_pending(h), 0);
+	th_free(h);
+}
+
+/* The first TCP_QUICK_ACKS data segments of a connection are acknowledged
+ * at once, small ones too: a peer whose Nagle holds its next small write
+ * for our ACK (a TLS Finished, then its request) does not wait 40 ms.
+ * Then ACKs are delayed again, until the peer has been silent for longer
+ * than an RTO. */
+static void
+test_quick_acks_at_the_start_and_after_silence(void **state)
+{
+	struct th *h = th_new(NULL);
+	uint32_t iss = handshake_mss(h, 40000);
+	uint32_t off = 0;
+	struct th_out o;
+	int i;
+
+	(void)state;
+	th_drain(h);
+	for (i = 0; i < TCP_QUICK_ACKS; i++, off += 10) {
+		send_data(h, iss, off, 10, TCP_PSH);
+		th_expect(h, &o, TCP_ACK, iss + 1, IRS + 1 + off + 10);
+		assert_int_equal(th_pending(h), 0);
+	}
+	assert_int_equal(h->stats.tcp.quick_acks, TCP_QUICK_ACKS);
+	send_data(h, iss, off, 10, TCP_PSH);
+	off += 10;
+	assert_int_equal(th_pending(h), 0);	/* delayed from now on */
+	th_advance(h, 40);
+	th_expect(h, &o, TCP_ACK, iss + 1, IRS + 1 + off);
+	/* Silent longer than the RTO (1 s before any RTT sample): afresh. */
+	th_advance(h, 1100);
+	th_drain(h);
+	send_data(h, iss, off, 10, TCP_PSH);
+	off += 10;
+	th_expect(h, &o, TCP_ACK, iss + 1, IRS + 1 + off);
+	assert_int_equal(h->stats.tcp.quick_acks, TCP_QUICK_ACKS + 1);
+	th_free(h);
+}
+
+/* A quick ACK waits for the flush after the burst: an answer the upper
+ * layer writes by then carries it, and no bare ACK goes before it. */
+static void
+test_quick_ack_rides_on_the_answer(void **state)
+{
+	struct th *h = th_new(NULL);
+	uint32_t iss = handshake_mss(h, 40000);
+	struct th_out o;
+
+	(void)state;
+	th_drain(h);
+	h->hold_flush = true;
+	send_data(h, iss, 0, 100, TCP_PSH);
+	h->hold_flush = false;
+	assert_int_equal(tcp_write(h->ns, h->app.conn, "answer", 6), 6);
+	net_flush(h->ns);
+	th_expect(h, &o, TCP_ACK | TCP_PSH, iss + 1, IRS + 1 + 100);
+	assert_int_equal(o.t.len, 6);
 	assert_int_equal(th_pending(h), 0);
 	th_free(h);
 }
@@ -494,6 +554,8 @@ main(void)
 		cmocka_unit_test(test_backed_off_rto_is_capped),
 		cmocka_unit_test(test_idle_timeout_resets_a_quiet_connection),
 		cmocka_unit_test(test_second_full_segment_is_acked_at_once),
+		cmocka_unit_test(test_quick_acks_at_the_start_and_after_silence),
+		cmocka_unit_test(test_quick_ack_rides_on_the_answer),
 		cmocka_unit_test(test_old_syn_does_not_recycle_time_wait),
 		cmocka_unit_test(test_send_buffer_bounds_writes),
 		cmocka_unit_test(test_send_budget_bounds_queues_and_wakes),

@@ -235,7 +235,7 @@ void tcp_config_defaults(struct tcp_config *cfg);
 	X(ooo_segs) X(ooo_dropped) X(syncookies_sent) X(syncookies_valid) \
 	X(syncookies_failed) X(syn_dropped) X(challenge_acks) X(challenge_acks_limited) \
 	X(invalid_acks_limited) X(paws_drops) \
-	X(delayed_acks) X(window_probes) X(keepalive_probes) \
+	X(delayed_acks) X(quick_acks) X(window_probes) X(keepalive_probes) \
 	X(tail_loss_probes) X(lost_retransmits) \
 	X(keepalive_timeouts) X(idle_timeouts) X(time_wait_overflow) \
 	X(bad_options) X(sack_blocks_in) X(dsacks_in) \
