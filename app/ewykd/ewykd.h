@@ -73,6 +73,7 @@ struct ewykd {
 	uint16_t ntrees;
 	struct serve_route *conf_routes;	/* one per [route], per site */
 	uint32_t nconf_routes;
+	uint32_t route_ids;	/* per-route counters' slots, sites' included */
 	const char **conf_headers;	/* their add-header values */
 	struct tls_config *tls;		/* NULL: no TLS port */
 

@@ -172,6 +172,13 @@ sites_open(struct ewykd *e, char *err, size_t errlen)
 		if (site_routes(e, i, err, errlen) != 0)
 			return EWYKD_ERR_WWW;
 	e->nconf_routes = (uint32_t)(s->nroutes + s->nsites);
+	rc = http_sites_number_routes(&e->sites);
+	if (rc < 0) {
+		snprintf(err, errlen, "sites: more routes in all than %u",
+				UINT16_MAX + 1u);
+		return EWYKD_ERR_CONFIG;
+	}
+	e->route_ids = (uint32_t)rc;
 	services_note_tree(e);
 	return EWYKD_OK;
 }

@@ -523,8 +523,10 @@ route_reqs(struct shard *s, const char *path)
 	const struct http_route *rt = http_route_find(&ew->router, path,
 			(uint32_t)strlen(path));
 
-	return rt != NULL ?
-		LOAD(serve_stats(s->serve)->routes[rt->id].lat.count) : 0;
+	const struct serve_stats *st = serve_stats(s->serve);
+
+	return rt != NULL && rt->id < st->nroutes ?
+		LOAD(st->routes[rt->id].lat.count) : 0;
 }
 
 /* The shard's fibers: the pool's stacks, and the waits of parked ones. */
@@ -689,54 +691,81 @@ add_counters(struct rte_tel_data *d, const char *key, size_t offset,
 		rte_tel_data_add_dict_container(d, key, c, 0);
 }
 
-/* Each route: requests, 5xx answers, and latency percentiles from the
- * request parsed to its answer back on its shard, over all shards. */
+/* "/v1/state/" -> "v1_state": keys are [A-Za-z0-9_]; "/" -> "root". */
+static void
+key_part(char *out, size_t cap, const char *path)
+{
+	size_t j;
+
+	snprintf(out, cap, "%s", path[0] == '/' ? path + 1 : path);
+	for (j = 0; out[j] != '\0'; j++)
+		if (!((out[j] >= 'a' && out[j] <= 'z') ||
+				(out[j] >= 'A' && out[j] <= 'Z') ||
+				(out[j] >= '0' && out[j] <= '9')))
+			out[j] = '_';
+	while (j > 0 && out[j - 1] == '_')
+		out[--j] = '\0';
+	if (j == 0)	/* "/": the static files */
+		snprintf(out, cap, "root");
+}
+
+/* One route: requests, 5xx answers, and latency percentiles from the
+ * request parsed to its answer back on its shard, over all shards.
+ * Every site's as "route_PATH", a site's own as "site_SITE_route_PATH". */
+static void
+add_route(struct rte_tel_data *d, const struct http_route *rt,
+		const char *site)
+{
+	struct rte_tel_data *rd = rte_tel_data_alloc();
+	struct lat_hist h = { 0 };
+	uint64_t errors = 0;
+	/* Parts cut short enough for the key to hold both. */
+	char key[RTE_TEL_MAX_STRING_LEN], p[64], sk[40];
+	uint16_t k;
+
+	if (rd == NULL)
+		return;
+	for (k = 0; k < ew->nb_shards; k++) {
+		const struct serve_stats *st = serve_stats(ew->shards[k].serve);
+
+		if (rt->id >= st->nroutes)
+			continue;
+		lat_merge(&h, &st->routes[rt->id].lat);
+		errors += LOAD(st->routes[rt->id].errors);
+	}
+	rte_tel_data_start_dict(rd);
+	rte_tel_data_add_dict_string(rd, "path", rt->path);
+	rte_tel_data_add_dict_string(rd, "match", rt->match ==
+			EWYK_MATCH_PREFIX ? "prefix" : "exact");
+	rte_tel_data_add_dict_string(rd, "site", site);
+	rte_tel_data_add_dict_u64(rd, "requests_reqs", h.count);
+	rte_tel_data_add_dict_u64(rd, "server_errors_reqs", errors);
+	rte_tel_data_add_dict_u64(rd, "p50_ns", lat_percentile(&h, 0.50));
+	rte_tel_data_add_dict_u64(rd, "p90_ns", lat_percentile(&h, 0.90));
+	rte_tel_data_add_dict_u64(rd, "p99_ns", lat_percentile(&h, 0.99));
+	rte_tel_data_add_dict_u64(rd, "max_ns", h.max_ns);
+	key_part(p, sizeof(p), rt->path);
+	if (site[0] == '\0') {
+		snprintf(key, sizeof(key), "route_%s", p);
+	} else {
+		key_part(sk, sizeof(sk), site);
+		snprintf(key, sizeof(key), "site_%s_route_%s", sk, p);
+	}
+	rte_tel_data_add_dict_container(d, key, rd, 0);
+}
+
+/* Every route: the shared router's, then each site's own. */
 static void
 add_routes(struct rte_tel_data *d)
 {
-	const struct ewyk_router *r = &ew->router;
 	uint32_t i, j;
 
-	for (i = 0; i < r->n; i++) {
-		const struct http_route *rt = &r->routes[i];
-		struct rte_tel_data *rd = rte_tel_data_alloc();
-		struct lat_hist h = { 0 };
-		uint64_t errors = 0;
-		char key[RTE_TEL_MAX_STRING_LEN];
-		uint16_t k;
-
-		if (rd == NULL)
-			return;
-		for (k = 0; k < ew->nb_shards; k++) {
-			const struct serve_route_stats *rs =
-				&serve_stats(ew->shards[k].serve)->routes[i];
-
-			lat_merge(&h, &rs->lat);
-			errors += LOAD(rs->errors);
-		}
-		rte_tel_data_start_dict(rd);
-		rte_tel_data_add_dict_string(rd, "path", rt->path);
-		rte_tel_data_add_dict_string(rd, "match", rt->match ==
-				EWYK_MATCH_PREFIX ? "prefix" : "exact");
-		rte_tel_data_add_dict_u64(rd, "requests_reqs", h.count);
-		rte_tel_data_add_dict_u64(rd, "server_errors_reqs", errors);
-		rte_tel_data_add_dict_u64(rd, "p50_ns", lat_percentile(&h, 0.50));
-		rte_tel_data_add_dict_u64(rd, "p90_ns", lat_percentile(&h, 0.90));
-		rte_tel_data_add_dict_u64(rd, "p99_ns", lat_percentile(&h, 0.99));
-		rte_tel_data_add_dict_u64(rd, "max_ns", h.max_ns);
-		/* "/v1/state/" -> "route_v1_state": keys are [A-Za-z0-9_]. */
-		snprintf(key, sizeof(key), "route_%s", rt->path + 1);
-		for (j = 0; key[j] != '\0'; j++)
-			if (!((key[j] >= 'a' && key[j] <= 'z') ||
-					(key[j] >= 'A' && key[j] <= 'Z') ||
-					(key[j] >= '0' && key[j] <= '9')))
-				key[j] = '_';
-		while (j > 6 && key[j - 1] == '_')
-			key[--j] = '\0';
-		if (j == 6)	/* "/": the static files */
-			snprintf(key, sizeof(key), "route_root");
-		rte_tel_data_add_dict_container(d, key, rd, 0);
-	}
+	for (i = 0; i < ew->router.n; i++)
+		add_route(d, &ew->router.routes[i], "");
+	for (i = 0; i < ew->sites.n; i++)
+		for (j = 0; j < ew->sites.sites[i].router.n; j++)
+			add_route(d, &ew->sites.sites[i].router.routes[j],
+					ew->sites.sites[i].name);
 }
 
 /* HTTP: by protocol, method and status; connections, HTTP/2 streams and

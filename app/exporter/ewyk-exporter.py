@@ -684,8 +684,11 @@ def collect_http(fams, r):
             fams.add(name, C, doc, v, {"error": err})
     rest = {}
     for key, v in r.items():
-        if key.startswith("route_") and isinstance(v, dict):
-            lab = {"route": str(v.get("path", key)), "match": str(v.get("match", ""))}
+        # Every site's routes as route_PATH, a site's own as
+        # site_SITE_route_PATH (its site label set).
+        if key.startswith(("route_", "site_")) and isinstance(v, dict):
+            lab = {"route": str(v.get("path", key)), "match": str(v.get("match", "")),
+                   "site": str(v.get("site", ""))}
             fams.add("ewyk_http_route_requests_total", C, "Requests, by route",
                      v.get("requests_reqs", 0), lab)
             fams.add("ewyk_http_route_server_errors_total", C,

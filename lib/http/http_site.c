@@ -122,6 +122,22 @@ http_sites_free(struct http_sites *s)
 	*s = (struct http_sites){ 0 };
 }
 
+int32_t
+http_sites_number_routes(struct http_sites *s)
+{
+	uint32_t next = s->shared != NULL ? s->shared->n : 0, i, j;
+
+	for (i = 0; i < s->n; i++) {
+		struct ewyk_router *r = &s->sites[i].router;
+
+		if (next + r->n > UINT16_MAX + 1u)
+			return -ENOSPC;
+		for (j = 0; j < r->n; j++)
+			r->routes[j].id = (uint16_t)next++;
+	}
+	return (int32_t)next;
+}
+
 const struct http_site *
 http_sites_find(const struct http_sites *s, const char *host, size_t len)
 {

@@ -145,9 +145,16 @@ serve_create(const struct serve_conf *conf)
 		serve_destroy(sv);
 		return NULL;
 	}
+	sv->st.nroutes = conf->route_ids != 0 ? conf->route_ids :
+		HTTP_ROUTES_MAX;
+	sv->st.routes = aligned_alloc(64, sv->st.nroutes *
+			sizeof(*sv->st.routes));
+	if (sv->st.routes != NULL)
+		memset(sv->st.routes, 0, sv->st.nroutes *
+				sizeof(*sv->st.routes));
 	sv->limits = limit_table_create(LIMIT_ENTRIES, rte_rand(),
 			&sv->st.limits);
-	if (sv->limits == NULL || tasks_init(sv, SERVE_TASKS + conf->fibers,
+	if (sv->st.routes == NULL || sv->limits == NULL || tasks_init(sv, SERVE_TASKS + conf->fibers,
 			conf->tls != NULL ? SERVE_TLS_HANDSHAKES : 0,
 			dispatch_run) != 0 ||
 			waits_init(sv) != 0 || strategy_create(sv) != 0 ||
@@ -188,6 +195,7 @@ serve_destroy(struct serve *sv)
 	waits_fini(sv);
 	tasks_fini(sv);
 	limit_table_free(sv->limits);
+	free(sv->st.routes);
 	free(sv);
 }
 

@@ -177,8 +177,8 @@ def counters(r):
             r["/ewyk/reserved"]["claims_won_count"],
     }
     for key, v in h.items():
-        if key.startswith("route_") and isinstance(v, dict):
-            lab = (("match", v["match"]), ("route", v["path"]))
+        if key.startswith(("route_", "site_")) and isinstance(v, dict):
+            lab = (("match", v["match"]), ("route", v["path"]), ("site", v["site"]))
             out[("ewyk_http_route_requests_total", lab)] = v["requests_reqs"]
     for shard, sd in st.items():
         sid = shard.split("_", 1)[1]
@@ -212,7 +212,7 @@ def gauges(r):
            ("ewyk_reserved_parked_lcores", ()): res["parked_lcores"]}
     for v in r["/ewyk/http"].values():
         if isinstance(v, dict) and "p50_ns" in v:
-            lab = (("match", v["match"]), ("route", v["path"]))
+            lab = (("match", v["match"]), ("route", v["path"]), ("site", v["site"]))
             for q in ("p50", "p90", "p99", "max"):
                 out[(f"ewyk_http_route_latency_{q}_seconds", lab)] = v[f"{q}_ns"] / 1e9
     t = r.get("/ewyk/tls") or {}

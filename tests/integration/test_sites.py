@@ -276,6 +276,34 @@ def test_host_of_another_site_than_the_sni_gets_421(sites, proto):
     assert r.stdout == "200", r.stdout
 
 
+def test_each_route_counts_apart_in_telemetry(sites):
+    """/ewyk/http's figures per route: each site's routes count apart
+    from another site's and from the built-in ones, whatever their index
+    in their router; a [route] of every site is in each site's router and
+    counts for the site asked: 3 GETs of c's exact /page.txt (403), 2 of
+    every site's /gone (410) by a, 1 of b's /old (301)."""
+    a = sites["a"]
+
+    def counts():
+        return {k: v["requests_reqs"] for k, v in a.telemetry("/ewyk/http").items()
+                if k.startswith(("route_", "site_")) and isinstance(v, dict)}
+
+    before = counts()
+    for _ in range(3):
+        assert get(a, "/page.txt", "c.example.test")[0] == 403
+    for _ in range(2):
+        assert get(a, "/gone", "a.example.test")[0] == 410
+    assert get(a, "/old", "b.example.test")[0] == 301
+    after = counts()
+    grew = {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
+    assert grew == {"site_c_route_page_txt": 3, "site_a_route_gone": 2,
+                    "site_b_route_old": 1}, grew
+    h = a.telemetry("/ewyk/http")
+    assert (h["site_c_route_page_txt"]["site"], h["site_c_route_page_txt"]["path"],
+            h["site_c_route_page_txt"]["match"]) == ("c", "/page.txt", "exact")
+    assert h["site_b_route_gone"]["requests_reqs"] == before.get("site_b_route_gone", 0)
+
+
 def test_sites_over_ipv6(sites):
     status, _, body = get(sites["a"], "/", "b.example.test", "h2", ip=APP_IP6)
     assert (status, body) == (200, "site b\n")

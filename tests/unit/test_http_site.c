@@ -150,6 +150,40 @@ test_route_by_site_and_path(void **state)
 	http_sites_free(&s);
 }
 
+/* Each route has a slot of its own for its figures: the shared router's
+ * keep their indexes, each site's are numbered after them, one site
+ * after another, the same path of two sites apart. */
+static void
+test_routes_numbered_across_sites(void **state)
+{
+	const char *names[] = { "a", "b", "c" };
+	static struct ewyk_router shared;
+	struct http_sites s;
+	bool seen[8] = { false };
+	uint32_t i, j;
+
+	(void)state;
+	route(&shared, "/img", EWYK_MATCH_PREFIX, 0);
+	route(&shared, "/api/", EWYK_MATCH_PREFIX, 0);
+	assert_int_equal(http_sites_init(&s, 3, names, &shared), 0);
+	route(&s.sites[0].router, "/", EWYK_MATCH_PREFIX, 0);
+	route(&s.sites[0].router, "/app", EWYK_MATCH_PREFIX, 0);
+	route(&s.sites[2].router, "/", EWYK_MATCH_PREFIX, 0);
+	assert_int_equal(http_sites_number_routes(&s), 5);
+	for (i = 0; i < shared.n; i++)
+		assert_int_equal(shared.routes[i].id, i);
+	for (i = 0; i < s.n; i++)
+		for (j = 0; j < s.sites[i].router.n; j++) {
+			uint16_t id = s.sites[i].router.routes[j].id;
+
+			assert_in_range(id, shared.n, 4);
+			assert_false(seen[id]);
+			seen[id] = true;
+		}
+	assert_true(seen[2] && seen[3] && seen[4]);
+	http_sites_free(&s);
+}
+
 static void
 test_sni_and_host_of_two_sites(void **state)
 {
@@ -179,6 +213,7 @@ main(void)
 		cmocka_unit_test(test_path_normal_form),
 		cmocka_unit_test(test_host_chooses_site),
 		cmocka_unit_test(test_route_by_site_and_path),
+		cmocka_unit_test(test_routes_numbered_across_sites),
 		cmocka_unit_test(test_sni_and_host_of_two_sites),
 	};
 

@@ -34,7 +34,8 @@ struct http_route {
 	ewyk_handler_fn handler;
 	void *ctx;
 	uint32_t flags;		/* HTTP_ROUTE_* */
-	uint16_t id;		/* index: per-route counters */
+	uint16_t id;		/* per-route counters' slot: its index, a
+				 * site's numbered after (http_site.h) */
 	const struct http_limit *limit;	/* the adder's, or NULL */
 };
 

@@ -42,6 +42,11 @@ int http_sites_init(struct http_sites *s, uint32_t n,
  * (another site's), -EINVAL or -ENOMEM. */
 int http_sites_host_add(struct http_sites *s, const char *host, uint32_t i);
 void http_sites_free(struct http_sites *s);
+/* Once every router is filled: each site's routes numbered after the
+ * shared router's (whose keep theirs, 0 on), one site after another, so
+ * that per-route figures have a slot each. Returns how many ids there
+ * are, or -ENOSPC past what a route's id holds. */
+int32_t http_sites_number_routes(struct http_sites *s);
 
 /* The site a Host value names (a port and a final dot ignored, letters
  * compared in any case); the default when none does. */

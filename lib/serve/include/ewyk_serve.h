@@ -71,6 +71,10 @@ struct serve_conf {
 	struct net_stack *ns;		/* TCP, the clock and the timers */
 	const struct ewyk_router *router;	/* read-only once serving */
 	const struct http_sites *sites;	/* by Host, router shared; may be NULL */
+	/* Per-route counters' slots: every route's id is below (with sites,
+	 * http_sites_number_routes()'s count); 0: HTTP_ROUTES_MAX, the
+	 * router's alone. */
+	uint32_t route_ids;
 	/* The strategy: its producer is the embedder's poll loop. */
 	struct ewyk_task *(*produce)(void *ctx);
 	void *produce_ctx;
@@ -156,7 +160,8 @@ struct serve_stats {
 	struct serve_fetch_stats fetch;
 	struct upstream_stats upstream[UPSTREAM_MAX];
 	struct limit_stats limits;
-	struct serve_route_stats routes[HTTP_ROUTES_MAX];
+	struct serve_route_stats *routes;	/* by route id */
+	uint32_t nroutes;
 };
 
 /* Start-up, once the executors run: the server, the tasks, the ring,
