@@ -5,7 +5,7 @@
 # 2-minute soak, bounded fuzzing beside them at idle priority, pytest
 # integration tests against the Linux stack through net_tap, net_af_xdp
 # and net_memif in private namespaces), prints each stage's wall time and
-# ends with one line: "N passed, N failed". About 20 minutes on a 2-CPU
+# ends with one line: "N passed, N failed". About 16 minutes on a 2-CPU
 # host, package installs apart.
 set -uo pipefail
 cd "$(dirname "$0")/.."
