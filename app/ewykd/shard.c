@@ -304,7 +304,7 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.ns = s->ns,
 		.router = &e->router,
 		.sites = e->sites.n > 0 ? &e->sites : NULL,
-		.route_ids = e->sites.n > 0 ? e->route_ids : 0,
+		.route_ids = e->route_ids,	/* 0 without sites */
 		.produce = shard_produce,
 		.produce_ctx = s,
 		.mode = cfg->strategy,

@@ -516,6 +516,13 @@ tel_shards(const char *cmd __rte_unused, const char *params __rte_unused,
 	return per_shard(d, fill_shard);
 }
 
+/* A shard's counters of route rt (its id has a slot on every shard). */
+static const struct serve_route_stats *
+route_stats(const struct shard *s, const struct http_route *rt)
+{
+	return &serve_stats(s->serve)->routes[rt->id];
+}
+
 /* Requests of one shard that the route of path took. */
 static uint64_t
 route_reqs(struct shard *s, const char *path)
@@ -523,10 +530,7 @@ route_reqs(struct shard *s, const char *path)
 	const struct http_route *rt = http_route_find(&ew->router, path,
 			(uint32_t)strlen(path));
 
-	const struct serve_stats *st = serve_stats(s->serve);
-
-	return rt != NULL && rt->id < st->nroutes ?
-		LOAD(st->routes[rt->id].lat.count) : 0;
+	return rt != NULL ? LOAD(route_stats(s, rt)->lat.count) : 0;
 }
 
 /* The shard's fibers: the pool's stacks, and the waits of parked ones. */
@@ -726,12 +730,10 @@ add_route(struct rte_tel_data *d, const struct http_route *rt,
 	if (rd == NULL)
 		return;
 	for (k = 0; k < ew->nb_shards; k++) {
-		const struct serve_stats *st = serve_stats(ew->shards[k].serve);
+		const struct serve_route_stats *rs = route_stats(&ew->shards[k], rt);
 
-		if (rt->id >= st->nroutes)
-			continue;
-		lat_merge(&h, &st->routes[rt->id].lat);
-		errors += LOAD(st->routes[rt->id].errors);
+		lat_merge(&h, &rs->lat);
+		errors += LOAD(rs->errors);
 	}
 	rte_tel_data_start_dict(rd);
 	rte_tel_data_add_dict_string(rd, "path", rt->path);
