@@ -13,6 +13,7 @@
 #include "plugin.h"
 #include "services.h"
 #include "sites.h"
+#include "trees.h"
 
 /* What the checks found, for the summary. */
 struct check {
@@ -55,14 +56,14 @@ check_www(struct check *c, char *err, size_t errlen)
 
 	if (c->e->cfg.www[0] == '\0')
 		return EWYKD_OK;
-	w = services_www_load(c->e, c->e->cfg.www, sub, sizeof(sub));
+	w = trees_load(c->e, c->e->cfg.www, sub, sizeof(sub));
 	if (w == NULL) {
 		snprintf(err, errlen, "--www: %s", sub);
 		return EWYKD_ERR_WWW;
 	}
 	printf("; www: %u files, %llu bytes, %u left out\n", w->nfiles,
 			(unsigned long long)w->bytes, w->skipped);
-	services_www_free(w);
+	trees_free(w);
 	return EWYKD_OK;
 }
 
@@ -80,7 +81,7 @@ check_sites(struct check *c, char *err, size_t errlen)
 		return EWYKD_OK;
 	rc = sites_open(c->e, err, errlen);
 	if (rc == EWYKD_OK) {
-		sites_count(c->e, &files, &skipped, &bytes);
+		trees_count(c->e, &files, &skipped, &bytes);
 		printf("; sites: %d, routes: %d, trees: %u (%u files, %llu bytes, "
 				"%u left out)\n", s->nsites, s->nroutes,
 				c->e->ntrees, files, (unsigned long long)bytes,

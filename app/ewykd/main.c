@@ -205,6 +205,9 @@ port_config_of(const struct ewykd_config *cfg)
 		.addr_option = cfg->nb_ips >= cfg->nb_ip6s ? "--ip" : "--ip6",
 		.mtu = cfg->mtu, .rx_desc = cfg->rx_desc, .tx_desc = cfg->tx_desc,
 		.sw_cksum = cfg->sw_cksum, .no_tso = cfg->no_tso,
+		/* a whole receive buffer of full segments: one upload's
+		 * window may arrive as one burst */
+		.tap_queue = (cfg->rcv_buf + cfg->mtu - 53u) / (cfg->mtu - 52u),
 	};
 }
 

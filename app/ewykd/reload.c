@@ -10,9 +10,9 @@
 #include "ewyk_tls.h"
 #include "ewykd.h"
 #include "reload.h"
-#include "services.h"
 #include "shard.h"
 #include "sites.h"
+#include "trees.h"
 
 /* Requests and completions are counted: a waiter knows its own. */
 static _Atomic unsigned long asked;
@@ -66,7 +66,7 @@ swap_in(struct ewykd *e, struct www *next, uint64_t t0)
 	http_static_swap(&e->statics, next);
 	e->www_retiring = e->www;
 	e->www = next;
-	services_note_tree(e);
+	trees_note(e);
 	e->reload.pending = true;
 	__atomic_fetch_add(&e->reload.done, 1, __ATOMIC_RELAXED);
 	printf("ewykd: reloaded --www %s: %u files (was %u), %u left out, "
@@ -112,7 +112,7 @@ reload_www(struct ewykd *e)
 	}
 	if (e->cfg.www[0] == '\0')
 		return;
-	next = services_www_load(e, e->cfg.www, err, sizeof(err));
+	next = trees_load(e, e->cfg.www, err, sizeof(err));
 	if (next == NULL) {
 		__atomic_fetch_add(&e->reload.failed, 1, __ATOMIC_RELAXED);
 		fprintf(stderr, "ewykd: reload of --www %s refused: %s; still "
@@ -157,7 +157,7 @@ reload_step(struct ewykd *e)
 		e->reload.pending = false;
 	if (e->reload.pending && shards_moved_on(e) &&
 			http_static_retired(&e->statics, &old)) {
-		services_www_free(e->www_retiring);
+		trees_free(e->www_retiring);
 		e->www_retiring = NULL;
 		e->reload.pending = false;
 	}

@@ -11,6 +11,7 @@
 #include "services.h"
 #include "sites.h"
 #include "store.h"
+#include "trees.h"
 
 static enum ewykd_err
 stores_open(struct ewykd *e, char *err, size_t errlen)
@@ -36,67 +37,6 @@ stores_open(struct ewykd *e, char *err, size_t errlen)
 		return EWYKD_ERR_NOMEM;	/* a store in memory only */
 	}
 	return EWYKD_OK;
-}
-
-void
-services_note_tree(struct ewykd *e)
-{
-	const struct www *w = e->www;
-	uint32_t files = w != NULL ? w->nfiles : 0;
-	uint32_t skipped = w != NULL ? w->skipped : 0;
-	uint64_t bytes = w != NULL ? w->bytes : 0;
-
-	if (e->ntrees > 0)
-		sites_count(e, &files, &skipped, &bytes);
-	__atomic_store_n(&e->reload.files, files, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->reload.skipped, skipped, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->reload.bytes, bytes, __ATOMIC_RELAXED);
-}
-
-struct www *
-services_www_load(const struct ewykd *e, const char *root, char *err,
-		size_t errlen)
-{
-	const struct ewykd_config *cfg = &e->cfg;
-	const char *cache[EWYKD_CACHE_RULES_MAX], *types[EWYKD_MIME_TYPES_MAX];
-	struct www_conf wc = {
-		.root = root,
-		.max_bytes = cfg->www_max_mb << 20,
-		.mime_types = cfg->mime_types_file[0] == '\0' ? NULL :
-			strcmp(cfg->mime_types_file, "none") == 0 ? "" :
-			cfg->mime_types_file,
-		.mime_overrides = types,
-		.n_mime_overrides = cfg->nb_mime_types,
-		.cache_control = cache,
-		.n_cache_control = cfg->nb_cache_control,
-	};
-	struct www *w;
-	uint16_t i;
-
-	for (i = 0; i < cfg->nb_cache_control; i++)
-		cache[i] = cfg->cache_control[i];
-	for (i = 0; i < cfg->nb_mime_types; i++)
-		types[i] = cfg->mime_types[i];
-	w = calloc(1, sizeof(*w));
-	if (w == NULL) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		return NULL;
-	}
-	if (www_load(w, &wc, err, errlen) != 0) {
-		www_free(w);
-		free(w);
-		return NULL;
-	}
-	return w;
-}
-
-void
-services_www_free(struct www *w)
-{
-	if (w == NULL)
-		return;
-	www_free(w);
-	free(w);
 }
 
 struct tls_config *
@@ -165,14 +105,14 @@ services_open(struct ewykd *e, char *err, size_t errlen)
 	if (rc != EWYKD_OK)
 		return rc;
 	if (cfg->www[0] != '\0') {
-		e->www = services_www_load(e, cfg->www, sub, sizeof(sub));
+		e->www = trees_load(e, cfg->www, sub, sizeof(sub));
 		if (e->www == NULL) {
 			snprintf(err, errlen, "--www: %s", sub);
 			return EWYKD_ERR_WWW;
 		}
 		e->statics.www = e->www;
 	}
-	services_note_tree(e);
+	trees_note(e);
 	rc = tls_open(e, err, errlen);
 	if (rc != EWYKD_OK)
 		return rc;
@@ -219,9 +159,9 @@ services_close(struct ewykd *e)
 	e->state = NULL;
 	store_close(e->kv);
 	e->kv = NULL;
-	services_www_free(e->www);
+	trees_free(e->www);
 	e->www = NULL;
-	services_www_free(e->www_retiring);
+	trees_free(e->www_retiring);
 	e->www_retiring = NULL;
 	sites_close(e);
 	tls_config_destroy(e->tls);	/* after the shards' */

@@ -20,15 +20,6 @@ enum ewykd_err services_check_served(const struct ewykd_config *cfg,
 enum ewykd_err services_open(struct ewykd *e, char *err, size_t errlen);
 /* Once no thread runs a handler: what the stores hold goes to disk. */
 void services_close(struct ewykd *e);
-/* The static files under root (--www's, or a site's or route's), with
- * the configuration's rules for them, loaded anew (a reload's, off the
- * data path); NULL with the reason in err. */
-struct www *services_www_load(const struct ewykd *e, const char *root,
-		char *err, size_t errlen);
-void services_www_free(struct www *w);
-/* The counts of the tree served, for telemetry (at start and each
- * reload's swap). */
-void services_note_tree(struct ewykd *e);
 /* The TLS certificates and keys of the configuration, loaded and checked
  * (lib/tls), with credentials for each of shards; NULL with the reason in
  * err. */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "services.h"
 #include "sites.h"
+#include "trees.h"
 
 /* The tree of dir, loaded when it is new. Its index, or -1 (err set). */
 static int
@@ -19,7 +19,7 @@ tree_of(struct ewykd *e, const char *dir, char *err, size_t errlen)
 			return i;
 	t = &e->trees[e->ntrees];
 	snprintf(t->dir, sizeof(t->dir), "%s", dir);
-	t->www = services_www_load(e, dir, err, errlen);
+	t->www = trees_load(e, dir, err, errlen);
 	if (t->www == NULL)
 		return -1;
 	t->statics.www = t->www;
@@ -179,7 +179,7 @@ sites_open(struct ewykd *e, char *err, size_t errlen)
 		return EWYKD_ERR_CONFIG;
 	}
 	e->route_ids = (uint32_t)rc;
-	services_note_tree(e);
+	trees_note(e);
 	return EWYKD_OK;
 }
 
@@ -189,8 +189,8 @@ sites_close(struct ewykd *e)
 	uint16_t i;
 
 	for (i = 0; i < e->ntrees; i++) {
-		services_www_free(e->trees[i].www);
-		services_www_free(e->trees[i].retiring);
+		trees_free(e->trees[i].www);
+		trees_free(e->trees[i].retiring);
 	}
 	free(e->trees);
 	e->trees = NULL;
@@ -217,11 +217,11 @@ sites_reload(struct ewykd *e, char *err, size_t errlen)
 		return -1;
 	}
 	for (i = 0; i < e->ntrees; i++) {
-		next[i] = services_www_load(e, e->trees[i].dir, sub, sizeof(sub));
+		next[i] = trees_load(e, e->trees[i].dir, sub, sizeof(sub));
 		if (next[i] == NULL) {
 			snprintf(err, errlen, "root %s: %s", e->trees[i].dir, sub);
 			for (j = 0; j < i; j++)
-				services_www_free(next[j]);
+				trees_free(next[j]);
 			free(next);
 			return -1;
 		}
@@ -234,7 +234,7 @@ sites_reload(struct ewykd *e, char *err, size_t errlen)
 		t->www = next[i];
 	}
 	free(next);
-	services_note_tree(e);
+	trees_note(e);
 	return 0;
 }
 
@@ -251,26 +251,11 @@ sites_retire(struct ewykd *e)
 		if (!t->statics.swapping)
 			continue;
 		if (http_static_retired(&t->statics, &old)) {
-			services_www_free(t->retiring);
+			trees_free(t->retiring);
 			t->retiring = NULL;
 		} else {
 			all = false;
 		}
 	}
 	return all;
-}
-
-void
-sites_count(const struct ewykd *e, uint32_t *files, uint32_t *skipped,
-		uint64_t *bytes)
-{
-	uint16_t i;
-
-	*files = *skipped = 0;
-	*bytes = 0;
-	for (i = 0; i < e->ntrees; i++) {
-		*files += e->trees[i].www->nfiles;
-		*skipped += e->trees[i].www->skipped;
-		*bytes += e->trees[i].www->bytes;
-	}
 }

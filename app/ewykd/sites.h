@@ -31,8 +31,4 @@ int sites_reload(struct ewykd *e, char *err, size_t errlen);
 /* The trees a reload replaced, freed once no answer holds them; true
  * when none is left. */
 bool sites_retire(struct ewykd *e);
-/* Files, paths left out and bytes of all trees. */
-void sites_count(const struct ewykd *e, uint32_t *files, uint32_t *skipped,
-		uint64_t *bytes);
-
 #endif /* EWYKD_SITES_H */
