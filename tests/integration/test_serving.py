@@ -9,7 +9,7 @@ import re
 import pytest
 
 from conftest import serve_module
-from ewyk_harness import APP_IP, MEDIA, Appliance
+from ewyk_harness import APP_IP, IFACE, MEDIA, Appliance
 
 
 @pytest.fixture(scope="module", params=MEDIA)
@@ -41,6 +41,17 @@ def test_download_1mb_byte_exact(appliance, www, tmp_path):
         assert tso == "offload" and frames > 0 and segs > 5 * frames, (frames, segs)
     else:
         assert tso == "off" and frames == 0
+
+
+def test_tap_queue_holds_a_receive_buffer(appliance):
+    """net_tap's kernel side queues what ewykd has not read yet: deepened
+    from 1,000 frames to a whole receive buffer (6 MiB by default) of full
+    segments, so a window's burst is not dropped before ewykd reads it."""
+    if appliance.medium != "tap":
+        pytest.skip("only net_tap has a kernel queue in front of ewykd")
+    r = appliance.ns(["ip", "-o", "link", "show", IFACE])
+    qlen = int(re.search(r"qlen (\d+)", r.stdout).group(1))
+    assert qlen == -(-6 * 1024 * 1024 // 1448), r.stdout
 
 
 def test_head_has_headers_and_no_body(appliance, www):

@@ -25,6 +25,8 @@ struct port_config {
 	uint16_t tx_desc;
 	bool sw_cksum;		/* compute TX checksums even if the NIC could */
 	bool no_tso;		/* segment TCP ourselves even if the NIC could */
+	uint32_t tap_queue;	/* frames net_tap's kernel side may hold for
+				 * us, at least (its txqueuelen); 0 leaves it */
 };
 
 /* The ports for cfg: the valid ethdev ports in id order from first_id,
