@@ -110,20 +110,18 @@ h1_refuse(struct h1 *h, int status, bool head_only, const char *allow)
 
 /* Queues as much of the pending body as the send queue takes: lent to
  * the transport where the answer can hold its bytes for it (a static
- * file's), else copied. */
+ * file's, large enough to be worth it: h1_start_answer()), else copied. */
 static void
 pump(struct h1 *h)
 {
 	const struct http_answer *a = h->writing;
-	const struct tcp_ref ref = a != NULL && a->hold != NULL ?
-		(struct tcp_ref){ a->hold, a->done, a->done_arg } :
-		(struct tcp_ref){ NULL, NULL, NULL };
 
 	while (h->body_left > 0) {
 		uint32_t chunk = h->body_left > UINT32_MAX ? UINT32_MAX :
 			(uint32_t)h->body_left;
-		uint32_t n = ref.hold != NULL ?
-			http_conn_write_ref(h->c, h->body, chunk, &ref) :
+		uint32_t n = h->lend ?
+			http_conn_write_ref(h->c, h->body, chunk,
+			&(struct tcp_ref){ a->hold, a->done, a->done_arg }) :
 			http_conn_write(h->c, h->body, chunk);
 
 		if (n == 0)
@@ -239,6 +237,7 @@ write_slot(struct h1 *h, struct pipe_slot *ps)
 	write_head(h, a, length);
 	h->sink_writing = h->sink && h->pipe_head - 1 == h->sink_seq;
 	h->stream_left = 0;
+	h->lend = false;
 	h->stream_raw = ps->http10;
 	if (!ps->head_only && a->status != 204 && a->status != 304) {
 		if (a->kind == HTTP_BODY_STREAM) {
@@ -246,6 +245,8 @@ write_slot(struct h1 *h, struct pipe_slot *ps)
 		} else if (a->kind == HTTP_BODY_BYTES) {
 			h->body = a->body;
 			h->body_left = a->len;
+			/* Below TCP_REF_MIN the transport would copy it anyway. */
+			h->lend = a->hold != NULL && a->len >= TCP_REF_MIN;
 		}
 	}
 	h->writing = a;

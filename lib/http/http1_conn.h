@@ -49,6 +49,7 @@ struct h1 {
 	struct http_conn *c;
 	const uint8_t *body;	/* answer body still to queue */
 	uint64_t body_left;
+	bool lend;		/* it goes by reference (pump()) */
 	bool sink;		/* the request body goes to a reader */
 	bool sink_writing;	/* the answer going out is the reader's */
 	bool in_serve;		/* h1_serve() is on the stack */

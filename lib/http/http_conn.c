@@ -238,15 +238,25 @@ http_conn_abort(struct http_conn *c)
 	c->tr->abort(c->tr_ctx, c->t);
 }
 
+/* Out of line: its name buffer costs the route of a server without
+ * sites nothing. */
+static __rte_noinline const struct http_route *
+route_by_site(const struct http_conn *c, const struct http_head *r)
+{
+	char sni[256];
+	size_t n = c->tr->server_name != NULL ?
+		c->tr->server_name(c->tr_ctx, c->t, sni, sizeof(sni)) : 0;
+
+	return http_route_lookup(c->srv->conf.router, c->srv->conf.sites, r,
+			sni, n);
+}
+
 const struct http_route *
 http_conn_route(const struct http_conn *c, const struct http_head *r)
 {
-	const struct http_sites *sites = c->srv->conf.sites;
-	char sni[256];
-	size_t n = sites != NULL && c->tr->server_name != NULL ?
-		c->tr->server_name(c->tr_ctx, c->t, sni, sizeof(sni)) : 0;
-
-	return http_route_lookup(c->srv->conf.router, sites, r, sni, n);
+	if (c->srv->conf.sites != NULL)
+		return route_by_site(c, r);
+	return http_route_find(c->srv->conf.router, r->path.p, r->path.len);
 }
 
 int

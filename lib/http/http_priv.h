@@ -59,18 +59,6 @@ bool http_parse_length(struct http_str v, int64_t *n);
 const struct http_str *http_head_find(const struct http_head *r,
 		const char *name);
 
-/* Routes ------------------------------------------------------------------ */
-
-/* "GET, HEAD, ..." for an Allow header. */
-void http_route_allow(const struct http_route *rt, char *buf, size_t cap);
-
-/* The EWYK_METHOD_* bit of a method, 0 for one no route can take. */
-static inline uint32_t
-http_method_bit(enum http_method m)
-{
-	return m <= HTTP_PATCH ? 1u << m : 0;
-}
-
 /* Answers ----------------------------------------------------------------- */
 
 /* The body of an error answer (http_answer_error()): "404 Not

@@ -148,21 +148,3 @@ http_route_find(const struct ewyk_router *r, const char *path, uint32_t len)
 	}
 	return best;
 }
-
-int
-http_route_admit(const struct http_route *rt, const struct http_head *r,
-		char *allow, size_t allow_cap)
-{
-	if (rt == NULL)
-		return 404;
-	if (!(rt->methods & http_method_bit(r->method))) {
-		http_route_allow(rt, allow, allow_cap);
-		return 405;
-	}
-	/* A body is handed whole (up to max_body: the intake gathers no
-	 * larger one), or read by the route's reader. */
-	if (!(rt->flags & HTTP_ROUTE_BODY_STREAM) && r->body == NULL &&
-			(r->chunked || r->content_length > 0))
-		return 413;
-	return 0;
-}

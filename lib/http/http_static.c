@@ -48,8 +48,9 @@ lent_again(void *arg)
 	lent_here()->n[(uintptr_t)arg]++;
 }
 
-/* A body lent from the tree of generation gen, counted until it is back. */
-static int
+/* A body lent from the tree of generation gen, counted until it is back.
+ * Inlined: it is most of a small file's answer. */
+static __rte_always_inline int
 lend(struct ewyk_request *q, int status, const void *body, size_t len,
 		uint32_t gen)
 {

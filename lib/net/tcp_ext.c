@@ -16,10 +16,9 @@
  */
 #include "tcp_impl.h"
 
-/* A write shorter than this is copied: not worth a block and the
- * caller's hold. So is one that finds less room than this, which waits
- * for more (the next sent upcall) rather than lend a sliver each ACK. */
-#define TCP_REF_MIN (16u * 1024)
+/* A write shorter than TCP_REF_MIN is copied (tcp.h). So is one that
+ * finds less room than that, which waits for more (the next sent upcall)
+ * rather than lend a sliver each ACK. */
 #define EXT_PER_CHUNK 256
 
 struct tcp_ext {

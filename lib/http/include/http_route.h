@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ewyk_http.h"
+#include "http_head.h"
 #include "http_token.h"
 
 #define HTTP_ROUTES_MAX 64
@@ -72,11 +73,37 @@ struct http_head;
 int http_route_add(struct ewyk_router *r, const struct ewyk_route *route,
 		uint32_t flags);
 
+/* "GET, HEAD, ..." for an Allow header. */
+void http_route_allow(const struct http_route *rt, char *buf, size_t cap);
+
+/* The EWYK_METHOD_* bit of a method, 0 for one no route can take. */
+static inline uint32_t
+http_method_bit(enum http_method m)
+{
+	return m <= HTTP_PATCH ? 1u << m : 0;
+}
+
 /* Whether route rt takes request r, by either protocol: 0, or the status
  * to refuse it with: 404 (no route), 405 (the method not taken: allow
  * then lists those that are), 413 (a body that was not gathered whole,
- * for a route that does not read bodies itself). */
-int http_route_admit(const struct http_route *rt, const struct http_head *r,
-		char *allow, size_t allow_cap);
+ * for a route that does not read bodies itself). Inline: every request
+ * passes it. */
+static inline int
+http_route_admit(const struct http_route *rt, const struct http_head *r,
+		char *allow, size_t allow_cap)
+{
+	if (rt == NULL)
+		return 404;
+	if (!(rt->methods & http_method_bit(r->method))) {
+		http_route_allow(rt, allow, allow_cap);
+		return 405;
+	}
+	/* A body is handed whole (up to max_body: the intake gathers no
+	 * larger one), or read by the route's reader. */
+	if (!(rt->flags & HTTP_ROUTE_BODY_STREAM) && r->body == NULL &&
+			(r->chunked || r->content_length > 0))
+		return 413;
+	return 0;
+}
 
 #endif /* EWYK_HTTP_ROUTE_H */

@@ -66,6 +66,9 @@ struct tcp_ref {
 	void (*done)(void *arg);
 	void *arg;
 };
+/* A write shorter than this is copied by tcp_write_ref(): not worth a
+ * block and the caller's hold, which a caller may then skip. */
+#define TCP_REF_MIN (16u * 1024)
 /* tcp_write() of bytes that stay where they are until ref's done: on a
  * port whose device reads any memory, the send queue points into them
  * rather than copying them (whole mbufs; a write under 16 KiB, the tail's
