@@ -19,37 +19,8 @@
 #include "http_stats.h"
 #include "http_token.h"
 #include "lat_hist.h"
-#include "www.h"
 
 /* Tokens and strings ------------------------------------------------------ */
-
-/* The value of a hex digit, either case; -1 for anything else. */
-static inline int
-http_hex_digit(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Whether s is the n bytes at lit, ignoring case. */
-static inline bool
-http_str_eq_nocase_n(struct http_str s, const char *lit, size_t n)
-{
-	return s.len == n && strncasecmp(s.p, lit, n) == 0;
-}
-
-/* Whether s is lit, ignoring case. Inline: with a literal, its length is
- * known at compile time and most names differ by length alone. */
-static inline bool
-http_str_eq_nocase(struct http_str s, const char *lit)
-{
-	return http_str_eq_nocase_n(s, lit, strlen(lit));
-}
 
 /* A Content-Length value: 1 to 18 digits into *n; false for anything
  * else. */
@@ -61,9 +32,6 @@ const struct http_str *http_head_find(const struct http_head *r,
 
 /* Answers ----------------------------------------------------------------- */
 
-/* The body of an error answer (http_answer_error()): "404 Not
- * Found\n"; static. */
-const char *http_error_text(int status);
 /* Nothing of the answer is needed once its head is serialized: its body
  * (if any) lives elsewhere and nobody waits to hear it was sent. */
 static inline bool
@@ -83,16 +51,5 @@ enum http_status_slot http_status_slot(int status);
 
 /* The largest value that lands in bucket i of a latency histogram. */
 uint64_t lat_bucket_top(unsigned int i);
-
-/* Static files ------------------------------------------------------------ */
-
-/*
- * Maps a request path (still percent-encoded, without the query) to a file
- * or a directory. "/" and "/dir/" map to their index.html, "/dir" to the
- * directory itself. Returns NULL when there is no such file or the path
- * is unsafe ("..", encoded NUL or slash).
- */
-const struct www_file *www_find(const struct www *w, const char *path,
-		size_t len);
 
 #endif /* EWYK_HTTP_PRIV_H */

@@ -19,6 +19,7 @@
 
 #include "http_harness.h"
 #include "http_priv.h"
+#include "www.h"
 
 #define LM_A "Sun, 13 Sep 2020 12:26:41 GMT"	/* /a.txt's mtime */
 #define LM_A_BEFORE "Sun, 13 Sep 2020 12:26:40 GMT"

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "http_priv.h"
+#include "www.h"
 
 static char root[256], outside[256];
 

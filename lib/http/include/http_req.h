@@ -137,4 +137,8 @@ int http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
 /* Gives back what the answer borrowed; call once, on the owner. */
 void http_answer_release(struct http_answer *a);
 
+/* The body of an error answer (http_answer_error()): "404 Not
+ * Found\n"; static. */
+const char *http_error_text(int status);
+
 #endif /* EWYK_HTTP_REQ_H */

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 enum http_method {
 	HTTP_GET,
@@ -52,6 +53,34 @@ struct http_str {
 	const char *p;
 	uint32_t len;
 };
+
+/* The value of a hex digit, either case; -1 for anything else. */
+static inline int
+http_hex_digit(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Whether s is the n bytes at lit, ignoring case. */
+static inline bool
+http_str_eq_nocase_n(struct http_str s, const char *lit, size_t n)
+{
+	return s.len == n && strncasecmp(s.p, lit, n) == 0;
+}
+
+/* Whether s is lit, ignoring case. Inline: with a literal, its length is
+ * known at compile time and most names differ by length alone. */
+static inline bool
+http_str_eq_nocase(struct http_str s, const char *lit)
+{
+	return http_str_eq_nocase_n(s, lit, strlen(lit));
+}
 
 const char *http_method_name(enum http_method m);
 /* Idempotent (RFC 9110 9.2.2): may be sent again after a failure. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http_priv.h"
+#include "http_token.h"
 #include "mime.h"
 
 struct mime_entry {

@@ -13,7 +13,8 @@
 
 #include "http_date.h"
 #include "http_fields.h"
-#include "http_priv.h"
+#include "http_token.h"
+#include "www.h"
 
 _Static_assert(sizeof(((struct www_file *)0)->last_modified) ==
 		HTTP_DATE_LEN + 1, "a file's Last-Modified is an IMF-fixdate");

@@ -13,7 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http_priv.h"
+#include "http_req.h"
+#include "http_token.h"
 #include "www.h"
 
 enum http_cond_field {

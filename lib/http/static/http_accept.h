@@ -7,7 +7,7 @@
 #ifndef EWYK_HTTP_ACCEPT_H
 #define EWYK_HTTP_ACCEPT_H
 
-#include "http_priv.h"
+#include "http_token.h"
 #include "www.h"
 
 /*

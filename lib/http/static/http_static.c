@@ -10,7 +10,8 @@
 #include "http_accept.h"
 #include "http_cond.h"
 #include "http_fields.h"
-#include "http_priv.h"
+#include "http_req.h"
+#include "http_route.h"
 #include "http_static.h"
 
 #define STATIC_METHODS (EWYK_METHOD_GET | EWYK_METHOD_OPTIONS)

@@ -103,4 +103,13 @@ void www_free(struct www *w);
  * Returns 0, or -1 with the reason in err. */
 int www_cache_control_check(const char *rule, char *err, size_t errlen);
 
+/*
+ * Maps a request path (still percent-encoded, without the query) to a file
+ * or a directory. "/" and "/dir/" map to their index.html, "/dir" to the
+ * directory itself. Returns NULL when there is no such file or the path
+ * is unsafe ("..", encoded NUL or slash).
+ */
+const struct www_file *www_find(const struct www *w, const char *path,
+		size_t len);
+
 #endif /* EWYK_WWW_H */
