@@ -437,6 +437,18 @@ http_server_secure(struct http_server *s, struct http_origin o)
 	return c != NULL && c->tr->secure;
 }
 
+struct http_body_pool *
+http_server_bodies(struct http_server *s)
+{
+	return &s->bodies;
+}
+
+uint32_t
+http_server_max_body(const struct http_server *s)
+{
+	return s->conf.max_body;
+}
+
 bool
 http_server_awaits(struct http_server *s, struct http_origin o)
 {

@@ -1149,7 +1149,7 @@ static const struct opt_def opts[] = {
 	{ "keepalive-timeout-ms", "MS", set_keepalive_timeout_ms, show_keepalive_timeout_ms, "close keep-alive connections idle this long, 0 = off (60000)" },
 	{ "max-target", "BYTES", set_max_target, show_max_target, "longest request target (URL) of either protocol, 414 past it (8192)" },
 	{ "max-header-bytes", "BYTES", set_max_header_bytes, show_max_header_bytes, "longest HTTP/1.1 request head and HTTP/2 header list, 431 past it (414 when the request line is what does not fit); each connection's HTTP/1.1 input buffer, held while it reads or answers and given back after a second idle (16384)" },
-	{ "max-body", "BYTES", set_max_body, show_max_body, "largest request body a plain handler (not one that reads its body as it comes) is given whole, HTTP/1.1 and HTTP/2; 413 past it, on the Content-Length before the body is read, or as a body without one crosses it; at least 4096 (1048576)" },
+	{ "max-body", "BYTES", set_max_body, show_max_body, "largest request body a plain handler (not one that reads its body as it comes) is given whole, HTTP/1.1, HTTP/2 and HTTP/3; 413 past it, on the Content-Length before the body is read (HTTP/1.1, HTTP/2), or as the body crosses it; at least 4096 (1048576)" },
 	{ "body-buffers", "N", set_body_buffers, show_body_buffers, "request bodies over 4 KiB a shard gathers at once for plain handlers, each in a buffer of --max-body (with --max-header-bytes), reserved at start but in memory only once used; 503 when all are busy (16)" },
 	{ "drain-ms", "MS", set_drain_ms, show_drain_ms, "on SIGTERM, finish in-flight requests this long (1000)" },
 	{ "idle", "MODE", set_idle, show_idle, "poll (busy) or sleep (back off when idle) (sleep)" },

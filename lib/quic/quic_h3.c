@@ -5,15 +5,18 @@
  * HTTP/2) and offered to the embedder once the stream ends; the answer
  * it gives, lib/http's, goes out as HEADERS and DATA, its bytes lent to
  * nghttp3 until acknowledged, then given back through the released hook
- * when the stream closes. A request body is gathered whole, up to
- * EWYK_REQUEST_BODY_MAX (413 past it); streamed answers are not taken
- * over HTTP/3 yet: 501.
+ * when the stream closes. A request body is gathered whole: in the
+ * stream up to EWYK_REQUEST_BODY_MAX, past it in one of the shard's body
+ * buffers (the HTTP server's, as HTTP/1.1's and HTTP/2's large bodies) up
+ * to max_body (413 past it, 503 with none free); streamed answers are not
+ * taken over HTTP/3 yet: 501.
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "http_body_pool.h"
 #include "quic_priv.h"
 
 #define QPACK_TABLE 4096
@@ -40,6 +43,7 @@ stream_free(struct h3_stream *st)
 
 	if (st->ans != NULL)
 		c->e->conf.released(c->e->conf.ctx, st->ans);
+	http_body_slot_put(st->slot);	/* a body no request took */
 	if (st->own != NULL) {
 		http_answer_release(st->own);
 		free(st->own);
@@ -195,6 +199,38 @@ recv_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf *name,
 	return 0;
 }
 
+/* A body fits the stream's own buffer, or goes whole into one of the
+ * shard's body buffers (what came before moved there), up to max_body:
+ * past it 413, no buffer free 503, the rest of the body dropped. */
+static void
+gather(struct quic_endpoint *e, struct h3_stream *st, const uint8_t *data,
+		size_t len)
+{
+	if (st->body_over || st->body_busy)
+		return;
+	if (st->slot == NULL && len <= sizeof(st->body) - st->body_len) {
+		memcpy(st->body + st->body_len, data, len);
+		st->body_len += (uint32_t)len;
+		return;
+	}
+	if (e->conf.bodies == NULL ||
+			len > e->conf.max_body - st->body_len) {
+		st->body_over = true;
+		return;
+	}
+	if (st->slot == NULL) {
+		st->slot = http_body_slot_get(e->conf.bodies);
+		if (st->slot == NULL) {
+			st->body_busy = true;
+			return;
+		}
+		memcpy(st->slot->data, st->body, st->body_len);
+	}
+	memcpy(st->slot->data + st->body_len, data, len);
+	st->body_len += (uint32_t)len;
+	st->slot->len = st->body_len;
+}
+
 static int
 recv_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t len,
 		void *cud, void *sud)
@@ -202,14 +238,8 @@ recv_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t len,
 	struct h3_stream *st = sud;
 
 	(void)h3;
-	if (st != NULL && !st->body_over) {
-		if (len > sizeof(st->body) - st->body_len) {
-			st->body_over = true;
-		} else {
-			memcpy(st->body + st->body_len, data, len);
-			st->body_len += (uint32_t)len;
-		}
-	}
+	if (st != NULL)
+		gather(conn_of(cud)->e, st, data, len);
 	consumed(conn_of(cud), id, len);
 	return 0;
 }
@@ -336,7 +366,8 @@ with_body(struct h3_stream *st)
 
 	if (st->body_len == 0)
 		return;
-	r->body = st->body;
+	r->body = st->slot != NULL ? (const char *)st->slot->data : st->body;
+	r->body_slot = st->slot;
 	r->body_len = st->body_len;
 	r->content_length = st->body_len;
 }
@@ -363,6 +394,8 @@ end_stream(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 		rc = 431;
 	else if (st->body_over)
 		rc = 413;
+	else if (st->body_busy)
+		rc = 503;
 	else {
 		with_body(st);
 		rc = e->conf.request(e->conf.ctx, &st->head,
@@ -370,8 +403,10 @@ end_stream(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 				c->gen, (uint32_t)id, 0 }, allow,
 				sizeof(allow), &ans);
 	}
-	if (rc == HTTP_DISPATCH_TAKEN)
+	if (rc == HTTP_DISPATCH_TAKEN) {
+		st->slot = NULL;	/* the request holds it now */
 		return 0;
+	}
 	if (rc == HTTP_DISPATCH_ANSWERED)
 		return quic_h3_answer(st, ans) ? 0 : NGHTTP3_ERR_CALLBACK_FAILURE;
 	return submit_error(st, rc, allow[0] != '\0' ? allow : NULL) == 0 ?

@@ -42,7 +42,8 @@ struct h3_stream {
 	uint32_t hused;
 	bool head_over;		/* larger than H3_HEAD_BUF: 431 */
 	bool pseudo_bad;	/* a malformed request (RFC 9114 4.3.1) */
-	bool body_over;		/* past EWYK_REQUEST_BODY_MAX: 413 */
+	bool body_over;		/* past max_body: 413 */
+	bool body_busy;		/* no body buffer free: 503 */
 	bool dispatched;	/* offered to the embedder */
 	bool answered;		/* its answer is submitted */
 	struct http_answer *ans;	/* the embedder's, until released */
@@ -52,6 +53,9 @@ struct h3_stream {
 	char code[4];
 	char length[24];
 	uint32_t body_len;
+	/* past body[]: the whole body in one of the shard's body buffers;
+	 * the request takes it when dispatched */
+	struct http_body_slot *slot;
 	char hbuf[H3_HEAD_BUF];
 	char body[EWYK_REQUEST_BODY_MAX];	/* gathered whole */
 };

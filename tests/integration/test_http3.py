@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """HTTP/3 against real peers: ngtcp2's client (gtlsclient, GnuTLS) fetches
 static files over QUIC from ewykd's own UDP, byte-exact, over IPv4 and
-IPv6, one at a time and many streams at once; errors come as HTTP/3
-answers; answers over TLS (curl, HTTP/1.1 and HTTP/2) offer HTTP/3 with
+IPv6, one at a time and many streams at once; request bodies up to
+--max-body reach handlers whole; errors come as HTTP/3 answers; answers over TLS (curl, HTTP/1.1 and HTTP/2) offer HTTP/3 with
 Alt-Svc exactly when --http3 is on; a version ewykd does not speak gets
 Version Negotiation, and datagrams that are not QUIC are counted and
 dropped while it keeps serving; --http3 without a certificate is refused
@@ -124,25 +124,71 @@ def test_handlers_of_every_kind(app, tmp_path):
     assert "hello, h3" in (out / "hello?name=h3").read_text()
 
 
-def test_body_reaches_a_plain_handler(app, tmp_path):
-    body = os.urandom(3000)
-    (tmp_path / "body").write_bytes(body)
-    out, text = fetch(app, APP_IP, ["/hello/inspect"], tmp_path,
-                      f"--data={tmp_path / 'body'}", "--http-method=POST")
-    assert statuses(text) == [200], text[-2000:]
-    seen = (out / "inspect").read_text()
+def fnv1a64(data):
     h = 0xcbf29ce484222325
-    for b in body:
+    for b in data:
         h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def buffers_back(a, timeout=5):
+    """/ewyk/http once no body buffer is out: a stream's goes back when
+    the stream closes, once the client has its answer whole."""
+    deadline = time.monotonic() + timeout
+    h = a.telemetry("/ewyk/http")
+    while h["body_buffers_busy"] != 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        h = a.telemetry("/ewyk/http")
+    return h
+
+
+def post_inspect(a, tmp_path, body, n=1):
+    """POST body to /hello/inspect on n streams of one connection: the
+    answers' statuses and the last inspect page."""
+    (tmp_path / "body").write_bytes(body)
+    out, text = fetch(a, APP_IP, ["/hello/inspect"] * n, tmp_path,
+                      f"--data={tmp_path / 'body'}", "--http-method=POST")
+    page = out / "inspect"
+    return statuses(text), text, page.read_text() if page.exists() else ""
+
+
+@pytest.mark.parametrize("size", [3000, 10000, 1 << 20],
+                         ids=["in-the-stream", "past-4k", "max-body"])
+def test_body_reaches_a_plain_handler(app, tmp_path, size):
+    """A body in the stream's own buffer (up to 4 KiB) or past it in one of
+    the shard's body buffers, up to --max-body (1 MiB by default), reaches
+    the handler whole and byte-exact; the buffer goes back after."""
+    body = os.urandom(size)
+    got, text, seen = post_inspect(app, tmp_path, body)
+    assert got == [200], text[-2000:]
     assert "method POST" in seen and "version 3" in seen, seen
-    assert "body 3000\n" in seen and f"body fnv1a64 {h:016x}" in seen, seen
+    assert f"body {size}\n" in seen and f"body fnv1a64 {fnv1a64(body):016x}" in seen, seen
+    assert buffers_back(app)["body_buffers_busy"] == 0
 
 
-def test_body_past_4k_is_413(app, tmp_path):
-    (tmp_path / "body").write_bytes(os.urandom(10000))
-    _, text = fetch(app, APP_IP, ["/hello/inspect"], tmp_path,
-                    f"--data={tmp_path / 'body'}", "--http-method=POST")
-    assert statuses(text) == [413], text[-2000:]
+def test_body_past_max_body_is_413(app, tmp_path):
+    before = app.telemetry("/ewyk/http")
+    got, text, _ = post_inspect(app, tmp_path, os.urandom((1 << 20) + 1))
+    assert got == [413], text[-2000:]
+    after = buffers_back(app)
+    assert after["body_buffers_busy"] == 0, after
+    assert after["body_buffers_taken_count"] == before["body_buffers_taken_count"] + 1
+
+
+def test_bodies_beyond_the_buffers_are_503(www, pki, tmp_path):
+    """With one body buffer, streams whose bodies arrive while it is out
+    are answered 503; the buffer goes back and serves again."""
+    with Appliance(www=www["dir"],
+                   args=["--tls-cert", pki["cert"], "--tls-key", pki["key"], "--http3",
+                         "--quic-port", str(QUIC_PORT), "--body-buffers", "1",
+                         "--plugin", HELLO]) as a:
+        got, text, _ = post_inspect(a, tmp_path, os.urandom(20000), n=4)
+        assert 200 in got and 503 in got and set(got) <= {200, 503}, text[-3000:]
+        h = buffers_back(a)
+        assert h["body_buffers_busy"] == 0 and h["body_buffers_short_count"] >= 1, h
+        body = os.urandom(20000)
+        got, text, seen = post_inspect(a, tmp_path, body)
+        assert got == [200] and f"body fnv1a64 {fnv1a64(body):016x}" in seen, text[-2000:]
 
 
 def test_streamed_answers_and_bodies_are_not_taken_yet(app, tmp_path):

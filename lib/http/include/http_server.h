@@ -200,6 +200,10 @@ bool http_server_peer(struct http_server *s, struct http_origin o,
 		struct net_addr *addr, uint16_t *port);
 /* Whether o's connection is over a secure transport (TLS). */
 bool http_server_secure(struct http_server *s, struct http_origin o);
+/* The server's buffers for bodies gathered whole, and the largest such
+ * body: another protocol's intake (HTTP/3's) gathers in the same ones. */
+struct http_body_pool *http_server_bodies(struct http_server *s);
+uint32_t http_server_max_body(const struct http_server *s);
 /* Whether the client still waits for that answer, on the owner: false
  * once the connection is gone or closing, the HTTP/2 stream reset, or an
  * HTTP/1.1 client has shut its side (it left: nginx's 499). */

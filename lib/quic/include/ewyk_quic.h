@@ -85,6 +85,11 @@ struct quic_conf {
 	 * must prove its address first (a Retry, RFC 9000 8.1.2); 0: every
 	 * client does. */
 	uint32_t retry_threshold;
+	/* Bodies past a stream's own EWYK_REQUEST_BODY_MAX are gathered in
+	 * these buffers (the shard's HTTP server's), up to max_body; NULL:
+	 * 413 past it. */
+	struct http_body_pool *bodies;
+	uint32_t max_body;
 	quic_request_fn request;
 	http_released_fn released;	/* a taken or inline answer is done */
 	void *ctx;
