@@ -684,6 +684,17 @@ quic_answer(struct quic_endpoint *e, struct http_origin o,
 }
 
 bool
+quic_resume(struct quic_endpoint *e, struct http_origin o)
+{
+	struct h3_stream *st = stream_of(e, o);
+
+	if (st == NULL || !quic_h3_resume(st))
+		return false;
+	quic_conn_flush(st->c);
+	return true;
+}
+
+bool
 quic_awaits(struct quic_endpoint *e, struct http_origin o)
 {
 	struct h3_stream *st = stream_of(e, o);

@@ -8,8 +8,9 @@
  * when the stream closes. A request body is gathered whole: in the
  * stream up to EWYK_REQUEST_BODY_MAX, past it in one of the shard's body
  * buffers (the HTTP server's, as HTTP/1.1's and HTTP/2's large bodies) up
- * to max_body (413 past it, 503 with none free); streamed answers are not
- * taken over HTTP/3 yet: 501.
+ * to max_body (413 past it, 503 with none free). A streamed answer's
+ * source is read a piece at a time as nghttp3 asks, each piece kept until
+ * the client acknowledges it.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -41,9 +42,20 @@ stream_free(struct h3_stream *st)
 {
 	struct quic_conn *c = st->c;
 
-	if (st->ans != NULL)
+	/* What the answer borrowed goes back (a static file's lend, a
+	 * source's done), then the answer itself, as the HTTP server does
+	 * (http_conn_release()). */
+	if (st->ans != NULL) {
+		http_answer_release(st->ans);
 		c->e->conf.released(c->e->conf.ctx, st->ans);
+	}
 	http_body_slot_put(st->slot);	/* a body no request took */
+	while (st->chunks != NULL) {
+		struct h3_chunk *k = st->chunks;
+
+		st->chunks = k->next;
+		free(k);
+	}
 	if (st->own != NULL) {
 		http_answer_release(st->own);
 		free(st->own);
@@ -272,6 +284,83 @@ read_body(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
 	return 1;
 }
 
+/* A source that failed, or ended short of its length: the stream is
+ * reset, as over HTTP/2. */
+static void
+source_failed(struct h3_stream *st)
+{
+	ngtcp2_conn_shutdown_stream(st->c->qc, st->id, NGHTTP3_H3_INTERNAL_ERROR);
+}
+
+/* A streamed answer's next piece: read from its source into a chunk
+ * that nghttp3 holds until the client acknowledges it. A source with
+ * nothing now, or H3_SOURCE_HELD bytes unacknowledged, blocks the
+ * stream (quic_resume(), acked()). */
+static nghttp3_ssize
+read_source(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
+		uint32_t *pflags, void *cud, void *sud)
+{
+	struct h3_stream *st = sud;
+	const struct ewyk_source *sc;
+	struct h3_chunk *k;
+	size_t cap = H3_CHUNK;
+	bool known;
+	ssize_t r;
+
+	(void)h3;
+	(void)id;
+	(void)cud;
+	if (st == NULL || veccnt == 0)
+		return NGHTTP3_ERR_WOULDBLOCK;
+	sc = &st->ans->src;
+	known = sc->length >= 0;
+	if (known && st->out_left == 0) {
+		*pflags |= NGHTTP3_DATA_FLAG_EOF;
+		return 0;
+	}
+	if (st->unacked >= H3_SOURCE_HELD) {
+		st->src_held = true;
+		return NGHTTP3_ERR_WOULDBLOCK;
+	}
+	k = malloc(sizeof(*k));
+	if (k == NULL) {
+		source_failed(st);
+		return NGHTTP3_ERR_WOULDBLOCK;
+	}
+	if (known && st->out_left < cap)
+		cap = (size_t)st->out_left;
+	r = sc->read(sc->arg, k->data, cap);
+	if (r == HTTP_SOURCE_AGAIN) {
+		free(k);
+		st->src_deferred = true;
+		return NGHTTP3_ERR_WOULDBLOCK;
+	}
+	if (r < 0 || (size_t)r > cap || (r == 0 && known)) {
+		free(k);
+		source_failed(st);
+		return NGHTTP3_ERR_WOULDBLOCK;
+	}
+	if (r == 0) {
+		free(k);
+		*pflags |= NGHTTP3_DATA_FLAG_EOF;
+		return 0;
+	}
+	k->next = NULL;
+	k->len = (uint32_t)r;
+	k->acked = 0;
+	*st->chunks_tail = k;
+	st->chunks_tail = &k->next;
+	st->unacked += (uint32_t)r;
+	if (known) {
+		st->out_left -= (uint64_t)r;
+		if (st->out_left == 0)
+			*pflags |= NGHTTP3_DATA_FLAG_EOF;
+	}
+	vec[0].base = k->data;
+	vec[0].len = (size_t)r;
+	return 1;
+}
+
 /* Fields HTTP/3 forbids (RFC 9114 4.2), and the length this layer says. */
 static bool
 left_out(const char *name, uint16_t len)
@@ -306,6 +395,7 @@ submit(struct h3_stream *st, struct http_answer *a)
 {
 	static const char server[] = "ewyk/" EWYK_VERSION;
 	static const nghttp3_data_reader reader = { read_body };
+	static const nghttp3_data_reader source_reader = { read_source };
 	nghttp3_nv v[HTTP_ANSWER_HEADERS + 4];
 	bool no_body = a->status == 204 || a->status == 304 ||
 		(a->status >= 100 && a->status < 200);
@@ -331,6 +421,21 @@ submit(struct h3_stream *st, struct http_answer *a)
 		v[n++] = nv(name, a->h[i].name_len, a->hbuf + a->h[i].value,
 				a->h[i].value_len);
 	}
+	if (a->kind == HTTP_BODY_STREAM) {
+		/* its length when the source knows it, else none: the
+		 * stream's end ends the body */
+		st->chunks_tail = &st->chunks;
+		st->out_left = a->src.length >= 0 ? (uint64_t)a->src.length : 0;
+		if (!no_body && a->src.length >= 0)
+			v[n++] = nv("content-length", 14, st->length,
+					(size_t)snprintf(st->length,
+					sizeof(st->length), "%llu",
+					(unsigned long long)a->src.length));
+		st->answered = true;
+		return nghttp3_conn_submit_response(st->c->h3, st->id, v, n,
+				no_body || st->head.method == HTTP_HEAD ? NULL :
+				&source_reader);
+	}
 	st->out = a->body;
 	st->out_left = no_body ? 0 : a->len;
 	if (!no_body) {
@@ -345,7 +450,7 @@ submit(struct h3_stream *st, struct http_answer *a)
 			st->out_left > 0 ? &reader : NULL);
 }
 
-/* An answer made here: errors, and what HTTP/3 does not take yet. */
+/* An answer made here: errors. */
 static int
 submit_error(struct h3_stream *st, int status, const char *allow)
 {
@@ -421,8 +526,7 @@ quic_h3_answer(struct h3_stream *st, struct http_answer *a)
 	if (st->answered)
 		return false;
 	st->ans = a;
-	rc = a->kind == HTTP_BODY_STREAM ? submit_error(st, 501, NULL) :
-		submit(st, a);
+	rc = submit(st, a);
 	if (rc != 0)
 		ngtcp2_conn_shutdown_stream(st->c->qc, st->id,
 				NGHTTP3_H3_INTERNAL_ERROR);
@@ -465,15 +569,44 @@ stop_sending(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void *sud)
 		NGHTTP3_ERR_CALLBACK_FAILURE;
 }
 
+/* Body bytes the client acknowledged: a streamed answer's chunks go,
+ * and a source held back for them may go on. (A lent body is the
+ * answer's until the stream closes.) */
 static int
 acked(nghttp3_conn *h3, int64_t id, uint64_t len, void *cud, void *sud)
 {
-	(void)h3;
-	(void)id;
-	(void)len;
+	struct h3_stream *st = sud;
+
 	(void)cud;
-	(void)sud;
+	while (st != NULL && len > 0 && st->chunks != NULL) {
+		struct h3_chunk *k = st->chunks;
+		uint32_t take = (uint32_t)QUIC_MIN(len, (uint64_t)(k->len - k->acked));
+
+		k->acked += take;
+		st->unacked -= take;
+		len -= take;
+		if (k->acked < k->len)
+			break;
+		st->chunks = k->next;
+		if (st->chunks == NULL)
+			st->chunks_tail = &st->chunks;
+		free(k);
+	}
+	if (st != NULL && st->src_held && st->unacked < H3_SOURCE_HELD) {
+		st->src_held = false;
+		return nghttp3_conn_resume_stream(h3, id) == 0 ? 0 :
+			NGHTTP3_ERR_CALLBACK_FAILURE;
+	}
 	return 0;
+}
+
+bool
+quic_h3_resume(struct h3_stream *st)
+{
+	if (!st->src_deferred)
+		return true;
+	st->src_deferred = false;
+	return nghttp3_conn_resume_stream(st->c->h3, st->id) == 0;
 }
 
 static const nghttp3_callbacks h3_callbacks = {

@@ -27,6 +27,18 @@
 #define QUIC_STREAMS_BIDI 100	/* requests at once per connection */
 #define H3_HEAD_BUF 8192	/* a request head's names and values */
 #define QUIC_STREAMS_KEPT 256	/* spare streams an endpoint keeps */
+#define H3_CHUNK 16384		/* a streamed answer's piece */
+#define H3_SOURCE_HELD 65536	/* a streamed answer's bytes not yet
+				 * acknowledged, at most: then its source
+				 * waits for the client */
+
+/* A piece of a streamed answer, lent to nghttp3 until acknowledged. */
+struct h3_chunk {
+	struct h3_chunk *next;
+	uint32_t len;
+	uint32_t acked;
+	uint8_t data[H3_CHUNK];
+};
 
 #define QUIC_DIM(a) (sizeof(a) / sizeof((a)[0]))
 #define QUIC_MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -49,7 +61,13 @@ struct h3_stream {
 	struct http_answer *ans;	/* the embedder's, until released */
 	struct http_answer *own;	/* an answer made here (errors) */
 	const uint8_t *out;	/* the body not yet handed to nghttp3 */
-	uint64_t out_left;
+	uint64_t out_left;	/* of it; of a source's known length */
+	/* a streamed answer (HTTP_BODY_STREAM): what its source gave, oldest
+	 * first, until acknowledged */
+	struct h3_chunk *chunks, **chunks_tail;
+	uint32_t unacked;	/* bytes in chunks */
+	bool src_deferred;	/* its source had nothing: quic_resume() */
+	bool src_held;		/* H3_SOURCE_HELD out: until acknowledged */
 	char code[4];
 	char length[24];
 	uint32_t body_len;
@@ -159,5 +177,7 @@ void quic_h3_streams_end(struct quic_conn *c);
 void quic_h3_spares_free(struct quic_endpoint *e);
 struct h3_stream *quic_h3_stream_find(struct quic_conn *c, int64_t id);
 bool quic_h3_answer(struct h3_stream *st, struct http_answer *a);
+/* A streamed answer's source has more: its stream goes on. */
+bool quic_h3_resume(struct h3_stream *st);
 
 #endif /* EWYK_QUIC_PRIV_H */

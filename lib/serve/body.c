@@ -258,7 +258,7 @@ write_arm(struct ewyk_wait *w)
 		return;
 	}
 	t->early.pending = true;
-	if (!http_server_resume(t->sv->http, t->origin))
+	if (!serve_resume(t->sv, t->origin))
 		wait_end(w, -ECANCELED);
 }
 
@@ -304,7 +304,7 @@ early_answer_end(struct serve_task *t)
 	if (t->early.released)
 		return true;
 	/* The connection reads the end (or the cut) and lets it go. */
-	http_server_resume(t->sv->http, t->origin);
+	serve_resume(t->sv, t->origin);
 	return false;
 }
 

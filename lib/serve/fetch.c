@@ -486,7 +486,7 @@ on_readable(void *arg)
 	if (f->read != NULL)
 		read_try(f);
 	else if (f->answering)
-		http_server_resume(f->task->sv->http, f->task->origin);
+		serve_resume(f->task->sv, f->task->origin);
 }
 
 /* The request body: the handler's buffer, or the client's as it comes. */

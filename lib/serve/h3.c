@@ -98,3 +98,10 @@ serve_awaits(struct serve *sv, struct http_origin o)
 	return quic_origin(o) ? sv->quic != NULL && quic_awaits(sv->quic, o) :
 		http_server_awaits(sv->http, o);
 }
+
+bool
+serve_resume(struct serve *sv, struct http_origin o)
+{
+	return quic_origin(o) ? sv->quic != NULL && quic_resume(sv->quic, o) :
+		http_server_resume(sv->http, o);
+}

@@ -23,6 +23,9 @@ bool serve_answer(struct serve *sv, struct http_origin o,
 bool serve_peer(struct serve *sv, struct http_origin o, struct net_addr *addr,
 		uint16_t *port);
 bool serve_awaits(struct serve *sv, struct http_origin o);
+/* The source of o's streamed answer has more: false when its connection
+ * or stream is gone. */
+bool serve_resume(struct serve *sv, struct http_origin o);
 /* Whether o came over TLS or QUIC. */
 bool serve_secure(struct serve *sv, struct http_origin o);
 

@@ -110,6 +110,9 @@ uint32_t quic_endpoint_conns(const struct quic_endpoint *e);
  * connection or stream is gone. The released hook follows when done. */
 bool quic_answer(struct quic_endpoint *e, struct http_origin o,
 		struct http_answer *a);
+/* The source of o's streamed answer has more to read (after it said
+ * HTTP_SOURCE_AGAIN): false when the stream is gone. */
+bool quic_resume(struct quic_endpoint *e, struct http_origin o);
 /* Whether the client of o still waits for its answer. */
 bool quic_awaits(struct quic_endpoint *e, struct http_origin o);
 /* The client's address and port, for the access log. */
