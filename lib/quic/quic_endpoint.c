@@ -702,6 +702,22 @@ quic_awaits(struct quic_endpoint *e, struct http_origin o)
 	return st != NULL && !st->answered;
 }
 
+size_t
+quic_server_name(struct quic_endpoint *e, struct http_origin o, char *buf,
+		size_t cap)
+{
+	struct h3_stream *st = stream_of(e, o);
+	unsigned int type;
+	size_t len = cap;
+
+	if (st == NULL || st->c->tls == NULL || gnutls_server_name_get(
+			st->c->tls, buf, &len, &type, 0) != 0 ||
+			type != GNUTLS_NAME_DNS || len >= cap)
+		return 0;
+	buf[len] = '\0';
+	return len;
+}
+
 bool
 quic_peer(struct quic_endpoint *e, struct http_origin o, struct net_addr *addr,
 		uint16_t *port)

@@ -20,8 +20,13 @@ h3_request(void *ctx, const struct http_head *r, struct http_origin o,
 		char *allow, size_t allow_cap, struct http_answer **ans)
 {
 	struct serve *sv = ctx;
+	char sni[256];
+	/* The handshake's name: a Host of another site is 421, as over
+	 * TLS on TCP. */
+	size_t n = sv->conf.sites != NULL ?
+		quic_server_name(sv->quic, o, sni, sizeof(sni)) : 0;
 	const struct http_route *rt = http_route_lookup(sv->conf.router,
-			sv->conf.sites, r, NULL, 0);
+			sv->conf.sites, r, sni, n);
 	int status = http_route_admit(rt, r, allow, allow_cap);
 
 	/* A route that reads its body as it comes (the proxy, uploads) reads

@@ -8,6 +8,7 @@ site's; a prefix matches at a '/' boundary. Driven with curl and nghttp
 over HTTP/1.1 and HTTP/2, cleartext, TLS (each site's certificate by
 SNI) and IPv6; a reload swaps every site's files or none."""
 import os
+import re
 import signal
 import time
 
@@ -274,6 +275,45 @@ def test_host_of_another_site_than_the_sni_gets_421(sites, proto):
     assert r.stdout == "421", r.stdout
     r = a.ns(base + ["-H", "Host: A.example.test:443", "https://a.example.test/"])
     assert r.stdout == "200", r.stdout
+
+
+def test_host_of_another_site_than_the_sni_gets_421_over_http3(tree, tmp_path):
+    """The same over HTTP/3 (gtlsclient): a QUIC connection whose
+    handshake named a.example.test asking for b.example.test is 421; its
+    own name is served, and b's connection gets b's site. gtlsclient
+    sends a host's name as SNI only when it resolves one (for an address
+    it sends "localhost"): the client's namespace gets a hosts file
+    (ip netns exec reads /etc/netns/NS/hosts)."""
+    with Appliance(args=["--config", tree["conf"], "--http3", "--quic-port", "8443"] +
+                   upstream_args("ng"), demo=False) as a:
+        hosts_dir = f"/etc/netns/{a.client}"
+        made_netns = not os.path.isdir("/etc/netns")
+        os.makedirs(hosts_dir)
+        try:
+            write(f"{hosts_dir}/hosts",
+                  f"{APP_IP} a.example.test b.example.test\n")
+
+            def h3(name, authority):
+                out = tmp_path / "dl"
+                out.mkdir(exist_ok=True)
+                r = a.ns(["gtlsclient", "--exit-on-all-streams-close",
+                          "--no-quic-dump", "--timeout=10s", "--download", str(out),
+                          name, "8443", f"https://{authority}:8443/"],
+                         check=False, timeout=60)
+                assert r.returncode == 0, r.stderr[-2000:]
+                got = re.findall(r"\[:status: (\d{3})\]", r.stdout + r.stderr)
+                page = out / "index.html"
+                return int(got[0]), page.read_text() if got[0] == "200" else ""
+
+            assert h3("a.example.test", "b.example.test")[0] == 421
+            assert h3("a.example.test", "a.example.test") == (200, "site a\n")
+            assert h3("b.example.test", "b.example.test") == (200, "site b\n")
+            assert h3("b.example.test", "a.example.test")[0] == 421
+        finally:
+            os.remove(f"{hosts_dir}/hosts")
+            os.rmdir(hosts_dir)
+            if made_netns:
+                os.rmdir("/etc/netns")
 
 
 def test_each_route_counts_apart_in_telemetry(sites):

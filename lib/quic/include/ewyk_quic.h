@@ -115,6 +115,11 @@ bool quic_answer(struct quic_endpoint *e, struct http_origin o,
 bool quic_resume(struct quic_endpoint *e, struct http_origin o);
 /* Whether the client of o still waits for its answer. */
 bool quic_awaits(struct quic_endpoint *e, struct http_origin o);
+/* The name the handshake of o's connection asked for (SNI), into buf
+ * (NUL-terminated): its length, 0 when none or gone. Which site its
+ * requests may name, as over TLS. */
+size_t quic_server_name(struct quic_endpoint *e, struct http_origin o,
+		char *buf, size_t cap);
 /* The client's address and port, for the access log. */
 bool quic_peer(struct quic_endpoint *e, struct http_origin o,
 		struct net_addr *addr, uint16_t *port);
