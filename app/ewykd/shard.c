@@ -330,6 +330,8 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.quic_handshake_timeout_ms = cfg->tls_handshake_timeout_ms,
 		.quic_stats = &s->quic_stats,
 		.upstream = cfg->nb_upstreams > 0 ? &uc : NULL,
+		.trusted = cfg->trusted,
+		.ntrusted = cfg->nb_trusted,
 		.lcore_time = e->lcore_time,
 		.log = e->access_log,
 	};

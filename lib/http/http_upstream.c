@@ -664,8 +664,8 @@ head_field(struct upstream_fetch *f, const char *name, struct http_str v)
 		head_put(f, v.p, v.len) && head_put(f, "\r\n", 2);
 }
 
-/* Fields a forwarded request's client may not set: who it is, and how it
- * came, are this hop's to say (no address is trusted to say them). */
+/* Fields a forwarded request's client may not set unless trusted: who it
+ * is, and how it came, are this hop's to say. */
 static bool
 untrusted(struct http_str n)
 {
@@ -676,17 +676,18 @@ untrusted(struct http_str n)
 }
 
 /* X-Forwarded-For and -Proto, Forwarded (RFC 7239: an IPv6 address
- * quoted in brackets) and our Via (RFC 9110 7.6.3) after the client's. */
+ * quoted in brackets) and our Via (RFC 9110 7.6.3) after the client's
+ * (a trusted client's X-Forwarded-Proto, proto_given, stands). */
 static bool
 forwarded_fields(struct upstream_fetch *f, const struct upstream_req *r,
-		struct http_str host)
+		struct http_str host, bool proto_given)
 {
 	struct http_str proto = r->https ? (struct http_str){ "https", 5 } :
 		(struct http_str){ "http", 4 };
 	bool v6 = memchr(r->client.p, ':', r->client.len) != NULL;
 
 	return head_field(f, "X-Forwarded-For", r->client) &&
-		head_field(f, "X-Forwarded-Proto", proto) &&
+		(proto_given || head_field(f, "X-Forwarded-Proto", proto)) &&
 		head_put(f, "Forwarded: for=", 15) &&
 		head_put(f, v6 ? "\"[" : "", v6 ? 2 : 0) &&
 		head_put(f, r->client.p, r->client.len) &&
@@ -704,8 +705,8 @@ build_head(struct upstream_fetch *f, const struct upstream_req *r)
 	const struct upstream_target *t = &f->cl->targets[f->target];
 	char addr[INET6_ADDRSTRLEN + 8], len[24];
 	struct http_str host = { NULL, 0 };
+	bool ok, proto_given = false;
 	uint32_t i;
-	bool ok;
 
 	f->head_len = 0;
 	net_addr_format(&t->addr, t->port, addr, sizeof(addr));
@@ -722,14 +723,17 @@ build_head(struct upstream_fetch *f, const struct upstream_req *r)
 	for (i = 0; ok && i < r->nheaders; i++) {
 		const struct http_header *h = &r->headers[i];
 
-		if (!hop_by_hop(h->name) && !(r->forwarded && untrusted(h->name)))
-			ok = head_put(f, h->name.p, h->name.len) &&
-				head_put(f, ": ", 2) &&
-				head_put(f, h->value.p, h->value.len) &&
-				head_put(f, "\r\n", 2);
+		if (hop_by_hop(h->name) || (r->forwarded && !r->trusted &&
+				untrusted(h->name)))
+			continue;
+		proto_given |= http_str_eq_nocase(h->name, "x-forwarded-proto");
+		ok = head_put(f, h->name.p, h->name.len) &&
+			head_put(f, ": ", 2) &&
+			head_put(f, h->value.p, h->value.len) &&
+			head_put(f, "\r\n", 2);
 	}
 	if (ok && r->forwarded)
-		ok = forwarded_fields(f, r, host);
+		ok = forwarded_fields(f, r, host, r->trusted && proto_given);
 	if (ok && r->body_len > 0)
 		ok = head_field(f, "Content-Length", (struct http_str){ len,
 				(uint32_t)snprintf(len, sizeof(len), "%lld",

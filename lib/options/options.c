@@ -312,6 +312,25 @@ set_mime_type(struct ewykd_config *cfg, const char *val, char *err,
 			mime_override_check, err, errlen);
 }
 
+/* Repeatable: a block of addresses (ADDR or ADDR/LEN, either family)
+ * whose clients' forwarded fields are passed on. */
+static int
+set_trusted_forwarder(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	if (cfg->nb_trusted == EWYKD_TRUSTED_MAX) {
+		snprintf(err, errlen, "at most %d blocks", EWYKD_TRUSTED_MAX);
+		return -1;
+	}
+	if (net_prefix_parse(val, &cfg->trusted[cfg->nb_trusted]) != 0) {
+		snprintf(err, errlen, "'%s' is not an address or ADDR/LEN, "
+				"IPv4 (LEN to 32) or IPv6 (LEN to 128)", val);
+		return -1;
+	}
+	cfg->nb_trusted++;
+	return 0;
+}
+
 /* Repeatable: each one loads a plugin, in order. */
 static int
 set_plugin(struct ewykd_config *cfg, const char *val, char *err,
@@ -855,6 +874,21 @@ show_gateway6(const struct ewykd_config *cfg, const char *key, FILE *f)
 }
 
 static void
+show_trusted_forwarder(const struct ewykd_config *cfg, const char *key,
+		FILE *f)
+{
+	char b[INET6_ADDRSTRLEN + 8];
+	uint16_t i;
+
+	if (cfg->nb_trusted == 0)
+		show_unset(key, "none: no client's forwarded fields are taken", f);
+	for (i = 0; i < cfg->nb_trusted; i++) {
+		net_prefix_format(&cfg->trusted[i], b, sizeof(b));
+		fprintf(f, "%s = %s\n", key, b);
+	}
+}
+
+static void
 show_www(const struct ewykd_config *cfg, const char *key, FILE *f)
 {
 	show_str(key, cfg->www, "none: no static files", f);
@@ -1089,6 +1123,7 @@ static const struct opt_def opts[] = {
 	{ "kv-keys", "N", set_kv_keys, show_kv_keys, "keys of the in-memory /kv store, 4 KiB each (4096)" },
 	{ "plugin", "FILE.so[:ARG]", set_plugin, show_plugin, "load handlers from a plugin, ARG to its init; repeatable (none)" },
 	{ "upstream", "NAME=ADDR:PORT", set_upstream, show_upstream, "an upstream on the link that /proxy/NAME/ forwards to, IPv4 or [IPv6]; repeatable (none)" },
+	{ "trusted-forwarder", "ADDR[/LEN]", set_trusted_forwarder, show_trusted_forwarder, "clients (a proxy or load balancer in front) whose X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host and Forwarded a proxied request passes on, ewykd's own after them; from any other client they are dropped; IPv4 or IPv6, repeatable (none)" },
 	{ "upstream-conns", "N", set_upstream_conns, show_upstream_conns, "upstream connections per shard, all upstreams, and as many ewyk_fetch() handles (64)" },
 	{ "upstream-connect-timeout-ms", "MS", set_upstream_connect_ms, show_upstream_connect_ms, "504 when an upstream's handshake takes longer (1000)" },
 	{ "upstream-timeout-ms", "MS", set_upstream_timeout_ms, show_upstream_timeout_ms, "504 when an upstream's answer head takes longer; a body silent this long is cut (10000)" },
@@ -1268,6 +1303,7 @@ repeatable(const struct opt_def *o)
 {
 	return o != NULL && (o->set == set_ip || o->set == set_ip6 ||
 			o->set == set_plugin || o->set == set_upstream ||
+			o->set == set_trusted_forwarder ||
 			o->set == set_cache_control || o->set == set_mime_type ||
 			o->set == set_tls_cert || o->set == set_tls_key ||
 			o->set == set_tls_ocsp);

@@ -325,10 +325,16 @@ forwarded_from(struct serve_task *t, struct fetch_start *st)
 {
 	struct net_addr peer = { .family = 0 };
 	uint16_t port;
+	const struct serve_conf *c = &t->sv->conf;
+	uint16_t i;
 
 	st->client[0] = '\0';
-	if (serve_peer(t->sv, t->origin, &peer, &port))
+	st->ur.trusted = false;
+	if (serve_peer(t->sv, t->origin, &peer, &port)) {
 		net_addr_format(&peer, 0, st->client, sizeof(st->client));
+		for (i = 0; i < c->ntrusted && !st->ur.trusted; i++)
+			st->ur.trusted = net_prefix_has(&c->trusted[i], &peer);
+	}
 	st->ur.client = (struct http_str){ st->client,
 		(uint32_t)strlen(st->client) };
 	st->ur.https = serve_secure(t->sv, t->origin);

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from conftest import serve_module
-from ewyk_harness import APP_IP, APP_IP6, EWYKD, PYTHON, ROOT, Appliance
+from ewyk_harness import APP_IP, APP_IP6, EWYKD, PYTHON, ROOT, Appliance, fnv1a64
 from tls_certs import CA
 
 HELLO = os.path.join(ROOT, "build", "app", "plugins", "ewyk-hello.so")
@@ -122,13 +122,6 @@ def test_handlers_of_every_kind(app, tmp_path):
     # gtlsclient names each download after its target's last segment.
     assert (out / "big?kb=64").stat().st_size == 64 * 1024
     assert "hello, h3" in (out / "hello?name=h3").read_text()
-
-
-def fnv1a64(data):
-    h = 0xcbf29ce484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
-    return h
 
 
 def buffers_back(a, timeout=5):

@@ -558,12 +558,12 @@ POOLS_CONF += "".join(f"\n[route {n}]\nprefix = /{n}\nupstream = {n}\nstrip-pref
                                 "checked"))
 
 
-@pytest.fixture(scope="module")
-def pools(tmp_path_factory):
+def pools_serving(tmp_path_factory, *args):
+    """An appliance of POOLS_CONF (and args) with its pools' servers."""
     d = tmp_path_factory.mktemp("pools")
     conf = d / "pools.conf"
     conf.write_text(POOLS_CONF.format(h=HOST_IP))
-    a = Appliance(args=["--config", str(conf)], demo=False, client_ns=True)
+    a = Appliance(args=["--config", str(conf), *args], demo=False, client_ns=True)
     servers = None
     try:
         a.start()
@@ -575,6 +575,11 @@ def pools(tmp_path_factory):
             servers.send_signal(signal.SIGTERM)
             servers.wait(10)
         a.close()
+
+
+@pytest.fixture(scope="module")
+def pools(tmp_path_factory):
+    yield from pools_serving(tmp_path_factory)
 
 
 def bodies(a, path, n, proto="h1", headers=()):
@@ -662,25 +667,91 @@ def test_bad_pools_are_refused(cc_ns, tmp_path, body, words):
     assert words in err, err
 
 
+def forwarded_headers(a, proto, *fields):
+    """The headers the pools' server saw for a request through /spare/
+    with fields (as curl -H takes them): name -> list of values."""
+    args = ["curl", "-sS", "-m", "10", "-H", "Host: app.example.test"]
+    for fld in fields:
+        args += ["-H", fld]
+    args.append("--http2-prior-knowledge" if proto == "h2" else "--http1.1")
+    r = a.ns(args + [a.url("/spare/headers")])
+    got = {}
+    for line in r.stdout.splitlines():
+        k, _, v = line.partition(": ")
+        got.setdefault(k.lower(), []).append(v)
+    return got
+
+
 @pytest.mark.parametrize("proto", ["h1", "h2"])
 def test_forwarded_request_keeps_host_and_says_who_asked(pools, proto):
     """The upstream sees the client's Host, and who asked and how in
     X-Forwarded-For, X-Forwarded-Proto, Forwarded and Via; what the client
     itself said of who it is is not passed on (no address is trusted)."""
-    args = ["curl", "-sS", "-m", "10", "-H", "Host: app.example.test",
-            "-H", "X-Forwarded-For: 203.0.113.9", "-H", "Forwarded: for=203.0.113.9",
-            "-H", "Via: 1.0 elsewhere"]
-    args.append("--http2-prior-knowledge" if proto == "h2" else "--http1.1")
-    r = pools.ns(args + [pools.url("/spare/headers")])
-    got = {}
-    for line in r.stdout.splitlines():
-        k, _, v = line.partition(": ")
-        got.setdefault(k.lower(), []).append(v)
+    got = forwarded_headers(pools, proto, "X-Forwarded-For: 203.0.113.9",
+                            "Forwarded: for=203.0.113.9", "Via: 1.0 elsewhere")
     assert got["host"] == ["app.example.test"], got
     assert got["x-forwarded-for"] == [HOST_IP], got
     assert got["x-forwarded-proto"] == ["http"], got
     assert got["forwarded"] == [f'for={HOST_IP};proto=http;host="app.example.test"'], got
     assert got["via"] == ["1.0 elsewhere", "1.1 ewyk"], got
+
+
+@pytest.fixture(scope="module")
+def trusting(tmp_path_factory):
+    """The pools behind ewykd that trusts the client's address (a proxy in
+    front of it, as it were) and a block of IPv6 beside it."""
+    yield from pools_serving(tmp_path_factory, "--trusted-forwarder", f"{HOST_IP}/32",
+                             "--trusted-forwarder", "2001:db8::/32")
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_a_trusted_forwarders_fields_go_first(trusting, proto):
+    """From a trusted client, its X-Forwarded-For and Forwarded are passed
+    on with ewykd's after them (one list, in order), and its
+    X-Forwarded-Proto and -Host stand for ewykd's."""
+    got = forwarded_headers(trusting, proto, "X-Forwarded-For: 203.0.113.9",
+                            "Forwarded: for=203.0.113.9;proto=https",
+                            "X-Forwarded-Proto: https", "X-Forwarded-Host: app.example.test")
+    assert got["x-forwarded-for"] == ["203.0.113.9", HOST_IP], got
+    assert got["forwarded"] == [
+        "for=203.0.113.9;proto=https",
+        f'for={HOST_IP};proto=http;host="app.example.test"'], got
+    assert got["x-forwarded-proto"] == ["https"], got
+    assert got["x-forwarded-host"] == ["app.example.test"], got
+    # Without fields of its own, a trusted client gets ewykd's alone.
+    got = forwarded_headers(trusting, proto)
+    assert got["x-forwarded-for"] == [HOST_IP] and got["x-forwarded-proto"] == ["http"], got
+
+
+def test_a_client_outside_the_blocks_is_not_trusted(tmp_path_factory):
+    """A block next to the client's address (198.18.0.128/25 and an IPv6
+    one) trusts nothing of it: its fields are dropped."""
+    for a in pools_serving(tmp_path_factory, "--trusted-forwarder", "198.18.0.128/25",
+                           "--trusted-forwarder", "::ffff:198.18.0.1/128"):
+        got = forwarded_headers(a, "h1", "X-Forwarded-For: 203.0.113.9",
+                                "X-Forwarded-Proto: https", "X-Forwarded-Host: evil.test")
+        assert got["x-forwarded-for"] == [HOST_IP], got
+        assert got["x-forwarded-proto"] == ["http"], got
+        assert "x-forwarded-host" not in got, got
+
+
+@pytest.mark.parametrize("value,words", [
+    ("198.18.0.1/33", "'198.18.0.1/33' is not an address or ADDR/LEN"),
+    ("2001:db8::/129", "'2001:db8::/129' is not an address or ADDR/LEN"),
+    ("example.test", "'example.test' is not an address or ADDR/LEN"),
+    ("198.18.0.0/", "'198.18.0.0/' is not an address or ADDR/LEN"),
+])
+def test_bad_trusted_forwarders_are_refused(cc_ns, value, words):
+    rc, out, err = check_config(cc_ns, "--demo-routes", "--trusted-forwarder", value)
+    assert rc == 2 and words in err, (out, err)
+
+
+def test_trusted_forwarders_read_back(cc_ns):
+    rc, out, err = check_config(cc_ns, "--demo-routes", "--trusted-forwarder",
+                                "198.18.0.77/24", "--trusted-forwarder", "2001:DB8::1")
+    assert rc == 0, err
+    assert "trusted-forwarder = 198.18.0.0/24\n" in out, out
+    assert "trusted-forwarder = 2001:db8::1/128\n" in out, out
 
 
 # Limits per client address ([route] limit-rps, limit-burst, limit-conns) --------

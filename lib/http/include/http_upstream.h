@@ -125,8 +125,12 @@ struct upstream_req {
 	bool head;			/* HEAD: the answer has no body */
 	/* A client's request passed on (a proxy's): its Host kept, and who
 	 * asked, how, and through whom said (X-Forwarded-For and -Proto,
-	 * Forwarded, Via); what the client said of those is not taken. */
+	 * Forwarded, Via); what the client said of those is not taken,
+	 * unless it is trusted (a proxy in front): then its X-Forwarded-For
+	 * and Forwarded go first, ours after them, and its X-Forwarded-Proto
+	 * and -Host stand for ours. */
 	bool forwarded;
+	bool trusted;
 	bool https;			/* the client's came over TLS */
 	struct http_str client;		/* its address, "ADDR" */
 };

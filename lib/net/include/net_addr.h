@@ -58,6 +58,20 @@ net_ip_is_zero(const union net_ip *a)
 	return (a->w[0] | a->w[1] | a->w[2] | a->w[3]) == 0;
 }
 
+/* Addresses whose first len bits are addr's (a CIDR block). */
+struct net_prefix {
+	struct net_addr addr;	/* its bits past len zero */
+	uint8_t len;		/* 0 to 32, or 128 */
+};
+
+/* "ADDR" (a block of one) or "ADDR/LEN", either family, into *p (the
+ * bits past len cleared): 0, or -1 when it is neither. */
+int net_prefix_parse(const char *s, struct net_prefix *p);
+/* Whether a is in p (the same family, the same first len bits). */
+bool net_prefix_has(const struct net_prefix *p, const struct net_addr *a);
+/* The block as text, "ADDR/LEN", as snprintf(). */
+size_t net_prefix_format(const struct net_prefix *p, char *buf, size_t len);
+
 /* The address as text (RFC 5952 for IPv6; "-" without a family), with
  * ":PORT" when port is not 0 ("[ADDR]:PORT" for IPv6, as in a URL's
  * authority). Returns the length it needed, as snprintf(). */

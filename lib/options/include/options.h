@@ -16,6 +16,7 @@
 #include "ewyk_exec.h"
 #include "ewyk_tls.h"
 #include "http_upstream.h"
+#include "net_addr.h"
 #include "sites_conf.h"
 #include "www.h"
 
@@ -25,6 +26,7 @@ enum idle_mode {
 };
 
 #define EWYKD_PLUGINS_MAX 8
+#define EWYKD_TRUSTED_MAX 16		/* --trusted-forwarder */
 #define EWYKD_CACHE_RULES_MAX 32	/* --cache-control */
 #define EWYKD_CACHE_PREFIX_MAX 255
 #define EWYKD_MIME_TYPES_MAX 64		/* --mime-type */
@@ -120,6 +122,10 @@ struct ewykd_config {
 	uint16_t nb_cli_upstreams;	/* of them --upstream's; the rest are
 					 * [upstream] pools' servers */
 	struct upstream_target upstreams[UPSTREAM_MAX];	/* --upstream */
+	/* --trusted-forwarder: clients (proxies in front) whose forwarded
+	 * fields are passed on, ours after them */
+	struct net_prefix trusted[EWYKD_TRUSTED_MAX];
+	uint16_t nb_trusted;
 	uint32_t upstream_conns;	/* per shard, all upstreams */
 	uint32_t upstream_connect_ms;
 	uint32_t upstream_timeout_ms;

@@ -30,6 +30,7 @@
 #include "http_server.h"
 #include "http_upstream.h"
 #include "lat_hist.h"
+#include "net_addr.h"
 
 struct http_sites;
 struct net_stack;
@@ -111,6 +112,10 @@ struct serve_conf {
 	struct quic_stats *quic_stats;
 	/* Upstreams for ewyk_fetch() and the proxy; NULL: none. */
 	const struct upstream_conf *upstream;
+	/* Clients whose forwarded fields a proxied request passes on
+	 * (--trusted-forwarder): ntrusted blocks, read-only. */
+	const struct net_prefix *trusted;
+	uint16_t ntrusted;
 	struct serve_lcore_time *lcore_time;	/* NULL: not counted */
 	struct serve_log *log;		/* the access log; NULL: none */
 };
