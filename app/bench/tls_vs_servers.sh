@@ -15,6 +15,7 @@
 #   h1tls    HTTP/1.1 over TLS keep-alive, h2load --h1 -c32: the same
 #   bulk     one 1 GB file over HTTP/1.1 and TLS with curl: MB/s, and the
 #            server's CPU per MB
+#   bulk80   the same file over HTTP/1.1 in the clear (port 80)
 #
 # ewykd runs on $EWYK_MEDIUM (default af_xdp where the kernel supports it:
 # deploy/ewyk-ns.sh) on one lcore (-l 1: the main lcore produces) with
@@ -31,14 +32,20 @@
 # of nginx's and h2o's TCP work is charged to the client's core, none of
 # it to them (ewykd's TCP is in its process). Then ewykd's figures as
 # ratios of each server's, and where ewykd's time goes under h2tls (perf,
-# software clock).
+# software clock). Beside the processes' CPU, each run's core figure: all
+# the time CPU 1 was not idle (/proc/stat, softirq included: the kernel's
+# TCP and the veth's work that no process is charged for), and the
+# client's core's busy share (CPU 0): where it is near 100 %, the client,
+# not the server, sets the rate.
 #
 # Usage: [EWYK_MEDIUM=...] [ROUNDS=3] [NEWCONN_C=64] [NEWCONN_S=8]
-#        [BULK_MB=1024] app/bench/tls_vs_servers.sh [REQUESTS]
+#        [BULK_MB=1024] [LOADS="newconn h2tls h1tls bulk bulk80"]
+#        app/bench/tls_vs_servers.sh [REQUESTS]
 #        (as root, after a build; REQUESTS per h2load run, default 200000)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ewyk-ns.sh
+. app/bench/bench_lib.sh	# cpu_busy_us, cpu_share
 N=${1:-200000}
 ROUNDS=${ROUNDS:-3}
 NEWCONN_C=${NEWCONN_C:-64}
@@ -93,11 +100,15 @@ system_default = system_default_sect
 Ciphersuites = $SUITE
 CNF
 
-LOADS=(newconn h2tls h1tls bulk)
+read -ra LOADS <<<"${LOADS:-newconn h2tls h1tls bulk bulk80}"
+for l in "${LOADS[@]}"; do
+	case "$l" in newconn|h2tls|h1tls|bulk|bulk80) ;;
+	*) echo "LOADS: newconn, h2tls, h1tls, bulk, bulk80" >&2; exit 2;; esac
+done
 declare -A H2LOAD_ARGS=([h2tls]="-c 16 -m 100" [h1tls]="--h1 -c 32")
 declare -A LOAD_NAME=([newconn]="new TLS connection per request"
 	[h2tls]="HTTP/2 over TLS -c16 -m100" [h1tls]="HTTP/1.1 over TLS -c32"
-	[bulk]="1 GB over TLS")
+	[bulk]="1 GB over TLS" [bulk80]="1 GB in the clear")
 URL=https://198.18.0.2
 
 # CPU so far, microseconds: utime+stime of the server's process and its
@@ -116,10 +127,13 @@ kernel_cpu() {
 }
 
 # run_load SERVER LOAD ROUND NS CPU_FN: one measurement, a line of
-# "server load round rate units cpu_us_per_unit" in $RUNS/results.
+# "server load round rate units cpu_us_per_unit core_us_per_unit
+# client_busy_pct" in $RUNS/results.
 run_load() {
-	local s=$1 l=$2 r=$3 ns=$4 cpu=$5 c0 c1 t0 t1 units out
+	local s=$1 l=$2 r=$3 ns=$4 cpu=$5 c0 c1 t0 t1 units out k0 k1 cl0 cl1
 	c0=$($cpu)
+	k0=$(cpu_busy_us 1)
+	cl0=$(cpu_share 0)
 	t0=$(date +%s%6N)
 	case "$l" in
 	newconn)
@@ -137,6 +151,12 @@ run_load() {
 			"$URL/bulk.bin" 2>&1) || true
 		units=$(( ${out:-0} >> 20 ))
 		;;
+	bulk80)
+		out=$(ip netns exec "$ns" taskset -c 0 curl -sS --http1.1 \
+			-o /dev/null -w '%{size_download}' \
+			"http://198.18.0.2/bulk.bin" 2>&1) || true
+		units=$(( ${out:-0} >> 20 ))
+		;;
 	*)
 		# shellcheck disable=SC2086
 		out=$(ip netns exec "$ns" taskset -c 0 h2load -n "$N" ${H2LOAD_ARGS[$l]} \
@@ -146,10 +166,16 @@ run_load() {
 	esac
 	t1=$(date +%s%6N)
 	c1=$($cpu)
+	k1=$(cpu_busy_us 1)
+	cl1=$(cpu_share 0)
 	awk -v s="$s" -v l="$l" -v r="$r" -v u="${units:-0}" -v dt=$((t1 - t0)) \
-		-v c=$((c1 - c0)) 'BEGIN {
-		printf "%s %s %s %.1f %d %s\n", s, l, r, u * 1e6 / dt, u,
-			(u > 0 ? sprintf("%.2f", c / u) : "-") }' | tee -a "$RUNS/results" >&2
+		-v c=$((c1 - c0)) -v k=$((k1 - k0)) -v cl0="$cl0" -v cl1="$cl1" 'BEGIN {
+		split(cl0, a, " "); split(cl1, b, " ")
+		printf "%s %s %s %.1f %d %s %s %.0f\n", s, l, r, u * 1e6 / dt, u,
+			(u > 0 ? sprintf("%.2f", c / u) : "-"),
+			(u > 0 ? sprintf("%.2f", k / u) : "-"),
+			(b[2] > a[2] ? 100 * (b[1] - a[1]) / (b[2] - a[2]) : 0) }' |
+		tee -a "$RUNS/results" >&2
 	[ "${units:-0}" -gt 0 ] || echo "$s $l: nothing measured: $out" | tail -n 5 >&2
 }
 
@@ -173,7 +199,7 @@ for round in $(seq "$ROUNDS"); do
 	for l in "${LOADS[@]}"; do
 		run_load ewykd "$l" "$round" "$EWYK_CLIENT_NS" ewykd_cpu
 	done
-	[ "$round" = 1 ] && profile
+	[ "$round" = 1 ] && [[ " ${LOADS[*]} " == *" h2tls "* ]] && profile
 	ewyk_ns_stop "$NS_A"
 
 	veth_ns "$NS_B"
@@ -182,6 +208,9 @@ for round in $(seq "$ROUNDS"); do
 num-threads: 1
 user: root
 error-log: /dev/null
+listen:
+  host: 198.18.0.2
+  port: 80
 listen:
   host: 198.18.0.2
   port: 443
@@ -216,6 +245,7 @@ http {
 	access_log off;
 	keepalive_requests 1000000;
 	server {
+		listen 198.18.0.2:80;
 		listen 198.18.0.2:443 ssl http2;
 		ssl_certificate $WORK/cert.pem;
 		ssl_certificate_key $WORK/key.pem;
@@ -247,35 +277,45 @@ echo "load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 runs = {}
-for s, l, r, rate, units, cpu in rows:
-    runs.setdefault((s, l), []).append((float(rate), cpu))
+for s, l, r, rate, units, cpu, core, client in rows:
+    runs.setdefault((s, l), []).append((float(rate), cpu, core, float(client)))
 def med(xs):
     xs = [float(x) for x in xs if x != "-"]
     return statistics.median(xs) if xs else None
 names = {"newconn": "new TLS connection per request", "h2tls": "HTTP/2 over TLS -c16 -m100",
-         "h1tls": "HTTP/1.1 over TLS -c32", "bulk": "1 GB over TLS (HTTP/1.1)"}
+         "h1tls": "HTTP/1.1 over TLS -c32", "bulk": "1 GB over TLS (HTTP/1.1)",
+         "bulk80": "1 GB in the clear (HTTP/1.1)"}
 units = {"newconn": ("conn/s", "us/conn"), "h2tls": ("req/s", "us/req"),
-         "h1tls": ("req/s", "us/req"), "bulk": ("MB/s", "us/MB")}
-fmt = "{:<7} {:<32} {:>11} {:>9} {:>12} {:>10} {:>9}"
+         "h1tls": ("req/s", "us/req"), "bulk": ("MB/s", "us/MB"),
+         "bulk80": ("MB/s", "us/MB")}
+fmt = "{:<7} {:<30} {:>11} {:>7} {:>14} {:>10} {:>7} {:>14} {:>7} {:>8}"
 print(fmt.format("server", "load", "rate", "unit", "cpu per unit", "per core/s",
-                 "cpu x"))
-for l in ("newconn", "h2tls", "h1tls", "bulk"):
+                 "cpu x", "core per unit", "core x", "client %"))
+for l in ("newconn", "h2tls", "h1tls", "bulk", "bulk80"):
     e = runs.get(("ewykd", l))
-    ecpu = med(c for _, c in e) if e else None
+    ecpu = med(x[1] for x in e) if e else None
+    ecore = med(x[2] for x in e) if e else None
     for s in ("ewykd", "nginx", "h2o"):
         x = runs.get((s, l))
         if not x:
             continue
-        rate, cpu = med(r for r, _ in x), med(c for _, c in x)
-        core = 1e6 / cpu if cpu else None
+        rate, cpu = med(r[0] for r in x), med(r[1] for r in x)
+        core, client = med(r[2] for r in x), med(r[3] for r in x)
+        per_core = 1e6 / cpu if cpu else None
         print(fmt.format(s, names[l], f"{rate:,.0f}", units[l][0],
-                         f"{cpu:,.1f} {units[l][1]}" if cpu else "-",
-                         f"{core:,.0f}" if core else "-",
-                         f"{cpu / ecpu:.2f}" if cpu and ecpu else "-"))
+                         f"{cpu:,.1f}" if cpu else "-",
+                         f"{per_core:,.0f}" if per_core else "-",
+                         f"{cpu / ecpu:.2f}" if cpu and ecpu else "-",
+                         f"{core:,.1f}" if core else "-",
+                         f"{core / ecore:.2f}" if core and ecore else "-",
+                         f"{client:.0f}"))
 PY
-echo "cpu per unit: the server's CPU time per connection, request or MB; per core/s:"
-echo "its inverse, what one core of that server would do; cpu x: the server's CPU per"
-echo "unit over ewykd's (above 1: ewykd spends less)"
+echo "cpu per unit: the server's process CPU time (us) per connection, request or MB;"
+echo "per core/s: its inverse, what one core of that server would do; cpu x: the"
+echo "server's CPU per unit over ewykd's (above 1: ewykd spends less); core per unit:"
+echo "CPU 1's busy time (us, /proc/stat, softirq included) per unit, core x the same"
+echo "ratio; client %: CPU 0's busy share during the run (near 100: the client limits)"
+[ -s "$RUNS/perf.data" ] || exit 0
 echo
 echo "ewykd under h2tls, by library (perf record -e cpu-clock):"
 perf report -i "$RUNS/perf.data" --sort dso --stdio 2>/dev/null |
