@@ -5,9 +5,12 @@
  * by WINDOW_UPDATE as bytes are taken, once half of one was (as
  * nghttp2's automatic updates did, but for a body-stream route's bytes
  * only as its reader takes them). And they follow the bandwidth-delay
- * product: an update due within a round trip of the one before (half the
- * window taken in less than a round trip: the window, not the reader or
- * the path, held the client back) grants the window's size again, as
+ * product: an update due within two round trips of the one before (half
+ * the window taken that fast: the window, not the reader or the path,
+ * held the client back; a client held by the window gets an update about
+ * a round trip after the last, the time its next half takes to come, so
+ * a bound of one round trip missed it as often as not) grants the
+ * window's size again, as
  * receive autotuning does for TCP, up to a ceiling: a stream's is TCP's
  * receive buffer ceiling (no more can be in flight to us), its
  * connection's four times that (as the first sizes are, so that a few
@@ -31,10 +34,10 @@ window_update(struct h2_conn *h, int32_t id, uint32_t n)
 }
 
 /* What a window of size, last updated at since_ms, grows by at an update
- * now: its size again (up to max) when that came within a round trip of
- * TCP's. The clock counts milliseconds: what it says took t took less
- * than t + 1, which must be under the round trip (one under a millisecond
- * never grows a window, nor needs to). */
+ * now: its size again (up to max) when that came within two of TCP's
+ * round trips. The clock counts milliseconds: what it says took t took
+ * less than t + 1, which must be under the bound (a round trip under half
+ * a millisecond never grows a window, nor needs to). */
 static uint32_t
 growth(const struct h2_conn *h, uint32_t size, uint64_t since_ms, uint64_t max)
 {
@@ -42,7 +45,7 @@ growth(const struct h2_conn *h, uint32_t size, uint64_t since_ms, uint64_t max)
 	uint32_t rtt_us = http_conn_rtt_us(h->c);
 
 	max = RTE_MIN(max, (uint64_t)H2_WINDOW_LIMIT);
-	if (rtt_us == 0 || took_us >= rtt_us || size >= max)
+	if (rtt_us == 0 || took_us >= 2 * (uint64_t)rtt_us || size >= max)
 		return 0;
 	return (uint32_t)RTE_MIN((uint64_t)size, max - size);
 }

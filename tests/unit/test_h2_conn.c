@@ -733,14 +733,28 @@ test_window_grows_with_the_round_trip(void **state)
 	assert_int_equal(h->stats.h2_window_budget_limited, 0);
 }
 
-/* Updates a round trip apart or more: the reader, not the window, sets
- * the pace, and the windows keep their first sizes. */
+/* A client the window holds back gets its updates about a round trip
+ * apart (its next half takes that long to come): between one and two
+ * round trips apart, the windows still grow. */
+static void
+test_window_grows_for_a_client_held_by_it(void **state)
+{
+	struct hh *h = *state;
+	size_t most = upload_through_windows(h, 12u << 20, 4u << 20,
+			1ull << 30, WINDOW_RTT_US * 3 / 2000);
+
+	assert_true(most > 1u << 20);
+	assert_true(h->stats.h2_window_grows >= 4);
+}
+
+/* Updates two round trips apart or more: the reader, not the window,
+ * sets the pace, and the windows keep their first sizes. */
 static void
 test_window_kept_for_a_slow_reader(void **state)
 {
 	struct hh *h = *state;
 	size_t most = upload_through_windows(h, 2u << 20, 4u << 20,
-			1ull << 30, WINDOW_RTT_US / 1000 + 10);
+			1ull << 30, 2 * WINDOW_RTT_US / 1000 + 10);
 
 	assert_true(most <= 256u * 1024);
 	assert_int_equal(h->stats.h2_window_grows, 0);
@@ -895,6 +909,7 @@ main(void)
 		HH_TEST(test_malformed_frames),
 		HH_TEST(test_body_stream),
 		HH_TEST(test_window_grows_with_the_round_trip),
+		HH_TEST(test_window_grows_for_a_client_held_by_it),
 		HH_TEST(test_window_kept_for_a_slow_reader),
 		HH_TEST(test_window_within_budget),
 		HH_TEST(test_body_stream_reset),
