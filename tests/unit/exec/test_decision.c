@@ -771,6 +771,12 @@ has_run(void *arg)
 	return ((struct ttask *)arg)->runs > 0;
 }
 
+static bool
+is_inside(void *arg)
+{
+	return atomic_load(&((struct ttask *)arg)->inside);
+}
+
 /* Watched hand-off: a task that blocks past watch_ns loses production to
  * the watcher, which produces the next task while it still blocks. */
 static void
@@ -793,7 +799,10 @@ watched_blocking_task_is_handed_over(void **state)
 	script(&b);
 	assert_int_equal(pthread_create(&th, NULL, produce_thread, m.s), 0);
 	assert_true(test_wait_until(has_run, &b, 5000));
-	assert_true(atomic_load(&a.inside));		/* a blocks still */
+	/* a blocks still: inside, or about to be (the watch counts from
+	 * its hand-over, and a preempted thread may not have reached its
+	 * first line yet; it cannot leave before the gate opens). */
+	assert_true(test_wait_until(is_inside, &a, 5000));
 	assert_true(pthread_equal(b.ran_on, m.helper));	/* the watcher's */
 	sem_post(&gate);
 	pthread_join(th, NULL);
