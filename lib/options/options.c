@@ -874,18 +874,18 @@ show_gateway6(const struct ewykd_config *cfg, const char *key, FILE *f)
 }
 
 static void
+format_trusted(const struct ewykd_config *cfg, uint16_t i, char *buf,
+		size_t len)
+{
+	net_prefix_format(&cfg->trusted[i], buf, len);
+}
+
+static void
 show_trusted_forwarder(const struct ewykd_config *cfg, const char *key,
 		FILE *f)
 {
-	char b[INET6_ADDRSTRLEN + 8];
-	uint16_t i;
-
-	if (cfg->nb_trusted == 0)
-		show_unset(key, "none: no client's forwarded fields are taken", f);
-	for (i = 0; i < cfg->nb_trusted; i++) {
-		net_prefix_format(&cfg->trusted[i], b, sizeof(b));
-		fprintf(f, "%s = %s\n", key, b);
-	}
+	show_addrs(cfg, key, cfg->nb_trusted, format_trusted,
+			"none: no client's forwarded fields are taken", f);
 }
 
 static void

@@ -707,15 +707,9 @@ quic_server_name(struct quic_endpoint *e, struct http_origin o, char *buf,
 		size_t cap)
 {
 	struct h3_stream *st = stream_of(e, o);
-	unsigned int type;
-	size_t len = cap;
 
-	if (st == NULL || st->c->tls == NULL || gnutls_server_name_get(
-			st->c->tls, buf, &len, &type, 0) != 0 ||
-			type != GNUTLS_NAME_DNS || len >= cap)
-		return 0;
-	buf[len] = '\0';
-	return len;
+	return st != NULL && st->c->tls != NULL ?
+		tls_server_name(st->c->tls, buf, cap) : 0;
 }
 
 bool

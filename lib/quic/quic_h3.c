@@ -399,6 +399,12 @@ submit(struct h3_stream *st, struct http_answer *a)
 	nghttp3_nv v[HTTP_ANSWER_HEADERS + 4];
 	bool no_body = a->status == 204 || a->status == 304 ||
 		(a->status >= 100 && a->status < 200);
+	bool stream = a->kind == HTTP_BODY_STREAM;
+	/* A source's length when it knows it, else none: the stream's end
+	 * ends the body. */
+	int64_t length = stream ? a->src.length : (int64_t)a->len;
+	bool body = !no_body && st->head.method != HTTP_HEAD &&
+		(stream || a->len > 0);
 	size_t n = 0, date_len;
 	const char *date = quic_date(st->c->e, &date_len);
 	uint32_t i;
@@ -421,33 +427,16 @@ submit(struct h3_stream *st, struct http_answer *a)
 		v[n++] = nv(name, a->h[i].name_len, a->hbuf + a->h[i].value,
 				a->h[i].value_len);
 	}
-	if (a->kind == HTTP_BODY_STREAM) {
-		/* its length when the source knows it, else none: the
-		 * stream's end ends the body */
-		st->chunks_tail = &st->chunks;
-		st->out_left = a->src.length >= 0 ? (uint64_t)a->src.length : 0;
-		if (!no_body && a->src.length >= 0)
-			v[n++] = nv("content-length", 14, st->length,
-					(size_t)snprintf(st->length,
-					sizeof(st->length), "%llu",
-					(unsigned long long)a->src.length));
-		st->answered = true;
-		return nghttp3_conn_submit_response(st->c->h3, st->id, v, n,
-				no_body || st->head.method == HTTP_HEAD ? NULL :
-				&source_reader);
-	}
-	st->out = a->body;
-	st->out_left = no_body ? 0 : a->len;
-	if (!no_body) {
+	if (!no_body && length >= 0)
 		v[n++] = nv("content-length", 14, st->length,
 				(size_t)snprintf(st->length, sizeof(st->length),
-						"%llu", (unsigned long long)a->len));
-	}
-	if (st->head.method == HTTP_HEAD)
-		st->out_left = 0;
+						"%lld", (long long)length));
+	st->out = a->body;
+	st->out_left = body && length > 0 ? (uint64_t)length : 0;
+	st->chunks_tail = &st->chunks;
 	st->answered = true;
 	return nghttp3_conn_submit_response(st->c->h3, st->id, v, n,
-			st->out_left > 0 ? &reader : NULL);
+			!body ? NULL : stream ? &source_reader : &reader);
 }
 
 /* An answer made here: errors. */

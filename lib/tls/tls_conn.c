@@ -471,20 +471,27 @@ t_peer(void *ctx, void *t, struct net_addr *addr, uint16_t *port)
 	*port = 0;
 }
 
+size_t
+tls_server_name(gnutls_session_t s, char *buf, size_t cap)
+{
+	unsigned int type;
+	size_t len = cap;
+
+	if (gnutls_server_name_get(s, buf, &len, &type, 0) != 0 ||
+			type != GNUTLS_NAME_DNS || len >= cap)
+		return 0;
+	buf[len] = '\0';
+	return len;
+}
+
 /* Which site a request may name: the one its handshake's SNI chose. */
 static size_t
 t_server_name(void *ctx, void *t, char *buf, size_t cap)
 {
 	struct tls_conn *tc = t;
-	unsigned int type;
-	size_t len = cap;
 
 	RTE_SET_USED(ctx);
-	if (gnutls_server_name_get(tc->s, buf, &len, &type, 0) != 0 ||
-			type != GNUTLS_NAME_DNS || len >= cap)
-		return 0;
-	buf[len] = '\0';
-	return len;
+	return tls_server_name(tc->s, buf, cap);
 }
 
 /* HTTP/2's windows over TLS follow the TCP connection's round trip. */

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct gnutls_session_int;	/* GnuTLS's gnutls_session_t */
 struct http_server;
 struct net_stack;
 struct tcp_conn;
@@ -229,6 +230,11 @@ struct tls_client;
 /* Whether GnuTLS takes a priority string, with TLS 1.2 or 1.3 and nothing
  * older (as --tls-priority): 0, or -1 with a line in err. */
 int tls_priority_check(const char *str, char *err, size_t errlen);
+
+/* The DNS name a server session's client asked for (SNI), into buf,
+ * NUL-terminated: its length, or 0 when none (or cap is too small). Which
+ * site its requests may name, over TCP's TLS and QUIC's alike. */
+size_t tls_server_name(struct gnutls_session_int *s, char *buf, size_t cap);
 
 struct tls_client_conf {
 	struct net_stack *ns;
