@@ -245,6 +245,12 @@ net_timer_arm(struct net_stack *ns, struct net_timer *t, uint64_t at_ms)
 }
 
 void
+net_timer_soon(struct net_stack *ns, struct net_timer *t)
+{
+	tw_arm_soon(&ns->wheel, &t->tw);
+}
+
+void
 net_timer_cancel(struct net_stack *ns, struct net_timer *t)
 {
 	tw_cancel(&ns->wheel, &t->tw);

@@ -45,6 +45,17 @@ tw_arm(struct timer_wheel *w, struct tw_timer *t, uint64_t expire)
 }
 
 void
+tw_arm_soon(struct timer_wheel *w, struct tw_timer *t)
+{
+	if (tw_is_armed(t))
+		unlink_timer(t);
+	else
+		w->armed++;
+	t->expire = w->now;
+	link_into(&w->soon, t);
+}
+
+void
 tw_cancel(struct timer_wheel *w, struct tw_timer *t)
 {
 	if (!tw_is_armed(t))
@@ -83,11 +94,27 @@ tw_advance(struct timer_wheel *w, uint64_t now, tw_fire_fn fire, void *ctx)
 	unsigned int fired = 0;
 	uint64_t tick;
 
+	/* Those armed soon first; one armed again from its own callback
+	 * waits for the advance after this one. */
+	if (w->soon != NULL) {
+		struct tw_timer *batch = w->soon;
+
+		w->soon = NULL;
+		batch->pprev = &batch;
+		while (batch != NULL) {
+			struct tw_timer *t = batch;
+
+			unlink_timer(t);
+			w->armed--;
+			fire(t, ctx);
+			fired++;
+		}
+	}
 	if (now <= w->now)
-		return 0;
+		return fired;
 	if (w->armed == 0) {
 		w->now = now;
-		return 0;
+		return fired;
 	}
 	if (now - w->now >= TW_SLOTS) {
 		/* A long gap: every slot is due once; scan each one. */

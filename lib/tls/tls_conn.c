@@ -429,7 +429,7 @@ t_rcv_space(void *ctx, void *t, uint32_t bytes)
 		tcp_set_rcv_space(sh->conf.ns, tc->tcp, bytes);
 	else if (bytes > 0)
 		/* Not from inside HTTP's call: at the next poll. */
-		net_timer_arm(sh->conf.ns, &tc->resume, net_now_ms(sh->conf.ns));
+		net_timer_soon(sh->conf.ns, &tc->resume);
 }
 
 static uint64_t
@@ -541,8 +541,7 @@ deliver(struct tls_conn *tc, gnutls_packet_t pkt, uint32_t off)
 		 * again before the record was held (a gathered body writes
 		 * nothing that would call later): the rest at the next poll. */
 		if (taken > 0 && tc->rcv_space > 0)
-			net_timer_arm(tc->sh->conf.ns, &tc->resume,
-					net_now_ms(tc->sh->conf.ns));
+			net_timer_soon(tc->sh->conf.ns, &tc->resume);
 		return;
 	}
 	gnutls_packet_deinit(pkt);

@@ -64,6 +64,7 @@ struct fired {
 	struct tw_timer *which[16];
 	struct timer_wheel *w;
 	struct tw_timer *rearm;
+	struct tw_timer *again;	/* armed soon again from its own fire */
 };
 
 static void
@@ -76,6 +77,10 @@ on_fire(struct tw_timer *t, void *ctx)
 	if (t == f->rearm) {
 		f->rearm = NULL;
 		tw_arm(f->w, t, f->w->now + 5);
+	}
+	if (t == f->again) {
+		f->again = NULL;
+		tw_arm_soon(f->w, t);
 	}
 }
 
@@ -140,6 +145,41 @@ test_wheel_long_gap_and_past_expiry(void **state)
 	free(w);
 }
 
+/* Soon fires at the next advance within the same tick; armed again from
+ * its callback, at the advance after; cancelled, never. */
+static void
+test_wheel_soon_fires_within_the_tick(void **state)
+{
+	struct timer_wheel *w = calloc(1, sizeof(*w));
+	struct tw_timer s, gone, later;
+	struct fired f = { 0 };
+
+	(void)state;
+	tw_init(w, 50);
+	f.w = w;
+	tw_timer_init(&s);
+	tw_timer_init(&gone);
+	tw_timer_init(&later);
+	tw_arm(w, &later, 50);			/* the past: next tick only */
+	tw_arm_soon(w, &s);
+	tw_arm_soon(w, &gone);
+	tw_cancel(w, &gone);
+	f.again = &s;
+	assert_true(tw_is_armed(&s));
+	assert_int_equal(tw_advance(w, 50, on_fire, &f), 1);
+	assert_ptr_equal(f.which[0], &s);
+	assert_int_equal(f.at[0], 50);
+	assert_true(tw_is_armed(&s));		/* again, for the next advance */
+	assert_int_equal(tw_advance(w, 50, on_fire, &f), 1);
+	assert_false(tw_is_armed(&s));
+	assert_false(tw_is_armed(&gone));
+	assert_int_equal(tw_advance(w, 50, on_fire, &f), 0);
+	assert_int_equal(tw_advance(w, 51, on_fire, &f), 1);
+	assert_ptr_equal(f.which[2], &later);
+	assert_int_equal(w->armed, 0);
+	free(w);
+}
+
 int
 main(void)
 {
@@ -148,6 +188,7 @@ main(void)
 		cmocka_unit_test(test_arp_full_set_replaces_oldest),
 		cmocka_unit_test(test_wheel_order_cancel_rearm),
 		cmocka_unit_test(test_wheel_long_gap_and_past_expiry),
+		cmocka_unit_test(test_wheel_soon_fires_within_the_tick),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -490,6 +490,9 @@ net_timer_armed(const struct net_timer *t)
  * armed timer moves it. */
 void net_timer_arm(struct net_stack *ns, struct net_timer *t, uint64_t at_ms);
 /* Nothing if it is not armed. */
+/* Fire at the next net_timers_us(), within the same millisecond: work put
+ * off only until the current upcall has returned, with no tick's wait. */
+void net_timer_soon(struct net_stack *ns, struct net_timer *t);
 void net_timer_cancel(struct net_stack *ns, struct net_timer *t);
 
 #endif /* EWYK_NET_STACK_H */

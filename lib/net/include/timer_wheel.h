@@ -23,6 +23,7 @@ struct tw_timer {
 struct timer_wheel {
 	uint64_t now;		/* last tick processed */
 	uint32_t armed;
+	struct tw_timer *soon;	/* due at the next advance, whatever its tick */
 	struct tw_timer *slot[TW_SLOTS];
 };
 
@@ -44,9 +45,12 @@ tw_timer_init(struct tw_timer *t)
 	t->expire = 0;
 }
 
-/* Arm (or re-arm) to fire at tick expire; a past tick fires on the next
- * advance. */
+/* Arm (or re-arm) to fire at tick expire; a tick not later than the last
+ * one processed fires at the next tick. */
 void tw_arm(struct timer_wheel *w, struct tw_timer *t, uint64_t expire);
+/* Arm to fire at the next advance, even one within the same tick: work
+ * put off only until the caller's current call has returned. */
+void tw_arm_soon(struct timer_wheel *w, struct tw_timer *t);
 void tw_cancel(struct timer_wheel *w, struct tw_timer *t);
 /* Fire every timer due at or before now. A callback may re-arm its timer
  * or any other. Returns the number fired. */
