@@ -12,18 +12,21 @@ is_field_char(unsigned char c)
 	return c == '\t' || (c >= 0x20 && c != 0x7f);
 }
 
-/* Finds the CRLF ending the line at p; -1 incomplete, -2 bare CR or LF
- * (the first CR or LF decides). Two vector searches rather than a loop
- * over every byte of every line. */
+/* Finds the CRLF ending the line at p; -1 incomplete, -2 bare CR or LF.
+ * One vector search for the LF: a CR inside a complete line is refused by
+ * the checks every caller makes on each of its bytes (no CR is a tchar, a
+ * target's byte or a field-value's). An incomplete line is searched for a
+ * bare CR too, so that it is refused now, not when the buffer is full. */
 static long
 line_end(const char *p, const char *end)
 {
 	const char *lf = memchr(p, '\n', (size_t)(end - p));
-	const char *cr = memchr(p, '\r', (size_t)((lf != NULL ? lf : end) - p));
+	const char *cr;
 
-	if (lf == NULL)		/* a CR not last is bare; none: incomplete */
-		return cr == NULL || cr + 1 == end ? -1 : -2;
-	return cr == lf - 1 ? cr - p : -2;
+	if (lf != NULL)
+		return lf > p && lf[-1] == '\r' ? lf - 1 - p : -2;
+	cr = memchr(p, '\r', (size_t)(end - p));
+	return cr == NULL || cr + 1 == end ? -1 : -2;
 }
 
 /* An absolute-form target (RFC 9112 3.2.2): "http" or "https", "://", a
@@ -58,30 +61,33 @@ absolute_form(struct http_head *r)
 	return true;
 }
 
+/* The method's tchars, the target's visible bytes (its first '?' noted on
+ * the way) and the version, each scanned once. */
 static int
 parse_request_line(const char *p, size_t n, struct http_head *r,
 		uint32_t max_target)
 {
-	const char *end = p + n, *sp1, *sp2;
-	size_t i;
+	const char *end = p + n, *sp1, *sp2, *q = NULL;
 
-	sp1 = memchr(p, ' ', n);
-	if (sp1 == NULL || sp1 == p)
+	for (sp1 = p; sp1 < end && http_is_tchar((unsigned char)*sp1); sp1++)
+		;
+	if (sp1 == p || sp1 == end || *sp1 != ' ')
 		return -400;
-	for (i = 0; p + i < sp1; i++)
-		if (!http_is_tchar((unsigned char)p[i]))
-			return -400;
 	r->method_str = (struct http_str){ p, (uint32_t)(sp1 - p) };
 	r->method = http_method_parse(r->method_str);
 
-	sp2 = memchr(sp1 + 1, ' ', (size_t)(end - sp1 - 1));
-	if (sp2 == NULL || sp2 == sp1 + 1)
+	for (sp2 = sp1 + 1; sp2 < end; sp2++) {
+		unsigned char c = (unsigned char)*sp2;
+
+		if (c <= 0x20 || c >= 0x7f)
+			break;
+		if (c == '?' && q == NULL)
+			q = sp2;
+	}
+	if (sp2 == end || *sp2 != ' ' || sp2 == sp1 + 1)
 		return -400;
 	if (sp2 - sp1 - 1 > max_target)
 		return -414;
-	for (i = 1; sp1 + i < sp2; i++)
-		if ((unsigned char)sp1[i] <= 0x20 || (unsigned char)sp1[i] >= 0x7f)
-			return -400;
 	r->target = (struct http_str){ sp1 + 1, (uint32_t)(sp2 - sp1 - 1) };
 	/* origin-form, absolute-form, or "*" for OPTIONS (RFC 9112 3.2) */
 	if (r->target.p[0] != '/' && !(r->target.len == 1 &&
@@ -98,16 +104,14 @@ parse_request_line(const char *p, size_t n, struct http_head *r,
 	r->minor = (uint8_t)(sp2[8] - '0');
 
 	if (r->path.p == NULL) {
-		const char *q = memchr(r->target.p, '?', r->target.len);
-
 		if (q == NULL) {
 			r->path = r->target;
-			r->query = (struct http_str){ r->target.p + r->target.len, 0 };
+			r->query = (struct http_str){ sp2, 0 };
 		} else {
 			r->path = (struct http_str){ r->target.p,
 				(uint32_t)(q - r->target.p) };
 			r->query = (struct http_str){ q + 1,
-				(uint32_t)(r->target.p + r->target.len - q - 1) };
+				(uint32_t)(sp2 - q - 1) };
 		}
 	}
 	return 0;
@@ -224,14 +228,14 @@ parse_fields(const char *buf, const char *p, const char *end,
 		}
 		if (*p == ' ' || *p == '\t')
 			return -400;	/* obs-fold (RFC 9112 5.2) */
-		colon = memchr(p, ':', (size_t)n);
-		if (colon == NULL || colon == p)
-			return -400;
-		for (i = 0; p + i < colon; i++)
-			if (!http_is_tchar((unsigned char)p[i]))
-				return -400;	/* includes space before colon */
-		v = colon + 1;
 		ve = p + n;
+		for (colon = p; colon < ve &&
+				http_is_tchar((unsigned char)*colon); colon++)
+			;
+		/* a space before the colon is no tchar either */
+		if (colon == p || colon == ve || *colon != ':')
+			return -400;
+		v = colon + 1;
 		for (i = 0; v + i < ve; i++)
 			if (!is_field_char((unsigned char)v[i]))
 				return -400;
@@ -331,7 +335,7 @@ int
 http1_parse_response(const char *buf, size_t len, struct http_head *r)
 {
 	const char *p = buf, *end = buf + len;
-	long n;
+	long n, i;
 	int rc;
 
 	n = line_end(p, end);
@@ -343,6 +347,9 @@ http1_parse_response(const char *buf, size_t len, struct http_head *r)
 			p[9] < '1' || p[9] > '5' || p[10] < '0' || p[10] > '9' ||
 			p[11] < '0' || p[11] > '9' || (n > 12 && p[12] != ' '))
 		return -502;
+	for (i = 13; i < n; i++)	/* the reason */
+		if (!is_field_char((unsigned char)p[i]))
+			return -502;
 	memset(r, 0, offsetof(struct http_head, headers));
 	r->content_length = -1;
 	r->minor = (uint8_t)(p[7] - '0');

@@ -23,6 +23,11 @@ static const struct {
 	{ "GET / HTTP/1.1\r\nHost: h\x7f\r\n\r\n", 400 },		/* DEL */
 	{ "GET / HTTP/1.1\nHost: h\r\n\r\n", 400 },			/* bare LF */
 	{ "GET / HTTP/1.1\r\nHost: h\rX: y\r\n\r\n", 400 },		/* bare CR */
+	{ "GET /a\rb HTTP/1.1\r\nHost: h\r\n\r\n", 400 },		/* CR in the target */
+	{ "G\rET / HTTP/1.1\r\nHost: h\r\n\r\n", 400 },		/* CR in the method */
+	{ "GET / HTTP/1.1\r\r\nHost: h\r\n\r\n", 400 },		/* CR after the version */
+	{ "GET / HTTP/1.1\r\nHo\rst: h\r\n\r\n", 400 },		/* CR in a name */
+	{ "GET / HTTP/1.1\r\nHost: h\r\nX: a\rb", 400 },		/* bare CR, no LF yet */
 	{ "GET  / HTTP/1.1\r\nHost: h\r\n\r\n", 400 },			/* double space */
 	{ "GET /\r\nHost: h\r\n\r\n", 400 },				/* HTTP/0.9 */
 	{ "GET / HTTP/1.1 \r\nHost: h\r\n\r\n", 400 },			/* trailing space */

@@ -206,6 +206,7 @@ test_response_heads(void **state)
 		{ "HTTP/1.1 20 OK\r\n\r\n", -502, 0, 0, false, false },
 		{ "HTTP/1.1 200OK\r\n\r\n", -502, 0, 0, false, false },
 		{ "HTTP/1.1 600 No\r\n\r\n", -502, 0, 0, false, false },
+		{ "HTTP/1.1 200 O\rK\r\n\r\n", -502, 0, 0, false, false },
 		{ "HTTP/1.1 200 OK\nContent-Length: 1\r\n\r\n", -502, 0, 0,
 			false, false },
 		{ "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2"
