@@ -184,6 +184,28 @@ plain_field(uint8_t *p, unsigned int index, const char *value, size_t vl)
 	return n + (uint32_t)vl;
 }
 
+/* :status first, as a pseudo-field must be (RFC 9113 8.3): one byte for
+ * the codes of HPACK's static table (RFC 7541 A), a literal naming its
+ * entry 8 for any other. Kept out of the deflater, whose search for a
+ * field costs more than the field. */
+static uint32_t
+status_field(uint8_t *p, int status)
+{
+	static const int indexed[] = { 200, 204, 206, 304, 400, 404, 500 };
+	char code[3];
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(indexed); i++)
+		if (status == indexed[i]) {
+			p[0] = (uint8_t)(0x80 | (8 + i));
+			return 1;
+		}
+	code[0] = (char)('0' + status / 100 % 10);
+	code[1] = (char)('0' + status / 10 % 10);
+	code[2] = (char)('0' + status % 10);
+	return plain_field(p, 8, code, sizeof(code));
+}
+
 /* Date (RFC 9110 6.6.1), the shard's per-second value, as plain_field()
  * writes it: an IMF-fixdate's 29 bytes make it 32, copied whole. */
 static uint32_t
@@ -201,6 +223,30 @@ date_field(struct h2_conn *h, uint8_t *p)
 	return 3 + HTTP_DATE_LEN;
 }
 
+/* A dynamic table size update owed since the client's SETTINGS starts
+ * the next block (RFC 7541 4.2), before :status: the deflater writes it
+ * alone. Returns its length, or nghttp2's error. */
+static ssize_t
+size_update(struct h2_conn *h, uint8_t *p)
+{
+	ssize_t got;
+
+	if (!h->table_resized)
+		return 0;
+	got = nghttp2_hd_deflate_hd(h->deflater, p, H2_BLOCK_BOUND, NULL, 0);
+	h->table_resized = false;
+	return got;
+}
+
+static void
+encode_failed(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
+		bool keep)
+{
+	h2_conn_error(h, H2_INTERNAL_ERROR);
+	if (keep)
+		st->ans = a;	/* released with the stream */
+}
+
 /* Encodes the answer's HEADERS into the output buffer: the header names
  * go lower case (RFC 9113 8.2.1), the server's fields first. */
 static void
@@ -213,16 +259,19 @@ encode(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 	uint16_t plain[HTTP_ANSWER_HEADERS];
 	bool no_body = a->status == 204 || a->status == 304;
 	uint32_t i, np = 0, blen;
-	char code[3], length[24];
+	char length[24];
 	int64_t len = -1;
 	size_t n = 0;
 	ssize_t got;
 	bool eos;
 
-	code[0] = (char)('0' + a->status / 100 % 10);
-	code[1] = (char)('0' + a->status / 10 % 10);
-	code[2] = (char)('0' + a->status % 10);
-	v[n++] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)code, 7, 3, 0 };
+	got = size_update(h, at + H2_FRAME_HEADER);
+	if (got < 0) {
+		encode_failed(h, st, a, keep);
+		return;
+	}
+	blen = (uint32_t)got;
+	blen += status_field(at + H2_FRAME_HEADER + blen, a->status);
 	v[n++] = (nghttp2_nv){ (uint8_t *)"server", (uint8_t *)server, 6,
 		sizeof(server) - 1, 0 };
 	if (alt != NULL)
@@ -259,15 +308,13 @@ encode(struct h2_conn *h, struct h2_stream *st, struct http_answer *a,
 		st->from_source = false;
 	}
 	eos = st->out_left == 0 && !st->from_source;
-	got = nghttp2_hd_deflate_hd(h->deflater, at + H2_FRAME_HEADER,
-			H2_BLOCK_BOUND, v, n);
+	got = nghttp2_hd_deflate_hd(h->deflater, at + H2_FRAME_HEADER + blen,
+			H2_BLOCK_BOUND - blen, v, n);
 	if (got < 0) {
-		h2_conn_error(h, H2_INTERNAL_ERROR);
-		if (keep)
-			st->ans = a;	/* released with the stream */
+		encode_failed(h, st, a, keep);
 		return;
 	}
-	blen = (uint32_t)got;
+	blen += (uint32_t)got;
 	for (i = 0; i < np; i++) {
 		const struct http_answer_header *f = &a->h[plain[i]];
 

@@ -171,6 +171,7 @@ struct h2_conn {
 	uint8_t ftype;		/* the frame being read */
 	uint8_t fflags;
 	bool settings_seen;	/* the client's preface ends with SETTINGS */
+	bool table_resized;	/* the deflater owes a size update, first */
 	int32_t fid;
 	uint32_t flen;
 	uint32_t left;		/* of its payload (H2_IN_DATA, _SKIP, _GATHER) */

@@ -361,6 +361,7 @@ apply_settings(struct h2_conn *h, const uint8_t *p, uint32_t len)
 			if (nghttp2_hd_deflate_change_table_size(h->deflater,
 					RTE_MIN(v, (uint32_t)H2_HEADER_TABLE)) != 0)
 				return H2_INTERNAL_ERROR;
+			h->table_resized = true;
 			break;
 		case H2_SET_INITIAL_WINDOW_SIZE:
 			/* Every stream's window moves by the change, and may

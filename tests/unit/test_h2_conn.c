@@ -46,6 +46,32 @@ test_static(void **state)
 	hh_h2_free(c);
 }
 
+/* :status is written ahead of the deflater's fields: a table size the
+ * client's SETTINGS changed must still start the block (nghttp2's client
+ * refuses the block otherwise), for a status of HPACK's static table and
+ * for one written as a literal. */
+static void
+test_status_after_table_resize(void **state)
+{
+	nghttp2_settings_entry iv = { NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, 256 };
+	struct hh_h2 *c = hh_h2_new(hh_connect(*state), &iv, 1, 0);
+	int32_t a = hh_h2_request(c, "GET", "/a.txt", NULL, 0);
+	int32_t del = hh_h2_request(c, "DELETE", "/a.txt", NULL, 0);
+	int32_t again = hh_h2_request(c, "GET", "/a.txt", NULL, 0);
+	struct hh_stream *st;
+
+	hh_h2_pump(c);
+	expect_stream(c, a, 200, HH_A_TXT, strlen(HH_A_TXT));
+	st = hh_h2_stream(c, del);
+	assert_true(st->closed);
+	assert_int_equal(st->status, 405);
+	assert_int_equal(st->error, 0);
+	expect_stream(c, again, 200, HH_A_TXT, strlen(HH_A_TXT));
+	assert_non_null(strstr(hh_h2_stream(c, again)->headers,
+			"server: ewyk/"));
+	hh_h2_free(c);
+}
+
 /* A body past 4 KiB is gathered in a body buffer, given whole to its
  * handler, and the buffer comes back when the handler is done. */
 static void
@@ -916,6 +942,7 @@ main(void)
 		HH_TEST(test_body_stream_answered_early),
 		HH_TEST(test_body_stream_length_mismatch),
 		HH_TEST(test_gathered_body),
+		HH_TEST(test_status_after_table_resize),
 		cmocka_unit_test(test_stalled_bodies_cut),
 	};
 
