@@ -246,7 +246,9 @@ quic_conn_flush(struct quic_conn *c)
 	ngtcp2_path_storage ps;
 	unsigned int sent = 0;
 
-	if (c->closing)
+	/* Inside ngtcp2's read (a body read woken by its bytes): not now,
+	 * ngtcp2 forbids it; the read's own flush follows. */
+	if (c->closing || c->reading)
 		return;
 	if (e->draining && c->h3 != NULL && c->streams == NULL) {
 		quic_conn_end(c);	/* its last stream is done */
@@ -546,8 +548,10 @@ on_dgram(void *ctx, struct net_stack *ns, const struct net_udp_dgram *d)
 	}
 	c->path.port = d->port;
 	quic_path_of(d, &path, &local, &remote);
+	c->reading = true;
 	rc = ngtcp2_conn_read_pkt(c->qc, &path, &pi, d->data, d->len,
 			quic_now_ns(e));
+	c->reading = false;
 	if (rc != 0) {
 		quic_conn_fail(c, rc);
 		return;
@@ -692,6 +696,25 @@ quic_resume(struct quic_endpoint *e, struct http_origin o)
 		return false;
 	quic_conn_flush(st->c);
 	return true;
+}
+
+long
+quic_body_read(struct quic_endpoint *e, struct http_origin o, void *buf,
+		size_t cap)
+{
+	struct h3_stream *st = stream_of(e, o);
+
+	return st != NULL && st->streamed ? quic_h3_body_read(st, buf, cap) :
+		-1;
+}
+
+void
+quic_body_done(struct quic_endpoint *e, struct http_origin o)
+{
+	struct h3_stream *st = stream_of(e, o);
+
+	if (st != NULL)
+		quic_h3_body_stop(st);
 }
 
 bool

@@ -2,13 +2,15 @@
 /*
  * HTTP/3 over one connection, on nghttp3: a request stream's head is
  * gathered into lib/http's shape (":authority" becomes Host, as over
- * HTTP/2) and offered to the embedder once the stream ends; the answer
- * it gives, lib/http's, goes out as HEADERS and DATA, its bytes lent to
- * nghttp3 until acknowledged, then given back through the released hook
- * when the stream closes. A request body is gathered whole: in the
- * stream up to EWYK_REQUEST_BODY_MAX, past it in one of the shard's body
- * buffers (the HTTP server's, as HTTP/1.1's and HTTP/2's large bodies) up
- * to max_body (413 past it, 503 with none free). A streamed answer's
+ * HTTP/2) and offered to the embedder once the stream ends, or once the
+ * head ends when its route reads the body as it comes (quic_h3_body.c);
+ * the answer it gives, lib/http's, goes out as HEADERS and DATA, its
+ * bytes lent to nghttp3 until acknowledged, then given back through the
+ * released hook when the stream closes. Any other request body is
+ * gathered whole: in the stream up to EWYK_REQUEST_BODY_MAX, past it in
+ * one of the shard's body buffers (the HTTP server's, as HTTP/1.1's and
+ * HTTP/2's large bodies) up to max_body (413 past it, 503 with none
+ * free). A streamed answer's
  * source is read a piece at a time as nghttp3 asks, each piece kept until
  * the client acknowledges it.
  */
@@ -29,14 +31,6 @@ conn_of(void *user_data)
 	return user_data;
 }
 
-/* Bytes an upcall handed the application to consume: the windows open. */
-static void
-consumed(struct quic_conn *c, int64_t id, uint64_t n)
-{
-	ngtcp2_conn_extend_max_stream_offset(c->qc, id, n);
-	ngtcp2_conn_extend_max_offset(c->qc, n);
-}
-
 static void
 stream_free(struct h3_stream *st)
 {
@@ -49,6 +43,7 @@ stream_free(struct h3_stream *st)
 		http_answer_release(st->ans);
 		c->e->conf.released(c->e->conf.ctx, st->ans);
 	}
+	quic_h3_body_free(st);
 	http_body_slot_put(st->slot);	/* a body no request took */
 	while (st->chunks != NULL) {
 		struct h3_chunk *k = st->chunks;
@@ -250,9 +245,12 @@ recv_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t len,
 	struct h3_stream *st = sud;
 
 	(void)h3;
+	if (st != NULL && st->streamed)	/* given back as it is read */
+		return quic_h3_body_in(st, data, len) == 0 ? 0 :
+			NGHTTP3_ERR_CALLBACK_FAILURE;
 	if (st != NULL)
 		gather(conn_of(cud)->e, st, data, len);
-	consumed(conn_of(cud), id, len);
+	quic_h3_consumed(conn_of(cud), id, len);
 	return 0;
 }
 
@@ -261,7 +259,7 @@ deferred_consume(nghttp3_conn *h3, int64_t id, size_t n, void *cud, void *sud)
 {
 	(void)h3;
 	(void)sud;
-	consumed(conn_of(cud), id, n);
+	quic_h3_consumed(conn_of(cud), id, n);
 	return 0;
 }
 
@@ -466,19 +464,16 @@ with_body(struct h3_stream *st)
 	r->content_length = st->body_len;
 }
 
+/* The request goes to the embedder: its head checked first, its body
+ * gathered whole or (streamed) still to come. */
 static int
-end_stream(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
+offer(struct quic_conn *c, struct h3_stream *st)
 {
-	struct quic_conn *c = conn_of(cud);
 	struct quic_endpoint *e = c->e;
-	struct h3_stream *st = sud;
 	struct http_answer *ans = NULL;
 	char allow[128] = "";
 	int rc;
 
-	(void)h3;
-	if (st == NULL || st->dispatched)
-		return 0;
 	st->dispatched = true;
 	e->conf.stats->requests++;
 	if (st->pseudo_bad || st->head.method_str.len == 0 ||
@@ -493,9 +488,7 @@ end_stream(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 	else {
 		with_body(st);
 		rc = e->conf.request(e->conf.ctx, &st->head,
-				(struct http_origin){ c->slot | QUIC_ORIGIN,
-				c->gen, (uint32_t)id, 0 }, allow,
-				sizeof(allow), &ans);
+				quic_h3_origin(st), allow, sizeof(allow), &ans);
 	}
 	if (rc == HTTP_DISPATCH_TAKEN) {
 		st->slot = NULL;	/* the request holds it now */
@@ -505,6 +498,41 @@ end_stream(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 		return quic_h3_answer(st, ans) ? 0 : NGHTTP3_ERR_CALLBACK_FAILURE;
 	return submit_error(st, rc, allow[0] != '\0' ? allow : NULL) == 0 ?
 		0 : NGHTTP3_ERR_CALLBACK_FAILURE;
+}
+
+/* A head followed by a body: offered now when its route reads the body
+ * as it arrives, else once the body is gathered (end_stream()). */
+static int
+end_headers(nghttp3_conn *h3, int64_t id, int fin, void *cud, void *sud)
+{
+	struct quic_conn *c = conn_of(cud);
+	struct h3_stream *st = sud;
+
+	(void)h3;
+	(void)id;
+	if (fin || st == NULL || st->dispatched ||
+			c->e->conf.streams_body == NULL || st->pseudo_bad ||
+			st->head_over || st->head.method_str.len == 0 ||
+			st->head.path.len == 0 ||
+			!c->e->conf.streams_body(c->e->conf.ctx, &st->head,
+			quic_h3_origin(st)))
+		return 0;
+	quic_h3_body_start(st);
+	return offer(c, st);
+}
+
+static int
+end_stream(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
+{
+	struct h3_stream *st = sud;
+
+	(void)h3;
+	(void)id;
+	if (st != NULL && st->streamed)
+		quic_h3_body_end(st);
+	if (st == NULL || st->dispatched)
+		return 0;
+	return offer(conn_of(cud), st);
 }
 
 bool
@@ -605,6 +633,7 @@ static const nghttp3_callbacks h3_callbacks = {
 	.deferred_consume = deferred_consume,
 	.begin_headers = begin_headers,
 	.recv_header = recv_header,
+	.end_headers = end_headers,
 	.stop_sending = stop_sending,
 	.end_stream = end_stream,
 	.reset_stream = reset_stream,
@@ -652,7 +681,7 @@ quic_h3_recv(struct quic_conn *c, int64_t id, const uint8_t *data, size_t len,
 	n = nghttp3_conn_read_stream(c->h3, id, data, len, fin);
 	if (n < 0)
 		return h3_failed(c, (int)n);
-	consumed(c, id, (uint64_t)n);
+	quic_h3_consumed(c, id, (uint64_t)n);
 	return 0;
 }
 
@@ -700,6 +729,10 @@ pass_on(struct quic_conn *c, int64_t id, int (*fn)(nghttp3_conn *, int64_t))
 int
 quic_h3_stream_reset(struct quic_conn *c, int64_t id)
 {
+	struct h3_stream *st = quic_h3_stream_find(c, id);
+
+	if (st != NULL && st->streamed)
+		quic_h3_body_failed(st);	/* its reader hears it */
 	return pass_on(c, id, nghttp3_conn_shutdown_stream_read);
 }
 

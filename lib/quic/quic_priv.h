@@ -68,6 +68,15 @@ struct h3_stream {
 	uint32_t unacked;	/* bytes in chunks */
 	bool src_deferred;	/* its source had nothing: quic_resume() */
 	bool src_held;		/* H3_SOURCE_HELD out: until acknowledged */
+	/* a body read as it arrives: its unread bytes, oldest first (acked
+	 * is what was read of the first); bounded by the stream's window,
+	 * which opens again only as they are read */
+	bool streamed;
+	bool in_end;		/* the client's FIN came */
+	bool in_failed;		/* reset by the client, or the stream gone */
+	bool in_stopped;	/* no more wanted: STOP_SENDING */
+	struct h3_chunk *in, **in_tail;
+	uint64_t in_unread;
 	char code[4];
 	char length[24];
 	uint32_t body_len;
@@ -84,6 +93,7 @@ struct quic_conn {
 	uint32_t gen;		/* bumped as the slot is reused */
 	bool live;
 	bool handshake_done;
+	bool reading;		/* inside ngtcp2_conn_read_pkt() */
 	bool closing;		/* CONNECTION_CLOSE sent or received: only
 				 * the timer's end is left */
 	uint64_t h3err;		/* HTTP/3's error code to close with */
@@ -179,5 +189,19 @@ struct h3_stream *quic_h3_stream_find(struct quic_conn *c, int64_t id);
 bool quic_h3_answer(struct h3_stream *st, struct http_answer *a);
 /* A streamed answer's source has more: its stream goes on. */
 bool quic_h3_resume(struct h3_stream *st);
+/* Bytes the application is done with: the stream's and the connection's
+ * windows open by n. */
+void quic_h3_consumed(struct quic_conn *c, int64_t id, uint64_t n);
+struct http_origin quic_h3_origin(const struct h3_stream *st);
+
+/* quic_h3_body.c: a request body read as it arrives */
+void quic_h3_body_start(struct h3_stream *st);
+/* Keeps bytes nghttp3 handed over until read: 0, or -1 out of memory. */
+int quic_h3_body_in(struct h3_stream *st, const uint8_t *data, size_t len);
+void quic_h3_body_end(struct h3_stream *st);
+void quic_h3_body_failed(struct h3_stream *st);
+long quic_h3_body_read(struct h3_stream *st, void *buf, size_t cap);
+void quic_h3_body_stop(struct h3_stream *st);
+void quic_h3_body_free(struct h3_stream *st);
 
 #endif /* EWYK_QUIC_PRIV_H */

@@ -16,18 +16,21 @@
 #include <string.h>
 
 #include "body.h"
+#include "ewyk_quic.h"
 #include "h3.h"
 #include "wait.h"
 
 /* The watch ------------------------------------------------------------ */
 
-/* A list per connection slot (an origin's index is below max_conns): a
- * body_ready walks only its own connection's readers. */
+/* A list per connection slot (an origin's index is below max_conns), then
+ * one per QUIC connection slot: a body_ready walks only its own
+ * connection's readers. */
 int
 body_watch_init(struct serve *sv, uint32_t max_conns)
 {
-	sv->body_watch = calloc(max_conns, sizeof(*sv->body_watch));
 	sv->body_watch_n = max_conns;
+	sv->body_watch = calloc(2 * (size_t)max_conns,
+			sizeof(*sv->body_watch));
 	return sv->body_watch != NULL ? 0 : -1;
 }
 
@@ -38,11 +41,21 @@ body_watch_fini(struct serve *sv)
 	sv->body_watch = NULL;
 }
 
+static struct ilink **
+watch_of(struct serve *sv, struct http_origin o)
+{
+	uint32_t i = o.index & ~QUIC_ORIGIN;
+
+	if (i >= sv->body_watch_n)
+		return NULL;
+	return &sv->body_watch[quic_origin(o) ? sv->body_watch_n + i : i];
+}
+
 void
 body_watch_add(struct serve_task *t, body_watch_fn fn)
 {
 	t->body.fn = fn;
-	ilist_push(&t->sv->body_watch[t->origin.index], &t->body.link);
+	ilist_push(watch_of(t->sv, t->origin), &t->body.link);
 }
 
 void
@@ -55,15 +68,14 @@ void
 body_watch_ready(void *ctx, struct http_origin o)
 {
 	struct serve *sv = ctx;
-	struct ilink *l;
+	struct ilink **head = watch_of(sv, o), *l;
 
-	if (o.index >= sv->body_watch_n)
-		return;
-	for (l = sv->body_watch[o.index]; l != NULL; l = l->next) {
+	for (l = head != NULL ? *head : NULL; l != NULL; l = l->next) {
 		struct serve_task *t = container_of(l, struct serve_task,
 				body.link);
 
-		if (t->origin.gen == o.gen && t->origin.stream == o.stream &&
+		if (t->origin.index == o.index && t->origin.gen == o.gen &&
+				t->origin.stream == o.stream &&
 				t->origin.seq == o.seq) {
 			t->body.fn(t);
 			return;
@@ -94,8 +106,7 @@ struct body_read_wait {
 static bool
 try_read(struct serve_task *t, struct body_read_wait *rw)
 {
-	long n = http_server_body_read(t->sv->http, t->origin, rw->buf,
-			rw->cap);
+	long n = serve_body_read(t->sv, t->origin, rw->buf, rw->cap);
 
 	if (n == HTTP_SOURCE_AGAIN)
 		return false;

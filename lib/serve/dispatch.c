@@ -112,6 +112,7 @@ dispatch_complete(struct serve *sv, struct serve_task *t)
 		return;
 	}
 	fetch_task_end(t);
+	serve_body_done(sv, t->origin);
 	if (t->early.begun) {
 		/* Its answer is out: the body ends now. */
 		record(sv, t);

@@ -503,8 +503,8 @@ on_req_body(void *arg, void *buf, size_t cap)
 	size_t n;
 
 	if (f->forward)
-		return http_server_body_read(f->task->sv->http,
-				f->task->origin, buf, cap);
+		return serve_body_read(f->task->sv, f->task->origin, buf,
+				cap);
 	n = RTE_MIN(cap, f->body_len - f->body_off);
 	memcpy(buf, f->body + f->body_off, n);
 	f->body_off += n;

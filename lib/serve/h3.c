@@ -8,11 +8,27 @@
  */
 #include <stdio.h>
 
+#include "body.h"
 #include "dispatch.h"
 #include "ewyk_quic.h"
 #include "h3.h"
 #include "http_site.h"
 #include "task.h"
+
+/* The route of an HTTP/3 request and whether it may have it (0, or the
+ * status to answer). The handshake's name: a Host of another site is
+ * 421, as over TLS on TCP. */
+static int
+route_of(struct serve *sv, const struct http_head *r, struct http_origin o,
+		char *allow, size_t allow_cap, const struct http_route **rt)
+{
+	char sni[256];
+	size_t n = sv->conf.sites != NULL ?
+		quic_server_name(sv->quic, o, sni, sizeof(sni)) : 0;
+
+	*rt = http_route_lookup(sv->conf.router, sv->conf.sites, r, sni, n);
+	return http_route_admit(*rt, r, allow, allow_cap);
+}
 
 /* quic_request_fn: the checks http_conn_dispatch() makes, then the hook. */
 static int
@@ -20,24 +36,26 @@ h3_request(void *ctx, const struct http_head *r, struct http_origin o,
 		char *allow, size_t allow_cap, struct http_answer **ans)
 {
 	struct serve *sv = ctx;
-	char sni[256];
-	/* The handshake's name: a Host of another site is 421, as over
-	 * TLS on TCP. */
-	size_t n = sv->conf.sites != NULL ?
-		quic_server_name(sv->quic, o, sni, sizeof(sni)) : 0;
-	const struct http_route *rt = http_route_lookup(sv->conf.router,
-			sv->conf.sites, r, sni, n);
-	int status = http_route_admit(rt, r, allow, allow_cap);
+	const struct http_route *rt;
+	int status = route_of(sv, r, o, allow, allow_cap, &rt);
 
-	/* A route that reads its body as it comes (the proxy, uploads) reads
-	 * it from the HTTP server's connections: not HTTP/3's yet. */
-	if (status == 0 && (rt->flags & HTTP_ROUTE_BODY_STREAM))
-		status = 501;
 	if (status != 0) {
 		dispatch_refused(sv, r, status, 3, o);
 		return status;
 	}
 	return dispatch_hook(sv, rt, r, 3, o, ans);
+}
+
+/* A route that reads its body as it comes (the proxy, uploads) has the
+ * request at once; any other, once its body is whole. */
+static bool
+h3_streams_body(void *ctx, const struct http_head *r, struct http_origin o)
+{
+	const struct http_route *rt;
+	char allow[128];
+
+	return route_of(ctx, r, o, allow, sizeof(allow), &rt) == 0 &&
+		(rt->flags & HTTP_ROUTE_BODY_STREAM);
 }
 
 int
@@ -57,6 +75,8 @@ h3_create(struct serve *sv)
 		.bodies = http_server_bodies(sv->http),
 		.max_body = http_server_max_body(sv->http),
 		.request = h3_request,
+		.streams_body = h3_streams_body,
+		.body_ready = body_watch_ready,
 		.released = dispatch_released,
 		.ctx = sv,
 		.stats = c->quic_stats,
@@ -89,6 +109,21 @@ serve_peer(struct serve *sv, struct http_origin o, struct net_addr *addr,
 	return quic_origin(o) ? sv->quic != NULL &&
 		quic_peer(sv->quic, o, addr, port) :
 		http_server_peer(sv->http, o, addr, port);
+}
+
+long
+serve_body_read(struct serve *sv, struct http_origin o, void *buf, size_t cap)
+{
+	return quic_origin(o) ? (sv->quic != NULL ?
+		quic_body_read(sv->quic, o, buf, cap) : -1) :
+		http_server_body_read(sv->http, o, buf, cap);
+}
+
+void
+serve_body_done(struct serve *sv, struct http_origin o)
+{
+	if (quic_origin(o) && sv->quic != NULL)
+		quic_body_done(sv->quic, o);
 }
 
 bool

@@ -26,6 +26,13 @@ bool serve_awaits(struct serve *sv, struct http_origin o);
 /* The source of o's streamed answer has more: false when its connection
  * or stream is gone. */
 bool serve_resume(struct serve *sv, struct http_origin o);
+/* Reads o's request body as it arrives: bytes, HTTP_SOURCE_AGAIN, 0 at
+ * its end, -1 when broken (http_server_body_read()'s contract). */
+long serve_body_read(struct serve *sv, struct http_origin o, void *buf,
+		size_t cap);
+/* o's handler is done: an HTTP/3 body not read to its end is refused
+ * (over TCP the HTTP server deals with what is left itself). */
+void serve_body_done(struct serve *sv, struct http_origin o);
 /* Whether o came over TLS or QUIC. */
 bool serve_secure(struct serve *sv, struct http_origin o);
 

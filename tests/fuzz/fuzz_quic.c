@@ -86,6 +86,29 @@ released(void *ctx, struct http_answer *a)
 	out--;
 }
 
+/* Bodies of paths under /up are read as they come, each read as soon as
+ * it is at hand, as a proxy's upstream side would. */
+static bool
+streams_body(void *ctx, const struct http_head *r, struct http_origin o)
+{
+	(void)ctx;
+	(void)o;
+	return r->path.len >= 3 && memcmp(r->path.p, "/up", 3) == 0;
+}
+
+static void
+body_ready(void *ctx, struct http_origin o)
+{
+	uint8_t buf[5000];
+	long n;
+
+	(void)ctx;
+	while ((n = quic_body_read(ep, o, buf, sizeof(buf))) > 0)
+		invariant(n <= (long)sizeof(buf), "a body read past its buffer");
+	invariant(n == 0 || n == -1 || n == HTTP_SOURCE_AGAIN,
+			"a body read says bytes, again, the end or broken");
+}
+
 static void
 free_all(void)
 {
@@ -101,6 +124,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		.idle_timeout_ms = IDLE_MS, .handshake_timeout_ms = IDLE_MS,
 		.retry_threshold = 4,
 		.request = request, .released = released, .stats = &stats,
+		.streams_body = streams_body, .body_ready = body_ready,
 	};
 
 	(void)argc;

@@ -19,6 +19,7 @@ import pytest
 from conftest import serve_module
 from ewyk_harness import APP_IP, APP_IP6, EWYKD, PYTHON, ROOT, Appliance, fnv1a64
 from tls_certs import CA
+from upstream_servers import MB, sha256, upstream_args, upstreams_serving
 
 HELLO = os.path.join(ROOT, "build", "app", "plugins", "ewyk-hello.so")
 
@@ -206,13 +207,47 @@ def test_streamed_answers_come_whole(app, tmp_path):
     assert lent == returned, (lent, returned)
 
 
-def test_bodies_read_as_they_come_are_not_taken_yet(app, tmp_path):
-    """A route that reads its body as it comes is 501 over HTTP/3 in this
-    step; the connection goes on serving."""
-    (tmp_path / "body").write_bytes(b"shout this")
-    _, text = fetch(app, APP_IP, ["/hello/shout", "/hello.txt"], tmp_path,
-                    f"--data={tmp_path / 'body'}", "--http-method=POST")
-    assert sorted(statuses(text)) == [200, 501] or statuses(text) == [501, 405], text[-2000:]
+@pytest.mark.parametrize("size", [10, 3 << 20], ids=["small", "3mb"])
+def test_bodies_read_as_they_come(app, tmp_path, size):
+    """A route that reads its body as it comes gets it over HTTP/3 while
+    the client still sends it: /hello/shout writes each piece back in
+    capitals as it reads it. 3 MB is many times the stream's window, which
+    opens only as the handler reads. The client sends the body on its
+    second stream too, to a static file, which gathers it whole before it
+    answers: 405 (a file takes no POST), or 413 past --max-body."""
+    body = bytes(b % 26 + 97 for b in os.urandom(size))
+    (tmp_path / "body").write_bytes(body)
+    before = quic(app)
+    out, text = fetch(app, APP_IP, ["/hello/shout", "/hello.txt"], tmp_path,
+                      f"--data={tmp_path / 'body'}", "--http-method=POST")
+    got = statuses(text)
+    assert sorted(got) == [200, 405 if size < 1 << 20 else 413], text[-2000:]
+    assert (out / "shout").read_bytes() == body.upper()
+    assert quic(app)["streams_reset_count"] == before["streams_reset_count"]
+
+
+def test_proxied_upload_and_download(www, pki, tmp_path):
+    """The proxy over HTTP/3: a 4 MiB PUT streams to nginx as it comes
+    (stored byte for byte), then comes back with a GET."""
+    a = Appliance(www=www["dir"], client_ns=True,
+                  args=["--tls-cert", pki["cert"], "--tls-key", pki["key"],
+                        "--http3", "--quic-port", str(QUIC_PORT),
+                        *upstream_args("ng")])
+    try:
+        a.start()
+        with upstreams_serving(a, {"small.txt": 1000}) as (prefix, _):
+            data = os.urandom(4 * MB)
+            (tmp_path / "body").write_bytes(data)
+            _, text = fetch(a, APP_IP, ["/proxy/ng/dav/up-h3.bin"], tmp_path,
+                            f"--data={tmp_path / 'body'}", "--http-method=PUT")
+            assert statuses(text) in ([201], [204]), text[-2000:]
+            with open(os.path.join(prefix, "www", "dav", "up-h3.bin"), "rb") as f:
+                assert sha256(f.read()) == sha256(data)
+            out, text = fetch(a, APP_IP, ["/proxy/ng/dav/up-h3.bin"], tmp_path)
+            assert statuses(text) == [200], text[-2000:]
+            assert sha256((out / "up-h3.bin").read_bytes()) == sha256(data)
+    finally:
+        a.close()
 
 
 def test_reload_after_files_over_http3(www, pki, tmp_path):
@@ -287,16 +322,22 @@ UNKNOWN_VERSION = """
 import json, socket, sys
 af = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
 s = socket.socket(af, socket.SOCK_DGRAM)
-s.settimeout(3)
+s.settimeout(2)
 dcid, scid = bytes(range(1, 9)), bytes(range(11, 19))
 pkt = bytes([0xc0]) + (0x1a2a3a4a).to_bytes(4, "big") + bytes([8]) + dcid + bytes([8]) + scid
-s.sendto(pkt + bytes(1200 - len(pkt)), (sys.argv[1], int(sys.argv[2])))
-try:
-    got = s.recv(2000)
-except socket.timeout:
+# Sent again when no answer came: the first may wait on neighbour
+# discovery of a busy host.
+for sends in range(1, 4):
+    s.sendto(pkt + bytes(1200 - len(pkt)), (sys.argv[1], int(sys.argv[2])))
+    try:
+        got = s.recv(2000)
+        break
+    except socket.timeout:
+        got = None
+if got is None:
     print(json.dumps(None)); sys.exit()
 n = got[5]
-print(json.dumps({"long": got[0] >> 7, "version": int.from_bytes(got[1:5], "big"),
+print(json.dumps({"sends": sends, "long": got[0] >> 7, "version": int.from_bytes(got[1:5], "big"),
                   "dcid": got[6:6 + n].hex(), "scid": got[7 + n:7 + n + got[6 + n]].hex(),
                   "versions": [int.from_bytes(got[i:i + 4], "big")
                                for i in range(7 + n + got[6 + n], len(got), 4)]}))
@@ -330,7 +371,8 @@ def test_unknown_version_gets_version_negotiation(app, ip):
     assert got["scid"] == bytes(range(1, 9)).hex(), got
     assert 1 in got["versions"], got
     after = quic(app)
-    assert after["version_negotiations_count"] - before["version_negotiations_count"] == 1
+    assert 1 <= after["version_negotiations_count"] - before["version_negotiations_count"] \
+        <= got["sends"], (before, after, got)
 
 
 def test_hostile_datagrams_are_counted_and_survived(app, tmp_path):

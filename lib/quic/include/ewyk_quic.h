@@ -91,6 +91,14 @@ struct quic_conf {
 	struct http_body_pool *bodies;
 	uint32_t max_body;
 	quic_request_fn request;
+	/* Whether the request's route reads its body as it arrives: asked
+	 * when a head is complete and a body follows. When true the request
+	 * is offered at once, its body read with quic_body_read() (body_ready
+	 * says when more is at hand); else the body is gathered and the
+	 * request offered when it ends. NULL: every body gathered. */
+	bool (*streams_body)(void *ctx, const struct http_head *r,
+			struct http_origin o);
+	void (*body_ready)(void *ctx, struct http_origin o);
 	http_released_fn released;	/* a taken or inline answer is done */
 	void *ctx;
 	struct quic_stats *stats;
@@ -113,6 +121,15 @@ bool quic_answer(struct quic_endpoint *e, struct http_origin o,
 /* The source of o's streamed answer has more to read (after it said
  * HTTP_SOURCE_AGAIN): false when the stream is gone. */
 bool quic_resume(struct quic_endpoint *e, struct http_origin o);
+/* Reads the body of o as it arrives (conf.streams_body said so): bytes,
+ * HTTP_SOURCE_AGAIN when none is at hand yet, 0 at its end, -1 when the
+ * client reset the stream or it is gone. What is read opens the client's
+ * window again. */
+long quic_body_read(struct quic_endpoint *e, struct http_origin o, void *buf,
+		size_t cap);
+/* Nothing more of o's body is wanted (its handler is done): the rest is
+ * refused with STOP_SENDING (H3_NO_ERROR, RFC 9114 4.1.1). */
+void quic_body_done(struct quic_endpoint *e, struct http_origin o);
 /* Whether the client of o still waits for its answer. */
 bool quic_awaits(struct quic_endpoint *e, struct http_origin o);
 /* The name the handshake of o's connection asked for (SNI), into buf
