@@ -76,6 +76,8 @@ struct ewykd {
 	uint32_t route_ids;	/* per-route counters' slots, sites' included */
 	const char **conf_headers;	/* their add-header values */
 	struct tls_config *tls;		/* NULL: no TLS port */
+	struct quic_tokens *quic_tokens;	/* with --http3: rotated on
+						 * reload */
 
 	/* The ports (one per --ip or --ip6) and the mbufs their queues share. */
 	struct rte_mempool *pool;

@@ -7,6 +7,7 @@
 
 #include <rte_cycles.h>
 
+#include "ewyk_quic.h"
 #include "ewyk_tls.h"
 #include "ewykd.h"
 #include "reload.h"
@@ -134,6 +135,10 @@ reload_tls(struct ewykd *e)
 		return 0;
 	}
 	rc = tls_config_reload(e->tls, err, sizeof(err));
+	/* QUIC's address tokens under the old keys stay good for one more
+	 * reload. */
+	if (e->quic_tokens != NULL)
+		quic_tokens_rotate(e->quic_tokens);
 	if (rc == 0) {
 		snprintf(last_msg, sizeof(last_msg), "certificates reloaded");
 		printf("ewykd: TLS certificates and keys reloaded\n");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ewyk_serve.h"
+#include "ewyk_quic.h"
 #include "ewyk_tls.h"
 #include "http_static.h"
 #include "plugin.h"
@@ -76,7 +77,14 @@ tls_open(struct ewykd *e, char *err, size_t errlen)
 	if (options_tls_pairs(&e->cfg) == 0)
 		return EWYKD_OK;
 	e->tls = services_tls_load(&e->cfg, e->nb_shards, err, errlen);
-	return e->tls != NULL ? EWYKD_OK : EWYKD_ERR_TLS;
+	if (e->tls == NULL)
+		return EWYKD_ERR_TLS;
+	/* QUIC's address tokens: one set of keys for every shard. */
+	if (e->cfg.http3 && (e->quic_tokens = quic_tokens_new()) == NULL) {
+		snprintf(err, errlen, "QUIC: no token key could be made");
+		return EWYKD_ERR_TLS;
+	}
+	return EWYKD_OK;
 }
 
 enum ewykd_err
@@ -166,4 +174,6 @@ services_close(struct ewykd *e)
 	sites_close(e);
 	tls_config_destroy(e->tls);	/* after the shards' */
 	e->tls = NULL;
+	quic_tokens_free(e->quic_tokens);
+	e->quic_tokens = NULL;
 }

@@ -329,6 +329,7 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.quic_retry_threshold = cfg->quic_retry_threshold,
 		.quic_handshake_timeout_ms = cfg->tls_handshake_timeout_ms,
 		.quic_stats = &s->quic_stats,
+		.quic_tokens = e->quic_tokens,
 		.upstream = cfg->nb_upstreams > 0 ? &uc : NULL,
 		.trusted = cfg->trusted,
 		.ntrusted = cfg->nb_trusted,

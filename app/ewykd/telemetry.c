@@ -1194,6 +1194,8 @@ static const struct shard_sum quic_sums[] = {
 			quic_stats.version_negotiations),
 	SHARD_SUM("retries_count", quic_stats.retries),
 	SHARD_SUM("bad_tokens_count", quic_stats.bad_tokens),
+	SHARD_SUM("new_tokens_count", quic_stats.new_tokens),
+	SHARD_SUM("tokens_accepted_count", quic_stats.tokens_accepted),
 	SHARD_SUM("accepted_conns", quic_stats.accepted),
 	SHARD_SUM("refused_conns", quic_stats.refused),
 	SHARD_SUM("handshakes_count", quic_stats.handshakes),
@@ -1219,6 +1221,9 @@ tel_quic(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "open_conns", SUM(s->quic_stats.conns));
 	rte_tel_data_add_dict_u64(d, "handshaking_conns",
 			SUM(s->quic_stats.handshaking));
+	rte_tel_data_add_dict_u64(d, "token_key_rotations_count",
+			ew->quic_tokens != NULL ?
+			quic_tokens_rotations(ew->quic_tokens) : 0);
 	return 0;
 }
 

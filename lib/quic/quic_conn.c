@@ -64,6 +64,7 @@ handshake_completed(ngtcp2_conn *qc, void *user_data)
 	quic_conn_handshake_done(c);
 	st->handshaking--;
 	st->handshakes++;
+	quic_new_token(c);
 	return quic_h3_start(c);
 }
 
@@ -270,6 +271,9 @@ quic_conn_start(struct quic_conn *c, const struct net_udp_dgram *d,
 		params.original_dcid = *odcid;
 		params.retry_scid = hd->dcid;
 		params.retry_scid_present = 1;
+		settings.token = hd->token;
+	} else if (hd->token.len > 0) {
+		/* A NEW_TOKEN's, checked: the address is proved. */
 		settings.token = hd->token;
 	}
 	params.stateless_reset_token_present = 1;

@@ -30,6 +30,9 @@
 	"%DISABLE_TLS13_COMPAT_MODE"
 /* How long a Retry's token is good for: a round trip, and then some. */
 #define QUIC_RETRY_TOKEN_LIFE (10 * NGTCP2_SECONDS)
+/* A NEW_TOKEN's: the client's next visit, within a day (and within one
+ * rotation of the keys, a reload). */
+#define QUIC_NEW_TOKEN_LIFE (24 * 3600 * NGTCP2_SECONDS)
 /* Datagrams one flush may send before the others get their turn. */
 #define QUIC_BURST 64
 
@@ -406,16 +409,17 @@ static void
 retry(struct quic_endpoint *e, const struct net_udp_dgram *d,
 		const ngtcp2_pkt_hd *hd)
 {
-	uint8_t token[NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN];
+	uint8_t token[NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN], key[QUIC_SECRET_LEN];
 	struct sockaddr_storage local, remote;
 	ngtcp2_cid scid = { .datalen = QUIC_CID_LEN };
 	ngtcp2_path path;
 	ngtcp2_ssize n;
 
-	if (gnutls_rnd(GNUTLS_RND_NONCE, scid.data, QUIC_CID_LEN) != 0)
+	if (gnutls_rnd(GNUTLS_RND_NONCE, scid.data, QUIC_CID_LEN) != 0 ||
+			!quic_tokens_key(e->conf.tokens, 0, key))
 		return;
 	quic_path_of(d, &path, &local, &remote);
-	n = ngtcp2_crypto_generate_retry_token(token, e->secret,
+	n = ngtcp2_crypto_generate_retry_token(token, key,
 			QUIC_SECRET_LEN, hd->version, path.remote.addr,
 			path.remote.addrlen, &scid, &hd->dcid, quic_now_ns(e));
 	if (n > 0 && reply(e, d, ngtcp2_crypto_write_retry(e->out,
@@ -424,23 +428,51 @@ retry(struct quic_endpoint *e, const struct net_udp_dgram *d,
 		e->conf.stats->retries++;
 }
 
-/* The client's first destination ID from its Retry token: false when the
- * token is not one of this endpoint's Retry tokens for this address, or
- * is stale. */
+/* Whether hd's token is one these keys made (the newest, or the one
+ * before), for d's address, and not stale: a Retry's (the client's first
+ * destination ID then in odcid) or a NEW_TOKEN's. */
 static bool
-retried(struct quic_endpoint *e, const struct net_udp_dgram *d,
+token_good(struct quic_endpoint *e, const struct net_udp_dgram *d,
 		const ngtcp2_pkt_hd *hd, ngtcp2_cid *odcid)
 {
+	bool retry = hd->token.base[0] == NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY;
+	struct sockaddr_storage local, remote;
+	uint8_t key[QUIC_SECRET_LEN];
+	ngtcp2_path path;
+	unsigned int age;
+
+	quic_path_of(d, &path, &local, &remote);
+	for (age = 0; quic_tokens_key(e->conf.tokens, age, key); age++)
+		if ((retry ? ngtcp2_crypto_verify_retry_token(odcid,
+				hd->token.base, hd->token.len, key,
+				QUIC_SECRET_LEN, hd->version, path.remote.addr,
+				path.remote.addrlen, &hd->dcid,
+				QUIC_RETRY_TOKEN_LIFE, quic_now_ns(e)) :
+				ngtcp2_crypto_verify_regular_token(hd->token.base,
+				hd->token.len, key, QUIC_SECRET_LEN,
+				path.remote.addr, path.remote.addrlen,
+				QUIC_NEW_TOKEN_LIFE, quic_now_ns(e))) == 0)
+			return true;
+	return false;
+}
+
+void
+quic_new_token(struct quic_conn *c)
+{
+	uint8_t token[NGTCP2_CRYPTO_MAX_REGULAR_TOKENLEN], key[QUIC_SECRET_LEN];
 	struct sockaddr_storage local, remote;
 	ngtcp2_path path;
+	ngtcp2_ssize n;
 
-	if (hd->token.base[0] != NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY)
-		return false;	/* NEW_TOKEN's: none issued yet */
-	quic_path_of(d, &path, &local, &remote);
-	return ngtcp2_crypto_verify_retry_token(odcid, hd->token.base,
-			hd->token.len, e->secret, QUIC_SECRET_LEN, hd->version,
-			path.remote.addr, path.remote.addrlen, &hd->dcid,
-			QUIC_RETRY_TOKEN_LIFE, quic_now_ns(e)) == 0;
+	if (!quic_tokens_key(c->e->conf.tokens, 0, key))
+		return;
+	quic_path_of(&c->path, &path, &local, &remote);
+	n = ngtcp2_crypto_generate_regular_token(token, key, QUIC_SECRET_LEN,
+			path.remote.addr, path.remote.addrlen,
+			quic_now_ns(c->e));
+	if (n > 0 && ngtcp2_conn_submit_new_token(c->qc, token,
+			(size_t)n) == 0)
+		c->e->conf.stats->new_tokens++;
 }
 
 static struct quic_conn *
@@ -529,16 +561,35 @@ on_dgram(void *ctx, struct net_stack *ns, const struct net_udp_dgram *d)
 			st->dropped++;
 			return;
 		}
-		if (hd.token.len > 0 && !retried(e, d, &hd, &odcid)) {
+		switch (hd.token.len > 0 ? hd.token.base[0] : 0) {
+		case NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY:
+			if (!token_good(e, d, &hd, &odcid)) {
+				st->bad_tokens++;
+				return;
+			}
+			break;
+		case NGTCP2_CRYPTO_TOKEN_MAGIC_REGULAR:
+			if (token_good(e, d, &hd, NULL)) {
+				st->tokens_accepted++;
+				break;
+			}
+			/* Stale, or another server's: as if it had none. */
+			st->bad_tokens++;
+			hd.token.len = 0;
+			/* fall through */
+		case 0:
+			if (st->handshaking >= e->conf.retry_threshold) {
+				retry(e, d, &hd);
+				return;
+			}
+			break;
+		default:
 			st->bad_tokens++;
 			return;
 		}
-		if (hd.token.len == 0 &&
-				st->handshaking >= e->conf.retry_threshold) {
-			retry(e, d, &hd);
-			return;
-		}
-		c = accept_conn(e, d, &hd, hd.token.len > 0 ? &odcid : NULL);
+		c = accept_conn(e, d, &hd, hd.token.len > 0 &&
+				hd.token.base[0] == NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY ?
+				&odcid : NULL);
 		if (c == NULL)
 			return;
 	}
@@ -587,7 +638,12 @@ quic_endpoint_create(const struct quic_conf *conf)
 		e->free_slots[i] = conf->max_conns - 1 - i;
 	}
 	e->nfree = conf->max_conns;
-	if (gnutls_rnd(GNUTLS_RND_KEY, e->secret, sizeof(e->secret)) != 0 ||
+	if (e->conf.tokens == NULL) {
+		e->own_tokens = quic_tokens_new();
+		e->conf.tokens = e->own_tokens;
+	}
+	if (e->conf.tokens == NULL ||
+			gnutls_rnd(GNUTLS_RND_KEY, e->secret, sizeof(e->secret)) != 0 ||
 			gnutls_priority_init(&e->prio, QUIC_PRIORITY, NULL) < 0)
 		goto fail;
 	rc = net_udp_bind(conf->ns, conf->port, on_dgram, e);
@@ -599,6 +655,7 @@ quic_endpoint_create(const struct quic_conf *conf)
 	}
 	return e;
 fail:
+	quic_tokens_free(e->own_tokens);
 	free(e->conns);
 	free(e->free_slots);
 	free(e);
@@ -619,6 +676,7 @@ quic_endpoint_destroy(struct quic_endpoint *e)
 	if (e->creds_held != NULL)
 		tls_creds_release(e->creds_held);
 	gnutls_priority_deinit(e->prio);
+	quic_tokens_free(e->own_tokens);
 	free(e->conns);
 	free(e->free_slots);
 	free(e);

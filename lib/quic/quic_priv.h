@@ -118,6 +118,7 @@ struct quic_endpoint {
 	struct quic_conf conf;
 	gnutls_priority_t prio;
 	uint8_t secret[QUIC_SECRET_LEN];	/* reset tokens, ID masks */
+	struct quic_tokens *own_tokens;	/* conf.tokens when none was given */
 	void *creds;		/* the newest credentials, and their hold */
 	void *creds_held;
 	struct quic_conn *conns;
@@ -135,6 +136,11 @@ struct quic_endpoint {
 	uint8_t out[QUIC_DGRAM_MAX];
 };
 
+/* quic_tokens.c: key of age 0 (the newest) or 1 (the one before it);
+ * false when there is none such. */
+bool quic_tokens_key(const struct quic_tokens *t, unsigned int age,
+		uint8_t key[QUIC_SECRET_LEN]);
+
 /* quic_endpoint.c */
 uint64_t quic_now_ns(const struct quic_endpoint *e);
 /* RFC 9110 6.6.1's Date, formatted at most once a second. */
@@ -145,6 +151,8 @@ int quic_cid_new(struct quic_conn *c, ngtcp2_cid *cid, uint8_t *token);
 void quic_cid_forget(struct quic_conn *c, const ngtcp2_cid *cid);
 /* Sends what c has to send, then arms its timer. */
 void quic_conn_flush(struct quic_conn *c);
+/* A NEW_TOKEN for c's client, whose address its handshake proved. */
+void quic_new_token(struct quic_conn *c);
 /* c's handshake is done: off the list of those under way. */
 void quic_conn_handshake_done(struct quic_conn *c);
 /* Ends c now: its streams' answers go back, its slot is free. */

@@ -36,6 +36,15 @@ quic_origin(struct http_origin o)
 	return (o.index & QUIC_ORIGIN) != 0;
 }
 
+/* The keys of address tokens (Retry's, NEW_TOKEN's), shared by every
+ * shard's endpoint: made once, rotated on reload (on any one thread at a
+ * time), read by the endpoints. A token stays good across one rotation. */
+struct quic_tokens;
+struct quic_tokens *quic_tokens_new(void);
+void quic_tokens_free(struct quic_tokens *t);
+int quic_tokens_rotate(struct quic_tokens *t);
+uint64_t quic_tokens_rotations(const struct quic_tokens *t);
+
 /* Counters of one shard's endpoint, written by its owner. */
 struct quic_stats {
 	uint64_t dgrams_in;
@@ -46,7 +55,11 @@ struct quic_stats {
 	uint64_t version_negotiations;	/* sent: a version not spoken */
 	uint64_t retries;		/* Retry sent: the address to prove */
 	uint64_t bad_tokens;		/* Initials with a token not ours, or
-					 * stale: dropped */
+					 * stale: a Retry's dropped, a
+					 * NEW_TOKEN's taken as no token */
+	uint64_t new_tokens;		/* NEW_TOKEN sent, after a handshake */
+	uint64_t tokens_accepted;	/* Initials whose NEW_TOKEN proved the
+					 * address: no Retry, no 3x limit */
 	uint64_t accepted;		/* connections begun */
 	uint64_t refused;		/* no slot free: dropped */
 	uint64_t handshakes;		/* completed */
@@ -85,6 +98,8 @@ struct quic_conf {
 	 * must prove its address first (a Retry, RFC 9000 8.1.2); 0: every
 	 * client does. */
 	uint32_t retry_threshold;
+	/* The token keys; NULL: the endpoint's own, never rotated. */
+	struct quic_tokens *tokens;
 	/* Bodies past a stream's own EWYK_REQUEST_BODY_MAX are gathered in
 	 * these buffers (the shard's HTTP server's), up to max_body; NULL:
 	 * 413 past it. */

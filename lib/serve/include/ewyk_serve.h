@@ -40,6 +40,8 @@ struct store;
 struct tls_config;
 struct tls_shard;
 struct tls_stats;
+struct quic_stats;
+struct quic_tokens;
 
 /* The access log's line format. */
 enum serve_log_format {
@@ -110,6 +112,7 @@ struct serve_conf {
 	uint32_t quic_retry_threshold;	/* handshakes under way, then Retry */
 	uint32_t quic_handshake_timeout_ms;
 	struct quic_stats *quic_stats;
+	struct quic_tokens *quic_tokens;	/* address tokens' keys */
 	/* Upstreams for ewyk_fetch() and the proxy; NULL: none. */
 	const struct upstream_conf *upstream;
 	/* Clients whose forwarded fields a proxied request passes on
