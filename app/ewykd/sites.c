@@ -29,6 +29,7 @@ tree_of(struct ewykd *e, const char *dir, char *err, size_t errlen)
 static const char *const kinds[] = {
 	[ROUTE_ROOT] = "root", [ROUTE_UPSTREAM] = "upstream",
 	[ROUTE_REDIRECT] = "redirect", [ROUTE_STATUS] = "status",
+	[ROUTE_PLUGIN] = "plugin",
 };
 
 /* [route]'s description for the serving side. */
@@ -68,6 +69,15 @@ route_made(struct ewykd *e, const struct route_conf *rc, struct serve_route *sr,
 	case ROUTE_STATUS:
 		sr->kind = SERVE_ROUTE_STATUS;
 		return 0;
+	case ROUTE_PLUGIN:
+		sr->kind = SERVE_ROUTE_PLUGIN;
+		sr->named = http_route_named(&e->router, rc->target);
+		if (sr->named != NULL)
+			return 0;
+		snprintf(err, errlen, "[route %s] plugin %s: no --plugin "
+				"registered a handler by that name", rc->name,
+				rc->target);
+		return -1;
 	case ROUTE_NONE:
 		break;
 	}
@@ -167,7 +177,8 @@ sites_open(struct ewykd *e, char *err, size_t errlen)
 		if (route_made(e, &s->routes[i], &e->conf_routes[i],
 				&e->conf_headers[(size_t)i * ROUTE_HEADERS_MAX], err,
 				errlen) != 0)
-			return EWYKD_ERR_WWW;
+			return s->routes[i].kind == ROUTE_ROOT ? EWYKD_ERR_WWW :
+				EWYKD_ERR_CONFIG;
 	for (i = 0; i < s->nsites; i++)
 		if (site_routes(e, i, err, errlen) != 0)
 			return EWYKD_ERR_WWW;

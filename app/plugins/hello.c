@@ -30,6 +30,10 @@
  *                           its body's length and FNV-1a 64 (a plain
  *                           handler: the body gathered whole first)
  *   GET  /hello/stats       borrowed buffers and sources given and returned
+ *
+ * Handlers registered by name, served where a configuration's [route]
+ * puts them (plugin = NAME; API 4): "inspect" (inspect's) and "shout"
+ * (shout's, its body read as it arrives).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* strerrorname_np(), when built out of the tree */
@@ -394,6 +398,12 @@ ewyk_plugin_init(struct ewyk_router *r, unsigned int api, const char *arg)
 	};
 	const struct ewyk_route shouting = { "/hello/shout", EWYK_MATCH_EXACT,
 		EWYK_METHOD_POST, EWYK_HANDLER_FIBER, shout, NULL };
+	const struct ewyk_route by_name[] = {
+		{ NULL, EWYK_MATCH_PREFIX, EWYK_METHOD_ANY,
+			EWYK_HANDLER_NON_BLOCKING, inspect, NULL },
+		{ NULL, EWYK_MATCH_PREFIX, EWYK_METHOD_POST,
+			EWYK_HANDLER_FIBER, shout, NULL },
+	};
 	size_t i;
 	int rc;
 
@@ -408,5 +418,9 @@ ewyk_plugin_init(struct ewyk_router *r, unsigned int api, const char *arg)
 	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
 		if ((rc = ewyk_route_add(r, &routes[i])) != 0)
 			return rc;
+	if ((rc = ewyk_route_named(r, "inspect", &by_name[0], 0)) != 0 ||
+			(rc = ewyk_route_named(r, "shout", &by_name[1],
+			EWYK_ROUTE_BODY_STREAM)) != 0)
+		return rc;
 	return ewyk_route_add_flags(r, &shouting, EWYK_ROUTE_BODY_STREAM);
 }

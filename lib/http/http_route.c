@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +65,60 @@ ewyk_route_add_flags(struct ewyk_router *r, const struct ewyk_route *route,
 		return -EINVAL;
 	return http_route_add(r, route, flags & EWYK_ROUTE_BODY_STREAM ?
 			HTTP_ROUTE_BODY_STREAM : 0);
+}
+
+static bool
+name_ok(const char *name)
+{
+	size_t i, n = name != NULL ? strlen(name) : 0;
+
+	if (n == 0 || n >= HTTP_NAME_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_' &&
+				name[i] != '-')
+			return false;
+	return true;
+}
+
+const struct http_named *
+http_route_named(const struct ewyk_router *r, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; r != NULL && i < r->nnamed; i++)
+		if (strcmp(r->named[i].name, name) == 0)
+			return &r->named[i];
+	return NULL;
+}
+
+int
+ewyk_route_named(struct ewyk_router *r, const char *name,
+		const struct ewyk_route *route, uint32_t flags)
+{
+	struct http_named *h;
+
+	if (r == NULL || route == NULL || !name_ok(name) ||
+			route->handler == NULL || route->methods == 0 ||
+			(route->methods & ~EWYK_METHOD_ANY) != 0 ||
+			route->type > EWYK_HANDLER_FIBER ||
+			(flags & ~EWYK_ROUTE_BODY_STREAM) != 0 ||
+			((flags & EWYK_ROUTE_BODY_STREAM) &&
+			 route->type != EWYK_HANDLER_FIBER))
+		return -EINVAL;
+	if (http_route_named(r, name) != NULL)
+		return -EEXIST;
+	if (r->nnamed == HTTP_NAMED_MAX)
+		return -ENOSPC;
+	h = &r->named[r->nnamed++];
+	memcpy(h->name, name, strlen(name) + 1);
+	h->methods = route->methods & EWYK_METHOD_GET ?
+		route->methods | EWYK_METHOD_HEAD : route->methods;
+	h->type = route->type;
+	h->handler = route->handler;
+	h->ctx = route->ctx;
+	h->flags = flags & EWYK_ROUTE_BODY_STREAM ? HTTP_ROUTE_BODY_STREAM : 0;
+	return 0;
 }
 
 int

@@ -11,7 +11,7 @@
 /* Keys of the contract that this version does not serve yet: refused by
  * name, never accepted and ignored. */
 static const char *const later[] = {
-	"plugin", "websocket", "compress",
+	"websocket", "compress",
 };
 
 static int
@@ -196,7 +196,7 @@ route_target(struct route_conf *rt, enum route_kind kind, const char *key,
 {
 	if (rt->kind != ROUTE_NONE)
 		return fail(err, errlen, key, "a route does one thing: root, "
-				"upstream, redirect or status");
+				"upstream, redirect, status or plugin");
 	rt->kind = kind;
 	if (kind == ROUTE_REDIRECT || kind == ROUTE_STATUS)
 		return code_set(rt, key, value, kind, err, errlen);
@@ -254,6 +254,8 @@ route_key(struct route_conf *rt, const char *key, const char *value,
 		return route_target(rt, ROUTE_REDIRECT, key, value, err, errlen);
 	if (strcmp(key, "status") == 0)
 		return route_target(rt, ROUTE_STATUS, key, value, err, errlen);
+	if (strcmp(key, "plugin") == 0)
+		return route_target(rt, ROUTE_PLUGIN, key, value, err, errlen);
 	if (strcmp(key, "strip-prefix") == 0) {
 		if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
 			return fail(err, errlen, key, "on or off");
@@ -274,7 +276,8 @@ route_key(struct route_conf *rt, const char *key, const char *value,
 			return fail(err, errlen, key, "not served by this version "
 					"of ewykd yet");
 	snprintf(err, errlen, "unknown key '%s' (a [route] takes site, prefix "
-			"or exact, one of root, upstream, redirect and status, "
+			"or exact, one of root, upstream, redirect, status and "
+			"plugin, "
 			"strip-prefix, add-header, limit-rps, limit-burst, "
 			"limit-conns)", key);
 	return -1;
@@ -460,7 +463,8 @@ finish_route(struct sites_conf *s, int i, char *err, size_t errlen)
 	}
 	if (rt->path[0] == '\0' || rt->kind == ROUTE_NONE) {
 		snprintf(err, errlen, "%d: [route %s]: needs prefix or exact, and "
-				"one of root, upstream, redirect and status",
+				"one of root, upstream, redirect, status and "
+				"plugin",
 				rt->line, rt->name);
 		return -1;
 	}
@@ -542,7 +546,7 @@ void
 sites_conf_write(const struct sites_conf *s, FILE *f)
 {
 	static const char *const kinds[] = { "", "root", "upstream",
-		"redirect", "status" };
+		"redirect", "status", "plugin" };
 	int i, j;
 
 	for (i = 0; i < s->nsites; i++) {

@@ -12,6 +12,7 @@
 #include "http_route.h"
 #include "http_static.h"
 #include "routes.h"
+#include "task.h"
 
 /* The path after the route's prefix, as a path: "/x" of "/static/x"
  * under prefix "/static" or "/static/"; "/" when nothing is left. */
@@ -104,6 +105,7 @@ static enum ewyk_result
 conf_route(struct ewyk_request *q, void *ctx)
 {
 	const struct serve_route *sr = ctx;
+	enum ewyk_result res;
 
 	switch (sr->kind) {
 	case SERVE_ROUTE_ROOT:
@@ -113,6 +115,10 @@ conf_route(struct ewyk_request *q, void *ctx)
 		return with_headers(q, sr, redirect(q, sr));
 	case SERVE_ROUTE_STATUS:
 		return with_headers(q, sr, status(q, sr));
+	case SERVE_ROUTE_PLUGIN:
+		/* An answer begun early is out already: its fields too. */
+		res = sr->named->handler(q, sr->named->ctx);
+		return task_of(q)->early.begun ? res : with_headers(q, sr, res);
 	case SERVE_ROUTE_UPSTREAM:
 		/* Its fields first: the upstream's answer streams. */
 		with_headers(q, sr, EWYK_ANSWERED);
@@ -120,6 +126,24 @@ conf_route(struct ewyk_request *q, void *ctx)
 				after_prefix(q) : ewyk_request_path(q));
 	}
 	return routes_text(q, 500, "500 Internal Server Error\n");
+}
+
+/* A plugin's handler at the configured path: its methods, its kind of
+ * handler and its body's way, never inline (as every plugin route). */
+static int
+plugin_route_add(struct ewyk_router *r, const struct serve_route *sr)
+{
+	const struct http_named *h = sr->named;
+	struct ewyk_route route = {
+		.path = sr->path,
+		.match = sr->exact ? EWYK_MATCH_EXACT : EWYK_MATCH_PREFIX,
+		.methods = h->methods,
+		.type = h->type,
+		.handler = conf_route,
+		.ctx = (void *)(uintptr_t)sr,
+	};
+
+	return http_route_add(r, &route, HTTP_ROUTE_BOUNDARY | h->flags);
 }
 
 int
@@ -137,7 +161,8 @@ serve_route_add(struct ewyk_router *r, const struct serve_route *sr)
 		.ctx = (void *)(uintptr_t)sr,
 	};
 
-	int rc = http_route_add(r, &route, HTTP_ROUTE_BOUNDARY | (up ?
+	int rc = sr->kind == SERVE_ROUTE_PLUGIN ? plugin_route_add(r, sr) :
+		http_route_add(r, &route, HTTP_ROUTE_BOUNDARY | (up ?
 			HTTP_ROUTE_BODY_STREAM : HTTP_ROUTE_INLINE));
 
 	/* Added last: its limits, if any, checked by dispatch_hook(). */

@@ -15,9 +15,12 @@ import time
 import pytest
 
 from app_servers import app_servers, ready
-from ewyk_harness import APP_IP, APP_IP6, HOST_IP, Appliance, check_config
+from ewyk_harness import APP_IP, APP_IP6, HOST_IP, ROOT, Appliance, check_config
+from test_startup_errors import start
 from tls_certs import CA
 from upstream_servers import upstream_args, upstreams_serving
+
+HELLO = os.path.join(ROOT, "build", "app", "plugins", "ewyk-hello.so")
 
 
 def write(path, text):
@@ -382,6 +385,63 @@ def test_reload_swaps_every_site_or_none(sites):
     finally:
         os.rename(f"{d}/docs.away", f"{d}/docs")
     assert a.telemetry("/ewyk/info")["www"]["reload_failures_count"] == 1
+
+
+@pytest.fixture(scope="module")
+def plugin_routes(tmp_path_factory):
+    """A site whose routes put the hello plugin's named handlers at paths
+    of the configuration's choosing."""
+    d = tmp_path_factory.mktemp("plugin-routes")
+    write(f"{d}/www/index.html", "the site\n")
+    conf = d / "ewykd.conf"
+    conf.write_text(f"""[site a]
+host = a.example.test
+root = {d}/www
+
+[route look]
+prefix = /look
+plugin = inspect
+add-header = X-Route: look
+
+[route loud]
+site = a
+exact = /loud
+plugin = shout
+""")
+    with Appliance(args=["--config", str(conf), "--plugin", HELLO], demo=False) as a:
+        yield a
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_plugin_route_serves_a_named_handler(plugin_routes, proto):
+    """plugin = NAME puts the handler a --plugin registered by that name
+    at the route's path, at a '/' boundary, with the route's fields; a
+    handler that reads its body as it comes does so there too."""
+    a = plugin_routes
+    status, fields, body = get(a, "/look/x/y?q=1", proto=proto)
+    assert status == 200, body
+    assert "path /look/x/y\n" in body and "rest /x/y\n" in body, body
+    assert "query q=1\n" in body, body
+    assert fields.get("x-route") == "look", fields
+    status, _, body = get(a, "/lookout", proto=proto)	# no boundary: the site's
+    assert status == 404, body
+    status, _, body = get(a, "/loud", proto=proto,
+                          extra=("--data-binary", "make it loud"))
+    assert (status, body) == (200, "MAKE IT LOUD"), body
+
+
+def test_plugin_route_without_its_handler_is_refused(tmp_path):
+    """A route naming a handler no --plugin registered ends the start with
+    one line naming the route and the name, status 2."""
+    write(f"{tmp_path}/www/index.html", "x\n")
+    conf = tmp_path / "c.conf"
+    conf.write_text(f"[site a]\nroot = {tmp_path}/www\n\n[route r]\n"
+                    "prefix = /x\nplugin = nosuch\n")
+    rc, _, err, _ = start(["--config", str(conf), "--plugin", HELLO])
+    lines = err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1, err
+    assert "[route r] plugin nosuch: no --plugin registered a handler by that name" \
+        in lines[0], lines[0]
 
 
 def check(ns, conf_text, tmp_path, *args):

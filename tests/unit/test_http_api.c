@@ -107,6 +107,47 @@ test_route_flags(void **state)
 	assert_int_equal(http_route_find(&r, "/plain", 6)->flags, 0);
 }
 
+/* Handlers by name: checked as routes are, found by their name, served
+ * at no path of their own. */
+static void
+test_named_handlers(void **state)
+{
+	static struct ewyk_router r;
+	struct ewyk_route rt = { NULL, EWYK_MATCH_PREFIX, EWYK_METHOD_GET,
+		EWYK_HANDLER_BLOCKING, nop, &r };
+	char name[40];
+	int i;
+
+	(void)state;
+	assert_int_equal(ewyk_route_named(&r, "", &rt, 0), -EINVAL);
+	assert_int_equal(ewyk_route_named(&r, "a b", &rt, 0), -EINVAL);
+	assert_int_equal(ewyk_route_named(&r, "a/b", &rt, 0), -EINVAL);
+	memset(name, 'n', 33);
+	name[33] = '\0';
+	assert_int_equal(ewyk_route_named(&r, name, &rt, 0), -EINVAL);
+	assert_int_equal(ewyk_route_named(&r, "up", &rt, EWYK_ROUTE_BODY_STREAM),
+			-EINVAL);	/* not a fiber */
+	name[32] = '\0';
+	assert_int_equal(ewyk_route_named(&r, name, &rt, 0), 0);
+	assert_int_equal(ewyk_route_named(&r, "look_1-x", &rt, 0), 0);
+	assert_int_equal(ewyk_route_named(&r, "look_1-x", &rt, 0), -EEXIST);
+	assert_null(http_route_named(&r, "look"));
+	assert_non_null(http_route_named(&r, "look_1-x"));
+	assert_ptr_equal(http_route_named(&r, "look_1-x")->ctx, &r);
+	/* GET brings HEAD, as a route's */
+	assert_int_equal(http_route_named(&r, "look_1-x")->methods,
+			EWYK_METHOD_GET | EWYK_METHOD_HEAD);
+	rt.type = EWYK_HANDLER_FIBER;
+	assert_int_equal(ewyk_route_named(&r, "up", &rt, EWYK_ROUTE_BODY_STREAM), 0);
+	assert_int_equal(http_route_named(&r, "up")->flags, HTTP_ROUTE_BODY_STREAM);
+	assert_int_equal(r.n, 0);	/* no path served */
+	for (i = 3; i < HTTP_NAMED_MAX; i++) {
+		snprintf(name, sizeof(name), "h%d", i);
+		assert_int_equal(ewyk_route_named(&r, name, &rt, 0), 0);
+	}
+	assert_int_equal(ewyk_route_named(&r, "full", &rt, 0), -ENOSPC);
+}
+
 static void
 test_allow_and_method_bits(void **state)
 {
@@ -308,6 +349,7 @@ main(void)
 		cmocka_unit_test(test_routes_longest_match_wins),
 		cmocka_unit_test(test_routes_refuse_bad_ones),
 		cmocka_unit_test(test_route_flags),
+		cmocka_unit_test(test_named_handlers),
 		cmocka_unit_test(test_allow_and_method_bits),
 		cmocka_unit_test(test_request_is_a_copy_with_accessors),
 		cmocka_unit_test(test_answer_rules),

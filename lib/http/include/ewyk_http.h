@@ -46,11 +46,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define EWYK_HTTP_API 3	/* 2: ewyk_route_add_flags(), the streamed
+#define EWYK_HTTP_API 4	/* 2: ewyk_route_add_flags(), the streamed
 				 * body calls, ewyk_fetch(), ewyk_state_*();
 				 * 3: ewyk_respond_fetch(), EWYK_FETCH_FORWARD,
 				 * ewyk_fetch_failure(), ewyk_state_key_ok(),
-				 * blocking calls on threads */
+				 * blocking calls on threads;
+				 * 4: ewyk_route_named() */
 
 struct ewyk_router;
 struct ewyk_request;
@@ -117,6 +118,17 @@ int ewyk_route_add(struct ewyk_router *router, const struct ewyk_route *route);
 /* ewyk_route_add() with EWYK_ROUTE_* flags: -EINVAL also for an unknown
  * flag, or one the handler's type cannot have. */
 int ewyk_route_add_flags(struct ewyk_router *router,
+		const struct ewyk_route *route, uint32_t flags);
+
+/*
+ * Registers a handler by name, served at no path of its own: the
+ * configuration file's routes put it where they say (a [route] with
+ * plugin = NAME, its prefix or exact path, site, limits and fields).
+ * route->path is ignored (may be NULL); flags as ewyk_route_add_flags().
+ * name: 1 to 32 of [A-Za-z0-9_-]. Returns 0, -EINVAL, -EEXIST (the name
+ * is taken) or -ENOSPC (32 names already). API 4.
+ */
+int ewyk_route_named(struct ewyk_router *router, const char *name,
 		const struct ewyk_route *route, uint32_t flags);
 
 typedef int (*ewyk_plugin_init_fn)(struct ewyk_router *router,

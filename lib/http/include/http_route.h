@@ -56,10 +56,30 @@ struct http_route {
 /* A prefix that matches at a '/' boundary only, as a configured route's:
  * "/api" takes "/api" and "/api/x", not "/apix". */
 #define HTTP_ROUTE_BOUNDARY 0x8
+/* A handler a plugin registered by name (ewyk_route_named()), for the
+ * configuration's routes to put at their paths (plugin = NAME). */
+#define HTTP_NAMED_MAX 32
+#define HTTP_NAME_MAX 33	/* 32 of [A-Za-z0-9_-], and the NUL */
+
+struct http_named {
+	char name[HTTP_NAME_MAX];
+	uint32_t methods;
+	enum ewyk_handler_type type;
+	ewyk_handler_fn handler;
+	void *ctx;
+	uint32_t flags;		/* HTTP_ROUTE_BODY_STREAM */
+};
+
 struct ewyk_router {
 	uint32_t n;
 	struct http_route routes[HTTP_ROUTES_MAX];
+	uint32_t nnamed;
+	struct http_named named[HTTP_NAMED_MAX];
 };
+
+/* The handler registered as name; NULL when none was. */
+const struct http_named *http_route_named(const struct ewyk_router *r,
+		const char *name);
 
 /* The longest route whose path matches; NULL when none does. "*" (the
  * target of OPTIONS *) is the root's: the route of "/", if any. */

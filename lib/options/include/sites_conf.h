@@ -37,6 +37,7 @@ enum route_kind {
 	ROUTE_UPSTREAM,		/* forwarded to an --upstream */
 	ROUTE_REDIRECT,		/* CODE URL, {host} and {uri} substituted */
 	ROUTE_STATUS,		/* a fixed status */
+	ROUTE_PLUGIN,		/* a handler a --plugin registered by name */
 };
 
 struct route_conf {
@@ -46,7 +47,7 @@ struct route_conf {
 	char path[ROUTE_PATH_MAX];
 	bool exact;		/* exact = PATH, else prefix = PATH */
 	enum route_kind kind;
-	char target[PATH_MAX];	/* the root, upstream or URL */
+	char target[PATH_MAX];	/* the root, upstream, URL or handler */
 	uint16_t code;		/* redirect's or status's */
 	bool strip_prefix;
 	char headers[ROUTE_HEADERS_MAX][ROUTE_HEADER_MAX];	/* "NAME: VALUE" */

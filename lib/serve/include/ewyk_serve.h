@@ -255,6 +255,7 @@ enum serve_route_kind {
 	SERVE_ROUTE_UPSTREAM,	/* forwarded to the upstream named target */
 	SERVE_ROUTE_REDIRECT,	/* code to target, {host} and {uri} filled */
 	SERVE_ROUTE_STATUS,	/* code, its reason for a body */
+	SERVE_ROUTE_PLUGIN,	/* named: a plugin's handler */
 };
 
 struct http_static;
@@ -265,6 +266,7 @@ struct serve_route {
 	enum serve_route_kind kind;
 	const struct http_static *files;	/* ROOT's tree */
 	const char *target;	/* UPSTREAM's name, REDIRECT's URL */
+	const struct http_named *named;	/* PLUGIN's handler */
 	uint16_t code;
 	bool strip_prefix;	/* UPSTREAM: the path after the prefix */
 	const char *const *headers;	/* "NAME: VALUE", added to answers */
