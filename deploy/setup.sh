@@ -9,6 +9,8 @@ set -euo pipefail
 
 PACKAGES=(
 	dpdk dpdk-dev libdpdk-dev libnghttp2-dev libbsd-dev meson ninja-build pkg-config gcc
+	# compress = on (docs/operations.md): gzip
+	zlib1g-dev
 	nghttp2-client nghttp2-server curl wrk iproute2 iputils-ping nftables ethtool
 	python3 python3-pytest python3-pytest-xdist python3-scapy python3-h2 libcmocka-dev clang libclang-rt-14-dev spin
 	tcpdump lua5.4 nginx-light media-types brotli

@@ -832,6 +832,17 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 			SUM(serve_stats(s->serve)->limits.evicted));
 	rte_tel_data_add_dict_u64(d, "limit_untracked_reqs",
 			SUM(serve_stats(s->serve)->limits.untracked));
+	/* Answers gzipped for routes with compress = on. */
+	rte_tel_data_add_dict_u64(d, "compressed_answers_count",
+			SUM(serve_stats(s->serve)->compress.answers));
+	rte_tel_data_add_dict_u64(d, "compress_in_bytes",
+			SUM(serve_stats(s->serve)->compress.in_bytes));
+	rte_tel_data_add_dict_u64(d, "compress_out_bytes",
+			SUM(serve_stats(s->serve)->compress.out_bytes));
+	rte_tel_data_add_dict_u64(d, "compress_busy_count",
+			SUM(serve_stats(s->serve)->compress.busy));
+	rte_tel_data_add_dict_u64(d, "compress_streams",
+			SUM(serve_stats(s->serve)->compress.streams));
 	if (ew->access_log != NULL) {
 		const struct serve_log_stats *ls = serve_log_stats(ew->access_log);
 

@@ -306,6 +306,17 @@ FLAT = {
         "limit_untracked_reqs": ("ewyk_http_limit_untracked_requests_total", C,
                                  "Requests served uncounted by the limits: their set "
                                  "of the table all held", 1),
+        "compressed_answers_count": ("ewyk_http_compressed_answers_total", C,
+                                     "Answers gzipped (routes with compress = on)", 1),
+        "compress_in_bytes": ("ewyk_http_compress_in_bytes_total", C,
+                              "Bytes of answers before gzip", 1),
+        "compress_out_bytes": ("ewyk_http_compress_out_bytes_total", C,
+                               "Bytes of answers after gzip", 1),
+        "compress_busy_count": ("ewyk_http_compress_busy_total", C,
+                                "Answers sent as they were: every compressor of "
+                                "their shard busy", 1),
+        "compress_streams": ("ewyk_http_compress_streams", G,
+                             "Compressors at work", 1),
         "chunked_body_errors_count": ("ewyk_http_chunked_body_errors_total", C,
                                       "Malformed chunked bodies", 1),
         "head_timeouts_count": ("ewyk_http_head_timeouts_total", C,

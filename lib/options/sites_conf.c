@@ -11,7 +11,7 @@
 /* Keys of the contract that this version does not serve yet: refused by
  * name, never accepted and ignored. */
 static const char *const later[] = {
-	"websocket", "compress",
+	"websocket",
 };
 
 static int
@@ -256,10 +256,11 @@ route_key(struct route_conf *rt, const char *key, const char *value,
 		return route_target(rt, ROUTE_STATUS, key, value, err, errlen);
 	if (strcmp(key, "plugin") == 0)
 		return route_target(rt, ROUTE_PLUGIN, key, value, err, errlen);
-	if (strcmp(key, "strip-prefix") == 0) {
+	if (strcmp(key, "strip-prefix") == 0 || strcmp(key, "compress") == 0) {
 		if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
 			return fail(err, errlen, key, "on or off");
-		rt->strip_prefix = value[1] == 'n';
+		*(key[0] == 's' ? &rt->strip_prefix : &rt->compress) =
+			value[1] == 'n';
 		return 0;
 	}
 	if (strcmp(key, "add-header") == 0)
@@ -278,7 +279,7 @@ route_key(struct route_conf *rt, const char *key, const char *value,
 	snprintf(err, errlen, "unknown key '%s' (a [route] takes site, prefix "
 			"or exact, one of root, upstream, redirect, status and "
 			"plugin, "
-			"strip-prefix, add-header, limit-rps, limit-burst, "
+			"strip-prefix, compress, add-header, limit-rps, limit-burst, "
 			"limit-conns)", key);
 	return -1;
 }
@@ -474,6 +475,12 @@ finish_route(struct sites_conf *s, int i, char *err, size_t errlen)
 				rt->name);
 		return -1;
 	}
+	if (rt->compress && rt->kind != ROUTE_UPSTREAM) {
+		snprintf(err, errlen, "%d: [route %s]: compress is for an "
+				"upstream's answers in this version (a root's files "
+				"go as they are stored)", rt->line, rt->name);
+		return -1;
+	}
 	if (rt->strip_prefix && rt->kind != ROUTE_UPSTREAM) {
 		snprintf(err, errlen, "%d: [route %s]: strip-prefix is for an "
 				"upstream (a root always looks up the path after "
@@ -601,6 +608,8 @@ sites_conf_write(const struct sites_conf *s, FILE *f)
 			fprintf(f, "%s\n", rt->target);
 		if (rt->strip_prefix)
 			fprintf(f, "strip-prefix = on\n");
+		if (rt->compress)
+			fprintf(f, "compress = on\n");
 		for (j = 0; j < rt->nb_headers; j++)
 			fprintf(f, "add-header = %s\n", rt->headers[j]);
 		if (rt->limit_rps != 0)

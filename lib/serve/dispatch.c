@@ -359,6 +359,7 @@ dispatch_hook(void *ctx, const struct http_route *rt,
 	t->origin = o;
 	t->t0 = rte_get_tsc_cycles();
 	t->abandoned = false;
+	t->compress = false;
 	t->wait.state = WAIT_NONE;
 	t->wait.on_fiber = false;
 	t->wait.fiber = NULL;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "body.h"
+#include "compress.h"
 #include "fetch.h"
 #include "h3.h"
 #include "wait.h"
@@ -790,11 +791,17 @@ ewyk_respond_fetch(struct ewyk_request *req, struct ewyk_fetch *f)
 	struct ewyk_source src = { source_read, source_done, f, f->length };
 	char name[64], value[EWYK_RESPONSE_HEADERS_MAX];
 	uint32_t i;
+	bool gz;
 	int rc;
 
 	if (f->task != task_of(req) || f->answering || f->read != NULL ||
 			f->err != 0)
 		return -EINVAL;
+	gz = f->task->compress && compress_accepted(req) &&
+		compress_answer_ok(f->status, f->fields, f->nfields) &&
+		(req->method == HTTP_HEAD ||
+		 compress_source(&f->task->sv->st.compress, &src,
+				compress_live(f->fields, f->nfields)) == 0);
 	/* Its fields but this hop's own (framing, Connection, Server, Date:
 	 * refused by the answer API); a HEAD's says the length it would
 	 * have. */
@@ -807,10 +814,17 @@ ewyk_respond_fetch(struct ewyk_request *req, struct ewyk_fetch *f)
 		name[h->name.len] = '\0';
 		memcpy(value, h->value.p, h->value.len);
 		value[h->value.len] = '\0';
+		if (gz && compress_field(name, value, sizeof(value)))
+			continue;	/* said again below */
 		ewyk_respond_header(req, name, value);	/* or left out */
 	}
+	if (gz) {
+		ewyk_respond_header(req, "Content-Encoding", "gzip");
+		ewyk_respond_header(req, "Vary", compress_vary(f->fields,
+				f->nfields, value, sizeof(value)));
+	}
 	if (req->method == HTTP_HEAD)
-		src.length = f->head_length;
+		src.length = gz ? -1 : f->head_length;
 	rc = ewyk_respond_stream(req, f->status, NULL, &src);
 	if (rc != 0)
 		return rc;

@@ -122,6 +122,7 @@ conf_route(struct ewyk_request *q, void *ctx)
 	case SERVE_ROUTE_UPSTREAM:
 		/* Its fields first: the upstream's answer streams. */
 		with_headers(q, sr, EWYK_ANSWERED);
+		task_of(q)->compress = sr->compress;
 		return serve_proxy_forward(q, sr->target, sr->strip_prefix ?
 				after_prefix(q) : ewyk_request_path(q));
 	}

@@ -114,6 +114,7 @@ struct serve_task {
 	uint64_t t0;		/* TSC when it was produced */
 	uint16_t fallback;	/* 500 or 503 replaces the handler's answer */
 	bool abandoned;		/* its client left while it waited */
+	bool compress;		/* its route's compress = on */
 	struct task_wait wait;
 	struct task_body body;
 	struct early_answer early;

@@ -7,8 +7,10 @@ longer before shorter, exact before prefix, the site's own before every
 site's; a prefix matches at a '/' boundary. Driven with curl and nghttp
 over HTTP/1.1 and HTTP/2, cleartext, TLS (each site's certificate by
 SNI) and IPv6; a reload swaps every site's files or none."""
+import gzip
 import os
 import re
+import subprocess
 import signal
 import time
 
@@ -18,7 +20,7 @@ from app_servers import app_servers, ready
 from ewyk_harness import APP_IP, APP_IP6, HOST_IP, ROOT, Appliance, check_config
 from test_startup_errors import start
 from tls_certs import CA
-from upstream_servers import upstream_args, upstreams_serving
+from upstream_servers import NGINX_PORT, upstream_args, upstreams_serving
 
 HELLO = os.path.join(ROOT, "build", "app", "plugins", "ewyk-hello.so")
 
@@ -108,6 +110,13 @@ site = c
 prefix = /raw
 upstream = ng
 
+[route zip]
+site = c
+prefix = /zip
+upstream = ng
+strip-prefix = on
+compress = on
+
 [route lim]
 exact = /lim
 status = 204
@@ -127,6 +136,9 @@ def sites(tree):
         with upstreams_serving(a, {}) as (prefix, files):
             write(os.path.join(prefix, "www", "app.txt"), "from the app\n")
             write(os.path.join(prefix, "www", "raw", "r.txt"), "raw\n")
+            for name in ("text.txt", "gz/text.txt"):
+                write(os.path.join(prefix, "www", name), TEXT)
+            write(os.path.join(prefix, "www", "blob.bin"), TEXT)
             yield {"a": a, "tree": tree, "nginx": prefix}
     finally:
         a.close()
@@ -444,6 +456,79 @@ def test_plugin_route_without_its_handler_is_refused(tmp_path):
         in lines[0], lines[0]
 
 
+# A text answer worth compressing: 300 KB of log-like lines.
+TEXT = "".join(f"{i:06d} GET /api/items/{i * 7919 % 1000} 200 {i * 31 % 997} ms\n"
+               for i in range(8000))
+
+
+def fetch_raw(a, url, *headers, method="GET", proto="h1"):
+    """(status, fields in lower case, body bytes as sent) with curl, no
+    decoding."""
+    args = ["curl", "-sS", "-m", "20"] + (["-I"] if method == "HEAD" else
+                                          ["-D", "-", "-o", "-", "-X", method])
+    if proto == "h2":
+        args.append("--http2-prior-knowledge")
+    for h in headers:
+        args += ["-H", h]
+    r = subprocess.run(["ip", "netns", "exec", a.client, *args, url],
+                       capture_output=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    head, _, body = r.stdout.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    fields = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(":")
+        fields.setdefault(k.strip().lower(), v.strip())
+    return int(lines[0].split()[1]), fields, body
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_compress_gzips_an_upstreams_text(sites, proto):
+    """compress = on: an upstream's text answer is gzipped for a client
+    that takes gzip (Content-Encoding, Vary, its ETag made weak, no
+    length), as small as nginx's own gzip at level 6 for the same bytes;
+    left as it is without Accept-Encoding, with gzip;q=0, for a type that
+    is not text, and for a range."""
+    a = sites["a"]
+    url = f"http://{APP_IP}/zip/text.txt"
+    host = "Host: c.example.test"
+    before = a.telemetry("/ewyk/http")
+    status, f, body = fetch_raw(a, url, host, "Accept-Encoding: gzip, br",
+                                proto=proto)
+    assert status == 200, f
+    assert f.get("content-encoding") == "gzip", f
+    assert "accept-encoding" in f.get("vary", "").lower(), f
+    assert "content-length" not in f, f
+    assert f.get("etag", "").startswith('W/"'), f
+    assert gzip.decompress(body) == TEXT.encode()
+    _, nf, nginx_gz = fetch_raw(a, f"http://{HOST_IP}:{NGINX_PORT}/gz/text.txt",
+                                "Accept-Encoding: gzip")
+    assert nf.get("content-encoding") == "gzip", nf
+    assert len(body) <= len(nginx_gz), (len(body), len(nginx_gz))
+    after = a.telemetry("/ewyk/http")
+    assert after["compressed_answers_count"] == before["compressed_answers_count"] + 1
+    assert after["compress_in_bytes"] - before["compress_in_bytes"] == len(TEXT)
+    for extra in ((), ("Accept-Encoding: gzip;q=0, identity",),
+                  ("Accept-Encoding: gzip", "Range: bytes=0-99")):
+        status, f, body = fetch_raw(a, url, host, *extra, proto=proto)
+        assert "content-encoding" not in f, (extra, f)
+        assert body == TEXT.encode()[:len(body)] and status in (200, 206), extra
+    _, f, body = fetch_raw(a, f"http://{APP_IP}/zip/blob.bin", host,
+                           "Accept-Encoding: gzip", proto=proto)
+    assert "content-encoding" not in f and body == TEXT.encode(), f
+    status, f, body = fetch_raw(a, url, host, "Accept-Encoding: *", method="HEAD",
+                                proto=proto)
+    assert status == 200 and f.get("content-encoding") == "gzip" and body == b"", f
+    assert a.telemetry("/ewyk/http")["compress_streams"] == 0
+
+
+def test_compress_is_refused_off_an_upstream(cc_ns, tmp_path):
+    rc, _, err = check(cc_ns, SITE.format(d=tmp_path) +
+                       "[route r]\nprefix = /x\nstatus = 404\ncompress = on\n",
+                       tmp_path)
+    assert rc == 2 and "compress is for an upstream's answers" in err, err
+
+
 def check(ns, conf_text, tmp_path, *args):
     """ewykd --check-config on a file of conf_text: (exit status, stdout,
     stderr)."""
@@ -482,8 +567,10 @@ SITE = "[site a]\nroot = {d}\n"
      "add-header: content-length is the server's own field"),
     (SITE + "[route r]\nprefix = /x\nstatus = 404\nadd-header = X-A:b\n",
      "add-header: NAME: VALUE"),
-    (SITE + "[route r]\nprefix = /x\nstatus = 404\ncompress = on\n",
-     "compress: not served by this version of ewykd yet"),
+    (SITE + "[route r]\nprefix = /x\nupstream = ng\ncompress = yes\n",
+     "compress: on or off"),
+    (SITE + "[route r]\nprefix = /x\nstatus = 404\nwebsocket = on\n",
+     "websocket: not served by this version of ewykd yet"),
     (SITE + "[route r]\nprefix = /x\nstatus = 404\nlimit-rps = 0\n",
      ":6: [route r] limit-rps: a number from 1"),
     (SITE + "[route r]\nprefix = /x\nstatus = 404\nlimit-conns = 2000000\n",

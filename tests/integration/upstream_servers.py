@@ -126,6 +126,7 @@ http {{
     scgi_temp_path {prefix}/scgi;
     keepalive_requests 10000;
     keepalive_timeout 60s;
+    types {{ text/plain txt; application/octet-stream bin; }}
     server {{
         listen {HOST_IP}:{NGINX_PORT};
         root {prefix}/www;
@@ -133,6 +134,13 @@ http {{
             dav_methods PUT DELETE;
             create_full_put_path on;
             client_max_body_size 16m;
+        }}
+        # nginx's own gzip, the size ewykd's compress = on is held to
+        location /gz/ {{
+            gzip on;
+            gzip_comp_level 6;
+            gzip_types text/plain application/json;
+            gzip_proxied any;
         }}
     }}
 }}

@@ -159,6 +159,15 @@ struct limit_stats {
 };
 
 /* Written by the owner, read by telemetry (relaxed loads). */
+/* Answers a route's compress = on deflated, on the owner. */
+struct serve_compress {
+	uint64_t answers;	/* gzipped */
+	uint64_t in_bytes;	/* before */
+	uint64_t out_bytes;	/* after */
+	uint64_t busy;		/* sent as they were: every compressor busy */
+	uint32_t streams;	/* compressors at work (gauge) */
+};
+
 struct serve_stats {
 	uint64_t overloaded;	/* no task free: 503 */
 	uint64_t deferred;	/* handlers that asked for the pool */
@@ -168,6 +177,7 @@ struct serve_stats {
 	struct serve_fetch_stats fetch;
 	struct upstream_stats upstream[UPSTREAM_MAX];
 	struct limit_stats limits;
+	struct serve_compress compress;
 	struct serve_route_stats *routes;	/* by route id */
 	uint32_t nroutes;
 };
@@ -269,6 +279,7 @@ struct serve_route {
 	const struct http_named *named;	/* PLUGIN's handler */
 	uint16_t code;
 	bool strip_prefix;	/* UPSTREAM: the path after the prefix */
+	bool compress;		/* UPSTREAM: gzip text answers a client takes */
 	const char *const *headers;	/* "NAME: VALUE", added to answers */
 	uint16_t nb_headers;
 	struct http_limit limit;	/* per client address; zeros: none */
