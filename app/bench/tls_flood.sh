@@ -22,6 +22,9 @@
 #            step is a BLOCKING task of the strategy, queued to the
 #            blocking pool (PEC), whose threads run on the CPUs that no
 #            worker lcore has; the shard's lcore polls on
+#   auto     --tls-offload auto (the default), no reserved lcore: pool
+#            while the pool's CPUs have half a CPU free of other
+#            processes' work (the flood's client counts), else inline
 #   epc      --tls-offload on with a reserved lcore: EPC while the reserved
 #            lcore is idle (it takes the polling over), else PEC
 # ewykd's main and shard lcores are on CPU 1 (the reserved one, epc, on
@@ -32,7 +35,7 @@
 # bursts).
 #
 # Usage: [EWYK_MEDIUM=...] [ROUNDS=3] [RATE=200] [FLOOD_C=200]
-#        [MODES="inline pool epc"] [EST_CPU=1] [IDLE=sleep|poll]
+#        [MODES="inline pool auto epc"] [EST_CPU=1] [IDLE=sleep|poll]
 #        app/bench/tls_flood.sh [SECONDS]
 #        (as root, after a build; SECONDS per run, default 10)
 set -euo pipefail
@@ -44,7 +47,7 @@ RATE=${RATE:-200}
 FLOOD_C=${FLOOD_C:-200}
 EST_CPU=${EST_CPU:-1}
 IDLE=${IDLE:-sleep}
-MODES=${MODES:-inline pool epc}
+MODES=${MODES:-inline pool auto epc}
 : "${EWYK_MEDIUM:=$(ewyk_medium_default)}"
 export EWYK_MEDIUM
 NS="ewyk-tflood-$$"
@@ -92,8 +95,9 @@ run() {
 	local mode=$1 round=$2 flood=$3 lcores=(--lcores 0@1,1@1) extra=()
 	case "$mode" in
 	inline) extra=(--tls-offload off) ;;
-	pool) ;;
-	epc) lcores=(--lcores 0@1,1@1,2@0) extra=(--reserved 1) ;;
+	pool) extra=(--tls-offload on) ;;
+	auto) extra=(--tls-offload auto) ;;
+	epc) lcores=(--lcores 0@1,1@1,2@0) extra=(--reserved 1 --tls-offload on) ;;
 	esac
 	ewyk_ns_start "$NS" "$LOG" "${lcores[@]}" -- --www "$TMP/www" \
 		--tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem" "${extra[@]}" \

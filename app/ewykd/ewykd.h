@@ -16,6 +16,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
+#include "ewyk_exec.h"
 #include "ewyk_serve.h"
 #include "http_route.h"
 #include "http_site.h"
@@ -89,6 +90,10 @@ struct ewykd {
 	/* Executors (executors.c): the reserved lcores and the blocking pool. */
 	struct ewyk_reserved *reserved;
 	struct ewyk_bpool *bpool;
+	/* Room on the pool's CPUs (--tls-offload auto), sampled by the
+	 * main lcore. */
+	struct ewyk_cpu_watch cpu_room;
+	uint64_t cpu_room_next_ms;
 
 	/* A reload (reload.c): the swap whose old tree still has answers
 	 * out, and what each shard had polled then; counts for telemetry. */

@@ -78,6 +78,8 @@ executors_create(struct ewykd *e)
 	};
 
 	pool_cpus(e, &cpus);
+	ewyk_cpu_watch_init(&e->cpu_room, &cpus,
+			(unsigned int)sysconf(_SC_CLK_TCK));
 	e->bpool = ewyk_bpool_create(&bc);
 	if (e->bpool == NULL)
 		return -1;
@@ -89,11 +91,22 @@ executors_create(struct ewykd *e)
 	return 0;
 }
 
+/* How often the pool's CPUs are looked at: 10 of the kernel's 100 Hz
+ * ticks, and a verdict that follows a change within 0.1 s. */
+#define ROOM_PERIOD_MS 100
+
 void
 executors_watch(struct ewykd *e, uint64_t now_ms)
 {
 	uint16_t i;
 
+	if (e->bpool != NULL && now_ms >= e->cpu_room_next_ms) {
+		struct ewyk_bpool_stats st;
+
+		ewyk_bpool_stats(e->bpool, &st);
+		ewyk_cpu_watch_read(&e->cpu_room, st.busy_ns);
+		e->cpu_room_next_ms = now_ms + ROOM_PERIOD_MS;
+	}
 	if (e->cfg.stuck_ms == 0 || e->reserved == NULL)
 		return;
 	for (i = 0; i < e->shards_ready; i++)

@@ -323,7 +323,9 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.tls = e->tls,
 		.tls_port = cfg->tls_port,
 		.tls_stats = &s->tls_stats,
-		.tls_inline = !cfg->tls_offload,
+		.tls_inline = cfg->tls_offload == TLS_OFFLOAD_OFF,
+		.tls_room = cfg->tls_offload == TLS_OFFLOAD_AUTO ?
+			&e->cpu_room.spare : NULL,
 		.http3 = cfg->http3,
 		.quic_port = cfg->quic_port,
 		.quic_retry_threshold = cfg->quic_retry_threshold,

@@ -580,6 +580,15 @@ fill_strategy(struct rte_tel_data *sd, struct shard *s)
 	rte_tel_data_add_dict_u64(sd, "stale_answers_count", LOAD(sv->stale));
 	rte_tel_data_add_dict_u64(sd, "overloaded_reqs", LOAD(sv->overloaded));
 	rte_tel_data_add_dict_u64(sd, "deferred_reqs", LOAD(sv->deferred));
+	/* --tls-offload auto: the pool's CPUs' room, as the main lcore last
+	 * read it, and the handshakes kept inline for want of it. */
+	rte_tel_data_add_dict_int(sd, "helper_cpu_room",
+			atomic_load_explicit(&ew->cpu_room.spare,
+			memory_order_relaxed));
+	rte_tel_data_add_dict_u64(sd, "helper_cpu_others_pct",
+			LOAD(ew->cpu_room.others_pct));
+	rte_tel_data_add_dict_u64(sd, "tls_inline_no_room_count",
+			LOAD(sv->tls_inline_no_room));
 	rte_tel_data_add_dict_u64(sd, "delay_reqs", route_reqs(s, "/delay"));
 	rte_tel_data_add_dict_u64(sd, "blocking_delay_reqs",
 			route_reqs(s, "/blocking-delay"));

@@ -563,6 +563,14 @@ PER_SHARD = {
                             "Requests answered 503 for overload", 1),
         "deferred_reqs": ("ewyk_strategy_deferred_requests_total", C,
                           "Requests deferred", 1),
+        "helper_cpu_room": ("ewyk_strategy_helper_cpu_room", G,
+                            "1 while the blocking pool's CPUs have half a CPU "
+                            "free of other processes' work", 1),
+        "helper_cpu_others_pct": ("ewyk_strategy_helper_cpu_others_percent", G,
+                                  "Other processes' share of the pool's CPUs", 1),
+        "tls_inline_no_room_count": ("ewyk_strategy_tls_inline_no_room_total", C,
+                                     "Full TLS handshakes kept inline: the pool's "
+                                     "CPUs busy with others", 1),
         "fiber_fallback_tasks": ("ewyk_fiber_fallback_tasks_total", C,
                                  "Fiber requests run otherwise: no fiber free", 1),
         "fiber_stacks_count": ("ewyk_fiber_stacks", G, "Fiber stacks made (each a mapping)", 1),

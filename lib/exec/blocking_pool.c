@@ -32,7 +32,7 @@ struct ewyk_bpool {
 	unsigned int max_threads, min_threads;
 	uint64_t idle_ns;
 	unsigned int threads, idle, peak;
-	uint64_t executed, rejected, started, reaped;
+	uint64_t executed, rejected, started, reaped, busy_ns;
 	bool stopping, joined;
 	bool pinned;
 	cpu_set_t cpus;
@@ -55,6 +55,7 @@ worker(void *arg)
 	struct ewyk_bpool *bp = me->pool;
 	struct ewyk_task *t;
 	struct timespec dl;
+	uint64_t t0;
 	int rc;
 
 	/* Its own name, not the creator's (an lcore's): tools and the tests
@@ -89,9 +90,12 @@ worker(void *arg)
 		bp->head = (bp->head + 1) % bp->cap;
 		bp->count--;
 		pthread_mutex_unlock(&bp->lock);
+		t0 = exec_now_ns();
 		t->run(t);
+		t0 = exec_now_ns() - t0;
 		pthread_mutex_lock(&bp->lock);
 		bp->executed++;
+		bp->busy_ns += t0;
 	}
 	bp->threads--;
 	if (me->state == TH_RUNNING)	/* stop() may have claimed the join */
@@ -271,6 +275,7 @@ ewyk_bpool_stats(struct ewyk_bpool *bp, struct ewyk_bpool_stats *st)
 	st->peak_threads = bp->peak;
 	st->queued = bp->count;
 	st->executed = bp->executed;
+	st->busy_ns = bp->busy_ns;
 	st->rejected = bp->rejected;
 	st->started = bp->started;
 	st->reaped = bp->reaped;

@@ -390,7 +390,30 @@ ON_OFF_OPTION(syncookies, syncookies)
 ON_OFF_OPTION(tcp_pacing, tcp_pacing)
 ON_OFF_OPTION(demo_routes, demo_routes)
 ON_OFF_OPTION(state_api, state_api)
-ON_OFF_OPTION(tls_offload, tls_offload)
+static int
+set_tls_offload(struct ewykd_config *cfg, const char *val, char *err,
+		size_t errlen)
+{
+	static const char *const names[] = { "off", "on", "auto" };
+	uint8_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (val != NULL && strcmp(val, names[i]) == 0) {
+			cfg->tls_offload = i;
+			return 0;
+		}
+	snprintf(err, errlen, "'%s' is none of auto, on and off",
+			val != NULL ? val : "");
+	return -1;
+}
+
+static void
+show_tls_offload(const struct ewykd_config *cfg, const char *key, FILE *f)
+{
+	static const char *const names[] = { "off", "on", "auto" };
+
+	fprintf(f, "%s = %s\n", key, names[cfg->tls_offload]);
+}
 ON_OFF_OPTION(http3, http3)
 
 /* Repeatable: --tls-cert and --tls-key come in pairs, in order; the
@@ -1152,7 +1175,7 @@ static const struct opt_def opts[] = {
 	{ "http3", NULL, set_http3, show_http3, "serve HTTP/3 over QUIC on UDP --quic-port with the TLS certificates (refused without one); answers over TLS then carry Alt-Svc: h3=\":PORT\" (off)" },
 	{ "quic-port", "N", set_quic_port, show_quic_port, "UDP port of HTTP/3 (--tls-port)" },
 	{ "quic-retry-threshold", "N", set_quic_retry_threshold, show_quic_retry_threshold, "QUIC handshakes under way on a shard past which a new client must first prove its address with a Retry; 0: every client (64)" },
-	{ "tls-offload", "on|off", set_tls_offload, show_tls_offload, "on: a full handshake is a task of the strategy, handed to a reserved lcore or the blocking pool so that polling goes on; off: every handshake runs inline where it arrives, a baseline (on)" },
+	{ "tls-offload", "auto|on|off", set_tls_offload, show_tls_offload, "where a full handshake runs. on: a task of the strategy, handed to a reserved lcore or the blocking pool so that polling goes on; off: inline where it arrives, a baseline; auto: handed over while the pool's CPUs have half a CPU free of other processes' work (read from /proc/stat), else inline (auto)" },
 	{ "port-id", "N", set_port_id, show_port_id, "DPDK ethdev port of the first --ip (0)" },
 	{ "shards", "N", set_shards, show_shards, "RX/TX queue pairs, one lcore each (worker lcores)" },
 	{ "mtu", "N", set_mtu, show_mtu, "MTU of the ports (1500); mbufs hold a whole frame" },
@@ -1203,7 +1226,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->listen_port = 80;
 	cfg->tls_handshake_timeout_ms = 10000;
 	cfg->tls_ticket_rotate_s = 43200;
-	cfg->tls_offload = true;
+	cfg->tls_offload = TLS_OFFLOAD_AUTO;
 	cfg->quic_retry_threshold = 64;
 	cfg->mtu = 1500;
 	cfg->rx_desc = 1024;

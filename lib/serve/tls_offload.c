@@ -51,6 +51,22 @@ run(struct ewyk_task *bt)
 	return 0;
 }
 
+enum ewyk_invocation
+tls_offload_type(bool cheap, const atomic_bool *room, uint64_t *no_room)
+{
+	if (cheap)
+		return EWYK_NON_BLOCKING;
+	/* A costly step must not hold the producer while a helper has a
+	 * CPU of its own to run it on; without one, handing it over only
+	 * takes that CPU from whoever is busy there (a client on the same
+	 * host), and it runs inline (EITHER: a reserved lcore idle still
+	 * takes the polling over, else PIC). */
+	if (room == NULL || atomic_load_explicit(room, memory_order_relaxed))
+		return EWYK_BLOCKING;
+	(*no_room)++;
+	return EWYK_EITHER;
+}
+
 static int
 offload(void *ctx, struct tls_work *w)
 {
@@ -61,8 +77,8 @@ offload(void *ctx, struct tls_work *w)
 		return -1;	/* never: one task per staging */
 	sv->free_tls_tasks = t->free_next;
 	t->w = w;
-	t->base.type = tls_work_cost(w) == TLS_WORK_CHEAP ?
-		EWYK_NON_BLOCKING : EWYK_BLOCKING;
+	t->base.type = tls_offload_type(tls_work_cost(w) == TLS_WORK_CHEAP,
+			sv->conf.tls_room, &sv->st.tls_inline_no_room);
 	task_queue(sv, &t->base);
 	return 0;
 }

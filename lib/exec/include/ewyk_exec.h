@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -288,6 +289,34 @@ void ewyk_reserved_stats(const struct ewyk_reserved *rp,
 /* Worker index of the calling thread, -1 if not a reserved worker. */
 int ewyk_reserved_self(void);
 
+/* ---- room on a helper's CPUs --------------------------------------------- */
+
+/*
+ * Whether the CPUs a helper runs on (the blocking pool's) have half a CPU
+ * free of other work over the last interval: the kernel's accounts of
+ * those CPUs, less the pool's own busy time. Sampled by one thread now
+ * and then; spare is read by any.
+ */
+struct ewyk_cpu_watch {
+	cpu_set_t cpus;
+	uint64_t ns_per_tick;	/* of /proc/stat's counts (USER_HZ) */
+	uint64_t total, busy;	/* the last sample's ticks */
+	uint64_t pool_ns;	/* and the pool's busy time then */
+	uint64_t samples;
+	uint64_t busy_samples;	/* found without room */
+	unsigned int others_pct;	/* others' share of one CPU, last */
+	atomic_bool spare;
+};
+
+void ewyk_cpu_watch_init(struct ewyk_cpu_watch *w, const cpu_set_t *cpus,
+		unsigned int hz);
+/* One sample from /proc/stat's text and the pool's busy time so far:
+ * the new verdict (the first sample only sets the baseline). */
+bool ewyk_cpu_watch_sample(struct ewyk_cpu_watch *w, const char *proc_stat,
+		uint64_t pool_busy_ns);
+/* The same, reading /proc/stat. */
+bool ewyk_cpu_watch_read(struct ewyk_cpu_watch *w, uint64_t pool_busy_ns);
+
 /* ---- blocking pool ---------------------------------------------------- */
 
 struct ewyk_bpool_conf {
@@ -307,6 +336,7 @@ struct ewyk_bpool_stats {
 	unsigned int peak_threads;
 	unsigned int queued;
 	uint64_t executed;	/* tasks run */
+	uint64_t busy_ns;	/* running them */
 	uint64_t rejected;	/* execute() on a full queue */
 	uint64_t started;	/* threads created */
 	uint64_t reaped;	/* threads ended by idleness */

@@ -32,6 +32,13 @@ enum idle_mode {
 #define EWYKD_MIME_TYPES_MAX 64		/* --mime-type */
 #define EWYKD_PORTS_MAX 4	/* the stack's NET_MAX_PORTS */
 
+/* --tls-offload: where a full handshake runs. */
+enum tls_offload {
+	TLS_OFFLOAD_OFF,	/* inline where it arrives: a baseline */
+	TLS_OFFLOAD_ON,		/* a helper always (reserved lcore, pool) */
+	TLS_OFFLOAD_AUTO,	/* a helper while its CPUs have room */
+};
+
 struct ewykd_config {
 	char config_file[PATH_MAX];
 	/* The addresses of each port served: the Nth --ip is the Nth DPDK
@@ -150,7 +157,7 @@ struct ewykd_config {
 	char tls_priority[1024];	/* "": TLS_PRIORITY_DEFAULT */
 	uint32_t tls_handshake_timeout_ms;
 	uint32_t tls_ticket_rotate_s;	/* 0: never */
-	bool tls_offload;	/* off: every handshake inline (a baseline) */
+	uint8_t tls_offload;	/* enum tls_offload */
 	bool http3;		/* HTTP/3 over QUIC (needs a certificate) */
 	uint16_t quic_port;	/* UDP; 0: --tls-port */
 	uint32_t quic_retry_threshold;	/* handshakes under way per shard

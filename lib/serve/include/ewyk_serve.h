@@ -21,6 +21,7 @@
 #ifndef EWYK_SERVE_H
 #define EWYK_SERVE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -104,6 +105,10 @@ struct serve_conf {
 	uint16_t tls_port;
 	struct tls_stats *tls_stats;
 	bool tls_inline;
+	/* Not NULL: a full handshake goes to a helper only while this says
+	 * the helper's CPUs have room, else it runs inline (--tls-offload
+	 * auto). */
+	const atomic_bool *tls_room;
 	/* HTTP/3 over QUIC on UDP port quic_port (host order), with the TLS
 	 * configuration's certificates (tls required), into the same
 	 * routes and dispatch; the endpoint's counters. */
@@ -170,6 +175,8 @@ struct serve_compress {
 
 struct serve_stats {
 	uint64_t overloaded;	/* no task free: 503 */
+	uint64_t tls_inline_no_room;	/* full handshakes kept inline: the
+					 * helper's CPUs busy with others */
 	uint64_t deferred;	/* handlers that asked for the pool */
 	uint64_t completions;	/* answers through the ring */
 	uint64_t stale;		/* answers for connections gone */
