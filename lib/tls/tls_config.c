@@ -281,11 +281,20 @@ gen_free(struct tls_gen *g)
 	uint16_t i;
 
 	for (i = 0; i < g->shards; i++) {
+		unsigned int p;
+
 		if (g->per[i].creds != NULL)
 			gnutls_certificate_free_credentials(g->per[i].creds);
+		for (p = 0; p < TLS_PAIRS_MAX; p++)
+			if (g->per[i].pair[p] != NULL)
+				gnutls_certificate_free_credentials(
+						g->per[i].pair[p]);
 		if (g->per[i].prio != NULL)
 			gnutls_priority_deinit(g->per[i].prio);
 	}
+	for (i = 0; i < TLS_PAIRS_MAX; i++)
+		if (g->crt[i] != NULL)
+			gnutls_x509_crt_deinit(g->crt[i]);
 	free(g);
 }
 
@@ -416,47 +425,174 @@ tls_priority_check(const char *str, char *err, size_t errlen)
 	return rc;
 }
 
-/* One shard's credentials: every pair (the first the default), its OCSP
- * response, and the priority cache. */
+/* Pair i (and its OCSP response) into creds: 0, or -1 with err. */
 static int
-creds_build(const struct tls_config *cfg, const struct pair_data *pd,
-		struct tls_shard_creds *sc, char *err, size_t errlen)
+pair_add(const struct tls_config *cfg, const struct pair_data *pd,
+		unsigned int i, gnutls_certificate_credentials_t creds,
+		char *err, size_t errlen)
 {
-	unsigned int i;
 	int idx, rc;
 
-	if (tls_priority_load(cfg->priority, &sc->prio, err, errlen) != 0)
+	idx = gnutls_certificate_set_x509_key_mem2(creds, &pd[i].cert,
+			&pd[i].key, GNUTLS_X509_FMT_PEM, NULL, 0);
+	if (idx < 0) {
+		snprintf(err, errlen, "--tls-cert %s with --tls-key %s: %s",
+				cfg->paths[i][PATH_CERT],
+				cfg->paths[i][PATH_KEY], gnutls_strerror(idx));
 		return -1;
-	if (gnutls_certificate_allocate_credentials(&sc->creds) < 0) {
-		sc->creds = NULL;
+	}
+	if (pd[i].ocsp.size == 0)
+		return 0;
+	rc = gnutls_certificate_set_ocsp_status_request_mem(creds,
+			&pd[i].ocsp, (unsigned int)idx, GNUTLS_X509_FMT_DER);
+	if (rc < 0) {
+		snprintf(err, errlen, "--tls-ocsp %s: %s",
+				cfg->paths[i][PATH_OCSP], gnutls_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+creds_new(gnutls_certificate_credentials_t *creds, char *err, size_t errlen)
+{
+	if (gnutls_certificate_allocate_credentials(creds) < 0) {
+		*creds = NULL;
 		snprintf(err, errlen, "TLS credentials: out of memory");
 		return -1;
 	}
-	gnutls_certificate_set_flags(sc->creds, GNUTLS_CERTIFICATE_API_V2);
-	for (i = 0; i < cfg->conf.n_pairs; i++) {
-		idx = gnutls_certificate_set_x509_key_mem2(sc->creds,
-				&pd[i].cert, &pd[i].key, GNUTLS_X509_FMT_PEM,
-				NULL, 0);
-		if (idx < 0) {
-			snprintf(err, errlen, "--tls-cert %s with --tls-key %s: "
-					"%s", cfg->paths[i][PATH_CERT],
-					cfg->paths[i][PATH_KEY],
-					gnutls_strerror(idx));
+	gnutls_certificate_set_flags(*creds, GNUTLS_CERTIFICATE_API_V2);
+	return 0;
+}
+
+/* Whether a list of names ("a\nb\n") holds name (len bytes, its '\n'
+ * included). */
+static bool
+has_name(const char *list, const char *name, size_t len)
+{
+	const char *q;
+
+	for (q = list; *q != '\0'; q = strchr(q, '\n') + 1)
+		if (strncmp(q, name, len) == 0)
+			return true;
+	return false;
+}
+
+/* Whether two lists of names hold the same names. */
+static bool
+same_names(const char *a, const char *b)
+{
+	const char *p, *e;
+	size_t na = 0, nb = 0;
+
+	for (p = a; (e = strchr(p, '\n')) != NULL; p = e + 1, na++)
+		if (!has_name(b, p, (size_t)(e - p + 1)))
+			return false;
+	for (p = b; (p = strchr(p, '\n')) != NULL; p++)
+		nb++;
+	return na == nb && na > 0;
+}
+
+/* Pair i with every pair of the same names, i first. */
+static int
+pair_creds(const struct tls_config *cfg, const struct pair_data *pd,
+		const char (*names)[512], unsigned int i,
+		gnutls_certificate_credentials_t *creds, char *err, size_t errlen)
+{
+	unsigned int j;
+
+	if (creds_new(creds, err, errlen) != 0 ||
+			pair_add(cfg, pd, i, *creds, err, errlen) != 0)
+		return -1;
+	for (j = 0; j < cfg->conf.n_pairs; j++)
+		if (j != i && same_names(names[i], names[j]) &&
+				pair_add(cfg, pd, j, *creds, err, errlen) != 0)
 			return -1;
-		}
-		if (pd[i].ocsp.size == 0)
+	return 0;
+}
+
+/* One shard's credentials: every pair (the first the default), its OCSP
+ * response, and the priority cache; with several pairs, each with its
+ * namesakes too. */
+static int
+creds_build(const struct tls_config *cfg, const struct pair_data *pd,
+		const char (*names)[512], struct tls_shard_creds *sc, char *err,
+		size_t errlen)
+{
+	unsigned int i, n = cfg->conf.n_pairs;
+
+	if (tls_priority_load(cfg->priority, &sc->prio, err, errlen) != 0 ||
+			creds_new(&sc->creds, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (pair_add(cfg, pd, i, sc->creds, err, errlen) != 0 ||
+				(n > 1 && pair_creds(cfg, pd, names, i,
+				&sc->pair[i], err, errlen) != 0))
+			return -1;
+	return 0;
+}
+
+/* A certificate's DNS names, each ending '\n' (those that fit). */
+static void
+dns_names(gnutls_x509_crt_t crt, char *out, size_t cap)
+{
+	size_t used = 0;
+	unsigned int i;
+
+	out[0] = '\0';
+	for (i = 0; ; i++) {
+		char name[256];
+		size_t len = sizeof(name) - 1;
+		int type = gnutls_x509_crt_get_subject_alt_name(crt, i, name,
+				&len, NULL);
+
+		if (type < 0)
+			break;
+		if (type != GNUTLS_SAN_DNSNAME || used + len + 2 > cap)
 			continue;
-		rc = gnutls_certificate_set_ocsp_status_request_mem(sc->creds,
-				&pd[i].ocsp, (unsigned int)idx,
-				GNUTLS_X509_FMT_DER);
-		if (rc < 0) {
-			snprintf(err, errlen, "--tls-ocsp %s: %s",
-					cfg->paths[i][PATH_OCSP],
-					gnutls_strerror(rc));
+		memcpy(out + used, name, len);
+		used += len;
+		out[used++] = '\n';
+		out[used] = '\0';
+	}
+}
+
+/* Each pair's certificate (the first of its chain) and names, for
+ * tls_gen_pick() and the pairs' credentials. */
+static int
+crts_load(struct tls_gen *g, const struct pair_data *pd, unsigned int n,
+		char *err, size_t errlen)
+{
+	unsigned int i;
+
+	g->n_pairs = (uint16_t)n;
+	for (i = 0; i < n; i++) {
+		if (gnutls_x509_crt_init(&g->crt[i]) < 0 ||
+				gnutls_x509_crt_import(g->crt[i], &pd[i].cert,
+				GNUTLS_X509_FMT_PEM) < 0) {
+			snprintf(err, errlen, "TLS certificate %u: unreadable",
+					i + 1);
 			return -1;
 		}
+		dns_names(g->crt[i], g->names[i], sizeof(g->names[i]));
 	}
 	return 0;
+}
+
+int
+tls_gen_pick(const struct tls_gen *g, const char *host)
+{
+	static const unsigned int passes[] = {
+		GNUTLS_VERIFY_DO_NOT_ALLOW_WILDCARDS, 0,
+	};
+	unsigned int p, i;
+
+	for (p = 0; p < 2; p++)
+		for (i = 0; i < g->n_pairs; i++)
+			if (g->crt[i] != NULL && gnutls_x509_crt_check_hostname2(
+					g->crt[i], host, passes[p]) != 0)
+				return p == 0 ? -1 : (int)i;
+	return -1;
 }
 
 /* A new generation from the files as they are now: every shard's. */
@@ -477,8 +613,14 @@ gen_load(struct tls_config *cfg, struct tls_cert_info *info, char *err,
 		return NULL;
 	}
 	g->shards = shards;
+	if (crts_load(g, pd, cfg->conf.n_pairs, err, errlen) != 0) {
+		pairs_wipe(pd, cfg->conf.n_pairs);
+		gen_free(g);
+		return NULL;
+	}
 	for (i = 0; i < shards; i++)
-		if (creds_build(cfg, pd, &g->per[i], err, errlen) != 0) {
+		if (creds_build(cfg, pd, g->names, &g->per[i], err,
+				errlen) != 0) {
 			pairs_wipe(pd, cfg->conf.n_pairs);
 			gen_free(g);
 			return NULL;

@@ -20,6 +20,11 @@
  * the count of that shard's connections on them (its owner's only). */
 struct tls_shard_creds {
 	gnutls_certificate_credentials_t creds;
+	/* With several pairs, each with those whose certificates have the
+	 * same names (an ECDSA and an RSA one: GnuTLS then chooses by the
+	 * client's algorithms): for an SNI one of them names by a wildcard
+	 * only (tls_gen_pick()). */
+	gnutls_certificate_credentials_t pair[TLS_PAIRS_MAX];
 	gnutls_priority_t prio;
 	uint32_t sessions;
 } __attribute__((aligned(64)));
@@ -33,8 +38,17 @@ struct tls_gen {
 				 * it, and the configuration while it is the
 				 * current one */
 	uint16_t shards;
+	uint16_t n_pairs;
+	gnutls_x509_crt_t crt[TLS_PAIRS_MAX];	/* each pair's, to match SNI */
+	char names[TLS_PAIRS_MAX][512];	/* its DNS names, each ending '\n' */
 	struct tls_shard_creds per[];
 };
+
+/* For an SNI no certificate names exactly, the pair one names by a
+ * wildcard (RFC 6125: "*.b.test" names "x.b.test", one label); -1 when
+ * one names it exactly (GnuTLS chooses among those itself) or none does
+ * (the default pair answers). */
+int tls_gen_pick(const struct tls_gen *g, const char *host);
 
 struct tls_config {
 	struct tls_conf conf;	/* its strings copied below */

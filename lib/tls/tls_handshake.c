@@ -30,6 +30,24 @@ thread_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* After the ClientHello: the pair its SNI names, by a wildcard too
+ * (GnuTLS's own choice among several pairs compares names exactly). */
+static int
+pick_pair(gnutls_session_t s)
+{
+	struct tls_conn *tc = gnutls_transport_get_ptr(s);
+	char host[256];
+	int i;
+
+	if (tls_server_name(s, host, sizeof(host)) == 0)
+		return 0;	/* no SNI: the default pair */
+	i = tls_gen_pick(tc->gen, host);
+	if (i < 0)
+		return 0;
+	return gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE,
+			tc->gen->per[tc->sh->conf.id].pair[i]);
+}
+
 /* The session, on the first step: the shard's credentials and priority
  * cache of the connection's generation, the newest ticket key, ALPN, and
  * 0-RTT off (no GNUTLS_ENABLE_EARLY_DATA). */
@@ -64,6 +82,9 @@ session_new(struct tls_conn *tc)
 				(int)tc->sh->conf.cfg->conf.ticket_rotate_s);
 	gnutls_handshake_set_max_packet_length(tc->s, TLS_HELLO_MAX);
 	gnutls_transport_set_ptr(tc->s, tc);
+	if (tc->gen->n_pairs > 1)
+		gnutls_handshake_set_post_client_hello_function(tc->s,
+				pick_pair);
 	gnutls_transport_set_pull_function(tc->s, tls_pull);
 	gnutls_transport_set_push_function(tc->s, tls_push);
 	return 0;

@@ -263,9 +263,10 @@ def test_upstream_route_strips_its_prefix_or_not(sites, proto):
 @pytest.mark.parametrize("proto", ["h1", "h2"])
 def test_each_site_has_its_certificate_over_tls(sites, proto):
     a, tree = sites["a"], sites["tree"]
-    # (A wildcard certificate is not chosen by SNI yet: GnuTLS matches the
-    # SNI against a certificate's names exactly; its Host chooses the site.)
-    for host, body in (("a.example.test", "site a"), ("b.example.test", "site b")):
+    # x.b.example.test: b's certificate by its wildcard name, b's site by
+    # its wildcard host.
+    for host, body in (("a.example.test", "site a"), ("b.example.test", "site b"),
+                       ("x.b.example.test", "site b")):
         r = a.ns(["curl", "-sS", "-m", "10", "--cacert", tree["ca"],
                   "--http2" if proto == "h2" else "--http1.1",
                   "--resolve", f"{host}:443:{APP_IP}", "-w", "\n%{http_version}",
