@@ -32,8 +32,8 @@
  *   GET  /hello/stats       borrowed buffers and sources given and returned
  *
  * Handlers registered by name, served where a configuration's [route]
- * puts them (plugin = NAME; API 4): "inspect" (inspect's) and "shout"
- * (shout's, its body read as it arrives).
+ * puts them (plugin = NAME; API 4): "inspect" (inspect's), "shout"
+ * (shout's, its body read as it arrives), "big" and "count".
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* strerrorname_np(), when built out of the tree */
@@ -403,6 +403,10 @@ ewyk_plugin_init(struct ewyk_router *r, unsigned int api, const char *arg)
 			EWYK_HANDLER_NON_BLOCKING, inspect, NULL },
 		{ NULL, EWYK_MATCH_PREFIX, EWYK_METHOD_POST,
 			EWYK_HANDLER_FIBER, shout, NULL },
+		{ NULL, EWYK_MATCH_PREFIX, EWYK_METHOD_GET,
+			EWYK_HANDLER_NON_BLOCKING, big, NULL },
+		{ NULL, EWYK_MATCH_PREFIX, EWYK_METHOD_GET,
+			EWYK_HANDLER_NON_BLOCKING, count, NULL },
 	};
 	size_t i;
 	int rc;
@@ -420,7 +424,9 @@ ewyk_plugin_init(struct ewyk_router *r, unsigned int api, const char *arg)
 			return rc;
 	if ((rc = ewyk_route_named(r, "inspect", &by_name[0], 0)) != 0 ||
 			(rc = ewyk_route_named(r, "shout", &by_name[1],
-			EWYK_ROUTE_BODY_STREAM)) != 0)
+			EWYK_ROUTE_BODY_STREAM)) != 0 ||
+			(rc = ewyk_route_named(r, "big", &by_name[2], 0)) != 0 ||
+			(rc = ewyk_route_named(r, "count", &by_name[3], 0)) != 0)
 		return rc;
 	return ewyk_route_add_flags(r, &shouting, EWYK_ROUTE_BODY_STREAM);
 }

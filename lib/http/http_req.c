@@ -276,6 +276,28 @@ http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
 	return 0;
 }
 
+void
+http_answer_remove_field(struct http_answer *a, unsigned int i)
+{
+	uint16_t start, span;
+	unsigned int j;
+
+	if (i >= a->nheaders)
+		return;
+	start = a->h[i].name;
+	span = (uint16_t)(a->h[i].name_len + a->h[i].value_len +
+			HTTP_FIELD_FRAMING);
+	memmove(a->hbuf + start, a->hbuf + start + span,
+			(size_t)(a->hused - start - span));
+	for (j = i + 1; j < a->nheaders; j++) {
+		a->h[j - 1] = a->h[j];
+		a->h[j - 1].name = (uint16_t)(a->h[j - 1].name - span);
+		a->h[j - 1].value = (uint16_t)(a->h[j - 1].value - span);
+	}
+	a->nheaders--;
+	a->hused = (uint16_t)(a->hused - span);
+}
+
 bool
 http_field_ok(const char *name, const char *value)
 {

@@ -475,10 +475,12 @@ finish_route(struct sites_conf *s, int i, char *err, size_t errlen)
 				rt->name);
 		return -1;
 	}
-	if (rt->compress && rt->kind != ROUTE_UPSTREAM) {
+	if (rt->compress && rt->kind != ROUTE_UPSTREAM &&
+			rt->kind != ROUTE_PLUGIN) {
 		snprintf(err, errlen, "%d: [route %s]: compress is for an "
-				"upstream's answers in this version (a root's files "
-				"go as they are stored)", rt->line, rt->name);
+				"upstream's or a plugin's answers in this version (a "
+				"root's files go as they are stored)", rt->line,
+				rt->name);
 		return -1;
 	}
 	if (rt->strip_prefix && rt->kind != ROUTE_UPSTREAM) {

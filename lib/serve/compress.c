@@ -317,3 +317,108 @@ compress_source(struct serve_compress *sc, struct ewyk_source *src,
 	*src = (struct ewyk_source){ gz_read, gz_done, g, -1 };
 	return 0;
 }
+
+/* The answer's fields as a head's, to judge them as an upstream's. */
+static uint32_t
+answer_fields(const struct http_answer *a, struct http_header *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->nheaders; i++)
+		f[i] = (struct http_header){
+			{ a->hbuf + a->h[i].name, a->h[i].name_len },
+			{ a->hbuf + a->h[i].value, a->h[i].value_len } };
+	return a->nheaders;
+}
+
+/* body deflated whole into a new buffer; NULL when it would not be
+ * smaller, or out of memory. */
+static uint8_t *
+deflate_all(const uint8_t *body, uint64_t len, uint64_t *out_len)
+{
+	z_stream z = { 0 };
+	uint8_t *out;
+	uLong cap;
+
+	if (deflateInit2(&z, COMPRESS_LEVEL, Z_DEFLATED, COMPRESS_WINDOW_BITS,
+			COMPRESS_MEM_LEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
+		return NULL;
+	cap = deflateBound(&z, (uLong)len);
+	out = malloc(cap);
+	if (out != NULL) {
+		z.next_in = (Bytef *)(uintptr_t)body;
+		z.avail_in = (uInt)len;
+		z.next_out = out;
+		z.avail_out = (uInt)cap;
+		if (deflate(&z, Z_FINISH) != Z_STREAM_END || z.total_out >= len) {
+			free(out);
+			out = NULL;
+		}
+		*out_len = z.total_out;
+	}
+	deflateEnd(&z);
+	return out;
+}
+
+/* The fields gzip changes: a strong ETag made weak, Vary and
+ * Content-Encoding said. */
+static void
+gzip_fields(struct http_answer *a)
+{
+	char etag[256];
+	uint32_t i;
+
+	for (i = 0; i < a->nheaders; i++) {
+		const char *v = a->hbuf + a->h[i].value;
+		uint16_t vl = a->h[i].value_len;
+
+		if (a->h[i].name_len != 4 ||
+				strncasecmp(a->hbuf + a->h[i].name, "etag", 4) != 0 ||
+				vl == 0 || v[0] != '"' || vl + 3u > sizeof(etag))
+			continue;
+		etag[0] = 'W';
+		etag[1] = '/';
+		memcpy(etag + 2, v, vl);
+		http_answer_remove_field(a, i);
+		http_answer_add_field(a, "ETag", 4, etag, (size_t)vl + 2);
+		break;
+	}
+	http_answer_add_field(a, "Content-Encoding", 16, "gzip", 4);
+	http_answer_add_field(a, "Vary", 4, "Accept-Encoding", 15);
+}
+
+void
+compress_answer(struct serve_compress *sc, struct ewyk_request *q)
+{
+	struct http_answer *a = &q->ans;
+	struct http_header f[HTTP_ANSWER_HEADERS];
+	uint64_t out_len = 0;
+	uint8_t *out;
+
+	if (a->kind == HTTP_BODY_UNSET || !compress_accepted(q) ||
+			!compress_answer_ok(a->status, f, answer_fields(a, f)))
+		return;
+	if (a->kind == HTTP_BODY_STREAM) {
+		if (compress_source(sc, &a->src, false) != 0)
+			return;
+		gzip_fields(a);
+		return;
+	}
+	if (a->len < COMPRESS_MIN)
+		return;
+	out = deflate_all(a->body, a->len, &out_len);
+	if (out == NULL)
+		return;
+	sc->answers++;
+	sc->in_bytes += a->len;
+	sc->out_bytes += out_len;
+	if (a->done != NULL)	/* what the handler lent goes back now */
+		a->done(a->done_arg);
+	free(a->heap);
+	a->done = NULL;
+	a->hold = NULL;
+	a->heap = out;
+	a->body = out;
+	a->len = out_len;
+	gzip_fields(a);
+}

@@ -13,6 +13,8 @@
 
 /* Compressors one shard runs at once: about 268 KiB each. */
 #define COMPRESS_STREAMS 64
+/* Bodies shorter than this go as they are: gzip's framing alone is 18. */
+#define COMPRESS_MIN 256
 
 /* Whether the request's Accept-Encoding takes gzip (named, or "*", with
  * a weight above zero). */
@@ -34,6 +36,11 @@ const char *compress_vary(const struct http_header *f, uint32_t n,
 /* Whether an answer is a live stream, each piece wanted at once: server-
  * sent events, or an upstream's "X-Accel-Buffering: no" (nginx's). */
 bool compress_live(const struct http_header *f, uint32_t n);
+/* A handler's answer in q gzipped in place, when its client takes gzip and
+ * it may be (compress_answer_ok()): bytes deflated whole now (in the
+ * task: under the strategy, off the producer where it costs), a source
+ * wrapped; left as it is otherwise. */
+void compress_answer(struct serve_compress *sc, struct ewyk_request *q);
 /* Replaces src by a source that deflates it into gzip, of unknown
  * length; its done ends both. live: flushed whenever src has nothing
  * more now, else at the end only. -1 (src untouched) when the shard's

@@ -11,6 +11,7 @@
 #include "http_req.h"
 #include "http_route.h"
 #include "http_static.h"
+#include "compress.h"
 #include "routes.h"
 #include "task.h"
 
@@ -118,7 +119,11 @@ conf_route(struct ewyk_request *q, void *ctx)
 	case SERVE_ROUTE_PLUGIN:
 		/* An answer begun early is out already: its fields too. */
 		res = sr->named->handler(q, sr->named->ctx);
-		return task_of(q)->early.begun ? res : with_headers(q, sr, res);
+		if (task_of(q)->early.begun)
+			return res;
+		if (sr->compress)
+			compress_answer(&task_of(q)->sv->st.compress, q);
+		return with_headers(q, sr, res);
 	case SERVE_ROUTE_UPSTREAM:
 		/* Its fields first: the upstream's answer streams. */
 		with_headers(q, sr, EWYK_ANSWERED);

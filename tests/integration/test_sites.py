@@ -420,6 +420,17 @@ add-header = X-Route: look
 site = a
 exact = /loud
 plugin = shout
+
+[route bigz]
+prefix = /bigz
+plugin = big
+compress = on
+add-header = X-Route: bigz
+
+[route countz]
+prefix = /countz
+plugin = count
+compress = on
 """)
     with Appliance(args=["--config", str(conf), "--plugin", HELLO], demo=False) as a:
         yield a
@@ -441,6 +452,33 @@ def test_plugin_route_serves_a_named_handler(plugin_routes, proto):
     status, _, body = get(a, "/loud", proto=proto,
                           extra=("--data-binary", "make it loud"))
     assert (status, body) == (200, "MAKE IT LOUD"), body
+
+
+@pytest.mark.parametrize("proto", ["h1", "h2"])
+def test_compress_gzips_a_handlers_text(plugin_routes, proto):
+    """compress = on on a plugin's route: a handler's bytes (borrowed,
+    given back at once) deflated whole, a source's deflated as it streams;
+    each gunzips to what the handler made; identity without
+    Accept-Encoding; what the handler lent all comes back."""
+    a = plugin_routes
+    url = f"http://{APP_IP}"
+    big = bytes(ord("a") + i % 26 for i in range(64 * 1024))
+    lines = "".join(f"{i}\n" for i in range(1, 5001)).encode()
+    status, f, body = fetch_raw(a, f"{url}/bigz?kb=64", "Accept-Encoding: gzip",
+                                proto=proto)
+    assert status == 200 and f.get("content-encoding") == "gzip", f
+    assert f.get("x-route") == "bigz" and "accept-encoding" in f.get("vary", "").lower(), f
+    assert gzip.decompress(body) == big and len(body) < len(big) // 20
+    assert int(f["content-length"]) == len(body)
+    status, f, body = fetch_raw(a, f"{url}/countz?n=5000", "Accept-Encoding: gzip",
+                                proto=proto)
+    assert status == 200 and f.get("content-encoding") == "gzip", f
+    assert gzip.decompress(body) == lines
+    status, f, body = fetch_raw(a, f"{url}/bigz?kb=64", proto=proto)
+    assert "content-encoding" not in f and body == big, f
+    status, f, body = fetch_raw(a, f"{url}/hello/stats")
+    lent, returned = body.decode().split()[1::2]
+    assert lent == returned, body
 
 
 def test_plugin_route_without_its_handler_is_refused(tmp_path):
@@ -523,11 +561,11 @@ def test_compress_gzips_an_upstreams_text(sites, proto):
     assert a.telemetry("/ewyk/http")["compress_streams"] == 0
 
 
-def test_compress_is_refused_off_an_upstream(cc_ns, tmp_path):
+def test_compress_is_refused_on_a_status_route(cc_ns, tmp_path):
     rc, _, err = check(cc_ns, SITE.format(d=tmp_path) +
                        "[route r]\nprefix = /x\nstatus = 404\ncompress = on\n",
                        tmp_path)
-    assert rc == 2 and "compress is for an upstream's answers" in err, err
+    assert rc == 2 and "compress is for an upstream's or a plugin's answers" in err, err
 
 
 def check(ns, conf_text, tmp_path, *args):

@@ -148,6 +148,29 @@ test_named_handlers(void **state)
 	assert_int_equal(ewyk_route_named(&r, "full", &rt, 0), -ENOSPC);
 }
 
+/* A field taken out: the later ones move down, the bytes stay whole. */
+static void
+test_answer_field_removed(void **state)
+{
+	static struct http_answer a;
+
+	(void)state;
+	http_answer_init(&a);
+	assert_int_equal(http_answer_add_field(&a, "A", 1, "one", 3), 0);
+	assert_int_equal(http_answer_add_field(&a, "ETag", 4, "\"x\"", 3), 0);
+	assert_int_equal(http_answer_add_field(&a, "C", 1, "three", 5), 0);
+	http_answer_remove_field(&a, 1);
+	assert_int_equal(a.nheaders, 2);
+	assert_memory_equal(a.hbuf, "A: one\r\nC: three\r\n", 18);
+	assert_int_equal(a.hused, 18);
+	assert_memory_equal(a.hbuf + a.h[1].name, "C", 1);
+	assert_memory_equal(a.hbuf + a.h[1].value, "three", 5);
+	http_answer_remove_field(&a, 5);	/* none such: nothing */
+	assert_int_equal(a.nheaders, 2);
+	assert_int_equal(http_answer_add_field(&a, "D", 1, "four", 4), 0);
+	assert_memory_equal(a.hbuf + a.h[2].value, "four", 4);
+}
+
 static void
 test_allow_and_method_bits(void **state)
 {
@@ -350,6 +373,7 @@ main(void)
 		cmocka_unit_test(test_routes_refuse_bad_ones),
 		cmocka_unit_test(test_route_flags),
 		cmocka_unit_test(test_named_handlers),
+		cmocka_unit_test(test_answer_field_removed),
 		cmocka_unit_test(test_allow_and_method_bits),
 		cmocka_unit_test(test_request_is_a_copy_with_accessors),
 		cmocka_unit_test(test_answer_rules),

@@ -132,6 +132,8 @@ void http_answer_error(struct http_answer *a, int status, const char *allow);
  * handlers' fields go through ewyk_respond_header; a configured route's
  * were checked when the configuration was read), whatever the answer's
  * state. */
+/* Takes field i out (the later ones move down one). */
+void http_answer_remove_field(struct http_answer *a, unsigned int i);
 int http_answer_add_field(struct http_answer *a, const char *name, size_t nl,
 		const char *value, size_t vl);
 /* Gives back what the answer borrowed; call once, on the owner. */

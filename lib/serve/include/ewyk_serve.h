@@ -286,7 +286,8 @@ struct serve_route {
 	const struct http_named *named;	/* PLUGIN's handler */
 	uint16_t code;
 	bool strip_prefix;	/* UPSTREAM: the path after the prefix */
-	bool compress;		/* UPSTREAM: gzip text answers a client takes */
+	bool compress;		/* UPSTREAM, PLUGIN: gzip text answers a client
+				 * takes */
 	const char *const *headers;	/* "NAME: VALUE", added to answers */
 	uint16_t nb_headers;
 	struct http_limit limit;	/* per client address; zeros: none */
