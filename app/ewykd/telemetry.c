@@ -588,7 +588,9 @@ fill_strategy(struct rte_tel_data *sd, struct shard *s)
 	rte_tel_data_add_dict_u64(sd, "helper_cpu_others_pct",
 			LOAD(ew->cpu_room.others_pct));
 	rte_tel_data_add_dict_u64(sd, "tls_inline_no_room_count",
-			LOAD(sv->tls_inline_no_room));
+			LOAD(sv->tls_inline.inlined));
+	rte_tel_data_add_dict_u64(sd, "tls_spilled_no_room_count",
+			LOAD(sv->tls_inline.spilled));
 	rte_tel_data_add_dict_u64(sd, "delay_reqs", route_reqs(s, "/delay"));
 	rte_tel_data_add_dict_u64(sd, "blocking_delay_reqs",
 			route_reqs(s, "/blocking-delay"));

@@ -571,6 +571,9 @@ PER_SHARD = {
         "tls_inline_no_room_count": ("ewyk_strategy_tls_inline_no_room_total", C,
                                      "Full TLS handshakes kept inline: the pool's "
                                      "CPUs busy with others", 1),
+        "tls_spilled_no_room_count": ("ewyk_strategy_tls_spilled_no_room_total", C,
+                                      "Full TLS handshakes handed over without room: "
+                                      "one ran inline within the last millisecond", 1),
         "fiber_fallback_tasks": ("ewyk_fiber_fallback_tasks_total", C,
                                  "Fiber requests run otherwise: no fiber free", 1),
         "fiber_stacks_count": ("ewyk_fiber_stacks", G, "Fiber stacks made (each a mapping)", 1),

@@ -52,7 +52,8 @@ run(struct ewyk_task *bt)
 }
 
 enum ewyk_invocation
-tls_offload_type(bool cheap, const atomic_bool *room, uint64_t *no_room)
+tls_offload_type(bool cheap, const atomic_bool *room,
+		struct tls_inline_budget *b, uint64_t now_us)
 {
 	if (cheap)
 		return EWYK_NON_BLOCKING;
@@ -60,10 +61,18 @@ tls_offload_type(bool cheap, const atomic_bool *room, uint64_t *no_room)
 	 * CPU of its own to run it on; without one, handing it over only
 	 * takes that CPU from whoever is busy there (a client on the same
 	 * host), and it runs inline (EITHER: a reserved lcore idle still
-	 * takes the polling over, else PIC). */
+	 * takes the polling over, else PIC) -- one step per
+	 * TLS_INLINE_GAP_US at most, so that a flood of handshakes holds
+	 * the requests behind it for one step, not for a burst: the rest
+	 * go to the helpers all the same. */
 	if (room == NULL || atomic_load_explicit(room, memory_order_relaxed))
 		return EWYK_BLOCKING;
-	(*no_room)++;
+	if (now_us < b->next_us) {
+		b->spilled++;
+		return EWYK_BLOCKING;
+	}
+	b->next_us = now_us + TLS_INLINE_GAP_US;
+	b->inlined++;
 	return EWYK_EITHER;
 }
 
@@ -78,7 +87,8 @@ offload(void *ctx, struct tls_work *w)
 	sv->free_tls_tasks = t->free_next;
 	t->w = w;
 	t->base.type = tls_offload_type(tls_work_cost(w) == TLS_WORK_CHEAP,
-			sv->conf.tls_room, &sv->st.tls_inline_no_room);
+			sv->conf.tls_room, &sv->st.tls_inline,
+			net_now_us(sv->ns));
 	task_queue(sv, &t->base);
 	return 0;
 }

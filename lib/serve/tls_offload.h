@@ -21,10 +21,11 @@ void tls_offload_complete(struct serve *sv, struct ewyk_task *bt);
 /* The strategy ran a step inline (PC, PIC, EPC). */
 void tls_offload_consumed(struct serve *sv, struct ewyk_task *bt, bool owner);
 /* How a step is to run: cheap ones inline; a costly one handed to a
- * helper while room (NULL: always) says its CPUs have some, else EITHER,
- * counted in no_room. */
+ * helper while room (NULL: always) says its CPUs have some, else EITHER
+ * (inline) once per TLS_INLINE_GAP_US and to a helper in between; b
+ * keeps the time and counts. */
 enum ewyk_invocation tls_offload_type(bool cheap, const atomic_bool *room,
-		uint64_t *no_room);
+		struct tls_inline_budget *b, uint64_t now_us);
 /* The blocking pool refused a step: the owner runs it. */
 void tls_offload_rejected(struct serve *sv, struct ewyk_task *bt);
 

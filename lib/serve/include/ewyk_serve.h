@@ -173,10 +173,20 @@ struct serve_compress {
 	uint32_t streams;	/* compressors at work (gauge) */
 };
 
+/* --tls-offload auto without room on the helpers' CPUs: a full
+ * handshake's costly step inline at most once per TLS_INLINE_GAP_US. */
+#define TLS_INLINE_GAP_US 1000
+
+struct tls_inline_budget {
+	uint64_t next_us;	/* the next step may run inline from then */
+	uint64_t inlined;	/* kept inline: no room on the helpers' CPUs */
+	uint64_t spilled;	/* handed over all the same: one ran inline
+				 * within the gap */
+};
+
 struct serve_stats {
 	uint64_t overloaded;	/* no task free: 503 */
-	uint64_t tls_inline_no_room;	/* full handshakes kept inline: the
-					 * helper's CPUs busy with others */
+	struct tls_inline_budget tls_inline;
 	uint64_t deferred;	/* handlers that asked for the pool */
 	uint64_t completions;	/* answers through the ring */
 	uint64_t stale;		/* answers for connections gone */
