@@ -229,7 +229,8 @@ def test_bodies_read_as_they_come(app, tmp_path, size):
 
 def test_proxied_upload_and_download(www, pki, tmp_path):
     """The proxy over HTTP/3: a 4 MiB PUT streams to nginx as it comes
-    (stored byte for byte), then comes back with a GET."""
+    (stored byte for byte), then comes back with a GET; a PUT nginx
+    refuses before its end has the rest refused."""
     a = Appliance(www=www["dir"], client_ns=True,
                   args=["--tls-cert", pki["cert"], "--tls-key", pki["key"],
                         "--http3", "--quic-port", str(QUIC_PORT),
@@ -247,6 +248,18 @@ def test_proxied_upload_and_download(www, pki, tmp_path):
             out, text = fetch(a, APP_IP, ["/proxy/ng/dav/up-h3.bin"], tmp_path)
             assert statuses(text) == [200], text[-2000:]
             assert sha256((out / "up-h3.bin").read_bytes()) == sha256(data)
+            # Past nginx's client_max_body_size (16 MiB) its 413 comes
+            # before the body's end: the rest is refused with STOP_SENDING
+            # and the connection serves on.
+            (tmp_path / "body").write_bytes(os.urandom(20 * MB))
+            before = quic(a)
+            _, text = fetch(a, APP_IP, ["/proxy/ng/dav/big-h3.bin", "/hello.txt"],
+                            tmp_path, f"--data={tmp_path / 'body'}",
+                            "--http-method=PUT")
+            assert 413 in statuses(text), text[-2000:]
+            assert re.search(r"frm rx .*STOP_SENDING", text), text[-3000:]
+            after = quic(a)
+            assert after["h3_errors_count"] == before["h3_errors_count"], after
     finally:
         a.close()
 
