@@ -34,6 +34,8 @@
 static const struct ewykd *ew;	/* main()'s, alive until exit */
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+/* Routes in one reply: each takes about 300 bytes of the 16 KiB. */
+#define ROUTES_PER_PAGE 32
 
 static const char *
 addr_state(const struct net_nd *nd, unsigned int i)
@@ -769,16 +771,55 @@ add_route(struct rte_tel_data *d, const struct http_route *rt,
 
 /* Every route: the shared router's, then each site's own. */
 static void
-add_routes(struct rte_tel_data *d)
+add_routes(struct rte_tel_data *d, uint32_t first, uint32_t count)
 {
-	uint32_t i, j;
+	uint32_t i, j, n = 0;
 
-	for (i = 0; i < ew->router.n; i++)
-		add_route(d, &ew->router.routes[i], "");
+	for (i = 0; i < ew->router.n; i++, n++)
+		if (n >= first && n - first < count)
+			add_route(d, &ew->router.routes[i], "");
 	for (i = 0; i < ew->sites.n; i++)
-		for (j = 0; j < ew->sites.sites[i].router.n; j++)
-			add_route(d, &ew->sites.sites[i].router.routes[j],
+		for (j = 0; j < ew->sites.sites[i].router.n; j++, n++)
+			if (n >= first && n - first < count)
+				add_route(d,
+					&ew->sites.sites[i].router.routes[j],
 					ew->sites.sites[i].name);
+}
+
+static uint32_t
+routes_total(void)
+{
+	uint32_t i, n = ew->router.n;
+
+	for (i = 0; i < ew->sites.n; i++)
+		n += ew->sites.sites[i].router.n;
+	return n;
+}
+
+/* /ewyk/routes,PAGE: the routes' figures, ROUTES_PER_PAGE at a time (a
+ * reply holds 16 KiB; /ewyk/http keeps the first page). */
+static int
+tel_routes(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	uint32_t total = routes_total(), page = 0,
+		pages = (total + ROUTES_PER_PAGE - 1) / ROUTES_PER_PAGE;
+	char *end;
+
+	if (params != NULL && *params != '\0') {
+		unsigned long v = strtoul(params, &end, 10);
+
+		if (*end != '\0' || params[0] < '0' || params[0] > '9' ||
+				(v >= pages && v != 0))
+			return -EINVAL;
+		page = (uint32_t)v;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "routes_total", total);
+	rte_tel_data_add_dict_u64(d, "page", page);
+	rte_tel_data_add_dict_u64(d, "pages", pages);
+	add_routes(d, page * ROUTES_PER_PAGE, ROUTES_PER_PAGE);
+	return 0;
 }
 
 /* HTTP: by protocol, method and status; connections, HTTP/2 streams and
@@ -878,7 +919,8 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 			h2_resets_out), H2_ERROR_CODES, h2_error_name);
 	add_counters(d, "http2_goaways_out_by_error", offsetof(struct http_stats,
 			h2_goaways_out), H2_ERROR_CODES, h2_error_name);
-	add_routes(d);
+	rte_tel_data_add_dict_u64(d, "routes_total", routes_total());
+	add_routes(d, 0, ROUTES_PER_PAGE);
 	return 0;
 }
 
@@ -1307,6 +1349,8 @@ static const struct {
 		"parameters" },
 	{ "/ewyk/quic", tel_quic, "QUIC and HTTP/3 (--http3): datagrams, "
 		"connections, handshakes, requests, drops" },
+	{ "/ewyk/routes", tel_routes, "Per route: requests, 5xx, latency, "
+		"ROUTES_PER_PAGE (32) a reply. Parameter: the page, from 0" },
 	{ "/ewyk/tls_reload", tel_tls_reload, "Reads the TLS certificates and "
 		"keys again, as SIGHUP does. No parameters" },
 };

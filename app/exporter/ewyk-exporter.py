@@ -40,8 +40,9 @@ CHARTJS_DIR = "/usr/share/javascript/chart.js"
 EWYK_COMMANDS = ("/ewyk/info", "/ewyk/stats", "/ewyk/tcp", "/ewyk/http",
                  "/ewyk/shards", "/ewyk/strategy", "/ewyk/reserved",
                  "/ewyk/lcores", "/ewyk/conflate", "/ewyk/tls", "/ewyk/quic")
-# Only these commands are ever sent: /ewyk/strategy,MODE would switch the
-# appliance's mode, so no command ever carries a parameter but a port id.
+# Only these commands are ever sent, and /ewyk/ports and /ewyk/routes:
+# /ewyk/strategy,MODE would switch the appliance's mode, so no command
+# ever carries a parameter but a port id or a page.
 
 
 class Telemetry:
@@ -94,8 +95,27 @@ class Telemetry:
         return reply.get(cmd.split(",", 1)[0])
 
 
+def is_route(key, v):
+    return key.startswith(("route_", "site_")) and isinstance(v, dict)
+
+
 class Reader:
     """Readings of all commands, shared by scrapes that come close together."""
+
+    def _all_routes(self, replies):
+        """/ewyk/http holds the first 32 routes (a reply is 16 KiB at
+        most): every route's figures come from /ewyk/routes, a page at a
+        time, in its place."""
+        http = replies.get("/ewyk/http")
+        first = self.tel.query("/ewyk/routes")
+        if not http or not first:
+            return
+        routes = dict(first)
+        for page in range(1, int(first.get("pages", 0))):
+            routes.update(self.tel.query(f"/ewyk/routes,{page}") or {})
+        merged = {k: v for k, v in http.items() if not is_route(k, v)}
+        merged.update({k: v for k, v in routes.items() if is_route(k, v)})
+        replies["/ewyk/http"] = merged
 
     def __init__(self, tel, min_interval):
         self.tel = tel
@@ -126,6 +146,7 @@ class Reader:
                     }
                     # One port a reply: a NIC's xstats fill 16 KiB fast.
                     served.update(self.tel.query(f"/ewyk/ports,{p}") or {})
+                self._all_routes(snap["replies"])
                 snap["up"] = 1 if snap["replies"].get("/ewyk/info") else 0
             except (OSError, ValueError):
                 self.errors += 1
@@ -275,6 +296,8 @@ FLAT = {
                                        "(their peak, kept)", 1),
     },
     "/ewyk/http": {
+        "routes_total": ("ewyk_http_routes", G,
+                         "Routes served: every site's and the sites' own", 1),
         "accepted_conns": ("ewyk_http_accepted_connections_total", C,
                            "Connections accepted by HTTP", 1),
         "http2_conns": ("ewyk_http2_connections_total", C, "HTTP/2 connections", 1),
@@ -715,7 +738,7 @@ def collect_http(fams, r):
     for key, v in r.items():
         # Every site's routes as route_PATH, a site's own as
         # site_SITE_route_PATH (its site label set).
-        if key.startswith(("route_", "site_")) and isinstance(v, dict):
+        if is_route(key, v):
             lab = {"route": str(v.get("path", key)), "match": str(v.get("match", "")),
                    "site": str(v.get("site", ""))}
             fams.add("ewyk_http_route_requests_total", C, "Requests, by route",

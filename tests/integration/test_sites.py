@@ -341,8 +341,7 @@ def test_each_route_counts_apart_in_telemetry(sites):
     a = sites["a"]
 
     def counts():
-        return {k: v["requests_reqs"] for k, v in a.telemetry("/ewyk/http").items()
-                if k.startswith(("route_", "site_")) and isinstance(v, dict)}
+        return {k: v["requests_reqs"] for k, v in all_routes(a).items()}
 
     before = counts()
     for _ in range(3):
@@ -354,10 +353,44 @@ def test_each_route_counts_apart_in_telemetry(sites):
     grew = {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
     assert grew == {"site_c_route_page_txt": 3, "site_a_route_gone": 2,
                     "site_b_route_old": 1}, grew
-    h = a.telemetry("/ewyk/http")
+    h = all_routes(a)
     assert (h["site_c_route_page_txt"]["site"], h["site_c_route_page_txt"]["path"],
             h["site_c_route_page_txt"]["match"]) == ("c", "/page.txt", "exact")
     assert h["site_b_route_gone"]["requests_reqs"] == before.get("site_b_route_gone", 0)
+
+
+def all_routes(a):
+    """Every route's figures, from /ewyk/routes a page at a time."""
+    first = a.telemetry("/ewyk/routes")
+    routes = {}
+    for page in range(first["pages"]):
+        reply = a.telemetry(f"/ewyk/routes,{page}")
+        assert reply["page"] == page and reply["routes_total"] == first["routes_total"]
+        routes.update({k: v for k, v in reply.items() if isinstance(v, dict)})
+    assert len(routes) == first["routes_total"], (len(routes), first)
+    return routes
+
+
+def test_many_routes_are_read_a_page_at_a_time(tmp_path):
+    """70 routes do not fit one telemetry reply (16 KiB): /ewyk/http keeps
+    the first 32 and says how many there are, /ewyk/routes gives them all
+    32 to a page, every reply whole JSON; a page past the last is refused."""
+    write(f"{tmp_path}/www/index.html", "x\n")
+    conf = (f"[site a]\nroot = {tmp_path}/www\n\n[site b]\nhost = b.test\n"
+            f"root = {tmp_path}/www\n") + "".join(
+        f"\n[route r{i}]\nsite = {'ab'[i // 35]}\n"
+        f"exact = /a-rather-long-path-name/number-{i:03d}\nstatus = 204\n"
+        for i in range(70))
+    (tmp_path / "c.conf").write_text(conf)
+    with Appliance(args=["--config", str(tmp_path / "c.conf")], demo=False) as a:
+        assert get(a, "/a-rather-long-path-name/number-069", "b.test")[0] == 204
+        h = a.telemetry("/ewyk/http")
+        in_http = [k for k, v in h.items() if isinstance(v, dict) and
+                   k.startswith(("route_", "site_"))]
+        assert h["routes_total"] >= 71 and len(in_http) == 32, (h["routes_total"], len(in_http))
+        routes = all_routes(a)
+        assert routes["site_b_route_a_rather_long_path_name_number_069"]["requests_reqs"] == 1
+        assert a.telemetry(f"/ewyk/routes,{(h['routes_total'] + 31) // 32}") is None
 
 
 def test_sites_over_ipv6(sites):
