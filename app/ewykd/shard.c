@@ -329,6 +329,7 @@ shard_serve_init(struct shard *s, struct ewykd *e)
 		.http3 = cfg->http3,
 		.quic_port = cfg->quic_port,
 		.quic_retry_threshold = cfg->quic_retry_threshold,
+		.quic_conn_mem = cfg->quic_conn_mem,
 		.quic_handshake_timeout_ms = cfg->tls_handshake_timeout_ms,
 		.quic_stats = &s->quic_stats,
 		.quic_tokens = e->quic_tokens,

@@ -1271,6 +1271,8 @@ static const struct shard_sum quic_sums[] = {
 	SHARD_SUM("requests_reqs", quic_stats.requests),
 	SHARD_SUM("streams_reset_count", quic_stats.streams_reset),
 	SHARD_SUM("h3_errors_count", quic_stats.h3_errors),
+	SHARD_SUM("mem_refused_count", quic_stats.mem_refused),
+	SHARD_SUM("mem_bytes", quic_stats.mem_bytes),
 };
 
 static int

@@ -466,6 +466,11 @@ FLAT["/ewyk/quic"] = {
                             "HTTP/3 streams reset by the client", 1),
     "h3_errors_count": ("ewyk_quic_h3_errors_total", C,
                         "Connections closed for an HTTP/3 or QPACK error", 1),
+    "mem_refused_count": ("ewyk_quic_mem_refused_total", C,
+                          "Allocations refused past a connection's --quic-conn-mem: "
+                          "its connection closed", 1),
+    "mem_bytes": ("ewyk_quic_mem_bytes", G,
+                  "Memory ngtcp2 and nghttp3 hold for the open connections", 1),
     "open_conns": ("ewyk_quic_open_connections", G, "QUIC connections open", 1),
     "handshaking_conns": ("ewyk_quic_handshaking_connections", G,
                           "QUIC connections in their handshake", 1),

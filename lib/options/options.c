@@ -155,6 +155,7 @@ NUM_OPTION(tls_ticket_rotate_s, tls_ticket_rotate_s, 0, 604800)
 NUM_SET(tls_port, tls_port, 1, 65535)
 NUM_SET(quic_port, quic_port, 1, 65535)
 NUM_OPTION(quic_retry_threshold, quic_retry_threshold, 0, 1 << 20)
+NUM_OPTION(quic_conn_mem, quic_conn_mem, 65536, 1u << 30)
 
 
 static int
@@ -1174,6 +1175,7 @@ static const struct opt_def opts[] = {
 	{ "tls-ticket-rotate-s", "S", set_tls_ticket_rotate_s, show_tls_ticket_rotate_s, "a new session ticket key, shared by every shard, this often; tickets under the old one then resume no more, 0 = never (43200)" },
 	{ "http3", NULL, set_http3, show_http3, "serve HTTP/3 over QUIC on UDP --quic-port with the TLS certificates (refused without one); answers over TLS then carry Alt-Svc: h3=\":PORT\" (off)" },
 	{ "quic-port", "N", set_quic_port, show_quic_port, "UDP port of HTTP/3 (--tls-port)" },
+	{ "quic-conn-mem", "BYTES", set_quic_conn_mem, show_quic_conn_mem, "memory ngtcp2 and nghttp3 may hold for one QUIC connection; past it the connection is closed (33554432: its largest windows and the state beside them)" },
 	{ "quic-retry-threshold", "N", set_quic_retry_threshold, show_quic_retry_threshold, "QUIC handshakes under way on a shard past which a new client must first prove its address with a Retry; 0: every client (64)" },
 	{ "tls-offload", "auto|on|off", set_tls_offload, show_tls_offload, "where a full handshake runs. on: a task of the strategy, handed to a reserved lcore or the blocking pool so that polling goes on; off: inline where it arrives, a baseline; auto: handed over while the pool's CPUs have half a CPU free of other processes' work (read from /proc/stat), else inline (auto)" },
 	{ "port-id", "N", set_port_id, show_port_id, "DPDK ethdev port of the first --ip (0)" },
@@ -1228,6 +1230,7 @@ options_defaults(struct ewykd_config *cfg)
 	cfg->tls_ticket_rotate_s = 43200;
 	cfg->tls_offload = TLS_OFFLOAD_AUTO;
 	cfg->quic_retry_threshold = 64;
+	cfg->quic_conn_mem = 32u << 20;
 	cfg->mtu = 1500;
 	cfg->rx_desc = 1024;
 	cfg->tx_desc = 1024;

@@ -282,9 +282,10 @@ quic_conn_start(struct quic_conn *c, const struct net_udp_dgram *d,
 			QUIC_SECRET_LEN, &scid) != 0)
 		return -1;
 	quic_path_of(d, &path, &local, &remote);
+	quic_mem_init(c);
 	if (ngtcp2_conn_server_new(&c->qc, &hd->scid, &scid, &path,
-			hd->version, &callbacks, &settings, &params, NULL,
-			c) != 0)
+			hd->version, &callbacks, &settings, &params,
+			&c->ngtcp2_mem, c) != 0)
 		return -1;
 	if (tls_start(c) != 0) {
 		ngtcp2_conn_del(c->qc);

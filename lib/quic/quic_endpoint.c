@@ -638,6 +638,8 @@ quic_endpoint_create(const struct quic_conf *conf)
 		e->free_slots[i] = conf->max_conns - 1 - i;
 	}
 	e->nfree = conf->max_conns;
+	if (e->conf.conn_mem == 0)
+		e->conf.conn_mem = QUIC_CONN_MEM_DEFAULT;
 	if (e->conf.tokens == NULL) {
 		e->own_tokens = quic_tokens_new();
 		e->conf.tokens = e->own_tokens;

@@ -649,7 +649,8 @@ quic_h3_start(struct quic_conn *c)
 	s.max_field_section_size = H3_HEAD_BUF;
 	s.qpack_max_dtable_capacity = QPACK_TABLE;
 	s.qpack_blocked_streams = QPACK_BLOCKED;
-	if (nghttp3_conn_server_new(&c->h3, &h3_callbacks, &s, NULL, c) != 0)
+	if (nghttp3_conn_server_new(&c->h3, &h3_callbacks, &s, &c->nghttp3_mem,
+			c) != 0)
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	nghttp3_conn_set_max_client_streams_bidi(c->h3, QUIC_STREAMS_BIDI);
 	if (ngtcp2_conn_open_uni_stream(c->qc, &ctrl, NULL) != 0 ||

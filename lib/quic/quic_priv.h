@@ -94,6 +94,10 @@ struct quic_conn {
 	bool live;
 	bool handshake_done;
 	bool reading;		/* inside ngtcp2_conn_read_pkt() */
+	/* ngtcp2's and nghttp3's memory, counted against conf.conn_mem */
+	size_t mem;
+	ngtcp2_mem ngtcp2_mem;
+	nghttp3_mem nghttp3_mem;
 	bool closing;		/* CONNECTION_CLOSE sent or received: only
 				 * the timer's end is left */
 	uint64_t h3err;		/* HTTP/3's error code to close with */
@@ -135,6 +139,9 @@ struct quic_endpoint {
 	char date[40];
 	uint8_t out[QUIC_DGRAM_MAX];
 };
+
+/* quic_mem.c: c's allocators for ngtcp2 and nghttp3, counted from 0. */
+void quic_mem_init(struct quic_conn *c);
 
 /* quic_tokens.c: key of age 0 (the newest) or 1 (the one before it);
  * false when there is none such. */

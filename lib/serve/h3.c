@@ -72,6 +72,7 @@ h3_create(struct serve *sv)
 			c->keepalive_timeout_ms : 30000,
 		.handshake_timeout_ms = c->quic_handshake_timeout_ms,
 		.retry_threshold = c->quic_retry_threshold,
+		.conn_mem = c->quic_conn_mem,
 		.tokens = c->quic_tokens,
 		.bodies = http_server_bodies(sv->http),
 		.max_body = http_server_max_body(sv->http),

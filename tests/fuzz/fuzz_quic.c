@@ -223,5 +223,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	invariant(quic_endpoint_conns(ep) == 0, "a connection outlives its "
 			"idle timeout");
 	invariant(out == 0, "an answer was never given back");
+	invariant(stats.mem_bytes == 0, "ngtcp2's or nghttp3's memory outlives "
+			"its connection");
 	return 0;
 }

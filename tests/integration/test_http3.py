@@ -264,6 +264,42 @@ def test_proxied_upload_and_download(www, pki, tmp_path):
         a.close()
 
 
+def test_connections_memory_is_counted_and_given_back(app, tmp_path):
+    """ngtcp2's and nghttp3's memory is counted per connection: held while
+    one is open, all of it back once none is (nothing leaked)."""
+    fetch(app, APP_IP, ["/hello.txt", "/index.html"], tmp_path)
+    deadline = time.monotonic() + 15	# closing connections drain first
+    q = quic(app)
+    while (q["open_conns"] != 0 or q["mem_bytes"] != 0) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        q = quic(app)
+    assert q["open_conns"] == 0 and q["mem_bytes"] == 0, q
+    assert q["mem_refused_count"] == 0, q
+
+
+def test_a_connection_past_its_memory_bound_is_closed(www, pki, tmp_path):
+    """--quic-conn-mem bounds what one connection may hold: with 64 KiB a
+    handshake does not fit, its allocation is refused and counted, the
+    connection closed, and ewykd serves on (its telemetry answers, its
+    memory is all given back)."""
+    with Appliance(www=www["dir"],
+                   args=["--tls-cert", pki["cert"], "--tls-key", pki["key"], "--http3",
+                         "--quic-port", str(QUIC_PORT), "--quic-conn-mem", "65536"]) as a:
+        out = tmp_path / "dl"
+        out.mkdir()
+        r = a.ns(["gtlsclient", "--exit-on-all-streams-close", "--no-quic-dump",
+                  "--timeout=3s", "--download", str(out), APP_IP, str(QUIC_PORT),
+                  f"https://{APP_IP}:{QUIC_PORT}/hello.txt"], check=False, timeout=30)
+        assert not (out / "hello.txt").exists(), r.stdout[-1000:]
+        deadline = time.monotonic() + 15
+        q = quic(a)
+        while (q["open_conns"] != 0 or q["mem_bytes"] != 0) and time.monotonic() < deadline:
+            time.sleep(0.1)
+            q = quic(a)
+        assert q["mem_refused_count"] >= 1 and q["mem_bytes"] == 0, q
+        assert q["open_conns"] == 0, q
+
+
 def test_reload_after_files_over_http3(www, pki, tmp_path):
     """A static file's answer borrows the tree until its stream closes;
     then the lend goes back, so a reload's old tree is freed and the next

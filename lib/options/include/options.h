@@ -160,6 +160,7 @@ struct ewykd_config {
 	uint8_t tls_offload;	/* enum tls_offload */
 	bool http3;		/* HTTP/3 over QUIC (needs a certificate) */
 	uint16_t quic_port;	/* UDP; 0: --tls-port */
+	uint32_t quic_conn_mem;		/* bytes, ngtcp2's and nghttp3's */
 	uint32_t quic_retry_threshold;	/* handshakes under way per shard
 					 * before Retry; 0: always */
 	struct sites_conf sites;	/* [site] and [route] of the file */

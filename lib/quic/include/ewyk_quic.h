@@ -45,6 +45,10 @@ void quic_tokens_free(struct quic_tokens *t);
 int quic_tokens_rotate(struct quic_tokens *t);
 uint64_t quic_tokens_rotations(const struct quic_tokens *t);
 
+/* A connection's bound by default: its largest windows (24 MiB of data
+ * out of order at most) and the state beside them. */
+#define QUIC_CONN_MEM_DEFAULT (32u << 20)
+
 /* Counters of one shard's endpoint, written by its owner. */
 struct quic_stats {
 	uint64_t dgrams_in;
@@ -71,6 +75,9 @@ struct quic_stats {
 	uint64_t requests;		/* HTTP/3 requests begun */
 	uint64_t streams_reset;		/* by the client */
 	uint64_t h3_errors;		/* HTTP/3 or QPACK errors: closed */
+	uint64_t mem_refused;		/* allocations past a connection's
+					 * bound: its connection closed */
+	uint64_t mem_bytes;		/* ngtcp2's and nghttp3's, held now */
 	uint32_t conns;			/* gauge */
 	uint32_t handshaking;		/* gauge */
 } __attribute__((aligned(64)));
@@ -98,6 +105,9 @@ struct quic_conf {
 	 * must prove its address first (a Retry, RFC 9000 8.1.2); 0: every
 	 * client does. */
 	uint32_t retry_threshold;
+	/* What ngtcp2 and nghttp3 may hold for one connection; 0:
+	 * QUIC_CONN_MEM_DEFAULT. */
+	size_t conn_mem;
 	/* The token keys; NULL: the endpoint's own, never rotated. */
 	struct quic_tokens *tokens;
 	/* Bodies past a stream's own EWYK_REQUEST_BODY_MAX are gathered in

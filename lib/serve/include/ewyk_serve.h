@@ -115,6 +115,7 @@ struct serve_conf {
 	bool http3;
 	uint16_t quic_port;
 	uint32_t quic_retry_threshold;	/* handshakes under way, then Retry */
+	uint32_t quic_conn_mem;		/* bytes a connection may hold */
 	uint32_t quic_handshake_timeout_ms;
 	struct quic_stats *quic_stats;
 	struct quic_tokens *quic_tokens;	/* address tokens' keys */
