@@ -276,6 +276,48 @@ served_certificate(struct tlsh *h, uint16_t sport, gnutls_datum_t *cert)
 /* A reload of files that make no usable pair changes nothing: each is
  * refused with its reason and counted, and new connections are still
  * served the certificate of before. */
+/* The pair an SNI picks when GnuTLS's exact comparison finds none: an
+ * exact name anywhere leaves GnuTLS's choice (-1), else the first pair
+ * whose wildcard names it (one label), else the default (-1). */
+static void
+test_wildcard_pick(void **state)
+{
+	static const char *const names[] = { "a.test", "*.b.test", "x.b.test",
+		"*.c.test" };
+	char paths[4][2][PATH_MAX], err[TLS_ERR_LEN];
+	struct tls_conf conf = { .n_pairs = 4, .shards = 1 };
+	struct tlsh *h = tlsh_new(TLSH_INLINE, 10000);
+	struct tls_config *cfg;
+	struct tls_gen *g;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		snprintf(paths[i][0], PATH_MAX, "%s/pick%u.pem", h->dir, i);
+		snprintf(paths[i][1], PATH_MAX, "%s/pick%u.key", h->dir, i);
+		tlsh_write_named_pair(paths[i][0], paths[i][1], names[i], -60,
+				86400);
+		conf.pairs[i] = (struct tls_pair_conf){ paths[i][0],
+			paths[i][1], NULL };
+	}
+	cfg = tls_config_create(&conf, err, sizeof(err));
+	if (cfg == NULL)
+		fail_msg("tls_config_create: %s", err);
+	g = tls_gen_take(cfg);
+	assert_int_equal(tls_gen_pick(g, "a.test"), -1);	/* exact */
+	assert_int_equal(tls_gen_pick(g, "x.b.test"), -1);	/* exact beats *.b */
+	assert_int_equal(tls_gen_pick(g, "y.b.test"), 1);
+	assert_int_equal(tls_gen_pick(g, "Y.B.TEST"), 1);
+	assert_int_equal(tls_gen_pick(g, "q.c.test"), 3);
+	assert_int_equal(tls_gen_pick(g, "z.y.b.test"), -1);	/* one label */
+	assert_int_equal(tls_gen_pick(g, "b.test"), -1);
+	assert_int_equal(tls_gen_pick(g, "other.test"), -1);
+	assert_non_null(g->per[0].pair[1]);
+	tls_gen_release(g);
+	tls_config_destroy(cfg);
+	tlsh_free(h);
+}
+
 static void
 test_reload_refuses_what_cannot_serve(void **state)
 {
@@ -634,6 +676,7 @@ main(void)
 		cmocka_unit_test(test_held_record_offered_again_while_a_body_gathers),
 		cmocka_unit_test(test_reload_generations),
 		cmocka_unit_test(test_reload_refuses_what_cannot_serve),
+		cmocka_unit_test(test_wildcard_pick),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

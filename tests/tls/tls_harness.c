@@ -41,7 +41,13 @@ void
 tlsh_write_pair(const char *cert_path, const char *key_path, long from_s,
 		long to_s)
 {
-	static const char cn[] = "ewyk.test";
+	tlsh_write_named_pair(cert_path, key_path, "ewyk.test", from_s, to_s);
+}
+
+void
+tlsh_write_named_pair(const char *cert_path, const char *key_path,
+		const char *cn, long from_s, long to_s)
+{
 	gnutls_x509_privkey_t key;
 	gnutls_x509_crt_t crt;
 	gnutls_datum_t out;
@@ -62,9 +68,10 @@ tlsh_write_pair(const char *cert_path, const char *key_path, long from_s,
 	assert_int_equal(gnutls_x509_crt_set_expiration_time(crt, now + to_s),
 			0);
 	assert_int_equal(gnutls_x509_crt_set_dn_by_oid(crt,
-			GNUTLS_OID_X520_COMMON_NAME, 0, cn, sizeof(cn) - 1), 0);
+			GNUTLS_OID_X520_COMMON_NAME, 0, cn, strlen(cn)), 0);
 	assert_int_equal(gnutls_x509_crt_set_subject_alt_name(crt,
-			GNUTLS_SAN_DNSNAME, cn, sizeof(cn) - 1, GNUTLS_FSAN_SET), 0);
+			GNUTLS_SAN_DNSNAME, cn, (unsigned int)strlen(cn),
+			GNUTLS_FSAN_SET), 0);
 	assert_int_equal(gnutls_x509_crt_set_key(crt, key), 0);
 	assert_int_equal(gnutls_x509_crt_sign2(crt, crt, key,
 			GNUTLS_DIG_SHA256, 0), 0);

@@ -83,6 +83,9 @@ void tlsh_new_certificate(struct tlsh *h);
  * from from_s to to_s seconds from now, written to those paths. */
 void tlsh_write_pair(const char *cert_path, const char *key_path, long from_s,
 		long to_s);
+/* The same for the name cn (a wildcard too), its only DNS name. */
+void tlsh_write_named_pair(const char *cert_path, const char *key_path,
+		const char *cn, long from_s, long to_s);
 
 /* The client's TCP connection from sport (three-way handshake). */
 void tlsc_open(struct tlsh *h, struct tlsc *c, uint16_t sport);
