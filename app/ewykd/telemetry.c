@@ -822,6 +822,44 @@ tel_routes(const char *cmd __rte_unused, const char *params,
 	return 0;
 }
 
+/* Counters of the shards' request runtimes (struct serve_stats), summed. */
+struct serve_sum {
+	const char *key;
+	size_t off;
+};
+#define SERVE_SUM(key, field) { key, offsetof(struct serve_stats, field) }
+
+static void
+add_serve_sums(struct rte_tel_data *d, const struct serve_sum *t, size_t n)
+{
+	size_t i;
+	uint16_t k;
+
+	for (i = 0; i < n; i++) {
+		uint64_t v = 0;
+
+		for (k = 0; k < ew->nb_shards; k++)
+			v += __atomic_load_n((const uint64_t *)(const void *)
+					((const char *)serve_stats(
+					ew->shards[k].serve) + t[i].off),
+					__ATOMIC_RELAXED);
+		rte_tel_data_add_dict_u64(d, t[i].key, v);
+	}
+}
+
+/* /ewyk/http's: the routes' limits per client address ([route]
+ * limit-*), and the answers gzipped for routes with compress = on. */
+static const struct serve_sum http_serve_sums[] = {
+	SERVE_SUM("limit_rate_refused_reqs", limits.rate_refused),
+	SERVE_SUM("limit_conns_refused_reqs", limits.conns_refused),
+	SERVE_SUM("limit_evicted_count", limits.evicted),
+	SERVE_SUM("limit_untracked_reqs", limits.untracked),
+	SERVE_SUM("compressed_answers_count", compress.answers),
+	SERVE_SUM("compress_in_bytes", compress.in_bytes),
+	SERVE_SUM("compress_out_bytes", compress.out_bytes),
+	SERVE_SUM("compress_busy_count", compress.busy),
+};
+
 /* HTTP: by protocol, method and status; connections, HTTP/2 streams and
  * errors by kind; each route with its latency. */
 /* /ewyk/http's plain sums; the rest of the reply is derived. */
@@ -875,24 +913,7 @@ tel_http(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "http1_reqs", all - h2);
 	rte_tel_data_add_dict_u64(d, "http2_reqs", h2);
 	add_sums(d, http_sums, RTE_DIM(http_sums));
-	/* The routes' limits per client address ([route] limit-*). */
-	rte_tel_data_add_dict_u64(d, "limit_rate_refused_reqs",
-			SUM(serve_stats(s->serve)->limits.rate_refused));
-	rte_tel_data_add_dict_u64(d, "limit_conns_refused_reqs",
-			SUM(serve_stats(s->serve)->limits.conns_refused));
-	rte_tel_data_add_dict_u64(d, "limit_evicted_count",
-			SUM(serve_stats(s->serve)->limits.evicted));
-	rte_tel_data_add_dict_u64(d, "limit_untracked_reqs",
-			SUM(serve_stats(s->serve)->limits.untracked));
-	/* Answers gzipped for routes with compress = on. */
-	rte_tel_data_add_dict_u64(d, "compressed_answers_count",
-			SUM(serve_stats(s->serve)->compress.answers));
-	rte_tel_data_add_dict_u64(d, "compress_in_bytes",
-			SUM(serve_stats(s->serve)->compress.in_bytes));
-	rte_tel_data_add_dict_u64(d, "compress_out_bytes",
-			SUM(serve_stats(s->serve)->compress.out_bytes));
-	rte_tel_data_add_dict_u64(d, "compress_busy_count",
-			SUM(serve_stats(s->serve)->compress.busy));
+	add_serve_sums(d, http_serve_sums, RTE_DIM(http_serve_sums));
 	rte_tel_data_add_dict_u64(d, "compress_streams",
 			SUM(serve_stats(s->serve)->compress.streams));
 	if (ew->access_log != NULL) {
