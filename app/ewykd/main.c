@@ -251,10 +251,12 @@ port_open(struct ewykd *e, char *err, size_t errlen)
 {
 	const struct ewykd_config *cfg = &e->cfg;
 	const struct port_config pc = port_config_of(cfg);
-	uint16_t i;
+	uint16_t ids[EWYKD_PORTS_MAX], i;
 
-	e->pool = rte_pktmbuf_pool_create("ewyk_mbufs", cfg->mbufs, MBUF_CACHE,
-			0, port_mbuf_room(cfg->mtu), rte_socket_id());
+	for (i = 0; i < e->nb_ports; i++)
+		ids[i] = e->ports[i].id;
+	e->pool = port_mbuf_pool("ewyk_mbufs", cfg->mbufs, MBUF_CACHE,
+			cfg->mtu, ids, e->nb_ports);
 	if (e->pool == NULL) {
 		snprintf(err, errlen, "cannot create %u mbufs: %s (more memory "
 				"with -m, or fewer --mbufs)", cfg->mbufs,

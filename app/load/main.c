@@ -100,8 +100,8 @@ port_open(struct load *l)
 	l->port = ids[0];
 	mbufs = conf->mbufs != 0 ? conf->mbufs : RTE_MAX(32768u,
 			(uint32_t)l->nb_workers * 4 * RING_DESC + 8192);
-	l->pool = rte_pktmbuf_pool_create("load_mbufs", mbufs, MBUF_CACHE, 0,
-			port_mbuf_room(conf->mtu), rte_socket_id());
+	l->pool = port_mbuf_pool("load_mbufs", mbufs, MBUF_CACHE, conf->mtu,
+			ids, 1);
 	if (l->pool == NULL)
 		die(l, 1, "cannot create the mbufs: %s (more memory with -m, "
 				"or fewer --mbufs)", rte_strerror(rte_errno));

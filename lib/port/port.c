@@ -8,7 +8,11 @@
 
 #include <rte_bus.h>
 #include <rte_dev.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_mempool.h>
 
 #include "net_stack.h"
 #include "port.h"
@@ -82,6 +86,59 @@ port_mbuf_room(uint16_t mtu)
 
 	return (uint16_t)(RTE_PKTMBUF_HEADROOM +
 			RTE_MAX(frame, (uint32_t)RTE_MBUF_DEFAULT_DATAROOM));
+}
+
+/* A virtual device (net_tap, net_af_xdp, net_memif) reads and writes
+ * frames with the CPU, not by DMA. */
+static bool
+port_is_virtual(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+
+	return rte_eth_dev_info_get(port, &info) == 0 &&
+		strcmp(rte_bus_name(rte_dev_bus(info.device)), "vdev") == 0;
+}
+
+struct rte_mempool *
+port_mbuf_pool(const char *name, uint32_t n, uint32_t cache, uint16_t mtu,
+		const uint16_t *ports, uint16_t nb_ports)
+{
+	struct rte_pktmbuf_pool_private priv = {
+		.mbuf_data_room_size = port_mbuf_room(mtu),
+	};
+	unsigned int flags = RTE_MEMPOOL_F_NO_IOVA_CONTIG;
+	struct rte_mempool *mp;
+	uint16_t i;
+	int rc;
+
+	/* Laid out for DMA, a pool keeps each mbuf within one page and
+	 * leaves the page's end unused, so that its mbufs span more than
+	 * n of them. net_af_xdp (DPDK 22.11) registers n mbufs' length
+	 * from the first as the socket's memory: the last few mbufs lie
+	 * past it, and the kernel drops what is sent from them without a
+	 * word (about 23 frames in a row, each time the pool comes round
+	 * to them). Devices that read with the CPU need no such layout:
+	 * their pool is packed, every mbuf inside that length. */
+	for (i = 0; i < nb_ports; i++)
+		if (!port_is_virtual(ports[i]))
+			flags = 0;
+	mp = rte_mempool_create_empty(name, n, sizeof(struct rte_mbuf) +
+			priv.mbuf_data_room_size, cache, sizeof(priv),
+			(int)rte_socket_id(), flags);
+	if (mp == NULL)
+		return NULL;
+	rc = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
+	if (rc == 0) {
+		rte_pktmbuf_pool_init(mp, &priv);
+		rc = rte_mempool_populate_default(mp);
+	}
+	if (rc < 0) {
+		rte_mempool_free(mp);
+		rte_errno = -rc;
+		return NULL;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
 }
 
 /* net_af_xdp receives into the mbufs themselves, and its socket takes
@@ -226,8 +283,7 @@ port_start(const struct port_config *cfg, uint16_t port, uint16_t nb_queues,
 	 * sends with the CPU: static files go out of the send queue without
 	 * a copy (tcp_write_ref()). A device that DMAs would need their
 	 * memory mapped for it, which is not done: it gets copies. */
-	ifc->tx_any_memory = strcmp(rte_bus_name(rte_dev_bus(info.device)),
-			"vdev") == 0;
+	ifc->tx_any_memory = port_is_virtual(port);
 	if ((info.tx_offload_capa & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
 			RTE_ETH_TX_OFFLOAD_TCP_CKSUM)) ==
 			(RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM) &&

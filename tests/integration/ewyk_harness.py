@@ -78,8 +78,9 @@ NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
           "--bounding-set=-dac_override,-dac_read_search"]
 
 
-def eal_memory_args(mb=256):
-    """Hugepages when enough are free, else ordinary memory (--no-huge)."""
+def eal_memory_args(mb=256, hugepages=True):
+    """Hugepages when enough are free (and hugepages), else ordinary
+    memory (--no-huge)."""
     free = size_kb = 0
     with open("/proc/meminfo") as f:
         for line in f:
@@ -87,7 +88,7 @@ def eal_memory_args(mb=256):
                 free = int(line.split()[1])
             elif line.startswith("Hugepagesize:"):
                 size_kb = int(line.split()[1])
-    if free * size_kb // 1024 >= mb:
+    if hugepages and free * size_kb // 1024 >= mb:
         return ["--in-memory", "-m", str(mb)]
     return ["--no-huge", "--no-shconf", "-m", str(mb)]
 
@@ -163,7 +164,7 @@ class Appliance:
     def __init__(self, www=None, args=(), lcores="0-1", vdev_args="", mem_mb=256,
                  client_ns=False, env=None, shared_config=False, medium="tap",
                  wire_lcores="0@0,1@0", profile=False, second_port=None,
-                 demo=True, wrap=(), ip6=False, binary=None):
+                 demo=True, wrap=(), ip6=False, binary=None, hugepages=True):
         """client_ns: the client gets a namespace of its own, joined to the
         tap through a bridge in the appliance's namespace, so that packets
         between them are forwarded and can really be lost (a drop on the
@@ -182,7 +183,9 @@ class Appliance:
         ip6: the port gets --ip6 2001:2::2/64 too, and the client side
         2001:2::1/64; the appliance is ready once it answers ping -6.
         ip6="only": the port has no IPv4 (--ip6 alone).
-        binary: another ewykd than the build tree's (an installed one)."""
+        binary: another ewykd than the build tree's (an installed one).
+        hugepages: False runs ewykd on ordinary memory (--no-huge) even
+        where hugepages are free."""
         if medium not in MEDIA:
             raise ValueError(f"medium {medium!r}: one of {MEDIA}")
         if ip6 and second_port:
@@ -219,6 +222,7 @@ class Appliance:
         self.lcores = lcores
         self.vdev_args = vdev_args
         self.mem_mb = mem_mb
+        self.hugepages = hugepages
         self.env = env		# added to ewykd's environment
         self.ip6 = ip6
         self.wrap = list(wrap)
@@ -327,7 +331,7 @@ class Appliance:
         """What makes a run of its own: file prefix, log level, memory."""
         return ["--file-prefix", self.prefix, "--log-level", "*:warning",
                 *(shared_memory_args(self.mem_mb) if self.shared_config
-                  else eal_memory_args(self.mem_mb))]
+                  else eal_memory_args(self.mem_mb, self.hugepages))]
 
     def profile_config(self):
         """A copy of the medium's profile as shipped, but for what makes a

@@ -36,6 +36,12 @@ int port_assign(const struct port_config *cfg, uint16_t *ids, char *err,
 		size_t errlen);
 /* The data room (headroom included) of mbufs for an MTU. */
 uint16_t port_mbuf_room(uint16_t mtu);
+/* The mbuf pool of n mbufs for an MTU, for ports (nb_ports of them):
+ * packed without regard to pages when every one is a virtual device.
+ * NULL with rte_errno set when it cannot be made. */
+struct rte_mempool *port_mbuf_pool(const char *name, uint32_t n,
+		uint32_t cache, uint16_t mtu, const uint16_t *ports,
+		uint16_t nb_ports);
 /* Has the port nb_queues queue pairs, and cfg's MTU? 0, or -1 with a
  * message in err. */
 int port_check(const struct port_config *cfg, uint16_t port,
