@@ -64,6 +64,25 @@ test_steady_rtt_doubles(void **state)
 	th_free(h);
 }
 
+/* A receiver whose reader lags acknowledges a round's 20 segments with
+ * one ACK: slow start still doubles (Linux's sender grows by all an ACK
+ * acknowledged; RFC 9406's L of 8 held it to 28). */
+static void
+test_stretch_ack_doubles(void **state)
+{
+	struct th *h = warm_up();
+	struct tcp_conn *c = h->app.conn;
+
+	(void)state;
+	tp_write(&p, 20 * MSS);
+	assert_int_equal(tp_sent(&p, NULL), 20);
+	th_advance(h, RTT);
+	tp_ack(&p, tp_seq(&p, next_seg + 20), 0, 0);
+	assert_int_equal(c->cwnd, 40 * MSS);
+	assert_int_equal(c->hs_state, TCP_HS_SS);
+	th_free(h);
+}
+
 /* 10 ms more: CSS from the 8th ACK of the round, whose other 12 ACKs
  * add a quarter segment each (20 + 7 + 13 / 4 segments); five rounds of
  * CSS later, congestion avoidance. */
@@ -171,6 +190,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_steady_rtt_doubles),
+		cmocka_unit_test(test_stretch_ack_doubles),
 		cmocka_unit_test(test_rtt_rise_conservative_then_avoidance),
 		cmocka_unit_test(test_rtt_fall_resumes_slow_start),
 		cmocka_unit_test(test_cookie_connection_rounds_from_its_iss),
