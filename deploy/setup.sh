@@ -22,6 +22,9 @@ PACKAGES=(
 	libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev ngtcp2-client
 	# the tests' certificate authority, certificates and OCSP responses
 	python3-cryptography
+	# WebSockets through a route (websocket = on): the tests' client and
+	# application
+	python3-websockets
 	# the mutation run's compiles (tests/mutation/run.py): a file put back
 	# after its break, and a break compiled in an earlier run, are hits
 	ccache

@@ -44,7 +44,7 @@ route_made(struct ewykd *e, const struct route_conf *rc, struct serve_route *sr,
 	*sr = (struct serve_route){
 		.path = rc->path, .exact = rc->exact, .target = rc->target,
 		.code = rc->code, .strip_prefix = rc->strip_prefix,
-		.compress = rc->compress,
+		.compress = rc->compress, .websocket = rc->websocket,
 		.headers = headers, .nb_headers = rc->nb_headers,
 		.limit = { rc->limit_rps, rc->limit_burst, rc->limit_conns },
 	};

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 
 #include "http1_conn.h"
@@ -42,7 +43,7 @@ write_head(struct h1 *h, const struct http_answer *a, uint64_t length)
 	const char *alt = http_conn_alt_svc(h->c);
 
 	_Static_assert(16 + 40 + sizeof(server) + 40 + 40 + 11 +
-			HTTP_ALT_SVC_MAX <= HEAD_FIXED_MAX,
+			HTTP_ALT_SVC_MAX + 41 + 2 <= HEAD_FIXED_MAX,
 			"the fixed part of a head outgrew HEAD_FIXED_MAX");
 	if (a->status == 200) {
 		put(head, &n, ok, sizeof(ok) - 1);
@@ -71,7 +72,12 @@ write_head(struct h1 *h, const struct http_answer *a, uint64_t length)
 		put(head, &n, "\r\n", 2);
 	}
 	put(head, &n, a->hbuf, a->hused);	/* the fields, framed */
-	if (last)
+	/* A tunnel's 101 is its connection's last answer: the connection
+	 * is the tunnel's from now. */
+	if (last && a->status == 101)
+		put(head, &n, "Connection: Upgrade\r\nUpgrade: websocket\r\n",
+				41);
+	else if (last)
 		put(head, &n, "Connection: close\r\n", 19);
 	put(head, &n, "\r\n", 2);
 	http_conn_write(h->c, head, (uint32_t)n);
@@ -132,20 +138,30 @@ pump(struct h1 *h)
 	}
 }
 
+/* The reader's answer is out: a body it left unread is skipped, and the
+ * connection ends after it; a tunnel's client bytes have nobody to go
+ * to, and the close follows now, not after the client's own. */
+static __rte_noinline void
+reader_answered(struct h1 *h)
+{
+	h->sink_writing = false;
+	if (h->sink && http1_body_reading(&h->req))
+		h->close_after = true;
+	if (h->sink && h->req.framing == HTTP1_BODY_CLOSE) {
+		http1_body_stop(&h->req);
+		h->in_len = 0;
+	}
+	h->sink = false;
+}
+
 void
 h1_done_writing(struct h1 *h)
 {
 	struct http_answer *a = h->writing;
 
 	h->writing = NULL;
-	if (h->sink_writing) {
-		/* The reader's answer is out: a body it left unread is
-		 * skipped, and the connection ends after it. */
-		h->sink_writing = false;
-		if (h->sink && http1_body_reading(&h->req))
-			h->close_after = true;
-		h->sink = false;
-	}
+	if (unlikely(h->sink_writing))
+		reader_answered(h);
 	http_conn_release(h->c, a);
 }
 

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 
 #include "http1_conn.h"
@@ -43,9 +44,27 @@ h2c_settings(const struct http_head *r)
 static void
 start_req_body(struct h1 *h, const struct http_head *r)
 {
-	http1_body_start(&h->req, r->chunked ? HTTP1_BODY_CHUNKED :
-			HTTP1_BODY_LENGTH, r->chunked ? 0 :
-			(uint64_t)r->content_length);
+	if (r->tunnel)
+		http1_body_start(&h->req, HTTP1_BODY_CLOSE, 0);
+	else
+		http1_body_start(&h->req, r->chunked ? HTTP1_BODY_CHUNKED :
+				HTTP1_BODY_LENGTH, r->chunked ? 0 :
+				(uint64_t)r->content_length);
+}
+
+/* A WebSocket opening handshake (RFC 6455 4.1: a GET of HTTP/1.1 asking
+ * for websocket in Upgrade, naming upgrade in Connection, without a
+ * body) on a route that passes WebSockets on. */
+static __rte_noinline bool
+takes_tunnel(const struct http_head *r, const struct http_route *rt)
+{
+	const struct http_str *up = http_head_find(r, "upgrade");
+
+	return r->conn_upgrade && r->method == HTTP_GET && r->minor >= 1 &&
+		!r->chunked && r->content_length <= 0 && rt != NULL &&
+		(rt->flags & (HTTP_ROUTE_WEBSOCKET | HTTP_ROUTE_BODY_STREAM)) ==
+		(HTTP_ROUTE_WEBSOCKET | HTTP_ROUTE_BODY_STREAM) &&
+		up != NULL && http1_list_has(*up, "websocket");
 }
 
 /* Hands a request to its handler (route rt; NULL: none), or refuses it;
@@ -80,9 +99,9 @@ take_request(struct h1 *h, const struct http_head *r,
 		/* A body nobody takes: skip a small one, but do not wait for
 		 * a large one or for one the client holds back until
 		 * "100 Continue": close after the answer instead. */
-		if (has_body && r->body == NULL && (taken == 413 ||
+		if ((has_body && r->body == NULL && (taken == 413 ||
 				r->expect_continue || r->chunked ||
-				r->content_length > DISCARD_MAX))
+				r->content_length > DISCARD_MAX)) || r->tunnel)
 			h->close_after = true;
 		h1_refuse(h, taken, head_only, allow);
 		if (has_body && !h->close_after && r->body == NULL)
@@ -98,7 +117,12 @@ take_request(struct h1 *h, const struct http_head *r,
 	if (ps->http10)
 		h->close_after = true;
 	ps->ans = ans;
-	if (sink && has_body) {
+	if (sink && (has_body || r->tunnel)) {
+		/* A tunnel's answer ends with the connection too. */
+		if (r->tunnel) {
+			ps->http10 = true;
+			h->close_after = true;
+		}
 		/* Its reader takes the body as it comes (h1_body_read()). */
 		if (r->expect_continue && !h->continue_sent)
 			http_conn_write(h->c, continue_100,
@@ -448,6 +472,8 @@ serve_in(struct h1 *h, struct http_conn *c)
 		}
 		/* One lookup serves the body's gathering and the dispatch. */
 		rt = http_conn_route(c, &req);
+		if (unlikely(req.upgrade))
+			req.tunnel = takes_tunnel(&req, rt);
 		g = gather_body(h, &req, rt, rc);
 		if (g == GATHER_WAIT) {
 			if (c->peer_closed && h1_owed(h) == 0)

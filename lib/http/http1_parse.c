@@ -2,6 +2,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+
 #include "http1_parse.h"
 #include "http_priv.h"
 
@@ -130,28 +133,54 @@ parse_content_length(struct http_str v, int64_t *out)
 	return 0;
 }
 
-/* Connection: a comma-separated token list. */
+/* The next token of a comma-separated list at *i (RFC 9110 5.6.1), its
+ * spaces trimmed; false past the last. */
+static __rte_always_inline bool
+next_token(struct http_str v, uint32_t *i, struct http_str *tok)
+{
+	uint32_t s, e;
+
+	while (*i < v.len && (v.p[*i] == ' ' || v.p[*i] == '\t' ||
+			v.p[*i] == ','))
+		(*i)++;
+	if (*i >= v.len)
+		return false;
+	s = *i;
+	while (*i < v.len && v.p[*i] != ',')
+		(*i)++;
+	e = *i;
+	while (e > s && (v.p[e - 1] == ' ' || v.p[e - 1] == '\t'))
+		e--;
+	*tok = (struct http_str){ v.p + s, e - s };
+	return true;
+}
+
+bool
+http1_list_has(struct http_str v, const char *token)
+{
+	struct http_str t;
+	uint32_t i = 0;
+
+	while (next_token(v, &i, &t))
+		if (http_str_eq_nocase(t, token))
+			return true;
+	return false;
+}
+
+/* Connection: close, keep-alive, upgrade. */
 static void
 parse_connection(struct http_str v, struct http_head *r)
 {
+	struct http_str t;
 	uint32_t i = 0;
 
-	while (i < v.len) {
-		uint32_t s, e;
-
-		while (i < v.len && (v.p[i] == ' ' || v.p[i] == '\t' || v.p[i] == ','))
-			i++;
-		s = i;
-		while (i < v.len && v.p[i] != ',')
-			i++;
-		e = i;
-		while (e > s && (v.p[e - 1] == ' ' || v.p[e - 1] == '\t'))
-			e--;
-		if (http_str_eq_nocase((struct http_str){ v.p + s, e - s }, "close"))
+	while (next_token(v, &i, &t)) {
+		if (http_str_eq_nocase(t, "close"))
 			r->keep_alive = false;
-		else if (http_str_eq_nocase((struct http_str){ v.p + s, e - s },
-				"keep-alive"))
+		else if (http_str_eq_nocase(t, "keep-alive"))
 			r->keep_alive = true;
+		else if (http_str_eq_nocase(t, "upgrade"))
+			r->conn_upgrade = true;
 	}
 }
 

@@ -36,6 +36,10 @@ int http1_parse_request_max(const char *buf, size_t len, struct http_head *r,
  */
 int http1_parse_response(const char *buf, size_t len, struct http_head *r);
 
+/* Whether a comma-separated list (a field's value) names token, in any
+ * case. */
+bool http1_list_has(struct http_str v, const char *token);
+
 /* Status to send when the buffer is full but the head is incomplete. */
 int http1_overflow_status(const char *buf, size_t len);
 

@@ -403,6 +403,16 @@ ewyk_respond_stream(struct ewyk_request *q, int status, const char *ctype,
 	return 0;
 }
 
+int
+http_respond_tunnel(struct ewyk_request *q, const struct ewyk_source *src)
+{
+	int rc = ewyk_respond_stream(q, 200, NULL, src);
+
+	if (rc == 0)
+		q->ans.status = 101;
+	return rc;
+}
+
 void
 http_answer_text(struct http_answer *a, int status, const char *text)
 {

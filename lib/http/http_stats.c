@@ -44,6 +44,7 @@ const char *
 http_reason(int status)
 {
 	switch (status) {
+	case 101: return "Switching Protocols";
 	case 200: return "OK";
 	case 201: return "Created";
 	case 202: return "Accepted";

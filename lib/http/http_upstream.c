@@ -68,6 +68,7 @@ struct upstream_fetch {
 	bool reused;		/* on a pooled connection */
 	bool retried;
 	bool req_chunked;
+	bool tunnel;		/* a WebSocket's: its body unframed, 101 taken */
 	bool req_done;
 	bool got_bytes;		/* some answer byte came */
 	bool head_seen;
@@ -506,7 +507,9 @@ fetch_head(struct upstream_fetch *f, const struct http_head *h, int len)
 		health_answered(f->cl, f->target);
 	lat_record(&st->lat, lat_cycles_ns(rte_get_tsc_cycles() - f->t0_tsc,
 			f->cl->ns_mult));
-	if (f->head_req || h->status == 204 || h->status == 304)
+	if (h->status == 101)	/* a tunnel's: the rest, as it comes */
+		http1_body_start(&f->body, HTTP1_BODY_CLOSE, 0);
+	else if (f->head_req || h->status == 204 || h->status == 304)
 		http1_body_start(&f->body, HTTP1_BODY_NONE, 0);
 	else if (h->chunked)
 		http1_body_start(&f->body, HTTP1_BODY_CHUNKED, 0);
@@ -515,7 +518,8 @@ fetch_head(struct upstream_fetch *f, const struct http_head *h, int len)
 				(uint64_t)h->content_length);
 	else
 		http1_body_start(&f->body, HTTP1_BODY_CLOSE, 0);
-	f->keep = h->keep_alive && f->body.framing != HTTP1_BODY_CLOSE;
+	f->keep = h->keep_alive && f->body.framing != HTTP1_BODY_CLOSE &&
+		!f->tunnel;
 	/* In the body, the upstream is timed only while the client waits
 	 * for it (a read found nothing): a client that does not read holds
 	 * the upstream back, which is no fault of the upstream's. */
@@ -546,7 +550,7 @@ fetch_input(struct upstream_fetch *f)
 		rc = http1_parse_response((const char *)uc->in + uc->in_off,
 				uc->in_len - uc->in_off, &h);
 		if (rc < 0 || (rc == 0 && uc->in_len == UP_IN_MAX) ||
-				(rc > 0 && h.status == 101)) {
+				(rc > 0 && h.status == 101 && !f->tunnel)) {
 			fetch_fail(f, UPSTREAM_ERR_bad_answer);
 			return;
 		}
@@ -559,7 +563,7 @@ fetch_input(struct upstream_fetch *f)
 			}
 			return;
 		}
-		if (h.status >= 200)
+		if (h.status >= 200 || h.status == 101)
 			break;
 		uc->in_off += (uint32_t)rc;	/* 1xx: interim, skipped */
 	}
@@ -592,26 +596,29 @@ fetch_send(struct upstream_fetch *f, bool pull)
 				HTTP1_CHUNK_HEAD_MAX : 0), *out;
 		long n;
 
-		if (!f->req_chunked && f->req_pulled == (uint64_t)f->req_len) {
+		bool framed = !f->req_chunked && !f->tunnel;
+
+		if (framed && f->req_pulled == (uint64_t)f->req_len) {
 			f->req_done = true;
 			break;
 		}
 		if (space < framing + UP_PULL_MIN)
 			break;
 		cap = RTE_MIN(sizeof(cl->scratch), (size_t)space) - framing;
-		if (!f->req_chunked)
+		if (framed)
 			cap = (size_t)RTE_MIN((uint64_t)cap,
 					(uint64_t)f->req_len - f->req_pulled);
 		n = f->ev->req_body(f->arg, buf, cap);
 		if (n == HTTP_SOURCE_AGAIN)
 			break;
-		if (n < 0 || (size_t)n > cap || (n == 0 && !f->req_chunked)) {
+		if (n < 0 || (size_t)n > cap || (n == 0 && framed)) {
 			fetch_fail(f, UPSTREAM_ERR_client_body);
 			return;
 		}
 		if (n == 0) {
-			tcp_write(ns, uc->tc, HTTP1_LAST_CHUNK,
-					HTTP1_LAST_CHUNK_LEN);
+			if (f->req_chunked)
+				tcp_write(ns, uc->tc, HTTP1_LAST_CHUNK,
+						HTTP1_LAST_CHUNK_LEN);
 			f->req_done = true;
 			break;
 		}
@@ -734,7 +741,10 @@ build_head(struct upstream_fetch *f, const struct upstream_req *r)
 	}
 	if (ok && r->forwarded)
 		ok = forwarded_fields(f, r, host, r->trusted && proto_given);
-	if (ok && r->body_len > 0)
+	if (ok && r->tunnel)
+		ok = head_put(f, "Connection: Upgrade\r\nUpgrade: websocket\r\n",
+				41);
+	else if (ok && r->body_len > 0)
 		ok = head_field(f, "Content-Length", (struct http_str){ len,
 				(uint32_t)snprintf(len, sizeof(len), "%lld",
 				(long long)r->body_len) });
@@ -768,7 +778,8 @@ upstream_fetch_start(struct upstream_client *cl, int idx,
 	f->idempotent = r->idempotent;
 	f->head_req = r->head;
 	f->req_len = r->body_len;
-	f->req_chunked = r->body_len < 0;
+	f->tunnel = r->tunnel;
+	f->req_chunked = r->body_len < 0 && !r->tunnel;
 	f->req_done = r->body_len == 0;
 	f->t0_tsc = rte_get_tsc_cycles();
 	stats_of(cl, idx)->requests++;

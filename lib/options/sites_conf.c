@@ -8,12 +8,6 @@
 #include "ini.h"
 #include "sites_conf.h"
 
-/* Keys of the contract that this version does not serve yet: refused by
- * name, never accepted and ignored. */
-static const char *const later[] = {
-	"websocket",
-};
-
 static int
 fail(char *err, size_t errlen, const char *key, const char *why)
 {
@@ -239,8 +233,6 @@ static int
 route_key(struct route_conf *rt, const char *key, const char *value,
 		char *err, size_t errlen)
 {
-	size_t i;
-
 	if (strcmp(key, "site") == 0)
 		return copy(rt->site_name, sizeof(rt->site_name), value, key,
 				err, errlen);
@@ -256,11 +248,14 @@ route_key(struct route_conf *rt, const char *key, const char *value,
 		return route_target(rt, ROUTE_STATUS, key, value, err, errlen);
 	if (strcmp(key, "plugin") == 0)
 		return route_target(rt, ROUTE_PLUGIN, key, value, err, errlen);
-	if (strcmp(key, "strip-prefix") == 0 || strcmp(key, "compress") == 0) {
+	if (strcmp(key, "strip-prefix") == 0 || strcmp(key, "compress") == 0 ||
+			strcmp(key, "websocket") == 0) {
+		bool *b = key[0] == 's' ? &rt->strip_prefix : key[0] == 'c' ?
+			&rt->compress : &rt->websocket;
+
 		if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
 			return fail(err, errlen, key, "on or off");
-		*(key[0] == 's' ? &rt->strip_prefix : &rt->compress) =
-			value[1] == 'n';
+		*b = value[1] == 'n';
 		return 0;
 	}
 	if (strcmp(key, "add-header") == 0)
@@ -272,15 +267,11 @@ route_key(struct route_conf *rt, const char *key, const char *value,
 	if (strcmp(key, "limit-conns") == 0)
 		return limit_set(key, value, false, &rt->limit_conns, err,
 				errlen);
-	for (i = 0; i < sizeof(later) / sizeof(later[0]); i++)
-		if (strcmp(key, later[i]) == 0)
-			return fail(err, errlen, key, "not served by this version "
-					"of ewykd yet");
 	snprintf(err, errlen, "unknown key '%s' (a [route] takes site, prefix "
 			"or exact, one of root, upstream, redirect, status and "
 			"plugin, "
-			"strip-prefix, compress, add-header, limit-rps, limit-burst, "
-			"limit-conns)", key);
+			"strip-prefix, websocket, compress, add-header, limit-rps, "
+			"limit-burst, limit-conns)", key);
 	return -1;
 }
 
@@ -483,6 +474,12 @@ finish_route(struct sites_conf *s, int i, char *err, size_t errlen)
 				rt->name);
 		return -1;
 	}
+	if (rt->websocket && rt->kind != ROUTE_UPSTREAM) {
+		snprintf(err, errlen, "%d: [route %s]: websocket is for an "
+				"upstream (the WebSocket is passed on to it)",
+				rt->line, rt->name);
+		return -1;
+	}
 	if (rt->strip_prefix && rt->kind != ROUTE_UPSTREAM) {
 		snprintf(err, errlen, "%d: [route %s]: strip-prefix is for an "
 				"upstream (a root always looks up the path after "
@@ -610,6 +607,8 @@ sites_conf_write(const struct sites_conf *s, FILE *f)
 			fprintf(f, "%s\n", rt->target);
 		if (rt->strip_prefix)
 			fprintf(f, "strip-prefix = on\n");
+		if (rt->websocket)
+			fprintf(f, "websocket = on\n");
 		if (rt->compress)
 			fprintf(f, "compress = on\n");
 		for (j = 0; j < rt->nb_headers; j++)

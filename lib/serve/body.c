@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
+
 #include "body.h"
 #include "ewyk_quic.h"
 #include "h3.h"
@@ -87,7 +89,7 @@ void
 body_reset(struct serve_task *t, const struct http_head *r)
 {
 	t->body.len = r->chunked ? -1 : r->content_length > 0 ?
-		r->content_length : 0;
+		r->content_length : unlikely(r->tunnel) ? TASK_BODY_TUNNEL : 0;
 	t->body.over = t->body.len == 0;
 	t->body.link = (struct ilink){ NULL, NULL };
 	t->early = (struct early_answer){ .length = -1 };

@@ -195,8 +195,10 @@ begin(struct fetch_start *st, struct ewyk_fetch *f)
 		p->st->peak = p->st->in_use;
 	st->f = f;
 	ilist_push(&t->fetches, &f->task_link);
-	if (f->forward && st->ur.body_len != 0)
+	if (f->forward && st->ur.body_len != 0) {
+		t->body_fetch = f;
 		body_watch_add(t, forward_ready);
+	}
 	return true;
 }
 
@@ -253,8 +255,10 @@ fetch_pool_poll(struct fetch_pool *p)
 static void
 fetch_let_go(struct ewyk_fetch *f)
 {
-	if (f->forward)
+	if (f->forward) {
 		body_watch_remove(f->task);
+		f->task->body_fetch = NULL;
+	}
 	f->forward = false;
 	if (f->uf != NULL)
 		upstream_fetch_release(f->uf);
@@ -523,17 +527,10 @@ static const struct upstream_events events = {
 static void
 forward_ready(struct serve_task *t)
 {
-	struct ilink *l;
+	struct ewyk_fetch *f = t->body_fetch;
 
-	for (l = t->fetches; l != NULL; l = l->next) {
-		struct ewyk_fetch *f = container_of(l, struct ewyk_fetch,
-				task_link);
-
-		if (f->forward && f->uf != NULL) {
-			upstream_fetch_body_ready(f->uf);
-			return;
-		}
-	}
+	if (f != NULL && f->forward && f->uf != NULL)
+		upstream_fetch_body_ready(f->uf);
 }
 
 static void
@@ -637,11 +634,13 @@ forward_request(const struct serve_task *t, const struct ewyk_fetch_req *r,
 		.target = str_of(r->target),
 		.headers = q->hdr,
 		.nheaders = q->nheaders,
-		.body_len = (t->route->flags & HTTP_ROUTE_BODY_STREAM) ?
-			t->body.len : (int64_t)q->body.len,
+		.body_len = !(t->route->flags & HTTP_ROUTE_BODY_STREAM) ?
+			(int64_t)q->body.len : t->body.len == TASK_BODY_TUNNEL ?
+			-1 : t->body.len,
 		.idempotent = http_method_idempotent(q->method),
 		.head = q->method == HTTP_HEAD,
 		.forwarded = true,
+		.tunnel = t->body.len == TASK_BODY_TUNNEL,
 	};
 	return 0;
 }
@@ -825,7 +824,8 @@ ewyk_respond_fetch(struct ewyk_request *req, struct ewyk_fetch *f)
 	}
 	if (req->method == HTTP_HEAD)
 		src.length = gz ? -1 : f->head_length;
-	rc = ewyk_respond_stream(req, f->status, NULL, &src);
+	rc = f->status == 101 ? http_respond_tunnel(req, &src) :
+		ewyk_respond_stream(req, f->status, NULL, &src);
 	if (rc != 0)
 		return rc;
 	rc = ewyk_wait_park(req, &w, EWYK_WAIT_FOREVER);

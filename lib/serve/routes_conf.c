@@ -169,7 +169,8 @@ serve_route_add(struct ewyk_router *r, const struct serve_route *sr)
 
 	int rc = sr->kind == SERVE_ROUTE_PLUGIN ? plugin_route_add(r, sr) :
 		http_route_add(r, &route, HTTP_ROUTE_BOUNDARY | (up ?
-			HTTP_ROUTE_BODY_STREAM : HTTP_ROUTE_INLINE));
+			HTTP_ROUTE_BODY_STREAM : HTTP_ROUTE_INLINE) |
+			(sr->websocket ? HTTP_ROUTE_WEBSOCKET : 0));
 
 	/* Added last: its limits, if any, checked by dispatch_hook(). */
 	if (rc == 0 && (sr->limit.rps != 0 || sr->limit.conns != 0))

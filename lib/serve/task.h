@@ -97,8 +97,13 @@ struct early_answer {
 
 /* body.c's part: the request body read as it arrives. */
 typedef void (*body_watch_fn)(struct serve_task *t);
+/* A tunnel's body (http_head.tunnel): the client's bytes until it
+ * closes. */
+#define TASK_BODY_TUNNEL (-2)
+
 struct task_body {
-	int64_t len;		/* the request body's: -1 chunked */
+	int64_t len;		/* the request body's: -1 chunked, or
+				 * TASK_BODY_TUNNEL */
 	bool over;		/* ewyk_body_read() saw its end */
 	struct ilink link;	/* in the shard's body watch */
 	body_watch_fn fn;
@@ -119,6 +124,10 @@ struct serve_task {
 	struct task_body body;
 	struct early_answer early;
 	struct ilink *fetches;	/* its handler's open ones (fetch.c) */
+	/* The fetch that forwards the client's body as it comes, also once
+	 * its answer is the connection's (a tunnel's both flow at once);
+	 * NULL otherwise (tasks start zeroed, fetch_let_go() clears it). */
+	struct ewyk_fetch *body_fetch;
 	int fetch_failure;	/* the last failed fetch's enum
 				 * upstream_err, or -1 */
 	struct access_rec *log;	/* its access log line, or NULL */

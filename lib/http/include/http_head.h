@@ -40,6 +40,10 @@ struct http_head {
 	bool chunked;		/* the body's length is not known ahead */
 	bool expect_continue;
 	bool upgrade;		/* a request has an Upgrade field */
+	bool conn_upgrade;	/* its Connection names upgrade */
+	/* Taken as a tunnel by a route that passes WebSockets on: its body
+	 * is what the client sends until it closes. */
+	bool tunnel;
 	int64_t content_length;	/* -1 when absent */
 	/* The body's buffer when it is one of the server's body slots: a
 	 * dispatch that takes the request takes it (http_req_fill()). */

@@ -56,6 +56,12 @@ struct http_route {
 /* A prefix that matches at a '/' boundary only, as a configured route's:
  * "/api" takes "/api" and "/api/x", not "/apix". */
 #define HTTP_ROUTE_BOUNDARY 0x8
+
+/* A WebSocket opening handshake (http_head.websocket) is passed on as a
+ * tunnel: its body is what the client sends until it closes, and a 101
+ * answer's body what the other side sends until it does (a
+ * configuration's websocket = on, on an upstream route). */
+#define HTTP_ROUTE_WEBSOCKET 0x10
 /* A handler a plugin registered by name (ewyk_route_named()), for the
  * configuration's routes to put at their paths (plugin = NAME). */
 #define HTTP_NAMED_MAX 32

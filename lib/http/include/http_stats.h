@@ -11,7 +11,7 @@
 #define HTTP_STATUSES(X) \
 	X(200) X(204) X(206) X(304) X(400) X(404) X(405) X(408) X(411) \
 	X(413) X(414) X(416) X(417) X(431) X(500) X(501) X(503) X(505) \
-	X(201) X(507) X(301) X(412)
+	X(201) X(507) X(301) X(412) X(101)
 
 enum http_status_slot {
 #define HTTP_STATUS_SLOT(n) HTTP_ST_##n,

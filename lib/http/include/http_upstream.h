@@ -132,6 +132,11 @@ struct upstream_req {
 	bool forwarded;
 	bool trusted;
 	bool https;			/* the client's came over TLS */
+	/* A WebSocket's opening handshake, passed on with its Upgrade and
+	 * Connection: the body (body_len -1) goes as it comes, unframed,
+	 * and a 101 answer's body is what the upstream sends until it
+	 * closes. */
+	bool tunnel;
 	struct http_str client;		/* its address, "ADDR" */
 };
 

@@ -51,6 +51,7 @@ struct route_conf {
 	uint16_t code;		/* redirect's or status's */
 	bool strip_prefix;
 	bool compress;		/* an upstream's text answers gzipped */
+	bool websocket;		/* WebSockets passed on to the upstream */
 	char headers[ROUTE_HEADERS_MAX][ROUTE_HEADER_MAX];	/* "NAME: VALUE" */
 	uint16_t nb_headers;
 	uint32_t limit_rps;	/* per client address; 0: no limit */

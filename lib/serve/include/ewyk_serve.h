@@ -299,6 +299,7 @@ struct serve_route {
 	bool strip_prefix;	/* UPSTREAM: the path after the prefix */
 	bool compress;		/* UPSTREAM, PLUGIN: gzip text answers a client
 				 * takes */
+	bool websocket;		/* UPSTREAM: WebSockets passed on (HTTP/1.1) */
 	const char *const *headers;	/* "NAME: VALUE", added to answers */
 	uint16_t nb_headers;
 	struct http_limit limit;	/* per client address; zeros: none */
