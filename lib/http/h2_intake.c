@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 
 #include "h2_conn.h"
@@ -271,6 +272,8 @@ enum {
 	PS_SCHEME = 2,
 	PS_PATH = 4,
 	PS_AUTHORITY = 8,
+	PS_PROTOCOL = 16,	/* RFC 8441's extended CONNECT */
+	PS_WEBSOCKET = 32,	/* and its :protocol is websocket */
 };
 
 bool
@@ -412,6 +415,20 @@ name_is(const uint8_t *name, size_t nl, const char *lit, size_t n)
 	return nl == n && memcmp(name, lit, n) == 0;
 }
 
+/* RFC 8441's :protocol: PS_PROTOCOL, with PS_WEBSOCKET for the only
+ * protocol ewyk passes on (another is refused 501 by takes_tunnel()); 0
+ * for any other name, or a second :protocol. */
+static __rte_noinline uint8_t
+protocol_field(struct h2_stream *st, const uint8_t *name, size_t nl,
+		const uint8_t *value, size_t vl)
+{
+	if (!name_is(name, nl, ":protocol", 9) || (st->pseudo & PS_PROTOCOL))
+		return 0;
+	if (name_is(value, vl, "websocket", 9))
+		st->pseudo |= PS_WEBSOCKET;
+	return PS_PROTOCOL;
+}
+
 /* A pseudo-header field; ok: the bits of its value's bytes. */
 static void
 pseudo_field(struct h2_stream *st, const uint8_t *name, size_t nl,
@@ -433,12 +450,17 @@ pseudo_field(struct h2_stream *st, const uint8_t *name, size_t nl,
 		break;
 	}
 
-	/* Unknown (:status, :protocol), twice, after a regular field, or
-	 * in trailers: malformed (8.3). */
+	/* Unknown (:status), twice, after a regular field, or in
+	 * trailers: malformed (8.3); RFC 8441's :protocol is the one more
+	 * this server knows. */
 	if (bit == 0 || (st->pseudo & bit) || st->regular_seen ||
 			st->trailers) {
-		st->malformed = true;
-		return;
+		if (bit != 0 || st->regular_seen || st->trailers ||
+				(bit = protocol_field(st, name, nl, value,
+				vl)) == 0) {
+			st->malformed = true;
+			return;
+		}
 	}
 	st->pseudo |= bit;
 	switch (bit) {
@@ -644,12 +666,18 @@ static bool
 pseudo_complete(const struct h2_stream *st)
 {
 	const struct http_head *r = &st->req;
+	/* RFC 8441 4: :protocol gives a CONNECT an ordinary request's
+	 * shape, and is for CONNECT alone: on any other, malformed. */
+	uint8_t shape = PS_METHOD | PS_SCHEME | PS_PATH;
 
-	if (r->method == HTTP_CONNECT)
-		return (st->pseudo & (PS_AUTHORITY | PS_SCHEME | PS_PATH)) ==
-			PS_AUTHORITY && (st->pseudo & PS_METHOD);
-	if ((st->pseudo & (PS_METHOD | PS_SCHEME | PS_PATH)) !=
-			(PS_METHOD | PS_SCHEME | PS_PATH))
+	if (r->method == HTTP_CONNECT) {
+		if (!(st->pseudo & PS_PROTOCOL))
+			return (st->pseudo & (PS_AUTHORITY | PS_SCHEME |
+				PS_PATH)) == PS_AUTHORITY &&
+				(st->pseudo & PS_METHOD);
+		shape |= PS_PROTOCOL;
+	}
+	if ((st->pseudo & (shape | PS_PROTOCOL)) != shape)
 		return false;
 	if (st->too_large)
 		return true;	/* 431, whatever its path */
@@ -732,6 +760,23 @@ h2_bodies_overdue(struct h2_conn *h, uint64_t now_ms)
 	return next;
 }
 
+/* RFC 8441: an extended CONNECT to a route that reads its body is a
+ * WebSocket taken as a tunnel when the route passes WebSockets on,
+ * refused 501 otherwise (another protocol, or another route: one that
+ * does not read bodies refuses its CONNECT 405). */
+static __rte_noinline bool
+takes_tunnel(struct h2_conn *h, struct h2_stream *st, bool more)
+{
+	if (!(st->pseudo & PS_WEBSOCKET) || !more ||
+			!route_flag(h, st, HTTP_ROUTE_WEBSOCKET)) {
+		h2_refuse(h, st, 501, NULL);
+		return false;
+	}
+	st->req.tunnel = true;
+	st->req.method = HTTP_GET;	/* HTTP/1.1's GET upgraded */
+	return true;
+}
+
 void
 h2_handle(struct h2_conn *h, struct h2_stream *st, bool more)
 {
@@ -750,10 +795,14 @@ h2_handle(struct h2_conn *h, struct h2_stream *st, bool more)
 		return;
 	}
 	if (reads) {
+		if (unlikely(st->pseudo & PS_PROTOCOL) &&
+				!takes_tunnel(h, st, more))
+			return;
 		/* Its reader takes the body; its length is the client's
 		 * content-length (checked against the DATA), unknown
 		 * without. */
-		st->req.chunked = more && st->req.content_length < 0;
+		st->req.chunked = more && st->req.content_length < 0 &&
+			!st->req.tunnel;
 		st->body_ended = !more;
 	} else if (st->body_len == 0) {
 		st->req.content_length = -1;

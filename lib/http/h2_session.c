@@ -68,6 +68,8 @@ h2_open(struct http_conn *c)
 		H2_INITIAL_WINDOW & 0xff,
 		0, H2_SET_MAX_HEADER_LIST_SIZE, 0, 0, 0, 0,	/* list_max */
 		0, H2_SET_NO_RFC7540_PRIORITIES, 0, 0, 0, 1,
+		/* RFC 8441: WebSockets, where a route passes them on */
+		0, H2_SET_ENABLE_CONNECT_PROTOCOL, 0, 0, 0, 1,
 	};
 	struct http_mem *m = http_conn_mem(c);
 	struct h2_conn *h = http_mem_calloc(m, 1, sizeof(*h));

@@ -408,7 +408,8 @@ http_respond_tunnel(struct ewyk_request *q, const struct ewyk_source *src)
 {
 	int rc = ewyk_respond_stream(q, 200, NULL, src);
 
-	if (rc == 0)
+	/* HTTP/2's extended CONNECT is answered 200 (RFC 8441 5). */
+	if (rc == 0 && q->http_version == 1)
 		q->ans.status = 101;
 	return rc;
 }

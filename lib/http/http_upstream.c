@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_random.h>
 
 #include "http1_body.h"
 #include "http1_parse.h"
@@ -706,13 +708,46 @@ forwarded_fields(struct upstream_fetch *f, const struct upstream_req *r,
 		head_field(f, "Via", (struct http_str){ "1.1 ewyk", 8 });
 }
 
+/* A tunnel's Upgrade and Connection, and the Sec-WebSocket-Key an
+ * HTTP/1.1 server asks for when the client, over HTTP/2's extended
+ * CONNECT (RFC 8441), had none to give: 16 random bytes in base64. */
+static bool
+tunnel_fields(struct upstream_fetch *f, bool has_key)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+		"qrstuvwxyz0123456789+/";
+	uint8_t raw[18] = { 0 };	/* 16, and 2 zeros: 6 groups of 3 */
+	char key[25];
+	uint64_t a = rte_rand(), b = rte_rand();
+	int i;
+
+	if (!head_put(f, "Connection: Upgrade\r\nUpgrade: websocket\r\n", 41))
+		return false;
+	if (has_key)
+		return true;
+	memcpy(raw, &a, 8);
+	memcpy(raw + 8, &b, 8);
+	for (i = 0; i < 6; i++) {
+		uint32_t v = (uint32_t)raw[3 * i] << 16 |
+			(uint32_t)raw[3 * i + 1] << 8 | raw[3 * i + 2];
+
+		key[4 * i] = b64[v >> 18 & 63];
+		key[4 * i + 1] = b64[v >> 12 & 63];
+		key[4 * i + 2] = b64[v >> 6 & 63];
+		key[4 * i + 3] = b64[v & 63];
+	}
+	key[22] = key[23] = '=';	/* 16 bytes: two of padding */
+	key[24] = '\0';
+	return head_field(f, "Sec-WebSocket-Key", (struct http_str){ key, 24 });
+}
+
 static bool
 build_head(struct upstream_fetch *f, const struct upstream_req *r)
 {
 	const struct upstream_target *t = &f->cl->targets[f->target];
 	char addr[INET6_ADDRSTRLEN + 8], len[24];
 	struct http_str host = { NULL, 0 };
-	bool ok, proto_given = false;
+	bool ok, proto_given = false, has_key = false;
 	uint32_t i;
 
 	f->head_len = 0;
@@ -734,6 +769,9 @@ build_head(struct upstream_fetch *f, const struct upstream_req *r)
 				untrusted(h->name)))
 			continue;
 		proto_given |= http_str_eq_nocase(h->name, "x-forwarded-proto");
+		if (unlikely(r->tunnel))
+			has_key |= http_str_eq_nocase(h->name,
+					"sec-websocket-key");
 		ok = head_put(f, h->name.p, h->name.len) &&
 			head_put(f, ": ", 2) &&
 			head_put(f, h->value.p, h->value.len) &&
@@ -742,8 +780,7 @@ build_head(struct upstream_fetch *f, const struct upstream_req *r)
 	if (ok && r->forwarded)
 		ok = forwarded_fields(f, r, host, r->trusted && proto_given);
 	if (ok && r->tunnel)
-		ok = head_put(f, "Connection: Upgrade\r\nUpgrade: websocket\r\n",
-				41);
+		ok = tunnel_fields(f, has_key);
 	else if (ok && r->body_len > 0)
 		ok = head_field(f, "Content-Length", (struct http_str){ len,
 				(uint32_t)snprintf(len, sizeof(len), "%lld",

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "body.h"
 #include "compress.h"
@@ -523,13 +524,16 @@ static const struct upstream_events events = {
 	.req_body = on_req_body,
 };
 
-/* More of the client's body is at hand: the upstream's side pulls it. */
+/* More of the client's body is at hand: the upstream's side pulls it,
+ * until its answer is the connection's (the rest is refused then), but
+ * for a tunnel's, whose two ways flow at once. */
 static void
 forward_ready(struct serve_task *t)
 {
 	struct ewyk_fetch *f = t->body_fetch;
 
-	if (f != NULL && f->forward && f->uf != NULL)
+	if (f != NULL && f->forward && f->uf != NULL && (!f->answering ||
+			t->body.len == TASK_BODY_TUNNEL))
 		upstream_fetch_body_ready(f->uf);
 }
 
@@ -626,11 +630,13 @@ forward_request(const struct serve_task *t, const struct ewyk_fetch_req *r,
 		struct upstream_req *ur)
 {
 	const struct ewyk_request *q = &t->req;
+	bool tunnel = t->body.len == TASK_BODY_TUNNEL;
 
 	if (r->method != NULL || r->nfields > 0 || r->body != NULL)
 		return -EINVAL;
 	*ur = (struct upstream_req){
-		.method = str_of(q->method_name),
+		/* HTTP/2's extended CONNECT is HTTP/1.1's GET upgraded */
+		.method = tunnel ? str_of("GET") : str_of(q->method_name),
 		.target = str_of(r->target),
 		.headers = q->hdr,
 		.nheaders = q->nheaders,
@@ -640,7 +646,7 @@ forward_request(const struct serve_task *t, const struct ewyk_fetch_req *r,
 		.idempotent = http_method_idempotent(q->method),
 		.head = q->method == HTTP_HEAD,
 		.forwarded = true,
-		.tunnel = t->body.len == TASK_BODY_TUNNEL,
+		.tunnel = tunnel,
 	};
 	return 0;
 }
@@ -815,6 +821,10 @@ ewyk_respond_fetch(struct ewyk_request *req, struct ewyk_fetch *f)
 		value[h->value.len] = '\0';
 		if (gz && compress_field(name, value, sizeof(value)))
 			continue;	/* said again below */
+		/* HTTP/2's WebSocket has no key to accept (RFC 8441 5) */
+		if (f->status == 101 && req->http_version != 1 &&
+				strcasecmp(name, "sec-websocket-accept") == 0)
+			continue;
 		ewyk_respond_header(req, name, value);	/* or left out */
 	}
 	if (gz) {

@@ -284,8 +284,8 @@ def test_settings_are_advertised(appliance):
               int.from_bytes(settings[0][i + 2:i + 6], "big")
               for i in range(0, len(settings[0]), 6)}
     # MAX_CONCURRENT_STREAMS, INITIAL_WINDOW_SIZE, MAX_HEADER_LIST_SIZE,
-    # NO_RFC7540_PRIORITIES (RFC 9218)
-    assert values == {0x3: 100, 0x4: 256 * 1024, 0x6: 16384, 0x9: 1}, values
+    # NO_RFC7540_PRIORITIES (RFC 9218), ENABLE_CONNECT_PROTOCOL (RFC 8441)
+    assert values == {0x3: 100, 0x4: 256 * 1024, 0x6: 16384, 0x9: 1, 0x8: 1}, values
 
 
 def test_streams_past_the_limit_are_refused(appliance):

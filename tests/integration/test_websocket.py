@@ -3,7 +3,10 @@
 and upstreams"): an HTTP/1.1 client's opening handshake (RFC 6455 4.1) is
 passed on to the route's upstream with its Upgrade and Connection, the
 upstream's 101 comes back, and from then on the two byte streams are
-spliced on the shard until one side closes. The application is a
+spliced on the shard until one side closes. Over HTTP/2 the same is
+RFC 8441's extended CONNECT (SETTINGS_ENABLE_CONNECT_PROTOCOL, :protocol
+websocket, answered 200, the stream's DATA the tunnel), passed on to the
+upstream as HTTP/1.1's upgrade, with a Sec-WebSocket-Key of ewykd's. The application is a
 python3-websockets echo server in the client's namespace; the clients are
 python3-websockets (ws:// and wss://, IPv4 and IPv6) and a raw socket.
 A route without websocket = on passes the request on as a plain GET,
@@ -218,3 +221,122 @@ def test_check_config_prints_the_route_as_read(ws):
     rc, out, err = check_config(ws["a"].name, "--config", ws["conf"])
     assert rc == 0, err
     assert "[route ws]\nprefix = /ws\nupstream = app\nwebsocket = on\n" in out, out
+
+
+# An HTTP/2 client of RFC 8441: SETTINGS read, an extended CONNECT, a
+# masked text frame in DATA, its echo, then a close frame both ways.
+H2_CLIENT = """
+import os, socket, ssl, struct, sys
+import h2.connection, h2.config, h2.events, h2.settings
+
+host, scheme, path, cafile = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+s = socket.create_connection((host, 443 if scheme == "https" else 80), timeout=10)
+if scheme == "https":
+    ctx = ssl.create_default_context(cafile=cafile)
+    ctx.set_alpn_protocols(["h2"])
+    s = ctx.wrap_socket(s, server_hostname="ws.example.test")
+c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+c.initiate_connection()
+s.sendall(c.data_to_send())
+enabled = None
+while enabled is None:
+    for e in c.receive_data(s.recv(65536)):
+        if isinstance(e, h2.events.RemoteSettingsChanged):
+            v = e.changed_settings.get(h2.settings.SettingCodes.ENABLE_CONNECT_PROTOCOL)
+            enabled = v.new_value if v is not None else 0
+    s.sendall(c.data_to_send())
+
+def frame(opcode, payload):
+    mask = os.urandom(4)
+    body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    n = len(payload)
+    hdr = bytes([0x80 | opcode]) + (bytes([0x80 | n]) if n < 126 else
+                                     bytes([0x80 | 126]) + struct.pack("!H", n))
+    return hdr + mask + body
+
+sid = c.get_next_available_stream_id()
+c.send_headers(sid, [(":method", "CONNECT"), (":protocol", "websocket"),
+                     (":scheme", scheme), (":path", path),
+                     (":authority", "ws.example.test"),
+                     ("sec-websocket-version", "13")])
+msg = b"over h2 " + os.urandom(3000).hex().encode()
+status, got, ended = None, b"", False
+sent_close = False
+c.send_data(sid, frame(1, msg))
+s.sendall(c.data_to_send())
+while not ended:
+    data = s.recv(65536)
+    if not data:
+        break
+    for e in c.receive_data(data):
+        if isinstance(e, h2.events.ResponseReceived):
+            status = dict(e.headers)[b":status"].decode()
+            accept = b"sec-websocket-accept" in dict(e.headers)
+        elif isinstance(e, h2.events.DataReceived):
+            got += e.data
+            c.acknowledge_received_data(e.flow_controlled_length, sid)
+        elif isinstance(e, (h2.events.StreamEnded, h2.events.StreamReset)):
+            ended = True
+    # the echo in: say goodbye (1000), the application answers and closes
+    if not sent_close and len(got) >= len(msg) + 4:
+        c.send_data(sid, frame(8, struct.pack("!H", 1000)))
+        sent_close = True
+    s.sendall(c.data_to_send())
+
+def frames(b):
+    out = []
+    while len(b) >= 2:
+        op, n = b[0] & 0x0f, b[1] & 0x7f
+        at = 2
+        if n == 126:
+            n, at = struct.unpack("!H", b[2:4])[0], 4
+        out.append((op, b[at:at + n]))
+        b = b[at + n:]
+    return out
+
+f = frames(got)
+print(enabled, status, accept, f[0] == (1, msg), f[-1][0] == 8, ended)
+"""
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_http2_extended_connect(ws, scheme):
+    """RFC 8441 over h2c and h2: ENABLE_CONNECT_PROTOCOL is 1, the CONNECT
+    with :protocol websocket is answered 200 without an accept key, a
+    masked 6 KB text frame comes back from the application, and the close
+    frames end the stream."""
+    r = ws["a"].ns([PYTHON, "-c", H2_CLIENT, APP_IP, scheme, "/ws/h2", ws["ca"]],
+                   check=False, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["1", "200", "False", "True", "True", "True"], r.stdout
+
+
+def test_http2_extended_connect_elsewhere_is_501(ws):
+    """:protocol websocket on a route that does not pass WebSockets on,
+    and another protocol anywhere: 501; the connection goes on."""
+    out = ws["a"].ns_python(f"""
+import socket
+import h2.connection, h2.config, h2.events
+s = socket.create_connection(("{APP_IP}", 80), timeout=10)
+c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+c.initiate_connection()
+c.update_settings({{}})
+s.sendall(c.data_to_send())
+for e in c.receive_data(s.recv(65536)):
+    pass
+s.sendall(c.data_to_send())
+got = {{}}
+for path, proto in (("/plain/x", "websocket"), ("/ws/x", "chat")):
+    sid = c.get_next_available_stream_id()
+    c.send_headers(sid, [(":method", "CONNECT"), (":protocol", proto),
+                         (":scheme", "http"), (":path", path),
+                         (":authority", "ws.example.test")])
+    s.sendall(c.data_to_send())
+    while sid not in got:
+        for e in c.receive_data(s.recv(65536)):
+            if isinstance(e, h2.events.ResponseReceived):
+                got[e.stream_id] = dict(e.headers)[b":status"].decode()
+        s.sendall(c.data_to_send())
+print(*got.values())
+""")
+    assert out.split() == ["501", "501"], out

@@ -97,9 +97,10 @@ int http_req_fill(struct ewyk_request *q, const struct http_head *r,
 		const struct http_route *rt, int http_version);
 void http_req_release_body_slot(struct ewyk_request *q);
 
-/* A tunnel's answer (a WebSocket passed on): 101, and the other side's
- * bytes as its body, as they come. For the proxy, whose upstream client
- * takes a 101 only to a tunnel's request. 0 or -EINVAL. */
+/* A tunnel's answer (a WebSocket passed on): 101 (HTTP/2's extended
+ * CONNECT: 200), and the other side's bytes as its body, as they come.
+ * For the proxy, whose upstream client takes a 101 only to a tunnel's
+ * request. 0 or -EINVAL. */
 int http_respond_tunnel(struct ewyk_request *q, const struct ewyk_source *src);
 
 /* Gives the body's slot (if any) back to its server, once the handler is
