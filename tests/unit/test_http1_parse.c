@@ -85,6 +85,32 @@ test_connection_semantics(void **state)
 	assert_int_equal(r.method, HTTP_OTHER);
 }
 
+/* A WebSocket's handshake: upgrade among Connection's tokens, websocket
+ * among Upgrade's, in any case and with spaces around them. */
+static void
+test_upgrade_tokens(void **state)
+{
+	struct http_head r;
+
+	(void)state;
+	assert_true(parse("GET /c HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\n"
+			"Connection: keep-alive ,  Upgrade\r\n\r\n", &r) > 0);
+	assert_true(r.upgrade);
+	assert_true(r.conn_upgrade);
+	assert_true(r.keep_alive);
+	assert_true(parse("GET /c HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\n"
+			"Connection: upgraded, close\r\n\r\n", &r) > 0);
+	assert_false(r.conn_upgrade);
+	assert_false(r.keep_alive);
+	assert_true(http1_list_has((struct http_str){ "h2c, WebSocket ,x", 17 },
+			"websocket"));
+	assert_true(http1_list_has((struct http_str){ ",,websocket", 11 },
+			"websocket"));
+	assert_false(http1_list_has((struct http_str){ "websockets, web socket",
+			22 }, "websocket"));
+	assert_false(http1_list_has((struct http_str){ "", 0 }, "websocket"));
+}
+
 static void
 test_malformed_matrix(void **state)
 {
@@ -244,6 +270,7 @@ main(void)
 		cmocka_unit_test(test_simple_get),
 		cmocka_unit_test(test_incomplete_needs_more),
 		cmocka_unit_test(test_connection_semantics),
+		cmocka_unit_test(test_upgrade_tokens),
 		cmocka_unit_test(test_malformed_matrix),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_absolute_form),
